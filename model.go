@@ -1,0 +1,231 @@
+package ivm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/kern"
+	"github.com/ivmlab/ivm/noise"
+)
+
+// Model is a trained IVM: the kernel, the noise model, and the active set's inputs and
+// site parameters — everything prediction needs, and nothing of size N.
+//
+// Predictions use A = K_II + diag(1/β) (β the factor precisions; see Inclusion) factorised
+// afresh when the model is made, so a model rebuilt from a file predicts exactly what the
+// model that was saved predicted.
+type Model struct {
+	Kernel kern.Kernel
+	Noise  noise.Model
+	// XActive holds the active inputs (d×D) in inclusion order.
+	XActive *mat.Dense
+	// Active holds the training rows of the active points, in inclusion order (provenance).
+	Active []int
+	// SiteM and SiteBeta are the site means and precisions of the active points.
+	SiteM, SiteBeta []float64
+	// FactorBeta are the precisions the posterior factor uses; equal to SiteBeta except
+	// where the NegativeSitePrecision rule replaced a negative precision.
+	FactorBeta []float64
+	// Jitter is what had to be added to the diagonal of A for its Cholesky factorisation
+	// to succeed (0 when none was needed). A nonzero value is reported, never silent.
+	Jitter float64
+
+	chol  mat.Cholesky
+	lower blas64.Triangular
+	alpha []float64 // A⁻¹ m
+}
+
+// Model returns the trained model of the current active set.
+func (s *Selector) Model() (*Model, error) {
+	if s.size == 0 {
+		return nil, errors.New("ivm: no active points; select some first")
+	}
+	d := s.size
+	xa := mat.NewDense(d, s.dim, nil)
+	siteM := make([]float64, d)
+	siteB := make([]float64, d)
+	factB := make([]float64, d)
+	active := make([]int, d)
+	for k, st := range s.steps {
+		xa.SetRow(k, s.X.RawRowView(st.Index))
+		siteM[k], siteB[k], factB[k] = st.SiteM, st.SiteBeta, st.FactorBeta
+		active[k] = st.Index
+	}
+	if s.exact != nil {
+		copy(factB, siteB)
+	}
+	return NewModel(s.Kernel, s.Noise, xa, active, siteM, siteB, factB)
+}
+
+// NewModel makes a model from an active set: inputs xActive (d×D), site means and
+// precisions, and the factor precisions (nil: the site precisions). active may be nil.
+func NewModel(k kern.Kernel, nm noise.Model, xActive *mat.Dense, active []int, siteM, siteBeta, factorBeta []float64) (*Model, error) {
+	if k == nil || nm == nil || xActive == nil {
+		return nil, errors.New("ivm: NewModel needs a kernel, a noise model and active inputs")
+	}
+	d, _ := xActive.Dims()
+	if factorBeta == nil {
+		factorBeta = siteBeta
+	}
+	if len(siteM) != d || len(siteBeta) != d || len(factorBeta) != d || (active != nil && len(active) != d) {
+		return nil, fmt.Errorf("ivm: %d active inputs but %d site means, %d site precisions, %d factor precisions",
+			d, len(siteM), len(siteBeta), len(factorBeta))
+	}
+	for i := range siteM {
+		if bad(siteM[i]) || bad(siteBeta[i]) || bad(factorBeta[i]) || factorBeta[i] == 0 {
+			return nil, fmt.Errorf("ivm: active point %d has site mean %v, precision %v, factor precision %v",
+				i, siteM[i], siteBeta[i], factorBeta[i])
+		}
+	}
+	m := &Model{Kernel: k, Noise: nm, XActive: xActive, Active: active,
+		SiteM: siteM, SiteBeta: siteBeta, FactorBeta: factorBeta}
+	if err := m.factorise(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func bad(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
+
+// maxJitterTries, like the reference, bounds the retries of a failed Cholesky factorisation.
+const maxJitterTries = 10
+
+// factorise computes the Cholesky factor of A = K_II + diag(1/β) and α = A⁻¹m. If A is not
+// numerically positive definite it retries with jitter |mean diag|·1e−6, ×10 per retry,
+// and records the jitter used in m.Jitter.
+func (m *Model) factorise() error {
+	d, _ := m.XActive.Dims()
+	kd := mat.NewDense(d, d, nil)
+	m.Kernel.K(kd, m.XActive, nil)
+	a := mat.NewSymDense(d, nil)
+	mean := 0.0
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			a.SetSym(i, j, kd.At(i, j))
+		}
+		a.SetSym(i, i, kd.At(i, i)+1/m.FactorBeta[i])
+		mean += a.At(i, i)
+	}
+	mean = math.Abs(mean / float64(d))
+	jitter := 0.0
+	for try := 0; ; try++ {
+		if m.chol.Factorize(a) {
+			break
+		}
+		if try == maxJitterTries {
+			return fmt.Errorf("ivm: K_II + B⁻¹ is not positive definite even with jitter %g", jitter)
+		}
+		add := mean * 1e-6 * math.Pow(10, float64(try))
+		for i := 0; i < d; i++ {
+			a.SetSym(i, i, a.At(i, i)+add-jitter)
+		}
+		jitter = add
+	}
+	m.Jitter = jitter
+	var l mat.TriDense
+	m.chol.LTo(&l)
+	m.lower = l.RawTriangular()
+	alpha := mat.NewVecDense(d, nil)
+	if err := m.chol.SolveVecTo(alpha, mat.NewVecDense(d, m.SiteM)); err != nil {
+		return fmt.Errorf("ivm: solving for the active-set weights: %w", err)
+	}
+	m.alpha = alpha.RawVector().Data
+	return nil
+}
+
+// Size returns the number of active points.
+func (m *Model) Size() int { return len(m.SiteM) }
+
+// Alpha returns A⁻¹m, the weights of the posterior mean μ(x) = Σ_k α_k k(x, x_k).
+func (m *Model) Alpha() []float64 { return m.alpha }
+
+// predictChunk is the number of test rows predicted together (bounds memory at d×chunk).
+const predictChunk = 512
+
+// Latent returns the latent posterior mean μ* = k*ᵀA⁻¹m and variance ς* = k(x*, x*) − ‖L⁻¹k*‖²
+// at each row of x. dst slices are reused when long enough.
+func (m *Model) Latent(x mat.Matrix, muDst, varDst []float64) (mu, varsigma []float64) {
+	n, _ := x.Dims()
+	mu, varsigma = resize(muDst, n), resize(varDst, n)
+	d := m.Size()
+	m.Kernel.Diag(varsigma, x)
+	chunks := (n + predictChunk - 1) / predictChunk
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	var wg sync.WaitGroup
+	next := make(chan int, chunks)
+	for c := 0; c < chunks; c++ {
+		next <- c
+	}
+	close(next)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]float64, d*predictChunk)
+			for c := range next {
+				lo, hi := c*predictChunk, min((c+1)*predictChunk, n)
+				kt := mat.NewDense(d, hi-lo, buf[:d*(hi-lo)])
+				m.Kernel.K(kt, m.XActive, subRows(x, lo, hi))
+				raw := kt.RawMatrix()
+				for j := lo; j < hi; j++ {
+					sum := 0.0
+					for k := 0; k < d; k++ {
+						sum += raw.Data[k*raw.Stride+j-lo] * m.alpha[k]
+					}
+					mu[j] = sum
+				}
+				blas64.Trsm(blas.Left, blas.NoTrans, 1, m.lower, raw)
+				for j := lo; j < hi; j++ {
+					ss := 0.0
+					for k := 0; k < d; k++ {
+						v := raw.Data[k*raw.Stride+j-lo]
+						ss += v * v
+					}
+					// Rounding can take ς* a hair below zero when x* is an active input.
+					varsigma[j] = max(0, varsigma[j]-ss)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return mu, varsigma
+}
+
+// Predict returns the noise model's prediction at each row of x.
+func (m *Model) Predict(x mat.Matrix) []noise.Prediction {
+	mu, vs := m.Latent(x, nil, nil)
+	out := make([]noise.Prediction, len(mu))
+	for i := range out {
+		m.Noise.Predict(&out[i], mu[i], vs[i])
+	}
+	return out
+}
+
+func resize(s []float64, n int) []float64 {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]float64, n)
+}
+
+// subRows returns rows [lo, hi) of x without copying when x is a *mat.Dense.
+func subRows(x mat.Matrix, lo, hi int) mat.Matrix {
+	_, c := x.Dims()
+	if d, ok := x.(*mat.Dense); ok {
+		return d.Slice(lo, hi, 0, c)
+	}
+	out := mat.NewDense(hi-lo, c, nil)
+	for i := lo; i < hi; i++ {
+		for j := 0; j < c; j++ {
+			out.Set(i-lo, j, x.At(i, j))
+		}
+	}
+	return out
+}

@@ -1,0 +1,61 @@
+// Package noise provides the IVM's noise models (likelihoods): Gaussian, probit, ordered
+// categorical and null category. Each gives, for a latent marginal N(μ, ς), the
+// normaliser ln Z of the tilted distribution and its derivatives g = ∂ln Z/∂μ and
+// ν = g² − 2 ∂ln Z/∂ς, which drive the assumed-density-filtering updates of the IVM paper
+// (eqs. 12–16), and the output prediction at a latent marginal.
+package noise
+
+import "github.com/ivmlab/ivm/param"
+
+// Model is a noise model p(y | f).
+//
+// Moments, Predict and GradParams are safe for concurrent use once Init has returned.
+type Model interface {
+	// Name is the model's type as written in model files ("probit", "gaussian", "ordinal", "ncnm").
+	Name() string
+	// Init checks the training targets and sets the data-dependent start-up parameters
+	// (probit bias Φ⁻¹(n₊/N), Gaussian bias mean(y), …) as the reference toolbox does.
+	// It returns an error naming the first target that does not fit the model.
+	Init(y []float64) error
+	// Moments returns ln Z, g = ∂ln Z/∂μ and ν = g² − 2 ∂ln Z/∂ς for training point n
+	// with target y at the latent marginal N(mu, varsigma). ν is never reported with
+	// |ν| < eps (it is then set to eps, as the reference does).
+	Moments(n int, y, mu, varsigma float64) (logZ, g, nu float64)
+	// LogConcave reports whether ln p(y|f) is concave in f. Site precisions of a
+	// log-concave model are never negative; a negative one is an error in the engine.
+	LogConcave() bool
+	// Classes returns the labels whose probabilities Predict reports, in order
+	// (probit: −1, +1; ordinal: 0 … C−1); nil for regression.
+	Classes() []float64
+	// Predict fills p with the output prediction at the latent marginal N(mu, varsigma).
+	Predict(p *Prediction, mu, varsigma float64)
+
+	// NumParams, ParamNames, ParamKinds, Params and SetParams expose the model's
+	// learnable parameters in natural space (bias, widths, γ, …), as kern.Kernel does.
+	NumParams() int
+	ParamNames() []string
+	ParamKinds() []param.Kind
+	Params(dst []float64)
+	SetParams(src []float64) error
+	// GradParams adds ∂ln Z_n/∂θ_p (natural parameters) for point n to dst[p]; summed over
+	// the data it is the gradient of the noise objective of IVM paper eq. 34.
+	GradParams(dst []float64, n int, y, mu, varsigma float64)
+}
+
+// ExactSite is implemented by noise models whose ADF site is known in closed form
+// (Gaussian noise: β = precision, m = y − bias). The engine uses it instead of
+// β = ν/(1 − νς), which cancels catastrophically when the noise is small.
+type ExactSite interface {
+	Site(n int, y float64) (m, beta float64)
+}
+
+// Prediction is a noise model's output at one latent marginal.
+type Prediction struct {
+	// Label is the predicted class or category, or the predictive mean for regression.
+	Label float64
+	// Mean and Var are the predictive mean and variance of y for regression; for
+	// classification Mean is the latent mean with the bias added.
+	Mean, Var float64
+	// Prob holds the probability of each of Classes(), in order; nil for regression.
+	Prob []float64
+}

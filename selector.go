@@ -1,0 +1,278 @@
+package ivm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/kern"
+	"github.com/ivmlab/ivm/noise"
+)
+
+// NegativeSitePrecision is the site precision the engine substitutes when the ADF update
+// of a model that is not log-concave (the null category model) gives a negative one.
+// This is the reference toolbox's rule (REFERENCE-FACTS.md, "Adding point i"): the stored
+// site precision β, used by kernel learning, becomes this small positive value, while the
+// posterior update of μ, ς and the factors L, M use the point's g and ν unchanged, so the
+// posterior stays the exact ADF posterior after the inclusion.
+const NegativeSitePrecision = 1e-6
+
+// eps is the double-precision machine epsilon, the floor the reference applies to ν.
+const eps = 2.220446049250313e-16
+
+// Options configures a Selector. The zero value is usable.
+type Options struct {
+	// Workers is the number of goroutines that score points and update the posterior;
+	// 0 means runtime.GOMAXPROCS(0). Small problems run on one goroutine whatever it says.
+	Workers int
+}
+
+// Inclusion records one step of Algorithm 1.
+type Inclusion struct {
+	// Index is the 0-based row of the included point.
+	Index int
+	// Delta is the entropy reduction −½ log₂(1 − ς ν) of the point, in bits.
+	Delta float64
+	// Ties is how many inactive points had exactly this score (1: no tie).
+	Ties int
+	// G and Nu are the point's g and ν at inclusion.
+	G, Nu float64
+	// SiteM and SiteBeta are the site mean and precision (SiteBeta after the
+	// NegativeSitePrecision rule); FactorBeta is ν/(1 − νς), the precision the posterior
+	// factor uses, which differs from SiteBeta only when that rule applied.
+	SiteM, SiteBeta, FactorBeta float64
+}
+
+// Selector holds the state of Algorithm 1 of the IVM paper for one data set: the posterior
+// mean μ and variance ς of every training point, the per-point g and ν, the site parameters
+// of the active set, and the factors of the representation Σ = K − MᵀM (eqs. 27–30):
+// M = L⁻¹K_{I,·} (d×N) and L, the lower Cholesky factor of K_II + B_I⁻¹.
+//
+// Kernel columns are computed on demand (the N×N kernel matrix is never formed): a step
+// costs O(|I|·N) time and the state O(d·N) memory. The selector never changes the kernel's
+// or noise model's parameters; call Reset after changing them.
+type Selector struct {
+	X      *mat.Dense
+	Y      []float64
+	Kernel kern.Kernel
+	Noise  noise.Model
+
+	n, dim  int
+	workers int
+
+	mu, varsigma []float64
+	g, nu        []float64
+	logZ         []float64
+	active       []bool
+	steps        []Inclusion
+	order        []int // active indices in inclusion order
+
+	m    []float64 // size×n row-major; row k is r_k·s_k of inclusion k
+	lfac []float64 // growing lower-triangular L, row k has k+1 entries, packed
+	size int       // number of inclusions so far
+
+	exact noise.ExactSite // non-nil for noise models with closed-form sites
+
+	// next best candidate, computed after every step
+	best     int
+	bestD    float64
+	bestTies int
+	err      error
+}
+
+// NewSelector prepares Algorithm 1 on inputs x (N×D) with targets y for the kernel and
+// noise model given. It calls the noise model's Init on y (setting its data-dependent
+// start-up parameters) and scores every point against the prior.
+func NewSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt Options) (*Selector, error) {
+	if x == nil || k == nil || nm == nil {
+		return nil, errors.New("ivm: NewSelector needs inputs, a kernel and a noise model")
+	}
+	n, dim := x.Dims()
+	if n == 0 {
+		return nil, errors.New("ivm: no training points")
+	}
+	if len(y) != n {
+		return nil, fmt.Errorf("ivm: %d targets for %d input rows", len(y), n)
+	}
+	if err := checkFinite(x); err != nil {
+		return nil, err
+	}
+	if err := nm.Init(y); err != nil {
+		return nil, err
+	}
+	s := &Selector{X: x, Y: y, Kernel: k, Noise: nm, n: n, dim: dim}
+	s.workers = opt.Workers
+	if s.workers <= 0 {
+		s.workers = runtime.GOMAXPROCS(0)
+	}
+	if n < minParallelRows {
+		s.workers = 1
+	}
+	s.exact, _ = nm.(noise.ExactSite)
+	if err := s.Reset(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// minParallelRows is the size below which one goroutine is faster than several.
+const minParallelRows = 4096
+
+func checkFinite(x mat.Matrix) error {
+	r, c := x.Dims()
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			if v := x.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("ivm: input row %d column %d is %v", i, j, v)
+			}
+		}
+	}
+	return nil
+}
+
+// Reset empties the active set and restores the prior: μ = 0, ς = diag K. It keeps the
+// memory already allocated, so repeated selections (Algorithm 2) do not reallocate.
+func (s *Selector) Reset() error {
+	n := s.n
+	if s.mu == nil {
+		s.mu = make([]float64, n)
+		s.varsigma = make([]float64, n)
+		s.g = make([]float64, n)
+		s.nu = make([]float64, n)
+		s.logZ = make([]float64, n)
+		s.active = make([]bool, n)
+	}
+	for i := range s.mu {
+		s.mu[i] = 0
+		s.active[i] = false
+	}
+	s.Kernel.Diag(s.varsigma, s.X)
+	for i, v := range s.varsigma {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return fmt.Errorf("ivm: prior variance of point %d is %v; check the kernel parameters", i, v)
+		}
+	}
+	s.steps = s.steps[:0]
+	s.order = s.order[:0]
+	s.m = s.m[:0]
+	s.lfac = s.lfac[:0]
+	s.size = 0
+	s.err = nil
+	s.scoreAll()
+	return s.err
+}
+
+// Size returns the number of points included so far.
+func (s *Selector) Size() int { return s.size }
+
+// Active returns the 0-based indices of the active points in inclusion order. The slice is
+// the selector's own; do not modify it.
+func (s *Selector) Active() []int { return s.order }
+
+// Steps returns the record of every inclusion so far, in order.
+func (s *Selector) Steps() []Inclusion { return s.steps }
+
+// Mean returns the posterior mean μ of every training point (the selector's own slice).
+func (s *Selector) Mean() []float64 { return s.mu }
+
+// Var returns the posterior variance ς of every training point (the selector's own slice).
+func (s *Selector) Var() []float64 { return s.varsigma }
+
+// IsActive reports whether point i is in the active set.
+func (s *Selector) IsActive(i int) bool { return s.active[i] }
+
+// Best returns the inactive point with the largest entropy reduction (ties go to the lowest
+// index), that reduction in bits, and how many points share it. It returns −1 when every
+// point is active.
+func (s *Selector) Best() (index int, delta float64, ties int) {
+	return s.best, s.bestD, s.bestTies
+}
+
+// Select adds d more points by greedy entropy reduction (Algorithm 1).
+func (s *Selector) Select(d int) error {
+	if d < 0 {
+		return fmt.Errorf("ivm: cannot select %d points", d)
+	}
+	if s.size+d > s.n {
+		return fmt.Errorf("ivm: active set of %d points requested from %d training points", s.size+d, s.n)
+	}
+	s.grow(s.size + d)
+	for k := 0; k < d; k++ {
+		if s.err != nil {
+			return s.err
+		}
+		if err := s.Include(s.best); err != nil {
+			return err
+		}
+	}
+	return s.err
+}
+
+// grow makes room for total inclusions without reallocating during selection.
+func (s *Selector) grow(total int) {
+	if need := total * s.n; cap(s.m) < need {
+		m := make([]float64, len(s.m), need)
+		copy(m, s.m)
+		s.m = m
+	}
+	if need := total * (total + 1) / 2; cap(s.lfac) < need {
+		l := make([]float64, len(s.lfac), need)
+		copy(l, s.lfac)
+		s.lfac = l
+	}
+}
+
+// Include adds point i to the active set (the ADF update of IVM paper eqs. 12–16 in the
+// representation of eqs. 27–30), then rescoring every inactive point.
+func (s *Selector) Include(i int) error {
+	if i < 0 || i >= s.n {
+		return fmt.Errorf("ivm: point %d out of range [0, %d)", i, s.n)
+	}
+	if s.active[i] {
+		return fmt.Errorf("ivm: point %d is already active", i)
+	}
+	g, nu := s.g[i], s.nu[i]
+	vs := s.varsigma[i]
+	if !(nu > 0) {
+		return fmt.Errorf("ivm: point %d has ν = %v; its inclusion would not reduce the posterior variance", i, nu)
+	}
+	factorBeta := nu / (1 - nu*vs)
+	siteBeta := factorBeta
+	siteM := s.mu[i] + g/nu
+	if s.exact != nil {
+		siteM, siteBeta = s.exact.Site(i, s.Y[i])
+	} else if !(siteBeta >= 0) {
+		if s.Noise.LogConcave() {
+			return fmt.Errorf("ivm: negative site precision %v at point %d (ν = %v, ς = %v) for the log-concave %s noise model: numerical breakdown",
+				siteBeta, i, nu, vs, s.Noise.Name())
+		}
+		siteBeta = NegativeSitePrecision
+	}
+	rec := Inclusion{Index: i, Delta: s.bestD, Ties: s.bestTies, G: g, Nu: nu,
+		SiteM: siteM, SiteBeta: siteBeta, FactorBeta: factorBeta}
+	if i != s.best {
+		rec.Delta, rec.Ties = delta(vs, nu), 0
+	}
+	k := s.size
+	if cap(s.m) < (k+1)*s.n {
+		s.grow(max(k+1, 2*k)) // amortised growth for callers that include one by one
+	}
+	// a = M[:, i]; the new row of L is [aᵀ, 1/√ν].
+	for r := 0; r < k; r++ {
+		s.lfac = append(s.lfac, s.m[r*s.n+i])
+	}
+	s.lfac = append(s.lfac, 1/math.Sqrt(nu))
+	s.m = s.m[:(k+1)*s.n]
+	s.active[i] = true
+	s.order = append(s.order, i)
+	s.steps = append(s.steps, rec)
+	s.update(i, g, nu)
+	s.size++
+	return s.err
+}
+
+// delta is the entropy reduction in bits, −½ log₂(1 − ς ν), exactly as the reference computes it.
+func delta(vs, nu float64) float64 { return -0.5 * math.Log2(1-vs*nu) }

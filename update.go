@@ -1,0 +1,172 @@
+package ivm
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// subBlock is the number of columns of M updated together: the slice of the new row being
+// accumulated (8 KiB) stays in L1 cache while the rows of M stream past it.
+const subBlock = 1024
+
+// candidate is the best inactive point of a range of rows.
+type candidate struct {
+	idx   int
+	delta float64
+	ties  int
+	err   error
+}
+
+// merge keeps the larger score; equal scores go to the lower index and are counted as ties.
+func (c candidate) merge(o candidate) candidate {
+	switch {
+	case c.err != nil:
+		return c
+	case o.err != nil:
+		return o
+	case o.idx < 0:
+		return c
+	case c.idx < 0 || o.delta > c.delta:
+		return o
+	case o.delta == c.delta:
+		c.ties += o.ties
+		if o.idx < c.idx {
+			c.idx = o.idx
+		}
+	}
+	return c
+}
+
+// forRanges runs f over [0, n) split into one contiguous range per worker and merges the
+// candidates in range order.
+func (s *Selector) forRanges(f func(lo, hi int) candidate) candidate {
+	w := s.workers
+	if w <= 1 {
+		return f(0, s.n)
+	}
+	res := make([]candidate, w)
+	var wg sync.WaitGroup
+	chunk := (s.n + w - 1) / w
+	for t := 0; t < w; t++ {
+		lo, hi := t*chunk, min((t+1)*chunk, s.n)
+		if lo >= hi {
+			res[t] = candidate{idx: -1}
+			continue
+		}
+		wg.Add(1)
+		go func(t, lo, hi int) {
+			defer wg.Done()
+			res[t] = f(lo, hi)
+		}(t, lo, hi)
+	}
+	wg.Wait()
+	best := candidate{idx: -1}
+	for _, c := range res {
+		best = best.merge(c)
+	}
+	return best
+}
+
+// scoreRange recomputes ln Z, g and ν of the inactive points in [lo, hi) at their current
+// marginals and returns the best of them.
+func (s *Selector) scoreRange(lo, hi int) candidate {
+	best := candidate{idx: -1}
+	for j := lo; j < hi; j++ {
+		if s.active[j] {
+			continue
+		}
+		lz, g, nu := s.Noise.Moments(j, s.Y[j], s.mu[j], s.varsigma[j])
+		s.logZ[j], s.g[j], s.nu[j] = lz, g, nu
+		d := delta(s.varsigma[j], nu)
+		if math.IsNaN(d) || math.IsNaN(g) {
+			return candidate{err: fmt.Errorf("ivm: point %d scores NaN (μ = %v, ς = %v, g = %v, ν = %v)",
+				j, s.mu[j], s.varsigma[j], g, nu)}
+		}
+		switch {
+		case best.idx < 0 || d > best.delta:
+			best = candidate{idx: j, delta: d, ties: 1}
+		case d == best.delta:
+			best.ties++
+		}
+	}
+	return best
+}
+
+// scoreAll scores every inactive point and records the best.
+func (s *Selector) scoreAll() {
+	s.setBest(s.forRanges(s.scoreRange))
+}
+
+func (s *Selector) setBest(c candidate) {
+	s.best, s.bestD, s.bestTies = c.idx, c.delta, c.ties
+	if c.err != nil && s.err == nil {
+		s.err = c.err
+	}
+}
+
+// update performs steps 2–5 of "adding point i" for the inclusion numbered s.size: the
+// kernel column k = K(X, x_i) (white noise on element i only), s = k − Mᵀa with a = M[:, i],
+// the new row √ν·s of M, ς ← max(0, ς − ν s²), μ ← μ + g s, and the rescoring of every
+// inactive point. All of it runs in one pass over each worker's rows.
+func (s *Selector) update(i int, g, nu float64) {
+	k, n := s.size, s.n
+	row := s.m[k*n : (k+1)*n]
+	a := s.lfac[len(s.lfac)-k-1 : len(s.lfac)-1]
+	r := math.Sqrt(nu)
+	white := s.Kernel.White()
+	xi := s.X.Slice(i, i+1, 0, s.dim)
+	c := s.forRanges(func(lo, hi int) candidate {
+		col := mat.NewDense(hi-lo, 1, row[lo:hi])
+		s.Kernel.K(col, s.X.Slice(lo, hi, 0, s.dim), xi)
+		if lo <= i && i < hi {
+			row[i] += white
+		}
+		best := candidate{idx: -1}
+		for b0 := lo; b0 < hi; b0 += subBlock {
+			b1 := min(b0+subBlock, hi)
+			subtractProjections(row[b0:b1], s.m, n, b0, a)
+			vs, mu := s.varsigma[b0:b1], s.mu[b0:b1]
+			sb := row[b0:b1]
+			for j, sj := range sb {
+				v := vs[j] - nu*sj*sj
+				if v < 0 {
+					v = 0
+				}
+				vs[j] = v
+				mu[j] += g * sj
+				sb[j] = r * sj
+			}
+			best = best.merge(s.scoreRange(b0, b1))
+		}
+		return best
+	})
+	s.setBest(c)
+}
+
+// subtractProjections computes dst[j] −= Σ_r a[r]·M[r, off+j] for the rows r of M
+// (row-major with stride n), four rows at a time so that dst is read and written once per
+// four rows of M.
+func subtractProjections(dst, m []float64, n, off int, a []float64) {
+	l := len(dst)
+	r := 0
+	for ; r+4 <= len(a); r += 4 {
+		a0, a1, a2, a3 := a[r], a[r+1], a[r+2], a[r+3]
+		m0 := m[r*n+off : r*n+off+l]
+		m1 := m[(r+1)*n+off : (r+1)*n+off+l]
+		m2 := m[(r+2)*n+off : (r+2)*n+off+l]
+		m3 := m[(r+3)*n+off : (r+3)*n+off+l]
+		for j := range dst {
+			dst[j] -= a0*m0[j] + a1*m1[j] + a2*m2[j] + a3*m3[j]
+		}
+	}
+	for ; r < len(a); r++ {
+		ar := a[r]
+		mr := m[r*n+off : r*n+off+l]
+		for j := range dst {
+			dst[j] -= ar * mr[j]
+		}
+	}
+}
