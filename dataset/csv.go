@@ -1,0 +1,217 @@
+package dataset
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// csvParser accumulates CSV rows into a flat row-major feature slice.
+type csvParser struct {
+	opt       ReadOptions
+	nf        int // fields per row; 0 before the first row
+	firstLine int // line of the first row (header or data)
+	label     int // 0-based index of the label field
+	flat      []float64
+	y         []float64
+	names     []string
+	labelName string
+	fields    [][]byte
+}
+
+// readCSV parses CSV rows; first, if not nil, is a line already read from lr.
+func readCSV(lr *lineReader, opt ReadOptions, first []byte) (*Data, error) {
+	p := &csvParser{opt: opt}
+	if first != nil {
+		if err := p.row(first, lr.line); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		line, ok := lr.next()
+		if !ok {
+			break
+		}
+		if skippable(line) {
+			continue
+		}
+		if err := p.row(line, lr.line); err != nil {
+			return nil, err
+		}
+	}
+	if err := lr.error(); err != nil {
+		return nil, err
+	}
+	return p.finish()
+}
+
+// row parses one non-blank, non-comment line.
+func (p *csvParser) row(line []byte, ln int) error {
+	var err error
+	p.fields, err = splitCSV(p.fields[:0], line, ln)
+	if err != nil {
+		return err
+	}
+	f := p.fields
+	if p.nf == 0 {
+		return p.firstRow(f, ln)
+	}
+	if len(f) != p.nf {
+		return &ParseError{Line: ln, Msg: fmt.Sprintf("row has %d fields, expected %d as on line %d", len(f), p.nf, p.firstLine)}
+	}
+	return p.data(f, ln)
+}
+
+// firstRow fixes the field count and label column and decides whether f is a header.
+func (p *csvParser) firstRow(f [][]byte, ln int) error {
+	n := len(f)
+	if n < 2 {
+		return &ParseError{Line: ln, Msg: fmt.Sprintf("row has 1 field %s: a CSV file needs a label column and at least one feature column", snippet(f[0]))}
+	}
+	label := n - 1
+	if p.opt.LabelCol != LabelLast {
+		label = int(p.opt.LabelCol) - 1
+		if label >= n {
+			return &ParseError{Line: ln, Msg: fmt.Sprintf("label column %d out of range: row has %d fields", int(p.opt.LabelCol), n)}
+		}
+	}
+	if p.opt.Dim > 0 && n-1 != p.opt.Dim {
+		return &ParseError{Line: ln, Msg: fmt.Sprintf("%d feature columns, expected Dim = %d", n-1, p.opt.Dim)}
+	}
+	p.nf, p.label, p.firstLine = n, label, ln
+	header := p.opt.Header == HeaderYes
+	if p.opt.Header == HeaderAuto {
+		for i, b := range f {
+			b = trimSpace(b)
+			_, num := parseNumber(b)
+			if i == label {
+				num = num || isMissing(b)
+			} else {
+				num = num || len(b) == 0 // an empty feature is a data error, not a name
+			}
+			if !num {
+				header = true
+				break
+			}
+		}
+	}
+	if !header {
+		return p.data(f, ln)
+	}
+	p.names = make([]string, 0, n-1)
+	for i, b := range f {
+		if i == label {
+			p.labelName = string(b)
+		} else {
+			p.names = append(p.names, string(b))
+		}
+	}
+	return nil
+}
+
+// isMissing reports whether a label field marks an unlabelled row.
+func isMissing(b []byte) bool {
+	return len(b) == 0 || (len(b) == 1 && b[0] == '?')
+}
+
+// data parses one data row.
+func (p *csvParser) data(f [][]byte, ln int) error {
+	for i, b := range f {
+		b = trimSpace(b)
+		if i == p.label {
+			if isMissing(b) {
+				p.y = append(p.y, math.NaN())
+				continue
+			}
+			v, ok := parseNumber(b)
+			switch {
+			case !ok:
+				return &ParseError{Line: ln, Col: i + 1, Msg: "label " + snippet(b) + " is not a number (use ? or leave it empty for an unlabelled row)"}
+			case !finite(v):
+				return &ParseError{Line: ln, Col: i + 1, Msg: "label " + snippet(b) + " is not finite (use ? or leave it empty for an unlabelled row)"}
+			}
+			p.y = append(p.y, v)
+			continue
+		}
+		if len(b) == 0 {
+			return &ParseError{Line: ln, Col: i + 1, Msg: "empty feature field (missing values are not supported)"}
+		}
+		v, ok := parseNumber(b)
+		switch {
+		case !ok:
+			return &ParseError{Line: ln, Col: i + 1, Msg: "feature " + snippet(b) + " is not a number"}
+		case !finite(v):
+			return &ParseError{Line: ln, Col: i + 1, Msg: "feature " + snippet(b) + " is not finite (NaN or ±Inf, or out of range)"}
+		}
+		p.flat = append(p.flat, v)
+	}
+	return nil
+}
+
+func (p *csvParser) finish() (*Data, error) {
+	if len(p.y) == 0 {
+		return nil, ErrNoData
+	}
+	return &Data{
+		X:         mat.NewDense(len(p.y), p.nf-1, p.flat),
+		Y:         p.y,
+		Names:     p.names,
+		LabelName: p.labelName,
+		Format:    CSV,
+	}, nil
+}
+
+// splitCSV appends the fields of line to dst. Fields are trimmed of blanks; a field
+// enclosed in double quotes may hold commas and "" for a quote, and is kept as it is
+// (numbers are parsed with surrounding blanks ignored).
+func splitCSV(dst [][]byte, line []byte, ln int) ([][]byte, error) {
+	i := 0
+	for {
+		j := i
+		for j < len(line) && isSpace(line[j]) {
+			j++
+		}
+		if j == len(line) || line[j] != '"' {
+			c := bytes.IndexByte(line[i:], ',')
+			if c < 0 {
+				return append(dst, trimSpace(line[i:])), nil
+			}
+			dst = append(dst, trimSpace(line[i:i+c]))
+			i += c + 1
+			continue
+		}
+		// Quoted field.
+		k, esc := j+1, false
+		for {
+			q := bytes.IndexByte(line[k:], '"')
+			if q < 0 {
+				return dst, &ParseError{Line: ln, Col: len(dst) + 1, Msg: "unterminated quoted field"}
+			}
+			k += q
+			if k+1 < len(line) && line[k+1] == '"' {
+				k += 2
+				esc = true
+				continue
+			}
+			break
+		}
+		field := line[j+1 : k]
+		if esc {
+			field = bytes.ReplaceAll(field, []byte(`""`), []byte(`"`))
+		}
+		dst = append(dst, field)
+		m := k + 1
+		for m < len(line) && isSpace(line[m]) {
+			m++
+		}
+		if m == len(line) {
+			return dst, nil
+		}
+		if line[m] != ',' {
+			return dst, &ParseError{Line: ln, Col: len(dst), Msg: "text after closing quote"}
+		}
+		i = m + 1
+	}
+}

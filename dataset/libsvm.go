@@ -1,0 +1,220 @@
+package dataset
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// svmParser accumulates libsvm rows in compressed sparse row form; the dense matrix is
+// built once at the end, when the dimension is known.
+type svmParser struct {
+	opt    ReadOptions
+	y      []float64
+	rowEnd []int   // rowEnd[i] is the end of row i in idx and val
+	idx    []int32 // 0-based feature indices
+	val    []float64
+	maxIdx int // largest 1-based index kept
+
+	// lone is set while the format is undecided in auto mode: every row so far was a lone
+	// label (see the package documentation); loneLine is the first of them.
+	lone     bool
+	loneLine int
+}
+
+// readLibSVM parses libsvm rows; first, if not nil, is a line already read from lr. lone
+// says that first was classified as a lone label by auto-detection.
+func readLibSVM(lr *lineReader, opt ReadOptions, first []byte, lone bool) (*Data, error) {
+	p := &svmParser{opt: opt, lone: lone}
+	if lone {
+		p.loneLine = lr.line
+	}
+	if first != nil {
+		if err := p.row(first, lr.line); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		line, ok := lr.next()
+		if !ok {
+			break
+		}
+		if skippable(line) {
+			continue
+		}
+		if err := p.row(line, lr.line); err != nil {
+			return nil, err
+		}
+	}
+	if err := lr.error(); err != nil {
+		return nil, err
+	}
+	return p.finish()
+}
+
+// tokErr is a ParseError at libsvm token col.
+func tokErr(ln, col int, format string, args ...any) error {
+	return &ParseError{Line: ln, Col: col, Msg: fmt.Sprintf(format, args...), token: true}
+}
+
+// row parses one non-blank, non-comment line.
+func (p *svmParser) row(line []byte, ln int) error {
+	if h := bytes.IndexByte(line, '#'); h >= 0 {
+		line = line[:h]
+	}
+	if p.lone && bytes.IndexByte(line, ',') >= 0 {
+		return &ParseError{Line: ln, Msg: fmt.Sprintf("comma-separated row after line %d, which holds a single number: "+
+			"as CSV the field counts differ, as libsvm this row is invalid", p.loneLine)}
+	}
+	tok, prev := 0, 0
+	rest := line
+	for {
+		var t []byte
+		t, rest = nextField(rest)
+		if t == nil {
+			break
+		}
+		tok++
+		if tok == 1 {
+			y, err := parseLabel(t, ln)
+			if err != nil {
+				return err
+			}
+			p.y = append(p.y, y)
+			continue
+		}
+		p.lone = false // a second token: this is no lone label
+		if bytes.HasPrefix(t, []byte("qid:")) {
+			continue
+		}
+		c := bytes.IndexByte(t, ':')
+		if c < 0 {
+			return tokErr(ln, tok, "%s is not index:value", snippet(t))
+		}
+		idx, ok := parseIndex(t[:c])
+		switch {
+		case !ok:
+			return tokErr(ln, tok, "bad feature index in %s (want an integer from 1 to %d)", snippet(t), maxIndex)
+		case idx == 0:
+			return tokErr(ln, tok, "feature index 0 in %s: indices are 1-based", snippet(t))
+		case idx <= prev:
+			return tokErr(ln, tok, "feature index %d in %s is not greater than the previous index %d", idx, snippet(t), prev)
+		}
+		prev = idx
+		vb := t[c+1:]
+		v, ok := parseNumber(vb)
+		switch {
+		case len(vb) == 0:
+			return tokErr(ln, tok, "missing value in %s", snippet(t))
+		case !ok:
+			return tokErr(ln, tok, "value in %s is not a number", snippet(t))
+		case !finite(v):
+			return tokErr(ln, tok, "value in %s is not finite (NaN or ±Inf, or out of range)", snippet(t))
+		}
+		if p.opt.Dim > 0 && idx > p.opt.Dim {
+			if p.opt.IgnoreExtra {
+				continue
+			}
+			return tokErr(ln, tok, "feature index %d in %s exceeds the dimension %d", idx, snippet(t), p.opt.Dim)
+		}
+		if idx > p.maxIdx {
+			p.maxIdx = idx
+		}
+		p.idx = append(p.idx, int32(idx-1))
+		p.val = append(p.val, v)
+	}
+	if tok == 0 {
+		return nil // only blanks before a comment
+	}
+	p.rowEnd = append(p.rowEnd, len(p.idx))
+	return nil
+}
+
+// nextField returns the first whitespace-separated field of b and what follows it, or
+// nil when b holds only blanks.
+func nextField(b []byte) (field, rest []byte) {
+	i := 0
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	if i == len(b) {
+		return nil, nil
+	}
+	j := i
+	for j < len(b) && !isSpace(b[j]) {
+		j++
+	}
+	return b[i:j], b[j:]
+}
+
+// parseLabel parses a libsvm label: a finite number, or "?" for an unlabelled row.
+func parseLabel(t []byte, ln int) (float64, error) {
+	if len(t) == 1 && t[0] == '?' {
+		return math.NaN(), nil
+	}
+	v, ok := parseNumber(t)
+	switch {
+	case !ok && bytes.IndexByte(t, ',') >= 0:
+		return 0, tokErr(ln, 1, "label %s is not a number (the line looks like CSV)", snippet(t))
+	case !ok:
+		return 0, tokErr(ln, 1, "label %s is not a number", snippet(t))
+	case !finite(v):
+		return 0, tokErr(ln, 1, "label %s is not finite (use ? for an unlabelled row)", snippet(t))
+	}
+	return v, nil
+}
+
+// parseIndex parses a non-negative decimal integer no larger than maxIndex.
+func parseIndex(b []byte) (int, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+		if n > maxIndex {
+			return 0, false
+		}
+	}
+	return n, true
+}
+
+func (p *svmParser) finish() (*Data, error) {
+	n := len(p.y)
+	if n == 0 {
+		return nil, ErrNoData
+	}
+	d := p.opt.Dim
+	if d == 0 {
+		d = p.maxIdx
+	}
+	if d == 0 {
+		if p.lone {
+			return nil, fmt.Errorf("dataset: every data row is a single number: a CSV file with only a label column " +
+				"or libsvm rows with no features; there are no inputs (set Dim to read all-zero libsvm rows)")
+		}
+		return nil, fmt.Errorf("dataset: no features: every libsvm row is empty (set Dim to read all-zero rows)")
+	}
+	maxv := p.opt.MaxValues
+	if maxv == 0 {
+		maxv = DefaultMaxValues
+	}
+	if d > maxv/n {
+		return nil, fmt.Errorf("dataset: %d rows × %d features exceeds the limit of %d values", n, d, maxv)
+	}
+	flat := make([]float64, n*d)
+	start := 0
+	for i, end := range p.rowEnd {
+		row := flat[i*d : (i+1)*d]
+		for k := start; k < end; k++ {
+			row[p.idx[k]] = p.val[k]
+		}
+		start = end
+	}
+	return &Data{X: mat.NewDense(n, d, flat), Y: p.y, Format: LibSVM}, nil
+}

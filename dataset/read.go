@@ -1,0 +1,207 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+)
+
+// bufSize is the size of the read buffer; longer lines are assembled from several reads.
+const bufSize = 64 << 10
+
+// ReadFile reads the data set in the named file; see Read. A gzip-compressed file is
+// recognised by its magic bytes, whatever its name. Errors are prefixed with the path.
+func ReadFile(path string, opt ReadOptions) (*Data, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d, err := Read(f, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
+}
+
+// Read reads a data set in CSV or libsvm format from r, gunzipping it first when it starts
+// with the gzip magic bytes. Errors in the content are *ParseError values naming the line;
+// an input without data rows gives ErrNoData.
+func Read(r io.Reader, opt ReadOptions) (*Data, error) {
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(r, bufSize)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("dataset: gzip: %w", err)
+		}
+		defer zr.Close()
+		br = bufio.NewReaderSize(zr, bufSize)
+	}
+	lr := &lineReader{r: br}
+	switch opt.Format {
+	case CSV:
+		return readCSV(lr, opt, nil)
+	case LibSVM:
+		return readLibSVM(lr, opt, nil, false)
+	}
+	return readAuto(lr, opt)
+}
+
+// readAuto classifies the first data line (see the package documentation) and hands it,
+// with the rest of the input, to the parser of that format.
+func readAuto(lr *lineReader, opt ReadOptions) (*Data, error) {
+	for {
+		line, ok := lr.next()
+		if !ok {
+			if err := lr.error(); err != nil {
+				return nil, err
+			}
+			return nil, ErrNoData
+		}
+		if skippable(line) {
+			continue
+		}
+		content := line
+		if h := bytes.IndexByte(content, '#'); h >= 0 {
+			content = content[:h]
+		}
+		if bytes.IndexByte(content, ',') >= 0 {
+			return readCSV(lr, opt, line)
+		}
+		if bytes.IndexByte(content, ':') >= 0 {
+			return readLibSVM(lr, opt, line, false)
+		}
+		if tok := trimSpace(content); isLabelToken(tok) {
+			return readLibSVM(lr, opt, line, true)
+		}
+		if bytes.IndexByte(line, ',') >= 0 { // a '#' inside a CSV field, e.g. a header name
+			return readCSV(lr, opt, line)
+		}
+		return nil, &ParseError{Line: lr.line, Msg: "cannot tell the format from " + snippet(trimSpace(line)) +
+			": expected CSV (comma-separated) or libsvm (label index:value ...); set the format explicitly"}
+	}
+}
+
+// isLabelToken reports whether tok is one whitespace-free number or "?".
+func isLabelToken(tok []byte) bool {
+	if len(tok) == 0 || bytes.ContainsAny(tok, " \t\v\f\r") {
+		return false
+	}
+	if len(tok) == 1 && tok[0] == '?' {
+		return true
+	}
+	_, ok := parseNumber(tok)
+	return ok
+}
+
+// lineReader returns the lines of a bufio.Reader without line ends, reusing one buffer,
+// and counts them.
+type lineReader struct {
+	r    *bufio.Reader
+	buf  []byte
+	line int   // number of the line last returned
+	err  error // first error met (io.EOF at end of input)
+}
+
+// next returns the next line without "\n" or "\r\n", or false at the end of the input or
+// on a read error (see error). The slice is valid until the next call.
+func (lr *lineReader) next() ([]byte, bool) {
+	if lr.err != nil {
+		return nil, false
+	}
+	lr.buf = lr.buf[:0]
+	var line []byte
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			lr.buf = append(lr.buf, chunk...)
+			continue
+		}
+		if err != nil {
+			lr.err = err
+			if err != io.EOF {
+				return nil, false
+			}
+		}
+		if len(lr.buf) > 0 {
+			lr.buf = append(lr.buf, chunk...)
+			line = lr.buf
+		} else {
+			line = chunk
+		}
+		break
+	}
+	if lr.err == io.EOF && len(line) == 0 {
+		return nil, false
+	}
+	lr.line++
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if lr.line == 1 {
+		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // UTF-8 byte order mark
+	}
+	return line, true
+}
+
+// error returns the read error that ended the input, nil at a clean end of input.
+func (lr *lineReader) error() error {
+	if lr.err == nil || lr.err == io.EOF {
+		return nil
+	}
+	if errors.Is(lr.err, gzip.ErrChecksum) || errors.Is(lr.err, gzip.ErrHeader) {
+		return fmt.Errorf("dataset: gzip data after line %d: %w", lr.line, lr.err)
+	}
+	return fmt.Errorf("dataset: read error after line %d: %w", lr.line, lr.err)
+}
+
+// skippable reports whether a line is blank or a '#' comment.
+func skippable(line []byte) bool {
+	t := trimSpace(line)
+	return len(t) == 0 || t[0] == '#'
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// trimSpace removes ASCII blanks at both ends.
+func trimSpace(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && isSpace(b[i]) {
+		i++
+	}
+	for j > i && isSpace(b[j-1]) {
+		j--
+	}
+	return b[i:j]
+}
+
+// parseNumber parses a decimal (or Go hexadecimal) floating-point number. It reports
+// false for text that is not a number; values too large for float64 come back as ±Inf
+// and NaN/Inf spellings are numbers too, so callers check finiteness.
+func parseNumber(b []byte) (float64, bool) {
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+			return v, true
+		}
+		return 0, false
+	}
+	return v, true
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
