@@ -7,6 +7,18 @@
 // update_gradients_full contract). Sum collects kernels, owns the flat parameter vector
 // in transformed (unconstrained) space that optimisers see, and maps tied parameters to
 // one entry of that vector.
+//
+// Kernels are written as spec strings such as
+// "rbf(gamma=1,variance=1)+bias+white" (see Parse for the grammar; Sum.String writes one
+// back exactly) and stored in model files as JSON (Sum.MarshalJSON).
+//
+// The RBF kernels compute squared distances as ‖x‖² + ‖x'‖² − 2x·x', clamped at 0, as
+// the reference IVM toolbox does, in its order of operations, so that kernel values agree
+// with it to the last bit wherever its BLAS sums in the same order
+// (TestReferenceKernelObjective reproduces the toolbox's kernel objective and gradient to
+// about 1e-14). Kernels read *mat.Dense inputs and their views through their raw row-major
+// storage; one kernel column K(X, x_i), the IVM's inclusion step, does not allocate and
+// may be computed from several goroutines on disjoint row blocks of X.
 package kern
 
 import (
