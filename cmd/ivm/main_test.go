@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const refData = "../../testdata/ref/data/"
+
+const refKernel = "rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)+white(variance=0.1353352832366127)"
+
+// runCLI runs the command line and returns its exit status, stdout and stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errs := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("ivm %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errs)
+	}
+	return out
+}
+
+// The reference toolbox's test errors with the fixed kernel (testdata/ref/runs/*_summary.txt).
+func TestTrainPredictMatchesReference(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name, train, test, noise string
+		d                        int
+		want                     string
+	}{
+		{"class500_d100", "class_train_500.csv.gz", "class_test_2000.csv.gz", "probit", 100,
+			"Accuracy = 92.35% (1847/2000) (classification)"},
+		{"class5000_d200", "class_train_5000.csv.gz", "class_test_2000.csv.gz", "auto", 200,
+			"Accuracy = 82% (1640/2000) (classification)"},
+		{"ord500_d100", "ord_train_500.csv.gz", "ord_test_1000.csv.gz", "ordinal", 100,
+			"Accuracy = 88.7% (887/1000) (classification)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			model := filepath.Join(dir, c.name+".json")
+			mustRun(t, "train", "-quiet", "-noise", c.noise, "-d", strconv.Itoa(c.d), "-kernel", refKernel, refData+c.train, model)
+			out := mustRun(t, "predict", refData+c.test, model)
+			if strings.TrimSpace(out) != c.want {
+				t.Errorf("got %q, want %q", out, c.want)
+			}
+		})
+	}
+}
+
+func TestRegressionMeanSquaredError(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "reg.json")
+	mustRun(t, "train", "-quiet", "-d", "100", "-kernel", refKernel, refData+"reg_train_2000.csv.gz", model)
+	out := mustRun(t, "predict", refData+"reg_test_1000.csv.gz", model)
+	const prefix = "Mean squared error = "
+	if !strings.HasPrefix(out, prefix) {
+		t.Fatalf("output %q", out)
+	}
+	mse, err := strconv.ParseFloat(strings.Fields(out[len(prefix):])[0], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The reference's test RMSE is 0.215207.
+	if want := 0.215207 * 0.215207; math.Abs(mse-want) > 1e-5 {
+		t.Errorf("mean squared error %v, reference %v", mse, want)
+	}
+	outPath := filepath.Join(dir, "pred.txt")
+	mustRun(t, "predict", "-quiet", "-prob", refData+"reg_test_1000.csv.gz", model, outPath)
+	lines := readLines(t, outPath)
+	if len(lines) != 1001 || lines[0] != "mean variance" {
+		t.Fatalf("prob output: %d lines, header %q", len(lines), lines[0])
+	}
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		v, _ := strconv.ParseFloat(f[1], 64)
+		if len(f) != 2 || !(v > 0) {
+			t.Fatalf("bad line %q", l)
+		}
+	}
+}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+}
+
+// The model file holds the format, kernel, noise and the active rows in inclusion order; the
+// first ten are the reference's (class500_d100_fixed_summary.txt, 1-based there).
+func TestModelFileContents(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.json")
+	mustRun(t, "train", "-quiet", "-kernel", refKernel, refData+"class_train_500.csv.gz", model)
+	b, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Format     string          `json:"format"`
+		KernelSpec string          `json:"kernel_spec"`
+		Kernel     json.RawMessage `json:"kernel"`
+		Noise      struct {
+			Type string  `json:"type"`
+			Bias float64 `json:"bias"`
+		} `json:"noise"`
+		Active   []int `json:"active"`
+		Training struct {
+			SHA256 string `json:"sha256"`
+			Rows   int    `json:"rows"`
+		} `json:"training"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	want := []int{1, 400, 209, 247, 295, 373, 339, 6, 227, 240}
+	if m.Format != "ivm-model/1" || m.Noise.Type != "probit" || len(m.Active) != 100 || len(m.Kernel) == 0 ||
+		m.KernelSpec == "" || len(m.Training.SHA256) != 64 || m.Training.Rows != 500 {
+		t.Fatalf("model file: %+v", m)
+	}
+	for i, w := range want {
+		if m.Active[i] != w-1 {
+			t.Errorf("active[%d] = %d, reference %d (0-based)", i, m.Active[i], w-1)
+		}
+	}
+	if math.Abs(m.Noise.Bias-(-0.090361437129258648)) > 1e-15 {
+		t.Errorf("bias %v", m.Noise.Bias)
+	}
+}
+
+// Binary labels other than ±1 are mapped and given back; -prob writes label, p(y=+1), μ, ς.
+func TestArbitraryBinaryLabelsAndProbOutput(t *testing.T) {
+	dir := t.TempDir()
+	train := filepath.Join(dir, "train.libsvm")
+	test := filepath.Join(dir, "test.libsvm")
+	var tr, te strings.Builder
+	for i := 0; i < 200; i++ {
+		x := float64(i)/20 - 5
+		lab := "7"
+		if x < 0 {
+			lab = "3"
+		}
+		line := lab + " 1:" + strconv.FormatFloat(x, 'g', -1, 64) + "\n"
+		if i%2 == 0 {
+			tr.WriteString(line)
+		} else {
+			te.WriteString(line)
+		}
+	}
+	os.WriteFile(train, []byte(tr.String()), 0o644)
+	os.WriteFile(test, []byte(te.String()), 0o644)
+	model := filepath.Join(dir, "m.json")
+	mustRun(t, "train", "-quiet", "-d", "20", train, model)
+	out := mustRun(t, "predict", "-prob", test, model, filepath.Join(dir, "p.txt"))
+	if !strings.HasPrefix(out, "Accuracy = 100% (100/100)") {
+		t.Errorf("predict: %q", out)
+	}
+	lines := readLines(t, filepath.Join(dir, "p.txt"))
+	if lines[0] != "label p(7) latent_mean latent_variance" || len(lines) != 101 {
+		t.Fatalf("header %q, %d lines", lines[0], len(lines))
+	}
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		p, _ := strconv.ParseFloat(f[1], 64)
+		if len(f) != 4 || (f[0] != "3" && f[0] != "7") || !(p >= 0 && p <= 1) || (f[0] == "7") != (p > 0.5) {
+			t.Errorf("line %q", l)
+		}
+	}
+}
+
+func TestErrorsAreClearAndLeaveNoModel(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.json")
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("1,2,1\n3,x,-1\n"), 0o644)
+	reg := refData + "reg_train_2000.csv.gz"
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", bad, model}, "line 2"},
+		{[]string{"train", filepath.Join(dir, "missing.csv"), model}, "no such file"},
+		{[]string{"train", "-kernel", "rbf(gama=1)", reg, model}, "gama"},
+		{[]string{"train", "-iters", "3", reg, model}, "-iters"},
+		{[]string{"train", "-noise", "probit", reg, model}, "two distinct labels"},
+		{[]string{"train", "-noise", "nonsense", reg, model}, "nonsense"},
+		{[]string{"train", "-d", "0", reg, model}, "-d 0"},
+	}
+	for _, c := range cases {
+		code, _, errs := runCLI(t, c.args...)
+		if code == 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("ivm %v: exit %d, stderr %q; want an error mentioning %q", c.args, code, errs, c.want)
+		}
+		if _, err := os.Stat(model); err == nil {
+			t.Fatalf("ivm %v left a model file", c.args)
+		}
+	}
+	if code, _, _ := runCLI(t, "train", reg); code != 2 {
+		t.Errorf("missing MODEL argument: exit %d, want 2", code)
+	}
+	// An unknown model format is refused with a clear message.
+	os.WriteFile(model, []byte(`{"format":"ivm-model/9"}`), 0o644)
+	if code, _, errs := runCLI(t, "predict", reg, model); code == 0 || !strings.Contains(errs, "ivm-model/9") {
+		t.Errorf("unknown format: exit %d, %q", code, errs)
+	}
+}
+
+func TestActiveSetLargerThanDataIsClamped(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.json")
+	// Integer targets with more than two values need -noise: auto refuses them with a hint.
+	code, _, errs := runCLI(t, "train", "-quiet", "-d", "900", refData+"ord_train_500.csv.gz", model)
+	if code == 0 || !strings.Contains(errs, "ordinal") {
+		t.Errorf("auto noise on integer targets: exit %d, %q", code, errs)
+	}
+	code, _, errs = runCLI(t, "train", "-quiet", "-noise", "ordinal", "-d", "900", refData+"ord_train_500.csv.gz", model)
+	if code != 0 || !strings.Contains(errs, "warning") {
+		t.Errorf("d > N: exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestDemoRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the demo takes a few seconds")
+	}
+	out := mustRun(t, "demo", "-d", "100", "-digit", "0")
+	if !strings.Contains(out, "Accuracy = ") {
+		t.Fatalf("demo output %q", out)
+	}
+	f := strings.Fields(out[strings.Index(out, "Accuracy = ")+len("Accuracy = "):])
+	acc, _ := strconv.ParseFloat(strings.TrimSuffix(f[0], "%"), 64)
+	if acc < 97 {
+		t.Errorf("demo accuracy %v%% for digit 0 against the rest, d = 100; expected ≥ 97%%", acc)
+	}
+}

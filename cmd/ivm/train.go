@@ -1,0 +1,225 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/kern"
+	"github.com/ivmlab/ivm/noise"
+)
+
+// defaultKernel is the reference toolbox's kernel with its start-up parameters.
+const defaultKernel = "rbf+bias+white"
+
+// dataFlags are the flags every command that reads data shares.
+type dataFlags struct {
+	format, labelCol string
+}
+
+func (f *dataFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.format, "format", "auto", "data format: auto, csv or libsvm")
+	fs.StringVar(&f.labelCol, "label-col", "last", "CSV target column: first, last or a 1-based number")
+}
+
+func (f *dataFlags) options() (dataset.ReadOptions, error) {
+	var opt dataset.ReadOptions
+	var err error
+	if opt.Format, err = dataset.ParseFormat(f.format); err != nil {
+		return opt, err
+	}
+	if opt.LabelCol, err = dataset.ParseLabelCol(f.labelCol); err != nil {
+		return opt, err
+	}
+	return opt, nil
+}
+
+func cmdTrain(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("train", "ivm train [flags] TRAIN MODEL", stderr)
+	var df dataFlags
+	df.register(fs)
+	noiseName := fs.String("noise", "auto", "noise model: auto, probit, gaussian, ordinal or ncnm (auto: probit for two labels, gaussian for non-integer targets)")
+	d := fs.Int("d", 100, "active set size")
+	iters := fs.Int("iters", 0, "outer iterations of kernel learning (Algorithm 2); only 0 (fixed kernel) so far")
+	spec := fs.String("kernel", defaultKernel, "kernel: components joined by +, each with optional natural-scale parameters,\ne.g. rbf(gamma=1,variance=1)+bias(variance=0.135)+white(variance=0.135)")
+	workers := fs.Int("workers", 0, "goroutines for selection (0: all cores)")
+	quiet := fs.Bool("quiet", false, "print nothing on success")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return errUsage
+	}
+	if *iters != 0 {
+		return errors.New("-iters: kernel learning (Algorithm 2) is not available in this version; use -iters 0")
+	}
+	trainPath, modelPath := fs.Arg(0), fs.Arg(1)
+	opt, err := df.options()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	data, err := dataset.ReadFile(trainPath, opt)
+	if err != nil {
+		return err
+	}
+	n, dim := data.X.Dims()
+	nm, labels, y, err := chooseNoise(*noiseName, data.Y)
+	if err != nil {
+		return fmt.Errorf("%s: %w", trainPath, err)
+	}
+	if *d < 1 {
+		return fmt.Errorf("-d %d: the active set needs at least one point", *d)
+	}
+	if *d > n {
+		fmt.Fprintf(stderr, "ivm train: warning: -d %d exceeds the %d training points; using d = %d\n", *d, n, n)
+		*d = n
+	}
+	k, err := kern.Parse(*spec, dim)
+	if err != nil {
+		return err
+	}
+	sel, err := ivm.NewSelector(data.X, y, k, nm, ivm.Options{Workers: *workers})
+	if err != nil {
+		return err
+	}
+	if err := sel.Select(*d); err != nil {
+		return err
+	}
+	model, err := sel.Model()
+	if err != nil {
+		return err
+	}
+	if model.Jitter != 0 {
+		fmt.Fprintf(stderr, "ivm train: warning: jitter %g added to the active-set matrix to factorise it\n", model.Jitter)
+	}
+	hash, err := fileSHA256(trainPath)
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start).Seconds()
+	meta := &ivm.ModelMeta{Labels: labels, Training: ivm.Provenance{
+		File: filepath.Base(trainPath), SHA256: hash, Rows: n, Args: append([]string{"train"}, args...),
+		Time: start.UTC().Format(time.RFC3339), Seconds: elapsed}}
+	if err := writeModelFile(modelPath, model, meta); err != nil {
+		return err
+	}
+	if !*quiet {
+		fmt.Fprintf(stdout, "%s noise, kernel %s: %d active points of %d selected in %.3g s; model written to %s\n",
+			nm.Name(), k, model.Size(), n, elapsed, modelPath)
+	}
+	return nil
+}
+
+// chooseNoise picks and checks the noise model for targets y and returns the targets in the
+// model's coding (binary labels as −1/+1, with the original labels of −1 and +1 in labels).
+func chooseNoise(name string, y []float64) (nm noise.Model, labels, coded []float64, err error) {
+	distinct := map[float64]bool{}
+	integer, unlabelled := true, 0
+	for _, v := range y {
+		if math.IsNaN(v) {
+			unlabelled++
+			continue
+		}
+		distinct[v] = true
+		if v != math.Trunc(v) {
+			integer = false
+		}
+	}
+	if name == "auto" {
+		switch {
+		case len(distinct) == 2:
+			name = "probit"
+		case !integer:
+			name = "gaussian"
+		default:
+			return nil, nil, nil, fmt.Errorf("%d distinct integer targets: say -noise ordinal (ordered categories) or -noise gaussian (regression); multi-class is not available yet", len(distinct))
+		}
+	}
+	if unlabelled > 0 && name != "ncnm" {
+		return nil, nil, nil, fmt.Errorf("%d unlabelled rows; only -noise ncnm uses unlabelled data", unlabelled)
+	}
+	if nm, err = noise.ByName(name); err != nil {
+		return nil, nil, nil, err
+	}
+	coded = y
+	switch name {
+	case "probit":
+		var ls []float64
+		for v := range distinct {
+			ls = append(ls, v)
+		}
+		sort.Float64s(ls)
+		if len(ls) != 2 {
+			return nil, nil, nil, fmt.Errorf("probit needs exactly two distinct labels, found %d", len(ls))
+		}
+		if ls[0] != -1 || ls[1] != 1 {
+			labels = ls
+			coded = make([]float64, len(y))
+			for i, v := range y {
+				coded[i] = -1
+				if v == ls[1] {
+					coded[i] = 1
+				}
+			}
+		}
+	case "ncnm":
+		for v := range distinct {
+			if v != -1 && v != 0 && v != 1 {
+				return nil, nil, nil, fmt.Errorf("ncnm needs labels -1 and +1, and 0 or '?' for unlabelled rows; found %v", v)
+			}
+		}
+		if !distinct[-1] || !distinct[1] {
+			return nil, nil, nil, errors.New("ncnm needs labelled points of both classes -1 and +1")
+		}
+		coded = make([]float64, len(y))
+		for i, v := range y {
+			if !math.IsNaN(v) {
+				coded[i] = v
+			}
+		}
+	}
+	return nm, labels, coded, nil
+}
+
+// writeModelFile writes the model to a temporary file beside path and renames it into
+// place, so a failure never leaves a half-written model.
+func writeModelFile(path string, m *ivm.Model, meta *ivm.ModelMeta) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".ivm-model-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := ivm.WriteModel(tmp, m, meta); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
