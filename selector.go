@@ -17,7 +17,10 @@ import (
 // This is the reference toolbox's rule (REFERENCE-FACTS.md, "Adding point i"): the stored
 // site precision β, used by kernel learning, becomes this small positive value, while the
 // posterior update of μ, ς and the factors L, M use the point's g and ν unchanged, so the
-// posterior stays the exact ADF posterior after the inclusion.
+// posterior stays the ADF posterior after the inclusion. Since noise models floor ν at
+// machine epsilon, a negative precision ν/(1 − νς) can only come from νς > 1, which such a
+// point's score reports as +Inf (it is then selected first). For a log-concave model either
+// is a numerical breakdown and an error.
 const NegativeSitePrecision = 1e-6
 
 // eps is the double-precision machine epsilon, the floor the reference applies to ν.
@@ -74,7 +77,8 @@ type Selector struct {
 	lfac []float64 // growing lower-triangular L, row k has k+1 entries, packed
 	size int       // number of inclusions so far
 
-	exact noise.ExactSite // non-nil for noise models with closed-form sites
+	exact   noise.ExactSite // non-nil for noise models with closed-form sites
+	concave bool            // the noise model is log-concave
 
 	// next best candidate, computed after every step
 	best     int
@@ -112,6 +116,7 @@ func NewSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt O
 		s.workers = 1
 	}
 	s.exact, _ = nm.(noise.ExactSite)
+	s.concave = nm.LogConcave()
 	if err := s.Reset(); err != nil {
 		return nil, err
 	}
@@ -245,7 +250,7 @@ func (s *Selector) Include(i int) error {
 	if s.exact != nil {
 		siteM, siteBeta = s.exact.Site(i, s.Y[i])
 	} else if !(siteBeta >= 0) {
-		if s.Noise.LogConcave() {
+		if s.concave {
 			return fmt.Errorf("ivm: negative site precision %v at point %d (ν = %v, ς = %v) for the log-concave %s noise model: numerical breakdown",
 				siteBeta, i, nu, vs, s.Noise.Name())
 		}

@@ -81,9 +81,16 @@ func (s *Selector) scoreRange(lo, hi int) candidate {
 		lz, g, nu := s.Noise.Moments(j, s.Y[j], s.mu[j], s.varsigma[j])
 		s.logZ[j], s.g[j], s.nu[j] = lz, g, nu
 		d := delta(s.varsigma[j], nu)
-		if math.IsNaN(d) || math.IsNaN(g) {
-			return candidate{err: fmt.Errorf("ivm: point %d scores NaN (μ = %v, ς = %v, g = %v, ν = %v)",
-				j, s.mu[j], s.varsigma[j], g, nu)}
+		if !(1-s.varsigma[j]*nu > 0) || math.IsNaN(g) {
+			// ν ≥ 1/ς would make the tilted variance ς − ς²ν non-positive: impossible in exact
+			// arithmetic. A model that is not log-concave may still get there by rounding;
+			// its point then counts as infinitely informative (and its site precision will be
+			// negative, see NegativeSitePrecision). For a log-concave model it is a breakdown.
+			if s.concave || math.IsNaN(g) || math.IsNaN(nu) {
+				return candidate{err: fmt.Errorf("ivm: point %d cannot be scored (μ = %v, ς = %v, g = %v, ν = %v): numerical breakdown in the %s noise model",
+					j, s.mu[j], s.varsigma[j], g, nu, s.Noise.Name())}
+			}
+			d = math.Inf(1)
 		}
 		switch {
 		case best.idx < 0 || d > best.delta:
