@@ -3,6 +3,28 @@
 // normaliser ln Z of the tilted distribution and its derivatives g = ∂ln Z/∂μ and
 // ν = g² − 2 ∂ln Z/∂ς, which drive the assumed-density-filtering updates of the IVM paper
 // (eqs. 12–16), and the output prediction at a latent marginal.
+//
+// The models, with the equations they implement (IVM paper: Lawrence, Seeger & Herbrich,
+// "The informative vector machine: a practical probabilistic alternative to the support
+// vector machine", 2005; extensions paper: Lawrence, Platt & Jordan, "Extensions of the
+// informative vector machine", 2005):
+//
+//   - Gaussian: regression, Z = N(y − b | μ, σ² + ς), IVM paper §2.2 eqs. 17–18; its site
+//     is exact (ExactSite).
+//   - Probit: binary classification, Z = Φ(u), u = y(μ + b)/√(σ² + ς), IVM paper §2.3
+//     eqs. 19–21.
+//   - Ordinal: ordered categories, Z = Φ(u) − Φ(u'), IVM paper §2.4 eqs. 24–25.
+//   - NullCategory: semi-supervised binary classification with a null category between
+//     the classes, extensions paper §4.1; not log-concave.
+//
+// Each follows the reference MATLAB toolbox's conventions exactly (start-up parameters
+// set by Init, the fixed slope variances, the floor of ν at Eps), so that the IVM selects
+// the same active sets. Φ, ln Φ and the Gaussian ratios come from package special, which
+// keeps them accurate where N(u) and Φ(u) underflow (the papers' footnotes 2–3): every
+// model returns finite ln Z, g, ν for |μ| up to 1e4 and ς from 1e−12 to 1e6 at least.
+//
+// Marshal, Unmarshal and ByName read and write the models as JSON objects with their
+// parameters by name, for model files.
 package noise
 
 import "github.com/ivmlab/ivm/param"
