@@ -22,6 +22,7 @@ import (
 // afresh when the model is made, so a model rebuilt from a file predicts exactly what the
 // model that was saved predicted.
 type Model struct {
+	// Kernel and Noise are the covariance function and the noise model.
 	Kernel kern.Kernel
 	Noise  noise.Model
 	// XActive holds the active inputs (d×D) in inclusion order.

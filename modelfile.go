@@ -27,7 +27,8 @@ type ModelMeta struct {
 	Training Provenance `json:"training"`
 }
 
-// Provenance records how a model was trained.
+// Provenance records how a model was trained: the training file's base name, SHA-256 and
+// row count, the command-line arguments, the start time (RFC 3339) and the seconds taken.
 type Provenance struct {
 	File    string   `json:"file,omitempty"`
 	SHA256  string   `json:"sha256,omitempty"`

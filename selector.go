@@ -58,6 +58,9 @@ type Inclusion struct {
 // costs O(|I|·N) time and the state O(d·N) memory. The selector never changes the kernel's
 // or noise model's parameters; call Reset after changing them.
 type Selector struct {
+	// X and Y are the training inputs (N×D) and targets; Kernel and Noise the model. The
+	// selector reads them and must not see them changed between Reset and the end of a
+	// selection.
 	X      *mat.Dense
 	Y      []float64
 	Kernel kern.Kernel
