@@ -88,39 +88,85 @@ func gradInput(name string, dK mat.Matrix, a, b raw) raw {
 	return g
 }
 
-// dot returns Σ_k w_k (a_k b_k), or Σ_k a_k b_k when w is nil. Products are rounded before
-// they are added (no fused multiply-add), so results do not depend on the architecture,
-// and dot(a, b, w) == dot(b, a, w) exactly.
+// dot returns Σ_k w_k (a_k b_k), or Σ_k a_k b_k when w is nil. It sums in four
+// interleaved lanes, combined as (s₀ + s₁) + (s₂ + s₃) and then the tail, which hides the
+// latency of floating-point addition (the kernel column is the IVM's second-hottest loop).
+// Products are rounded before they are added (no fused multiply-add), so results do not
+// depend on the architecture, dot(a, b, w) == dot(b, a, w) exactly, and dot2's first
+// result equals dot(a, a, w) exactly: a row's distance to itself is exactly 0.
 func dot(a, b, w []float64) float64 {
-	s := 0.0
+	n := len(a)
+	b = b[:n]
+	var s0, s1, s2, s3 float64
+	k := 0
 	if w == nil {
-		b = b[:len(a)]
-		for k, v := range a {
-			s += float64(v * b[k])
+		for ; k+4 <= n; k += 4 {
+			s0 += float64(a[k] * b[k])
+			s1 += float64(a[k+1] * b[k+1])
+			s2 += float64(a[k+2] * b[k+2])
+			s3 += float64(a[k+3] * b[k+3])
+		}
+		s := (s0 + s1) + (s2 + s3)
+		for ; k < n; k++ {
+			s += float64(a[k] * b[k])
 		}
 		return s
 	}
-	b, w = b[:len(a)], w[:len(a)]
-	for k, v := range a {
-		s += float64(w[k] * float64(v*b[k]))
+	w = w[:n]
+	for ; k+4 <= n; k += 4 {
+		s0 += float64(w[k] * float64(a[k]*b[k]))
+		s1 += float64(w[k+1] * float64(a[k+1]*b[k+1]))
+		s2 += float64(w[k+2] * float64(a[k+2]*b[k+2]))
+		s3 += float64(w[k+3] * float64(a[k+3]*b[k+3]))
+	}
+	s := (s0 + s1) + (s2 + s3)
+	for ; k < n; k++ {
+		s += float64(w[k] * float64(a[k]*b[k]))
 	}
 	return s
 }
 
-// dot2 returns dot(a, a, w) and dot(a, b, w) in one pass over a.
+// dot2 returns dot(a, a, w) and dot(a, b, w) in one pass over a, summed exactly as dot sums.
 func dot2(a, b, w []float64) (aa, ab float64) {
+	n := len(a)
+	b = b[:n]
+	var p0, p1, p2, p3, q0, q1, q2, q3 float64
+	k := 0
 	if w == nil {
-		b = b[:len(a)]
-		for k, v := range a {
-			aa += float64(v * v)
-			ab += float64(v * b[k])
+		for ; k+4 <= n; k += 4 {
+			a0, a1, a2, a3 := a[k], a[k+1], a[k+2], a[k+3]
+			p0 += float64(a0 * a0)
+			p1 += float64(a1 * a1)
+			p2 += float64(a2 * a2)
+			p3 += float64(a3 * a3)
+			q0 += float64(a0 * b[k])
+			q1 += float64(a1 * b[k+1])
+			q2 += float64(a2 * b[k+2])
+			q3 += float64(a3 * b[k+3])
+		}
+		aa, ab = (p0+p1)+(p2+p3), (q0+q1)+(q2+q3)
+		for ; k < n; k++ {
+			aa += float64(a[k] * a[k])
+			ab += float64(a[k] * b[k])
 		}
 		return aa, ab
 	}
-	b, w = b[:len(a)], w[:len(a)]
-	for k, v := range a {
-		aa += float64(w[k] * float64(v*v))
-		ab += float64(w[k] * float64(v*b[k]))
+	w = w[:n]
+	for ; k+4 <= n; k += 4 {
+		a0, a1, a2, a3 := a[k], a[k+1], a[k+2], a[k+3]
+		p0 += float64(w[k] * float64(a0*a0))
+		p1 += float64(w[k+1] * float64(a1*a1))
+		p2 += float64(w[k+2] * float64(a2*a2))
+		p3 += float64(w[k+3] * float64(a3*a3))
+		q0 += float64(w[k] * float64(a0*b[k]))
+		q1 += float64(w[k+1] * float64(a1*b[k+1]))
+		q2 += float64(w[k+2] * float64(a2*b[k+2]))
+		q3 += float64(w[k+3] * float64(a3*b[k+3]))
+	}
+	aa, ab = (p0+p1)+(p2+p3), (q0+q1)+(q2+q3)
+	for ; k < n; k++ {
+		aa += float64(w[k] * float64(a[k]*a[k]))
+		ab += float64(w[k] * float64(a[k]*b[k]))
 	}
 	return aa, ab
 }
