@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -75,7 +76,7 @@ func WriteModel(w io.Writer, m *Model, meta *ModelMeta) error {
 	if meta != nil {
 		out.ModelMeta = *meta
 	}
-	if !equalFloats(m.FactorBeta, m.SiteBeta) {
+	if !slices.Equal(m.FactorBeta, m.SiteBeta) {
 		out.FactorPrecision = m.FactorBeta
 	}
 	out.ActiveInputs = make([][]float64, d)
@@ -109,18 +110,6 @@ func finite(name string, vs []float64) error {
 		}
 	}
 	return nil
-}
-
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // ReadModel reads a model written by WriteModel. An unknown format version, a missing or

@@ -24,27 +24,7 @@ type csvParser struct {
 // readCSV parses CSV rows; first, if not nil, is a line already read from lr.
 func readCSV(lr *lineReader, opt ReadOptions, first []byte) (*Data, error) {
 	p := &csvParser{opt: opt}
-	if first != nil {
-		if err := p.row(first, lr.line); err != nil {
-			return nil, err
-		}
-	}
-	for {
-		line, ok := lr.next()
-		if !ok {
-			break
-		}
-		if skippable(line) {
-			continue
-		}
-		if err := p.row(line, lr.line); err != nil {
-			return nil, err
-		}
-	}
-	if err := lr.error(); err != nil {
-		return nil, err
-	}
-	return p.finish()
+	return parseRows(lr, first, p)
 }
 
 // row parses one non-blank, non-comment line.

@@ -31,27 +31,7 @@ func readLibSVM(lr *lineReader, opt ReadOptions, first []byte, lone bool) (*Data
 	if lone {
 		p.loneLine = lr.line
 	}
-	if first != nil {
-		if err := p.row(first, lr.line); err != nil {
-			return nil, err
-		}
-	}
-	for {
-		line, ok := lr.next()
-		if !ok {
-			break
-		}
-		if skippable(line) {
-			continue
-		}
-		if err := p.row(line, lr.line); err != nil {
-			return nil, err
-		}
-	}
-	if err := lr.error(); err != nil {
-		return nil, err
-	}
-	return p.finish()
+	return parseRows(lr, first, p)
 }
 
 // tokErr is a ParseError at libsvm token col.

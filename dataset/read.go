@@ -205,3 +205,35 @@ func parseNumber(b []byte) (float64, bool) {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// rowParser is a format's parser: it takes data rows one at a time and builds the Data.
+type rowParser interface {
+	row(line []byte, lineNo int) error
+	finish() (*Data, error)
+}
+
+// parseRows feeds p the line first (if not nil, already read from lr) and every later line
+// that is not blank or a comment, then finishes.
+func parseRows(lr *lineReader, first []byte, p rowParser) (*Data, error) {
+	if first != nil {
+		if err := p.row(first, lr.line); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		line, ok := lr.next()
+		if !ok {
+			break
+		}
+		if skippable(line) {
+			continue
+		}
+		if err := p.row(line, lr.line); err != nil {
+			return nil, err
+		}
+	}
+	if err := lr.error(); err != nil {
+		return nil, err
+	}
+	return p.finish()
+}

@@ -3,6 +3,7 @@ package kern
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -234,7 +235,7 @@ func TestContiguousGroups(t *testing.T) {
 	g, err := ContiguousGroups(10, 3)
 	checkNoErr(t, err)
 	want := []int{0, 0, 0, 0, 1, 1, 1, 2, 2, 2}
-	if !equalInts(g, want) {
+	if !slices.Equal(g, want) {
 		t.Errorf("ContiguousGroups(10, 3) = %v, want %v", g, want)
 	}
 	g, err = ContiguousGroups(256, 16)

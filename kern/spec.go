@@ -186,7 +186,7 @@ func (s *Sum) shareScales(p *parser, comps []*component, shared []int, explicit 
 	var want []float64
 	wantFrom := -1
 	for _, i := range shared {
-		if !equalInts(s.parts[i].(ARD).Groups(), g0) {
+		if !slices.Equal(s.parts[i].(ARD).Groups(), g0) {
 			return p.errorf(comps[i].at, "%s shares its input scales with %s but has different groups (add tie=none to keep them apart)",
 				comps[i].name, comps[shared[0]].name)
 		}
@@ -329,7 +329,7 @@ func writeARD(b *strings.Builder, a ARD, scales []float64, none bool) {
 		b.WriteByte(']')
 	}
 	groups := a.Groups()
-	if c, _ := ContiguousGroups(len(groups), a.NumScales()); !equalInts(c, groups) {
+	if c, _ := ContiguousGroups(len(groups), a.NumScales()); !slices.Equal(c, groups) {
 		b.WriteString(",groups=[")
 		for d, g := range groups {
 			if d > 0 {
@@ -370,7 +370,7 @@ func (s *Sum) defaultShared() []int {
 		class := []int{p}
 		for q := p + 1; q < len(s.parts); q++ {
 			b, ok := s.parts[q].(ARD)
-			if ok && !done[q] && equalInts(a.Groups(), b.Groups()) && slices.Equal(s.scaleBlock(p), s.scaleBlock(q)) {
+			if ok && !done[q] && slices.Equal(a.Groups(), b.Groups()) && slices.Equal(s.scaleBlock(p), s.scaleBlock(q)) {
 				class = append(class, q)
 				done[q] = true
 			}

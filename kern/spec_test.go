@@ -33,7 +33,7 @@ func sameSum(a, b *Sum) string {
 	for p, k := range a.Parts() {
 		ka, okA := k.(ARD)
 		kb, okB := b.Parts()[p].(ARD)
-		if okA != okB || okA && !equalInts(ka.Groups(), kb.Groups()) {
+		if okA != okB || okA && !slices.Equal(ka.Groups(), kb.Groups()) {
 			return "groups"
 		}
 	}

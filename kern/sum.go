@@ -2,6 +2,7 @@ package kern
 
 import (
 	"fmt"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -204,7 +205,7 @@ func (s *Sum) tieScales(parts []int) error {
 	g0, n0 := a0.Groups(), a0.NumParams()-a0.NumScales()
 	for _, p := range parts[1:] {
 		a := s.parts[p].(ARD)
-		if !equalInts(a.Groups(), g0) {
+		if !slices.Equal(a.Groups(), g0) {
 			return fmt.Errorf("kern: cannot share the input scales of %s and %s: their groupings differ (use tie=none on one of them)",
 				s.partRef(parts[0]), s.partRef(p))
 		}
@@ -220,18 +221,6 @@ func (s *Sum) tieScales(parts []int) error {
 		}
 	}
 	return nil
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // partRef is the name of part p in free-parameter names and specs.
