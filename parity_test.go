@@ -11,99 +11,36 @@ package ivm_test
 // The kernel is rbf(γ=1, variance=1) + bias(e⁻²) + white(e⁻²) (ncnm: rbf + white).
 
 import (
-	"bufio"
-	"compress/gzip"
-	"encoding/csv"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/internal/reftest"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
 
-const refDir = "testdata/ref"
-
-// readCSV reads a numeric CSV file, gzipped when its name ends in .gz.
+// readCSV reads a numeric CSV fixture (gzipped when its name ends in .gz).
 func readCSV(t testing.TB, path string) [][]float64 {
 	t.Helper()
-	f, err := os.Open(path)
+	rows, err := reftest.ReadCSV(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = gz
-	}
-	recs, err := csv.NewReader(r).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	out := make([][]float64, len(recs))
-	for i, rec := range recs {
-		out[i] = make([]float64, len(rec))
-		for j, s := range rec {
-			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil {
-				t.Fatalf("%s line %d: %v", path, i+1, err)
-			}
-			out[i][j] = v
-		}
-	}
-	return out
+	return rows
 }
 
-// readXY splits a data file into inputs and the last column.
+// readXY reads a reference data set as inputs and targets (the last column).
 func readXY(t testing.TB, name string) (*mat.Dense, []float64) {
-	rows := readCSV(t, filepath.Join(refDir, "data", name+".gz"))
-	d := len(rows[0]) - 1
-	x := mat.NewDense(len(rows), d, nil)
-	y := make([]float64, len(rows))
-	for i, r := range rows {
-		x.SetRow(i, r[:d])
-		y[i] = r[d]
+	t.Helper()
+	x, y, err := reftest.ReadXY(name)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return x, y
-}
-
-// readSummary reads a NAME_summary.txt into key → fields.
-func readSummary(t testing.TB, path string) map[string][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	out := map[string][]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) == 0 {
-			continue
-		}
-		key, rest := fields[0], fields[1:]
-		if i := strings.IndexByte(key, '('); i >= 0 {
-			// "name(what it holds)": the parenthesis may contain spaces.
-			for !strings.Contains(fields[0], ")") && len(rest) > 0 {
-				fields, rest = rest, rest[1:]
-			}
-			key = key[:i]
-		}
-		out[key] = rest
-	}
-	return out
 }
 
 // near reports whether a and b agree to rel relative error (with a tiny absolute floor for
@@ -160,8 +97,11 @@ func checkParity(t *testing.T, run parityRun) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := filepath.Join(refDir, "runs", run.name)
-	sum := readSummary(t, runs+"_summary.txt")
+	runs := reftest.Path("runs", run.name)
+	sum, err := reftest.ReadSummary(run.name)
+	if err != nil {
+		t.Fatal(err)
+	}
 	d, _ := strconv.Atoi(sum["d"][0])
 
 	sel, err := ivm.NewSelector(x, y, k, nm, ivm.Options{})

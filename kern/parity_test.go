@@ -1,15 +1,12 @@
 package kern
 
 import (
-	"bufio"
 	"math"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/internal/reftest"
 	"github.com/ivmlab/ivm/param"
 )
 
@@ -21,23 +18,15 @@ import (
 // and the gradient with respect to the log parameters
 // [rbf γ, rbf variance, bias variance, white variance].
 func TestReferenceKernelObjective(t *testing.T) {
-	f, err := os.Open("testdata/class500_d100_active.csv")
+	data, err := reftest.ReadCSV(reftest.Path("data", "class_train_500.csv.gz"))
 	checkNoErr(t, err)
-	defer f.Close()
-	var rows [][]float64
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		var row []float64
-		for _, field := range strings.Split(line, ",") {
-			v, err := strconv.ParseFloat(field, 64)
-			checkNoErr(t, err)
-			row = append(row, v)
-		}
-		rows = append(rows, row)
+	active, err := reftest.ReadCSV(reftest.Path("runs", "class500_d100_fixed_active.csv"))
+	checkNoErr(t, err)
+	// rows: x1, x2 of each active point in inclusion order, then its site mean and precision.
+	rows := make([][]float64, len(active))
+	for k, a := range active {
+		p := data[int(a[1])-1]
+		rows[k] = []float64{p[0], p[1], a[4], a[5]}
 	}
 	n := len(rows)
 	x := mat.NewDense(n, 2, nil)

@@ -1,52 +1,21 @@
 package noise
 
 import (
-	"bufio"
-	"compress/gzip"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/ivmlab/ivm/internal/reftest"
 )
 
 // The reference toolbox's runs (../testdata/ref, see its README) record, for each point
 // the IVM included, the site m, β and the g, ν it had at inclusion. The posterior marginal
 // at that moment follows from the site equations β = ν/(1 − νς), m = μ + g/ν:
 // ς = 1/ν − 1/β, μ = m − g/ν. Our model at that (μ, ς) must give the reference's g and ν.
-const refDir = "../testdata/ref"
 
 func readRefCSV(t *testing.T, path string) [][]float64 {
 	t.Helper()
-	f, err := os.Open(path)
+	rows, err := reftest.ReadCSV(path)
 	if err != nil {
-		t.Skipf("reference fixture not available: %v", err)
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = gz
-	}
-	var rows [][]float64
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		var row []float64
-		for _, s := range strings.Split(sc.Text(), ",") {
-			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil {
-				t.Fatalf("%s: %v", path, err)
-			}
-			row = append(row, v)
-		}
-		rows = append(rows, row)
-	}
-	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 	return rows
@@ -55,26 +24,15 @@ func readRefCSV(t *testing.T, path string) [][]float64 {
 // refNoiseParams returns the run's final natural noise parameters from its summary.
 func refNoiseParams(t *testing.T, run string) []float64 {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(refDir, "runs", run+"_summary.txt"))
+	sum, err := reftest.ReadSummary(run)
 	if err != nil {
-		t.Skipf("reference fixture not available: %v", err)
+		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if !strings.HasPrefix(line, "noise_params_final_natural") {
-			continue
-		}
-		var ps []float64
-		for _, s := range strings.Fields(line[strings.Index(line, ")")+1:]) {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ps = append(ps, v)
-		}
-		return ps
+	ps, err := reftest.Floats(sum["noise_params_final_natural"])
+	if err != nil || len(ps) == 0 {
+		t.Fatalf("%s: noise parameters %v: %v", run, sum["noise_params_final_natural"], err)
 	}
-	t.Fatalf("%s: no noise parameters in the summary", run)
-	return nil
+	return ps
 }
 
 func TestReferenceInclusions(t *testing.T) {
@@ -93,7 +51,7 @@ func TestReferenceInclusions(t *testing.T) {
 	}
 	for _, r := range runs {
 		t.Run(r.run, func(t *testing.T) {
-			data := readRefCSV(t, filepath.Join(refDir, "data", r.data+".csv.gz"))
+			data := readRefCSV(t, reftest.Path("data", r.data+".csv.gz"))
 			y := make([]float64, len(data))
 			for i, row := range data {
 				y[i] = row[len(row)-1]
@@ -119,7 +77,7 @@ func TestReferenceInclusions(t *testing.T) {
 			}
 
 			checked := 0
-			for _, a := range readRefCSV(t, filepath.Join(refDir, "runs", r.run+"_active.csv")) {
+			for _, a := range readRefCSV(t, reftest.Path("runs", r.run+"_active.csv")) {
 				n := int(a[1]) - 1
 				siteM, siteB, nu, g := a[4], a[5], a[6], a[7]
 				if es, ok := m.(ExactSite); ok {
