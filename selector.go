@@ -264,6 +264,14 @@ func (s *Selector) Include(i int) error {
 	if i != s.best {
 		rec.Delta, rec.Ties = delta(vs, nu), 0
 	}
+	return s.add(rec)
+}
+
+// add includes the inactive point rec.Index, whose site is rec, with the posterior update
+// driven by rec.G and rec.Nu (ν > 0): it appends the factor rows, records the inclusion and
+// rescores every inactive point.
+func (s *Selector) add(rec Inclusion) error {
+	i, g, nu := rec.Index, rec.G, rec.Nu
 	k := s.size
 	if cap(s.m) < (k+1)*s.n {
 		s.grow(max(k+1, 2*k)) // amortised growth for callers that include one by one
