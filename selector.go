@@ -31,6 +31,43 @@ type Options struct {
 	// Workers is the number of goroutines that score points and update the posterior;
 	// 0 means runtime.GOMAXPROCS(0). Small problems run on one goroutine whatever it says.
 	Workers int
+	// Criterion is the selection score (default Entropy, the papers' and the reference's).
+	Criterion Criterion
+}
+
+// Criterion is the score by which Algorithm 1 picks the next active point.
+type Criterion int
+
+const (
+	// Entropy scores a point by the entropy reduction its observed label brings,
+	// −½ log₂(1 − ς ν) (IVM paper eq. 26).
+	Entropy Criterion = iota
+	// ExpectedEntropy scores a point of a classification or ordinal model by the entropy
+	// reduction averaged over its possible labels, weighted by their predictive
+	// probabilities; the site then uses the observed label. Under a near-step likelihood the
+	// plain criterion favours points whose labels contradict the posterior — on noisy data,
+	// mislabelled points — because such a label moves the posterior most; this one favours
+	// points whose label is uncertain. Regression models score as with Entropy.
+	ExpectedEntropy
+)
+
+// String returns "entropy" or "expected".
+func (c Criterion) String() string {
+	if c == ExpectedEntropy {
+		return "expected"
+	}
+	return "entropy"
+}
+
+// ParseCriterion parses "entropy" or "expected".
+func ParseCriterion(s string) (Criterion, error) {
+	switch s {
+	case "entropy", "":
+		return Entropy, nil
+	case "expected":
+		return ExpectedEntropy, nil
+	}
+	return 0, fmt.Errorf("ivm: unknown selection criterion %q (want entropy or expected)", s)
 }
 
 // Inclusion records one step of Algorithm 1.
@@ -82,6 +119,7 @@ type Selector struct {
 
 	exact   noise.ExactSite // non-nil for noise models with closed-form sites
 	concave bool            // the noise model is log-concave
+	classes []float64       // the labels ExpectedEntropy averages over (nil: Entropy)
 
 	// next best candidate, computed after every step
 	best     int
@@ -120,6 +158,9 @@ func NewSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt O
 	}
 	s.exact, _ = nm.(noise.ExactSite)
 	s.concave = nm.LogConcave()
+	if opt.Criterion == ExpectedEntropy && nm.Name() != "ncnm" {
+		s.classes = nm.Classes()
+	}
 	if err := s.Reset(); err != nil {
 		return nil, err
 	}

@@ -92,6 +92,9 @@ func (s *Selector) scoreRange(lo, hi int) candidate {
 			}
 			d = math.Inf(1)
 		}
+		if s.classes != nil {
+			d = s.expectedDelta(j, d)
+		}
 		switch {
 		case best.idx < 0 || d > best.delta:
 			best = candidate{idx: j, delta: d, ties: 1}
@@ -100,6 +103,32 @@ func (s *Selector) scoreRange(lo, hi int) candidate {
 		}
 	}
 	return best
+}
+
+// expectedDelta is the ExpectedEntropy score of point j: the entropy reduction its label
+// would bring, averaged over the labels' predictive probabilities Z(c) = p(y = c | active
+// set), instead of the reduction its observed label brings (observed, given). A label the
+// posterior finds implausible then weighs by its small probability, so mislabelled points
+// stop looking like the most informative ones.
+func (s *Selector) expectedDelta(j int, observed float64) float64 {
+	mu, vs := s.mu[j], s.varsigma[j]
+	e, total := 0.0, 0.0
+	for _, c := range s.classes {
+		lz, _, nu := s.Noise.Moments(j, c, mu, vs)
+		p := math.Exp(lz)
+		d := delta(vs, nu)
+		if c == s.Y[j] {
+			d = observed
+		}
+		if p > 0 && !math.IsNaN(d) {
+			e += p * d
+			total += p
+		}
+	}
+	if total == 0 {
+		return observed
+	}
+	return e / total
 }
 
 // scoreAll scores every inactive point and records the best.

@@ -117,6 +117,12 @@ func (m *NullCategory) Moments(n int, y, mu, varsigma float64) (logZ, g, nu floa
 	return logZ, g, nu
 }
 
+// Derivatives implements Unfloored: ln Z, g and ∂ln Z/∂ς = (g² − ν)/2 with ν unfloored.
+func (m *NullCategory) Derivatives(n int, y, mu, varsigma float64) (logZ, dmu, dvarsigma float64) {
+	logZ, g, nu := m.moments(y, mu, varsigma)
+	return logZ, g, 0.5 * (g*g - nu)
+}
+
 // moments is Moments without the floor on ν.
 func (m *NullCategory) moments(y, mu, varsigma float64) (logZ, g, nu float64) {
 	c, u, up := m.scaled(mu, varsigma)

@@ -81,3 +81,21 @@ type Prediction struct {
 	// Prob holds the probability of each of Classes(), in order; nil for regression.
 	Prob []float64
 }
+
+// Unfloored is implemented by noise models whose Moments floors ν (models that are not
+// log-concave, where ν can be negative). Derivatives returns ln Z, ∂ln Z/∂μ and ∂ln Z/∂ς
+// exactly, for uses that differentiate ln Z rather than update a posterior.
+type Unfloored interface {
+	Derivatives(n int, y, mu, varsigma float64) (logZ, dmu, dvarsigma float64)
+}
+
+// Derivatives returns ln Z, ∂ln Z/∂μ and ∂ln Z/∂ς of m for point n at N(mu, varsigma): from
+// the model's Unfloored method when it has one, from Moments (∂ln Z/∂ς = (g² − ν)/2)
+// otherwise.
+func Derivatives(m Model, n int, y, mu, varsigma float64) (logZ, dmu, dvarsigma float64) {
+	if u, ok := m.(Unfloored); ok {
+		return u.Derivatives(n, y, mu, varsigma)
+	}
+	lz, g, nu := m.Moments(n, y, mu, varsigma)
+	return lz, g, 0.5 * (g*g - nu)
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
+	"github.com/ivmlab/ivm/param"
 )
 
 // defaultKernel is the reference toolbox's kernel with its start-up parameters.
@@ -50,7 +51,15 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	df.register(fs)
 	noiseName := fs.String("noise", "auto", "noise model: auto, probit, gaussian, ordinal or ncnm (auto: probit for two labels, gaussian for non-integer targets)")
 	d := fs.Int("d", 100, "active set size")
-	iters := fs.Int("iters", 0, "outer iterations of kernel learning (Algorithm 2); only 0 (fixed kernel) so far")
+	iters := fs.Int("iters", 8, "outer iterations of parameter learning (Algorithm 2); 0 keeps the kernel fixed")
+	kiters := fs.Int("kiters", 100, "optimiser iterations on the kernel per outer iteration")
+	niters := fs.Int("niters", 0, "optimiser iterations on the noise parameters per outer iteration (0: none)")
+	objective := fs.String("objective", "full", "kernel objective: full (EP evidence of the active labels plus the predictive likelihood of the others), ep (the first term alone) or fixed (the reference's eq. 32)")
+	transform := fs.String("transform", "softplus", "transform of positive kernel parameters: softplus (the papers) or exp (the reference toolbox)")
+	lastIterate := fs.Bool("last-iterate", false, "accept every outer iteration (the reference's behaviour) instead of guarding by held-out likelihood")
+	criterion := fs.String("criterion", "expected", "selection score: expected (entropy reduction averaged over the labels' predictive probabilities; robust to label noise) or entropy (the papers' and the reference's)")
+	refine := fs.Bool("refine", false, "refine the final active set by swaps and EP sweeps")
+	heldOut := fs.Int("heldout", 500, "inactive points in the learning objective's predictive term")
 	spec := fs.String("kernel", defaultKernel, "kernel: components joined by +, each with optional natural-scale parameters,\ne.g. rbf(gamma=1,variance=1)+bias(variance=0.135)+white(variance=0.135)")
 	workers := fs.Int("workers", 0, "goroutines for selection (0: all cores)")
 	quiet := fs.Bool("quiet", false, "print nothing on success")
@@ -61,8 +70,20 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
-	if *iters != 0 {
-		return errors.New("-iters: kernel learning (Algorithm 2) is not available in this version; use -iters 0")
+	if *iters < 0 || *kiters < 0 || *niters < 0 {
+		return errors.New("-iters, -kiters and -niters must not be negative")
+	}
+	obj, err := ivm.ParseObjective(*objective)
+	if err != nil {
+		return err
+	}
+	crit, err := ivm.ParseCriterion(*criterion)
+	if err != nil {
+		return err
+	}
+	pos, err := param.ByName(*transform)
+	if err != nil || (pos.Name() != "softplus" && pos.Name() != "exp") {
+		return fmt.Errorf("-transform %q: want softplus or exp", *transform)
 	}
 	trainPath, modelPath := fs.Arg(0), fs.Arg(1)
 	opt, err := df.options()
@@ -90,14 +111,35 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sel, err := ivm.NewSelector(data.X, y, k, nm, ivm.Options{Workers: *workers})
-	if err != nil {
-		return err
+	k.SetPositiveTransform(pos)
+	var model *ivm.Model
+	if *iters == 0 {
+		var sel *ivm.Selector
+		sel, err = ivm.NewSelector(data.X, y, k, nm, ivm.Options{Workers: *workers, Criterion: crit})
+		if err == nil {
+			err = sel.Select(*d)
+		}
+		if err == nil && *refine {
+			_, err = sel.Refine(ivm.RefineOptions{})
+		}
+		if err == nil {
+			model, err = sel.Model()
+		}
+	} else {
+		lo := ivm.LearnOptions{ActiveSize: *d, Iters: *iters, KernelIters: *kiters, NoiseIters: *niters,
+			Objective: obj, LastIterate: *lastIterate, Workers: *workers, Criterion: crit, Refine: *refine, HeldOut: *heldOut}
+		if *kiters == 0 {
+			lo.KernelIters = -1
+		}
+		if !*quiet {
+			lo.Progress = func(tr ivm.IterTrace) { printProgress(stderr, tr, *iters, k) }
+		}
+		var res *ivm.LearnResult
+		model, res, err = ivm.Learn(data.X, y, k, nm, lo)
+		if err == nil && !*quiet {
+			fmt.Fprintf(stderr, "ivm train: using the parameters after %d accepted outer iterations\n", res.Best)
+		}
 	}
-	if err := sel.Select(*d); err != nil {
-		return err
-	}
-	model, err := sel.Model()
 	if err != nil {
 		return err
 	}
@@ -120,6 +162,28 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 			nm.Name(), k, model.Size(), n, elapsed, modelPath)
 	}
 	return nil
+}
+
+// printProgress writes one line per outer iteration of Algorithm 2 to stderr.
+func printProgress(w io.Writer, tr ivm.IterTrace, iters int, k *kern.Sum) {
+	if tr.Final {
+		fmt.Fprintf(w, "ivm train: final selection: held-out log likelihood %.4f per point; kernel %s\n", tr.HeldOut, k)
+		return
+	}
+	fmt.Fprintf(w, "ivm train: iteration %d/%d: held-out log likelihood %.4f per point; kernel objective %.6g -> %.6g in %d steps",
+		tr.Iter+1, iters, tr.HeldOut, tr.KernelBefore, tr.KernelAfter, tr.KernelSteps)
+	if tr.NoiseSteps > 0 {
+		fmt.Fprintf(w, "; noise objective %.6g -> %.6g in %d steps", tr.NoiseBefore, tr.NoiseAfter, tr.NoiseSteps)
+	}
+	if tr.Rejected {
+		fmt.Fprintf(w, "; rejected (held-out likelihood fell), learning stops")
+	} else if tr.Halvings > 0 {
+		fmt.Fprintf(w, "; step halved %d times", tr.Halvings)
+	}
+	if tr.EPFailures > 0 {
+		fmt.Fprintf(w, " (%d refused steps: EP failed)", tr.EPFailures)
+	}
+	fmt.Fprintln(w)
 }
 
 // chooseNoise picks and checks the noise model for targets y and returns the targets in the

@@ -1,0 +1,236 @@
+package ivm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/noise"
+)
+
+// activeEP runs expectation propagation on the active set alone: the GP prior K (d×d, the
+// kernel on the active inputs, white noise included) and one likelihood term per active
+// point. It is the inner loop of the EP-evidence objective of kernel learning
+// (learn.go): for a given kernel it refits the sites so that the objective is the
+// approximate marginal likelihood ln Z_EP of the active labels, not a function of stale
+// sites.
+//
+// The algebra follows Rasmussen & Williams (GPML) §3.6 in the numerically safe form with
+// S = diag(β): B = I + S^½ K S^½, A⁻¹ = (K + S⁻¹)⁻¹ = S^½ B⁻¹ S^½.
+type activeEP struct {
+	k     *mat.SymDense
+	y     []float64
+	index []int // training-set index of each active point (the noise model's n)
+	nm    noise.Model
+
+	m, beta []float64 // sites (mean, precision)
+
+	// posterior Σ = (K⁻¹ + S)⁻¹ and μ = Σ S m, kept in step with the sites
+	sigma *mat.SymDense
+	mu    []float64
+
+	// tol is the convergence tolerance of the sweeps (0: epTol).
+	tol float64
+
+	// from the last factorisation
+	chol  mat.Cholesky // of B
+	alpha []float64    // A⁻¹ m
+}
+
+// epMaxSweeps and epTol bound the sweeps; a sweep whose largest change of a site precision,
+// relative to the precision, and of a site mean, relative to the site's standard deviation,
+// are both below epTol ends the iteration.
+const (
+	epMaxSweeps = 100
+	epTol       = 1e-4
+	// epMinBeta is the floor of an EP site precision for models that are not log-concave,
+	// where a moment-matched site can come out negative: such a site is left at the floor
+	// (the point then says almost nothing) instead of making Σ indefinite.
+	epMinBeta = 1e-10
+	// epRefreshEvery is how often, in sweeps, Σ and μ are recomputed from scratch.
+	epRefreshEvery = 5
+)
+
+// errEPNoConvergence reports sweeps that did not converge; the result is still usable.
+var errEPNoConvergence = errors.New("ivm: EP on the active set did not converge")
+
+// refresh recomputes Σ and μ from the sites from scratch (O(d³)), and α = A⁻¹m.
+func (e *activeEP) refresh() error {
+	d := len(e.m)
+	sq := make([]float64, d)
+	for i, b := range e.beta {
+		sq[i] = math.Sqrt(b)
+	}
+	b := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			v := sq[i] * e.k.At(i, j) * sq[j]
+			if i == j {
+				v++
+			}
+			b.SetSym(i, j, v)
+		}
+	}
+	if !e.chol.Factorize(b) {
+		return errors.New("ivm: EP: I + S½KS½ is not positive definite")
+	}
+	// Σ = K − K S½ B⁻¹ S½ K = K − VᵀV with V = L⁻¹ S½ K.
+	v := mat.NewDense(d, d, nil)
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			v.Set(i, j, sq[i]*e.k.At(i, j))
+		}
+	}
+	var l mat.TriDense
+	e.chol.LTo(&l)
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, l.RawTriangular(), v.RawMatrix())
+	if e.sigma == nil {
+		e.sigma = mat.NewSymDense(d, nil)
+	}
+	e.sigma.CopySym(e.k)
+	blas64.Syrk(blas.Trans, -1, v.RawMatrix(), 1, e.sigma.RawSymmetric())
+	// α = A⁻¹m = S½ B⁻¹ S½ m, μ = K α.
+	sm := mat.NewVecDense(d, nil)
+	for i := range sq {
+		sm.SetVec(i, sq[i]*e.m[i])
+	}
+	var w mat.VecDense
+	if err := e.chol.SolveVecTo(&w, sm); err != nil {
+		return fmt.Errorf("ivm: EP: %w", err)
+	}
+	e.alpha = resize(e.alpha, d)
+	for i := range e.alpha {
+		e.alpha[i] = sq[i] * w.AtVec(i)
+	}
+	e.mu = resize(e.mu, d)
+	mat.NewVecDense(d, e.mu).MulVec(e.k, mat.NewVecDense(d, e.alpha))
+	return nil
+}
+
+// cavity returns the cavity marginal of site i: the posterior without site i.
+func (e *activeEP) cavity(i int) (mu, vs float64, ok bool) {
+	s := e.sigma.At(i, i)
+	tau := 1/s - e.beta[i]
+	if !(tau > 0) {
+		return 0, 0, false
+	}
+	vs = 1 / tau
+	mu = vs * (e.mu[i]/s - e.beta[i]*e.m[i])
+	return mu, vs, true
+}
+
+// run sweeps sequentially over the sites until they converge; Σ and μ follow every site
+// update by a rank-one correction (O(d²)) and are recomputed from scratch after the last
+// sweep and every epRefreshEvery sweeps to stop rounding drift.
+func (e *activeEP) run() (sweeps int, err error) {
+	if err := e.refresh(); err != nil {
+		return 0, err
+	}
+	if _, exact := e.nm.(noise.ExactSite); exact {
+		return 0, nil // Gaussian sites are exact: nothing to refine
+	}
+	d := len(e.m)
+	sig := e.sigma.RawSymmetric() // upper triangle, row-major
+	col := make([]float64, d)
+	concave := e.nm.LogConcave()
+	tol := e.tol
+	if tol == 0 {
+		tol = epTol
+	}
+	for sweeps = 1; sweeps <= epMaxSweeps; sweeps++ {
+		change := 0.0
+		for i := 0; i < d; i++ {
+			cm, cv, ok := e.cavity(i)
+			if !ok {
+				continue
+			}
+			_, g, nu := e.nm.Moments(e.index[i], e.y[i], cm, cv)
+			newBeta := nu / (1 - nu*cv)
+			if !(newBeta >= 0) || math.IsInf(newBeta, 0) {
+				if concave {
+					return sweeps, fmt.Errorf("ivm: EP: site precision %v for a log-concave noise model", newBeta)
+				}
+				newBeta = epMinBeta
+			}
+			newBeta = math.Max(newBeta, epMinBeta)
+			newM := cm + g/nu
+			db := newBeta - e.beta[i]
+			change = math.Max(change, math.Abs(db)/math.Max(newBeta, e.beta[i]))
+			change = math.Max(change, math.Abs(newM-e.m[i])*math.Sqrt(math.Min(newBeta, e.beta[i])))
+			// Σ' = Σ − Σ·ᵢΣᵢ· db/(1 + db Σᵢᵢ);
+			// μ' = μ − Σ·ᵢ db μᵢ/(1 + db Σᵢᵢ) + Σ'·ᵢ (β'm' − βm), with Σ'·ᵢ = Σ·ᵢ/(1 + db Σᵢᵢ).
+			for j := 0; j < d; j++ {
+				if j <= i {
+					col[j] = sig.Data[j*sig.Stride+i]
+				} else {
+					col[j] = sig.Data[i*sig.Stride+j]
+				}
+			}
+			den := 1 + db*col[i]
+			blas64.Syr(-db/den, blas64.Vector{N: d, Inc: 1, Data: col}, sig)
+			dm := newBeta*newM - e.beta[i]*e.m[i]
+			mi := e.mu[i]
+			for a := 0; a < d; a++ {
+				e.mu[a] += col[a] * (dm - db*mi) / den
+			}
+			e.beta[i], e.m[i] = newBeta, newM
+		}
+		last := change < tol || sweeps == epMaxSweeps
+		if last || sweeps%epRefreshEvery == 0 {
+			if err := e.refresh(); err != nil {
+				return sweeps, err
+			}
+		}
+		if change < tol {
+			return sweeps, nil
+		}
+	}
+	return epMaxSweeps, errEPNoConvergence
+}
+
+// logZ returns the EP approximation of ln p(y_I | θ) (GPML eq. 3.65 with eq. 3.73's
+// terms), at the current sites: the Gaussian marginal likelihood of the site means plus,
+// for every site, the log of its tilted normaliser at the cavity and the Gaussian
+// normalisation terms that cancel the site.
+func (e *activeEP) logZ() float64 {
+	d := len(e.m)
+	_, exact := e.nm.(noise.ExactSite)
+	// −½ ln|K + S⁻¹| − ½ mᵀ(K + S⁻¹)⁻¹m = −½ ln|B| + ½ Σ ln β − ½ mᵀα.
+	lz := -0.5 * e.chol.LogDet()
+	for i := 0; i < d; i++ {
+		lz += 0.5*math.Log(e.beta[i]) - 0.5*e.m[i]*e.alpha[i] - 0.5*math.Log(2*math.Pi)
+		if exact {
+			continue // exact Gaussian sites: the site terms cancel, ln Z is ln N(m | 0, K + S⁻¹)
+		}
+		cm, cv, ok := e.cavity(i)
+		if !ok {
+			continue
+		}
+		l, _, _ := e.nm.Moments(e.index[i], e.y[i], cm, cv)
+		// ln Z_i + ½ ln(2π(cv + 1/β)) + (cm − m)²/(2(cv + 1/β)): the site's own normaliser.
+		t := cv + 1/e.beta[i]
+		lz += l + 0.5*math.Log(2*math.Pi*t) + (cm-e.m[i])*(cm-e.m[i])/(2*t)
+	}
+	return lz
+}
+
+// dK writes ∂(−ln Z_EP)/∂K = ½(A⁻¹ − ααᵀ) into dst, exact at an EP fixed point (GPML eq.
+// 3.74), where the sites' own dependence on K drops out.
+func (e *activeEP) dK(dst *mat.Dense) error {
+	d := len(e.m)
+	var ainv mat.SymDense
+	if err := e.chol.InverseTo(&ainv); err != nil { // B⁻¹
+		return fmt.Errorf("ivm: EP: %w", err)
+	}
+	for i := 0; i < d; i++ {
+		si := math.Sqrt(e.beta[i])
+		for j := 0; j < d; j++ {
+			dst.Set(i, j, 0.5*(si*ainv.At(i, j)*math.Sqrt(e.beta[j])-e.alpha[i]*e.alpha[j]))
+		}
+	}
+	return nil
+}
