@@ -46,6 +46,7 @@ package ivm
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -187,7 +188,13 @@ func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOpti
 			free := make([]float64, k.NumFree())
 			k.Free(free)
 			p := newKernelProblem(sel, k, opt.Objective, priors, heldOut, rng)
-			r, err := optimize.Minimize(p.eval, free, optimize.Options{MaxIter: kIters})
+			// Netlab's stopping rule (|Δx| and |Δf| both small at a successful step) with
+			// tolerances that suit this objective: it sums over up to HeldOut + d points,
+			// so |Δf| is judged relative to |f|, and 1e−3 in a transformed parameter (0.1 %
+			// of a softplus or exp parameter) is below anything a selection can resolve.
+			f0 := p.eval(free, nil)
+			tol := optimize.SCG{TolX: kernelTolX, TolF: math.Max(1e-4, kernelTolF*math.Abs(f0))}
+			r, err := optimize.Minimize(p.eval, free, optimize.Options{MaxIter: kIters, SCG: tol})
 			if err != nil {
 				return nil, nil, fmt.Errorf("ivm: kernel optimisation, outer iteration %d: %w", t+1, err)
 			}
@@ -272,6 +279,12 @@ func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOpti
 	m, err := sel.Model()
 	return m, res, err
 }
+
+// kernelTolX and kernelTolF are the kernel optimiser's stopping tolerances (see Learn).
+const (
+	kernelTolX = 1e-3
+	kernelTolF = 1e-5
+)
 
 // maxHalvings bounds the steps back towards the best parameters in one outer iteration;
 // acceptTol is how much worse per point an iterate's held-out log likelihood may be than

@@ -4,6 +4,7 @@
 //	ivm train [flags] TRAIN MODEL
 //	ivm predict [flags] TEST MODEL [OUTPUT]
 //	ivm demo
+//	ivm reproduce EXPERIMENT
 //
 // Run "ivm help COMMAND" for a command's flags.
 package main
@@ -22,6 +23,7 @@ Usage:
   ivm train [flags] TRAIN MODEL        select an active set and write a model file
   ivm predict [flags] TEST MODEL [OUT]  predict, print accuracy or mean squared error
   ivm demo                              train and test on the USPS digits shipped with ivm
+  ivm reproduce EXPERIMENT              rerun a paper's or the reference's experiment
   ivm help [COMMAND]                    show a command's flags
 
 Data files are CSV (target in the last column unless -label-col first; a header row is
@@ -42,9 +44,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cmds := map[string]func([]string, io.Writer, io.Writer) error{
-		"train":   cmdTrain,
-		"predict": cmdPredict,
-		"demo":    cmdDemo,
+		"train":     cmdTrain,
+		"predict":   cmdPredict,
+		"demo":      cmdDemo,
+		"reproduce": cmdReproduce,
 	}
 	name := args[0]
 	if name == "help" || name == "-h" || name == "-help" || name == "--help" {

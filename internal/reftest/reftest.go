@@ -65,8 +65,11 @@ func ReadCSV(path string) ([][]float64, error) {
 
 // ReadXY reads data/NAME.gz (NAME like "class_train_500.csv") as inputs and targets (the
 // last column).
-func ReadXY(name string) (*mat.Dense, []float64, error) {
-	rows, err := ReadCSV(Path("data", name+".gz"))
+func ReadXY(name string) (*mat.Dense, []float64, error) { return ReadXYFrom(Dir(), name) }
+
+// ReadXYFrom is ReadXY with the fixture folder given.
+func ReadXYFrom(dir, name string) (*mat.Dense, []float64, error) {
+	rows, err := ReadCSV(filepath.Join(dir, "data", name+".gz"))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -82,8 +85,11 @@ func ReadXY(name string) (*mat.Dense, []float64, error) {
 
 // ReadSummary reads runs/RUN_summary.txt into key → fields. A key written as
 // "name(what it holds)" is stored as "name"; the parenthesis may contain spaces.
-func ReadSummary(run string) (map[string][]string, error) {
-	path := Path("runs", run+"_summary.txt")
+func ReadSummary(run string) (map[string][]string, error) { return ReadSummaryFrom(Dir(), run) }
+
+// ReadSummaryFrom is ReadSummary with the fixture folder given.
+func ReadSummaryFrom(dir, run string) (map[string][]string, error) {
+	path := filepath.Join(dir, "runs", run+"_summary.txt")
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

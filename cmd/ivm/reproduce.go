@@ -1,0 +1,38 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ivmlab/ivm/reproduce"
+)
+
+func cmdReproduce(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("reproduce", "ivm reproduce [flags] EXPERIMENT\n\nExperiments: "+strings.Join(reproduce.Names(), ", "), stderr)
+	ref := fs.String("ref", filepath.Join("testdata", "ref"), "folder of the reference toolbox's fixtures")
+	quick := fs.Bool("quick", false, "run a reduced version")
+	workers := fs.Int("workers", 0, "goroutines (0: all cores)")
+	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	e, err := reproduce.Lookup(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(*ref); err != nil {
+		return fmt.Errorf("reference fixtures not found at %s: run from the repository root or pass -ref", *ref)
+	}
+	c := reproduce.Config{RefDir: *ref, Quick: *quick, Workers: *workers, Log: stderr}
+	if *quiet {
+		c.Log = io.Discard
+	}
+	return e.Run(stdout, c)
+}

@@ -1,0 +1,52 @@
+// Package reproduce runs the papers' and the reference toolbox's experiments and prints
+// their tables next to the published figures. Each experiment is registered by name and run
+// by `ivm reproduce NAME`.
+package reproduce
+
+import (
+	"fmt"
+	"io"
+	"sort"
+)
+
+// Config is what every experiment receives.
+type Config struct {
+	// RefDir is the folder of the reference toolbox's fixtures (testdata/ref in the
+	// repository).
+	RefDir string
+	// Workers bounds the goroutines an experiment uses (0: all cores).
+	Workers int
+	// Quick runs a reduced version (fewer repetitions or points), for tests.
+	Quick bool
+	// Log receives progress lines (may be io.Discard).
+	Log io.Writer
+}
+
+// Experiment is one reproducible table.
+type Experiment struct {
+	Name, Title string
+	Run         func(w io.Writer, c Config) error
+}
+
+var registry = map[string]Experiment{}
+
+func register(e Experiment) { registry[e.Name] = e }
+
+// Lookup returns the experiment with the given name.
+func Lookup(name string) (Experiment, error) {
+	e, ok := registry[name]
+	if !ok {
+		return Experiment{}, fmt.Errorf("reproduce: no experiment %q (have %v)", name, Names())
+	}
+	return e, nil
+}
+
+// Names lists the registered experiments.
+func Names() []string {
+	var out []string
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
