@@ -68,6 +68,8 @@ type LearnOptions struct {
 	// NoiseIters bounds the optimiser's iterations on the noise parameters per outer
 	// iteration (IVM paper eq. 34); 0, the default, leaves them as Init set them.
 	NoiseIters int
+	// Optimizer is optimize.MethodSCG (the papers', the default) or optimize.MethodLBFGS.
+	Optimizer string
 	// Objective is the kernel objective (default FullData).
 	Objective Objective
 	// HeldOut bounds the inactive points in FullData's predictive term (default 500; a
@@ -194,7 +196,7 @@ func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOpti
 			// of a softplus or exp parameter) is below anything a selection can resolve.
 			f0 := p.eval(free, nil)
 			tol := optimize.SCG{TolX: kernelTolX, TolF: math.Max(1e-4, kernelTolF*math.Abs(f0))}
-			r, err := optimize.Minimize(p.eval, free, optimize.Options{MaxIter: kIters, SCG: tol})
+			r, err := optimize.Minimize(p.eval, free, optimize.Options{Method: opt.Optimizer, MaxIter: kIters, SCG: tol})
 			if err != nil {
 				return nil, nil, fmt.Errorf("ivm: kernel optimisation, outer iteration %d: %w", t+1, err)
 			}
@@ -213,7 +215,7 @@ func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOpti
 			if err != nil {
 				return nil, nil, err
 			}
-			r, err := optimize.Minimize(p.eval, x0, optimize.Options{MaxIter: opt.NoiseIters})
+			r, err := optimize.Minimize(p.eval, x0, optimize.Options{Method: opt.Optimizer, MaxIter: opt.NoiseIters})
 			if err != nil {
 				return nil, nil, fmt.Errorf("ivm: noise optimisation, outer iteration %d: %w", t+1, err)
 			}

@@ -60,6 +60,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	criterion := fs.String("criterion", "expected", "selection score: expected (entropy reduction averaged over the labels' predictive probabilities; robust to label noise) or entropy (the papers' and the reference's)")
 	refine := fs.Bool("refine", false, "refine the final active set by swaps and EP sweeps")
 	heldOut := fs.Int("heldout", 500, "inactive points in the learning objective's predictive term")
+	optimizer := fs.String("optimizer", "scg", "optimiser for learning: scg (scaled conjugate gradients, the papers') or lbfgs")
 	spec := fs.String("kernel", defaultKernel, "kernel: components joined by +, each with optional natural-scale parameters,\ne.g. rbf(gamma=1,variance=1)+bias(variance=0.135)+white(variance=0.135)")
 	workers := fs.Int("workers", 0, "goroutines for selection (0: all cores)")
 	quiet := fs.Bool("quiet", false, "print nothing on success")
@@ -76,6 +77,9 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	obj, err := ivm.ParseObjective(*objective)
 	if err != nil {
 		return err
+	}
+	if *optimizer != "scg" && *optimizer != "lbfgs" {
+		return fmt.Errorf("-optimizer %q: want scg or lbfgs", *optimizer)
 	}
 	crit, err := ivm.ParseCriterion(*criterion)
 	if err != nil {
@@ -127,7 +131,8 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		}
 	} else {
 		lo := ivm.LearnOptions{ActiveSize: *d, Iters: *iters, KernelIters: *kiters, NoiseIters: *niters,
-			Objective: obj, LastIterate: *lastIterate, Workers: *workers, Criterion: crit, Refine: *refine, HeldOut: *heldOut}
+			Objective: obj, LastIterate: *lastIterate, Workers: *workers, Criterion: crit, Refine: *refine, HeldOut: *heldOut,
+			Optimizer: *optimizer}
 		if *kiters == 0 {
 			lo.KernelIters = -1
 		}
