@@ -83,8 +83,9 @@ type LearnOptions struct {
 	// LastIterate turns off the held-out safeguard: every outer iteration's parameters are
 	// accepted and the last are used, as in the reference. By default an iteration is
 	// accepted only if the model its parameters select predicts the inactive training
-	// points at least as well as the best so far (HeldOutLogLik), with up to three steps
-	// halfway back towards the best before learning stops.
+	// points about as well as the best so far (HeldOutLogLik), with up to three steps
+	// halfway back towards the best before learning stops. With fewer than 50 inactive
+	// points there is too little to measure and the safeguard is off.
 	LastIterate bool
 	// Refine runs swap refinement and EP sweeps (Selector.Refine) on the final active set.
 	Refine bool
@@ -183,6 +184,9 @@ func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOpti
 		return nil, nil, err
 	}
 	best := snapshot{k: make([]float64, k.NumFree()), n: noiseParams(nm), score: h}
+	// The safeguard needs enough held-out points to measure anything; with fewer than
+	// minGuardPoints inactive points every iteration is accepted, as with LastIterate.
+	guard := !opt.LastIterate && sel.n-d >= minGuardPoints
 	k.Free(best.k)
 	for t := 0; t < iters; t++ {
 		tr := IterTrace{Iter: t, HeldOut: h, KernelParams: naturalParams(k), NoiseParams: noiseParams(nm)}
@@ -225,7 +229,7 @@ func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOpti
 		if h, err = selectWith(); err != nil {
 			return nil, nil, err
 		}
-		if !opt.LastIterate {
+		if guard {
 			// Accept the new parameters only if the model they select predicts the held-out
 			// labels about as well as the best so far (within acceptTol per point);
 			// otherwise move halfway back towards the best, up to maxHalvings times, and
@@ -256,7 +260,7 @@ func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOpti
 		}
 	}
 	res.Best = len(res.Trace)
-	if !opt.LastIterate && (tracesEnd(res) || best.iter != len(res.Trace)) {
+	if guard && (tracesEnd(res) || best.iter != len(res.Trace)) {
 		res.Best = best.iter
 		if err := best.restore(k, nm); err != nil {
 			return nil, nil, err
@@ -292,8 +296,9 @@ const (
 // acceptTol is how much worse per point an iterate's held-out log likelihood may be than
 // the best's and still be accepted (so learning can cross a flat stretch).
 const (
-	maxHalvings = 3
-	acceptTol   = 2e-3
+	maxHalvings    = 3
+	acceptTol      = 2e-3
+	minGuardPoints = 50
 )
 
 // tracesEnd reports whether the last outer iteration was rejected (its parameters are not
