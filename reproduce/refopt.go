@@ -88,9 +88,15 @@ func runOne(c Config, r refOptRun) (RefOptResult, error) {
 	if err != nil {
 		return RefOptResult{}, err
 	}
+	// The command line's default criterion: expected entropy for binary probit, entropy
+	// otherwise (cmd/ivm, -criterion auto).
+	crit := ivm.Entropy
+	if r.noise == "probit" {
+		crit = ivm.ExpectedEntropy
+	}
 	start := time.Now()
 	m, lr, err := ivm.Learn(x, y, k, nm, ivm.LearnOptions{ActiveSize: r.d, NoiseIters: r.noiseIters,
-		Criterion: ivm.ExpectedEntropy, Workers: c.Workers})
+		Criterion: crit, Workers: c.Workers})
 	if err != nil {
 		return RefOptResult{}, err
 	}
