@@ -1,6 +1,7 @@
 package ivm
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -104,18 +105,7 @@ func TestObjectiveGradients(t *testing.T) {
 		if math.IsNaN(f) {
 			t.Fatalf("%s %v: objective NaN", c.noise, c.obj)
 		}
-		for i := range x {
-			const h = 1e-5
-			xp := append([]float64(nil), x...)
-			xp[i] += h
-			fp := p.eval(xp, nil)
-			xp[i] -= 2 * h
-			fm := p.eval(xp, nil)
-			fd := (fp - fm) / (2 * h)
-			if math.Abs(fd-g[i]) > 1e-5*math.Max(1, math.Abs(fd)) {
-				t.Errorf("%s %v: ∂f/∂%s = %v, finite difference %v", c.noise, c.obj, k.FreeNames()[i], g[i], fd)
-			}
-		}
+		checkFD(t, fmt.Sprintf("%s %v", c.noise, c.obj), k.FreeNames(), p.eval, x, g, 1e-5)
 	}
 }
 
@@ -141,18 +131,7 @@ func TestNoiseObjectiveGradient(t *testing.T) {
 		if f := p.eval(x, g); math.IsNaN(f) {
 			t.Fatalf("%s: objective NaN", c.noise)
 		}
-		for i := range x {
-			const h = 1e-6
-			xp := append([]float64(nil), x...)
-			xp[i] += h
-			fp := p.eval(xp, nil)
-			xp[i] -= 2 * h
-			fm := p.eval(xp, nil)
-			fd := (fp - fm) / (2 * h)
-			if math.Abs(fd-g[i]) > 1e-5*math.Max(1, math.Abs(fd)) {
-				t.Errorf("%s: ∂f/∂%s = %v, finite difference %v", c.noise, s.Noise.ParamNames()[i], g[i], fd)
-			}
-		}
+		checkFD(t, c.noise, s.Noise.ParamNames(), p.eval, x, g, 1e-6)
 	}
 }
 
@@ -182,5 +161,21 @@ func TestNoiseLearningOrdinal(t *testing.T) {
 	}
 	if !moved {
 		t.Errorf("widths %v did not move from 1/3", nm.Widths)
+	}
+}
+
+// checkFD compares the gradient g of f at x with central differences of step h.
+func checkFD(t *testing.T, what string, names []string, f func(x, grad []float64) float64, x, g []float64, h float64) {
+	t.Helper()
+	for i := range x {
+		xp := append([]float64(nil), x...)
+		xp[i] += h
+		fp := f(xp, nil)
+		xp[i] -= 2 * h
+		fm := f(xp, nil)
+		fd := (fp - fm) / (2 * h)
+		if math.Abs(fd-g[i]) > 1e-5*math.Max(1, math.Abs(fd)) {
+			t.Errorf("%s: ∂f/∂%s = %v, finite difference %v", what, names[i], g[i], fd)
+		}
 	}
 }
