@@ -90,12 +90,13 @@ scale() {
 	}' "$1" "$1" "$2"
 }
 
-acc_of() { sed -n 's/^Accuracy = \([0-9.]*\)%.*/\1/p' "$1"; }
+# acc_of OUT: the accuracy in % printed by svm-predict or ivm predict, to 2 decimals.
+acc_of() { sed -n 's/^Accuracy = \([0-9.]*\)%.*/\1/p' "$1" | awk '{ printf "%.2f", $1 }'; }
 
 table=$out/table.md
 {
-	echo "| data set | train / test | ivm -d | ivm acc % | ivm s | ivm MB | libsvm default acc % | s | MB | libsvm tuned (C, γ·nf) | tuned acc % | tuned s | tuned MB | ivm − tuned | majority % | flag |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| data set | train / test | ivm -d | ivm acc % | ivm s | ivm MB | libsvm default acc % | s | MB | libsvm tuned (C, γ·nf) | tuned #SV | tuned acc % | tuned s | tuned MB | ivm − tuned | majority % | flag |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 } >"$table"
 flags=()
 
@@ -123,7 +124,7 @@ run_set() { # NAME "D..." : expects $out/NAME.raw.{train,test}
 		for gm in 0.25 1 4; do
 			g=$(awk -v a="$gm" -v n="$nf" 'BEGIN { printf "%.6g", a / n }')
 			read -r s kb < <(tm "$out/$name.cv.log" svm-train -q -v 5 -c "$c" -g "$g" "$tr")
-			cv=$(sed -n 's/^Cross Validation Accuracy = \([0-9.]*\)%.*/\1/p' "$out/$name.cv.log")
+			cv=$(sed -n 's/^Cross Validation Accuracy = \([0-9.]*\)%.*/\1/p' "$out/$name.cv.log" | awk '{ printf "%.2f", $1 }')
 			echo "   libsvm CV C=$c γ=$gm/nf: $cv % in $s s" >&2
 			tot_s=$(awk -v a="$tot_s" -v b="$s" 'BEGIN { print a + b }')
 			if ((kb > max_kb)); then max_kb=$kb; fi
@@ -137,8 +138,9 @@ run_set() { # NAME "D..." : expects $out/NAME.raw.{train,test}
 	tot_s=$(awk -v a="$tot_s" -v b="$s" 'BEGIN { print a + b }')
 	if ((kb > max_kb)); then max_kb=$kb; fi
 	svm-predict "$te" "$out/$name.svm-tuned.model" "$out/$name.svm-tuned.pred" >"$out/$name.svm-tuned.out"
-	local dt_acc
+	local dt_acc nsv
 	dt_acc=$(acc_of "$out/$name.svm-tuned.out")
+	nsv=$(awk '$1 == "total_sv" { print $2 }' "$out/$name.svm-tuned.model")
 	echo "   libsvm tuned (C=$best_c, γ=$best_gm/nf, CV $best_cv %): $dt_acc % in $tot_s s" >&2
 
 	# ivm with default learning.
@@ -166,9 +168,9 @@ run_set() { # NAME "D..." : expects $out/NAME.raw.{train,test}
 			flag="${flag:+$flag, }BELOW"
 		fi
 		if [ -n "$flag" ]; then flags+=("$name-d$d"); fi
-		printf '| %s | %s / %s | %s | %s | %s | %.0f | %s | %s | %.0f | %s, %s/nf | %s | %s | %.0f | %s | %s | %s |\n' \
+		printf '| %s | %s / %s | %s | %s | %s | %.0f | %s | %s | %.0f | %s, %s/nf | %s | %s | %s | %.0f | %s | %s | %s |\n' \
 			"$name" "$ntr" "$nte" "$d" "$iacc" "$is" "$((ikb / 1024))" "$ds_acc" "$ds_s" "$((ds_kb / 1024))" \
-			"$best_c" "$best_gm" "$dt_acc" "$tot_s" "$((max_kb / 1024))" "$diff" "$maj" "${flag:--}" >>"$table"
+			"$best_c" "$best_gm" "$nsv" "$dt_acc" "$tot_s" "$((max_kb / 1024))" "$diff" "$maj" "${flag:--}" >>"$table"
 	done
 }
 
