@@ -98,6 +98,6 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 		model.Size(), trainTime.Seconds(), nt, predTime.Seconds())
 	fmt.Fprintf(stdout, "Accuracy = %.2f%% (%d/%d); mean test log probability %.4f; Go heap in use at the end %.0f MB\n",
 		100*float64(correct)/float64(nt), correct, nt, logp/float64(nt), float64(ms.HeapAlloc)/(1<<20))
-	fmt.Fprintln(stdout, "The same from the command line: ivm train -iters 0 -kernel '"+demoKernel+"' -d 500 TRAIN MODEL; ivm predict TEST MODEL")
+	fmt.Fprintf(stdout, "The same from the command line: ivm train -iters 0 -kernel '%s' -d %d TRAIN MODEL; ivm predict TEST MODEL\n", demoKernel, *d)
 	return nil
 }
