@@ -190,13 +190,13 @@ func printProgress(w io.Writer, tr ivm.IterTrace, iters int, k *kern.Sum) {
 		fmt.Fprintf(w, "ivm train: final selection: held-out log likelihood %.4f per point; kernel %s\n", tr.HeldOut, k)
 		return
 	}
-	fmt.Fprintf(w, "ivm train: iteration %d/%d: held-out log likelihood %.4f per point; kernel objective %.6g -> %.6g in %d steps",
+	fmt.Fprintf(w, "ivm train: iteration %d/%d: held-out log likelihood %.4f per point at its start; kernel objective %.6g -> %.6g in %d steps",
 		tr.Iter+1, iters, tr.HeldOut, tr.KernelBefore, tr.KernelAfter, tr.KernelSteps)
 	if tr.NoiseSteps > 0 {
 		fmt.Fprintf(w, "; noise objective %.6g -> %.6g in %d steps", tr.NoiseBefore, tr.NoiseAfter, tr.NoiseSteps)
 	}
 	if tr.Rejected {
-		fmt.Fprintf(w, "; rejected (held-out likelihood fell), learning stops")
+		fmt.Fprintf(w, "; its new parameters rejected (held-out likelihood fell), learning stops")
 	} else if tr.Halvings > 0 {
 		fmt.Fprintf(w, "; step halved %d times", tr.Halvings)
 	}
