@@ -20,8 +20,17 @@ import (
 	"github.com/ivmlab/ivm/param"
 )
 
-// defaultKernel is the reference toolbox's kernel with its start-up parameters.
-const defaultKernel = "rbf+bias+white"
+// The default kernels. With few inputs the ARD form is the default: measured on
+// bench/robust.sh's flips set (10 inputs, 8 of them noise) the isotropic kernel with 200
+// active points reaches 63.7 % against libsvm tuned's 88.8 %, the ARD kernel 89.3 %, while on
+// moons (2-D) and gauss20 (20-D) ARD stays within a point of libsvm tuned (90.9 and 86.1 %).
+// Above ardMaxInputs inputs (USPS has 256) one scale per input costs more than it gives, and
+// the isotropic kernel, the reference toolbox's, is the default.
+const (
+	defaultKernel    = "rbf+bias+white"
+	defaultARDKernel = "rbfard+bias+white"
+	ardMaxInputs     = 32
+)
 
 // dataFlags are the flags every command that reads data shares.
 type dataFlags struct {
@@ -61,7 +70,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	refine := fs.Bool("refine", false, "refine the final active set by swaps and EP sweeps")
 	heldOut := fs.Int("heldout", 500, "inactive points in the learning objective's predictive term")
 	optimizer := fs.String("optimizer", "scg", "optimiser for learning: scg (scaled conjugate gradients, the papers') or lbfgs")
-	spec := fs.String("kernel", defaultKernel, "kernel: components joined by +, each with optional natural-scale parameters,\ne.g. rbf(gamma=1,variance=1)+bias(variance=0.135)+white(variance=0.135)")
+	spec := fs.String("kernel", "", "kernel: components joined by +, each with optional natural-scale parameters,\ne.g. rbf(gamma=1,variance=1)+bias(variance=0.135)+white(variance=0.135);\ndefault "+defaultARDKernel+" for up to 32 inputs, "+defaultKernel+" above")
 	workers := fs.Int("workers", 0, "goroutines for selection (0: all cores)")
 	quiet := fs.Bool("quiet", false, "print nothing on success")
 	if err := fs.Parse(args); err != nil {
@@ -125,6 +134,12 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	crit, err := ivm.ParseCriterion(critName)
 	if err != nil {
 		return err
+	}
+	if *spec == "" {
+		*spec = defaultKernel
+		if dim <= ardMaxInputs {
+			*spec = defaultARDKernel
+		}
 	}
 	k, err := kern.Parse(*spec, dim)
 	if err != nil {
