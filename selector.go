@@ -158,7 +158,7 @@ func NewSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt O
 	}
 	s.exact, _ = nm.(noise.ExactSite)
 	s.concave = nm.LogConcave()
-	if opt.Criterion == ExpectedEntropy && nm.Name() != "ncnm" {
+	if opt.Criterion == ExpectedEntropy {
 		s.classes = nm.Classes()
 	}
 	if err := s.Reset(); err != nil {

@@ -3,6 +3,7 @@ package ivm
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -110,7 +111,13 @@ func (s *Selector) scoreRange(lo, hi int) candidate {
 // set), instead of the reduction its observed label brings (observed, given). A label the
 // posterior finds implausible then weighs by its small probability, so mislabelled points
 // stop looking like the most informative ones.
+//
+// A point whose target is none of the classes (an unlabelled point of the null category
+// model, target 0) keeps its observed score: its target is not a label to average over.
 func (s *Selector) expectedDelta(j int, observed float64) float64 {
+	if !slices.Contains(s.classes, s.Y[j]) {
+		return observed
+	}
 	mu, vs := s.mu[j], s.varsigma[j]
 	e, total := 0.0, 0.0
 	for _, c := range s.classes {
