@@ -34,19 +34,7 @@ func rfTestError(t *testing.T, s *Selector, test string) float64 {
 // errors; the binomial standard error is 0.6 %). The bound is 8 %, which a broken
 // refinement (the toolbox's corrupting EP update gives 100 %) cannot meet.
 func TestRefineClass500(t *testing.T) {
-	s := rfSelector(t, "class_train_500.csv", "probit", Options{})
-	if err := s.Select(100); err != nil {
-		t.Fatal(err)
-	}
-	before := rfTestError(t, s, "class_test_2000.csv")
-	start := time.Now()
-	st, err := s.Refine(RefineOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	el := time.Since(start)
-	after := rfTestError(t, s, "class_test_2000.csv")
-	t.Logf("class500 d100: test error %.2f %% before, %.2f %% after Refine (%+v) in %v", 100*before, 100*after, st, el)
+	s, _, after, st := rfRefineRun(t, "class_train_500.csv", "class500")
 	if after > 0.08 {
 		t.Errorf("test error %.2f %% after Refine; the reference reached 7.65 %%", 100*after)
 	}
@@ -136,19 +124,7 @@ func TestRefineClass5000(t *testing.T) {
 	if testing.Short() {
 		t.Skip("class5000 refinement in -short mode")
 	}
-	s := rfSelector(t, "class_train_5000.csv", "probit", Options{})
-	if err := s.Select(100); err != nil {
-		t.Fatal(err)
-	}
-	before := rfTestError(t, s, "class_test_2000.csv")
-	start := time.Now()
-	st, err := s.Refine(RefineOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	el := time.Since(start)
-	after := rfTestError(t, s, "class_test_2000.csv")
-	t.Logf("class5000 d100: test error %.2f %% before, %.2f %% after Refine (%+v) in %v", 100*before, 100*after, st, el)
+	_, before, after, st := rfRefineRun(t, "class_train_5000.csv", "class5000")
 	if before != 0.3485 {
 		t.Errorf("test error %.2f %% before Refine; the reference's fixed run has 34.85 %%", 100*before)
 	}
@@ -187,4 +163,24 @@ func TestRefineParallelEqualsSerial(t *testing.T) {
 		t.Fatalf("serial and parallel refinement differ: %+v, %+v", st1, st2)
 	}
 	t.Logf("N = 5000, 2 workers: %+v", st2)
+}
+
+// rfRefineRun selects d = 100 from a reference probit data set with the reference kernel,
+// refines, and returns the selector and the test errors before and after.
+func rfRefineRun(t *testing.T, train, name string) (s *Selector, before, after float64, st RefineStats) {
+	t.Helper()
+	s = rfSelector(t, train, "probit", Options{})
+	if err := s.Select(100); err != nil {
+		t.Fatal(err)
+	}
+	before = rfTestError(t, s, "class_test_2000.csv")
+	start := time.Now()
+	st, err := s.Refine(RefineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	el := time.Since(start)
+	after = rfTestError(t, s, "class_test_2000.csv")
+	t.Logf("%s d100: test error %.2f %% before, %.2f %% after Refine (%+v) in %v", name, 100*before, 100*after, st, el)
+	return s, before, after, st
 }
