@@ -41,6 +41,8 @@ type heldOutTerm struct {
 	d1       *mat.Dense // |R|×d
 	d2       *mat.Dense // d×d
 	gtmp     []float64
+	gw       []float64 // scratch: Σ_n g_n w_n
+	wh       mat.Dense // scratch: W diag(h)
 	a        *mat.SymDense
 	chol     mat.Cholesky
 	alphaVec *mat.VecDense
@@ -123,7 +125,9 @@ func (t *heldOutTerm) eval(sum *kern.Sum, xa *mat.Dense, kd *mat.Dense, grad []f
 	}
 	// Gradient of −Σ ln Z_n: D1 = −(g αᵀ − 2 h ∘ W), D2 = Σ g_n w_n αᵀ − W diag(h) Wᵀ, D3 = −h.
 	d1 := t.d1.RawMatrix()
-	gw := make([]float64, d) // Σ_n g_n w_n
+	t.gw = resize(t.gw, d) // Σ_n g_n w_n
+	gw := t.gw
+	clear(gw)
 	for n := 0; n < r; n++ {
 		row := d1.Data[n*d1.Stride : n*d1.Stride+d]
 		gn, hn := t.g[n], t.h[n]
@@ -133,7 +137,7 @@ func (t *heldOutTerm) eval(sum *kern.Sum, xa *mat.Dense, kd *mat.Dense, grad []f
 			gw[j] += gn * w
 		}
 	}
-	var wh mat.Dense // W diag(h)
+	wh := &t.wh // W diag(h)
 	wh.CloneFrom(&t.wt)
 	whr := wh.RawMatrix()
 	for j := 0; j < d; j++ {
@@ -142,7 +146,7 @@ func (t *heldOutTerm) eval(sum *kern.Sum, xa *mat.Dense, kd *mat.Dense, grad []f
 			rowj[n] *= t.h[n]
 		}
 	}
-	t.d2.Mul(&wh, t.wt.T())
+	t.d2.Mul(wh, t.wt.T())
 	d2 := t.d2.RawMatrix()
 	for i := 0; i < d; i++ {
 		for j := 0; j < d; j++ {
