@@ -14,6 +14,13 @@ type Config struct {
 	// RefDir is the folder of the reference toolbox's fixtures (testdata/ref in the
 	// repository).
 	RefDir string
+	// DataDir is the folder of the papers' data sets (../shared/data beside the
+	// repository: usps/, sarcos/, school/, pinwheel/, wine/, oilflow/, vowel/). Experiments
+	// that need a set not found there say so in their error.
+	DataDir string
+	// Seed seeds the experiments' random choices (splits, labellings); 0 means the
+	// experiment's documented default.
+	Seed int64
 	// Workers bounds the goroutines an experiment uses (0: all cores).
 	Workers int
 	// Quick runs a reduced version (fewer repetitions or points), for tests.

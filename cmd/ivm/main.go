@@ -15,20 +15,69 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
+	"strings"
 )
 
-const usage = `ivm — sparse Gaussian-process learning with the Informative Vector Machine
+const usageHead = `ivm — sparse Gaussian-process learning with the Informative Vector Machine
 
 Usage:
-  ivm train [flags] TRAIN MODEL        select an active set and write a model file
-  ivm predict [flags] TEST MODEL [OUT]  predict, print accuracy or mean squared error
-  ivm demo                              train and test on the USPS digits shipped with ivm
-  ivm reproduce EXPERIMENT              rerun a paper's or the reference's experiment
-  ivm help [COMMAND]                    show a command's flags
+`
+
+const usageTail = `  ivm help [COMMAND]                    show a command's flags
 
 Data files are CSV (target in the last column unless -label-col first; a header row is
 detected) or libsvm/SVM-light sparse format ("label idx:val ..."), optionally gzipped.
 `
+
+// command is one subcommand of ivm. Each lives in its own file and registers itself in
+// an init function, so that subsystems (multi-task regression, Archipelago, plots) add
+// commands without touching this file.
+type command struct {
+	// Synopsis is the usage line ("ivm train [flags] TRAIN MODEL"), Short what it does.
+	Synopsis, Short string
+	// Order sorts the usage listing.
+	Order int
+	Run   func(args []string, stdout, stderr io.Writer) error
+}
+
+var commands = map[string]command{}
+
+func register(name string, c command) {
+	if _, dup := commands[name]; dup {
+		panic("ivm: command registered twice: " + name)
+	}
+	commands[name] = c
+}
+
+func init() {
+	register("train", command{Synopsis: "ivm train [flags] TRAIN MODEL", Short: "select an active set and write a model file", Order: 10, Run: cmdTrain})
+	register("predict", command{Synopsis: "ivm predict [flags] TEST MODEL [OUT]", Short: "predict, print accuracy or mean squared error", Order: 20, Run: cmdPredict})
+	register("demo", command{Synopsis: "ivm demo", Short: "train and test on the USPS digits shipped with ivm", Order: 30, Run: cmdDemo})
+	register("reproduce", command{Synopsis: "ivm reproduce EXPERIMENT", Short: "rerun a paper's or the reference's experiment", Order: 90, Run: cmdReproduce})
+}
+
+// usage lists the registered commands.
+func usage() string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := commands[names[i]], commands[names[j]]
+		if a.Order != b.Order {
+			return a.Order < b.Order
+		}
+		return names[i] < names[j]
+	})
+	var b strings.Builder
+	b.WriteString(usageHead)
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-36s  %s\n", commands[n].Synopsis, commands[n].Short)
+	}
+	b.WriteString(usageTail)
+	return b.String()
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -40,30 +89,26 @@ var errUsage = errors.New("usage")
 // run executes the command line args and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return 2
-	}
-	cmds := map[string]func([]string, io.Writer, io.Writer) error{
-		"train":     cmdTrain,
-		"predict":   cmdPredict,
-		"demo":      cmdDemo,
-		"reproduce": cmdReproduce,
 	}
 	name := args[0]
 	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
-		if len(args) > 1 && cmds[args[1]] != nil {
-			cmds[args[1]]([]string{"-h"}, stdout, stdout)
-			return 0
+		if len(args) > 1 {
+			if c, ok := commands[args[1]]; ok {
+				c.Run([]string{"-h"}, stdout, stdout)
+				return 0
+			}
 		}
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage())
 		return 0
 	}
-	cmd, ok := cmds[name]
+	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "ivm: unknown command %q\n\n%s", name, usage)
+		fmt.Fprintf(stderr, "ivm: unknown command %q\n\n%s", name, usage())
 		return 2
 	}
-	err := cmd(args[1:], stdout, stderr)
+	err := cmd.Run(args[1:], stdout, stderr)
 	switch {
 	case err == nil:
 		return 0

@@ -13,6 +13,8 @@ import (
 func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("reproduce", "ivm reproduce [flags] EXPERIMENT\n\nExperiments: "+strings.Join(reproduce.Names(), ", "), stderr)
 	ref := fs.String("ref", filepath.Join("testdata", "ref"), "folder of the reference toolbox's fixtures")
+	data := fs.String("data", filepath.Join("..", "shared", "data"), "folder of the papers' data sets")
+	seed := fs.Int64("seed", 0, "seed for splits and labellings (0: the experiment's default)")
 	quick := fs.Bool("quick", false, "run a reduced version")
 	workers := fs.Int("workers", 0, "goroutines (0: all cores)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
@@ -30,7 +32,7 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(*ref); err != nil {
 		return fmt.Errorf("reference fixtures not found at %s: run from the repository root or pass -ref", *ref)
 	}
-	c := reproduce.Config{RefDir: *ref, Quick: *quick, Workers: *workers, Log: stderr}
+	c := reproduce.Config{RefDir: *ref, DataDir: *data, Seed: *seed, Quick: *quick, Workers: *workers, Log: stderr}
 	if *quiet {
 		c.Log = io.Discard
 	}
