@@ -104,16 +104,20 @@ type IterTrace struct {
 	HeldOut float64
 	// KernelBefore and KernelAfter are the kernel objective at the start and end of its
 	// optimisation, KernelSteps the optimiser's iterations.
-	KernelBefore, KernelAfter float64
-	KernelSteps               int
+	KernelBefore float64
+	KernelAfter  float64
+	KernelSteps  int
 	// NoiseBefore, NoiseAfter and NoiseSteps are the same for the noise parameters.
-	NoiseBefore, NoiseAfter float64
-	NoiseSteps              int
+	NoiseBefore float64
+	NoiseAfter  float64
+	NoiseSteps  int
 	// KernelParams and NoiseParams are the natural parameters this iteration started from.
-	KernelParams, NoiseParams []float64
+	KernelParams []float64
+	NoiseParams  []float64
 	// EPFailures counts objective evaluations where EP failed (the step was refused);
 	// EPUnconverged those where it stopped at its sweep limit.
-	EPFailures, EPUnconverged int
+	EPFailures    int
+	EPUnconverged int
 	// Halvings counts the steps back towards the best parameters this iteration took
 	// because the new ones selected a model with a worse held-out likelihood; Rejected
 	// says that even the last of them was worse, so learning stopped at the best.

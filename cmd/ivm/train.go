@@ -147,6 +147,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	k.SetPositiveTransform(pos)
 	var model *ivm.Model
+	var res *ivm.LearnResult
 	if *iters == 0 {
 		var sel *ivm.Selector
 		sel, err = ivm.NewSelector(data.X, y, k, nm, ivm.Options{Workers: *workers, Criterion: crit})
@@ -169,7 +170,6 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		if !*quiet {
 			lo.Progress = func(tr ivm.IterTrace) { printProgress(stderr, tr, *iters, k) }
 		}
-		var res *ivm.LearnResult
 		model, res, err = ivm.Learn(data.X, y, k, nm, lo)
 		if err == nil && !*quiet {
 			fmt.Fprintf(stderr, "ivm train: using the parameters after %d accepted outer iterations\n", res.Best)
@@ -189,6 +189,9 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	meta := &ivm.ModelMeta{Labels: labels, Training: ivm.Provenance{
 		File: filepath.Base(trainPath), SHA256: hash, Rows: n, Args: append([]string{"train"}, args...),
 		Time: start.UTC().Format(time.RFC3339), Seconds: elapsed}}
+	if res != nil {
+		meta.Trace = res.Trace
+	}
 	if err := writeModelFile(modelPath, model, meta); err != nil {
 		return err
 	}
