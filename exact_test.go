@@ -38,7 +38,7 @@ func TestFullActiveSetEqualsExactGP(t *testing.T) {
 	}
 	const noiseVar = 0.05
 	nm := noise.NewGaussian(noiseVar)
-	model, err := ivm.Fit(x, y, k, nm, n, ivm.Options{})
+	model, err := ivm.FitFixed(x, y, k, nm, n, ivm.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

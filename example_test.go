@@ -25,7 +25,7 @@ func ExampleFit() {
 	if err != nil {
 		panic(err)
 	}
-	model, err := ivm.Fit(x, y, k, noise.NewProbit(), 20, ivm.Options{})
+	model, err := ivm.FitFixed(x, y, k, noise.NewProbit(), 20, ivm.Options{})
 	if err != nil {
 		panic(err)
 	}

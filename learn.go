@@ -94,6 +94,8 @@ type LearnOptions struct {
 	Criterion Criterion
 	// Progress, when set, is called after every outer iteration.
 	Progress func(IterTrace)
+	// Step is passed to the Selector (called after every inclusion of every selection).
+	Step func(size int)
 }
 
 // IterTrace reports one outer iteration of Algorithm 2, or (Final) the returned model.
@@ -166,7 +168,7 @@ func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOpti
 		heldOut = 500
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x1f7))
-	sel, err := NewSelector(x, y, k, nm, Options{Workers: opt.Workers, Criterion: opt.Criterion})
+	sel, err := NewSelector(x, y, k, nm, Options{Workers: opt.Workers, Criterion: opt.Criterion, Step: opt.Step})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -19,16 +19,16 @@ import (
 // refuses any other.
 const ModelFormat = "ivm-model/1"
 
-// ModelMeta is what a model file holds besides the model itself.
+// ModelMeta is what a model file holds besides one model, for WriteModel and ReadModel.
 type ModelMeta struct {
 	// Labels are the original labels of the classes −1 and +1 of a binary model (nil when
 	// the training labels were −1 and +1 already).
-	Labels []float64 `json:"labels,omitempty"`
+	Labels []float64
 	// Training records where the model came from.
-	Training Provenance `json:"training"`
+	Training Provenance
 	// Trace is the learning trace of Algorithm 2 (one record per outer iteration and a
 	// Final one), empty when the kernel was fixed.
-	Trace []IterTrace `json:"trace,omitempty"`
+	Trace []IterTrace
 }
 
 // Provenance records how a model was trained: the training file's base name, SHA-256 and
@@ -42,9 +42,8 @@ type Provenance struct {
 	Seconds float64  `json:"seconds,omitempty"`
 }
 
-// modelJSON is the on-disk form of a model, ivm-model/1.
+// modelJSON is one IVM model on disk.
 type modelJSON struct {
-	Format          string          `json:"format"`
 	KernelSpec      string          `json:"kernel_spec"`
 	Kernel          json.RawMessage `json:"kernel"`
 	Noise           json.RawMessage `json:"noise"`
@@ -54,31 +53,69 @@ type modelJSON struct {
 	SiteMean        []float64       `json:"site_mean"`
 	SitePrecision   []float64       `json:"site_precision"`
 	FactorPrecision []float64       `json:"factor_precision,omitempty"`
-	ModelMeta
+	// Class is the positive class of a one-vs-rest model.
+	Class *float64 `json:"class,omitempty"`
+	// Trace is a one-vs-rest model's learning trace.
+	Trace []IterTrace `json:"trace,omitempty"`
 }
 
-// WriteModel writes m as versioned JSON (ModelFormat). The kernel must be a *kern.Sum (wrap a
-// single kernel with kern.NewSum). Values that JSON cannot hold (NaN, ±Inf) are an error,
-// and nothing is written then.
-func WriteModel(w io.Writer, m *Model, meta *ModelMeta) error {
+// fileJSON is a model file, ivm-model/1: a Predictor. A single model's fields sit at the
+// top level (so a binary, regression, ordinal or semi-supervised file reads as one flat
+// object); a multi-class file lists its one-vs-rest models under "models".
+type fileJSON struct {
+	Format  string    `json:"format"`
+	Task    Task      `json:"task"`
+	Classes []float64 `json:"classes,omitempty"`
+	Scale   *Scaler   `json:"scale,omitempty"`
+	// The fields of modelJSON, for a single model.
+	KernelSpec      string          `json:"kernel_spec,omitempty"`
+	Kernel          json.RawMessage `json:"kernel,omitempty"`
+	Noise           json.RawMessage `json:"noise,omitempty"`
+	InputDim        int             `json:"input_dim,omitempty"`
+	Active          []int           `json:"active,omitempty"`
+	ActiveInputs    [][]float64     `json:"active_inputs,omitempty"`
+	SiteMean        []float64       `json:"site_mean,omitempty"`
+	SitePrecision   []float64       `json:"site_precision,omitempty"`
+	FactorPrecision []float64       `json:"factor_precision,omitempty"`
+	// Models holds a multi-class file's one-vs-rest models.
+	Models   []modelJSON `json:"models,omitempty"`
+	Training Provenance  `json:"training"`
+	Trace    []IterTrace `json:"trace,omitempty"`
+}
+
+// setModel puts a single model's fields at the top level.
+func (f *fileJSON) setModel(m *modelJSON) {
+	f.KernelSpec, f.Kernel, f.Noise, f.InputDim = m.KernelSpec, m.Kernel, m.Noise, m.InputDim
+	f.Active, f.ActiveInputs, f.SiteMean, f.SitePrecision, f.FactorPrecision = m.Active, m.ActiveInputs, m.SiteMean, m.SitePrecision, m.FactorPrecision
+}
+
+// model returns the top-level model, nil when there is none.
+func (f *fileJSON) model() *modelJSON {
+	if len(f.Kernel) == 0 && len(f.Noise) == 0 && len(f.ActiveInputs) == 0 {
+		return nil
+	}
+	return &modelJSON{KernelSpec: f.KernelSpec, Kernel: f.Kernel, Noise: f.Noise, InputDim: f.InputDim,
+		Active: f.Active, ActiveInputs: f.ActiveInputs, SiteMean: f.SiteMean, SitePrecision: f.SitePrecision,
+		FactorPrecision: f.FactorPrecision}
+}
+
+// encodeModel converts m for a model file; values JSON cannot hold (NaN, ±Inf) are an error.
+func encodeModel(m *Model) (*modelJSON, error) {
 	sum, ok := m.Kernel.(*kern.Sum)
 	if !ok {
-		return fmt.Errorf("ivm: model files need a *kern.Sum kernel, not %T", m.Kernel)
+		return nil, fmt.Errorf("ivm: model files need a *kern.Sum kernel, not %T", m.Kernel)
 	}
 	kj, err := json.Marshal(sum)
 	if err != nil {
-		return fmt.Errorf("ivm: encoding the kernel: %w", err)
+		return nil, fmt.Errorf("ivm: encoding the kernel: %w", err)
 	}
 	nj, err := noise.Marshal(m.Noise)
 	if err != nil {
-		return fmt.Errorf("ivm: encoding the noise model: %w", err)
+		return nil, fmt.Errorf("ivm: encoding the noise model: %w", err)
 	}
 	d, dim := m.XActive.Dims()
-	out := modelJSON{Format: ModelFormat, KernelSpec: sum.String(), Kernel: kj, Noise: nj, InputDim: dim,
+	out := &modelJSON{KernelSpec: sum.String(), Kernel: kj, Noise: nj, InputDim: dim,
 		Active: m.Active, SiteMean: m.SiteM, SitePrecision: m.SiteBeta}
-	if meta != nil {
-		out.ModelMeta = *meta
-	}
 	if !slices.Equal(m.FactorBeta, m.SiteBeta) {
 		out.FactorPrecision = m.FactorBeta
 	}
@@ -87,23 +124,53 @@ func WriteModel(w io.Writer, m *Model, meta *ModelMeta) error {
 		out.ActiveInputs[i] = m.XActive.RawRowView(i)
 	}
 	for name, vs := range map[string][]float64{"site mean": out.SiteMean, "site precision": out.SitePrecision,
-		"factor precision": out.FactorPrecision, "labels": out.Labels} {
+		"factor precision": out.FactorPrecision} {
 		if err := finite(name, vs); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for i, r := range out.ActiveInputs {
 		if err := finite(fmt.Sprintf("active input %d", i), r); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	b, err := json.MarshalIndent(out, "", " ")
-	if err != nil {
-		return fmt.Errorf("ivm: encoding the model: %w", err)
+	return out, nil
+}
+
+// decodeModel rebuilds a model from its file form.
+func decodeModel(in *modelJSON) (*Model, error) {
+	switch {
+	case len(in.Kernel) == 0 || len(in.Noise) == 0:
+		return nil, errors.New("ivm: model file lacks its kernel or noise model")
+	case in.InputDim < 1:
+		return nil, fmt.Errorf("ivm: model file has input dimension %d", in.InputDim)
+	case len(in.ActiveInputs) == 0:
+		return nil, errors.New("ivm: model file has no active points")
 	}
-	b = append(b, '\n')
-	_, err = w.Write(b)
-	return err
+	var sum kern.Sum
+	if err := json.Unmarshal(in.Kernel, &sum); err != nil {
+		return nil, fmt.Errorf("ivm: model file kernel: %w", err)
+	}
+	if sum.Dim() != 0 && sum.Dim() != in.InputDim {
+		return nil, fmt.Errorf("ivm: model file kernel is for %d inputs, the model has %d", sum.Dim(), in.InputDim)
+	}
+	nm, err := noise.Unmarshal(in.Noise)
+	if err != nil {
+		return nil, fmt.Errorf("ivm: model file noise model: %w", err)
+	}
+	d := len(in.ActiveInputs)
+	xa := mat.NewDense(d, in.InputDim, nil)
+	for i, row := range in.ActiveInputs {
+		if len(row) != in.InputDim {
+			return nil, fmt.Errorf("ivm: model file active input %d has %d values, want %d", i, len(row), in.InputDim)
+		}
+		xa.SetRow(i, row)
+	}
+	factor := in.FactorPrecision
+	if factor == nil {
+		factor = in.SitePrecision
+	}
+	return NewModel(&sum, nm, xa, in.Active, in.SiteMean, in.SitePrecision, factor)
 }
 
 func finite(name string, vs []float64) error {
@@ -115,56 +182,196 @@ func finite(name string, vs []float64) error {
 	return nil
 }
 
-// ReadModel reads a model written by WriteModel. An unknown format version, a missing or
-// inconsistent field, or a model whose active-set matrix cannot be factorised is an error
-// that says which.
-func ReadModel(r io.Reader) (*Model, *ModelMeta, error) {
-	var in modelJSON
+// Save writes the predictor as a versioned JSON model file (ModelFormat). Nothing is
+// written when a value cannot be stored (NaN, ±Inf); write to a temporary file and rename
+// it for an atomic update.
+func (p *Predictor) Save(w io.Writer) error {
+	if len(p.Models) == 0 {
+		return errors.New("ivm: a predictor without models cannot be saved")
+	}
+	if err := finite("class label", p.Classes); err != nil {
+		return err
+	}
+	out := fileJSON{Format: ModelFormat, Task: p.Task, Classes: p.Classes, Scale: p.Scaler, Training: p.Training}
+	for c, m := range p.Models {
+		mj, err := encodeModel(m)
+		if err != nil {
+			return err
+		}
+		var trace []IterTrace
+		if c < len(p.Traces) {
+			trace = p.Traces[c]
+		}
+		if len(p.Models) == 1 {
+			out.setModel(mj)
+			out.Trace = trace
+			break
+		}
+		cl := p.Classes[c]
+		mj.Class, mj.Trace = &cl, trace
+		out.Models = append(out.Models, *mj)
+	}
+	b, err := json.MarshalIndent(out, "", " ")
+	if err != nil {
+		return fmt.Errorf("ivm: encoding the model: %w", err)
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// Load reads a model file written by Save (or WriteModel). An unknown format version, a
+// missing or inconsistent field, or a model whose active-set matrix cannot be factorised
+// is an error that says which.
+func Load(r io.Reader) (*Predictor, error) {
+	var in fileJSON
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&in); err != nil {
-		return nil, nil, fmt.Errorf("ivm: not a readable model file: %w", err)
+		return nil, fmt.Errorf("ivm: not a readable model file: %w", err)
 	}
 	switch {
 	case in.Format == "":
-		return nil, nil, errors.New(`ivm: not a model file (no "format" field)`)
+		return nil, errors.New(`ivm: not a model file (no "format" field)`)
 	case in.Format != ModelFormat:
 		if strings.HasPrefix(in.Format, "ivm-model/") {
-			return nil, nil, fmt.Errorf("ivm: model format %q is not supported by this version (it reads %q)", in.Format, ModelFormat)
+			return nil, fmt.Errorf("ivm: model format %q is not supported by this version (it reads %q)", in.Format, ModelFormat)
 		}
-		return nil, nil, fmt.Errorf("ivm: unknown model format %q", in.Format)
-	case len(in.Kernel) == 0 || len(in.Noise) == 0:
-		return nil, nil, errors.New("ivm: model file lacks its kernel or noise model")
-	case in.InputDim < 1:
-		return nil, nil, fmt.Errorf("ivm: model file has input dimension %d", in.InputDim)
-	case len(in.ActiveInputs) == 0:
-		return nil, nil, errors.New("ivm: model file has no active points")
+		return nil, fmt.Errorf("ivm: unknown model format %q", in.Format)
+	case in.model() != nil && len(in.Models) > 0:
+		return nil, errors.New(`ivm: model file has both a top-level model and "models"`)
+	case in.model() == nil && len(in.Models) == 0:
+		return nil, errors.New("ivm: model file lacks its kernel or noise model")
 	}
-	var sum kern.Sum
-	if err := json.Unmarshal(in.Kernel, &sum); err != nil {
-		return nil, nil, fmt.Errorf("ivm: model file kernel: %w", err)
-	}
-	nm, err := noise.Unmarshal(in.Noise)
-	if err != nil {
-		return nil, nil, fmt.Errorf("ivm: model file noise model: %w", err)
-	}
-	d := len(in.ActiveInputs)
-	xa := mat.NewDense(d, in.InputDim, nil)
-	for i, row := range in.ActiveInputs {
-		if len(row) != in.InputDim {
-			return nil, nil, fmt.Errorf("ivm: model file active input %d has %d values, want %d", i, len(row), in.InputDim)
+	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Training: in.Training}
+	if mj := in.model(); mj != nil {
+		m, err := decodeModel(mj)
+		if err != nil {
+			return nil, err
 		}
-		xa.SetRow(i, row)
+		p.Models, p.Traces = []*Model{m}, [][]IterTrace{in.Trace}
 	}
-	factor := in.FactorPrecision
-	if factor == nil {
-		factor = in.SitePrecision
+	for c := range in.Models {
+		m, err := decodeModel(&in.Models[c])
+		if err != nil {
+			return nil, fmt.Errorf("%w (one-vs-rest model %d)", err, c+1)
+		}
+		if cl := in.Models[c].Class; cl == nil || c >= len(p.Classes) || *cl != p.Classes[c] {
+			return nil, fmt.Errorf("ivm: model file one-vs-rest model %d does not match class %d of %v", c+1, c+1, p.Classes)
+		}
+		p.Models, p.Traces = append(p.Models, m), append(p.Traces, in.Models[c].Trace)
 	}
-	m, err := NewModel(&sum, nm, xa, in.Active, in.SiteMean, in.SitePrecision, factor)
+	if p.Task == TaskAuto && len(p.Models) == 1 {
+		// A file without "task" holds a single model whose noise model says it.
+		p.Task = taskOf(p.Models[0].Noise)
+	}
+	if p.Classes == nil && len(p.Models) == 1 {
+		p.Classes = p.Models[0].Noise.Classes()
+	}
+	if err := p.check(); err != nil {
+		return nil, fmt.Errorf("ivm: model file: %w", err)
+	}
+	return p, nil
+}
+
+// check validates a predictor read from a file.
+func (p *Predictor) check() error {
+	dim := p.InputDim()
+	for c, m := range p.Models {
+		if _, d := m.XActive.Dims(); d != dim {
+			return fmt.Errorf("model %d has %d inputs, model 1 has %d", c+1, d, dim)
+		}
+	}
+	if p.Scaler != nil {
+		if err := p.Scaler.check(dim); err != nil {
+			return err
+		}
+	}
+	if err := finite("class label", p.Classes); err != nil {
+		return err
+	}
+	name := p.Models[0].Noise.Name()
+	want := p.Task.noiseName()
+	switch p.Task {
+	case Binary, SemiSupervised, Ordinal, Regression:
+		if len(p.Models) != 1 {
+			return fmt.Errorf("task %v with %d models", p.Task, len(p.Models))
+		}
+	case MultiClass:
+		if len(p.Models) < 3 || len(p.Classes) != len(p.Models) {
+			return fmt.Errorf("multi-class with %d models for %d classes", len(p.Models), len(p.Classes))
+		}
+	default:
+		return fmt.Errorf("unknown task %v", p.Task)
+	}
+	if name != want {
+		return fmt.Errorf("task %v with a %s noise model", p.Task, name)
+	}
+	for _, m := range p.Models[1:] {
+		if m.Noise.Name() != want {
+			return fmt.Errorf("task %v with a %s noise model", p.Task, m.Noise.Name())
+		}
+	}
+	nc := len(p.Models[0].Noise.Classes())
+	switch {
+	case p.Task == Regression && len(p.Classes) != 0:
+		return errors.New("regression with class labels")
+	case (p.Task == Binary || p.Task == SemiSupervised || p.Task == Ordinal) && len(p.Classes) != nc:
+		return fmt.Errorf("%d class labels for a %v model of %d classes", len(p.Classes), p.Task, nc)
+	}
+	if !slices.IsSorted(p.Classes) || len(slices.Compact(slices.Clone(p.Classes))) != len(p.Classes) {
+		return fmt.Errorf("class labels %v are not distinct and ascending", p.Classes)
+	}
+	return nil
+}
+
+// taskOf is the single-model task of a noise model.
+func taskOf(nm noise.Model) Task {
+	switch nm.Name() {
+	case "gaussian":
+		return Regression
+	case "ordinal":
+		return Ordinal
+	case "ncnm":
+		return SemiSupervised
+	}
+	return Binary
+}
+
+// WriteModel writes one model as a model file (ModelFormat), with unscaled inputs. The
+// kernel must be a *kern.Sum (wrap a single kernel with kern.NewSum). Values that JSON
+// cannot hold (NaN, ±Inf) are an error, and nothing is written then.
+func WriteModel(w io.Writer, m *Model, meta *ModelMeta) error {
+	p := &Predictor{Task: taskOf(m.Noise), Models: []*Model{m}, Classes: m.Noise.Classes()}
+	if meta != nil {
+		p.Training, p.Traces = meta.Training, [][]IterTrace{meta.Trace}
+		if meta.Labels != nil {
+			if len(meta.Labels) != len(p.Classes) {
+				return fmt.Errorf("ivm: %d labels for a model of %d classes", len(meta.Labels), len(p.Classes))
+			}
+			p.Classes = meta.Labels
+		}
+	}
+	return p.Save(w)
+}
+
+// ReadModel reads a model file holding one model on unscaled inputs (what WriteModel
+// writes); use Load for any model file.
+func ReadModel(r io.Reader) (*Model, *ModelMeta, error) {
+	p, err := Load(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	meta := in.ModelMeta
-	return m, &meta, nil
+	if len(p.Models) != 1 {
+		return nil, nil, fmt.Errorf("ivm: the model file holds %d one-vs-rest models; read it with Load", len(p.Models))
+	}
+	if p.Scaler != nil {
+		return nil, nil, errors.New("ivm: the model file scales its inputs; read it with Load")
+	}
+	meta := &ModelMeta{Training: p.Training, Trace: p.Traces[0]}
+	if !slices.Equal(p.Classes, p.Models[0].Noise.Classes()) {
+		meta.Labels = p.Classes
+	}
+	return p.Models[0], meta, nil
 }
 
 // iterTraceJSON is IterTrace with the numbers that may be undefined (NaN when a figure

@@ -33,6 +33,9 @@ type Options struct {
 	Workers int
 	// Criterion is the selection score (default Entropy, the papers' and the reference's).
 	Criterion Criterion
+	// Step, when set, is called by Select after every inclusion with the active set's
+	// size (for progress displays; it runs on the selecting goroutine).
+	Step func(size int)
 }
 
 // Criterion is the score by which Algorithm 1 picks the next active point.
@@ -105,6 +108,7 @@ type Selector struct {
 
 	n, dim  int
 	workers int
+	step    func(size int)
 
 	mu, varsigma []float64
 	g, nu        []float64
@@ -150,6 +154,7 @@ func NewSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt O
 	}
 	s := &Selector{X: x, Y: y, Kernel: k, Noise: nm, n: n, dim: dim}
 	s.workers = opt.Workers
+	s.step = opt.Step
 	if s.workers <= 0 {
 		s.workers = runtime.GOMAXPROCS(0)
 	}
@@ -255,6 +260,9 @@ func (s *Selector) Select(d int) error {
 		}
 		if err := s.Include(s.best); err != nil {
 			return err
+		}
+		if s.step != nil {
+			s.step(s.size)
 		}
 	}
 	return s.err

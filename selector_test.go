@@ -202,7 +202,7 @@ func TestModelFileRoundTrip(t *testing.T) {
 		x, y, k := refProblem(t, c.train)
 		xt, _ := readXY(t, c.test)
 		nm, _ := noise.ByName(c.noise)
-		m, err := ivm.Fit(x, y, k, nm, 50, ivm.Options{})
+		m, err := ivm.FitFixed(x, y, k, nm, 50, ivm.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

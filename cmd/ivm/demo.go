@@ -72,7 +72,7 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	model, err := ivm.Fit(train.X, oneVsRest(train.Y), k, noise.NewProbit(), *d, ivm.Options{})
+	model, err := ivm.FitFixed(train.X, oneVsRest(train.Y), k, noise.NewProbit(), *d, ivm.Options{})
 	if err != nil {
 		return err
 	}
