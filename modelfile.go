@@ -227,7 +227,7 @@ func Load(r io.Reader) (*Predictor, error) {
 	var in fileJSON
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&in); err != nil {
-		return nil, fmt.Errorf("ivm: not a readable model file: %w", err)
+		return nil, jsonError(err)
 	}
 	switch {
 	case in.Format == "":
@@ -271,6 +271,25 @@ func Load(r io.Reader) (*Predictor, error) {
 		return nil, fmt.Errorf("ivm: model file: %w", err)
 	}
 	return p, nil
+}
+
+// jsonError explains why a model file could not be decoded.
+func jsonError(err error) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return errors.New("ivm: not a readable model file: it is empty")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("ivm: not a readable model file: it ends early (truncated?)")
+	case errors.As(err, &syntax):
+		return fmt.Errorf("ivm: not a readable model file: not JSON at byte %d (%v)", syntax.Offset, err)
+	case errors.As(err, &typ) && typ.Field == "":
+		return fmt.Errorf("ivm: not a readable model file: a JSON %s, not an object", typ.Value)
+	case errors.As(err, &typ):
+		return fmt.Errorf("ivm: not a readable model file: field %q holds a JSON %s", typ.Field, typ.Value)
+	}
+	return fmt.Errorf("ivm: not a readable model file: %w", err)
 }
 
 // check validates a predictor read from a file.

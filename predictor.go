@@ -124,6 +124,8 @@ type Progress struct {
 	// number; Included and ActiveSize are the current selection's progress.
 	Selection, Selections int
 	Included, ActiveSize  int
+	// Iters is the number of outer iterations of Algorithm 2 (0: fixed kernel).
+	Iters int
 	// Trace is set when an outer iteration ends.
 	Trace *IterTrace
 	// Done marks the problem's end.
@@ -377,7 +379,7 @@ func (pb *problem) run(x *mat.Dense, task Task) (*Model, []IterTrace, error) {
 	if iters == 0 {
 		iters = 8
 	}
-	pr.Selections = iters + 1
+	pr.Selections, pr.Iters = iters+1, iters
 	if lo.NoiseIters > 0 {
 		pr.Selections += iters
 	}

@@ -114,11 +114,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
-	case errors.Is(err, errUsage):
+	case errors.Is(err, errUsage), isFlagError(err):
+		// The flag set has printed the problem and the command's usage already.
 		return 2
 	}
-	fmt.Fprintf(stderr, "ivm %s: %v\n", name, err)
+	fmt.Fprintf(stderr, "ivm %s: %s\n", name, tidy(err.Error()))
 	return 1
+}
+
+// isFlagError reports whether err is the flag package's complaint about the command line
+// (an undefined flag, a bad value, a missing argument): a usage error, exit status 2.
+func isFlagError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"flag provided but not defined", "invalid value ", "invalid boolean value", "bad flag syntax", "flag needs an argument"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// tidy removes the package prefixes ("ivm: ", "dataset: ", …) that Go errors carry from
+// the middle of a message the command has already prefixed, so that the one line reads
+// "ivm train: data.csv: line 2, column 3: …".
+func tidy(msg string) string {
+	for _, p := range []string{"ivm: ", "dataset: ", "kern: ", "noise: ", "optimize: "} {
+		msg = strings.TrimPrefix(msg, p)
+		msg = strings.ReplaceAll(msg, ": "+p, ": ")
+	}
+	return msg
 }
 
 // newFlags returns a flag set whose usage prints the synopsis and the flags.

@@ -51,7 +51,7 @@ func TestTrainPredictMatchesReference(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			model := filepath.Join(dir, c.name+".json")
-			mustRun(t, "train", "-quiet", "-iters", "0", "-criterion", "entropy", "-noise", c.noise, "-d", strconv.Itoa(c.d), "-kernel", refKernel, refData+c.train, model)
+			mustRun(t, "train", "-quiet", "-scale", "none", "-iters", "0", "-criterion", "entropy", "-noise", c.noise, "-d", strconv.Itoa(c.d), "-kernel", refKernel, refData+c.train, model)
 			out := mustRun(t, "predict", refData+c.test, model)
 			if strings.TrimSpace(out) != c.want {
 				t.Errorf("got %q, want %q", out, c.want)
@@ -63,7 +63,7 @@ func TestTrainPredictMatchesReference(t *testing.T) {
 func TestRegressionMeanSquaredError(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "reg.json")
-	mustRun(t, "train", "-quiet", "-iters", "0", "-criterion", "entropy", "-d", "100", "-kernel", refKernel, refData+"reg_train_2000.csv.gz", model)
+	mustRun(t, "train", "-quiet", "-scale", "none", "-iters", "0", "-criterion", "entropy", "-d", "100", "-kernel", refKernel, refData+"reg_train_2000.csv.gz", model)
 	out := mustRun(t, "predict", refData+"reg_test_1000.csv.gz", model)
 	const prefix = "Mean squared error = "
 	if !strings.HasPrefix(out, prefix) {
@@ -106,7 +106,7 @@ func readLines(t *testing.T, path string) []string {
 func TestModelFileContents(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.json")
-	mustRun(t, "train", "-quiet", "-iters", "0", "-criterion", "entropy", "-kernel", refKernel, refData+"class_train_500.csv.gz", model)
+	mustRun(t, "train", "-quiet", "-scale", "none", "-d", "100", "-iters", "0", "-criterion", "entropy", "-kernel", refKernel, refData+"class_train_500.csv.gz", model)
 	b, err := os.ReadFile(model)
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +143,8 @@ func TestModelFileContents(t *testing.T) {
 	}
 }
 
-// Binary labels other than ±1 are mapped and given back; -prob writes label, p(y=+1), μ, ς.
+// Binary labels other than ±1 are mapped and given back; -prob writes the label, both
+// classes' probabilities, μ and ς.
 func TestArbitraryBinaryLabelsAndProbOutput(t *testing.T) {
 	dir := t.TempDir()
 	train := filepath.Join(dir, "train.libsvm")
@@ -165,19 +166,20 @@ func TestArbitraryBinaryLabelsAndProbOutput(t *testing.T) {
 	os.WriteFile(train, []byte(tr.String()), 0o644)
 	os.WriteFile(test, []byte(te.String()), 0o644)
 	model := filepath.Join(dir, "m.json")
-	mustRun(t, "train", "-quiet", "-iters", "0", "-criterion", "entropy", "-d", "20", train, model)
+	mustRun(t, "train", "-quiet", "-scale", "none", "-iters", "0", "-criterion", "entropy", "-d", "20", train, model)
 	out := mustRun(t, "predict", "-prob", test, model, filepath.Join(dir, "p.txt"))
 	if !strings.HasPrefix(out, "Accuracy = 100% (100/100)") {
 		t.Errorf("predict: %q", out)
 	}
 	lines := readLines(t, filepath.Join(dir, "p.txt"))
-	if lines[0] != "label p(7) latent_mean latent_variance" || len(lines) != 101 {
+	if lines[0] != "label p(3) p(7) latent_mean latent_variance" || len(lines) != 101 {
 		t.Fatalf("header %q, %d lines", lines[0], len(lines))
 	}
 	for _, l := range lines[1:] {
 		f := strings.Fields(l)
-		p, _ := strconv.ParseFloat(f[1], 64)
-		if len(f) != 4 || (f[0] != "3" && f[0] != "7") || !(p >= 0 && p <= 1) || (f[0] == "7") != (p > 0.5) {
+		q, _ := strconv.ParseFloat(f[1], 64)
+		p, _ := strconv.ParseFloat(f[2], 64)
+		if len(f) != 5 || (f[0] != "3" && f[0] != "7") || !(p >= 0 && p <= 1) || math.Abs(p+q-1) > 1e-12 || (f[0] == "7") != (p > 0.5) {
 			t.Errorf("line %q", l)
 		}
 	}
@@ -225,7 +227,7 @@ func TestErrorsAreClearAndLeaveNoModel(t *testing.T) {
 		{[]string{"train", "-transform", "tanh", reg, model}, "tanh"},
 		{[]string{"train", "-noise", "probit", reg, model}, "two distinct labels"},
 		{[]string{"train", "-noise", "nonsense", reg, model}, "nonsense"},
-		{[]string{"train", "-d", "0", reg, model}, "-d 0"},
+		{[]string{"train", "-d", "-3", reg, model}, "-d -3"},
 	}
 	for _, c := range cases {
 		code, _, errs := runCLI(t, c.args...)
@@ -249,12 +251,7 @@ func TestErrorsAreClearAndLeaveNoModel(t *testing.T) {
 func TestActiveSetLargerThanDataIsClamped(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.json")
-	// Integer targets with more than two values need -noise: auto refuses them with a hint.
-	code, _, errs := runCLI(t, "train", "-quiet", "-d", "900", refData+"ord_train_500.csv.gz", model)
-	if code == 0 || !strings.Contains(errs, "ordinal") {
-		t.Errorf("auto noise on integer targets: exit %d, %q", code, errs)
-	}
-	code, _, errs = runCLI(t, "train", "-quiet", "-iters", "0", "-noise", "ordinal", "-d", "900", refData+"ord_train_500.csv.gz", model)
+	code, _, errs := runCLI(t, "train", "-quiet", "-iters", "0", "-noise", "ordinal", "-d", "900", refData+"ord_train_500.csv.gz", model)
 	if code != 0 || !strings.Contains(errs, "warning") {
 		t.Errorf("d > N: exit %d, stderr %q", code, errs)
 	}

@@ -7,17 +7,17 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
-	"github.com/ivmlab/ivm/noise"
 )
 
 func cmdPredict(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("predict", "ivm predict [flags] TEST MODEL [OUTPUT]", stderr)
 	var df dataFlags
 	df.register(fs)
-	prob := fs.Bool("prob", false, "write probabilities and the latent mean and variance to OUTPUT")
+	prob := fs.Bool("prob", false, "write each class's probability and the latent mean and variance to OUTPUT (regression: predictive mean and variance)")
 	quiet := fs.Bool("quiet", false, "do not print the accuracy or error")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -27,7 +27,7 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	testPath, modelPath := fs.Arg(0), fs.Arg(1)
-	model, meta, err := readModelFile(modelPath)
+	p, err := readModelFile(modelPath)
 	if err != nil {
 		return err
 	}
@@ -35,70 +35,60 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, opt.Dim = model.XActive.Dims()
+	opt.Dim = p.InputDim()
 	opt.IgnoreExtra = true // as svm-predict: features the model never saw are dropped
 	data, err := dataset.ReadFile(testPath, opt)
 	if err != nil {
 		return err
 	}
-	mu, vs := model.Latent(data.X, nil, nil)
-	preds := make([]noise.Prediction, len(mu))
-	for i := range preds {
-		model.Noise.Predict(&preds[i], mu[i], vs[i])
-		preds[i].Label = decodeLabel(preds[i].Label, meta.Labels)
+	if _, dim := data.X.Dims(); dim != p.InputDim() {
+		return fmt.Errorf("%s: %d input columns, the model %s has %d", testPath, dim, modelPath, p.InputDim())
+	}
+	preds, err := p.Predict(data.X)
+	if err != nil {
+		return fmt.Errorf("%s: %w", testPath, err)
 	}
 	if fs.NArg() == 3 {
-		if err := writePredictions(fs.Arg(2), model, preds, mu, vs, meta.Labels, *prob); err != nil {
+		if err := writePredictions(fs.Arg(2), p, preds, *prob); err != nil {
 			return err
 		}
 	}
 	if !*quiet {
-		printMetrics(stdout, model.Noise.Classes() == nil, preds, data.Y)
+		printMetrics(stdout, p.Task == ivm.Regression, preds, data.Y)
 	}
 	return nil
 }
 
-func readModelFile(path string) (*ivm.Model, *ivm.ModelMeta, error) {
+func readModelFile(path string) (*ivm.Predictor, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer f.Close()
-	m, meta, err := ivm.ReadModel(bufio.NewReader(f))
+	p, err := ivm.Load(bufio.NewReader(f))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return m, meta, nil
-}
-
-// decodeLabel maps a predicted ±1 back to the training file's labels.
-func decodeLabel(v float64, labels []float64) float64 {
-	if len(labels) != 2 {
-		return v
-	}
-	if v > 0 {
-		return labels[1]
-	}
-	return labels[0]
+	return p, nil
 }
 
 // printMetrics prints svm-predict's summary: accuracy for classification, mean squared error
 // and squared correlation for regression, over the rows that have a target.
-func printMetrics(w io.Writer, regression bool, preds []noise.Prediction, y []float64) {
+func printMetrics(w io.Writer, regression bool, preds []ivm.Prediction, y []float64) {
 	if regression {
 		var n, se, sp, st, spp, stt, spt float64
 		for i, p := range preds {
 			if math.IsNaN(y[i]) {
 				continue
 			}
-			e := p.Mean - y[i]
+			e := p.Label - y[i]
 			n++
 			se += e * e
-			sp += p.Mean
+			sp += p.Label
 			st += y[i]
-			spp += p.Mean * p.Mean
+			spp += p.Label * p.Label
 			stt += y[i] * y[i]
-			spt += p.Mean * y[i]
+			spt += p.Label * y[i]
 		}
 		if n == 0 {
 			return
@@ -123,48 +113,61 @@ func printMetrics(w io.Writer, regression bool, preds []noise.Prediction, y []fl
 	}
 }
 
-// writePredictions writes one line per test row: the predicted label (regression: the mean);
-// with prob, a binary model adds p(y=+1), an ordinal one p(y=c) for every category (in the
-// header's order), both followed by the latent mean and variance, and regression writes mean and variance.
-func writePredictions(path string, m *ivm.Model, preds []noise.Prediction, mu, vs, labels []float64, prob bool) error {
-	f, err := os.Create(path)
+// writePredictions writes one line per test row: the predicted label (regression: the
+// predictive mean). With prob a header line comes first and each row holds the label, the
+// probability of every class (in the header's order), and the latent mean and variance
+// of each model (multi-class: one pair per class's one-vs-rest model); regression writes
+// the predictive mean and variance. The file is written atomically.
+func writePredictions(path string, p *ivm.Predictor, preds []ivm.Prediction, prob bool) error {
+	var b strings.Builder
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	if prob {
+		if p.Task == ivm.Regression {
+			b.WriteString("mean variance\n")
+		} else {
+			b.WriteString("label")
+			for _, c := range p.Classes {
+				fmt.Fprintf(&b, " p(%s)", g(c))
+			}
+			if len(p.Models) == 1 {
+				b.WriteString(" latent_mean latent_variance")
+			} else {
+				for _, c := range p.Classes {
+					fmt.Fprintf(&b, " latent_mean(%s) latent_variance(%s)", g(c), g(c))
+				}
+			}
+			b.WriteByte('\n')
+		}
+	}
+	for _, q := range preds {
+		switch {
+		case !prob:
+			b.WriteString(g(q.Label))
+		case p.Task == ivm.Regression:
+			b.WriteString(g(q.Mean[0]) + " " + g(q.Var[0]))
+		default:
+			b.WriteString(g(q.Label))
+			for _, v := range q.Prob {
+				b.WriteString(" " + g(v))
+			}
+			for c := range q.Mean {
+				b.WriteString(" " + g(q.Mean[c]) + " " + g(q.Var[c]))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return writeFileAtomic(path, []byte(b.String()))
+}
+
+// writeFileAtomic writes data to a temporary file beside path and renames it into place.
+func writeFileAtomic(path string, data []byte) error {
+	out, err := newAtomicFile(path)
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriter(f)
-	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	classes := m.Noise.Classes()
-	if prob {
-		if classes == nil {
-			fmt.Fprintln(w, "mean variance")
-		} else {
-			fmt.Fprint(w, "label")
-			if len(classes) == 2 { // binary: p(y=+1) alone, as the contract says
-				classes = classes[1:]
-			}
-			for _, c := range classes {
-				fmt.Fprintf(w, " p(%s)", g(decodeLabel(c, labels)))
-			}
-			fmt.Fprintln(w, " latent_mean latent_variance")
-		}
-	}
-	for i, p := range preds {
-		switch {
-		case !prob:
-			fmt.Fprintln(w, g(p.Label))
-		case classes == nil:
-			fmt.Fprintln(w, g(p.Mean), g(p.Var))
-		default:
-			fmt.Fprint(w, g(p.Label))
-			for _, q := range p.Prob[len(p.Prob)-len(classes):] {
-				fmt.Fprint(w, " ", g(q))
-			}
-			fmt.Fprintln(w, " "+g(mu[i]), g(vs[i]))
-		}
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
+	defer out.discard()
+	if _, err := out.f.Write(data); err != nil {
 		return err
 	}
-	return f.Close()
+	return out.commit()
 }

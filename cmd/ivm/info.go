@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/noise"
+)
+
+func init() {
+	register("info", command{Synopsis: "ivm info MODEL", Short: "summarise a model file", Order: 25, Run: cmdInfo})
+}
+
+func cmdInfo(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("info", "ivm info MODEL", stderr)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	p, err := readModelFile(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	writeInfo(stdout, fs.Arg(0), p)
+	return nil
+}
+
+// writeInfo describes a predictor: task, classes, inputs and scaling, each model's noise
+// model, kernel, active set and learning, and the training provenance.
+func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
+	fmt.Fprintf(w, "model file:  %s (%s)\n", path, ivm.ModelFormat)
+	fmt.Fprintf(w, "task:        %v", p.Task)
+	if len(p.Classes) > 0 {
+		fmt.Fprintf(w, ", classes %s", floats(p.Classes))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "inputs:      %d", p.InputDim())
+	if p.Scaler != nil {
+		fmt.Fprintf(w, ", scaled (%v) as at training", p.Scaler.Kind)
+	} else {
+		fmt.Fprint(w, ", not scaled")
+	}
+	fmt.Fprintln(w)
+	for c, m := range p.Models {
+		lead := "model:      "
+		if len(p.Models) > 1 {
+			lead = fmt.Sprintf("class %-5g ", p.Classes[c])
+		}
+		fmt.Fprintf(w, "%s %s noise%s; %d active points; kernel %s\n", lead, m.Noise.Name(), noiseParams(m.Noise), m.Size(), m.Kernel)
+		if m.Jitter != 0 {
+			fmt.Fprintf(w, "             jitter %g was added to factorise the active-set matrix\n", m.Jitter)
+		}
+		if c < len(p.Traces) && len(p.Traces[c]) > 0 {
+			tr := p.Traces[c]
+			iters := 0
+			for _, t := range tr {
+				if !t.Final {
+					iters++
+				}
+			}
+			last := tr[len(tr)-1]
+			fmt.Fprintf(w, "             learnt in %d outer iterations; final held-out log likelihood %.4f per point\n", iters, last.HeldOut)
+		}
+	}
+	t := p.Training
+	if t.File != "" || t.Time != "" {
+		fmt.Fprintf(w, "training:    %s, %d rows, %.3g s, %s\n", t.File, t.Rows, t.Seconds, t.Time)
+		if t.SHA256 != "" {
+			fmt.Fprintf(w, "             sha256 %s\n", t.SHA256)
+		}
+		if len(t.Args) > 0 {
+			fmt.Fprintf(w, "             ivm %s\n", strings.Join(t.Args, " "))
+		}
+	}
+}
+
+func noiseParams(nm noise.Model) string {
+	vals := make([]float64, nm.NumParams())
+	nm.Params(vals)
+	var b strings.Builder
+	for i, n := range nm.ParamNames() {
+		sep := ", "
+		if i == 0 {
+			sep = " ("
+		}
+		fmt.Fprintf(&b, "%s%s %.4g", sep, n, vals[i])
+	}
+	if b.Len() > 0 {
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+func floats(v []float64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, " ")
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ivmlab/ivm"
+)
+
+// progress shows ivm.Fit's progress on stderr: a bar redrawn in place when stderr is a
+// terminal, otherwise one line per outer iteration of Algorithm 2 (a log that reads well
+// in a file or a CI transcript).
+type progress struct {
+	w        io.Writer
+	prefix   string
+	terminal bool
+	start    time.Time
+	last     time.Time
+	drawn    bool
+	// frac holds each problem's completed fraction.
+	frac []float64
+}
+
+func newProgress(w io.Writer, prefix string) *progress {
+	p := &progress{w: w, prefix: prefix, start: time.Now()}
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			p.terminal = true
+		}
+	}
+	return p
+}
+
+// report receives ivm.Fit's reports (serialised by Fit).
+func (p *progress) report(pr ivm.Progress) {
+	if p.frac == nil {
+		p.frac = make([]float64, pr.Problems)
+	}
+	if pr.Selections > 0 && pr.ActiveSize > 0 {
+		done := float64(max(pr.Selection-1, 0)) + float64(pr.Included)/float64(pr.ActiveSize)
+		p.frac[pr.Problem] = min(done/float64(pr.Selections), 1)
+	}
+	if pr.Done {
+		p.frac[pr.Problem] = 1
+	}
+	if p.terminal {
+		if time.Since(p.last) < 100*time.Millisecond && !pr.Done {
+			return
+		}
+		p.last = time.Now()
+		p.draw(pr)
+		return
+	}
+	if pr.Trace != nil {
+		p.logTrace(pr)
+	}
+}
+
+func (p *progress) draw(pr ivm.Progress) {
+	total := 0.0
+	for _, f := range p.frac {
+		total += f
+	}
+	total /= float64(len(p.frac))
+	const width = 30
+	fill := int(total * width)
+	what := fmt.Sprintf("selection %d/%d, %d/%d active", pr.Selection, pr.Selections, pr.Included, pr.ActiveSize)
+	if pr.Problems > 1 {
+		what = fmt.Sprintf("class %g (%d/%d): ", pr.Class, pr.Problem+1, pr.Problems) + what
+	}
+	fmt.Fprintf(p.w, "\r%s [%s%s] %3.0f%% %s %.0fs\033[K", p.prefix, strings.Repeat("#", fill), strings.Repeat("-", width-fill),
+		100*total, what, time.Since(p.start).Seconds())
+	p.drawn = true
+}
+
+// logTrace writes one line per outer iteration.
+func (p *progress) logTrace(pr ivm.Progress) {
+	tr := pr.Trace
+	lead := p.prefix + ": "
+	if pr.Problems > 1 {
+		lead += fmt.Sprintf("class %g: ", pr.Class)
+	}
+	if tr.Final {
+		fmt.Fprintf(p.w, "%sfinal selection: held-out log likelihood %.4f per point\n", lead, tr.HeldOut)
+		return
+	}
+	iters := pr.Iters
+	fmt.Fprintf(p.w, "%siteration %d/%d: held-out log likelihood %.4f per point at its start; kernel objective %.6g -> %.6g in %d steps",
+		lead, tr.Iter+1, iters, tr.HeldOut, tr.KernelBefore, tr.KernelAfter, tr.KernelSteps)
+	if tr.NoiseSteps > 0 {
+		fmt.Fprintf(p.w, "; noise objective %.6g -> %.6g in %d steps", tr.NoiseBefore, tr.NoiseAfter, tr.NoiseSteps)
+	}
+	if tr.Rejected {
+		fmt.Fprintf(p.w, "; its new parameters rejected (held-out likelihood fell), learning stops")
+	} else if tr.Halvings > 0 {
+		fmt.Fprintf(p.w, "; step halved %d times", tr.Halvings)
+	}
+	if tr.EPFailures > 0 {
+		fmt.Fprintf(p.w, " (%d refused steps: EP failed)", tr.EPFailures)
+	}
+	fmt.Fprintln(p.w)
+}
+
+// finish ends the bar's line. It is safe on a nil progress.
+func (p *progress) finish() {
+	if p != nil && p.drawn {
+		fmt.Fprintln(p.w)
+	}
+}
