@@ -158,12 +158,15 @@ func decodeModel(in *modelJSON) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ivm: model file noise model: %w", err)
 	}
-	d := len(in.ActiveInputs)
-	xa := mat.NewDense(d, in.InputDim, nil)
+	// Check the rows before allocating: a corrupt input_dim must not allocate its size.
 	for i, row := range in.ActiveInputs {
 		if len(row) != in.InputDim {
 			return nil, fmt.Errorf("ivm: model file active input %d has %d values, want %d", i, len(row), in.InputDim)
 		}
+	}
+	d := len(in.ActiveInputs)
+	xa := mat.NewDense(d, in.InputDim, nil)
+	for i, row := range in.ActiveInputs {
 		xa.SetRow(i, row)
 	}
 	factor := in.FactorPrecision
