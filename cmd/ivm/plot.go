@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/dataset"
+	ivmplot "github.com/ivmlab/ivm/plot"
+)
+
+func init() {
+	register("plot", command{Synopsis: "ivm plot [flags] MODEL [DATA]", Short: "draw a model of 1-D or 2-D inputs, or its learning trace (-trace)", Order: 40, Run: cmdPlot})
+}
+
+const plotSynopsis = `ivm plot [flags] MODEL [DATA]
+       ivm plot -trace [flags] MODEL
+
+Draws a model of one or two inputs with DATA (without DATA: the model and its active set),
+as the IVM papers' figures, chosen by the model's noise model: classification, the
+p(y=+1) = 0.5 contour (solid) and 0.25, 0.75 (dashed); ordinal, the category boundaries and
+expected quartiles; regression, the predictive mean (1-D: with a ±2 sd band; 2-D: as a heat
+map); null category, the boundary and the null region's edges. Active points are circled.
+-trace draws the learning trace of Algorithm 2 stored in the model file instead, for a
+model of any dimension. The format follows -o's extension: .png, .svg or .pdf.`
+
+func cmdPlot(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("plot", plotSynopsis, stderr)
+	var df dataFlags
+	df.register(fs)
+	out := fs.String("o", "", "output file, .png, .svg or .pdf (default: MODEL with .png, or -trace.png)")
+	width := fs.String("w", "12cm", "figure width (cm, mm, in or pt)")
+	height := fs.String("h", "9cm", "figure height (cm, mm, in or pt); -trace: 4cm per panel + 2cm unless given")
+	trace := fs.Bool("trace", false, "draw the learning trace stored in MODEL instead of the model")
+	which := fs.Int("model", 0, "one-vs-rest model K (1-based; the class of Classes[K]) of a multi-class MODEL")
+	grid := fs.Int("grid", 0, "grid points per input at which the model is evaluated (default 80 for 2-D, 300 for 1-D)")
+	title := fs.String("title", "", "figure title (default: says what is drawn)")
+	noLegend := fs.Bool("no-legend", false, "leave the legend out")
+	quiet := fs.Bool("quiet", false, "print nothing on success")
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--h" || args[0] == "-help" || args[0] == "--help") {
+		// -h is the height flag; alone it asks for help, as with every other command.
+		fs.Usage()
+		return flag.ErrHelp
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() < 1 || fs.NArg() > 2 || (*trace && fs.NArg() != 1) {
+		fs.Usage()
+		return errUsage
+	}
+	w, err := ivmplot.ParseLength(*width)
+	if err != nil {
+		return fmt.Errorf("-w: %w", err)
+	}
+	h, err := ivmplot.ParseLength(*height)
+	if err != nil {
+		return fmt.Errorf("-h: %w", err)
+	}
+	modelPath := fs.Arg(0)
+	path := *out
+	if path == "" {
+		path = strings.TrimSuffix(modelPath, filepath.Ext(modelPath))
+		if *trace {
+			path += "-trace"
+		}
+		path += ".png"
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png", ".svg", ".pdf":
+	default:
+		return fmt.Errorf("-o %s: the figure's format comes from its extension: .png, .svg or .pdf", path)
+	}
+	pred, err := loadPredictor(modelPath)
+	if err != nil {
+		return err
+	}
+	k, err := pickModel(pred, *which)
+	if err != nil {
+		return fmt.Errorf("%s: %w", modelPath, err)
+	}
+	opt := ivmplot.Options{Title: *title, Grid: *grid, NoLegend: *noLegend}
+	var fig *ivmplot.Figure
+	if *trace {
+		var tr []ivm.IterTrace
+		if k < len(pred.Traces) {
+			tr = pred.Traces[k]
+		}
+		if len(tr) == 0 {
+			return fmt.Errorf("%s holds no learning trace (was it trained with -iters 0, a fixed kernel?)", modelPath)
+		}
+		if fig, err = ivmplot.Trace(tr, opt); err != nil {
+			return err
+		}
+	} else {
+		dim := pred.InputDim()
+		if dim != 1 && dim != 2 {
+			return fmt.Errorf("%s has %d inputs; ivm plot draws models of 1 or 2 inputs (-trace draws the learning trace of any model)", modelPath, dim)
+		}
+		var x *mat.Dense
+		var y []float64
+		if fs.NArg() == 2 {
+			data, err := readPlotData(fs.Arg(1), df, dim)
+			if err != nil {
+				return err
+			}
+			x, y = data.X, data.Y
+			if len(data.Names) == dim {
+				opt.XLabel = data.Names[0]
+				if dim == 2 {
+					opt.YLabel = data.Names[1]
+				}
+			}
+		}
+		if fig, err = ivmplot.Predictor(pred, k, x, y, opt); err != nil {
+			if fs.NArg() == 2 {
+				return fmt.Errorf("%s: %w", fs.Arg(1), err)
+			}
+			return err
+		}
+	}
+	hSet := false
+	fs.Visit(func(f *flag.Flag) { hSet = hSet || f.Name == "h" })
+	if *trace && !hSet {
+		h = max(h, vg.Length(len(fig.Panels))*4*vg.Centimeter+2*vg.Centimeter)
+	}
+	if err := fig.Save(path, w, h); err != nil {
+		return err
+	}
+	if !*quiet {
+		fmt.Fprintf(stdout, "figure written to %s\n", path)
+	}
+	return nil
+}
+
+// loadPredictor reads a model file of any task.
+func loadPredictor(path string) (*ivm.Predictor, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := ivm.Load(bufio.NewReader(f))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// pickModel returns the 0-based index of the model to draw: the only one, or -model K's.
+func pickModel(p *ivm.Predictor, k int) (int, error) {
+	n := len(p.Models)
+	switch {
+	case n == 0:
+		return 0, errors.New("the file holds no model")
+	case k == 0 && n == 1:
+		return 0, nil
+	case k == 0:
+		return 0, fmt.Errorf("the file holds %d one-vs-rest models (classes %v); pick one with -model K (1 to %d)", n, p.Classes, n)
+	case k < 1 || k > n:
+		return 0, fmt.Errorf("-model %d: the file holds %d model(s)", k, n)
+	}
+	return k - 1, nil
+}
+
+// readPlotData reads DATA and checks that it has the model's dim inputs; a libsvm file
+// whose last inputs are all zero (so absent) is widened to dim.
+func readPlotData(path string, df dataFlags, dim int) (*dataset.Data, error) {
+	opt, err := df.options()
+	if err != nil {
+		return nil, err
+	}
+	data, err := dataset.ReadFile(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	n, d := data.X.Dims()
+	if d < dim && data.Format == dataset.LibSVM {
+		x := mat.NewDense(n, dim, nil)
+		x.Slice(0, n, 0, d).(*mat.Dense).Copy(data.X)
+		data.X, d = x, dim
+	}
+	if d != dim {
+		return nil, fmt.Errorf("%s has %d inputs, the model %d", path, d, dim)
+	}
+	return data, nil
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/dataset"
+)
+
+// writeCSV writes x and y as a CSV file in dir and returns its path.
+func writeCSV(t *testing.T, dir, name string, x *mat.Dense, y []float64) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dataset.WriteCSV(f, &dataset.Data{X: x, Y: y}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func pngSize(t *testing.T, path string) (int, int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return img.Bounds().Dx(), img.Bounds().Dy()
+}
+
+func TestPlotCommand(t *testing.T) {
+	dir := t.TempDir()
+	x, y, err := dataset.ToyClassificationGP(120, rand.New(rand.NewPCG(1, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range y { // labels 0 and 1, stored in the model and mapped back by plot
+		y[i] = (y[i] + 1) / 2
+	}
+	data := writeCSV(t, dir, "toy.csv", x, y)
+	model := filepath.Join(dir, "toy.json")
+	mustRun(t, "train", "-quiet", "-iters", "0", "-d", "30", "-kernel", "rbf(gamma=10,variance=10)+bias+white(variance=0.01)", data, model)
+
+	// Default output: MODEL with .png, 12 × 9 cm at 96 dpi.
+	out := mustRun(t, "plot", model, data)
+	def := filepath.Join(dir, "toy.png")
+	if !strings.Contains(out, def) {
+		t.Errorf("output %q does not name %s", out, def)
+	}
+	if w, h := pngSize(t, def); w != 454 || h != 340 {
+		t.Errorf("default PNG is %d × %d, want 454 × 340", w, h)
+	}
+	// -o, -w, -h; SVG by extension; the model alone without data.
+	png2 := filepath.Join(dir, "small.png")
+	mustRun(t, "plot", "-quiet", "-o", png2, "-w", "2in", "-h", "1.5in", model, data)
+	if w, h := pngSize(t, png2); w != 192 || h != 144 {
+		t.Errorf("2in × 1.5in PNG is %d × %d, want 192 × 144", w, h)
+	}
+	svg := filepath.Join(dir, "toy.svg")
+	mustRun(t, "plot", "-quiet", "-o", svg, model)
+	if b, err := os.ReadFile(svg); err != nil || !strings.Contains(string(b), "<svg") {
+		t.Errorf("SVG: %v", err)
+	}
+
+	// A learnt model's trace.
+	learnt := filepath.Join(dir, "learnt.json")
+	mustRun(t, "train", "-quiet", "-iters", "1", "-kiters", "3", "-d", "20", data, learnt)
+	tr := filepath.Join(dir, "trace.pdf")
+	mustRun(t, "plot", "-quiet", "-trace", "-o", tr, learnt)
+	if b, err := os.ReadFile(tr); err != nil || !strings.HasPrefix(string(b), "%PDF-") {
+		t.Errorf("trace PDF: %v", err)
+	}
+
+	// Errors: exit status 1 and a message saying what is wrong, or 2 for usage.
+	x3 := mat.NewDense(30, 3, nil)
+	y3 := make([]float64, 30)
+	r := rand.New(rand.NewPCG(2, 0))
+	for i := range y3 {
+		for j := 0; j < 3; j++ {
+			x3.Set(i, j, r.NormFloat64())
+		}
+		y3[i] = 1
+		if x3.At(i, 0) < 0 {
+			y3[i] = -1
+		}
+	}
+	data3 := writeCSV(t, dir, "three.csv", x3, y3)
+	model3 := filepath.Join(dir, "three.json")
+	mustRun(t, "train", "-quiet", "-iters", "0", "-d", "10", data3, model3)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"plot", "-trace", model}, 1, "no learning trace"},
+		{[]string{"plot", model3, data3}, 1, "3 inputs"},
+		{[]string{"plot", model, data3}, 1, "has 3 inputs, the model 2"},
+		{[]string{"plot", "-o", filepath.Join(dir, "f.gif"), model}, 1, ".png, .svg or .pdf"},
+		{[]string{"plot", "-w", "wide", model}, 1, "-w"},
+		{[]string{"plot", "-trace", model, data}, 2, "Usage"},
+		{[]string{"plot"}, 2, "Usage"},
+		{[]string{"plot", filepath.Join(dir, "missing.json")}, 1, "missing.json"},
+		{[]string{"plot", "-h"}, 0, "Usage"},
+	} {
+		code, _, errs := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("ivm %s: exit %d, stderr %q; want exit %d and %q", strings.Join(c.args, " "), code, errs, c.code, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "three.png")); err == nil {
+		t.Error("a failed plot left a file")
+	}
+}

@@ -1,0 +1,322 @@
+package plot
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/ivmlab/ivm"
+)
+
+// Trace draws the learning trace of Algorithm 2 (ModelMeta.Trace or LearnResult.Trace) in
+// two or three panels against the outer iteration (1-based): the kernel objective at the
+// start and end of each iteration's optimisation (Series "kernel before", "kernel after"),
+// the noise objective likewise when the noise parameters were learnt ("noise before",
+// "noise after"), and the held-out log likelihood per point at the start of each
+// iteration, with the final model's at the iteration after the last ("held-out",
+// "held-out final"). Objectives that were not computed (zero in the trace) are left out;
+// iterations whose parameters were rejected are marked with a cross on the held-out curve.
+func Trace(trace []ivm.IterTrace, opt Options) (*Figure, error) {
+	if len(trace) == 0 {
+		return nil, errors.New("plot: the learning trace is empty (was the kernel learnt?)")
+	}
+	var kb, ka, nb, na, ho, fin, rej plotter.XYs
+	last := 0
+	for _, t := range trace {
+		it := float64(t.Iter + 1)
+		if t.Final {
+			continue
+		}
+		last = max(last, t.Iter+1)
+		add := func(dst *plotter.XYs, v float64) {
+			if v != 0 && !math.IsNaN(v) && !math.IsInf(v, 0) {
+				*dst = append(*dst, plotter.XY{X: it, Y: v})
+			}
+		}
+		add(&kb, t.KernelBefore)
+		add(&ka, t.KernelAfter)
+		if t.NoiseSteps > 0 {
+			add(&nb, t.NoiseBefore)
+			add(&na, t.NoiseAfter)
+		}
+		if !math.IsNaN(t.HeldOut) && !math.IsInf(t.HeldOut, 0) {
+			ho = append(ho, plotter.XY{X: it, Y: t.HeldOut})
+			if t.Rejected {
+				rej = append(rej, plotter.XY{X: it, Y: t.HeldOut})
+			}
+		}
+	}
+	for _, t := range trace {
+		if t.Final && !math.IsNaN(t.HeldOut) && !math.IsInf(t.HeldOut, 0) {
+			fin = append(fin, plotter.XY{X: float64(last + 1), Y: t.HeldOut})
+		}
+	}
+	fig := &Figure{}
+	xl := orDefault(opt.XLabel, "outer iteration")
+	panel := func(title, ylabel string, curves []traceCurve) error {
+		any := false
+		for _, c := range curves {
+			any = any || len(c.pts) > 0
+		}
+		if !any {
+			return nil
+		}
+		p := newPlot(title, xl, ylabel)
+		p.X.Tick.Marker = integerTicks{}
+		idx := len(fig.Panels)
+		for _, c := range curves {
+			if len(c.pts) == 0 {
+				continue
+			}
+			col := palette8[c.col]
+			l, s, err := plotter.NewLinePoints(c.pts)
+			if err != nil {
+				return err
+			}
+			l.LineStyle = lineStyle(col, c.dash)
+			s.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+			p.Add(l, s)
+			p.Legend.Add(c.name, l, s)
+			x, y := make([]float64, len(c.pts)), make([]float64, len(c.pts))
+			for i, pt := range c.pts {
+				x[i], y[i] = pt.X, pt.Y
+			}
+			fig.Series = append(fig.Series, Series{Name: c.name, Panel: idx, X: x, Y: y})
+		}
+		fig.Panels = append(fig.Panels, p)
+		return nil
+	}
+	title := orDefault(opt.Title, "Learning trace (Algorithm 2)")
+	if err := panel(title, "kernel objective", []traceCurve{{"kernel before", kb, 0, "dashed"}, {"kernel after", ka, 1, "solid"}}); err != nil {
+		return nil, err
+	}
+	if err := panel("", "noise objective", []traceCurve{{"noise before", nb, 0, "dashed"}, {"noise after", na, 1, "solid"}}); err != nil {
+		return nil, err
+	}
+	if err := panel("", "held-out ln p per point", []traceCurve{{"held-out", ho, 2, "solid"}, {"held-out final", fin, 3, "solid"}}); err != nil {
+		return nil, err
+	}
+	if len(fig.Panels) == 0 {
+		return nil, errors.New("plot: the learning trace holds no finite objective or held-out value")
+	}
+	p := fig.Panels[len(fig.Panels)-1]
+	if err := scatter(p, "rejected", rej, draw.GlyphStyle{Color: red, Radius: vg.Points(5), Shape: draw.CrossGlyph{}}, true); err != nil {
+		return nil, err
+	}
+	// Every panel spans the same iterations; the axis is named below the last.
+	for i, q := range fig.Panels {
+		q.X.Min, q.X.Max = 0.5, float64(last+1)+0.5
+		if i < len(fig.Panels)-1 {
+			q.X.Label.Text = ""
+		}
+	}
+	if len(fig.Panels) == 1 {
+		fig.Plot = fig.Panels[0]
+	}
+	return finishLegend(fig, opt), nil
+}
+
+// traceCurve is one curve of a Trace panel: its points, colour index and line style.
+type traceCurve struct {
+	name string
+	pts  plotter.XYs
+	col  int
+	dash string
+}
+
+func finishLegend(fig *Figure, opt Options) *Figure {
+	if opt.NoLegend {
+		for _, p := range fig.Panels {
+			p.Legend = plot.NewLegend()
+		}
+	}
+	return fig
+}
+
+// integerTicks marks the integers of an axis (at most about ten of them).
+type integerTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
+	step := math.Max(1, math.Ceil((hi-lo)/10))
+	var ts []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		ts = append(ts, plot.Tick{Value: v, Label: fmt.Sprintf("%g", v)})
+	}
+	return ts
+}
+
+// Curves draws named (x, y) series in one panel with the axis labels of opt (e.g. KL
+// divergence against time for several methods). Series of up to 30 points are drawn with
+// their points marked. With opt.LogX or opt.LogY that axis is logarithmic and its values
+// must be positive. Every value must be finite.
+func Curves(series []Series, opt Options) (*Figure, error) {
+	if len(series) == 0 {
+		return nil, errors.New("plot: no series to draw")
+	}
+	p := newPlot(opt.Title, opt.XLabel, opt.YLabel)
+	if opt.LogX {
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	}
+	if opt.LogY {
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	}
+	fig := &Figure{Plot: p, Panels: []*plot.Plot{p}}
+	for k, s := range series {
+		if len(s.X) != len(s.Y) || len(s.X) == 0 {
+			return nil, fmt.Errorf("plot: series %q has %d x and %d y values", s.Name, len(s.X), len(s.Y))
+		}
+		pts := make(plotter.XYs, len(s.X))
+		for i := range s.X {
+			x, y := s.X[i], s.Y[i]
+			if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) {
+				return nil, fmt.Errorf("plot: series %q, point %d: (%g, %g) is not finite", s.Name, i+1, x, y)
+			}
+			if (opt.LogX && x <= 0) || (opt.LogY && y <= 0) {
+				return nil, fmt.Errorf("plot: series %q, point %d: (%g, %g) on a logarithmic axis", s.Name, i+1, x, y)
+			}
+			pts[i] = plotter.XY{X: x, Y: y}
+		}
+		col := palette8[k%len(palette8)]
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, err
+		}
+		l.LineStyle = lineStyle(col, "solid")
+		if k >= len(palette8) {
+			l.LineStyle = lineStyle(col, "dashed")
+		}
+		p.Add(l)
+		if len(pts) <= 30 {
+			sc, err := plotter.NewScatter(pts)
+			if err != nil {
+				return nil, err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.2), Shape: glyphs[k%len(glyphs)]}
+			p.Add(sc)
+			p.Legend.Add(s.Name, l, sc)
+		} else {
+			p.Legend.Add(s.Name, l)
+		}
+		fig.Series = append(fig.Series, Series{Name: s.Name, X: append([]float64(nil), s.X...), Y: append([]float64(nil), s.Y...)})
+	}
+	return finishLegend(fig, opt), nil
+}
+
+// Task is one task of a multi-task model of 1-D inputs, in plain slices so that any
+// multi-task model can be drawn.
+type Task struct {
+	// Name titles the task's panel ("task 1" when empty).
+	Name string
+	// X and Y are the task's data.
+	X, Y []float64
+	// Active holds the indices into X of the points the model used.
+	Active []int
+	// GridX are the inputs at which Mean and SD, the predictive mean and standard deviation,
+	// are given (SD may be nil: no band).
+	GridX, Mean, SD []float64
+}
+
+// MultiTask draws a multi-task model of 1-D inputs (extensions paper Fig. 7): one panel per
+// task, top to bottom on a shared input range, each with the task's data, the predictive
+// mean (Series "mean", Panel = the task's index) and, when SD is given, the band mean ± 2 sd
+// ("mean-2sd", "mean+2sd"), and the points the model used circled.
+func MultiTask(tasks []Task, opt Options) (*Figure, error) {
+	if len(tasks) == 0 {
+		return nil, errors.New("plot: no tasks")
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for ti, t := range tasks {
+		if len(t.X) != len(t.Y) {
+			return nil, fmt.Errorf("plot: task %d has %d inputs and %d targets", ti+1, len(t.X), len(t.Y))
+		}
+		if len(t.GridX) != len(t.Mean) || (t.SD != nil && len(t.SD) != len(t.GridX)) {
+			return nil, fmt.Errorf("plot: task %d has %d grid points, %d means and %d standard deviations", ti+1, len(t.GridX), len(t.Mean), len(t.SD))
+		}
+		for _, a := range t.Active {
+			if a < 0 || a >= len(t.X) {
+				return nil, fmt.Errorf("plot: task %d: active index %d outside its %d points", ti+1, a, len(t.X))
+			}
+		}
+		for _, vs := range [][]float64{t.X, t.Y, t.GridX, t.Mean, t.SD} {
+			for _, v := range vs {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("plot: task %d holds the value %g", ti+1, v)
+				}
+			}
+		}
+		for _, vs := range [][]float64{t.X, t.GridX} {
+			for _, v := range vs {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	if !(hi >= lo) {
+		return nil, errors.New("plot: the tasks hold no inputs")
+	}
+	if opt.XMin < opt.XMax {
+		lo, hi = opt.XMin, opt.XMax
+	}
+	fig := &Figure{}
+	ring := draw.GlyphStyle{Color: red, Radius: vg.Points(4.5), Shape: draw.RingGlyph{}}
+	dot := draw.GlyphStyle{Color: black, Radius: vg.Points(1.5), Shape: draw.CircleGlyph{}}
+	for ti, t := range tasks {
+		name := orDefault(t.Name, fmt.Sprintf("task %d", ti+1))
+		title := name
+		if ti == 0 && opt.Title != "" {
+			title = opt.Title + "\n" + name
+		}
+		xl := ""
+		if ti == len(tasks)-1 {
+			xl = orDefault(opt.XLabel, "x")
+		}
+		p := newPlot(title, xl, orDefault(opt.YLabel, "y"))
+		p.X.Min, p.X.Max = lo, hi
+		if len(t.GridX) > 0 {
+			if t.SD != nil {
+				l, u := make([]float64, len(t.GridX)), make([]float64, len(t.GridX))
+				band := make(plotter.XYs, 0, 2*len(t.GridX))
+				for i := range t.GridX {
+					l[i], u[i] = t.Mean[i]-2*t.SD[i], t.Mean[i]+2*t.SD[i]
+					band = append(band, plotter.XY{X: t.GridX[i], Y: l[i]})
+				}
+				for i := len(t.GridX) - 1; i >= 0; i-- {
+					band = append(band, plotter.XY{X: t.GridX[i], Y: u[i]})
+				}
+				poly, err := plotter.NewPolygon(band)
+				if err != nil {
+					return nil, err
+				}
+				poly.Color, poly.LineStyle.Width = lightBlue, 0
+				p.Add(poly)
+				p.Legend.Add("mean ± 2 sd", poly)
+				fig.Series = append(fig.Series, Series{Name: "mean-2sd", Panel: ti, X: t.GridX, Y: l},
+					Series{Name: "mean+2sd", Panel: ti, X: t.GridX, Y: u})
+			}
+			if _, err := addLine(p, "mean", xyOf(t.GridX, t.Mean), lineStyle(blue, "solid")); err != nil {
+				return nil, err
+			}
+			fig.Series = append(fig.Series, Series{Name: "mean", Panel: ti, X: t.GridX, Y: t.Mean})
+		}
+		if err := scatter(p, "data", xyOf(t.X, t.Y), dot, true); err != nil {
+			return nil, err
+		}
+		act := make(plotter.XYs, len(t.Active))
+		for k, a := range t.Active {
+			act[k] = plotter.XY{X: t.X[a], Y: t.Y[a]}
+		}
+		if err := scatter(p, fmt.Sprintf("used (%d)", len(t.Active)), act, ring, true); err != nil {
+			return nil, err
+		}
+		fig.Panels = append(fig.Panels, p)
+	}
+	if len(fig.Panels) == 1 {
+		fig.Plot = fig.Panels[0]
+	}
+	return finishLegend(fig, opt), nil
+}

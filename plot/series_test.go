@@ -1,0 +1,94 @@
+package plot
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/vg"
+
+	"github.com/ivmlab/ivm"
+)
+
+func TestTrace(t *testing.T) {
+	tr := []ivm.IterTrace{
+		{Iter: 0, HeldOut: -0.5, KernelBefore: 100, KernelAfter: 80, KernelSteps: 10},
+		{Iter: 1, HeldOut: -0.4, KernelBefore: 82, KernelAfter: 79, KernelSteps: 5, NoiseBefore: 50, NoiseAfter: 45, NoiseSteps: 3},
+		{Iter: 2, HeldOut: -0.45, KernelBefore: 79, KernelAfter: 78, Rejected: true},
+		{Final: true, HeldOut: -0.4},
+	}
+	fig, err := Trace(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fig.Panels) != 3 {
+		t.Fatalf("%d panels, want kernel, noise and held-out", len(fig.Panels))
+	}
+	got := map[string][]float64{}
+	for _, s := range fig.Series {
+		got[s.Name] = s.Y
+	}
+	if fmt.Sprint(got["kernel after"]) != "[80 79 78]" || fmt.Sprint(got["noise before"]) != "[50]" ||
+		fmt.Sprint(got["held-out"]) != "[-0.5 -0.4 -0.45]" || fmt.Sprint(got["held-out final"]) != "[-0.4]" {
+		t.Errorf("series %v", got)
+	}
+	checkFiles(t, fig, 10*vg.Centimeter, 12*vg.Centimeter)
+	if _, err := Trace(nil, Options{}); err == nil {
+		t.Error("empty trace accepted")
+	}
+	if _, err := Trace([]ivm.IterTrace{{Final: true, HeldOut: math.NaN()}}, Options{}); err == nil {
+		t.Error("trace without values accepted")
+	}
+}
+
+func TestCurves(t *testing.T) {
+	s := []Series{{Name: "IVM", X: []float64{1, 10, 100}, Y: []float64{0.5, 0.1, 0.01}},
+		{Name: "random", X: []float64{1, 10, 100}, Y: []float64{0.6, 0.3, 0.1}}}
+	fig, err := Curves(s, Options{Title: "KL against time", XLabel: "seconds", YLabel: "KL", LogX: true, LogY: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fig.Series) != 2 || fig.Plot.X.Label.Text != "seconds" {
+		t.Errorf("figure %+v", fig)
+	}
+	checkFiles(t, fig, 12*vg.Centimeter, 8*vg.Centimeter)
+	for _, bad := range [][]Series{nil, {{Name: "a", X: []float64{1}, Y: nil}}, {{Name: "a", X: []float64{1}, Y: []float64{math.NaN()}}},
+		{{Name: "a", X: []float64{0}, Y: []float64{1}}}} {
+		if _, err := Curves(bad, Options{LogX: true}); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
+func TestMultiTask(t *testing.T) {
+	var tasks []Task
+	for k := 0; k < 3; k++ {
+		var task Task
+		for i := 0; i < 10; i++ {
+			x := float64(i) + float64(k)
+			task.X = append(task.X, x)
+			task.Y = append(task.Y, math.Sin(x/2))
+		}
+		task.Active = []int{1, 5}
+		for i := 0; i <= 20; i++ {
+			x := float64(i) * 12 / 20
+			task.GridX = append(task.GridX, x)
+			task.Mean = append(task.Mean, math.Sin(x/2))
+			task.SD = append(task.SD, 0.1)
+		}
+		tasks = append(tasks, task)
+	}
+	fig, err := MultiTask(tasks, Options{Title: "three sine tasks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fig.Panels) != 3 || fig.Plot != nil {
+		t.Fatalf("%d panels", len(fig.Panels))
+	}
+	checkFiles(t, fig, 12*vg.Centimeter, 15*vg.Centimeter)
+	tasks[1].Active = []int{10}
+	if _, err := MultiTask(tasks, Options{}); err == nil || !strings.Contains(err.Error(), "task 2") {
+		t.Errorf("bad active index: %v", err)
+	}
+}
