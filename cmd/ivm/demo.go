@@ -11,14 +11,8 @@ import (
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/data"
 	"github.com/ivmlab/ivm/dataset"
-	"github.com/ivmlab/ivm/kern"
-	"github.com/ivmlab/ivm/noise"
+	ivmplot "github.com/ivmlab/ivm/plot"
 )
-
-// demoKernel is a fixed kernel for USPS: the rbf's γ = 2/256 makes exp(−‖x−x'‖²/256), the
-// scale libsvm uses by default for 256 inputs; lin, bias and white make the IVM paper's
-// base kernel.
-const demoKernel = "rbf(gamma=0.0078125,variance=1)+lin(variance=0.01)+bias+white(variance=0.01)"
 
 // readEmbedded reads a gzipped CSV shipped in package data.
 func readEmbedded(name string, opt dataset.ReadOptions) (*dataset.Data, error) {
@@ -37,7 +31,10 @@ func readEmbedded(name string, opt dataset.ReadOptions) (*dataset.Data, error) {
 func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", "ivm demo [flags]", stderr)
 	digit := fs.Int("digit", 3, "the USPS digit to tell from the others")
-	d := fs.Int("d", 500, "active set size")
+	d := fs.Int("d", 200, "active set size")
+	iters := fs.Int("iters", 3, "outer iterations of kernel learning (Algorithm 2); 0 keeps the default kernel fixed")
+	figure := fs.String("figure", "ivm-demo.png", "also write a figure of an IVM on the IVM paper's 2-D toy (.png, .svg or .pdf; empty: none)")
+	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -55,49 +52,60 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	}
 	n, dim := train.X.Dims()
 	nt, _ := test.X.Dims()
-	fmt.Fprintf(stdout, "USPS digits (shipped in data/usps): %d training and %d test images of %d pixels\n", n, nt, dim)
-	fmt.Fprintf(stdout, "Task: digit %d against the rest, probit noise, kernel %s, d = %d\n", *digit, demoKernel, *d)
+	// Label the chosen digit 1 and the others 0, as a user's file would.
 	oneVsRest := func(y []float64) []float64 {
 		out := make([]float64, len(y))
 		for i, v := range y {
-			out[i] = -1
 			if v == float64(*digit) {
 				out[i] = 1
 			}
 		}
 		return out
 	}
-	k, err := kern.Parse(demoKernel, dim)
-	if err != nil {
-		return err
+	cfg := ivm.Config{Task: ivm.Binary, ActiveSize: *d, FixedKernel: *iters == 0, Learn: ivm.LearnOptions{Iters: *iters}}
+	fmt.Fprintf(stdout, "USPS digits (shipped in data/usps): %d training and %d test images of %d pixels\n", n, nt, dim)
+	fmt.Fprintf(stdout, "Task: digit %d (label 1) against the rest (label 0); default kernel %s, d = %d, %d iterations of kernel learning\n",
+		*digit, ivm.DefaultKernel(dim), *d, *iters)
+	var prog *progress
+	if !*quiet {
+		prog = newProgress(stderr, "ivm demo")
+		cfg.Progress = prog.report
 	}
 	start := time.Now()
-	model, err := ivm.FitFixed(train.X, oneVsRest(train.Y), k, noise.NewProbit(), *d, ivm.Options{})
+	p, err := ivm.Fit(train.X, oneVsRest(train.Y), cfg)
+	prog.finish()
 	if err != nil {
 		return err
 	}
 	trainTime := time.Since(start)
 	start = time.Now()
-	preds := model.Predict(test.X)
+	preds, err := p.Predict(test.X)
+	if err != nil {
+		return err
+	}
 	predTime := time.Since(start)
 	yt := oneVsRest(test.Y)
 	correct, logp := 0, 0.0
-	for i, p := range preds {
-		if p.Label == yt[i] {
+	for i, q := range preds {
+		if q.Label == yt[i] {
 			correct++
 		}
-		q := p.Prob[1]
-		if yt[i] < 0 {
-			q = p.Prob[0]
-		}
-		logp += math.Log(math.Max(q, math.SmallestNonzeroFloat64))
+		logp += math.Log(math.Max(q.Prob[int(yt[i])], math.SmallestNonzeroFloat64))
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	fmt.Fprintf(stdout, "Selection of %d active points: %.2f s; prediction of %d images: %.2f s\n",
-		model.Size(), trainTime.Seconds(), nt, predTime.Seconds())
-	fmt.Fprintf(stdout, "Accuracy = %.2f%% (%d/%d); mean test log probability %.4f; Go heap in use at the end %.0f MB\n",
-		100*float64(correct)/float64(nt), correct, nt, logp/float64(nt), float64(ms.HeapAlloc)/(1<<20))
-	fmt.Fprintf(stdout, "The same from the command line: ivm train -iters 0 -kernel '%s' -d %d TRAIN MODEL; ivm predict TEST MODEL\n", demoKernel, *d)
+	m := p.Models[0]
+	fmt.Fprintf(stdout, "Learnt kernel: %s\n", m.Kernel)
+	fmt.Fprintf(stdout, "Training (%d active points): %.1f s; prediction of %d images: %.2f s; Go heap in use %.0f MB\n",
+		m.Size(), trainTime.Seconds(), nt, predTime.Seconds(), float64(ms.HeapAlloc)/(1<<20))
+	fmt.Fprintf(stdout, "Accuracy = %.2f%% (%d/%d) (classification); mean test log probability %.4f\n",
+		100*float64(correct)/float64(nt), correct, nt, logp/float64(nt))
+	fmt.Fprintf(stdout, "The same from the command line: ivm train -d %d -iters %d TRAIN MODEL; ivm predict TEST MODEL\n", *d, *iters)
+	if *figure != "" {
+		if err := ivmplot.DemoFigure(*figure, 0, 0, 1); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Figure of an IVM on the IVM paper's 2-D classification toy (Fig. 3 right) written to %s\n", *figure)
+	}
 	return nil
 }

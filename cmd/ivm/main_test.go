@@ -258,16 +258,17 @@ func TestActiveSetLargerThanDataIsClamped(t *testing.T) {
 }
 
 func TestDemoRuns(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the demo takes a few seconds")
-	}
-	out := mustRun(t, "demo", "-d", "100", "-digit", "0")
-	if !strings.Contains(out, "Accuracy = ") {
+	fig := filepath.Join(t.TempDir(), "demo.png")
+	out := mustRun(t, "demo", "-quiet", "-d", "100", "-iters", "1", "-digit", "0", "-figure", fig)
+	if !strings.Contains(out, "Accuracy = ") || !strings.Contains(out, "Learnt kernel: rbf(") || !strings.Contains(out, "written to "+fig) {
 		t.Fatalf("demo output %q", out)
 	}
 	f := strings.Fields(out[strings.Index(out, "Accuracy = ")+len("Accuracy = "):])
 	acc, _ := strconv.ParseFloat(strings.TrimSuffix(f[0], "%"), 64)
 	if acc < 97 {
 		t.Errorf("demo accuracy %v%% for digit 0 against the rest, d = 100; expected ≥ 97%%", acc)
+	}
+	if st, err := os.Stat(fig); err != nil || st.Size() < 1000 {
+		t.Errorf("demo figure: %v", err)
 	}
 }
