@@ -17,7 +17,7 @@ go run ./bench/gen -n "$n" -dim "$dim" -seed 1 > "$out/train.libsvm"
 go run ./bench/gen -n 5000 -dim "$dim" -seed 2 > "$out/test.libsvm"
 # The same kernel for both: libsvm's exp(−0.05‖x−x'‖²) is rbf with γ = 0.1 here.
 tm() { /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@" >"$out/stdout.txt" 2>&1; cat "$out/time.txt"; }
-read -r ivm_s ivm_kb < <(tm "$out/ivm" train -quiet -d "$d" -kernel 'rbf(gamma=0.1,variance=1)+bias+white' "$out/train.libsvm" "$out/model.ivm")
+read -r ivm_s ivm_kb < <(tm "$out/ivm" train -quiet -iters 0 -scale none -d "$d" -kernel 'rbf(gamma=0.1,variance=1)+bias+white' "$out/train.libsvm" "$out/model.ivm")
 ivm_acc=$("$out/ivm" predict "$out/test.libsvm" "$out/model.ivm" | sed -n 's/^Accuracy = \([^ ]*\).*/\1/p')
 read -r svm_s svm_kb < <(tm svm-train -q -c 1 -g 0.05 "$out/train.libsvm" "$out/model.svm")
 svm_acc=$(svm-predict "$out/test.libsvm" "$out/model.svm" "$out/pred.svm" | sed -n 's/^Accuracy = \([^ ]*\).*/\1/p')

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Defaults side by side: `ivm train` with no flags against `svm-train` with no flags (-s 3
+# for regression), on public data sets, same machine, same run.
+#
+#   bash bench/defaults.sh
+#
+# Data: scikit-learn's bundled sets (breast cancer, iris, wine, digits, diabetes; Debian's
+# python3-sklearn, run with Debian's own /usr/bin/python3) and the USPS digits shipped in
+# data/usps, each split 70/30 (stratified for classification, seed 0) into libsvm files
+# under bench/out/defaults/. Installs libsvm-tools, python3-sklearn and GNU time from Debian
+# if missing. Prints accuracy (or MSE), training time and peak memory of both, and the
+# ratios ivm/libsvm.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v svm-train >/dev/null || [ ! -x /usr/bin/time ] || ! /usr/bin/python3 -c 'import sklearn' 2>/dev/null; then
+	apt-get update -qq && apt-get install -y -qq libsvm-tools time python3-sklearn >/dev/null
+fi
+out=bench/out/defaults; mkdir -p "$out"
+go build -o "$out/ivm" ./cmd/ivm
+/usr/bin/python3 - "$out" <<'PY'
+import gzip, sys, numpy as np
+from sklearn import datasets
+from sklearn.model_selection import train_test_split
+from sklearn.datasets import dump_svmlight_file
+out = sys.argv[1]
+sets = {
+    "breast_cancer": datasets.load_breast_cancer(return_X_y=True),
+    "iris": datasets.load_iris(return_X_y=True),
+    "wine": datasets.load_wine(return_X_y=True),
+    "digits": datasets.load_digits(return_X_y=True),
+    "diabetes": datasets.load_diabetes(return_X_y=True),
+}
+def usps(name):
+    a = np.loadtxt(gzip.open("data/usps/usps_%s.csv.gz" % name, "rt"), delimiter=",", skiprows=1)
+    return a[:, 1:], a[:, 0]
+for name, (X, y) in sets.items():
+    strat = None if name == "diabetes" else y
+    Xa, Xb, ya, yb = train_test_split(X, y, test_size=0.3, random_state=0, stratify=strat)
+    dump_svmlight_file(Xa, ya, "%s/%s.train" % (out, name), zero_based=False)
+    dump_svmlight_file(Xb, yb, "%s/%s.test" % (out, name), zero_based=False)
+Xa, ya = usps("train"); Xb, yb = usps("test")
+dump_svmlight_file(Xa, ya, "%s/usps.train" % out, zero_based=False)
+dump_svmlight_file(Xb, yb, "%s/usps.test" % out, zero_based=False)
+PY
+tm() { /usr/bin/time -f "%e %U %M" -o "$out/time.txt" "$@" >"$out/stdout.txt" 2>&1 || { cat "$out/stdout.txt"; exit 1; }; cat "$out/time.txt"; }
+metric() { sed -n 's/^Accuracy = \([^%]*\)%.*/\1/p; s/^Mean squared error = \([^ ]*\).*/\1/p' | head -1; }
+printf "%-14s %6s %4s | %10s %8s %8s %7s | %10s %8s %8s %7s | %6s\n" set N D "ivm" "wall s" "cpu s" "MB" "libsvm" "wall s" "cpu s" "MB" "time x"
+for s in breast_cancer iris wine digits diabetes usps; do
+	svmflags=(); [ "$s" = diabetes ] && svmflags=(-s 3)
+	read -r iw iu ik < <(tm "$out/ivm" train -quiet "$out/$s.train" "$out/$s.ivm")
+	im=$("$out/ivm" predict "$out/$s.test" "$out/$s.ivm" | metric)
+	read -r sw su sk < <(tm svm-train "${svmflags[@]}" "$out/$s.train" "$out/$s.svm")
+	sm=$(svm-predict "$out/$s.test" "$out/$s.svm" "$out/$s.svmpred" | metric)
+	n=$(wc -l < "$out/$s.train"); dim=$(awk '{for(i=2;i<=NF;i++){split($i,a,":"); if(a[1]>m)m=a[1]}} END{print m}' "$out/$s.train")
+	printf "%-14s %6d %4d | %10s %8.2f %8.2f %7.1f | %10s %8.2f %8.2f %7.1f | %6.1f\n" "$s" "$n" "$dim" "$im" "$iw" "$iu" "$(echo "$ik/1024" | bc -l)" "$sm" "$sw" "$su" "$(echo "$sk/1024" | bc -l)" "$(echo "$iw/$sw" | bc -l)"
+done
+echo "metric: accuracy % (diabetes: test mean squared error); time x = ivm wall / libsvm wall"
