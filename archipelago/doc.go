@@ -1,0 +1,58 @@
+// Package archipelago implements Archipelago (Adams & Ghahramani, "Archipelago:
+// nonparametric Bayesian semi-supervised learning", ICML 2009): a generative
+// semi-supervised classifier whose K class densities are built from K latent
+// Gaussian-process functions g_k and sampled by MCMC over the latent history
+// of the generative process.
+//
+// # The model (§2)
+//
+// With Λ(x) = Σ_k exp g_k(x) and a base density π(x), a point and its label
+// have likelihood p(x, l | g) = exp{g_l(x)} π(x) / (Z (1 + Λ(x))) (eq. 4); the
+// label given the point is the softmax exp{g_l}/Λ (eq. 1) and the point alone
+// has density Λπ/(Z(1+Λ)) (eq. 2). Z (eq. 3) is intractable, but data can be
+// drawn exactly by rejection (Algorithm 1, Generate): propose x̃ ~ π, draw the
+// g_k at x̃ from the GPs conditional on all values drawn so far, and accept
+// with label k with probability exp{g_k}/(1+Λ) (eq. 5), or reject with
+// probability 1/(1+Λ).
+//
+// # The sampler (§3)
+//
+// Inference treats the rejections of that process as latent: the state is the
+// number M and locations of the rejections and the function values at the N
+// labelled, P unlabelled and M rejected points, whose joint density (eq. 8) has
+// no Z. One Sweep makes
+//
+//   - BirthDeath (≈10) insert-or-delete proposals for a rejection, with the
+//     Metropolis–Hastings ratios of eqs. 9–10 for a constant b (default ½);
+//   - one move of every rejection location (eq. 11), a Gaussian random walk
+//     scaled by the base density;
+//   - an HMC transition on each g_k in whitened coordinates ν_k = L⁻¹g_k
+//     (eq. 12, analytic gradients);
+//   - an HMC transition on the kernel hyperparameters given g (Neal 1997):
+//     log amplitude and log inverse squared length-scales, one per input with ARD;
+//   - a Gibbs update of the Gaussian base density's mean and covariance
+//     (normal-inverse-Wishart prior), since given the history every one of the
+//     N+P+M proposals is a draw from π.
+//
+// A new rejection's (or moved rejection's) function values are drawn from the
+// GP conditional on all current values, so the GP prior cancels from the
+// ratios. The K functions share one covariance function (and so one Cholesky
+// factor L at the points; the paper allows θ_k per class): each insertion,
+// deletion or move updates L and ν in O(n²) — extension by a row, removal of a
+// row by a rank-one update of the trailing block with the same Givens rotations
+// applied to ν — and the full O(n³) factorisation happens only when the
+// hyperparameters change or every tenth sweep.
+//
+// Predictions (§3.5, Chain.Predict) average the softmax of eq. 1 over retained
+// samples and over draws of g(x*) from each sample's GP conditional; Entropy and
+// ModeEntropyMap give Fig. 3's maps, Chain.Fantasy the class-conditional
+// fantasies, Autocorrelation, ESS and the per-sweep trace Fig. 4's diagnostics.
+//
+// NewSoftmaxGP runs the same HMC code on the softmax GP classifier (eq. 1 on
+// the labelled points alone), and OneVsRest trains the probit and null-category
+// IVMs of package ivm one class against the rest: the comparators of Table 1.
+// RunCell runs one cell of Table 1 (one data set, one number of labels per
+// class, several labellings, every method).
+//
+// Every chain takes an explicit seed (math/rand/v2 PCG) and is reproducible.
+package archipelago

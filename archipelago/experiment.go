@@ -1,0 +1,122 @@
+package archipelago
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+)
+
+// Table1Options configures Table1.
+type Table1Options struct {
+	// DataDir holds pinwheel/, wine/ and oilflow/.
+	DataDir string
+	// Problems (default Toy3, Toy4, Toy5, Wine, Oil) and PerClass (default 1, 2, 4, 8).
+	Problems []string
+	PerClass []int
+	// Cell configures each cell (labellings, sampler, workers, seed, log).
+	Cell CellOptions
+	// Diagnose runs one extra Archipelago chain on the first problem with one
+	// label per class and prints its trace diagnostics (Fig. 4).
+	Diagnose bool
+}
+
+// LoadProblem loads a Table 1 problem by name from dataDir; seed picks the wine
+// and oil splits.
+func LoadProblem(dataDir, name string, seed uint64) (*Problem, error) {
+	switch name {
+	case "Toy3", "Toy4", "Toy5":
+		return LoadPinwheel(filepath.Join(dataDir, "pinwheel"), int(name[3]-'0'), 0)
+	case "Wine":
+		return LoadWine(filepath.Join(dataDir, "wine", "wine.csv.gz"), seed)
+	case "Oil":
+		return LoadOil(filepath.Join(dataDir, "oilflow", "oilflow_train.csv.gz"), seed)
+	}
+	return nil, fmt.Errorf("archipelago: no problem %q (have Toy3, Toy4, Toy5, Wine, Oil)", name)
+}
+
+// Table1 runs the requested cells of Table 1 and prints them next to the
+// paper's figures, with wall and CPU times.
+func Table1(w io.Writer, opt Table1Options) error {
+	probs := opt.Problems
+	if len(probs) == 0 {
+		probs = []string{"Toy3", "Toy4", "Toy5", "Wine", "Oil"}
+	}
+	per := opt.PerClass
+	if len(per) == 0 {
+		per = []int{1, 2, 4, 8}
+	}
+	fmt.Fprintf(w, "Archipelago Table 1: test error and perplexity, mean ± sd over %d labellings (paper in brackets)\n", max(opt.Cell.Labellings, 1))
+	fmt.Fprintf(w, "%-13s | %-24s | %-24s | %-24s | %-24s\n", "", "Arch", "SmGP", "PrGP (probit IVM 1-v-r)", "NCNM (null-cat. IVM 1-v-r)")
+	for _, name := range probs {
+		p, err := LoadProblem(opt.DataDir, name, opt.Cell.Seed+1)
+		if err != nil {
+			return err
+		}
+		for _, k := range per {
+			cpu0 := CPUTime()
+			c, err := RunCell(p, k, opt.Cell)
+			if err != nil {
+				return err
+			}
+			WriteCell(w, c)
+			m, _ := MeanSD(c.Rejections)
+			fmt.Fprintf(w, "%-13s   (%d train, %d test; Arch mean rejections %.0f; wall %s, CPU %s)\n", "", len(p.TrainY), len(p.TestY), m,
+				c.Wall.Round(time.Second), (CPUTime() - cpu0).Round(time.Second))
+			for _, n := range c.Notes {
+				fmt.Fprintf(w, "%-13s   note: %s\n", "", n)
+			}
+		}
+	}
+	if opt.Diagnose {
+		p, err := LoadProblem(opt.DataDir, probs[0], opt.Cell.Seed+1)
+		if err != nil {
+			return err
+		}
+		return Diagnose(w, p, 1, opt.Cell.Sampler, opt.Cell.Seed)
+	}
+	return nil
+}
+
+// Diagnose runs one Archipelago chain on p with perClass labels per class and
+// prints time per sweep (wall and CPU), sweeps to convergence of the number of
+// rejections, its effective sample size and autocorrelation (Fig. 4), and the
+// acceptance rates of every move.
+func Diagnose(w io.Writer, p *Problem, perClass int, so Options, seed uint64) error {
+	lab, err := p.Labelling(perClass, newRand(seed, 77))
+	if err != nil {
+		return err
+	}
+	so.Seed, so.ARD, so.Progress = seed+77, p.ARD, nil
+	cpu0 := CPUTime()
+	t0 := time.Now()
+	sp, err := NewArchipelago(p.Train, lab, p.Classes, so)
+	if err != nil {
+		return err
+	}
+	ch, err := sp.Run()
+	if err != nil {
+		return err
+	}
+	wall, cpu := time.Since(t0), CPUTime()-cpu0
+	tr := ch.RejectionTrace()
+	n := float64(len(tr))
+	post := tr[ch.Burn:]
+	mean, sd := MeanSD(post)
+	st := ch.Stats
+	fmt.Fprintf(w, "\nDiagnostics: %s, %d label(s) per class, %d sweeps (%d burn-in)\n", p.Name, perClass, len(tr), ch.Burn)
+	fmt.Fprintf(w, "  time per sweep: wall %.1f ms, CPU %.1f ms (shared machine: wall times are noisy)\n",
+		wall.Seconds()*1000/n, cpu.Seconds()*1000/n)
+	fmt.Fprintf(w, "  rejections after burn-in: %.1f ± %.1f; sweeps to convergence %d; ESS %.1f of %d\n",
+		mean, sd, SweepsToConverge(tr), ESS(post), len(post))
+	fmt.Fprintf(w, "  acceptance: insert %.2f, delete %.2f, move %.2f, HMC g %.2f, HMC θ %.2f; jitter fallbacks %d\n",
+		Rate(st.InsertAccepted, st.InsertTried), Rate(st.DeleteAccepted, st.DeleteTried), Rate(st.MoveAccepted, st.MoveTried),
+		Rate(st.GAccepted, st.GTried), Rate(st.HyperAccepted, st.HyperTried), st.Jitter)
+	ac := Autocorrelation(post, 50)
+	fmt.Fprintf(w, "  autocorrelation of M (Fig. 4), lags 0,5,…:")
+	for l := 0; l < len(ac); l += 5 {
+		fmt.Fprintf(w, " %.2f", ac[l])
+	}
+	fmt.Fprintln(w)
+	return nil
+}

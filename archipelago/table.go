@@ -1,0 +1,275 @@
+package archipelago
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// Methods are the columns of Table 1, in the paper's order.
+var Methods = []string{"Arch", "SmGP", "PrGP", "NCNM"}
+
+// PaperTable1 holds the paper's Table 1: for each problem and labels per
+// class, the error and perplexity of Arch, SmGP, PrGP and NCNM (in that order,
+// err then perp). The oil NCNM perplexity at one label, printed "3.56K", is 3560.
+var PaperTable1 = map[string]map[int][8]float64{
+	"Toy3": {
+		1: {0.167, 1.461, 0.347, 2.588, 0.290, 1.631, 0.612, 14.120},
+		2: {0.111, 1.565, 0.312, 2.769, 0.279, 1.350, 0.462, 4.801},
+		4: {0.042, 1.092, 0.118, 1.310, 0.142, 1.041, 0.114, 1.002},
+		8: {0.037, 1.070, 0.056, 1.065, 0.137, 1.043, 0.070, 1.000},
+	},
+	"Toy4": {
+		1: {0.120, 2.478, 0.305, 3.436, 0.416, 1.239, 0.554, 16.160},
+		2: {0.092, 2.471, 0.188, 2.861, 0.253, 7.896, 0.429, 8.257},
+		4: {0.032, 1.469, 0.119, 1.505, 0.077, 1.343, 0.056, 1.113},
+		8: {0.025, 1.135, 0.061, 1.076, 0.088, 1.086, 0.0533, 1.009},
+	},
+	"Toy5": {
+		1: {0.183, 3.766, 0.192, 4.519, 0.515, 3.533, 0.482, 294.758},
+		2: {0.124, 2.811, 0.181, 2.008, 0.178, 1.476, 0.365, 11.669},
+		4: {0.081, 2.345, 0.159, 1.730, 0.113, 1.375, 0.093, 1.210},
+		8: {0.051, 2.105, 0.095, 1.290, 0.073, 1.201, 0.051, 1.093},
+	},
+	"Wine": {
+		1: {0.141, 1.928, 0.260, 2.790, 0.303, 1.769, 0.393, 31.832},
+		2: {0.135, 2.654, 0.292, 2.760, 0.213, 2.851, 0.393, 2.799},
+		4: {0.090, 1.198, 0.146, 2.440, 0.101, 1.387, 0.101, 1.153},
+		8: {0.0899, 1.084, 0.067, 1.250, 0.067, 1.224, 0.067, 1.045},
+	},
+	"Oil": {
+		1: {0.538, 2.997, 0.568, 3.024, 0.432, 5.631, 0.650, 3560},
+		2: {0.297, 2.451, 0.331, 2.576, 0.308, 3.499, 0.365, 1.024},
+		4: {0.211, 1.658, 0.215, 1.864, 0.271, 2.558, 0.176, 1.301},
+		8: {0.068, 1.241, 0.053, 1.137, 0.068, 1.232, 0.038, 1.002},
+	},
+}
+
+// CellOptions configures one Table 1 cell.
+type CellOptions struct {
+	// Labellings is the number of random labellings (default 10).
+	Labellings int
+	// Sampler configures the Archipelago and softmax GP chains (its Seed is
+	// replaced per labelling; ARD is taken from the problem).
+	Sampler Options
+	// Methods restricts the methods run (default all of Methods).
+	Methods []string
+	// Workers runs labellings in parallel (default 1).
+	Workers int
+	// Seed seeds the labellings.
+	Seed uint64
+	// Log receives one line per finished labelling (may be nil).
+	Log io.Writer
+}
+
+// Cell is the result of one problem at one number of labels per class.
+type Cell struct {
+	Problem  string
+	PerClass int
+	// Err and Perp hold one value per labelling for each method.
+	Err, Perp map[string][]float64
+	// Rejections is the mean number of latent rejections after burn-in, per labelling.
+	Rejections []float64
+	Notes      []string
+	Wall       time.Duration
+}
+
+// RunCell runs every method on opt.Labellings random labellings of p with
+// perClass labels per class and evaluates them on p's test set.
+func RunCell(p *Problem, perClass int, opt CellOptions) (*Cell, error) {
+	if opt.Labellings == 0 {
+		opt.Labellings = 10
+	}
+	if opt.Workers < 1 {
+		opt.Workers = 1
+	}
+	methods := opt.Methods
+	if len(methods) == 0 {
+		methods = Methods
+	}
+	rng := rand.New(rand.NewPCG(opt.Seed, uint64(perClass)))
+	labs := make([][]int, opt.Labellings)
+	for r := range labs {
+		var err error
+		if labs[r], err = p.Labelling(perClass, rng); err != nil {
+			return nil, err
+		}
+	}
+	c := &Cell{Problem: p.Name, PerClass: perClass, Err: map[string][]float64{}, Perp: map[string][]float64{},
+		Rejections: make([]float64, opt.Labellings)}
+	for _, m := range methods {
+		c.Err[m] = make([]float64, opt.Labellings)
+		c.Perp[m] = make([]float64, opt.Labellings)
+	}
+	start := time.Now()
+	var mu sync.Mutex
+	var firstErr error
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < opt.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range jobs {
+				res, notes, rej, err := runLabelling(p, labs[r], methods, opt.Sampler, opt.Seed*1000+uint64(r)+1)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("%s, %d per class, labelling %d: %w", p.Name, perClass, r, err)
+				}
+				for m, v := range res {
+					c.Err[m][r], c.Perp[m][r] = v[0], v[1]
+				}
+				c.Rejections[r] = rej
+				for _, n := range notes {
+					c.Notes = append(c.Notes, fmt.Sprintf("labelling %d: %s", r, n))
+				}
+				if opt.Log != nil && err == nil {
+					fmt.Fprintf(opt.Log, "%s %d/class labelling %d:", p.Name, perClass, r)
+					for _, m := range methods {
+						fmt.Fprintf(opt.Log, " %s %.3f/%.3f", m, res[m][0], res[m][1])
+					}
+					fmt.Fprintf(opt.Log, " (M ≈ %.0f, %s)\n", rej, time.Since(start).Round(time.Second))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for r := range labs {
+		jobs <- r
+	}
+	close(jobs)
+	wg.Wait()
+	c.Wall = time.Since(start)
+	return c, firstErr
+}
+
+// runLabelling runs the methods on one labelling and returns error and
+// perplexity per method and the mean number of rejections of the Archipelago chain.
+func runLabelling(p *Problem, labels []int, methods []string, so Options, seed uint64) (map[string][2]float64, []string, float64, error) {
+	out := map[string][2]float64{}
+	var notes []string
+	var rej float64
+	so.Seed = seed
+	so.ARD = p.ARD
+	so.Progress = nil
+	for _, m := range methods {
+		var probs [][]float64
+		var err error
+		switch m {
+		case "Arch", "SmGP":
+			var sp *Sampler
+			if m == "Arch" {
+				sp, err = NewArchipelago(p.Train, labels, p.Classes, so)
+			} else {
+				sp, err = NewSoftmaxGP(p.Train, labels, p.Classes, so)
+			}
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			var ch *Chain
+			if ch, err = sp.Run(); err != nil {
+				return nil, nil, 0, err
+			}
+			if m == "Arch" {
+				for _, s := range ch.Samples {
+					rej += float64(s.Rejections) / float64(len(ch.Samples))
+				}
+				if ch.Stats.Jitter > 0 {
+					notes = append(notes, fmt.Sprintf("Arch: jitter added %d times (max %.2g)", ch.Stats.Jitter, ch.Stats.MaxJitter))
+				}
+			}
+			probs, err = ch.Predict(p.Test, seed)
+		case "PrGP", "NCNM":
+			kind := IVMProbit
+			if m == "NCNM" {
+				kind = IVMNullCategory
+			}
+			var ns []string
+			probs, ns, err = OneVsRest(kind, p.Train, labels, p.Classes, p.Test, IVMOptions{ARD: p.ARD, Seed: seed})
+			for _, n := range ns {
+				notes = append(notes, m+": "+n)
+			}
+			if err != nil {
+				// A comparator that cannot be fitted on this labelling is reported
+				// and left out of the mean, not allowed to stop the table.
+				notes = append(notes, fmt.Sprintf("%s failed: %v", m, err))
+				out[m] = [2]float64{math.NaN(), math.NaN()}
+				continue
+			}
+		default:
+			return nil, nil, 0, fmt.Errorf("archipelago: unknown method %q", m)
+		}
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("%s: %w", m, err)
+		}
+		e, pp, err := Evaluate(probs, p.TestY)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		out[m] = [2]float64{e, pp}
+	}
+	return out, notes, rej, nil
+}
+
+// MeanSD returns the mean and sample standard deviation of the non-NaN values.
+func MeanSD(v []float64) (mean, sd float64) {
+	var f []float64
+	for _, x := range v {
+		if !math.IsNaN(x) {
+			f = append(f, x)
+		}
+	}
+	v = f
+	for _, x := range v {
+		mean += x / float64(len(v))
+	}
+	if len(v) < 2 {
+		return mean, 0
+	}
+	for _, x := range v {
+		sd += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(v)-1))
+}
+
+// WriteCell prints a cell's error and perplexity rows, mean ± sd over the
+// labellings with the paper's figure in brackets.
+func WriteCell(w io.Writer, c *Cell) {
+	paper, havePaper := PaperTable1[c.Problem][c.PerClass]
+	for row, name := range []string{"err", "perp"} {
+		fmt.Fprintf(w, "%-5s %2d %-4s", c.Problem, c.PerClass, name)
+		for mi, m := range Methods {
+			vals := c.Err[m]
+			if row == 1 {
+				vals = c.Perp[m]
+			}
+			if vals == nil {
+				fmt.Fprintf(w, " | %-24s", "—")
+				continue
+			}
+			mean, sd := MeanSD(vals)
+			cell := fmt.Sprintf("%.3f±%.3f", mean, sd)
+			if nf := countNaN(vals); nf > 0 {
+				cell += fmt.Sprintf("[%d failed]", nf)
+			}
+			if havePaper {
+				cell += fmt.Sprintf(" (%.3f)", paper[2*mi+row])
+			}
+			fmt.Fprintf(w, " | %-24s", cell)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func countNaN(v []float64) int {
+	n := 0
+	for _, x := range v {
+		if math.IsNaN(x) {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+
+	"github.com/ivmlab/ivm/archipelago"
+	"github.com/ivmlab/ivm/dataset"
+)
+
+func init() {
+	register("archipelago", command{
+		Synopsis: "ivm archipelago [flags] TRAIN TEST",
+		Short:    "semi-supervised Archipelago (GP generative classifier by MCMC); unlabelled rows have label ? or empty",
+		Order:    70,
+		Run:      cmdArchipelago,
+	})
+}
+
+func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("archipelago", "ivm archipelago [flags] TRAIN TEST\n\n"+
+		"TRAIN holds labelled rows and unlabelled rows (CSV label \"?\" or empty, libsvm \"?\");\n"+
+		"TEST is labelled. Prints the test error and perplexity of Archipelago (and with\n"+
+		"-softmax of the softmax GP on the labelled rows).", stderr)
+	sweeps := fs.Int("sweeps", 600, "MCMC sweeps")
+	burn := fs.Int("burn", 0, "burn-in sweeps (0: a third of -sweeps)")
+	seed := fs.Uint64("seed", 1, "random seed")
+	ard := fs.Bool("ard", false, "one length-scale per input (ARD)")
+	progress := fs.Bool("progress", false, "print the chain's state after every sweep to stderr")
+	softmax := fs.Bool("softmax", false, "also run the softmax GP comparator")
+	labelCol := fs.String("label-col", "last", "CSV target column: first, last or a 1-based number")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return errUsage
+	}
+	var ro dataset.ReadOptions
+	var err error
+	if ro.LabelCol, err = dataset.ParseLabelCol(*labelCol); err != nil {
+		return err
+	}
+	train, err := dataset.ReadFile(fs.Arg(0), ro)
+	if err != nil {
+		return err
+	}
+	_, dim := train.X.Dims()
+	ro.Dim = dim
+	test, err := dataset.ReadFile(fs.Arg(1), ro)
+	if err != nil {
+		return err
+	}
+	classes, trainLab, err := archLabels(train.Y, nil, true)
+	if err != nil {
+		return fmt.Errorf("%s: %w", fs.Arg(0), err)
+	}
+	_, testLab, err := archLabels(test.Y, classes, false)
+	if err != nil {
+		return fmt.Errorf("%s: %w", fs.Arg(1), err)
+	}
+	opt := archipelago.Options{Sweeps: *sweeps, Burn: *burn, Seed: *seed, ARD: *ard}
+	if *progress {
+		opt.Progress = func(s archipelago.SweepInfo) {
+			st := s.Stats
+			fmt.Fprintf(stderr, "sweep %4d  M %4d  loglik %9.2f  θ %.2f  acc ins %.2f del %.2f move %.2f g %.2f θ %.2f  %s\n",
+				s.Sweep, s.Rejections, s.LogLik, s.Theta,
+				archipelago.Rate(st.InsertAccepted, st.InsertTried), archipelago.Rate(st.DeleteAccepted, st.DeleteTried),
+				archipelago.Rate(st.MoveAccepted, st.MoveTried), archipelago.Rate(st.GAccepted, st.GTried),
+				archipelago.Rate(st.HyperAccepted, st.HyperTried), s.Elapsed.Round(1e6))
+		}
+	}
+	run := func(name string, sp *archipelago.Sampler, err error) error {
+		if err != nil {
+			return err
+		}
+		ch, err := sp.Run()
+		if err != nil {
+			return err
+		}
+		probs, err := ch.Predict(test.X, *seed)
+		if err != nil {
+			return err
+		}
+		e, perp, err := archipelago.Evaluate(probs, testLab)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: error %.4f  perplexity %.4f  (%d classes, %d samples kept)\n", name, e, perp, len(classes), len(ch.Samples))
+		if name == "archipelago" {
+			post := ch.RejectionTrace()[ch.Burn:]
+			m, sd := archipelago.MeanSD(post)
+			fmt.Fprintf(stdout, "  rejections %.1f ± %.1f, ESS %.0f of %d sweeps\n", m, sd, archipelago.ESS(post), len(post))
+		}
+		return nil
+	}
+	sp, err := archipelago.NewArchipelago(train.X, trainLab, len(classes), opt)
+	if err := run("archipelago", sp, err); err != nil {
+		return err
+	}
+	if *softmax {
+		opt.Progress = nil
+		sp, err := archipelago.NewSoftmaxGP(train.X, trainLab, len(classes), opt)
+		if err := run("softmax GP", sp, err); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// archLabels maps label values to class indices 0..K−1 (classes sorted; NaN →
+// −1 when unlabelled rows are allowed). With classes given, labels must be
+// among them.
+func archLabels(y []float64, classes []float64, allowNaN bool) ([]float64, []int, error) {
+	if classes == nil {
+		seen := map[float64]bool{}
+		for _, v := range y {
+			if !math.IsNaN(v) && !seen[v] {
+				seen[v] = true
+				classes = append(classes, v)
+			}
+		}
+		sort.Float64s(classes)
+		if len(classes) < 2 {
+			return nil, nil, errors.New("need labelled rows of at least two classes")
+		}
+	}
+	idx := map[float64]int{}
+	for i, c := range classes {
+		idx[c] = i
+	}
+	out := make([]int, len(y))
+	for i, v := range y {
+		if math.IsNaN(v) {
+			if !allowNaN {
+				return nil, nil, fmt.Errorf("row %d is unlabelled", i+1)
+			}
+			out[i] = -1
+			continue
+		}
+		k, ok := idx[v]
+		if !ok {
+			return nil, nil, fmt.Errorf("row %d has label %v, not a training class", i+1, v)
+		}
+		out[i] = k
+	}
+	return classes, out, nil
+}
