@@ -14,10 +14,13 @@ type csvParser struct {
 	nf        int // fields per row; 0 before the first row
 	firstLine int // line of the first row (header or data)
 	label     int // 0-based index of the label field
+	task      int // 0-based index of the task field, −1 without one
 	flat      []float64
 	y         []float64
 	names     []string
 	labelName string
+	tasks     []string
+	taskName  string
 	fields    [][]byte
 }
 
@@ -47,6 +50,19 @@ func (p *csvParser) row(line []byte, ln int) error {
 // firstRow fixes the field count and label column and decides whether f is a header.
 func (p *csvParser) firstRow(f [][]byte, ln int) error {
 	n := len(f)
+	task := -1
+	if p.opt.TaskCol != TaskNone {
+		if n < 3 {
+			return &ParseError{Line: ln, Msg: fmt.Sprintf("row has %d fields: a CSV file with a task column needs a task, a label and at least one feature column", n)}
+		}
+		task = n - 1
+		if p.opt.TaskCol != TaskLast {
+			task = int(p.opt.TaskCol) - 1
+			if task >= n {
+				return &ParseError{Line: ln, Msg: fmt.Sprintf("task column %d out of range: row has %d fields", int(p.opt.TaskCol), n)}
+			}
+		}
+	}
 	if n < 2 {
 		return &ParseError{Line: ln, Msg: fmt.Sprintf("row has 1 field %s: a CSV file needs a label column and at least one feature column", snippet(f[0]))}
 	}
@@ -57,13 +73,23 @@ func (p *csvParser) firstRow(f [][]byte, ln int) error {
 			return &ParseError{Line: ln, Msg: fmt.Sprintf("label column %d out of range: row has %d fields", int(p.opt.LabelCol), n)}
 		}
 	}
-	if p.opt.Dim > 0 && n-1 != p.opt.Dim {
-		return &ParseError{Line: ln, Msg: fmt.Sprintf("%d feature columns, expected Dim = %d", n-1, p.opt.Dim)}
+	if label == task {
+		return &ParseError{Line: ln, Msg: fmt.Sprintf("column %d is both the label and the task column", label+1)}
 	}
-	p.nf, p.label, p.firstLine = n, label, ln
+	nfeat := n - 1
+	if task >= 0 {
+		nfeat--
+	}
+	if p.opt.Dim > 0 && nfeat != p.opt.Dim {
+		return &ParseError{Line: ln, Msg: fmt.Sprintf("%d feature columns, expected Dim = %d", nfeat, p.opt.Dim)}
+	}
+	p.nf, p.label, p.task, p.firstLine = n, label, task, ln
 	header := p.opt.Header == HeaderYes
 	if p.opt.Header == HeaderAuto {
 		for i, b := range f {
+			if i == task {
+				continue // task labels are any text
+			}
 			b = trimSpace(b)
 			_, num := parseNumber(b)
 			if i == label {
@@ -80,11 +106,14 @@ func (p *csvParser) firstRow(f [][]byte, ln int) error {
 	if !header {
 		return p.data(f, ln)
 	}
-	p.names = make([]string, 0, n-1)
+	p.names = make([]string, 0, nfeat)
 	for i, b := range f {
-		if i == label {
+		switch i {
+		case label:
 			p.labelName = string(b)
-		} else {
+		case task:
+			p.taskName = string(b)
+		default:
 			p.names = append(p.names, string(b))
 		}
 	}
@@ -100,6 +129,13 @@ func isMissing(b []byte) bool {
 func (p *csvParser) data(f [][]byte, ln int) error {
 	for i, b := range f {
 		b = trimSpace(b)
+		if i == p.task {
+			if len(b) == 0 {
+				return &ParseError{Line: ln, Col: i + 1, Msg: "empty task label"}
+			}
+			p.tasks = append(p.tasks, string(b))
+			continue
+		}
 		if i == p.label {
 			if isMissing(b) {
 				p.y = append(p.y, math.NaN())
@@ -134,11 +170,17 @@ func (p *csvParser) finish() (*Data, error) {
 	if len(p.y) == 0 {
 		return nil, ErrNoData
 	}
+	nfeat := p.nf - 1
+	if p.task >= 0 {
+		nfeat--
+	}
 	return &Data{
-		X:         mat.NewDense(len(p.y), p.nf-1, p.flat),
+		X:         mat.NewDense(len(p.y), nfeat, p.flat),
 		Y:         p.y,
 		Names:     p.names,
 		LabelName: p.labelName,
+		Task:      p.tasks,
+		TaskName:  p.taskName,
 		Format:    CSV,
 	}, nil
 }

@@ -18,6 +18,13 @@
 // neither a number nor "?" nor empty; the header's names are kept in Data.Names and
 // Data.LabelName.
 //
+// With ReadOptions.TaskCol a CSV file has a task column (first, last or column N, counted
+// among all the row's fields like LabelCol): its field is the row's task label, any
+// non-empty text kept as written (unquoted and trimmed of blanks) in Data.Task, and is
+// neither a feature nor the target; in a header its name goes to Data.TaskName. The task
+// field is not looked at when deciding whether the first row is a header. Multi-task
+// learners (package multitask) group the rows by these labels.
+//
 // # libsvm / SVM-light
 //
 //	label index:value index:value ... [# comment]
@@ -25,6 +32,11 @@
 // Indices are 1-based and strictly increasing within a row; absent features are 0.
 // "qid:N" tokens are ignored, the label is any finite real number ("?" is accepted as an
 // unlabelled row), '#' starts a comment and lines holding only a comment are skipped.
+// A "task:NAME" token anywhere after the label gives the row's task: NAME, everything after
+// the first colon (no blanks, no '#'), goes to Data.Task. Either every row has one task
+// token or none has (then Data.Task is nil). WriteLibSVM writes the token after the label;
+// a task name holding a comma makes the line look like CSV to format detection, so read
+// such files with Format LibSVM.
 // The dimension is the largest index seen unless ReadOptions.Dim is set; then a larger
 // index is an error, or is dropped with ReadOptions.IgnoreExtra (what svm-predict does
 // with features the model never saw).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -42,6 +43,14 @@ var seeds = []string{
 	"1,\"2\n",
 	"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff",
 	"",
+	"1 task:a 1:0.5\n-1 task:b 2:1\n",
+	"1 1:0.5 task:a:b\n",
+	"1 task:a\n2 2:1\n",
+	"1 task:a task:b 1:1\n",
+	"1 task: 1:1\n",
+	"task,x,y\ns1,1,2\n\"s 2\",3,4\n",
+	"1,0.5,a\n2,1.5,b\n",
+	"a,1,2\n,3,4\n",
 }
 
 // checkRead checks the invariants of a Read result: an error, or consistent finite data
@@ -88,26 +97,46 @@ func checkRead(t *testing.T, in []byte, opt ReadOptions, d *Data, err error) {
 		t.Fatalf("libsvm with names %q %q", d.Names, d.LabelName)
 	}
 
-	// Round trips through both writers.
+	if d.Task != nil {
+		if len(d.Task) != n {
+			t.Fatalf("%d task labels for %d rows", len(d.Task), n)
+		}
+		for i, s := range d.Task {
+			if s == "" {
+				t.Fatalf("row %d: empty task label", i)
+			}
+		}
+	}
+	if d.TaskName != "" && d.Task == nil {
+		t.Fatalf("task column name %q without tasks", d.TaskName)
+	}
+
+	// Round trips through both writers (libsvm only when the task labels fit in a token).
 	var buf bytes.Buffer
-	if err := WriteLibSVM(&buf, d); err != nil {
+	err = WriteLibSVM(&buf, d)
+	switch {
+	case err != nil && !badTaskToken(d.Task):
 		t.Fatalf("WriteLibSVM: %v", err)
+	case err == nil:
+		back, err := Read(bytes.NewReader(buf.Bytes()), ReadOptions{Format: LibSVM, Dim: c})
+		if err != nil {
+			t.Fatalf("reading back libsvm: %v\n%q", err, buf.Bytes())
+		}
+		sameData(t, "libsvm", d, back, false, true)
 	}
-	back, err := Read(bytes.NewReader(buf.Bytes()), ReadOptions{Format: LibSVM, Dim: c})
-	if err != nil {
-		t.Fatalf("reading back libsvm: %v\n%q", err, buf.Bytes())
-	}
-	sameData(t, "libsvm", d, back, false, true)
 
 	buf.Reset()
 	if err := WriteCSV(&buf, d); err != nil {
 		t.Fatalf("WriteCSV: %v", err)
 	}
 	ropt := ReadOptions{Format: CSV, Header: HeaderNo}
+	if d.Task != nil {
+		ropt.TaskCol = TaskFirst
+	}
 	if d.Names != nil {
 		ropt.Header = HeaderYes
 	}
-	back, err = Read(bytes.NewReader(buf.Bytes()), ropt)
+	back, err := Read(bytes.NewReader(buf.Bytes()), ropt)
 	if err != nil {
 		t.Fatalf("reading back CSV: %v\n%q", err, buf.Bytes())
 	}
@@ -131,8 +160,18 @@ func sameData(t *testing.T, what string, a, b *Data, names, written bool) {
 	if !sameFloats(a.Y, b.Y) {
 		t.Fatalf("%s: Y %v, want %v", what, b.Y, a.Y)
 	}
+	if !reflect.DeepEqual(a.Task, b.Task) {
+		t.Fatalf("%s: tasks %q, want %q", what, b.Task, a.Task)
+	}
 	if !names {
 		return
+	}
+	taskName := a.TaskName
+	if written && a.Names != nil && a.Task != nil && taskName == "" {
+		taskName = "task"
+	}
+	if taskName != b.TaskName {
+		t.Fatalf("%s: task column name %q, want %q", what, b.TaskName, taskName)
 	}
 	label := a.LabelName
 	if written && a.Names != nil && label == "" {
@@ -166,10 +205,11 @@ func FuzzRead(f *testing.F) {
 
 func FuzzReadCSV(f *testing.F) {
 	for i, s := range seeds {
-		f.Add([]byte(s), uint8(i), uint8(i/3), uint8(i/2))
+		f.Add([]byte(s), uint8(i), uint8(i/3), uint8(i/2), uint8(i%4))
 	}
-	f.Fuzz(func(t *testing.T, in []byte, label, header, dim uint8) {
-		opt := ReadOptions{Format: CSV, LabelCol: LabelCol(label % 5), Header: Header(header % 3), Dim: int(dim % 5), MaxValues: fuzzMax}
+	f.Fuzz(func(t *testing.T, in []byte, label, header, dim, task uint8) {
+		opt := ReadOptions{Format: CSV, LabelCol: LabelCol(label % 5), Header: Header(header % 3), Dim: int(dim % 5),
+			TaskCol: TaskCol(int(task%5) - 1), MaxValues: fuzzMax}
 		d, err := Read(bytes.NewReader(in), opt)
 		checkRead(t, in, opt, d, err)
 		if err == nil && d.Format != CSV {
@@ -190,4 +230,14 @@ func FuzzReadLibSVM(f *testing.F) {
 			t.Fatalf("format %v", d.Format)
 		}
 	})
+}
+
+// badTaskToken reports whether some task label cannot be written as a libsvm token.
+func badTaskToken(tasks []string) bool {
+	for _, s := range tasks {
+		if strings.ContainsAny(s, " \t\v\f\r#") {
+			return true
+		}
+	}
+	return false
 }

@@ -18,6 +18,12 @@ type svmParser struct {
 	val    []float64
 	maxIdx int // largest 1-based index kept
 
+	// tasks holds the task of every row so far when the rows have "task:NAME" tokens;
+	// firstLine is the line of the first row, taskLine of the first row with a task token.
+	tasks     []string
+	firstLine int
+	taskLine  int
+
 	// lone is set while the format is undecided in auto mode: every row so far was a lone
 	// label (see the package documentation); loneLine is the first of them.
 	lone     bool
@@ -50,6 +56,7 @@ func (p *svmParser) row(line []byte, ln int) error {
 	}
 	tok, prev := 0, 0
 	rest := line
+	var task []byte
 	for {
 		var t []byte
 		t, rest = nextField(rest)
@@ -67,6 +74,16 @@ func (p *svmParser) row(line []byte, ln int) error {
 		}
 		p.lone = false // a second token: this is no lone label
 		if bytes.HasPrefix(t, []byte("qid:")) {
+			continue
+		}
+		if bytes.HasPrefix(t, []byte("task:")) {
+			switch {
+			case task != nil:
+				return tokErr(ln, tok, "second task token %s in the row", snippet(t))
+			case len(t) == len("task:"):
+				return tokErr(ln, tok, "empty task name in %s", snippet(t))
+			}
+			task = t[len("task:"):]
 			continue
 		}
 		c := bytes.IndexByte(t, ':')
@@ -107,6 +124,21 @@ func (p *svmParser) row(line []byte, ln int) error {
 	}
 	if tok == 0 {
 		return nil // only blanks before a comment
+	}
+	row := len(p.rowEnd)
+	if row == 0 {
+		p.firstLine = ln
+	}
+	switch {
+	case task != nil && len(p.tasks) != row:
+		return &ParseError{Line: ln, Msg: fmt.Sprintf("row has a task token but the row on line %d has none: give every row its task or none", p.firstLine)}
+	case task == nil && len(p.tasks) > 0:
+		return &ParseError{Line: ln, Msg: fmt.Sprintf("row has no task token but the row on line %d has one: give every row its task or none", p.taskLine)}
+	case task != nil:
+		if row == 0 {
+			p.taskLine = ln
+		}
+		p.tasks = append(p.tasks, string(task))
 	}
 	p.rowEnd = append(p.rowEnd, len(p.idx))
 	return nil
@@ -196,5 +228,5 @@ func (p *svmParser) finish() (*Data, error) {
 		}
 		start = end
 	}
-	return &Data{X: mat.NewDense(n, d, flat), Y: p.y, Format: LibSVM}, nil
+	return &Data{X: mat.NewDense(n, d, flat), Y: p.y, Task: p.tasks, Format: LibSVM}, nil
 }

@@ -124,6 +124,51 @@ func ParseLabelCol(s string) (LabelCol, error) {
 	return LabelCol(n), nil
 }
 
+// TaskCol picks the task column of a CSV file: TaskNone (the zero value: no task column),
+// TaskLast, or the 1-based column number N (TaskFirst is 1). The task column holds each row's
+// task label, any text; it is neither a feature nor the target.
+type TaskCol int
+
+const (
+	// TaskNone means the file has no task column.
+	TaskNone TaskCol = 0
+	// TaskFirst is the first column.
+	TaskFirst TaskCol = 1
+	// TaskLast is the last column.
+	TaskLast TaskCol = -1
+)
+
+// String returns "none", "first", "last" or the column number.
+func (c TaskCol) String() string {
+	switch c {
+	case TaskNone:
+		return "none"
+	case TaskFirst:
+		return "first"
+	case TaskLast:
+		return "last"
+	}
+	return strconv.Itoa(int(c))
+}
+
+// ParseTaskCol parses "none" (or ""), "first", "last" or a 1-based column number "N".
+func ParseTaskCol(s string) (TaskCol, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	switch t {
+	case "none", "":
+		return TaskNone, nil
+	case "first":
+		return TaskFirst, nil
+	case "last":
+		return TaskLast, nil
+	}
+	n, err := strconv.Atoi(t)
+	if err != nil || n < 1 {
+		return TaskNone, fmt.Errorf("dataset: bad task column %q (want none, first, last or a column number ≥ 1)", s)
+	}
+	return TaskCol(n), nil
+}
+
 // DefaultMaxValues is the default limit on N×D for libsvm input (8 GiB of float64).
 const DefaultMaxValues = 1 << 30
 
@@ -134,8 +179,13 @@ const maxIndex = 1<<31 - 1
 type ReadOptions struct {
 	// Format is the file format; Auto decides from the content.
 	Format Format
-	// LabelCol is the label column of a CSV file; the default is the last column.
+	// LabelCol is the label column of a CSV file; the default is the last column. Column
+	// numbers count every field of the row, the task column's too.
 	LabelCol LabelCol
+	// TaskCol is the task column of a CSV file (default none); its field becomes Data.Task.
+	// It must differ from the label column. libsvm rows give their task by a "task:NAME"
+	// token instead, whatever TaskCol says.
+	TaskCol TaskCol
 	// Header says whether the first row of a CSV file is a header; default auto-detect.
 	Header Header
 	// Dim > 0 is the number of input columns to produce. libsvm: a feature index above
@@ -158,6 +208,8 @@ func (o *ReadOptions) check() error {
 		return fmt.Errorf("dataset: invalid header option %v", o.Header)
 	case o.LabelCol < 0:
 		return fmt.Errorf("dataset: invalid label column %d", int(o.LabelCol))
+	case o.TaskCol < TaskLast || o.TaskCol > maxIndex:
+		return fmt.Errorf("dataset: invalid task column %d", int(o.TaskCol))
 	case o.Dim < 0 || o.Dim > maxIndex:
 		return fmt.Errorf("dataset: invalid Dim %d", o.Dim)
 	case o.MaxValues < 0:
@@ -177,6 +229,12 @@ type Data struct {
 	Names []string
 	// LabelName is the label column's name in a CSV header, "" without a header.
 	LabelName string
+	// Task holds each row's task label as written (the CSV task column's field, unquoted
+	// and trimmed of blanks, or the NAME of a libsvm "task:NAME" token); nil when the data
+	// have no tasks.
+	Task []string
+	// TaskName is the task column's name in a CSV header, "" otherwise.
+	TaskName string
 	// Format is the format that was read (CSV or LibSVM, never Auto).
 	Format Format
 }
