@@ -22,12 +22,14 @@ const (
 	// − ln p(θ). The first term is EPEvidence; the second is the predictive log likelihood
 	// of the inactive points given the active set's sites from the selection (up to
 	// LearnOptions.HeldOut of them, a fixed random subset). Counting every label removes
-	// the bias of an active set chosen for being surprising.
+	// the bias of an active set chosen for being surprising. For noise models that are not
+	// log-concave (null category) EP is unreliable and the first term is FixedSites'.
 	FullData Objective = iota
 	// EPEvidence is −ln Z_EP(y_I | θ) − ln p(θ): the expectation-propagation approximation
 	// of the marginal likelihood of the active points' labels, with the sites refitted by EP
 	// on the active set for every θ the optimiser tries. Its gradient,
-	// ½ tr((A⁻¹ − ααᵀ) ∂K_II/∂θ), is exact at the EP fixed point.
+	// ½ tr((A⁻¹ − ααᵀ) ∂K_II/∂θ), is exact at the EP fixed point. For noise models that are
+	// not log-concave it is FixedSites.
 	EPEvidence
 	// FixedSites is the reference toolbox's objective (IVM paper eq. 32): with the site
 	// means m and precisions β of the last selection held fixed,
@@ -165,6 +167,14 @@ func newKernelProblem(s *Selector, sum *kern.Sum, kind Objective, priors []Prior
 	if kind == FullData && heldOut > 0 {
 		p.heldOut = newHeldOutTerm(s, heldOut, rng, sum.NumFree())
 	}
+	if kind != FixedSites && !s.Noise.LogConcave() {
+		// EP on the active set is not reliable for a noise model that is not log-concave:
+		// sites whose precision comes out negative are floored, and the "evidence" can
+		// then exceed one (measured on the null category toy: −ln Z = −1.9e9). Such models
+		// (null category) use the selection's sites for the active term, as the papers do,
+		// and keep FullData's predictive term over the inactive points.
+		p.kind = FixedSites
+	}
 	return p
 }
 
@@ -183,6 +193,14 @@ func (p *kernelProblem) eval(x, grad []float64) float64 {
 			return math.NaN()
 		}
 		f = v
+		if p.heldOut != nil {
+			p.sum.K(p.kd, p.xa, nil)
+			f2, ok := p.heldOut.eval(p.sum, p.xa, p.kd, grad)
+			if !ok {
+				return math.NaN()
+			}
+			f += f2
+		}
 	default:
 		p.sum.K(p.kd, p.xa, nil)
 		for i := 0; i < d; i++ {
@@ -207,6 +225,19 @@ func (p *kernelProblem) eval(x, grad []float64) float64 {
 			return math.NaN()
 		}
 		f = -p.ep.logZ()
+		if f < -1e-8*float64(d) && p.ep.nm.Classes() != nil {
+			// Labels are discrete (for the null category model, "not in the null
+			// region" too), so their probability is at most one and −ln Z ≥ 0. EP's
+			// evidence can break that when sites of a model that is not log-concave
+			// have their negative precisions floored; such an evaluation is no
+			// approximation of anything, and the optimiser, fed it as a value, runs off
+			// towards ln Z = +∞ (measured: an ncnm objective of −1.9e9). Count it as
+			// a failed step.
+			p.epFailures++
+			copy(p.ep.m, p.m0)
+			copy(p.ep.beta, p.b0)
+			return math.NaN()
+		}
 		if grad != nil {
 			if err := p.ep.dK(p.dk); err != nil {
 				return math.NaN()
