@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -227,8 +228,20 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	if spec == "" {
 		spec = DefaultKernel(dim)
 	}
-	if _, err := kern.Parse(spec, dim); err != nil {
+	k0, err := kern.Parse(spec, dim)
+	if err != nil {
 		return nil, err
+	}
+	if task == SemiSupervised && cfg.Learn.Priors == nil {
+		// The extensions paper's L1 penalty (an exponential prior) on the process
+		// variances: unchecked, a large process variance makes the null region's width
+		// negligible and the model a plain probit one.
+		cfg.Learn.Priors = map[string]Prior{}
+		for _, name := range k0.FreeNames() {
+			if strings.HasSuffix(name, ".variance") && !strings.HasPrefix(name, "white") {
+				cfg.Learn.Priors[name] = ExponentialPrior{Rate: 1}
+			}
+		}
 	}
 	var pos param.Transform = param.Softplus{}
 	if cfg.Transform != "" {
