@@ -4,6 +4,13 @@
 // Herbrich, "The Informative Vector Machine: a practical probabilistic alternative to the
 // SVM"; the papers are listed in README.md).
 //
+// Most callers need Fit and the Predictor it returns: Fit picks the task from the targets
+// (binary, multi-class by one-vs-rest, regression, ordinal, semi-supervised), standardises
+// the inputs, chooses a kernel and active set size and learns the kernel parameters
+// (Algorithm 2); Predict gives labels, class probabilities and latent moments; Save and
+// Load read and write versioned model files. The command-line tool is a thin layer over
+// them.
+//
 // The engine is Algorithm 1 of that paper in the representation Σ = K − MᵀM of its
 // eqs. 27–30: kernel columns are computed on demand and the N×N kernel matrix is never
 // formed, so selecting d points from N costs O(d²N) time and O(dN) memory. A Selector runs
