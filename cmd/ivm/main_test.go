@@ -171,6 +171,13 @@ func TestArbitraryBinaryLabelsAndProbOutput(t *testing.T) {
 	if !strings.HasPrefix(out, "Accuracy = 100% (100/100)") {
 		t.Errorf("predict: %q", out)
 	}
+	// Predictions are deterministic: the same model and input give byte-identical output.
+	mustRun(t, "predict", "-prob", test, model, filepath.Join(dir, "p2.txt"))
+	a, _ := os.ReadFile(filepath.Join(dir, "p.txt"))
+	b, _ := os.ReadFile(filepath.Join(dir, "p2.txt"))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Error("two predictions with the same model and input differ")
+	}
 	lines := readLines(t, filepath.Join(dir, "p.txt"))
 	if lines[0] != "label p(3) p(7) latent_mean latent_variance" || len(lines) != 101 {
 		t.Fatalf("header %q, %d lines", lines[0], len(lines))
