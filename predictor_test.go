@@ -89,7 +89,8 @@ func equalFloats(a, b []float64) bool {
 	return true
 }
 
-func TestFitMultiClass(t *testing.T) {
+// The classes train side by side (the race detector runs this test in CI).
+func TestFitMultiClassParallel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	centres := [][]float64{{0, 0}, {3, 0}, {0, 3}, {3, 3}}
 	labels := []float64{7, 2, 5, 9}
