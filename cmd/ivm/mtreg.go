@@ -1,0 +1,451 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/ssmtr"
+)
+
+func init() {
+	register("mtreg", command{Synopsis: "ivm mtreg [flags] TRAIN [TEST]", Short: "semi-supervised multi-task GP regression (SMTR/SSMTR)", Order: 60, Run: cmdMtreg})
+}
+
+const mtregHelp = `Fits one GP per task with the tasks' kernel parameters under a common prior (Zhang &
+Yeung, "Semi-supervised multi-task regression"): SSTR (independent GPs), SMTR, SSMTR (adds
+the unlabelled rows through a kNN-graph kernel) or SSMTRPI (adds pairwise constraints).
+
+TRAIN is a CSV file (optionally gzipped, header detected) with a task column (-task-col,
+default 1) and a target column (-label-col, default last); the other columns are inputs.
+Rows whose target is "?" or empty are unlabelled. Every task needs at least one labelled
+row. TEST has the same columns; its tasks must occur in TRAIN. With targets in TEST the
+command prints the MSE and the nMSE (MSE / variance of the targets, per task, averaged
+over tasks). -out writes one line per TEST row (or, without TEST, per unlabelled TRAIN
+row): task, predictive mean, latent variance.
+
+-pairs FILE gives constraints y_u − y_v ≥ d as CSV lines "u,v,d", u and v 1-based data row
+numbers of TRAIN (header not counted) of the same task; quadruple constraints
+y_u − y_v ≥ y_w − y_z as lines "u,v,w,z" with -quads FILE. They are used by ssmtrpi.
+
+Inputs are z-scored with the training rows' statistics unless -scale none.
+`
+
+func cmdMtreg(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("mtreg", "ivm mtreg [flags] TRAIN [TEST]\n\n"+mtregHelp, stderr)
+	method := fs.String("method", "ssmtr", "sstr, smtr, ssmtr or ssmtrpi")
+	taskCol := fs.Int("task-col", 1, "1-based column of the task identifier")
+	labelCol := fs.String("label-col", "last", "target column: last, first or a 1-based number")
+	kernel := fs.String("kernel", "", `kernel spec without white noise (default: rbf, width from the median distance); e.g. "lin+rbf"`)
+	k := fs.Int("k", ssmtr.DefaultNeighbours, "neighbours of the graph (ssmtr, ssmtrpi)")
+	lap := fs.String("laplacian", "normalized", "graph Laplacian: normalized or unnormalized")
+	targets := fs.String("targets", "per-task", "target standardisation: per-task, pooled or none")
+	scale := fs.String("scale", "zscore", "input scaling: zscore or none")
+	pairs := fs.String("pairs", "", "CSV of pairwise constraints u,v,d (1-based TRAIN rows)")
+	quads := fs.String("quads", "", "CSV of quadruple constraints u,v,w,z (1-based TRAIN rows)")
+	outer := fs.Int("iters", 10, "alternations between gradient steps and the prior update")
+	inner := fs.Int("kiters", 100, "optimiser iterations per alternation")
+	out := fs.String("out", "", "write predictions here")
+	workers := fs.Int("workers", 0, "goroutines (0: all cores)")
+	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() < 1 || fs.NArg() > 2 {
+		fs.Usage()
+		return errUsage
+	}
+	meth, err := ssmtr.ParseMethod(*method)
+	if err != nil {
+		return err
+	}
+	lc, err := dataset.ParseLabelCol(*labelCol)
+	if err != nil {
+		return err
+	}
+	opt := ssmtr.Options{Method: meth, Kernel: *kernel, OuterIters: *outer, InnerIters: *inner, Workers: *workers}
+	opt.Graph.K = *k
+	if opt.Graph.Laplacian, err = ssmtr.ParseLaplacian(*lap); err != nil {
+		return err
+	}
+	if opt.Targets, err = ssmtr.ParseScaling(*targets); err != nil {
+		return err
+	}
+	if *scale != "zscore" && *scale != "none" {
+		return fmt.Errorf("unknown -scale %q (want zscore or none)", *scale)
+	}
+	if !*quiet {
+		opt.Log = stderr
+	}
+	tr, err := mtregRead(fs.Arg(0), *taskCol, lc, 0)
+	if err != nil {
+		return err
+	}
+	if *scale == "zscore" {
+		tr.zscore()
+	}
+	ids := tr.ids()
+	tasks, rowMap := tr.tasks(ids)
+	if err := mtregConstraints(tasks, rowMap, *pairs, *quads); err != nil {
+		return err
+	}
+	m, err := ssmtr.Fit(tasks, opt)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%v on %d tasks (%d labelled, %d unlabelled rows), kernel %s\n", meth, len(tasks), tr.labelled(), len(tr.y)-tr.labelled(), m.Kernel)
+	if m.Prior != nil {
+		fmt.Fprintf(stdout, "prior mean %s: %.4g; noise σ = %.4g (standardised units)", strings.Join(m.Prior.Names, ", "), m.Prior.Mean, m.Prior.Sigma)
+		if meth == ssmtr.SSMTRPI {
+			fmt.Fprintf(stdout, ", ε = %.4g", m.Prior.Epsilon)
+		}
+		fmt.Fprintln(stdout)
+	}
+	var pred mtregPredictions
+	if fs.NArg() == 2 {
+		te, err := mtregRead(fs.Arg(1), *taskCol, lc, tr.dim)
+		if err != nil {
+			return err
+		}
+		if *scale == "zscore" {
+			te.applyScale(tr)
+		}
+		if pred, err = mtregPredict(m, te, ids); err != nil {
+			return err
+		}
+		if mse, nmse, ok := pred.errors(); ok {
+			fmt.Fprintf(stdout, "Mean squared error = %.6g\nnMSE (per task, averaged) = %.6g\n", mse, nmse)
+		}
+	} else {
+		un := tr.unlabelledRows()
+		if pred, err = mtregPredict(m, un, ids); err != nil {
+			return err
+		}
+	}
+	if *out != "" {
+		return pred.write(*out)
+	}
+	return nil
+}
+
+// mtregData is a CSV file split into task ids, inputs and targets.
+type mtregData struct {
+	task []float64
+	x    *mat.Dense
+	y    []float64
+	dim  int
+	mu   []float64
+	sd   []float64
+}
+
+func mtregRead(path string, taskCol int, lc dataset.LabelCol, dim int) (*mtregData, error) {
+	d, err := dataset.ReadFile(path, dataset.ReadOptions{Format: dataset.CSV, LabelCol: lc})
+	if err != nil {
+		return nil, err
+	}
+	n, c := d.X.Dims()
+	// The task column's index among the feature columns: the label column is removed.
+	label := int(lc) - 1
+	if lc == dataset.LabelLast {
+		label = c
+	}
+	tc := taskCol - 1
+	if tc < 0 || tc > c || tc == label {
+		return nil, fmt.Errorf("%s: task column %d is not an input column", path, taskCol)
+	}
+	if tc > label {
+		tc--
+	}
+	if c < 2 {
+		return nil, fmt.Errorf("%s: no input column besides the task", path)
+	}
+	if dim > 0 && c-1 != dim {
+		return nil, fmt.Errorf("%s: %d input columns, the training file has %d", path, c-1, dim)
+	}
+	td := &mtregData{task: make([]float64, n), x: mat.NewDense(n, c-1, nil), y: d.Y, dim: c - 1}
+	for i := 0; i < n; i++ {
+		td.task[i] = d.X.At(i, tc)
+		k := 0
+		for j := 0; j < c; j++ {
+			if j != tc {
+				td.x.Set(i, k, d.X.At(i, j))
+				k++
+			}
+		}
+	}
+	return td, nil
+}
+
+func (t *mtregData) zscore() {
+	n, d := t.x.Dims()
+	t.mu, t.sd = make([]float64, d), make([]float64, d)
+	for j := 0; j < d; j++ {
+		var s, s2 float64
+		for i := 0; i < n; i++ {
+			s += t.x.At(i, j)
+		}
+		t.mu[j] = s / float64(n)
+		for i := 0; i < n; i++ {
+			v := t.x.At(i, j) - t.mu[j]
+			s2 += v * v
+		}
+		t.sd[j] = math.Sqrt(s2 / float64(n))
+		if t.sd[j] == 0 {
+			t.sd[j] = 1
+		}
+	}
+	t.applyScale(t)
+}
+
+func (t *mtregData) applyScale(from *mtregData) {
+	n, d := t.x.Dims()
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			t.x.Set(i, j, (t.x.At(i, j)-from.mu[j])/from.sd[j])
+		}
+	}
+}
+
+func (t *mtregData) ids() []float64 {
+	seen := map[float64]bool{}
+	var ids []float64
+	for _, v := range t.task {
+		if !seen[v] {
+			seen[v] = true
+			ids = append(ids, v)
+		}
+	}
+	sort.Float64s(ids)
+	return ids
+}
+
+func (t *mtregData) labelled() int {
+	n := 0
+	for _, v := range t.y {
+		if !math.IsNaN(v) {
+			n++
+		}
+	}
+	return n
+}
+
+// tasks groups the rows by task; rowMap[r] = (task, index among that task's training
+// points: labelled rows first, then unlabelled, each in file order).
+func (t *mtregData) tasks(ids []float64) ([]ssmtr.Task, [][2]int) {
+	_, d := t.x.Dims()
+	index := map[float64]int{}
+	for i, v := range ids {
+		index[v] = i
+	}
+	lab := make([][]int, len(ids))
+	unl := make([][]int, len(ids))
+	for r, v := range t.task {
+		k := index[v]
+		if math.IsNaN(t.y[r]) {
+			unl[k] = append(unl[k], r)
+		} else {
+			lab[k] = append(lab[k], r)
+		}
+	}
+	rowMap := make([][2]int, len(t.task))
+	out := make([]ssmtr.Task, len(ids))
+	rows := func(idx []int) *mat.Dense {
+		if len(idx) == 0 {
+			return nil
+		}
+		m := mat.NewDense(len(idx), d, nil)
+		for i, r := range idx {
+			m.SetRow(i, t.x.RawRowView(r))
+		}
+		return m
+	}
+	for k := range ids {
+		out[k].X = rows(lab[k])
+		out[k].U = rows(unl[k])
+		for i, r := range lab[k] {
+			out[k].Y = append(out[k].Y, t.y[r])
+			rowMap[r] = [2]int{k, i}
+		}
+		for i, r := range unl[k] {
+			rowMap[r] = [2]int{k, len(lab[k]) + i}
+		}
+	}
+	return out, rowMap
+}
+
+func (t *mtregData) unlabelledRows() *mtregData {
+	var idx []int
+	for r, v := range t.y {
+		if math.IsNaN(v) {
+			idx = append(idx, r)
+		}
+	}
+	_, d := t.x.Dims()
+	u := &mtregData{dim: d}
+	if len(idx) == 0 {
+		return u
+	}
+	u.x = mat.NewDense(len(idx), d, nil)
+	for i, r := range idx {
+		u.x.SetRow(i, t.x.RawRowView(r))
+		u.task = append(u.task, t.task[r])
+		u.y = append(u.y, math.NaN())
+	}
+	return u
+}
+
+func mtregConstraints(tasks []ssmtr.Task, rowMap [][2]int, pairs, quads string) error {
+	for _, spec := range []struct {
+		path string
+		n    int
+	}{{pairs, 3}, {quads, 4}} {
+		if spec.path == "" {
+			continue
+		}
+		f, err := os.Open(spec.path)
+		if err != nil {
+			return err
+		}
+		sc := bufio.NewScanner(f)
+		line := 0
+		for sc.Scan() {
+			line++
+			txt := strings.TrimSpace(sc.Text())
+			if txt == "" || strings.HasPrefix(txt, "#") {
+				continue
+			}
+			fields := strings.Split(txt, ",")
+			if len(fields) != spec.n {
+				f.Close()
+				return fmt.Errorf("%s:%d: want %d fields, got %d", spec.path, line, spec.n, len(fields))
+			}
+			var v []float64
+			for _, s := range fields {
+				x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+				if err != nil {
+					f.Close()
+					return fmt.Errorf("%s:%d: %v", spec.path, line, err)
+				}
+				v = append(v, x)
+			}
+			nrow := spec.n
+			if spec.n == 3 {
+				nrow = 2
+			}
+			task, idx := -1, make([]int, nrow)
+			for i := 0; i < nrow; i++ {
+				r := int(v[i]) - 1
+				if float64(r+1) != v[i] || r < 0 || r >= len(rowMap) {
+					f.Close()
+					return fmt.Errorf("%s:%d: row %v is not a data row of TRAIN (1..%d)", spec.path, line, v[i], len(rowMap))
+				}
+				if task >= 0 && rowMap[r][0] != task {
+					f.Close()
+					return fmt.Errorf("%s:%d: rows belong to different tasks", spec.path, line)
+				}
+				task, idx[i] = rowMap[r][0], rowMap[r][1]
+			}
+			if spec.n == 3 {
+				tasks[task].Pairs = append(tasks[task].Pairs, ssmtr.Pair{U: idx[0], V: idx[1], D: v[2]})
+			} else {
+				tasks[task].Quads = append(tasks[task].Quads, ssmtr.Quad{U: idx[0], V: idx[1], W: idx[2], Z: idx[3]})
+			}
+		}
+		err = sc.Err()
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mtregPredictions are per-row predictions in input order.
+type mtregPredictions struct {
+	task, mean, vari, y []float64
+}
+
+func mtregPredict(m *ssmtr.Model, te *mtregData, ids []float64) (mtregPredictions, error) {
+	var p mtregPredictions
+	if te.x == nil {
+		return p, nil
+	}
+	index := map[float64]int{}
+	for i, v := range ids {
+		index[v] = i
+	}
+	n, d := te.x.Dims()
+	p.task, p.mean, p.vari, p.y = te.task, make([]float64, n), make([]float64, n), te.y
+	byTask := map[int][]int{}
+	for r, v := range te.task {
+		k, ok := index[v]
+		if !ok {
+			return p, fmt.Errorf("test row %d: task %v does not occur in the training file", r+1, v)
+		}
+		byTask[k] = append(byTask[k], r)
+	}
+	for k, rows := range byTask {
+		x := mat.NewDense(len(rows), d, nil)
+		for i, r := range rows {
+			x.SetRow(i, te.x.RawRowView(r))
+		}
+		mu, va := make([]float64, len(rows)), make([]float64, len(rows))
+		if err := m.Predict(k, x, mu, va); err != nil {
+			return p, err
+		}
+		for i, r := range rows {
+			p.mean[r], p.vari[r] = mu[i], va[i]
+		}
+	}
+	return p, nil
+}
+
+// errors returns the MSE over labelled rows and the per-task nMSE averaged over tasks.
+func (p mtregPredictions) errors() (mse, nmse float64, ok bool) {
+	byTask := map[float64][2][]float64{}
+	var n int
+	for r, y := range p.y {
+		if math.IsNaN(y) {
+			continue
+		}
+		e := byTask[p.task[r]]
+		e[0], e[1] = append(e[0], p.mean[r]), append(e[1], y)
+		byTask[p.task[r]] = e
+		mse += (p.mean[r] - y) * (p.mean[r] - y)
+		n++
+	}
+	if n == 0 {
+		return 0, 0, false
+	}
+	var preds, truth [][]float64
+	for _, e := range byTask {
+		preds, truth = append(preds, e[0]), append(truth, e[1])
+	}
+	nmse, _, _ = ssmtr.NMSE(preds, truth)
+	return mse / float64(n), nmse, true
+}
+
+func (p mtregPredictions) write(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	for r := range p.mean {
+		fmt.Fprintf(w, "%s,%.10g,%.10g\n", strconv.FormatFloat(p.task[r], 'g', -1, 64), p.mean[r], p.vari[r])
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return errors.Join(f.Close())
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// mtregWriteCSV writes rows "task,x1,x2,y" for three related tasks; every unlabelledEvery-th
+// row has target "?" when unlabelledEvery > 0.
+func mtregWriteCSV(t *testing.T, path string, perTask, unlabelledEvery int, seed uint64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 2))
+	var b strings.Builder
+	b.WriteString("school,x1,x2,score\n")
+	row := 0
+	for task := 1; task <= 3; task++ {
+		a := 1 + 0.2*float64(task)
+		for i := 0; i < perTask; i++ {
+			x1, x2 := 2*rng.NormFloat64(), rng.NormFloat64()
+			y := strconv.FormatFloat(10+a*math.Sin(0.6*x1)+0.3*x2+0.05*rng.NormFloat64(), 'g', -1, 64)
+			if unlabelledEvery > 0 && row%unlabelledEvery == 0 {
+				y = "?"
+			}
+			fmt.Fprintf(&b, "%d,%g,%g,%s\n", 10*task, x1, x2, y)
+			row++
+		}
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMtreg(t *testing.T) {
+	dir := t.TempDir()
+	train, test := filepath.Join(dir, "train.csv"), filepath.Join(dir, "test.csv")
+	mtregWriteCSV(t, train, 30, 3, 1)
+	mtregWriteCSV(t, test, 40, 0, 2)
+	pairs := filepath.Join(dir, "pairs.csv")
+	// Rows 1 and 2 are task 10 (row 1 unlabelled); rows 31..60 task 20.
+	if err := os.WriteFile(pairs, []byte("# u,v,d\n1,2,-5\n32,34,0.1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	preds := filepath.Join(dir, "pred.csv")
+	for _, m := range []string{"sstr", "smtr", "ssmtr", "ssmtrpi"} {
+		out := mustRun(t, "mtreg", "-quiet", "-method", m, "-iters", "3", "-kiters", "40", "-pairs", pairs, "-out", preds, train, test)
+		if !strings.Contains(out, "on 3 tasks (60 labelled, 30 unlabelled rows)") {
+			t.Errorf("%s: summary missing:\n%s", m, out)
+		}
+		i := strings.Index(out, "nMSE (per task, averaged) = ")
+		if i < 0 {
+			t.Fatalf("%s: no nMSE:\n%s", m, out)
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(out[i+len("nMSE (per task, averaged) = "):]), 64)
+		if err != nil || v > 0.2 {
+			t.Errorf("%s: nMSE %v (%v), want < 0.2 on smooth tasks", m, v, err)
+		}
+		data, err := os.ReadFile(preds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		if len(lines) != 120 || !strings.HasPrefix(lines[0], "10,") || !strings.HasPrefix(lines[119], "30,") {
+			t.Errorf("%s: %d prediction lines, first %q", m, len(lines), lines[0])
+		}
+	}
+	// Without TEST the unlabelled training rows are predicted.
+	mustRun(t, "mtreg", "-quiet", "-iters", "2", "-out", preds, train)
+	data, _ := os.ReadFile(preds)
+	if n := len(strings.Split(strings.TrimSpace(string(data)), "\n")); n != 30 {
+		t.Errorf("%d predictions for 30 unlabelled rows", n)
+	}
+}
+
+func TestMtregErrors(t *testing.T) {
+	dir := t.TempDir()
+	train := filepath.Join(dir, "train.csv")
+	mtregWriteCSV(t, train, 10, 0, 1)
+	bad := filepath.Join(dir, "pairs.csv")
+	os.WriteFile(bad, []byte("1,15,0\n"), 0o644) // rows of different tasks
+	for _, args := range [][]string{
+		{"mtreg", "-method", "gp", train},
+		{"mtreg", "-pairs", bad, "-method", "ssmtrpi", train},
+		{"mtreg", "-task-col", "4", train},
+		{"mtreg", "-kernel", "rbf+white", train},
+		{"mtreg", filepath.Join(dir, "missing.csv")},
+	} {
+		if code, _, _ := runCLI(t, args...); code != 1 {
+			t.Errorf("%v: exit %d, want 1", args, code)
+		}
+	}
+	if code, _, _ := runCLI(t, "mtreg"); code != 2 {
+		t.Errorf("no arguments: exit %d, want 2", code)
+	}
+}

@@ -1,0 +1,18 @@
+//go:build unix
+
+package ssmtr
+
+import (
+	"syscall"
+	"time"
+)
+
+// cpuTime returns the process's user + system CPU time (all goroutines, so it exceeds wall
+// time when tasks run in parallel).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
