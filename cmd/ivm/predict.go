@@ -27,11 +27,25 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	testPath, modelPath := fs.Arg(0), fs.Arg(1)
-	p, err := readModelFile(modelPath)
+	opt, err := df.options()
 	if err != nil {
 		return err
 	}
-	opt, err := df.options()
+	if tm, tmeta, ok, err := readTaskModelFile(modelPath); err != nil {
+		return err
+	} else if ok {
+		opt.Dim, opt.IgnoreExtra = taskModelDim(tm), true
+		data, err := dataset.ReadFile(testPath, opt)
+		if err != nil {
+			return err
+		}
+		out := ""
+		if fs.NArg() == 3 {
+			out = fs.Arg(2)
+		}
+		return predictTasks(data, tm, tmeta, out, *prob, *quiet, stdout)
+	}
+	p, err := readModelFile(modelPath)
 	if err != nil {
 		return err
 	}

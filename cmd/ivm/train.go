@@ -19,12 +19,13 @@ import (
 
 // dataFlags are the flags every command that reads data shares.
 type dataFlags struct {
-	format, labelCol string
+	format, labelCol, taskCol string
 }
 
 func (f *dataFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.format, "format", "auto", "data format: auto, csv or libsvm")
 	fs.StringVar(&f.labelCol, "label-col", "last", "CSV target column: first, last or a 1-based number")
+	fs.StringVar(&f.taskCol, "task-col", "none", "CSV task column for multi-task data: none, first, last or a 1-based number\n(libsvm rows name their task with a task:NAME token)")
 }
 
 func (f *dataFlags) options() (dataset.ReadOptions, error) {
@@ -34,6 +35,9 @@ func (f *dataFlags) options() (dataset.ReadOptions, error) {
 		return opt, err
 	}
 	if opt.LabelCol, err = dataset.ParseLabelCol(f.labelCol); err != nil {
+		return opt, err
+	}
+	if opt.TaskCol, err = dataset.ParseTaskCol(f.taskCol); err != nil {
 		return opt, err
 	}
 	return opt, nil
@@ -60,6 +64,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "seed of the held-out subsets drawn during learning")
 	workers := fs.Int("workers", 0, "goroutines (0: all cores); multi-class problems train side by side")
 	quiet := fs.Bool("quiet", false, "print nothing on success")
+	tasks := fs.Bool("tasks", false, "multi-task IVM: one shared kernel, selection across the tasks of -task-col or task:NAME tokens\n(the model file is ivm-mtmodel/1)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -112,6 +117,16 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	data, err := dataset.ReadFile(trainPath, opt)
 	if err != nil {
 		return err
+	}
+	if *tasks {
+		out.discard() // trainTasks writes its own model file, atomically
+		return trainTasks(data, modelPath, taskTrainOptions{Noise: *noiseName, ActiveSize: *d, Iters: *iters, KernelIters: *kiters,
+			Objective: *objective, Kernel: *spec, Transform: *transform, Criterion: *criterion, LastIterate: *lastIterate,
+			Workers: *workers, Quiet: *quiet, TrainPath: trainPath, Args: append([]string{"train"}, args...), Start: start},
+			stdout, stderr)
+	}
+	if data.Task != nil {
+		fmt.Fprintf(stderr, "ivm train: warning: %s has task labels; they are ignored without -tasks\n", trainPath)
 	}
 	n, dim := data.X.Dims()
 	if *d > n {

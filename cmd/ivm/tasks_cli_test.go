@@ -1,0 +1,48 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The multi-task sine toy through the command line, with the reference's data and fixed
+// kernel: the tasks of the 15 inclusions are the reference's, in order
+// (REFERENCE-FACTS.md, "Multi-task IVM"), and at least 9 come from task 3.
+func TestTrainTasksSineToy(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "mt.json")
+	mustRun(t, "train", "-quiet", "-tasks", "-task-col", "first", "-kernel", "rbf(gamma=1,variance=1)", "-noise", "gaussian",
+		"-d", "15", "-iters", "0", refData+"mtivm_toysine.csv.gz", model)
+	b, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Format string `json:"format"`
+		Active []struct {
+			Task string `json:"task"`
+			Row  int    `json:"row"`
+		} `json:"active"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	var tasks []string
+	three := 0
+	for _, a := range m.Active {
+		tasks = append(tasks, a.Task)
+		if a.Task == "3" {
+			three++
+		}
+	}
+	if got, want := strings.Join(tasks, " "), "1 1 2 3 3 3 3 3 2 3 2 3 3 3 3"; m.Format != "ivm-mtmodel/1" || got != want || three < 9 {
+		t.Errorf("format %q, task order %q (want %q), %d from task 3", m.Format, got, want, three)
+	}
+	out := mustRun(t, "predict", "-task-col", "first", refData+"mtivm_toysine.csv.gz", model)
+	if !strings.HasPrefix(out, "Mean squared error = ") {
+		t.Errorf("predict: %q", out)
+	}
+}

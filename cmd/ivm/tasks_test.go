@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/internal/reftest"
+)
+
+// Training on the sine toy with the reference's fixed kernel writes the reference's inclusions
+// as {"task", "row"} pairs with rows of the training file; predicting the file back works.
+func TestTrainTasksSine(t *testing.T) {
+	dir := t.TempDir()
+	train := reftest.Path("data", "mtivm_toysine.csv.gz")
+	data, err := dataset.ReadFile(train, dataset.ReadOptions{TaskCol: dataset.TaskFirst})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "mt.json")
+	var out, errOut bytes.Buffer
+	o := taskTrainOptions{Noise: "gaussian", ActiveSize: 15, Kernel: "rbf(gamma=1,variance=1)", TrainPath: train, Args: []string{"train", "-tasks"}}
+	if err := trainTasks(data, model, o, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	b, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Format string `json:"format"`
+		Active []struct {
+			Task string `json:"task"`
+			Row  int    `json:"row"`
+		} `json:"active"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Format != "ivm-mtmodel/1" {
+		t.Errorf("format %q", f.Format)
+	}
+	// Reference: task order 1 1 2 3 3 3 3 3 2 3 2 3 3 3 3; within-task rows (1-based)
+	// task 1: 1 16; task 2: 1 3 21; task 3: 1 2 4 5 22 13 11 15 6 10; 30 rows per task.
+	want := []string{"1:0", "1:15", "2:30", "3:60", "3:61", "3:63", "3:64", "3:81", "2:32", "3:72", "2:50", "3:70", "3:74", "3:65", "3:69"}
+	var got []string
+	for _, a := range f.Active {
+		got = append(got, fmt.Sprintf("%s:%d", a.Task, a.Row))
+		if data.Task[a.Row] != a.Task {
+			t.Errorf("active row %d belongs to task %q in the file, model says %q", a.Row, data.Task[a.Row], a.Task)
+		}
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("active %v\nwant   %v", got, want)
+	}
+
+	m, meta, ok, err := readTaskModelFile(model)
+	if err != nil || !ok {
+		t.Fatalf("readTaskModelFile: %v, %v", ok, err)
+	}
+	pred := filepath.Join(dir, "pred.txt")
+	out.Reset()
+	if err := predictTasks(data, m, meta, pred, true, false, &out); err != nil {
+		t.Fatal(err)
+	}
+	var mse float64
+	if _, err := fmt.Sscanf(out.String(), "Mean squared error = %g", &mse); err != nil || !(mse < 0.05) {
+		t.Errorf("prediction summary %q (want a mean squared error below 0.05 on the training file)", out.String())
+	}
+	lines := strings.Split(strings.TrimSpace(readFile(t, pred)), "\n")
+	if len(lines) != 91 || lines[0] != "mean variance" {
+		t.Errorf("%d prediction lines, header %q", len(lines), lines[0])
+	}
+	// A row of a task the model does not know is an error naming it.
+	data.Task[5] = "nope"
+	if err := predictTasks(data, m, meta, "", false, true, &out); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("unknown task: error %v", err)
+	}
+	// A single-task model file is not taken for a multi-task one.
+	other := filepath.Join(dir, "single.json")
+	if err := os.WriteFile(other, []byte(`{"format":"ivm-model/1"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok, err := readTaskModelFile(other); ok || err != nil {
+		t.Errorf("single-task model: ok %v, err %v", ok, err)
+	}
+}
+
+// Binary labels other than ±1 come back as written; learning runs and the accuracy is printed.
+func TestTrainTasksClassification(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var b strings.Builder
+	b.WriteString("speaker,x1,x2,label\n")
+	for i := 0; i < 240; i++ {
+		x1, x2 := rng.NormFloat64(), rng.NormFloat64()
+		task := fmt.Sprintf("s%d", i%4)
+		y := 0
+		if x1+x2+0.2*float64(i%4) > 0 {
+			y = 5
+		}
+		fmt.Fprintf(&b, "%s,%g,%g,%d\n", task, x1, x2, y)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "train.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, err := dataset.ReadFile(path, dataset.ReadOptions{TaskCol: dataset.TaskFirst})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.json")
+	var out, errOut bytes.Buffer
+	o := taskTrainOptions{Noise: "auto", ActiveSize: 40, Iters: 2, KernelIters: 20, Kernel: "rbf+bias+white"}
+	if err := trainTasks(data, model, o, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "iteration 1/2") {
+		t.Errorf("no progress on stderr: %q", errOut.String())
+	}
+	m, meta, ok, err := readTaskModelFile(model)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if len(meta.Labels) != 2 || meta.Labels[0] != 0 || meta.Labels[1] != 5 || len(meta.Trace) != 3 {
+		t.Errorf("labels %v, %d trace records", meta.Labels, len(meta.Trace))
+	}
+	pred := filepath.Join(dir, "p.txt")
+	out.Reset()
+	if err := predictTasks(data, m, meta, pred, false, false, &out); err != nil {
+		t.Fatal(err)
+	}
+	var acc float64
+	if _, err := fmt.Sscanf(out.String(), "Accuracy = %g%%", &acc); err != nil || acc < 90 {
+		t.Errorf("summary %q, want accuracy ≥ 90 %%", out.String())
+	}
+	for _, l := range strings.Fields(readFile(t, pred)) {
+		if l != "0" && l != "5" {
+			t.Fatalf("predicted label %q, want 0 or 5", l)
+		}
+	}
+	// Data without tasks is refused.
+	data.Task = nil
+	if err := trainTasks(data, model, o, &out, &errOut); err == nil {
+		t.Error("training without task labels: no error")
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,257 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/kern"
+	"github.com/ivmlab/ivm/multitask"
+	"github.com/ivmlab/ivm/noise"
+	"github.com/ivmlab/ivm/param"
+)
+
+// taskTrainOptions are the settings of `ivm train -tasks`: the train command's flags that
+// apply to a multi-task model.
+type taskTrainOptions struct {
+	// Noise is -noise (auto, probit, gaussian, ordinal or ncnm); every task gets its own
+	// instance of that model.
+	Noise string
+	// ActiveSize is -d, the active points over all tasks.
+	ActiveSize int
+	// Iters and KernelIters are -iters (0: fixed kernel) and -kiters.
+	Iters, KernelIters int
+	// Objective is -objective: "ep" (also "full", which the multi-task learner does not
+	// have) or "fixed".
+	Objective string
+	// Kernel is -kernel ("" for ivm.DefaultKernel of the input dimension);
+	// Transform is -transform (softplus or exp); Criterion -criterion (auto, entropy,
+	// expected).
+	Kernel, Transform, Criterion string
+	// LastIterate is -last-iterate; Workers -workers; Quiet -quiet.
+	LastIterate bool
+	Workers     int
+	Quiet       bool
+	// TrainPath, Args and Start are the provenance written into the model file.
+	TrainPath string
+	Args      []string
+	Start     time.Time
+}
+
+// trainTasks trains a multi-task IVM (package multitask) on data, whose Task field holds
+// every row's task label, and writes an ivm-mtmodel/1 file to modelPath. Its "active" list
+// gives every inclusion in order as {"task": label, "row": 0-based row of the training
+// file}.
+func trainTasks(data *dataset.Data, modelPath string, o taskTrainOptions, stdout, stderr io.Writer) error {
+	if data == nil || data.Task == nil {
+		return errors.New("multi-task training needs a task label on every row (-task-col for CSV, task:NAME tokens for libsvm)")
+	}
+	n, dim := data.X.Dims()
+	nm0, labels, y, err := mtChooseNoise(o.Noise, data.Y)
+	if err != nil {
+		return err
+	}
+	d := o.ActiveSize
+	if d < 1 {
+		return fmt.Errorf("-d %d: the active set needs at least one point", d)
+	}
+	if d > n {
+		fmt.Fprintf(stderr, "ivm train: warning: -d %d exceeds the %d training points; using d = %d\n", d, n, n)
+		d = n
+	}
+	obj := multitask.EPEvidence
+	switch o.Objective {
+	case "", "full", "ep":
+	case "fixed":
+		obj = multitask.FixedSites
+	default:
+		return fmt.Errorf("-objective %q: want ep or fixed for a multi-task model", o.Objective)
+	}
+	critName := o.Criterion
+	if critName == "" || critName == "auto" {
+		critName = "entropy"
+		if nm0.Name() == "probit" {
+			critName = "expected"
+		}
+	}
+	crit, err := ivm.ParseCriterion(critName)
+	if err != nil {
+		return err
+	}
+	spec := o.Kernel
+	if spec == "" {
+		spec = ivm.DefaultKernel(dim)
+	}
+	k, err := kern.Parse(spec, dim)
+	if err != nil {
+		return err
+	}
+	if o.Transform != "" {
+		pos, err := param.ByName(o.Transform)
+		if err != nil || (pos.Name() != "softplus" && pos.Name() != "exp") {
+			return fmt.Errorf("-transform %q: want softplus or exp", o.Transform)
+		}
+		k.SetPositiveTransform(pos)
+	}
+	tasks, err := multitask.Split(data.X, y, data.Task, func() (noise.Model, error) { return noise.ByName(nm0.Name()) })
+	if err != nil {
+		return err
+	}
+	var model *multitask.Model
+	var trace []multitask.IterTrace
+	if o.Iters == 0 {
+		sel, err := multitask.NewSelector(tasks, k, ivm.Options{Workers: o.Workers, Criterion: crit})
+		if err != nil {
+			return err
+		}
+		if err := sel.Select(d); err != nil {
+			return err
+		}
+		if model, err = sel.Model(); err != nil {
+			return err
+		}
+	} else {
+		lo := multitask.LearnOptions{ActiveSize: d, Iters: o.Iters, KernelIters: o.KernelIters, Objective: obj,
+			LastIterate: o.LastIterate, Workers: o.Workers, Criterion: crit}
+		if o.KernelIters == 0 {
+			lo.KernelIters = -1
+		}
+		if !o.Quiet {
+			lo.Progress = func(tr multitask.IterTrace) {
+				if tr.Final {
+					fmt.Fprintf(stderr, "ivm train: final selection: held-out log likelihood %.4f per point; kernel %s\n", tr.HeldOut, k)
+					return
+				}
+				fmt.Fprintf(stderr, "ivm train: iteration %d/%d: held-out log likelihood %.4f per point; objective %.6g -> %.6g in %d steps; active points per task %v\n",
+					tr.Iter+1, o.Iters, tr.HeldOut, tr.Before, tr.After, tr.Steps, tr.ActivePerTask)
+			}
+		}
+		var res *multitask.LearnResult
+		if model, res, err = multitask.Learn(tasks, k, lo); err != nil {
+			return err
+		}
+		trace = res.Trace
+	}
+	meta := &multitask.ModelMeta{Labels: labels, Trace: multitask.Records(trace)}
+	meta.Training = multitask.Provenance{Rows: n, Args: o.Args}
+	if o.TrainPath != "" {
+		hash, err := mtFileSHA256(o.TrainPath)
+		if err != nil {
+			return err
+		}
+		meta.Training.File, meta.Training.SHA256 = filepath.Base(o.TrainPath), hash
+	}
+	if !o.Start.IsZero() {
+		meta.Training.Time = o.Start.UTC().Format(time.RFC3339)
+		meta.Training.Seconds = time.Since(o.Start).Seconds()
+	}
+	if err := writeTaskModelFile(modelPath, model, meta); err != nil {
+		return err
+	}
+	if !o.Quiet {
+		fmt.Fprintf(stdout, "%s noise, kernel %s: %d active points of %d in %d tasks; model written to %s\n",
+			nm0.Name(), k, model.Size(), n, len(tasks), modelPath)
+	}
+	return nil
+}
+
+// writeTaskModelFile writes the model beside path and renames it into place.
+func writeTaskModelFile(path string, m *multitask.Model, meta *multitask.ModelMeta) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".ivm-mtmodel-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := multitask.WriteModel(tmp, m, meta); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// mtChooseNoise picks the noise model for targets y by name (auto: probit for two distinct
+// labels, gaussian for non-integer targets) and returns the targets in the model's coding:
+// binary labels as −1/+1 with the original labels of −1 and +1 in labels.
+func mtChooseNoise(name string, y []float64) (nm noise.Model, labels, coded []float64, err error) {
+	distinct := map[float64]bool{}
+	integer := true
+	for i, v := range y {
+		if math.IsNaN(v) {
+			if name != "ncnm" {
+				return nil, nil, nil, fmt.Errorf("row %d is unlabelled; only -noise ncnm uses unlabelled rows", i+1)
+			}
+			continue
+		}
+		distinct[v] = true
+		integer = integer && v == math.Trunc(v)
+	}
+	if name == "" || name == "auto" {
+		switch {
+		case len(distinct) == 2:
+			name = "probit"
+		case !integer:
+			name = "gaussian"
+		default:
+			return nil, nil, nil, fmt.Errorf("%d distinct integer targets: say -noise ordinal or -noise gaussian", len(distinct))
+		}
+	}
+	if nm, err = noise.ByName(name); err != nil {
+		return nil, nil, nil, err
+	}
+	coded = y
+	if name == "probit" {
+		ls := make([]float64, 0, 2)
+		for v := range distinct {
+			ls = append(ls, v)
+		}
+		sort.Float64s(ls)
+		if len(ls) != 2 {
+			return nil, nil, nil, fmt.Errorf("probit needs exactly two distinct labels, found %d", len(ls))
+		}
+		if ls[0] != -1 || ls[1] != 1 {
+			labels = ls
+			coded = make([]float64, len(y))
+			for i, v := range y {
+				coded[i] = -1
+				if v == ls[1] {
+					coded[i] = 1
+				}
+			}
+		}
+	}
+	if name == "ncnm" {
+		coded = make([]float64, len(y))
+		for i, v := range y {
+			if !math.IsNaN(v) {
+				coded[i] = v
+			}
+		}
+	}
+	return nm, labels, coded, nil
+}
+
+// mtFileSHA256 returns the hex SHA-256 of a file.
+func mtFileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,257 @@
+package multitask
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/kern"
+	"github.com/ivmlab/ivm/noise"
+)
+
+// ModelFormat is the version string of multi-task model files. ReadModel refuses any other.
+const ModelFormat = "ivm-mtmodel/1"
+
+// ModelMeta is what a multi-task model file holds besides the model.
+type ModelMeta struct {
+	// Labels are the original labels of the classes −1 and +1 of binary tasks (nil when the
+	// training labels were −1 and +1 already).
+	Labels []float64 `json:"labels,omitempty"`
+	// Training records where the model came from.
+	Training Provenance `json:"training"`
+	// Trace is the learning trace (nil when the kernel was fixed).
+	Trace []TraceRecord `json:"trace,omitempty"`
+}
+
+// Provenance records how a model was trained: the training file's base name, SHA-256 and
+// row count, the command-line arguments, the start time (RFC 3339) and the seconds taken.
+type Provenance struct {
+	File    string   `json:"file,omitempty"`
+	SHA256  string   `json:"sha256,omitempty"`
+	Rows    int      `json:"rows,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	Time    string   `json:"time,omitempty"`
+	Seconds float64  `json:"seconds,omitempty"`
+}
+
+// TraceRecord is an IterTrace as stored in a model file (an undefined held-out figure is
+// null).
+type TraceRecord struct {
+	Iter         int       `json:"iter"`
+	HeldOut      *float64  `json:"held_out"`
+	Before       float64   `json:"objective_before,omitempty"`
+	After        float64   `json:"objective_after,omitempty"`
+	Steps        int       `json:"steps,omitempty"`
+	Halvings     int       `json:"halvings,omitempty"`
+	Rejected     bool      `json:"rejected,omitempty"`
+	Final        bool      `json:"final,omitempty"`
+	KernelParams []float64 `json:"kernel_params"`
+	PerTask      []int     `json:"active_per_task"`
+}
+
+// Records converts a learning trace for a model file.
+func Records(trace []IterTrace) []TraceRecord {
+	out := make([]TraceRecord, len(trace))
+	for i, t := range trace {
+		r := TraceRecord{Iter: t.Iter, Before: t.Before, After: t.After, Steps: t.Steps, Halvings: t.Halvings,
+			Rejected: t.Rejected, Final: t.Final, KernelParams: t.KernelParams, PerTask: t.ActivePerTask}
+		if h := t.HeldOut; !math.IsNaN(h) && !math.IsInf(h, 0) {
+			r.HeldOut = &h
+		}
+		if bad(r.Before) || bad(r.After) {
+			r.Before, r.After = 0, 0
+		}
+		out[i] = r
+	}
+	return out
+}
+
+func bad(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
+
+type activeJSON struct {
+	Task string `json:"task"`
+	Row  int    `json:"row"`
+}
+
+type taskJSON struct {
+	Name            string          `json:"name"`
+	Noise           json.RawMessage `json:"noise"`
+	ActiveInputs    [][]float64     `json:"active_inputs"`
+	SiteMean        []float64       `json:"site_mean"`
+	SitePrecision   []float64       `json:"site_precision"`
+	FactorPrecision []float64       `json:"factor_precision,omitempty"`
+}
+
+type modelJSON struct {
+	Format     string          `json:"format"`
+	KernelSpec string          `json:"kernel_spec"`
+	Kernel     json.RawMessage `json:"kernel"`
+	InputDim   int             `json:"input_dim"`
+	// Active lists every inclusion in order: the task's label and the 0-based row of the
+	// training file.
+	Active []activeJSON `json:"active"`
+	Tasks  []taskJSON   `json:"tasks"`
+	ModelMeta
+}
+
+// WriteModel writes m as versioned JSON (ModelFormat): the shared kernel, every task's noise
+// model, active inputs and sites (in the task's inclusion order), and the overall inclusion
+// order as {"task", "row"} pairs. The kernel must be a *kern.Sum. NaN and ±Inf are an error
+// and nothing is written then.
+func WriteModel(w io.Writer, m *Model, meta *ModelMeta) error {
+	sum, ok := m.Kernel.(*kern.Sum)
+	if !ok {
+		return fmt.Errorf("multitask: model files need a *kern.Sum kernel, not %T", m.Kernel)
+	}
+	kj, err := json.Marshal(sum)
+	if err != nil {
+		return fmt.Errorf("multitask: encoding the kernel: %w", err)
+	}
+	out := modelJSON{Format: ModelFormat, KernelSpec: sum.String(), Kernel: kj, InputDim: sum.Dim()}
+	if meta != nil {
+		out.ModelMeta = *meta
+		if err := finite("label", out.Labels); err != nil {
+			return err
+		}
+	}
+	for _, st := range m.Steps {
+		if st.Task < 0 || st.Task >= len(m.Tasks) {
+			return fmt.Errorf("multitask: inclusion of task %d, model has %d tasks", st.Task, len(m.Tasks))
+		}
+		out.Active = append(out.Active, activeJSON{Task: m.Tasks[st.Task].Name, Row: st.Row})
+	}
+	for _, t := range m.Tasks {
+		nj, err := noise.Marshal(t.Noise)
+		if err != nil {
+			return fmt.Errorf("multitask: task %q: encoding the noise model: %w", t.Name, err)
+		}
+		tj := taskJSON{Name: t.Name, Noise: nj, ActiveInputs: [][]float64{}, SiteMean: []float64{}, SitePrecision: []float64{}}
+		if im := t.Model; im != nil {
+			d, dim := im.X.Dims()
+			if out.InputDim == 0 {
+				out.InputDim = dim
+			}
+			tj.SiteMean, tj.SitePrecision = im.SiteM, im.SiteBeta
+			if !slices.Equal(im.FactorBeta, im.SiteBeta) {
+				tj.FactorPrecision = im.FactorBeta
+			}
+			for i := 0; i < d; i++ {
+				tj.ActiveInputs = append(tj.ActiveInputs, im.X.RawRowView(i))
+			}
+		}
+		for name, vs := range map[string][]float64{"site mean": tj.SiteMean, "site precision": tj.SitePrecision, "factor precision": tj.FactorPrecision} {
+			if err := finite(fmt.Sprintf("task %q %s", t.Name, name), vs); err != nil {
+				return err
+			}
+		}
+		for i, r := range tj.ActiveInputs {
+			if err := finite(fmt.Sprintf("task %q active input %d", t.Name, i), r); err != nil {
+				return err
+			}
+		}
+		out.Tasks = append(out.Tasks, tj)
+	}
+	b, err := json.MarshalIndent(out, "", " ")
+	if err != nil {
+		return fmt.Errorf("multitask: encoding the model: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func finite(name string, vs []float64) error {
+	for i, v := range vs {
+		if bad(v) {
+			return fmt.Errorf("multitask: %s %d is %v, which a model file cannot hold", name, i, v)
+		}
+	}
+	return nil
+}
+
+// IsModelFile reports whether the JSON document b (the start of a model file is not enough:
+// pass the whole file) is a multi-task model, by its "format" field.
+func IsModelFile(b []byte) bool {
+	var head struct {
+		Format string `json:"format"`
+	}
+	return json.Unmarshal(b, &head) == nil && head.Format == ModelFormat
+}
+
+// ReadModel reads a model written by WriteModel. An unknown format, a missing or inconsistent
+// field, or a task whose active-set matrix cannot be factorised is an error that says which.
+// Steps of the model read have Index −1 (the file keeps the task and the file row).
+func ReadModel(r io.Reader) (*Model, *ModelMeta, error) {
+	var in modelJSON
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&in); err != nil {
+		return nil, nil, fmt.Errorf("multitask: reading the model: %w", err)
+	}
+	if in.Format != ModelFormat {
+		return nil, nil, fmt.Errorf("multitask: model format %q, want %q", in.Format, ModelFormat)
+	}
+	if len(in.Kernel) == 0 || len(in.Tasks) == 0 {
+		return nil, nil, errors.New("multitask: model file without a kernel or tasks")
+	}
+	sum := new(kern.Sum)
+	if err := json.Unmarshal(in.Kernel, sum); err != nil {
+		return nil, nil, fmt.Errorf("multitask: the model's kernel: %w", err)
+	}
+	if in.InputDim < 1 {
+		return nil, nil, fmt.Errorf("multitask: input_dim %d", in.InputDim)
+	}
+	m := &Model{Kernel: sum}
+	index := map[string]int{}
+	for ti, tj := range in.Tasks {
+		if _, dup := index[tj.Name]; dup {
+			return nil, nil, fmt.Errorf("multitask: task %q appears twice", tj.Name)
+		}
+		index[tj.Name] = ti
+		nm, err := noise.Unmarshal(tj.Noise)
+		if err != nil {
+			return nil, nil, fmt.Errorf("multitask: task %q: %w", tj.Name, err)
+		}
+		tm := TaskModel{Name: tj.Name, Noise: nm}
+		d := len(tj.ActiveInputs)
+		if len(tj.SiteMean) != d || len(tj.SitePrecision) != d || (tj.FactorPrecision != nil && len(tj.FactorPrecision) != d) {
+			return nil, nil, fmt.Errorf("multitask: task %q: %d active inputs, %d site means, %d site precisions, %d factor precisions",
+				tj.Name, d, len(tj.SiteMean), len(tj.SitePrecision), len(tj.FactorPrecision))
+		}
+		if d > 0 {
+			x := mat.NewDense(d, in.InputDim, nil)
+			for i, row := range tj.ActiveInputs {
+				if len(row) != in.InputDim {
+					return nil, nil, fmt.Errorf("multitask: task %q active input %d has %d values, input_dim %d", tj.Name, i, len(row), in.InputDim)
+				}
+				x.SetRow(i, row)
+			}
+			im, err := NewSiteModel(sum, nm, x, tj.SiteMean, tj.SitePrecision, tj.FactorPrecision)
+			if err != nil {
+				return nil, nil, fmt.Errorf("multitask: task %q: %w", tj.Name, err)
+			}
+			tm.Model = im
+		}
+		m.Tasks = append(m.Tasks, tm)
+	}
+	count := make([]int, len(m.Tasks))
+	for _, a := range in.Active {
+		ti, ok := index[a.Task]
+		if !ok {
+			return nil, nil, fmt.Errorf("multitask: active point of unknown task %q", a.Task)
+		}
+		m.Steps = append(m.Steps, Step{Task: ti, Index: -1, Row: a.Row})
+		m.Tasks[ti].Rows = append(m.Tasks[ti].Rows, a.Row)
+		count[ti]++
+	}
+	for ti, t := range m.Tasks {
+		if d := len(in.Tasks[ti].ActiveInputs); count[ti] != d {
+			return nil, nil, fmt.Errorf("multitask: task %q has %d active inputs but %d entries in \"active\"", t.Name, d, count[ti])
+		}
+	}
+	meta := in.ModelMeta
+	return m, &meta, nil
+}
