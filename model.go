@@ -37,6 +37,10 @@ type Model struct {
 	// Jitter is what had to be added to the diagonal of A for its Cholesky factorisation
 	// to succeed (0 when none was needed). A nonzero value is reported, never silent.
 	Jitter float64
+	// Condition is A's condition number when gonum warned that it is too large for the
+	// solve to be accurate (the solve still ran; 0 otherwise). A nearly noise-free kernel
+	// on separable data gets there; the predictions stay finite and are checked.
+	Condition float64
 
 	chol  mat.Cholesky
 	lower blas64.Triangular
@@ -135,9 +139,18 @@ func (m *Model) factorise() error {
 	m.lower = l.RawTriangular()
 	alpha := mat.NewVecDense(d, nil)
 	if err := m.chol.SolveVecTo(alpha, mat.NewVecDense(d, m.SiteM)); err != nil {
-		return fmt.Errorf("ivm: solving for the active-set weights: %w", err)
+		var c mat.Condition
+		if !errors.As(err, &c) {
+			return fmt.Errorf("ivm: solving for the active-set weights: %w", err)
+		}
+		m.Condition = float64(c)
 	}
 	m.alpha = alpha.RawVector().Data
+	for k, v := range m.alpha {
+		if bad(v) {
+			return fmt.Errorf("ivm: active-set weight %d is %v (K_II + B⁻¹ has condition number %g)", k, v, m.Condition)
+		}
+	}
 	return nil
 }
 

@@ -52,6 +52,9 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 			lead = fmt.Sprintf("class %-5g ", p.Classes[c])
 		}
 		fmt.Fprintf(w, "%s %s noise%s; %d active points; kernel %s\n", lead, m.Noise.Name(), noiseParams(m.Noise), m.Size(), m.Kernel)
+		if m.Condition != 0 {
+			fmt.Fprintf(w, "             the active-set matrix has condition number %.3g\n", m.Condition)
+		}
 		if m.Jitter != 0 {
 			fmt.Fprintf(w, "             jitter %g was added to factorise the active-set matrix\n", m.Jitter)
 		}

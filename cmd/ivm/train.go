@@ -175,6 +175,9 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		if m.Jitter != 0 {
 			fmt.Fprintf(stderr, "ivm train: warning: jitter %g added to model %d's active-set matrix to factorise it\n", m.Jitter, c+1)
 		}
+		if m.Condition != 0 {
+			fmt.Fprintf(stderr, "ivm train: warning: model %d's active-set matrix has condition number %.3g; predictions may be inaccurate\n", c+1, m.Condition)
+		}
 	}
 	hash, err := fileSHA256(trainPath)
 	if err != nil {
