@@ -1,0 +1,155 @@
+package reproduce
+
+import (
+	"compress/gzip"
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/data"
+	"github.com/ivmlab/ivm/dataset"
+)
+
+func init() {
+	register(Experiment{Name: "usps-table1", Title: "IVM paper Table 1: USPS, ten one-vs-rest IVMs, rbf / mlp / rbf-ARD on the base kernel", Run: runUSPSTable1})
+}
+
+// paperTable1 is the IVM paper's Table 1: % test error of each digit's binary classifier
+// and of the combined ten-class classifier.
+var paperTable1 = map[string][11]float64{
+	"rbf":    {0.648, 0.698, 1.40, 1.05, 1.49, 1.25, 0.747, 0.598, 1.20, 0.747, 4.58},
+	"mlp":    {0.548, 0.698, 1.49, 1.20, 1.64, 1.25, 0.797, 0.598, 1.20, 0.747, 4.78},
+	"rbfard": {0.548, 0.598, 1.49, 1.10, 1.79, 1.20, 0.797, 0.498, 1.20, 0.847, 4.68},
+}
+
+// uspsKernels are the paper's three kernels: its base kernel lin + white + bias plus an
+// rbf, an mlp or an rbf-ARD whose scales are shared within 16 blocks of 16 pixels (the
+// image rows; paper footnote 4). The rbf's starting inverse width is 1/128 (libsvm's
+// default scale for 256 inputs in our parameterisation) rather than the toolbox's 1, which
+// makes every kernel value on these images about exp(−50) and leaves nothing to learn from.
+var uspsKernels = []struct{ name, spec string }{
+	{"rbf", "rbf(gamma=0.0078125)+lin(variance=0.01)+bias+white"},
+	{"mlp", "mlp+lin(variance=0.01)+bias+white"},
+	{"rbfard", "rbfard(gamma=0.0078125,groups=16)+lin(variance=0.01)+bias+white"},
+}
+
+func readUSPS(name string) (*dataset.Data, error) {
+	f, err := data.Open("usps/" + name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	return dataset.Read(gz, dataset.ReadOptions{Format: dataset.CSV, LabelCol: dataset.LabelFirst})
+}
+
+// USPSRow is one kernel's line of Table 1.
+type USPSRow struct {
+	Kernel string
+	// Errors holds each digit's binary test error and, last, the ten-class error (%).
+	Errors   [11]float64
+	Seconds  float64
+	MemoryMB float64
+}
+
+// USPSTable1 runs the IVM paper's §4.2 protocol: d = 500, five iterations of Algorithm 2
+// with noise parameter updates, ten one-vs-rest classifiers (trained two at a time on two
+// cores), inputs as given ([−1, 1] pixels, no scaling). Quick: the rbf kernel only, the
+// first 600 training images, d = 60, one short iteration.
+func USPSTable1(c Config) ([]USPSRow, error) {
+	train, err := readUSPS("usps_train.csv.gz")
+	if err != nil {
+		return nil, err
+	}
+	test, err := readUSPS("usps_test.csv.gz")
+	if err != nil {
+		return nil, err
+	}
+	x, y := train.X, train.Y
+	d, iters, kIters, nIters, kernels := 500, 5, 100, 20, uspsKernels
+	if c.Quick {
+		x, y = x.Slice(0, 600, 0, 256).(*mat.Dense), y[:600]
+		d, iters, kIters, nIters, kernels = 60, 1, 20, 5, uspsKernels[:1]
+	}
+	var rows []USPSRow
+	for _, k := range kernels {
+		start := time.Now()
+		cfg := ivm.Config{Task: ivm.MultiClass, Kernel: k.spec, ActiveSize: d, Scale: ivm.ScaleNone, Workers: c.Workers,
+			Learn: ivm.LearnOptions{Iters: iters, KernelIters: kIters, NoiseIters: nIters}}
+		if c.Log != nil {
+			cfg.Progress = func(p ivm.Progress) {
+				if p.Trace != nil && !p.Trace.Final {
+					fmt.Fprintf(c.Log, "usps-table1 %s: digit %g, iteration %d/%d, held-out %.4f\n", k.name, p.Class, p.Trace.Iter+1, iters, p.Trace.HeldOut)
+				}
+			}
+		}
+		p, err := ivm.Fit(x, y, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("usps-table1 %s: %w", k.name, err)
+		}
+		row := USPSRow{Kernel: k.name, Seconds: time.Since(start).Seconds()}
+		preds, err := p.Predict(test.X)
+		if err != nil {
+			return nil, err
+		}
+		nt := float64(len(preds))
+		for i, q := range preds {
+			if q.Label != test.Y[i] {
+				row.Errors[10] += 100 / nt
+			}
+			// Each digit's binary decision: its own model's p(y=+1) > ½, that is, its
+			// latent mean with the bias added is positive.
+			for c, m := range q.Mean {
+				if (m > 0) != (test.Y[i] == p.Classes[c]) {
+					row.Errors[c] += 100 / nt
+				}
+			}
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		row.MemoryMB = float64(ms.Sys) / (1 << 20)
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+func runUSPSTable1(w io.Writer, c Config) error {
+	rows, err := USPSTable1(c)
+	if err != nil {
+		return err
+	}
+	writeUSPSTable1(w, rows, c.Quick)
+	return nil
+}
+
+func writeUSPSTable1(w io.Writer, rows []USPSRow, quick bool) {
+	fmt.Fprintln(w, "USPS (IVM paper Table 1): % test error of each digit against the rest, and of the ten-class classifier")
+	fmt.Fprintf(w, "%-14s", "kernel")
+	for k := 0; k < 10; k++ {
+		fmt.Fprintf(w, " %6d", k)
+	}
+	fmt.Fprintf(w, " %8s %8s %8s\n", "overall", "seconds", "Go MB")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%-14s", r.Kernel+" (ivm)")
+		for _, e := range r.Errors[:10] {
+			fmt.Fprintf(w, " %6.3f", e)
+		}
+		fmt.Fprintf(w, " %8.2f %8.0f %8.0f\n", r.Errors[10], r.Seconds, r.MemoryMB)
+		paper := paperTable1[r.Kernel]
+		fmt.Fprintf(w, "%-14s", r.Kernel+" (paper)")
+		for _, e := range paper[:10] {
+			fmt.Fprintf(w, " %6.3f", e)
+		}
+		fmt.Fprintf(w, " %8.2f\n", paper[10])
+	}
+	if quick {
+		fmt.Fprintln(w, "(quick: 600 training images, d = 60, one short iteration; the paper's figures are for the full protocol)")
+	}
+}
