@@ -104,7 +104,8 @@ type Config struct {
 	// on binary and multi-class problems (robust to label noise, bench/RESULTS.md) and
 	// entropy otherwise (it recovers the ordinal toy's structure more often).
 	Criterion string
-	// Learn holds Algorithm 2's settings (Iters, KernelIters, NoiseIters, Objective,
+	// Learn holds Algorithm 2's settings (Iters: default 8, 15 for SemiSupervised as in the
+	// extensions paper; KernelIters, NoiseIters, Objective,
 	// HeldOut, Seed, Priors, LastIterate, Refine, Optimizer); its ActiveSize, Workers,
 	// Criterion, Progress and Step are set by Fit.
 	Learn LearnOptions
@@ -398,6 +399,10 @@ func (pb *problem) run(x *mat.Dense, task Task) (*Model, []IterTrace, error) {
 	iters := lo.Iters
 	if iters == 0 {
 		iters = 8
+		if task == SemiSupervised {
+			iters = 15 // the extensions paper's setting for the null category model
+		}
+		lo.Iters = iters
 	}
 	pr.Selections, pr.Iters = iters+1, iters
 	if lo.NoiseIters > 0 {

@@ -90,7 +90,7 @@ func TestMalformedInputs(t *testing.T) {
 		{[]string{"train", "-kernel", "rbf(gamma=1", p("ok.csv"), model}, 1, `ivm train: spec "rbf(gamma=1" at offset 11: want ',', got the end of the spec`},
 		{[]string{"train", "-kernel", "rbfard(scales=[1,2,3])", p("ok.csv"), model}, 1, `ivm train: spec "rbfard(scales=[1,2,3])" at offset 7: rbfard: scales lists 3 values for 2 scales`},
 		{[]string{"train", "-d", "-3", p("ok.csv"), model}, 1, `ivm train: -d -3: the active set needs at least one point`},
-		{[]string{"train", "-iters", "-1", p("ok.csv"), model}, 1, `ivm train: -iters, -kiters and -niters must not be negative`},
+		{[]string{"train", "-iters", "-2", p("ok.csv"), model}, 1, `ivm train: -iters must be -1 (the task's default) or more, -kiters and -niters not negative`},
 		{[]string{"train", "-scale", "log", p("ok.csv"), model}, 1, `ivm train: unknown scaling "log" (want none, minmax or std)`},
 		{[]string{"train", "-format", "xml", p("ok.csv"), model}, 1, `ivm train: unknown format "xml" (want auto, csv or libsvm)`},
 		{[]string{"train", "-criterion", "best", p("ok.csv"), model}, 1, `ivm train: unknown selection criterion "best" (want entropy or expected)`},

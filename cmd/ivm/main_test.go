@@ -229,7 +229,7 @@ func TestErrorsAreClearAndLeaveNoModel(t *testing.T) {
 		{[]string{"train", bad, model}, "line 2"},
 		{[]string{"train", filepath.Join(dir, "missing.csv"), model}, "no such file"},
 		{[]string{"train", "-kernel", "rbf(gama=1)", reg, model}, "gama"},
-		{[]string{"train", "-iters", "-1", reg, model}, "-iters"},
+		{[]string{"train", "-iters", "-2", reg, model}, "-iters"},
 		{[]string{"train", "-objective", "magic", reg, model}, "magic"},
 		{[]string{"train", "-transform", "tanh", reg, model}, "tanh"},
 		{[]string{"train", "-noise", "probit", reg, model}, "two distinct labels"},

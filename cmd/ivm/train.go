@@ -50,7 +50,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	noiseName := fs.String("noise", "auto", "noise model: auto, probit, gaussian, ordinal or ncnm (auto: probit for two labels,\none-vs-rest probit for 3 to 50 integer labels, gaussian otherwise;\nwith ncnm, label 0 (libsvm) or ? (CSV) marks an unlabelled row)")
 	d := fs.Int("d", 0, "active set size (0: min(N, 200))")
 	scale := fs.String("scale", "auto", "input scaling, stored in the model: std (zero mean, unit variance), minmax ([-1, 1]), none; auto is std")
-	iters := fs.Int("iters", 8, "outer iterations of parameter learning (Algorithm 2); 0 keeps the kernel fixed")
+	iters := fs.Int("iters", -1, "outer iterations of parameter learning (Algorithm 2); 0 keeps the kernel fixed;\n-1: the task's default, 8 (the papers'), 15 for -noise ncnm (the extensions paper's)")
 	kiters := fs.Int("kiters", 100, "optimiser iterations on the kernel per outer iteration")
 	niters := fs.Int("niters", 0, "optimiser iterations on the noise parameters per outer iteration (0: none)")
 	objective := fs.String("objective", "full", "kernel objective: full (EP evidence of the active labels plus the predictive likelihood of the others), ep (the first term alone) or fixed (the reference's eq. 32)")
@@ -72,8 +72,8 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
-	if *iters < 0 || *kiters < 0 || *niters < 0 {
-		return errors.New("-iters, -kiters and -niters must not be negative")
+	if *iters < -1 || *kiters < 0 || *niters < 0 {
+		return errors.New("-iters must be -1 (the task's default) or more, -kiters and -niters not negative")
 	}
 	if *d < 0 {
 		return fmt.Errorf("-d %d: the active set needs at least one point", *d)
@@ -120,7 +120,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *tasks {
 		out.discard() // trainTasks writes its own model file, atomically
-		return trainTasks(data, modelPath, taskTrainOptions{Noise: *noiseName, ActiveSize: *d, Iters: *iters, KernelIters: *kiters,
+		return trainTasks(data, modelPath, taskTrainOptions{Noise: *noiseName, ActiveSize: *d, Iters: taskIters(*iters), KernelIters: *kiters,
 			Objective: *objective, Kernel: *spec, Transform: *transform, Criterion: *criterion, LastIterate: *lastIterate,
 			Workers: *workers, Quiet: *quiet, TrainPath: trainPath, Args: append([]string{"train"}, args...), Start: start},
 			stdout, stderr)
@@ -153,7 +153,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := ivm.Config{Task: task, Kernel: *spec, ActiveSize: *d, Scale: scaling, FixedKernel: *iters == 0,
 		Transform: *transform, Criterion: *criterion, Workers: *workers,
-		Learn: ivm.LearnOptions{Iters: *iters, KernelIters: *kiters, NoiseIters: *niters, Objective: obj,
+		Learn: ivm.LearnOptions{Iters: max(*iters, 0), KernelIters: *kiters, NoiseIters: *niters, Objective: obj,
 			LastIterate: *lastIterate, Refine: *refine, HeldOut: *heldOut, Optimizer: *optimizer, Seed: *seed}}
 	if *kiters == 0 {
 		cfg.Learn.KernelIters = -1
@@ -197,6 +197,14 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "trained on %d rows of %d inputs in %.3g s\n", n, dim, elapsed)
 	}
 	return nil
+}
+
+// taskIters is -iters for the multi-task learner: -1 means the papers' 8.
+func taskIters(iters int) int {
+	if iters < 0 {
+		return 8
+	}
+	return iters
 }
 
 // taskFor maps the -noise flag to a task.
