@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/multitask"
 	"github.com/ivmlab/ivm/noise"
 )
 
@@ -22,12 +23,31 @@ func cmdInfo(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
+	if tm, meta, ok, err := readTaskModelFile(fs.Arg(0)); err != nil {
+		return err
+	} else if ok {
+		writeTaskInfo(stdout, fs.Arg(0), tm, meta)
+		return nil
+	}
 	p, err := readModelFile(fs.Arg(0))
 	if err != nil {
 		return err
 	}
 	writeInfo(stdout, fs.Arg(0), p)
 	return nil
+}
+
+// writeTaskInfo describes a multi-task model: the shared kernel, and per task its noise
+// model and the number of active points it gave.
+func writeTaskInfo(w io.Writer, path string, m *multitask.Model, meta *multitask.ModelMeta) {
+	fmt.Fprintf(w, "model file:  %s (multi-task, ivm-mtmodel/1)\n", path)
+	fmt.Fprintf(w, "kernel:      %s (shared by the %d tasks), %d active points in all\n", m.Kernel, len(m.Tasks), len(m.Steps))
+	for _, t := range m.Tasks {
+		fmt.Fprintf(w, "task %-7s %s noise%s; %d active points\n", t.Name, t.Noise.Name(), noiseParams(t.Noise), len(t.Rows))
+	}
+	if tr := meta.Training; tr.File != "" {
+		fmt.Fprintf(w, "training:    %s, %d rows, %.3g s, %s\n", tr.File, tr.Rows, tr.Seconds, tr.Time)
+	}
 }
 
 // writeInfo describes a predictor: task, classes, inputs and scaling, each model's noise

@@ -45,4 +45,8 @@ func TestTrainTasksSineToy(t *testing.T) {
 	if !strings.HasPrefix(out, "Mean squared error = ") {
 		t.Errorf("predict: %q", out)
 	}
+	info := mustRun(t, "info", model)
+	if !strings.Contains(info, "shared by the 3 tasks), 15 active points") || !strings.Contains(info, "task 3       gaussian noise") {
+		t.Errorf("info:\n%s", info)
+	}
 }
