@@ -59,3 +59,28 @@ func BenchmarkSelectUSPSShape(b *testing.B) {
 	x, y := twoGaussians(7291, 256, 0.05, 2)
 	benchSelect(b, x, y, "rbf(gamma=0.0078125,variance=1)+bias+white", 500)
 }
+
+// BenchmarkGemvBoundUSPSShape times what bounds a selection of d = 500 from 7291 points
+// below: the d matrix–vector products Mᵀ_{1:k} a, k = 1…d, over the growing d×N matrix M
+// that the inclusions make (one gonum Dgemv each, on one core; memory-bound). Compare
+// BenchmarkSelectUSPSShape's time with this one's, run together:
+//
+//	go test -run XXX -bench 'USPSShape' .
+func BenchmarkGemvBoundUSPSShape(b *testing.B) {
+	const d, n = 500, 7291
+	m := mat.NewDense(d, n, nil)
+	raw := m.RawMatrix().Data
+	for i := range raw {
+		raw[i] = float64(i%97) * 1e-3
+	}
+	a := make([]float64, d)
+	for i := range a {
+		a[i] = 1 / float64(i+1)
+	}
+	s := mat.NewVecDense(n, nil)
+	for b.Loop() {
+		for k := 1; k <= d; k++ {
+			s.MulVec(m.Slice(0, k, 0, n).T(), mat.NewVecDense(k, a[:k]))
+		}
+	}
+}
