@@ -80,6 +80,24 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	default:
 		return fmt.Errorf("-o %s: the figure's format comes from its extension: .png, .svg or .pdf", path)
 	}
+	if tm, _, ok, err := readTaskModelFile(modelPath); err != nil {
+		return err
+	} else if ok {
+		if *trace {
+			return fmt.Errorf("%s: -trace draws single-task models only", modelPath)
+		}
+		fig, err := plotTasks(tm, fs.Arg(1), df, *grid, ivmplot.Options{Title: *title, NoLegend: *noLegend})
+		if err != nil {
+			return err
+		}
+		if err := fig.Save(path, w, max(h, vg.Length(len(tm.Tasks))*4*vg.Centimeter)); err != nil {
+			return err
+		}
+		if !*quiet {
+			fmt.Fprintf(stdout, "figure written to %s\n", path)
+		}
+		return nil
+	}
 	pred, err := loadPredictor(modelPath)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +45,18 @@ func TestTrainTasksSineToy(t *testing.T) {
 	out := mustRun(t, "predict", "-task-col", "first", refData+"mtivm_toysine.csv.gz", model)
 	if !strings.HasPrefix(out, "Mean squared error = ") {
 		t.Errorf("predict: %q", out)
+	}
+	// Fig. 7 of the extensions paper: one panel per task, the points each task gave circled.
+	fig := filepath.Join(dir, "mt.png")
+	mustRun(t, "plot", "-quiet", "-task-col", "first", "-o", fig, model, refData+"mtivm_toysine.csv.gz")
+	if f, err := os.Open(fig); err != nil {
+		t.Error(err)
+	} else {
+		cfg, err := png.DecodeConfig(f)
+		f.Close()
+		if err != nil || cfg.Width < 400 || cfg.Height < 400 {
+			t.Errorf("multi-task figure: %v, %dx%d", err, cfg.Width, cfg.Height)
+		}
 	}
 	info := mustRun(t, "info", model)
 	if !strings.Contains(info, "shared by the 3 tasks), 15 active points") || !strings.Contains(info, "task 3       gaussian noise") {
