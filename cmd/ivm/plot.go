@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -98,7 +96,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	pred, err := loadPredictor(modelPath)
+	pred, err := readModelFile(modelPath)
 	if err != nil {
 		return err
 	}
@@ -158,20 +156,6 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "figure written to %s\n", path)
 	}
 	return nil
-}
-
-// loadPredictor reads a model file of any task.
-func loadPredictor(path string) (*ivm.Predictor, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	p, err := ivm.Load(bufio.NewReader(f))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, nil
 }
 
 // pickModel returns the 0-based index of the model to draw: the only one, or -model K's.
