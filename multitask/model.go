@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -133,7 +134,7 @@ type TaskGP struct {
 	// posterior uses, equal to SiteBeta except where the engine replaced a negative
 	// precision (ivm.NegativeSitePrecision).
 	SiteM, SiteBeta, FactorBeta []float64
-	ep                          *siteEP
+	ep                          *ivm.SiteEP
 	// Unconverged reports that EP stopped at its sweep limit (the sites are still used).
 	Unconverged bool
 }
@@ -156,11 +157,11 @@ func NewSiteModel(k kern.Kernel, nm noise.Model, x *mat.Dense, siteM, siteBeta, 
 			return nil, fmt.Errorf("multitask: point %d has site mean %v, precision %v, factor precision %v", i, siteM[i], siteBeta[i], factorBeta[i])
 		}
 	}
-	e := newSiteEP(nm, make([]float64, n), make([]int, n))
-	copy(e.m, siteM)
-	copy(e.beta, factorBeta)
+	e := ivm.NewSiteEP(nm, make([]float64, n), make([]int, n))
+	copy(e.M, siteM)
+	copy(e.Beta, factorBeta)
 	setKernel(e, k, x)
-	if err := e.refresh(); err != nil {
+	if err := e.Refresh(); err != nil {
 		return nil, err
 	}
 	return &TaskGP{Kernel: k, Noise: nm, X: x, SiteM: append([]float64(nil), siteM...), SiteBeta: append([]float64(nil), siteBeta...),
@@ -168,13 +169,13 @@ func NewSiteModel(k kern.Kernel, nm noise.Model, x *mat.Dense, siteM, siteBeta, 
 }
 
 // setKernel writes K(x, x) into the EP state.
-func setKernel(e *siteEP, k kern.Kernel, x *mat.Dense) {
+func setKernel(e *ivm.SiteEP, k kern.Kernel, x *mat.Dense) {
 	n, _ := x.Dims()
 	kd := mat.NewDense(n, n, nil)
 	k.K(kd, x, nil)
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
-			e.k.SetSym(i, j, kd.At(i, j))
+			e.K.SetSym(i, j, kd.At(i, j))
 		}
 	}
 }
@@ -201,22 +202,22 @@ func NewTaskModel(k kern.Kernel, x *mat.Dense, y []float64, nm noise.Model) (*Ta
 	for i := range idx {
 		idx[i] = i
 	}
-	e := newSiteEP(nm, y, idx)
+	e := ivm.NewSiteEP(nm, y, idx)
 	if ex, ok := nm.(noise.ExactSite); ok {
 		for i := range idx {
-			e.m[i], e.beta[i] = ex.Site(i, y[i])
+			e.M[i], e.Beta[i] = ex.Site(i, y[i])
 		}
 	}
 	setKernel(e, k, x)
 	g := &TaskGP{Kernel: k, Noise: nm, X: x, ep: e}
-	if err := e.run(); err != nil {
-		if !errors.Is(err, errEPNotConverged) {
+	if err := e.Run(); err != nil {
+		if !errors.Is(err, ivm.ErrEPNotConverged) {
 			return nil, err
 		}
 		g.Unconverged = true
 	}
-	g.SiteM, g.SiteBeta = e.m, e.beta
-	g.FactorBeta = e.beta
+	g.SiteM, g.SiteBeta = e.M, e.Beta
+	g.FactorBeta = e.Beta
 	return g, nil
 }
 
@@ -229,16 +230,16 @@ func (g *TaskGP) Latent(x mat.Matrix) (mu, varsigma []float64, err error) {
 	ks := mat.NewDense(n, r, nil)
 	g.Kernel.K(ks, g.X, x)
 	mu, varsigma = make([]float64, r), make([]float64, r)
-	mat.NewVecDense(r, mu).MulVec(ks.T(), mat.NewVecDense(n, g.ep.alpha))
+	mat.NewVecDense(r, mu).MulVec(ks.T(), mat.NewVecDense(n, g.ep.Alpha()))
 	g.Kernel.Diag(varsigma, x)
 	for i := 0; i < n; i++ {
 		row := ks.RawRowView(i)
 		for j := range row {
-			row[j] *= g.ep.sqb[i]
+			row[j] *= math.Sqrt(g.ep.Beta[i])
 		}
 	}
 	var l mat.TriDense
-	g.ep.chol.LTo(&l)
+	g.ep.Chol().LTo(&l)
 	var v mat.Dense
 	if err := v.Solve(&l, ks); err != nil {
 		// L has a unit-bounded inverse (B ⪰ I): only non-finite inputs get here.

@@ -49,7 +49,7 @@ func ParseObjective(s string) (Objective, error) {
 type taskTerm struct {
 	xa     *mat.Dense
 	m0, b0 []float64 // the selection's sites
-	ep     *siteEP
+	ep     *ivm.SiteEP
 	kd, dk *mat.Dense
 	grad   []float64
 	f      float64
@@ -89,9 +89,9 @@ func newProblem(s *Selector, sum *kern.Sum, kind Objective, priors []ivm.Prior) 
 			y[k], idx[k] = t.Y[st.Index], st.Index
 		}
 		if kind == EPEvidence {
-			term.ep = newSiteEP(t.Noise, y, idx)
-			copy(term.ep.m, term.m0)
-			copy(term.ep.beta, term.b0)
+			term.ep = ivm.NewSiteEP(t.Noise, y, idx)
+			copy(term.ep.M, term.m0)
+			copy(term.ep.Beta, term.b0)
 		}
 		p.terms = append(p.terms, term)
 	}
@@ -115,26 +115,26 @@ func (t *taskTerm) eval(sum *kern.Sum, kind Objective, wantGrad bool) error {
 	sum.K(t.kd, t.xa, nil)
 	for i := 0; i < d; i++ {
 		for j := i; j < d; j++ {
-			t.ep.k.SetSym(i, j, t.kd.At(i, j))
+			t.ep.K.SetSym(i, j, t.kd.At(i, j))
 		}
 	}
-	err := t.ep.run()
-	if err != nil && !errors.Is(err, errEPNotConverged) {
+	err := t.ep.Run()
+	if err != nil && !errors.Is(err, ivm.ErrEPNotConverged) {
 		// The warm start (the last evaluation's sites) may be far off: start again from the
 		// selection's sites.
-		copy(t.ep.m, t.m0)
-		copy(t.ep.beta, t.b0)
-		err = t.ep.run()
+		copy(t.ep.M, t.m0)
+		copy(t.ep.Beta, t.b0)
+		err = t.ep.Run()
 	}
-	unconverged := errors.Is(err, errEPNotConverged)
+	unconverged := errors.Is(err, ivm.ErrEPNotConverged)
 	if err != nil && !unconverged {
-		copy(t.ep.m, t.m0)
-		copy(t.ep.beta, t.b0)
+		copy(t.ep.M, t.m0)
+		copy(t.ep.Beta, t.b0)
 		return err
 	}
-	t.f = -t.ep.logZ()
+	t.f = -t.ep.LogZ()
 	if wantGrad {
-		if err := t.ep.dK(t.dk); err != nil {
+		if err := t.ep.DK(t.dk); err != nil {
 			return err
 		}
 		sum.GradFree(t.grad, t.xa, nil, t.dk)
