@@ -159,7 +159,7 @@ func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOpti
 	if kIters == 0 {
 		kIters = 100
 	}
-	priors, err := freePriors(k, opt.Priors)
+	priors, err := FreePriors(k, opt.Priors)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -347,8 +347,10 @@ func (b *snapshot) restore(k *kern.Sum, nm noise.Model) error {
 	return nm.SetParams(b.n)
 }
 
-// freePriors maps named priors to the kernel's free parameters.
-func freePriors(k *kern.Sum, named map[string]Prior) ([]Prior, error) {
+// FreePriors maps priors named by free kernel parameter (kern.Sum.FreeNames) to a slice
+// indexed like the free parameters (nil entries: flat); a name that is not a free
+// parameter is an error.
+func FreePriors(k *kern.Sum, named map[string]Prior) ([]Prior, error) {
 	if len(named) == 0 {
 		return nil, nil
 	}

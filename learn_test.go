@@ -91,7 +91,7 @@ func TestObjectiveGradients(t *testing.T) {
 		{"semi_train_500.csv", "ncnm", EPEvidence},
 	} {
 		s, k := refSelector(t, c.data, c.noise, 40)
-		priors, err := freePriors(k, map[string]Prior{"rbf.variance": GammaPrior{2, 1}, "white.variance": ExponentialPrior{3}})
+		priors, err := FreePriors(k, map[string]Prior{"rbf.variance": GammaPrior{2, 1}, "white.variance": ExponentialPrior{3}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -113,7 +113,7 @@ func Learn(tasks []Task, k *kern.Sum, opt LearnOptions) (*Model, *LearnResult, e
 	if kIters == 0 {
 		kIters = 100
 	}
-	priors, err := freePriors(k, opt.Priors)
+	priors, err := ivm.FreePriors(k, opt.Priors)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -207,27 +207,6 @@ func logPrior(sum *kern.Sum, priors []ivm.Prior, x, grad []float64) float64 {
 	return lp
 }
 
-// freePriors maps named priors to the kernel's free parameters.
-func freePriors(k *kern.Sum, named map[string]ivm.Prior) ([]ivm.Prior, error) {
-	if len(named) == 0 {
-		return nil, nil
-	}
-	names := k.FreeNames()
-	out := make([]ivm.Prior, len(names))
-	for name, pr := range named {
-		found := false
-		for i, n := range names {
-			if n == name {
-				out[i], found = pr, true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("multitask: prior on %q, which is not a free kernel parameter (%v)", name, names)
-		}
-	}
-	return out, nil
-}
-
 // Objective returns the multi-task kernel objective (kind) on the selector's current active
 // sets at the kernel's current parameters, and its gradient with respect to the kernel's free
 // parameters in grad when grad is not nil. The kernel must be the selector's, a *kern.Sum.
@@ -236,7 +215,7 @@ func (s *Selector) Objective(kind Objective, priors map[string]ivm.Prior, grad [
 	if !ok {
 		return math.NaN(), fmt.Errorf("multitask: the objective needs a *kern.Sum kernel, not %T", s.Kernel)
 	}
-	pr, err := freePriors(sum, priors)
+	pr, err := ivm.FreePriors(sum, priors)
 	if err != nil {
 		return math.NaN(), err
 	}
