@@ -121,6 +121,8 @@ type Selector struct {
 	lfac []float64 // growing lower-triangular L, row k has k+1 entries, packed
 	size int       // number of inclusions so far
 
+	cols    *kern.Columns   // kernel columns of X under Kernel, refreshed by Reset
+	colsK   kern.Kernel     // the kernel cols was made for
 	exact   noise.ExactSite // non-nil for noise models with closed-form sites
 	concave bool            // the noise model is log-concave
 	classes []float64       // the labels ExpectedEntropy averages over (nil: Entropy)
@@ -202,6 +204,11 @@ func (s *Selector) Reset() error {
 	for i := range s.mu {
 		s.mu[i] = 0
 		s.active[i] = false
+	}
+	if s.cols == nil || s.colsK != s.Kernel {
+		s.cols, s.colsK = kern.NewColumns(s.Kernel, s.X), s.Kernel
+	} else {
+		s.cols.Refresh()
 	}
 	s.Kernel.Diag(s.varsigma, s.X)
 	for i, v := range s.varsigma {

@@ -6,7 +6,8 @@ import (
 	"slices"
 	"sync"
 
-	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // subBlock is the number of columns of M updated together: the slice of the new row being
@@ -160,10 +161,8 @@ func (s *Selector) update(i int, g, nu float64) {
 	a := s.lfac[len(s.lfac)-k-1 : len(s.lfac)-1]
 	r := math.Sqrt(nu)
 	white := s.Kernel.White()
-	xi := s.X.Slice(i, i+1, 0, s.dim)
 	c := s.forRanges(func(lo, hi int) candidate {
-		col := mat.NewDense(hi-lo, 1, row[lo:hi])
-		s.Kernel.K(col, s.X.Slice(lo, hi, 0, s.dim), xi)
+		s.cols.Column(row[lo:hi], lo, hi, i)
 		if lo <= i && i < hi {
 			row[i] += white
 		}
@@ -190,26 +189,12 @@ func (s *Selector) update(i int, g, nu float64) {
 }
 
 // subtractProjections computes dst[j] −= Σ_r a[r]·M[r, off+j] for the rows r of M
-// (row-major with stride n), four rows at a time so that dst is read and written once per
-// four rows of M.
+// (row-major with stride n): the transposed matrix–vector product of the block of M's
+// columns off…off+len(dst)−1, by gonum's assembly Dgemv.
 func subtractProjections(dst, m []float64, n, off int, a []float64) {
-	l := len(dst)
-	r := 0
-	for ; r+4 <= len(a); r += 4 {
-		a0, a1, a2, a3 := a[r], a[r+1], a[r+2], a[r+3]
-		m0 := m[r*n+off : r*n+off+l]
-		m1 := m[(r+1)*n+off : (r+1)*n+off+l]
-		m2 := m[(r+2)*n+off : (r+2)*n+off+l]
-		m3 := m[(r+3)*n+off : (r+3)*n+off+l]
-		for j := range dst {
-			dst[j] -= a0*m0[j] + a1*m1[j] + a2*m2[j] + a3*m3[j]
-		}
+	if len(a) == 0 || len(dst) == 0 {
+		return
 	}
-	for ; r < len(a); r++ {
-		ar := a[r]
-		mr := m[r*n+off : r*n+off+l]
-		for j := range dst {
-			dst[j] -= ar * mr[j]
-		}
-	}
+	blk := blas64.General{Rows: len(a), Cols: len(dst), Stride: n, Data: m[off:]}
+	blas64.Gemv(blas.Trans, -1, blk, blas64.Vector{N: len(a), Inc: 1, Data: a}, 1, blas64.Vector{N: len(dst), Inc: 1, Data: dst})
 }

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 )
@@ -80,7 +81,27 @@ func usage() string {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(profiled(os.Getenv("IVM_CPUPROFILE"), func() int { return run(os.Args[1:], os.Stdout, os.Stderr) }))
+}
+
+// profiled runs f, writing a CPU profile of it to path when path is not empty (the
+// IVM_CPUPROFILE environment variable: "go tool pprof ivm FILE" reads it).
+func profiled(path string, f func() int) int {
+	if path == "" {
+		return f()
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ivm: IVM_CPUPROFILE: %v\n", err)
+		return 1
+	}
+	defer out.Close()
+	if err := pprof.StartCPUProfile(out); err != nil {
+		fmt.Fprintf(os.Stderr, "ivm: IVM_CPUPROFILE: %v\n", err)
+		return 1
+	}
+	defer pprof.StopCPUProfile()
+	return f()
 }
 
 // errUsage marks an error for which the command's usage should be shown.

@@ -1,0 +1,99 @@
+package kern
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// outsider is a kernel from outside the package's inner-product family: Columns must fall
+// back to its K.
+type outsider struct{ *RBF }
+
+// checkColumns compares every column of c, computed in the given row blocks, with k.K on
+// the same rows treated as distinct points, and checks the self-covariance exactly.
+func checkColumns(t *testing.T, label string, k Kernel, c *Columns, x *mat.Dense, blocks int) {
+	t.Helper()
+	n, d := x.Dims()
+	col := make([]float64, n)
+	want := mat.NewDense(n, 1, nil)
+	for i := 0; i < n; i++ {
+		chunk := (n + blocks - 1) / blocks
+		for lo := 0; lo < n; lo += chunk {
+			hi := min(lo+chunk, n)
+			c.Column(col[lo:hi], lo, hi, i)
+		}
+		want.Zero()
+		k.K(want, x, x.Slice(i, i+1, 0, d))
+		for j := 0; j < n; j++ {
+			w := want.At(j, 0)
+			if math.Abs(col[j]-w) > 1e-12*(1+math.Abs(w)) {
+				t.Fatalf("%s: column %d row %d = %v, K gives %v", label, i, j, col[j], w)
+			}
+		}
+		var self mat.Dense
+		k.K(&self, x.Slice(i, i+1, 0, d), x.Slice(i, i+1, 0, d))
+		if name := k.Name(); (name == "rbf" || name == "rbfard") && col[i] != self.At(0, 0) {
+			// A point against itself is at distance exactly 0, as in K; other kernels'
+			// inner products may round differently and only get the tolerance above.
+			t.Fatalf("%s: self-covariance %v, K gives %v", label, col[i], self.At(0, 0))
+		}
+	}
+}
+
+func TestColumnsMatchK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := randMat(rng, 37, testDim)
+	x.SetRow(5, x.RawRowView(2)) // a duplicate row
+	for _, nk := range testKernels() {
+		c := NewColumns(nk.k, x)
+		checkColumns(t, nk.label, nk.k, c, x, 1)
+		checkColumns(t, nk.label+" (3 blocks)", nk.k, c, x, 3)
+		// New parameters, then Refresh: ARD weights change the scaled inputs.
+		theta := make([]float64, nk.k.NumParams())
+		nk.k.Params(theta)
+		for p, kind := range nk.k.ParamKinds() {
+			if kind == 2 { // param.Unit
+				theta[p] = 1 - theta[p]/2
+			} else {
+				theta[p] *= 1.5
+			}
+		}
+		if err := nk.k.SetParams(theta); err != nil {
+			t.Fatal(err)
+		}
+		c.Refresh()
+		checkColumns(t, nk.label+" (new parameters)", nk.k, c, x, 2)
+	}
+	f := outsider{must(NewRBF(0.7, 1.2))}
+	checkColumns(t, "outsider", f, NewColumns(f, x), x, 2)
+	s := NewSum(f, must(NewLin(0.4)))
+	checkColumns(t, "sum with outsider", s, NewColumns(s, x), x, 2)
+}
+
+// BenchmarkColumnsUSPSShape times one kernel column of rbf + lin + bias + white on 7291
+// rows of 256 inputs (the USPS shape) with Columns and with K.
+func BenchmarkColumnsUSPSShape(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := randMat(rng, 7291, 256)
+	k := must(Parse("rbf(gamma=0.0078125)+lin(variance=0.01)+bias+white", 256))
+	col := make([]float64, 7291)
+	b.Run("Columns", func(b *testing.B) {
+		c := NewColumns(k, x)
+		i := 0
+		for b.Loop() {
+			c.Column(col, 0, 7291, i%7291)
+			i++
+		}
+	})
+	b.Run("K", func(b *testing.B) {
+		dst := mat.NewDense(7291, 1, col)
+		i := 0
+		for b.Loop() {
+			k.K(dst, x, x.Slice(i%7291, i%7291+1, 0, 256))
+			i++
+		}
+	})
+}
