@@ -122,12 +122,14 @@ func (s *Selector) expectedDelta(j int, observed float64) float64 {
 	mu, vs := s.mu[j], s.varsigma[j]
 	e, total := 0.0, 0.0
 	for _, c := range s.classes {
-		lz, _, nu := s.Noise.Moments(j, c, mu, vs)
-		p := math.Exp(lz)
-		d := delta(vs, nu)
-		if c == s.Y[j] {
-			d = observed
+		// The observed label's ln Z and score are already known (scoreRange).
+		lz, d := s.logZ[j], observed
+		if c != s.Y[j] {
+			var nu float64
+			lz, _, nu = s.Noise.Moments(j, c, mu, vs)
+			d = delta(vs, nu)
 		}
+		p := math.Exp(lz)
 		if p > 0 && !math.IsNaN(d) {
 			e += p * d
 			total += p

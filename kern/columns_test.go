@@ -1,6 +1,7 @@
 package kern
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -96,4 +97,68 @@ func BenchmarkColumnsUSPSShape(b *testing.B) {
 			i++
 		}
 	})
+}
+
+// TestGramCacheSeesChangedInputs reuses one input buffer with new contents (as learning
+// does when the active set changes): the cached Gram matrix must not be returned for it.
+func TestGramCacheSeesChangedInputs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	x := randMat(rng, 128, 64) // 128·128·64 multiply–adds: large enough to be cached
+	k := must(Parse("rbf(gamma=0.05)+lin(variance=0.3)", 64))
+	var first, again, changed mat.Dense
+	k.K(&first, x, nil)
+	k.K(&again, x, nil)
+	if !mat.Equal(&first, &again) {
+		t.Fatal("the same inputs give a different kernel matrix")
+	}
+	x.Set(17, 3, x.At(17, 3)+0.5)
+	k.K(&changed, x, nil)
+	want := mat.NewDense(128, 128, nil)
+	for i := 0; i < 128; i++ {
+		for j := 0; j < 128; j++ {
+			var e mat.Dense
+			k.K(&e, x.Slice(i, i+1, 0, 64), x.Slice(j, j+1, 0, 64))
+			want.Set(i, j, e.At(0, 0))
+		}
+	}
+	if !mat.EqualApprox(&changed, want, 1e-12) {
+		t.Fatal("kernel matrix after changing an input row is stale")
+	}
+	if changed.At(17, 40) == first.At(17, 40) {
+		t.Fatal("changed row gives the old covariance")
+	}
+}
+
+// TestGramCacheConcurrent computes kernel matrices of several inputs from several
+// goroutines (run with -race).
+func TestGramCacheConcurrent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 11))
+	xs := make([]*mat.Dense, 12)
+	want := make([]*mat.Dense, len(xs))
+	k := must(Parse("rbf(gamma=0.05)+lin(variance=0.3)", 64))
+	for i := range xs {
+		xs[i] = randMat(rng, 128, 64)
+		want[i] = mat.NewDense(128, 128, nil)
+		k.K(want[i], xs[i], nil)
+	}
+	done := make(chan error, 4)
+	for w := 0; w < 4; w++ {
+		go func(w int) {
+			var err error
+			for r := 0; r < 6; r++ {
+				i := (w*5 + r*7) % len(xs)
+				var got mat.Dense
+				k.K(&got, xs[i], nil)
+				if !mat.Equal(&got, want[i]) {
+					err = fmt.Errorf("worker %d: matrix %d differs", w, i)
+				}
+			}
+			done <- err
+		}(w)
+	}
+	for w := 0; w < 4; w++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -51,22 +51,20 @@ func (k *mlpCore) addK(dst, a, b raw, sym bool) {
 		}
 		return
 	}
-	var buf [16]float64
-	db := scratch(buf[:], b.rows)
-	norms(db, b, w)
+	g := gram(a, b, w)
+	na, nb := gramNorms(g, a, b, w, sym)
+	db := make([]float64, b.rows)
 	for j := range db {
-		db[j] = db[j]*wt + bs + 1
+		db[j] = nb[j]*wt + bs + 1
 	}
 	for i := 0; i < a.rows; i++ {
-		ai, di := a.row(i), dst.row(i)
-		j0, da := 0, 0.0
+		di, gi := dst.row(i), g[i*b.rows:(i+1)*b.rows]
+		j0, da := 0, na[i]*wt+bs+1
 		if sym {
-			j0, da = i, db[i]
-		} else {
-			da = dot(ai, ai, w)*wt + bs + 1
+			j0 = i
 		}
 		for j := j0; j < b.rows; j++ {
-			arg, _ := mlpArg(wt, bs, dot(ai, b.row(j), w), da, db[j])
+			arg, _ := mlpArg(wt, bs, gi[j], da, db[j])
 			kij := v * math.Asin(arg)
 			di[j] += kij
 			if sym && j != i {
@@ -95,13 +93,8 @@ func (k *mlpCore) Grad(dst []float64, x1, x2 mat.Matrix, dK mat.Matrix) {
 	a, b, sym := inputs(k.name, k.dim(), x1, x2)
 	g := gradInput(k.name, dK, a, b)
 	wt, bs, v, w := k.p[0], k.p[1], k.p[2], k.weights()
-	na := make([]float64, a.rows)
-	norms(na, a, w)
-	nb := na
-	if !sym {
-		nb = make([]float64, b.rows)
-		norms(nb, b, w)
-	}
+	gr := gram(a, b, w)
+	na, nb := gramNorms(gr, a, b, w, sym)
 	var t, colQ, gw []float64
 	if w != nil {
 		t, colQ, gw = make([]float64, a.cols), make([]float64, b.rows), make([]float64, a.cols)
@@ -117,7 +110,7 @@ func (k *mlpCore) Grad(dst []float64, x1, x2 mat.Matrix, dK mat.Matrix) {
 				continue
 			}
 			bj := b.row(j)
-			ab := dot(ai, bj, w)
+			ab := gr[i*b.rows+j]
 			db := nb[j]*wt + bs + 1
 			arg, den := mlpArg(wt, bs, ab, da, db)
 			gv += c * math.Asin(arg)

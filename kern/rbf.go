@@ -58,19 +58,16 @@ func (k *rbfCore) addK(dst, a, b raw, sym bool) {
 		}
 		return
 	}
-	var buf [16]float64
-	nb := scratch(buf[:], b.rows)
-	norms(nb, b, w)
+	g := gram(a, b, w)
+	na, nb := gramNorms(g, a, b, w, sym)
 	for i := 0; i < a.rows; i++ {
-		ai, di := a.row(i), dst.row(i)
-		j0, na := 0, 0.0
+		di, gi := dst.row(i), g[i*b.rows:(i+1)*b.rows]
+		j0 := 0
 		if sym {
-			j0, na = i, nb[i]
-		} else {
-			na = dot(ai, ai, w)
+			j0 = i
 		}
 		for j := j0; j < b.rows; j++ {
-			kij := v * math.Exp(-sqDist(na, nb[j], dot(ai, b.row(j), w))*h)
+			kij := v * math.Exp(-sqDist(na[i], nb[j], gi[j])*h)
 			di[j] += kij
 			if sym && j != i {
 				dst.data[j*dst.str+i] += kij
@@ -93,13 +90,8 @@ func (k *rbfCore) Grad(dst []float64, x1, x2 mat.Matrix, dK mat.Matrix) {
 	a, b, sym := inputs(k.name, k.dim(), x1, x2)
 	g := gradInput(k.name, dK, a, b)
 	h, v, w := 0.5*k.p[0], k.p[1], k.weights()
-	na := make([]float64, a.rows)
-	norms(na, a, w)
-	nb := na
-	if !sym {
-		nb = make([]float64, b.rows)
-		norms(nb, b, w)
-	}
+	gr := gram(a, b, w)
+	na, nb := gramNorms(gr, a, b, w, sym)
 	var gw []float64
 	if w != nil {
 		gw = make([]float64, a.cols)
@@ -120,7 +112,7 @@ func (k *rbfCore) Grad(dst []float64, x1, x2 mat.Matrix, dK mat.Matrix) {
 				continue
 			}
 			bj := b.row(j)
-			d := sqDist(na[i], nb[j], dot(ai, bj, w))
+			d := sqDist(na[i], nb[j], gr[i*b.rows+j])
 			e := math.Exp(-d * h)
 			gv += c * e
 			ck := c * v * e
