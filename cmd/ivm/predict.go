@@ -107,9 +107,9 @@ func printMetrics(w io.Writer, regression bool, preds []ivm.Prediction, y []floa
 		if n == 0 {
 			return
 		}
-		fmt.Fprintf(w, "Mean squared error = %g (regression)\n", se/n)
+		fmt.Fprintf(w, "Mean squared error = %.6g (regression)\n", se/n)
 		num := n*spt - sp*st
-		fmt.Fprintf(w, "Squared correlation coefficient = %g (regression)\n", num*num/((n*spp-sp*sp)*(n*stt-st*st)))
+		fmt.Fprintf(w, "Squared correlation coefficient = %.6g (regression)\n", num*num/((n*spp-sp*sp)*(n*stt-st*st)))
 		return
 	}
 	correct, total := 0, 0
@@ -123,7 +123,7 @@ func printMetrics(w io.Writer, regression bool, preds []ivm.Prediction, y []floa
 		}
 	}
 	if total > 0 {
-		fmt.Fprintf(w, "Accuracy = %g%% (%d/%d) (classification)\n", 100*float64(correct)/float64(total), correct, total)
+		fmt.Fprintf(w, "Accuracy = %.6g%% (%d/%d) (classification)\n", 100*float64(correct)/float64(total), correct, total)
 	}
 }
 

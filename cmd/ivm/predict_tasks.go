@@ -175,8 +175,8 @@ func mtPrintMetrics(w io.Writer, regression bool, preds []noise.Prediction, y []
 	switch {
 	case n == 0:
 	case regression:
-		fmt.Fprintf(w, "Mean squared error = %g (regression)\n", se/n)
+		fmt.Fprintf(w, "Mean squared error = %.6g (regression)\n", se/n)
 	default:
-		fmt.Fprintf(w, "Accuracy = %g%% (%d/%d) (classification)\n", 100*float64(correct)/n, correct, int(n))
+		fmt.Fprintf(w, "Accuracy = %.6g%% (%d/%d) (classification)\n", 100*float64(correct)/n, correct, int(n))
 	}
 }

@@ -81,7 +81,7 @@ func TestUSPSCommandLineMatchesAPI(t *testing.T) {
 		}
 	}
 	acc := 100 * float64(correct) / float64(len(preds))
-	want := "Accuracy = " + strconv.FormatFloat(acc, 'g', -1, 64) + "% (" + strconv.Itoa(correct) + "/2007) (classification)"
+	want := "Accuracy = " + strconv.FormatFloat(acc, 'g', 6, 64) + "% (" + strconv.Itoa(correct) + "/2007) (classification)"
 	if strings.TrimSpace(out) != want {
 		t.Errorf("ivm predict printed %q, the API's predictions give %q", out, want)
 	}
