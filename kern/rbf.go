@@ -1,6 +1,8 @@
 package kern
 
 import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -92,13 +94,13 @@ func (k *rbfCore) Grad(dst []float64, x1, x2 mat.Matrix, dK mat.Matrix) {
 	h, v, w := 0.5*k.p[0], k.p[1], k.weights()
 	gr := gram(a, b, w)
 	na, nb := gramNorms(gr, a, b, w, sym)
-	var gw []float64
+	// For rbfard, ck_ij = c_ij·v·e_ij is kept in cm for the input-scale gradient below.
+	var cm []float64
 	if w != nil {
-		gw = make([]float64, a.cols)
+		cm = make([]float64, a.rows*b.rows)
 	}
 	gg, gv := 0.0, 0.0
 	for i := 0; i < a.rows; i++ {
-		ai := a.row(i)
 		j0 := 0
 		if sym {
 			j0 = i // K is symmetric: visit each pair once with dK_ij + dK_ji
@@ -111,29 +113,60 @@ func (k *rbfCore) Grad(dst []float64, x1, x2 mat.Matrix, dK mat.Matrix) {
 			if c == 0 {
 				continue
 			}
-			bj := b.row(j)
 			d := sqDist(na[i], nb[j], gr[i*b.rows+j])
 			e := math.Exp(-d * h)
 			gv += c * e
 			ck := c * v * e
 			gg += ck * d
-			if gw != nil {
-				bj = bj[:len(gw)]
-				for m := range gw {
-					diff := ai[m] - bj[m]
-					gw[m] += ck * diff * diff
-				}
+			if cm != nil && (!sym || j != i) {
+				cm[i*b.rows+j] = ck
 			}
 		}
 	}
 	dst[0] += -0.5 * gg
 	dst[1] += gv
 	if w != nil {
-		for m := range gw {
-			gw[m] *= -h
-		}
-		k.a.addGrad(dst[2:], gw)
+		k.a.addGrad(dst[2:], ardDistGrad(cm, a, b, -h))
 	}
+}
+
+// ardDistGrad returns gw_m = s·Σ_ij C_ij (a_im − b_jm)² for the a.rows×b.rows matrix C,
+// expanded as Σ_i r_i a_im² + Σ_j t_j b_jm² − 2 Σ_i a_im (C·B)_im with r and t the row
+// and column sums of C, so that the O(n₁n₂D) part is one Dgemm.
+func ardDistGrad(cm []float64, a, b raw, s float64) []float64 {
+	gw := make([]float64, a.cols)
+	if a.rows == 0 || b.rows == 0 || a.cols == 0 {
+		return gw
+	}
+	cb := make([]float64, a.rows*a.cols)
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
+		blas64.General{Rows: a.rows, Cols: b.rows, Stride: b.rows, Data: cm},
+		blas64.General{Rows: b.rows, Cols: b.cols, Stride: b.str, Data: b.data}, 0,
+		blas64.General{Rows: a.rows, Cols: a.cols, Stride: a.cols, Data: cb})
+	colSum := make([]float64, b.rows)
+	for i := 0; i < a.rows; i++ {
+		ci, ai, cbi := cm[i*b.rows:(i+1)*b.rows], a.row(i), cb[i*a.cols:(i+1)*a.cols]
+		r := 0.0
+		for j, c := range ci {
+			r += c
+			colSum[j] += c
+		}
+		for m, x := range ai {
+			gw[m] += x * (r*x - 2*cbi[m])
+		}
+	}
+	for j, t := range colSum {
+		if t == 0 {
+			continue
+		}
+		for m, x := range b.row(j) {
+			gw[m] += t * x * x
+		}
+	}
+	for m := range gw {
+		gw[m] *= s
+	}
+	return gw
 }
 
 // GradDiag implements Kernel: only the variance moves the diagonal.

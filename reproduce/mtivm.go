@@ -12,7 +12,7 @@ import (
 
 // The multi-task IVM's experiments (package multitask holds their logic).
 func init() {
-	register(Experiment{Name: "mtivm-sine", Title: "Multi-task IVM on the sine toy (extensions paper Fig. 7)", Run: runMTIVMSine})
+	register(Experiment{Name: "mtivm-sine", Title: "Multi-task IVM on the sine toy (extensions paper Fig. 7)", Run: runMTIVMSine, NeedsRef: true})
 	register(Experiment{Name: "mtivm-regression", Title: "Multi-task IVM vs random sub-sampling on GP-sampled tasks (learning-to-learn paper §5.1, Fig. 4)", Run: runMTIVMRegression})
 	register(Experiment{Name: "mtivm-vowel", Title: "Vowel speakers as tasks (learning-to-learn paper §5.2, Fig. 5; extensions paper Fig. 8)", Run: runMTIVMVowel})
 }

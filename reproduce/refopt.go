@@ -31,7 +31,7 @@ var refOptRuns = []refOptRun{
 }
 
 func init() {
-	register(Experiment{Name: "ref-opt", Title: "Kernel learning on the reference toolbox's opt runs", Run: runRefOpt})
+	register(Experiment{Name: "ref-opt", Title: "Kernel learning on the reference toolbox's opt runs", Run: runRefOpt, NeedsRef: true})
 }
 
 // RefOptResult is one row of the ref-opt table.

@@ -33,6 +33,8 @@ type Config struct {
 type Experiment struct {
 	Name, Title string
 	Run         func(w io.Writer, c Config) error
+	// NeedsRef marks experiments that read the reference toolbox's fixtures (RefDir).
+	NeedsRef bool
 }
 
 var registry = map[string]Experiment{}
