@@ -25,6 +25,9 @@ type Config struct {
 	Workers int
 	// Quick runs a reduced version (fewer repetitions or points), for tests.
 	Quick bool
+	// Only, when not empty, restricts an experiment with several rows to those named
+	// (comma-separated; usps-table1: rbf, mlp, rbfard).
+	Only string
 	// Log receives progress lines (may be io.Discard).
 	Log io.Writer
 }

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
@@ -54,15 +57,20 @@ func readUSPS(name string) (*dataset.Data, error) {
 type USPSRow struct {
 	Kernel string
 	// Errors holds each digit's binary test error and, last, the ten-class error (%).
-	Errors   [11]float64
+	Errors [11]float64
+	// ByMean is the ten-class error when each image goes to the classifier with the largest
+	// latent mean instead of the largest predictive probability.
+	ByMean   float64
 	Seconds  float64
 	MemoryMB float64
 }
 
 // USPSTable1 runs the IVM paper's §4.2 protocol: d = 500, five iterations of Algorithm 2
-// with noise parameter updates and the paper's kernel objective (eq. 32, FixedSites), ten one-vs-rest classifiers (trained two at a time on two
-// cores), inputs as given ([−1, 1] pixels, no scaling). Quick: the rbf kernel only, the
-// first 600 training images, d = 60, one short iteration.
+// with noise parameter updates, the paper's kernel objective (eq. 32, FixedSites) and every
+// iteration accepted as the paper's Algorithm 2 does (no held-out safeguard: on digits 2, 3
+// and 8 it cost 2–7 test errors each), ten one-vs-rest classifiers (trained side by side
+// on the available cores), inputs as given ([−1, 1] pixels, no scaling). Quick: the rbf
+// kernel only, the first 600 training images, d = 60, one short iteration.
 func USPSTable1(c Config) ([]USPSRow, error) { return uspsTable1(c, nil) }
 
 // uspsTable1 runs USPSTable1, calling done (when set) with each kernel's row as it ends.
@@ -81,11 +89,23 @@ func uspsTable1(c Config, done func(USPSRow)) ([]USPSRow, error) {
 		x, y = x.Slice(0, 600, 0, 256).(*mat.Dense), y[:600]
 		d, iters, kIters, nIters, kernels = 60, 1, 20, 5, uspsKernels[:1]
 	}
+	if c.Only != "" {
+		var sel []struct{ name, spec string }
+		for _, k := range kernels {
+			if slices.Contains(strings.Split(c.Only, ","), k.name) {
+				sel = append(sel, k)
+			}
+		}
+		if len(sel) == 0 {
+			return nil, fmt.Errorf("usps-table1: -only %q names none of the kernels rbf, mlp, rbfard", c.Only)
+		}
+		kernels = sel
+	}
 	var rows []USPSRow
 	for _, k := range kernels {
 		start := time.Now()
 		cfg := ivm.Config{Task: ivm.MultiClass, Kernel: k.spec, ActiveSize: d, Scale: ivm.ScaleNone, Workers: c.Workers,
-			Learn: ivm.LearnOptions{Iters: iters, KernelIters: kIters, NoiseIters: nIters, Objective: ivm.FixedSites}}
+			Learn: ivm.LearnOptions{Iters: iters, KernelIters: kIters, NoiseIters: nIters, Objective: ivm.FixedSites, LastIterate: true}}
 		if c.Log != nil {
 			cfg.Progress = func(p ivm.Progress) {
 				if p.Trace != nil && !p.Trace.Final {
@@ -106,6 +126,9 @@ func uspsTable1(c Config, done func(USPSRow)) ([]USPSRow, error) {
 		for i, q := range preds {
 			if q.Label != test.Y[i] {
 				row.Errors[10] += 100 / nt
+			}
+			if p.Classes[floats.MaxIdx(q.Mean)] != test.Y[i] {
+				row.ByMean += 100 / nt
 			}
 			// Each digit's binary decision: its own model's p(y=+1) > ½, that is, its
 			// latent mean with the bias added is positive.
@@ -151,6 +174,9 @@ func writeUSPSTable1(w io.Writer, rows []USPSRow, quick bool) {
 			fmt.Fprintf(w, " %6.3f", e)
 		}
 		fmt.Fprintf(w, " %8.2f\n", paper[10])
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s: ten-class error %.2f %% by the largest probability (above), %.2f %% by the largest latent mean\n", r.Kernel, r.Errors[10], r.ByMean)
 	}
 	if quick {
 		fmt.Fprintln(w, "(quick: 600 training images, d = 60, one short iteration; the paper's figures are for the full protocol)")

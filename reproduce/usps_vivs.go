@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -23,13 +24,15 @@ func init() {
 var paperTable3 = [11]float64{0.648, 0.389, 0.967, 0.683, 1.06, 0.747, 0.523, 0.399, 0.638, 0.523, 3.30}
 
 // USPSTable3 runs the extensions paper's §6.1 protocol: an rbf + lin kernel (with bias and
-// white) learnt by 8 iterations of Algorithm 2 for each digit against the rest; its
-// active images plus their four one-pixel translations (up, down, left, right; vacated
-// pixels take min(X), the background) form an augmented set, from which d2 points are
-// reselected with the learnt kernel, no further learning. The paper does not give the
-// first model's active set size; d1 = d2 = 1000 here. Randomness enters through the
-// held-out subsets Algorithm 2 draws (LearnOptions.Seed = run); runs repeats all of it.
-// It returns every run's eleven errors (ten binary, then the ten-class error).
+// white) learnt for each digit against the rest by 8 iterations of Algorithm 2 with d = 500
+// (the paper's augmented set of 2500 points is 5 × 500), using the IVM paper's objective
+// (eq. 32) and accepting every iteration as Table 1 does; its active images plus their four
+// one-pixel translations (up, down, left, right; vacated pixels take min(X), the
+// background) form the augmented set, from which d = 1000 points are reselected with the
+// learnt kernel, no further learning. That protocol has no random choices, so the runs
+// differ in the one place where randomness can enter, the order of the training images:
+// run r > 1 permutes them with seed r (tie-breaks and rounding change). It returns every
+// run's eleven errors (ten binary, then the ten-class error).
 func USPSTable3(c Config) ([][11]float64, error) {
 	train, err := readUSPS("usps_train.csv.gz")
 	if err != nil {
@@ -40,18 +43,23 @@ func USPSTable3(c Config) ([][11]float64, error) {
 		return nil, err
 	}
 	x, y := train.X, train.Y
-	d1, d2, iters, kIters, runs := 1000, 1000, 8, 100, 10
+	d1, d2, iters, kIters, nIters, runs := 500, 1000, 8, 100, 20, 10
 	if c.Quick {
 		x, y = x.Slice(0, 400, 0, 256).(*mat.Dense), y[:400]
-		d1, d2, iters, kIters, runs = 40, 80, 1, 10, 1
+		d1, d2, iters, kIters, nIters, runs = 40, 80, 1, 10, 5, 1
 	}
 	fill := mat.Min(x)
+	x0, y0 := x, y
 	var out [][11]float64
 	for run := 0; run < runs; run++ {
 		start := time.Now()
+		x, y = x0, y0
+		if run > 0 {
+			x, y = permuteRows(x0, y0, uint64(run+1))
+		}
 		p, err := ivm.Fit(x, y, ivm.Config{Task: ivm.MultiClass, Scale: ivm.ScaleNone, ActiveSize: d1, Workers: c.Workers,
 			Kernel: "rbf(gamma=0.0078125)+lin(variance=0.01)+bias+white",
-			Learn:  ivm.LearnOptions{Iters: iters, KernelIters: kIters, Seed: uint64(run)}})
+			Learn:  ivm.LearnOptions{Iters: iters, KernelIters: kIters, NoiseIters: nIters, Objective: ivm.FixedSites, LastIterate: true}})
 		if err != nil {
 			return nil, fmt.Errorf("usps-table3 run %d: %w", run+1, err)
 		}
@@ -145,4 +153,16 @@ func writeUSPSTable3(w io.Writer, runs [][11]float64, quick bool) {
 	if quick {
 		fmt.Fprintln(w, "(quick: 400 training images, d = 40 then 80, one short iteration, one run)")
 	}
+}
+
+// permuteRows returns the rows of x and the targets y in a random order drawn with seed.
+func permuteRows(x *mat.Dense, y []float64, seed uint64) (*mat.Dense, []float64) {
+	n, d := x.Dims()
+	perm := rand.New(rand.NewPCG(seed, 0x5eed)).Perm(n)
+	px, py := mat.NewDense(n, d, nil), make([]float64, n)
+	for i, j := range perm {
+		px.SetRow(i, x.RawRowView(j))
+		py[i] = y[j]
+	}
+	return px, py
 }

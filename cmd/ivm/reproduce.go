@@ -18,6 +18,7 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	quick := fs.Bool("quick", false, "run a reduced version")
 	workers := fs.Int("workers", 0, "goroutines (0: all cores)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	only := fs.String("only", "", "run only these rows, comma-separated (usps-table1: rbf, mlp, rbfard)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -32,7 +33,7 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(*ref); err != nil && e.NeedsRef {
 		return fmt.Errorf("reference fixtures not found at %s: run from the repository root or pass -ref", *ref)
 	}
-	c := reproduce.Config{RefDir: *ref, DataDir: *data, Seed: *seed, Quick: *quick, Workers: *workers, Log: stderr}
+	c := reproduce.Config{RefDir: *ref, DataDir: *data, Seed: *seed, Quick: *quick, Workers: *workers, Only: *only, Log: stderr}
 	if *quiet {
 		c.Log = io.Discard
 	}
