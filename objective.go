@@ -95,33 +95,56 @@ func (p ExponentialPrior) DLogPDF(float64) float64 { return -p.Rate }
 // precisions, and writes its gradient with respect to the kernel's free (transformed)
 // parameters into grad when grad is not nil.
 func ActiveSetObjective(k *kern.Sum, xActive *mat.Dense, siteM, siteBeta, grad []float64) (float64, error) {
+	return new(fixedSitesWork).eval(k, xActive, siteM, siteBeta, grad)
+}
+
+// fixedSitesWork holds ActiveSetObjective's matrices between evaluations: the optimiser
+// evaluates it hundreds of times per outer iteration on the same active set, and reusing
+// its d×d buffers keeps learning's garbage, and so its peak memory, down.
+type fixedSitesWork struct {
+	kd        mat.Dense
+	a, ainv   mat.SymDense
+	chol      mat.Cholesky
+	alpha, mv mat.VecDense
+	d         int
+	ready     bool
+}
+
+func (w *fixedSitesWork) eval(k *kern.Sum, xActive *mat.Dense, siteM, siteBeta, grad []float64) (float64, error) {
 	d, _ := xActive.Dims()
-	kd := mat.NewDense(d, d, nil)
-	k.K(kd, xActive, nil)
-	a := mat.NewSymDense(d, nil)
-	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			a.SetSym(i, j, kd.At(i, j))
-		}
-		a.SetSym(i, i, kd.At(i, i)+1/siteBeta[i])
+	if !w.ready || w.d != d {
+		w.kd = *mat.NewDense(d, d, nil)
+		w.a = *mat.NewSymDense(d, nil)
+		w.mv = *mat.NewVecDense(d, nil)
+		w.ainv.Reset()
+		w.alpha.Reset()
+		w.d, w.ready = d, true
 	}
-	var chol mat.Cholesky
-	if !chol.Factorize(a) {
+	kd := &w.kd
+	kd.Zero()
+	k.K(kd, xActive, nil)
+	kr, ar := kd.RawMatrix(), w.a.RawSymmetric()
+	for i := 0; i < d; i++ {
+		copy(ar.Data[i*ar.Stride+i:i*ar.Stride+d], kr.Data[i*kr.Stride+i:i*kr.Stride+d])
+		ar.Data[i*ar.Stride+i] += 1 / siteBeta[i]
+	}
+	if !w.chol.Factorize(&w.a) {
 		return math.NaN(), errors.New("ivm: K_II + B⁻¹ is not positive definite")
 	}
-	var alpha mat.VecDense
-	if err := chol.SolveVecTo(&alpha, mat.NewVecDense(d, siteM)); err != nil {
+	copy(w.mv.RawVector().Data, siteM)
+	if err := w.chol.SolveVecTo(&w.alpha, &w.mv); err != nil {
 		return math.NaN(), err
 	}
-	f := 0.5*chol.LogDet() + 0.5*mat.Dot(mat.NewVecDense(d, siteM), &alpha)
+	f := 0.5*w.chol.LogDet() + 0.5*mat.Dot(&w.mv, &w.alpha)
 	if grad != nil {
-		var ainv mat.SymDense
-		if err := chol.InverseTo(&ainv); err != nil {
+		if err := w.chol.InverseTo(&w.ainv); err != nil {
 			return math.NaN(), err
 		}
+		al := w.alpha.RawVector().Data
 		for i := 0; i < d; i++ {
-			for j := 0; j < d; j++ {
-				kd.Set(i, j, 0.5*(ainv.At(i, j)-alpha.AtVec(i)*alpha.AtVec(j)))
+			row := kr.Data[i*kr.Stride : i*kr.Stride+d]
+			for j := range row {
+				row[j] = 0.5 * (w.ainv.At(i, j) - al[i]*al[j])
 			}
 		}
 		k.GradFree(grad, xActive, nil, kd)
@@ -141,6 +164,7 @@ type kernelProblem struct {
 	kd, dk *mat.Dense
 	ks     *mat.SymDense
 	gtmp   []float64
+	fixed  fixedSitesWork
 	// heldOut is FullData's second term (nil for the other objectives).
 	heldOut *heldOutTerm
 	// epFailures counts evaluations where EP failed even from the selection's sites.
@@ -188,7 +212,7 @@ func (p *kernelProblem) eval(x, grad []float64) float64 {
 	var f float64
 	switch p.kind {
 	case FixedSites:
-		v, err := ActiveSetObjective(p.sum, p.xa, p.m0, p.b0, grad)
+		v, err := p.fixed.eval(p.sum, p.xa, p.m0, p.b0, grad)
 		if err != nil {
 			return math.NaN()
 		}

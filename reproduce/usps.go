@@ -69,7 +69,8 @@ type USPSRow struct {
 // with noise parameter updates, the paper's kernel objective (eq. 32, FixedSites) and every
 // iteration accepted as the paper's Algorithm 2 does (no held-out safeguard: on digits 2, 3
 // and 8 it cost 2–7 test errors each), ten one-vs-rest classifiers (trained side by side
-// on the available cores), inputs as given ([−1, 1] pixels, no scaling). Quick: the rbf
+// on the available cores), the papers' entropy criterion (on the rbf row 4.88 % against
+// 5.13 % with the expected-entropy default), inputs as given ([−1, 1] pixels, no scaling). Quick: the rbf
 // kernel only, the first 600 training images, d = 60, one short iteration.
 func USPSTable1(c Config) ([]USPSRow, error) { return uspsTable1(c, nil) }
 
@@ -104,7 +105,7 @@ func uspsTable1(c Config, done func(USPSRow)) ([]USPSRow, error) {
 	var rows []USPSRow
 	for _, k := range kernels {
 		start := time.Now()
-		cfg := ivm.Config{Task: ivm.MultiClass, Kernel: k.spec, ActiveSize: d, Scale: ivm.ScaleNone, Workers: c.Workers,
+		cfg := ivm.Config{Task: ivm.MultiClass, Kernel: k.spec, ActiveSize: d, Scale: ivm.ScaleNone, Workers: c.Workers, Criterion: "entropy",
 			Learn: ivm.LearnOptions{Iters: iters, KernelIters: kIters, NoiseIters: nIters, Objective: ivm.FixedSites, LastIterate: true}}
 		if c.Log != nil {
 			cfg.Progress = func(p ivm.Progress) {

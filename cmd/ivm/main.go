@@ -81,7 +81,28 @@ func usage() string {
 }
 
 func main() {
-	os.Exit(profiled(os.Getenv("IVM_CPUPROFILE"), func() int { return run(os.Args[1:], os.Stdout, os.Stderr) }))
+	os.Exit(profiled(os.Getenv("IVM_CPUPROFILE"), func() int {
+		code := run(os.Args[1:], os.Stdout, os.Stderr)
+		if path := os.Getenv("IVM_MEMPROFILE"); path != "" {
+			writeHeapProfile(path)
+		}
+		return code
+	}))
+}
+
+// writeHeapProfile writes the heap profile (allocations since the start included: "go tool
+// pprof -sample_index=alloc_space") to path, for IVM_MEMPROFILE.
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.WriteHeapProfile(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ivm: IVM_MEMPROFILE: %v\n", err)
+	}
 }
 
 // profiled runs f, writing a CPU profile of it to path when path is not empty (the
