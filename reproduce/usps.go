@@ -71,7 +71,7 @@ type USPSRow struct {
 // and 8 it cost 2–7 test errors each), ten one-vs-rest classifiers (trained side by side
 // on the available cores), the papers' entropy criterion (on the rbf row 4.88 % against
 // 5.13 % with the expected-entropy default), inputs as given ([−1, 1] pixels, no scaling). Quick: the rbf
-// kernel only, the first 600 training images, d = 60, one short iteration.
+// kernel only, the first 1000 training images, d = 100, one short iteration.
 func USPSTable1(c Config) ([]USPSRow, error) { return uspsTable1(c, nil) }
 
 // uspsTable1 runs USPSTable1, calling done (when set) with each kernel's row as it ends.
@@ -87,8 +87,12 @@ func uspsTable1(c Config, done func(USPSRow)) ([]USPSRow, error) {
 	x, y := train.X, train.Y
 	d, iters, kIters, nIters, kernels := 500, 5, 100, 20, uspsKernels
 	if c.Quick {
-		x, y = x.Slice(0, 600, 0, 256).(*mat.Dense), y[:600]
-		d, iters, kIters, nIters, kernels = 60, 1, 20, 5, uspsKernels[:1]
+		// Not smaller: with d = 60 of 600 images the eq. 32 objective runs γ from 1/128 to
+		// about 1 in one iteration for digit 8 and its classifier says "8" to everything
+		// (the fixed-site objective's collapse on small active sets, as in the reference's
+		// class500_d100 run); the paper's protocol has no safeguard against it.
+		x, y = x.Slice(0, 1000, 0, 256).(*mat.Dense), y[:1000]
+		d, iters, kIters, nIters, kernels = 100, 1, 20, 5, uspsKernels[:1]
 	}
 	if c.Only != "" {
 		var sel []struct{ name, spec string }
@@ -180,6 +184,6 @@ func writeUSPSTable1(w io.Writer, rows []USPSRow, quick bool) {
 		fmt.Fprintf(w, "%s: ten-class error %.2f %% by the largest probability (above), %.2f %% by the largest latent mean\n", r.Kernel, r.Errors[10], r.ByMean)
 	}
 	if quick {
-		fmt.Fprintln(w, "(quick: 600 training images, d = 60, one short iteration; the paper's figures are for the full protocol)")
+		fmt.Fprintln(w, "(quick: 1000 training images, d = 100, one short iteration; the paper's figures are for the full protocol)")
 	}
 }
