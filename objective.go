@@ -176,8 +176,7 @@ type kernelProblem struct {
 func newKernelProblem(s *Selector, sum *kern.Sum, kind Objective, priors []Prior, heldOut int, rng *rand.Rand) *kernelProblem {
 	d := s.size
 	p := &kernelProblem{sum: sum, kind: kind, priors: priors,
-		xa: mat.NewDense(d, s.dim, nil), kd: mat.NewDense(d, d, nil), dk: mat.NewDense(d, d, nil),
-		ks: mat.NewSymDense(d, nil), gtmp: make([]float64, sum.NumFree())}
+		xa: mat.NewDense(d, s.dim, nil), gtmp: make([]float64, sum.NumFree())}
 	p.m0, p.b0 = make([]float64, d), make([]float64, d)
 	p.ep = activeEP{k: p.ks, y: make([]float64, d), index: make([]int, d), nm: s.Noise,
 		m: make([]float64, d), beta: make([]float64, d)}
@@ -198,6 +197,15 @@ func newKernelProblem(s *Selector, sum *kern.Sum, kind Objective, priors []Prior
 		// (null category) use the selection's sites for the active term, as the papers do,
 		// and keep FullData's predictive term over the inactive points.
 		p.kind = FixedSites
+	}
+	// The d×d buffers of the EP objectives and of the predictive term, only when used
+	// (three of them are 6 MB at d = 500, for each classifier learning at once).
+	if p.kind != FixedSites || p.heldOut != nil {
+		p.kd = mat.NewDense(d, d, nil)
+	}
+	if p.kind != FixedSites {
+		p.dk, p.ks = mat.NewDense(d, d, nil), mat.NewSymDense(d, nil)
+		p.ep.k = p.ks
 	}
 	return p
 }

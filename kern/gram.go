@@ -1,6 +1,7 @@
 package kern
 
 import (
+	"runtime"
 	"slices"
 	"sync"
 
@@ -70,10 +71,13 @@ func gramNorms(g []float64, a, b raw, w []float64, sym bool) (na, nb []float64) 
 // inputs element by element, O((n₁ + n₂)·D) against the O(n₁·n₂·D) product it saves, so a
 // reused buffer with new contents is never mistaken for the old one.
 const (
-	minCachedWork  = 1 << 20 // multiply–adds below which the product is cheaper than the cache
-	maxCachedSize  = 1 << 20 // Gram entries above which a matrix is not kept (8 MB)
-	gramCacheSlots = 8
+	minCachedWork = 1 << 20 // multiply–adds below which the product is cheaper than the cache
+	maxCachedSize = 1 << 20 // Gram entries above which a matrix is not kept (8 MB)
 )
+
+// gramCacheSlots is the number of Gram matrices kept: two per core, for the kernel matrix
+// and the cross covariances of each learning problem running at once, at least 4.
+var gramCacheSlots = max(4, 2*runtime.GOMAXPROCS(0))
 
 type gramEntry struct {
 	a, b, w    []float64 // compact copies of the inputs (b nil when b is a) and weights
