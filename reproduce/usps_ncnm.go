@@ -1,0 +1,278 @@
+package reproduce
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/ivmlab/ivm"
+)
+
+func init() {
+	register(Experiment{Name: "usps-ncnm", Title: "Extensions paper Tables 1–2: semi-supervised USPS with the null category noise model", Run: runUSPSNCNM})
+}
+
+// ncnmFractions are the labelled fractions r of the extensions paper's Tables 1 and 2.
+var ncnmFractions = []float64{0.01, 0.025, 0.05, 0.1, 0.25}
+
+// paperNCNM holds the extensions paper's Tables 1 (kernel learnt) and 2 (kernel from a
+// fully supervised IVM): mean and sd of the % test error per digit and overall, one row per
+// fraction. NaN marks figures the paper's printed table does not legibly give (Table 1,
+// digits 5–9 and overall at r = 0.1 and 0.25). Table 2's overall at r = 0.025 is printed
+// "140 ± 6.06"; 14.0 is meant (it lies between 42.3 and 8.43).
+var paperNCNM = map[string][5][2][11]float64{
+	"learnt": {
+		{{17.9, 7.99, 9.87, 8.27, 9.97, 7.97, 8.47, 7.32, 8.27, 8.82, 83.3}, {0, 6.48, 0, 0, 0, 0, 0, 0, 0, 0, 7.30}},
+		{{11.4, 0.977, 9.87, 6.51, 9.97, 7.97, 8.47, 7.32, 8.27, 8.82, 64.2}, {8.81, 0.10, 0, 2.43, 0, 0, 0, 0, 0, 0, 5.08}},
+		{{1.72, 1.01, 3.66, 5.35, 7.41, 7.11, 8.47, 7.32, 7.42, 7.60, 33.3}, {0.21, 0.10, 0.40, 2.67, 3.50, 1.94, 0, 0, 1.89, 2.72, 7.15}},
+		{{1.73, 0.947, 3.17, 3.24, 3.33, nan, nan, nan, nan, nan, nan}, {0.14, 0.14, 0.23, 0.30, 0.30, nan, nan, nan, nan, nan, nan}},
+		{{1.63, 0.967, 2.50, 2.90, 2.77, nan, nan, nan, nan, nan, nan}, {0.16, 0.09, 0.18, 0.20, 0.08, nan, nan, nan, nan, nan, nan}},
+	},
+	"fixed": {
+		{{3.17, 13.3, 9.87, 3.09, 8.32, 7.50, 7.70, 12.3, 7.48, 35.2, 42.3}, {5.17, 14.18, 0, 0.22, 2.63, 0.99, 8.48, 16.91, 1.23, 22.90, 10.05}},
+		{{1.50, 1.52, 5.18, 2.90, 4.36, 5.03, 1.60, 1.93, 4.32, 9.93, 14.0}, {0.18, 0.87, 1.95, 0.19, 2.08, 1.30, 0.15, 1.90, 0.45, 8.51, 6.06}},
+		{{1.50, 1.24, 3.37, 2.85, 3.27, 3.63, 1.49, 1.28, 4.07, 2.59, 8.43}, {0.15, 0.22, 0.35, 0.14, 0.19, 0.56, 0.11, 0.09, 0.43, 1.33, 0.66}},
+		{{1.46, 1.24, 2.82, 2.75, 3.07, 2.75, 1.30, 1.30, 3.48, 1.97, 7.24}, {0.09, 0.13, 0.16, 0.19, 0.22, 0.22, 0.10, 0.14, 0.26, 0.24, 0.51}},
+		{{1.40, 1.31, 2.44, 2.61, 2.80, 2.32, 1.15, 1.15, 2.74, 1.62, 6.10}, {0.15, 0.16, 0.21, 0.19, 0.16, 0.19, 0.10, 0.05, 0.19, 0.16, 0.41}},
+	},
+}
+
+var nan = math.NaN()
+
+// NCNMResult is one experiment of usps-ncnm: for every labelled fraction, every run's
+// eleven errors (ten binary, then the ten-class error).
+type NCNMResult struct {
+	Kernel    string // "learnt" (Table 1) or "fixed" (Table 2)
+	Fractions []float64
+	Errors    [][][11]float64 // [fraction][run]
+	Seconds   float64
+}
+
+// ncnmKernel is the extensions paper's USPS kernel, rbf with a linear component (plus bias
+// and white), starting from the inverse width 1/128 as usps-table1 does.
+const ncnmKernel = "rbf(gamma=0.0078125)+lin(variance=0.01)+bias+white"
+
+// USPSNCNM runs the extensions paper's §4.5 protocol. For each labelled fraction r and each
+// of ten runs, a random r of the training images keep their labels (seeded by run and r,
+// the same labelling for every digit); each digit against the rest is then a
+// semi-supervised problem for the null category noise model with d = 500 (the paper does
+// not state d; 500 is the IVM paper's USPS choice). "learnt" (Table 1) learns the kernel
+// by 8 iterations of Algorithm 2, the paper's count for USPS; "fixed" (Table 2) keeps the
+// kernel learnt by a fully supervised IVM on all labels (the usps-table1 protocol, once
+// per digit). The ten-class error combines the ten classifiers by their largest p(y = +1).
+// Quick: the first 1000 images, r = 0.25 only, one run, d = 100, one iteration (measured:
+// ten-class 15.7 % learnt, 13.4 % fixed; at r = 0.1, 100 labels, digits 5, 8 and 9 find no
+// boundary, as in the paper at small r).
+func USPSNCNM(c Config) ([]NCNMResult, error) {
+	train, err := readUSPS("usps_train.csv.gz")
+	if err != nil {
+		return nil, err
+	}
+	test, err := readUSPS("usps_test.csv.gz")
+	if err != nil {
+		return nil, err
+	}
+	x, y := train.X, train.Y
+	fractions, runs, d, iters, supIters := ncnmFractions, 10, 500, 8, 5
+	if c.Quick {
+		x, y = x.Slice(0, 1000, 0, 256).(*mat.Dense), y[:1000]
+		fractions, runs, d, iters, supIters = []float64{0.25}, 1, 100, 1, 1
+	}
+	seed := uint64(c.Seed)
+	if seed == 0 {
+		seed = 1
+	}
+	workers := c.Workers
+	if workers <= 0 {
+		workers = 2
+	}
+	logf := func(format string, a ...any) {
+		if c.Log != nil {
+			fmt.Fprintf(c.Log, format, a...)
+		}
+	}
+
+	// Table 2's kernels: a fully supervised IVM per digit.
+	start := time.Now()
+	sup, err := ivm.Fit(x, y, ivm.Config{Task: ivm.MultiClass, Kernel: ncnmKernel, ActiveSize: d, Scale: ivm.ScaleNone,
+		Criterion: "entropy", Workers: c.Workers,
+		Learn: ivm.LearnOptions{Iters: supIters, NoiseIters: 20, Objective: ivm.FixedSites, LastIterate: true}})
+	if err != nil {
+		return nil, fmt.Errorf("usps-ncnm: supervised kernels: %w", err)
+	}
+	supervised := make([]string, len(sup.Classes))
+	for k, m := range sup.Models {
+		s, ok := m.Kernel.(fmt.Stringer)
+		if !ok {
+			return nil, fmt.Errorf("usps-ncnm: supervised kernel %s cannot be written as a spec", m.Kernel.Name())
+		}
+		supervised[k] = s.String()
+	}
+	logf("usps-ncnm: supervised kernels learnt in %.0f s\n", time.Since(start).Seconds())
+
+	var out []NCNMResult
+	for _, kind := range []string{"learnt", "fixed"} {
+		res := NCNMResult{Kernel: kind, Fractions: fractions}
+		start := time.Now()
+		for fi, r := range fractions {
+			var perRun [][11]float64
+			for run := 0; run < runs; run++ {
+				rng := rand.New(rand.NewPCG(seed, uint64(fi*1000+run)))
+				labelled := make([]bool, len(y))
+				for i := range labelled {
+					labelled[i] = rng.Float64() < r
+				}
+				errs, err := ncnmRun(x, y, test.X, test.Y, labelled, sup.Classes, kind, supervised, d, iters, workers)
+				if err != nil {
+					return nil, fmt.Errorf("usps-ncnm %s r = %g run %d: %w", kind, r, run+1, err)
+				}
+				logf("usps-ncnm %s: r = %g, run %d: overall %.2f %%\n", kind, r, run+1, errs[10])
+				perRun = append(perRun, errs)
+			}
+			res.Errors = append(res.Errors, perRun)
+		}
+		res.Seconds = time.Since(start).Seconds()
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// ncnmRun trains the ten one-vs-rest null category models of one labelling and returns
+// their binary test errors and the ten-class error.
+func ncnmRun(x *mat.Dense, y []float64, xt *mat.Dense, yt []float64, labelled []bool, classes []float64, kind string, supervised []string, d, iters, workers int) ([11]float64, error) {
+	var errs [11]float64
+	nt := len(yt)
+	probs := make([][]float64, len(classes))
+	fails := make([]error, len(classes))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, workers)
+	for ci, cl := range classes {
+		wg.Add(1)
+		go func(ci int, cl float64) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			yc := make([]float64, len(y))
+			for i, v := range y {
+				switch {
+				case !labelled[i]:
+					yc[i] = math.NaN()
+				case v == cl:
+					yc[i] = 1
+				default:
+					yc[i] = -1
+				}
+			}
+			cfg := ivm.Config{Task: ivm.SemiSupervised, Kernel: ncnmKernel, ActiveSize: d, Scale: ivm.ScaleNone, Workers: 1,
+				Learn: ivm.LearnOptions{Iters: iters}}
+			if kind == "fixed" {
+				cfg.Kernel, cfg.FixedKernel = supervised[ci], true
+			}
+			p, err := ivm.Fit(x, yc, cfg)
+			if err != nil {
+				fails[ci] = err
+				return
+			}
+			preds, err := p.Predict(xt)
+			if err != nil {
+				fails[ci] = err
+				return
+			}
+			pos := len(p.Classes) - 1 // classes sorted: −1, +1
+			probs[ci] = make([]float64, nt)
+			for i, q := range preds {
+				probs[ci][i] = q.Prob[pos]
+				if (q.Label > 0) != (yt[i] == cl) {
+					errs[ci] += 100 / float64(nt)
+				}
+			}
+		}(ci, cl)
+	}
+	wg.Wait()
+	for _, err := range fails {
+		if err != nil {
+			return errs, err
+		}
+	}
+	for i := 0; i < nt; i++ {
+		best := 0
+		for ci := range classes {
+			if probs[ci][i] > probs[best][i] {
+				best = ci
+			}
+		}
+		if classes[best] != yt[i] {
+			errs[10] += 100 / float64(nt)
+		}
+	}
+	return errs, nil
+}
+
+func runUSPSNCNM(w io.Writer, c Config) error {
+	res, err := USPSNCNM(c)
+	if err != nil {
+		return err
+	}
+	writeUSPSNCNM(w, res, c.Quick)
+	return nil
+}
+
+func writeUSPSNCNM(w io.Writer, res []NCNMResult, quick bool) {
+	for _, r := range res {
+		table := 1
+		what := "kernel learnt by 8 iterations of Algorithm 2"
+		if r.Kernel == "fixed" {
+			table, what = 2, "kernel from a fully supervised IVM"
+		}
+		fmt.Fprintf(w, "Semi-supervised USPS, null category noise model (extensions paper Table %d: %s)\n", table, what)
+		fmt.Fprintf(w, "%% test error, mean ± sd over the runs; %.0f s\n", r.Seconds)
+		fmt.Fprintf(w, "%-13s", "r")
+		for k := 0; k < 10; k++ {
+			fmt.Fprintf(w, " %12d", k)
+		}
+		fmt.Fprintf(w, " %12s\n", "overall")
+		for fi, frac := range r.Fractions {
+			fmt.Fprintf(w, "%-13s", fmt.Sprintf("%g (ivm)", frac))
+			for j := 0; j < 11; j++ {
+				col := make([]float64, len(r.Errors[fi]))
+				for k := range col {
+					col[k] = r.Errors[fi][k][j]
+				}
+				mean, sd := stat.Mean(col, nil), 0.0
+				if len(col) > 1 {
+					sd = math.Sqrt(stat.Variance(col, nil))
+				}
+				fmt.Fprintf(w, " %5.2f ± %4.2f", mean, sd)
+			}
+			fmt.Fprintln(w)
+			pi := -1
+			for k, f := range ncnmFractions {
+				if f == frac {
+					pi = k
+				}
+			}
+			if pi < 0 {
+				continue
+			}
+			p := paperNCNM[r.Kernel][pi]
+			fmt.Fprintf(w, "%-13s", fmt.Sprintf("%g (paper)", frac))
+			for j := 0; j < 11; j++ {
+				if math.IsNaN(p[0][j]) {
+					fmt.Fprintf(w, " %12s", "—")
+					continue
+				}
+				fmt.Fprintf(w, " %5.2f ± %4.2f", p[0][j], p[1][j])
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if quick {
+		fmt.Fprintln(w, "(quick: 1000 training images, r = 0.25, one run, d = 100, one iteration; the paper's figures are for the full protocol)")
+	}
+}
