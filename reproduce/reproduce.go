@@ -25,8 +25,11 @@ type Config struct {
 	Workers int
 	// Quick runs a reduced version (fewer repetitions or points), for tests.
 	Quick bool
+	// Runs, when positive, replaces the number of repetitions of experiments that repeat
+	// (usps-table3, usps-ncnm: ten by default).
+	Runs int
 	// Only, when not empty, restricts an experiment with several rows to those named
-	// (comma-separated; usps-table1: rbf, mlp, rbfard).
+	// (comma-separated; usps-table1: rbf, mlp, rbfard; usps-ncnm: learnt, fixed).
 	Only string
 	// Log receives progress lines (may be io.Discard).
 	Log io.Writer

@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -84,6 +86,9 @@ func USPSNCNM(c Config) ([]NCNMResult, error) {
 		x, y = x.Slice(0, 1000, 0, 256).(*mat.Dense), y[:1000]
 		fractions, runs, d, iters, supIters = []float64{0.25}, 1, 100, 1, 1
 	}
+	if c.Runs > 0 {
+		runs = c.Runs
+	}
 	seed := uint64(c.Seed)
 	if seed == 0 {
 		seed = 1
@@ -98,26 +103,39 @@ func USPSNCNM(c Config) ([]NCNMResult, error) {
 		}
 	}
 
-	// Table 2's kernels: a fully supervised IVM per digit.
-	start := time.Now()
-	sup, err := ivm.Fit(x, y, ivm.Config{Task: ivm.MultiClass, Kernel: ncnmKernel, ActiveSize: d, Scale: ivm.ScaleNone,
-		Criterion: "entropy", Workers: c.Workers,
-		Learn: ivm.LearnOptions{Iters: supIters, NoiseIters: 20, Objective: ivm.FixedSites, LastIterate: true}})
-	if err != nil {
-		return nil, fmt.Errorf("usps-ncnm: supervised kernels: %w", err)
-	}
-	supervised := make([]string, len(sup.Classes))
-	for k, m := range sup.Models {
-		s, ok := m.Kernel.(fmt.Stringer)
-		if !ok {
-			return nil, fmt.Errorf("usps-ncnm: supervised kernel %s cannot be written as a spec", m.Kernel.Name())
+	kinds := []string{"learnt", "fixed"}
+	if c.Only != "" {
+		kinds = nil
+		for _, k := range strings.Split(c.Only, ",") {
+			if k != "learnt" && k != "fixed" {
+				return nil, fmt.Errorf("usps-ncnm: -only %q: want learnt (Table 1), fixed (Table 2) or both", c.Only)
+			}
+			kinds = append(kinds, k)
 		}
-		supervised[k] = s.String()
 	}
-	logf("usps-ncnm: supervised kernels learnt in %.0f s\n", time.Since(start).Seconds())
+	// Table 2's kernels: a fully supervised IVM per digit.
+	classes := slices.Compact(slices.Sorted(slices.Values(y)))
+	supervised := make([]string, len(classes))
+	if slices.Contains(kinds, "fixed") {
+		start := time.Now()
+		sup, err := ivm.Fit(x, y, ivm.Config{Task: ivm.MultiClass, Kernel: ncnmKernel, ActiveSize: d, Scale: ivm.ScaleNone,
+			Criterion: "entropy", Workers: c.Workers,
+			Learn: ivm.LearnOptions{Iters: supIters, NoiseIters: 20, Objective: ivm.FixedSites, LastIterate: true}})
+		if err != nil {
+			return nil, fmt.Errorf("usps-ncnm: supervised kernels: %w", err)
+		}
+		for k, m := range sup.Models {
+			s, ok := m.Kernel.(fmt.Stringer)
+			if !ok {
+				return nil, fmt.Errorf("usps-ncnm: supervised kernel %s cannot be written as a spec", m.Kernel.Name())
+			}
+			supervised[k] = s.String()
+		}
+		logf("usps-ncnm: supervised kernels learnt in %.0f s\n", time.Since(start).Seconds())
+	}
 
 	var out []NCNMResult
-	for _, kind := range []string{"learnt", "fixed"} {
+	for _, kind := range kinds {
 		res := NCNMResult{Kernel: kind, Fractions: fractions}
 		start := time.Now()
 		for fi, r := range fractions {
@@ -128,7 +146,7 @@ func USPSNCNM(c Config) ([]NCNMResult, error) {
 				for i := range labelled {
 					labelled[i] = rng.Float64() < r
 				}
-				errs, err := ncnmRun(x, y, test.X, test.Y, labelled, sup.Classes, kind, supervised, d, iters, workers)
+				errs, err := ncnmRun(x, y, test.X, test.Y, labelled, classes, kind, supervised, d, iters, workers)
 				if err != nil {
 					return nil, fmt.Errorf("usps-ncnm %s r = %g run %d: %w", kind, r, run+1, err)
 				}

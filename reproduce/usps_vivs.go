@@ -48,6 +48,9 @@ func USPSTable3(c Config) ([][11]float64, error) {
 		x, y = x.Slice(0, 400, 0, 256).(*mat.Dense), y[:400]
 		d1, d2, iters, kIters, nIters, runs = 40, 80, 1, 10, 5, 1
 	}
+	if c.Runs > 0 {
+		runs = c.Runs
+	}
 	fill := mat.Min(x)
 	x0, y0 := x, y
 	var out [][11]float64
