@@ -262,11 +262,13 @@ func writeUSPSNCNM(w io.Writer, res []NCNMResult, quick bool) {
 				for k := range col {
 					col[k] = r.Errors[fi][k][j]
 				}
-				mean, sd := stat.Mean(col, nil), 0.0
-				if len(col) > 1 {
-					sd = math.Sqrt(stat.Variance(col, nil))
+				mean := stat.Mean(col, nil)
+				if len(col) < 2 {
+					// One run has no spread to report.
+					fmt.Fprintf(w, " %5.2f ±    -", mean)
+					continue
 				}
-				fmt.Fprintf(w, " %5.2f ± %4.2f", mean, sd)
+				fmt.Fprintf(w, " %5.2f ± %4.2f", mean, math.Sqrt(stat.Variance(col, nil)))
 			}
 			fmt.Fprintln(w)
 			pi := -1
