@@ -299,6 +299,7 @@ func (a *atomicFile) discard() {
 	}
 }
 
+// fileSHA256 returns the hex SHA-256 of a file (model provenance).
 func fileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -144,7 +142,7 @@ func trainTasks(data *dataset.Data, modelPath string, o taskTrainOptions, stdout
 	meta := &multitask.ModelMeta{Labels: labels, Trace: multitask.Records(trace)}
 	meta.Training = multitask.Provenance{Rows: n, Args: o.Args}
 	if o.TrainPath != "" {
-		hash, err := mtFileSHA256(o.TrainPath)
+		hash, err := fileSHA256(o.TrainPath)
 		if err != nil {
 			return err
 		}
@@ -242,16 +240,3 @@ func mtChooseNoise(name string, y []float64) (nm noise.Model, labels, coded []fl
 	return nm, labels, coded, nil
 }
 
-// mtFileSHA256 returns the hex SHA-256 of a file.
-func mtFileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
