@@ -239,4 +239,3 @@ func mtChooseNoise(name string, y []float64) (nm noise.Model, labels, coded []fl
 	}
 	return nm, labels, coded, nil
 }
-
