@@ -187,3 +187,21 @@ func writeUSPSTable1(w io.Writer, rows []USPSRow, quick bool) {
 		fmt.Fprintln(w, "(quick: 1000 training images, d = 100, one short iteration; the paper's figures are for the full protocol)")
 	}
 }
+
+// oneVsRestError is the % error of the ten-class decision that gives each test point i the
+// class c with the largest p(y = +1) of its one-vs-rest classifier, prob(i, c).
+func oneVsRestError(prob func(i, c int) float64, classes, y []float64) float64 {
+	e := 0.0
+	for i, yi := range y {
+		best := 0
+		for c := range classes {
+			if prob(i, c) > prob(i, best) {
+				best = c
+			}
+		}
+		if classes[best] != yi {
+			e += 100 / float64(len(y))
+		}
+	}
+	return e
+}

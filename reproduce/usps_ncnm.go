@@ -218,17 +218,7 @@ func ncnmRun(x *mat.Dense, y []float64, xt *mat.Dense, yt []float64, labelled []
 			return errs, err
 		}
 	}
-	for i := 0; i < nt; i++ {
-		best := 0
-		for ci := range classes {
-			if probs[ci][i] > probs[best][i] {
-				best = ci
-			}
-		}
-		if classes[best] != yt[i] {
-			errs[10] += 100 / float64(nt)
-		}
-	}
+	errs[10] = oneVsRestError(func(i, c int) float64 { return probs[c][i] }, classes, yt)
 	return errs, nil
 }
 

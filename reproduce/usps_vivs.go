@@ -101,17 +101,7 @@ func USPSTable3(c Config) ([][11]float64, error) {
 				}
 			}
 		}
-		for i := 0; i < nt; i++ {
-			best := 0
-			for ci := range p.Classes {
-				if probs.At(i, ci) > probs.At(i, best) {
-					best = ci
-				}
-			}
-			if p.Classes[best] != test.Y[i] {
-				errs[10] += 100 / float64(nt)
-			}
-		}
+		errs[10] = oneVsRestError(probs.At, p.Classes, test.Y)
 		if c.Log != nil {
 			fmt.Fprintf(c.Log, "usps-table3 run %d: overall %.2f %% in %.0f s\n", run+1, errs[10], time.Since(start).Seconds())
 		}
