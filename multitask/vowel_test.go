@@ -1,6 +1,7 @@
 package multitask
 
 import (
+	"math"
 	"os"
 	"testing"
 )
@@ -42,7 +43,8 @@ func TestReadVowel(t *testing.T) {
 }
 
 // The speaker protocol at a small budget: the kernels learnt by the MT-IVM from 14 speakers
-// (28 active points) classify a held-out speaker's 55 points from 11 of its own well.
+// (28 active points) classify a held-out speaker's 55 points from 11 of its own well, in
+// each of the six draws of the 11 (330 test decisions in all).
 func TestVowelOneSpeaker(t *testing.T) {
 	v := readVowelFixture(t)
 	pts, err := RunVowel(v, VowelConfig{HeldOut: []int{3}, ActiveSizes: []int{28}, Subsample: []int{}, Pooled: []int{}, Iters: 2, KernelIters: 50})
@@ -53,6 +55,9 @@ func TestVowelOneSpeaker(t *testing.T) {
 		t.Fatalf("results %+v", pts)
 	}
 	t.Logf("held-out speaker 3, MT-IVM d = 28: error %.1f %%, CPU %.2f s", 100*pts[0].Err[0], pts[0].CPU[0])
+	if wrong := pts[0].Err[0] * 330; math.Abs(wrong-math.Round(wrong)) > 1e-9 {
+		t.Errorf("error %v is not a count of 330 decisions (six draws of 55)", pts[0].Err[0])
+	}
 	if e := pts[0].Err[0]; e > 0.2 {
 		t.Errorf("error %.1f %% on the held-out speaker, want ≤ 20 %% (chance: 91 %%)", 100*e)
 	}

@@ -114,7 +114,7 @@ func runMTIVMVowel(w io.Writer, c Config) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "test error on each held-out speaker's 55 points (model from 11 points, one per vowel, with the kernel learnt from the 14 other speakers); time to learn the 11 one-vs-rest kernels")
+	fmt.Fprintln(w, "test error on each held-out speaker's other 55 points (model from 11 points, one per vowel, with the kernel learnt from the 14 other speakers; six draws of the 11, so every example is a training example once); time to learn the 11 one-vs-rest kernels")
 	multitask.WriteVowel(w, pts)
 	fmt.Fprintln(w, "(the papers: MT-IVM reaches about 10 % error roughly 10 times faster than the single IVM)")
 	return nil
