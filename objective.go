@@ -103,7 +103,7 @@ func ActiveSetObjective(k *kern.Sum, xActive *mat.Dense, siteM, siteBeta, grad [
 // its d×d buffers keeps learning's garbage, and so its peak memory, down.
 type fixedSitesWork struct {
 	kd        mat.Dense
-	a, ainv   mat.SymDense
+	a         mat.SymDense // K_II + B⁻¹; after the factorisation its inverse (gradient only)
 	chol      mat.Cholesky
 	alpha, mv mat.VecDense
 	d         int
@@ -116,7 +116,6 @@ func (w *fixedSitesWork) eval(k *kern.Sum, xActive *mat.Dense, siteM, siteBeta, 
 		w.kd = *mat.NewDense(d, d, nil)
 		w.a = *mat.NewSymDense(d, nil)
 		w.mv = *mat.NewVecDense(d, nil)
-		w.ainv.Reset()
 		w.alpha.Reset()
 		w.d, w.ready = d, true
 	}
@@ -137,14 +136,15 @@ func (w *fixedSitesWork) eval(k *kern.Sum, xActive *mat.Dense, siteM, siteBeta, 
 	}
 	f := 0.5*w.chol.LogDet() + 0.5*mat.Dot(&w.mv, &w.alpha)
 	if grad != nil {
-		if err := w.chol.InverseTo(&w.ainv); err != nil {
+		// The factorisation holds its own copy of A, so A's buffer takes A⁻¹.
+		if err := w.chol.InverseTo(&w.a); err != nil {
 			return math.NaN(), err
 		}
 		al := w.alpha.RawVector().Data
 		for i := 0; i < d; i++ {
 			row := kr.Data[i*kr.Stride : i*kr.Stride+d]
 			for j := range row {
-				row[j] = 0.5 * (w.ainv.At(i, j) - al[i]*al[j])
+				row[j] = 0.5 * (w.a.At(i, j) - al[i]*al[j])
 			}
 		}
 		k.GradFree(grad, xActive, nil, kd)
