@@ -129,7 +129,7 @@ func RunCell(p *Problem, perClass int, opt CellOptions) (*Cell, error) {
 				if opt.Log != nil && err == nil {
 					fmt.Fprintf(opt.Log, "%s %d/class labelling %d:", p.Name, perClass, r)
 					for _, m := range methods {
-						fmt.Fprintf(opt.Log, " %s %.3f/%.3f", m, res[m][0], res[m][1])
+						fmt.Fprintf(opt.Log, " %s %.3f/%s", m, res[m][0], fmtStat(res[m][1]))
 					}
 					fmt.Fprintf(opt.Log, " (M ≈ %.0f, %s)\n", rej, time.Since(start).Round(time.Second))
 				}
@@ -251,7 +251,7 @@ func WriteCell(w io.Writer, c *Cell) {
 				continue
 			}
 			mean, sd := MeanSD(vals)
-			cell := fmt.Sprintf("%.3f±%.3f", mean, sd)
+			cell := fmtStat(mean) + "±" + fmtStat(sd)
 			if nf := countNaN(vals); nf > 0 {
 				cell += fmt.Sprintf("[%d failed]", nf)
 			}
@@ -262,6 +262,16 @@ func WriteCell(w io.Writer, c *Cell) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// fmtStat prints an error or perplexity with three decimals, and in exponent form once it
+// is too large for that to be readable: a classifier that gives a test point's class a
+// probability near the 1e−300 floor has a perplexity in the hundreds of digits.
+func fmtStat(v float64) string {
+	if math.Abs(v) >= 1e6 {
+		return fmt.Sprintf("%.3g", v)
+	}
+	return fmt.Sprintf("%.3f", v)
 }
 
 func countNaN(v []float64) int {
