@@ -1,7 +1,11 @@
 package reproduce
 
 import (
+	"fmt"
 	"io"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/ivmlab/ivm/archipelago"
 )
@@ -10,7 +14,8 @@ import (
 // and 8 labels per class, error and perplexity of Archipelago, the softmax GP and the
 // one-vs-rest probit and null-category IVMs over 10 random labellings. The logic is in
 // package archipelago (Table1); Quick runs Toy3 with one label per class, two labellings
-// and a short chain.
+// and a short chain; -only picks problems and label counts ("Toy3,1": one cell) and -runs
+// the number of labellings.
 func init() {
 	register(Experiment{
 		Name:  "archipelago",
@@ -33,6 +38,16 @@ func runArchipelago(w io.Writer, c Config) error {
 		Cell:     archipelago.CellOptions{Labellings: 10, Workers: workers, Seed: seed, Log: c.Log},
 		Diagnose: true,
 	}
+	if c.Only != "" {
+		problems, perClass, err := archipelagoOnly(c.Only)
+		if err != nil {
+			return err
+		}
+		opt.Problems, opt.PerClass = problems, perClass
+	}
+	if c.Runs > 0 {
+		opt.Cell.Labellings = c.Runs
+	}
 	if c.Quick {
 		opt.Problems = []string{"Toy3"}
 		opt.PerClass = []int{1}
@@ -40,4 +55,25 @@ func runArchipelago(w io.Writer, c Config) error {
 		opt.Cell.Sampler = archipelago.Options{Sweeps: 40, Burn: 20}
 	}
 	return archipelago.Table1(w, opt)
+}
+
+// archipelagoOnly parses -only for the archipelago experiment: comma-separated problem
+// names (Toy3, Toy4, Toy5, Wine, Oil) and label counts per class (1, 2, 4, 8), e.g.
+// "Toy3,1" for one Table-1 cell; either list may be left out (nil: all).
+func archipelagoOnly(only string) (problems []string, perClass []int, err error) {
+	for _, f := range strings.Split(only, ",") {
+		f = strings.TrimSpace(f)
+		if n, err := strconv.Atoi(f); err == nil {
+			if !slices.Contains([]int{1, 2, 4, 8}, n) {
+				return nil, nil, fmt.Errorf("archipelago: -only %q: %d labels per class is not a Table-1 column (1, 2, 4, 8)", only, n)
+			}
+			perClass = append(perClass, n)
+			continue
+		}
+		if !slices.Contains([]string{"Toy3", "Toy4", "Toy5", "Wine", "Oil"}, f) {
+			return nil, nil, fmt.Errorf("archipelago: -only %q: %q is neither a problem (Toy3, Toy4, Toy5, Wine, Oil) nor a label count", only, f)
+		}
+		problems = append(problems, f)
+	}
+	return problems, perClass, nil
 }

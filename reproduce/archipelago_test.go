@@ -21,3 +21,21 @@ func TestArchipelagoRegistered(t *testing.T) {
 		t.Errorf("missing data: error %v", err)
 	}
 }
+
+// -only names problems and label counts; anything else is an error that says what is
+// allowed.
+func TestArchipelagoOnly(t *testing.T) {
+	p, n, err := archipelagoOnly("Toy3, 1,Wine,8")
+	if err != nil || strings.Join(p, " ") != "Toy3 Wine" || len(n) != 2 || n[0] != 1 || n[1] != 8 {
+		t.Errorf("got %v %v %v", p, n, err)
+	}
+	p, n, err = archipelagoOnly("Oil")
+	if err != nil || len(p) != 1 || n != nil {
+		t.Errorf("Oil alone: %v %v %v", p, n, err)
+	}
+	for _, bad := range []string{"Toy6", "3", "toy3"} {
+		if _, _, err := archipelagoOnly(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
