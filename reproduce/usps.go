@@ -76,13 +76,15 @@ type USPSRow struct {
 // collector lets the heap grow to twice the live data before collecting; the live data of
 // this run are ten finished models plus two learning problems (about 110 MB at d = 500),
 // so the default would peak near 300 MB, while collecting when the heap nears the bound
-// costs a few collections and no measurable time. Quick runs set none. It returns the limit set (0: none) and a
-// function that restores the previous one.
+// costs a few collections and no measurable time. The limit is never below core + 48 MB:
+// a limit under the live data would keep the collector running back to back (one classifier
+// at a time has core ≈ 48 MB and about 90 MB live). Quick runs set none. It returns the limit
+// set (0: none) and a function that restores the previous one.
 func uspsMemoryLimit(core float64, quick bool) (float64, func()) {
 	if os.Getenv("GOMEMLIMIT") != "" || quick {
 		return 0, func() {}
 	}
-	limit := int64(2*core) - 24<<20
+	limit := max(int64(2*core)-24<<20, int64(core)+48<<20)
 	old := debug.SetMemoryLimit(limit)
 	return float64(limit), func() { debug.SetMemoryLimit(old) }
 }
