@@ -205,6 +205,10 @@ func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOpti
 			// so |Δf| is judged relative to |f|, and 1e−3 in a transformed parameter (0.1 %
 			// of a softplus or exp parameter) is below anything a selection can resolve.
 			f0 := p.eval(free, nil)
+			if math.IsNaN(f0) {
+				// Say so here: the optimiser would only report a NaN tolerance.
+				return nil, nil, fmt.Errorf("ivm: outer iteration %d: the kernel objective is undefined at the parameters the selection used (%s): K_II + B⁻¹ could not be factorised or EP failed on the active set", t+1, k)
+			}
 			tol := optimize.SCG{TolX: kernelTolX, TolF: math.Max(1e-4, kernelTolF*math.Abs(f0))}
 			r, err := optimize.Minimize(p.eval, free, optimize.Options{Method: opt.Optimizer, MaxIter: kIters, SCG: tol})
 			if err != nil {
