@@ -35,6 +35,11 @@ type Model struct {
 	// Steps lists every inclusion in order (Task indexes Tasks, Index is the row within
 	// the task).
 	Steps []Step
+	// Scaler, when not nil, maps inputs to the scale the model was trained on: the tasks'
+	// inputs were scaled by it, the active inputs are stored scaled, and Latent and Predict
+	// scale the inputs they are given. Selector.Model leaves it nil (the selector sees
+	// the tasks' inputs as they are); whoever scaled the tasks sets it.
+	Scaler *ivm.Scaler
 }
 
 // Model returns the trained model of the current active sets: for every task, its active
@@ -90,11 +95,19 @@ func (m *Model) Size() int {
 	return n
 }
 
-// Latent returns the latent posterior mean and variance of task `task` at the rows of x
-// (the prior, μ = 0 and ς = k(x, x), for a task without active points).
+// Latent returns the latent posterior mean and variance of task `task` at the rows of x,
+// given in the training data's units (the prior, μ = 0 and ς = k(x, x), for a task without
+// active points).
 func (m *Model) Latent(task int, x mat.Matrix) (mu, varsigma []float64, err error) {
 	if task < 0 || task >= len(m.Tasks) {
 		return nil, nil, fmt.Errorf("multitask: task %d out of range [0, %d)", task, len(m.Tasks))
+	}
+	if m.Scaler != nil {
+		xs, err := m.Scaler.Apply(x)
+		if err != nil {
+			return nil, nil, fmt.Errorf("multitask: %w", err)
+		}
+		x = xs
 	}
 	if tm := m.Tasks[task].Model; tm != nil {
 		return tm.Latent(x)

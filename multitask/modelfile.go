@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -96,6 +97,9 @@ type modelJSON struct {
 	// training file.
 	Active []activeJSON `json:"active"`
 	Tasks  []taskJSON   `json:"tasks"`
+	// Scaling is the input scaling (absent: inputs used as given); active inputs are
+	// stored scaled.
+	Scaling *ivm.Scaler `json:"scaling,omitempty"`
 	ModelMeta
 }
 
@@ -112,7 +116,14 @@ func WriteModel(w io.Writer, m *Model, meta *ModelMeta) error {
 	if err != nil {
 		return fmt.Errorf("multitask: encoding the kernel: %w", err)
 	}
-	out := modelJSON{Format: ModelFormat, KernelSpec: sum.String(), Kernel: kj, InputDim: sum.Dim()}
+	out := modelJSON{Format: ModelFormat, KernelSpec: sum.String(), Kernel: kj, InputDim: sum.Dim(), Scaling: m.Scaler}
+	if m.Scaler != nil {
+		for name, vs := range map[string][]float64{"scaling shift": m.Scaler.Shift, "scaling factor": m.Scaler.Factor} {
+			if err := finite(name, vs); err != nil {
+				return err
+			}
+		}
+	}
 	if meta != nil {
 		out.ModelMeta = *meta
 		if err := finite("label", out.Labels); err != nil {
@@ -204,7 +215,10 @@ func ReadModel(r io.Reader) (*Model, *ModelMeta, error) {
 	if in.InputDim < 1 {
 		return nil, nil, fmt.Errorf("multitask: input_dim %d", in.InputDim)
 	}
-	m := &Model{Kernel: sum}
+	m := &Model{Kernel: sum, Scaler: in.Scaling}
+	if sc := in.Scaling; sc != nil && (len(sc.Shift) != in.InputDim || len(sc.Factor) != in.InputDim) {
+		return nil, nil, fmt.Errorf("multitask: scaling for %d and %d inputs, input_dim %d", len(sc.Shift), len(sc.Factor), in.InputDim)
+	}
 	index := map[string]int{}
 	for ti, tj := range in.Tasks {
 		if _, dup := index[tj.Name]; dup {

@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/internal/reftest"
+	"github.com/ivmlab/ivm/multitask"
 )
 
 // Training on the sine toy with the reference's fixed kernel writes the reference's inclusions
@@ -159,4 +162,86 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// -scale std with -tasks: inputs in large units are standardised, the scaling is stored in
+// the model file and applied to test inputs, so predictions on the raw file equal those of
+// a model trained with -scale none on the inputs standardised by hand; the default leaves
+// inputs as they are.
+func TestTrainTasksScaling(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var raw, std strings.Builder
+	raw.WriteString("task,x1,x2,y\n")
+	std.WriteString("task,x1,x2,y\n")
+	const n = 120
+	xs := make([][2]float64, n)
+	ys := make([]float64, n)
+	var mean, sq [2]float64
+	for i := range xs {
+		xs[i] = [2]float64{1000 + 300*rng.NormFloat64(), 0.01 * rng.NormFloat64()}
+		ys[i] = math.Sin((xs[i][0]-1000)/300) + 50*xs[i][1] + 0.1*rng.NormFloat64()
+		for j := range 2 {
+			mean[j] += xs[i][j] / n
+			sq[j] += xs[i][j] * xs[i][j] / n
+		}
+	}
+	for i, x := range xs {
+		task := fmt.Sprintf("t%d", i%3)
+		fmt.Fprintf(&raw, "%s,%.17g,%.17g,%.17g\n", task, x[0], x[1], ys[i])
+		fmt.Fprintf(&std, "%s,%.17g,%.17g,%.17g\n", task,
+			(x[0]-mean[0])/math.Sqrt(sq[0]-mean[0]*mean[0]), (x[1]-mean[1])/math.Sqrt(sq[1]-mean[1]*mean[1]), ys[i])
+	}
+	dir := t.TempDir()
+	read := func(name, text string) *dataset.Data {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err := dataset.ReadFile(path, dataset.ReadOptions{TaskCol: dataset.TaskFirst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	rawData, stdData := read("raw.csv", raw.String()), read("std.csv", std.String())
+	predict := func(data *dataset.Data, scale string) ([]float64, *multitask.Model) {
+		model := filepath.Join(dir, "m-"+scale+".json")
+		o := taskTrainOptions{Noise: "gaussian", ActiveSize: 30, Kernel: "rbf(gamma=1,variance=1)+white(variance=0.01)", Scale: scale, Quiet: true}
+		var out, errOut bytes.Buffer
+		if err := trainTasks(data, model, o, &out, &errOut); err != nil {
+			t.Fatalf("-scale %s: %v", scale, err)
+		}
+		m, _, ok, err := readTaskModelFile(model)
+		if err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		var mu []float64
+		for ti := range m.Tasks {
+			var rows []int
+			for i, name := range data.Task {
+				if name == m.Tasks[ti].Name {
+					rows = append(rows, i)
+				}
+			}
+			got, _, err := m.Latent(ti, rowsOf(data, rows))
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu = append(mu, got...)
+		}
+		return mu, m
+	}
+	scaled, m := predict(rawData, "std")
+	if m.Scaler == nil || m.Scaler.Kind != ivm.ScaleStd {
+		t.Fatalf("-scale std: model scaler %+v", m.Scaler)
+	}
+	byHand, _ := predict(stdData, "none")
+	for i := range scaled {
+		if math.Abs(scaled[i]-byHand[i]) > 1e-6*(1+math.Abs(byHand[i])) {
+			t.Fatalf("prediction %d: %v with -scale std, %v on inputs standardised by hand", i, scaled[i], byHand[i])
+		}
+	}
+	if _, m := predict(rawData, "auto"); m.Scaler != nil {
+		t.Errorf("-scale auto with -tasks scaled the inputs: %+v", m.Scaler)
+	}
 }

@@ -49,7 +49,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	df.register(fs)
 	noiseName := fs.String("noise", "auto", "noise model: auto, probit, gaussian, ordinal or ncnm (auto: probit for two labels,\none-vs-rest probit for 3 to 50 integer labels, gaussian otherwise;\nwith ncnm, label 0 (libsvm) or ? (CSV) marks an unlabelled row)")
 	d := fs.Int("d", 0, "active set size (0: min(N, 200))")
-	scale := fs.String("scale", "auto", "input scaling, stored in the model: std (zero mean, unit variance), minmax ([-1, 1]), none; auto is std")
+	scale := fs.String("scale", "auto", "input scaling, stored in the model: std (zero mean, unit variance), minmax ([-1, 1]), none;\nauto is std, and none with -tasks")
 	iters := fs.Int("iters", -1, "outer iterations of parameter learning (Algorithm 2); 0 keeps the kernel fixed;\n-1: the task's default, 8 (the papers'), 15 for -noise ncnm (the extensions paper's)")
 	kiters := fs.Int("kiters", 100, "optimiser iterations on the kernel per outer iteration")
 	niters := fs.Int("niters", 0, "optimiser iterations on the noise parameters per outer iteration (0: none)")
@@ -121,7 +121,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if *tasks {
 		out.discard() // trainTasks writes its own model file, atomically
 		return trainTasks(data, modelPath, taskTrainOptions{Noise: *noiseName, ActiveSize: *d, Iters: taskIters(*iters), KernelIters: *kiters,
-			Objective: *objective, Kernel: *spec, Transform: *transform, Criterion: *criterion, LastIterate: *lastIterate,
+			Objective: *objective, Kernel: *spec, Transform: *transform, Criterion: *criterion, Scale: *scale, LastIterate: *lastIterate,
 			Workers: *workers, Quiet: *quiet, TrainPath: trainPath, Args: append([]string{"train"}, args...), Start: start},
 			stdout, stderr)
 	}

@@ -35,6 +35,10 @@ type taskTrainOptions struct {
 	// Transform is -transform (softplus or exp); Criterion -criterion (auto, entropy,
 	// expected).
 	Kernel, Transform, Criterion string
+	// Scale is -scale: std or minmax scale the inputs (the scaling is stored in the model
+	// and applied to test inputs); auto and none leave them as they are, since the
+	// multi-task protocols state kernel parameters in the data's own units.
+	Scale string
 	// LastIterate is -last-iterate; Workers -workers; Quiet -quiet.
 	LastIterate bool
 	Workers     int
@@ -100,7 +104,22 @@ func trainTasks(data *dataset.Data, modelPath string, o taskTrainOptions, stdout
 		}
 		k.SetPositiveTransform(pos)
 	}
-	tasks, err := multitask.Split(data.X, y, data.Task, func() (noise.Model, error) { return noise.ByName(nm0.Name()) })
+	scaling, err := ivm.ParseScaling(o.Scale)
+	if err != nil {
+		return err
+	}
+	if scaling == ivm.ScaleAuto {
+		scaling = ivm.ScaleNone
+	}
+	scaler, err := ivm.FitScaler(data.X, scaling)
+	if err != nil {
+		return err
+	}
+	x, err := scaler.Apply(data.X)
+	if err != nil {
+		return err
+	}
+	tasks, err := multitask.Split(x, y, data.Task, func() (noise.Model, error) { return noise.ByName(nm0.Name()) })
 	if err != nil {
 		return err
 	}
@@ -139,6 +158,7 @@ func trainTasks(data *dataset.Data, modelPath string, o taskTrainOptions, stdout
 		}
 		trace = res.Trace
 	}
+	model.Scaler = scaler
 	meta := &multitask.ModelMeta{Labels: labels, Trace: multitask.Records(trace)}
 	meta.Training = multitask.Provenance{Rows: n, Args: o.Args}
 	if o.TrainPath != "" {
@@ -156,8 +176,12 @@ func trainTasks(data *dataset.Data, modelPath string, o taskTrainOptions, stdout
 		return err
 	}
 	if !o.Quiet {
-		fmt.Fprintf(stdout, "%s noise, kernel %s: %d active points of %d in %d tasks; model written to %s\n",
-			nm0.Name(), k, model.Size(), n, len(tasks), modelPath)
+		scaled := ""
+		if scaler != nil {
+			scaled = fmt.Sprintf(" (inputs scaled: %v)", scaler.Kind)
+		}
+		fmt.Fprintf(stdout, "%s noise, kernel %s%s: %d active points of %d in %d tasks; model written to %s\n",
+			nm0.Name(), k, scaled, model.Size(), n, len(tasks), modelPath)
 	}
 	return nil
 }
