@@ -42,6 +42,9 @@ func cmdInfo(args []string, stdout, stderr io.Writer) error {
 func writeTaskInfo(w io.Writer, path string, m *multitask.Model, meta *multitask.ModelMeta) {
 	fmt.Fprintf(w, "model file:  %s (multi-task, ivm-mtmodel/1)\n", path)
 	fmt.Fprintf(w, "kernel:      %s (shared by the %d tasks), %d active points in all\n", m.Kernel, len(m.Tasks), len(m.Steps))
+	if m.Scaler != nil {
+		fmt.Fprintf(w, "inputs:      scaled (%v) as at training\n", m.Scaler.Kind)
+	}
 	for _, t := range m.Tasks {
 		fmt.Fprintf(w, "task %-7s %s noise%s; %d active points\n", t.Name, t.Noise.Name(), noiseParams(t.Noise), len(t.Rows))
 	}

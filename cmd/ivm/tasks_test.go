@@ -235,6 +235,9 @@ func TestTrainTasksScaling(t *testing.T) {
 	if m.Scaler == nil || m.Scaler.Kind != ivm.ScaleStd {
 		t.Fatalf("-scale std: model scaler %+v", m.Scaler)
 	}
+	if out := mustRun(t, "info", filepath.Join(dir, "m-std.json")); !strings.Contains(out, "scaled (std)") {
+		t.Errorf("ivm info does not say the inputs are scaled:\n%s", out)
+	}
 	byHand, _ := predict(stdData, "none")
 	for i := range scaled {
 		if math.Abs(scaled[i]-byHand[i]) > 1e-6*(1+math.Abs(byHand[i])) {
