@@ -42,17 +42,27 @@ var uspsKernels = []struct{ name, spec string }{
 	{"rbfard", "rbfard(gamma=0.0078125,groups=16)+lin(variance=0.01)+bias+white"},
 }
 
-func readUSPS(name string) (*dataset.Data, error) {
-	f, err := data.Open("usps/" + name)
-	if err != nil {
-		return nil, err
+// readUSPS reads the shipped USPS training and test sets (data/usps).
+func readUSPS() (train, test *dataset.Data, err error) {
+	read := func(name string) (*dataset.Data, error) {
+		f, err := data.Open("usps/" + name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, err
+		}
+		return dataset.Read(gz, dataset.ReadOptions{Format: dataset.CSV, LabelCol: dataset.LabelFirst})
 	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
+	if train, err = read("usps_train.csv.gz"); err != nil {
+		return nil, nil, err
 	}
-	return dataset.Read(gz, dataset.ReadOptions{Format: dataset.CSV, LabelCol: dataset.LabelFirst})
+	if test, err = read("usps_test.csv.gz"); err != nil {
+		return nil, nil, err
+	}
+	return train, test, nil
 }
 
 // USPSRow is one kernel's line of Table 1.
@@ -100,11 +110,7 @@ func USPSTable1(c Config) ([]USPSRow, error) { return uspsTable1(c, nil) }
 
 // uspsTable1 runs USPSTable1, calling done (when set) with each kernel's row as it ends.
 func uspsTable1(c Config, done func(USPSRow)) ([]USPSRow, error) {
-	train, err := readUSPS("usps_train.csv.gz")
-	if err != nil {
-		return nil, err
-	}
-	test, err := readUSPS("usps_test.csv.gz")
+	train, test, err := readUSPS()
 	if err != nil {
 		return nil, err
 	}

@@ -73,11 +73,7 @@ const ncnmKernel = "rbf(gamma=0.0078125)+lin(variance=0.01)+bias+white"
 // ten-class 15.7 % learnt, 13.4 % fixed; at r = 0.1, 100 labels, digits 5, 8 and 9 find no
 // boundary, as in the paper at small r).
 func USPSNCNM(c Config) ([]NCNMResult, error) {
-	train, err := readUSPS("usps_train.csv.gz")
-	if err != nil {
-		return nil, err
-	}
-	test, err := readUSPS("usps_test.csv.gz")
+	train, test, err := readUSPS()
 	if err != nil {
 		return nil, err
 	}

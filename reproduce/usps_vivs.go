@@ -34,11 +34,7 @@ var paperTable3 = [11]float64{0.648, 0.389, 0.967, 0.683, 1.06, 0.747, 0.523, 0.
 // run r > 1 permutes them with seed r (tie-breaks and rounding change). It returns every
 // run's eleven errors (ten binary, then the ten-class error).
 func USPSTable3(c Config) ([][11]float64, error) {
-	train, err := readUSPS("usps_train.csv.gz")
-	if err != nil {
-		return nil, err
-	}
-	test, err := readUSPS("usps_test.csv.gz")
+	train, test, err := readUSPS()
 	if err != nil {
 		return nil, err
 	}
