@@ -304,7 +304,7 @@ func (p *Predictor) check() error {
 		}
 	}
 	if p.Scaler != nil {
-		if err := p.Scaler.check(dim); err != nil {
+		if err := p.Scaler.Check(dim); err != nil {
 			return err
 		}
 	}

@@ -141,8 +141,9 @@ func (s *Scaler) Apply(x mat.Matrix) (*mat.Dense, error) {
 	return out, nil
 }
 
-// check validates a scaler read from a file.
-func (s *Scaler) check(dim int) error {
+// Check validates a scaler read from a file for a model of dim inputs: a known kind, one
+// shift and one factor per input, all finite, no factor zero.
+func (s *Scaler) Check(dim int) error {
 	if s.Kind != ScaleMinMax && s.Kind != ScaleStd {
 		return fmt.Errorf("scaling kind %d unknown", int(s.Kind))
 	}

@@ -216,8 +216,10 @@ func ReadModel(r io.Reader) (*Model, *ModelMeta, error) {
 		return nil, nil, fmt.Errorf("multitask: input_dim %d", in.InputDim)
 	}
 	m := &Model{Kernel: sum, Scaler: in.Scaling}
-	if sc := in.Scaling; sc != nil && (len(sc.Shift) != in.InputDim || len(sc.Factor) != in.InputDim) {
-		return nil, nil, fmt.Errorf("multitask: scaling for %d and %d inputs, input_dim %d", len(sc.Shift), len(sc.Factor), in.InputDim)
+	if in.Scaling != nil {
+		if err := in.Scaling.Check(in.InputDim); err != nil {
+			return nil, nil, fmt.Errorf("multitask: %w", err)
+		}
 	}
 	index := map[string]int{}
 	for ti, tj := range in.Tasks {

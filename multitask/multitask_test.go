@@ -322,6 +322,27 @@ func TestModelFileRoundTrip(t *testing.T) {
 	if _, _, err := ReadModel(strings.NewReader(`{"format":"ivm-model/1"}`)); err == nil {
 		t.Error("single-task model format accepted")
 	}
+	// A scaled model keeps its scaling; a scaling of the wrong width is refused.
+	mod.Scaler = &ivm.Scaler{Kind: ivm.ScaleStd, Shift: []float64{1, -2}, Factor: []float64{0.5, 4}}
+	buf.Reset()
+	if err := WriteModel(&buf, mod, nil); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err = ReadModel(bytes.NewReader(buf.Bytes()))
+	if err != nil || back.Scaler == nil || back.Scaler.Factor[1] != 4 {
+		t.Fatalf("scaled model read back: %v, scaler %+v", err, back)
+	}
+	p1, _ := mod.Predict(0, xt)
+	p2, _ := back.Predict(0, xt)
+	for i := range p1 {
+		if p1[i].Prob[1] != p2[i].Prob[1] {
+			t.Fatalf("scaled model point %d: %v read back as %v", i, p1[i].Prob[1], p2[i].Prob[1])
+		}
+	}
+	bad := strings.Replace(buf.String(), `"shift": [`, `"shift": [0,`, 1)
+	if _, _, err := ReadModel(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "scaling") {
+		t.Errorf("three shifts for two inputs: %v", err)
+	}
 }
 
 // A task with no active point predicts with the prior.
