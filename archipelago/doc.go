@@ -34,6 +34,16 @@
 //     (normal-inverse-Wishart prior), since given the history every one of the
 //     N+P+M proposals is a draw from π.
 //
+// The burn-in is annealed (Options.Anneal): over its first three quarters the
+// unlabelled points' factors Λ/(1+Λ) enter the function moves to a power β
+// rising from 0 to 1, so the classes first take shape around the labels (as
+// a classifier of the labelled points would draw them) and the unlabelled
+// clusters then join the class that already covers them. Without it a chain
+// started at g = 0 lets unlabelled clusters settle into whichever class
+// reaches them first, and on the pinwheels some chains kept an arm split
+// between two classes for the whole run. The retained sweeps always target
+// eq. 8 itself (β = 1).
+//
 // A new rejection's (or moved rejection's) function values are drawn from the
 // GP conditional on all current values, so the GP prior cancels from the
 // ratios. The K functions share one covariance function (and so one Cholesky

@@ -45,6 +45,17 @@ func TestArchipelagoEndToEnd(t *testing.T) {
 	if !reflect.DeepEqual(ch.RejectionTrace(), ch2.RejectionTrace()) || !mat.Equal(ch.Samples[3].G, ch2.Samples[3].G) {
 		t.Fatal("two chains with the same seed differ")
 	}
+	// The default annealed burn-in: the unlabelled factors' power rises as sweep/Anneal
+	// over the first 3/4 of the 50 burn-in sweeps and is 1 from then on.
+	for _, info := range ch.Trace {
+		want := 1.0
+		if info.Sweep < 37 {
+			want = float64(info.Sweep) / 37
+		}
+		if info.Beta != want {
+			t.Fatalf("sweep %d: unlabelled factors at power %v, want %v", info.Sweep, info.Beta, want)
+		}
+	}
 	// g = Lν after the last sweep's moves.
 	s := sp.st
 	gk := make([]float64, s.n)
@@ -194,6 +205,12 @@ func TestBadInput(t *testing.T) {
 	x.Set(1, 0, 1)
 	if _, err := NewArchipelago(x, []int{0, 1, -1}, 2, Options{Sweeps: 10, Burn: 10}); err == nil {
 		t.Error("burn-in as long as the chain accepted")
+	}
+	if _, err := NewArchipelago(x, []int{0, 1, -1}, 2, Options{Sweeps: 30, Burn: 10, Anneal: 11}); err == nil {
+		t.Error("annealing longer than the burn-in accepted")
+	}
+	if _, err := NewArchipelago(x, []int{0, 1, -1}, 2, Options{Anneal: -2}); err == nil {
+		t.Error("annealing over −2 sweeps accepted")
 	}
 	if _, err := NewSoftmaxGP(x, []int{-1, -1, -1}, 2, Options{}); err == nil {
 		t.Error("softmax GP without labels accepted")

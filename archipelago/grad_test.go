@@ -95,6 +95,15 @@ func TestHMCGradients(t *testing.T) {
 		}
 		fdCheck(t, "whitened g", nu, s.gTarget(k), 1e-5, 1e-6)
 	}
+	// The tempered target of an annealed burn-in: unlabelled factors to the power β.
+	s.beta = 0.35
+	for k := 0; k < 3; k++ {
+		nu := make([]float64, s.n)
+		for i := range nu {
+			nu[i] = s.nu[i*s.nc+k]
+		}
+		fdCheck(t, "whitened g, β = 0.35", nu, s.gTarget(k), 1e-5, 1e-6)
+	}
 	for _, ard := range []bool{false, true} {
 		s := testState(t, 15, 2, ard, rng)
 		cv := s.cov.Clone()
@@ -132,5 +141,28 @@ func TestHyperTargetValue(t *testing.T) {
 	}
 	if math.Abs(got-want) > 1e-9 {
 		t.Errorf("hyper target %v, direct %v", got, want)
+	}
+}
+
+// At power β the whitened target differs from β = 1 by exactly (β − 1) times the
+// unlabelled points' log factors.
+func TestTemperedTargetValue(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	s := testState(t, 9, 2, false, rng)
+	nu := make([]float64, s.n)
+	for i := range nu {
+		nu[i] = s.nu[i*s.nc]
+	}
+	grad := make([]float64, s.n)
+	full := s.gTarget(0)(nu, grad)
+	var unl float64
+	for i := 0; i < s.n; i++ {
+		if s.kind[i] == kindUnlabelled {
+			unl += pointLogLik(kindUnlabelled, -1, s.grow(i), nil)
+		}
+	}
+	s.beta = 0.25
+	if got, want := s.gTarget(0)(nu, grad), full-0.75*unl; math.Abs(got-want) > 1e-10 {
+		t.Errorf("tempered target %v, want %v", got, want)
 	}
 }

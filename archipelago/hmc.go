@@ -83,7 +83,12 @@ func (s *state) gTarget(k int) logDensity {
 		for i := 0; i < s.n; i++ {
 			copy(row, s.grow(i))
 			row[k] = gk[i]
-			lp += pointLogLik(s.kind[i], s.lab[i], row, grow)
+			ll := pointLogLik(s.kind[i], s.lab[i], row, grow)
+			if s.kind[i] == kindUnlabelled && s.beta != 1 {
+				ll *= s.beta
+				grow[k] *= s.beta
+			}
+			lp += ll
 			dg[i] = grow[k]
 		}
 		s.ch.mulLT(grad, dg)

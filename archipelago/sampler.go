@@ -53,6 +53,13 @@ type Options struct {
 	// 2): each of its leapfrog steps costs a factorisation and an inverse,
 	// O(n³), the dominant cost of a sweep.
 	HyperEvery int
+	// Anneal is the number of burn-in sweeps over which the unlabelled points'
+	// factors Λ/(1+Λ) are raised from power 0 to 1 in the function moves, so
+	// that the classes first take shape from the labels alone and the
+	// unlabelled clusters then join the class that already covers them
+	// (default 3·Burn/4; −1: none). It must not exceed Burn: the retained
+	// chain always targets eq. 8 itself.
+	Anneal int
 	// Progress, if set, is called after every sweep.
 	Progress func(SweepInfo)
 }
@@ -66,6 +73,12 @@ func (o *Options) defaults() error {
 	}
 	if o.Sweeps < 1 || o.Burn < 0 || o.Burn >= o.Sweeps {
 		return fmt.Errorf("archipelago: %d sweeps with %d burn-in", o.Sweeps, o.Burn)
+	}
+	if o.Anneal == 0 {
+		o.Anneal = 3 * o.Burn / 4
+	}
+	if o.Anneal < -1 || o.Anneal > o.Burn {
+		return fmt.Errorf("archipelago: annealing over %d sweeps, want −1 (none) to the %d burn-in sweeps", o.Anneal, o.Burn)
 	}
 	if o.Thin == 0 {
 		o.Thin = (o.Sweeps - o.Burn + 99) / 100
@@ -132,6 +145,7 @@ type SweepInfo struct {
 	Sweep      int
 	Rejections int
 	LogLik     float64 // Σ of the point factors of eq. 8 (without π)
+	Beta       float64 // power of the unlabelled factors in this sweep's function moves (Options.Anneal)
 	Theta      []float64
 	GEps       float64
 	HyperEps   float64
@@ -338,6 +352,10 @@ func (sp *Sampler) Sweep() error {
 	s := sp.st
 	if sp.archi {
 		sp.rejectionMoves()
+		s.beta = 1
+		if a := sp.opt.Anneal; a > 0 && sp.sweep < a {
+			s.beta = float64(sp.sweep) / float64(a)
+		}
 	}
 	acc := s.updateG(sp.epsG, sp.opt.GSteps, sp.rng)
 	sp.stats.GTried += s.nc
@@ -376,7 +394,7 @@ func (sp *Sampler) Sweep() error {
 			return fmt.Errorf("archipelago: function values not finite at sweep %d", sp.sweep)
 		}
 	}
-	info := SweepInfo{Sweep: sp.sweep, Rejections: s.nRej, LogLik: s.logLik(), Theta: s.cov.Theta(),
+	info := SweepInfo{Sweep: sp.sweep, Rejections: s.nRej, LogLik: s.logLik(), Beta: s.beta, Theta: s.cov.Theta(),
 		GEps: sp.epsG, HyperEps: sp.epsH, Stats: sp.stats, Elapsed: time.Since(sp.start)}
 	sp.trace = append(sp.trace, info)
 	if sp.sweep >= sp.opt.Burn && (sp.sweep-sp.opt.Burn)%sp.opt.Thin == 0 {

@@ -37,8 +37,11 @@ type state struct {
 	lab     []int
 	kind    []kind
 	nRej    int
-	ch      chol
-	cov     *Cov
+	// beta tempers the unlabelled points' factors in the function moves during
+	// an annealed burn-in (Options.Anneal); 1 is the target of eq. 8.
+	beta float64
+	ch   chol
+	cov  *Cov
 	// jitter counts refactorisations that needed added diagonal jitter (a
 	// recorded fallback; with the nugget it should stay 0).
 	jitter   int
@@ -52,7 +55,7 @@ type state struct {
 }
 
 func newState(dim, nc int, cov *Cov) *state {
-	return &state{dim: dim, nc: nc, cov: cov}
+	return &state{dim: dim, nc: nc, cov: cov, beta: 1}
 }
 
 // xmat returns the n×dim matrix of point locations (a view, no copy).

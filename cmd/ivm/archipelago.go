@@ -27,6 +27,7 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 		"-softmax of the softmax GP on the labelled rows).", stderr)
 	sweeps := fs.Int("sweeps", 600, "MCMC sweeps")
 	burn := fs.Int("burn", 0, "burn-in sweeps (0: a third of -sweeps)")
+	anneal := fs.Int("anneal", 0, "burn-in sweeps over which the unlabelled rows' likelihood is phased in (0: 3/4 of -burn, -1: none)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	ard := fs.Bool("ard", false, "one length-scale per input (ARD)")
 	progress := fs.Bool("progress", false, "print the chain's state after every sweep to stderr")
@@ -62,12 +63,12 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Arg(1), err)
 	}
-	opt := archipelago.Options{Sweeps: *sweeps, Burn: *burn, Seed: *seed, ARD: *ard}
+	opt := archipelago.Options{Sweeps: *sweeps, Burn: *burn, Anneal: *anneal, Seed: *seed, ARD: *ard}
 	if *progress {
 		opt.Progress = func(s archipelago.SweepInfo) {
 			st := s.Stats
-			fmt.Fprintf(stderr, "sweep %4d  M %4d  loglik %9.2f  θ %.2f  acc ins %.2f del %.2f move %.2f g %.2f θ %.2f  %s\n",
-				s.Sweep, s.Rejections, s.LogLik, s.Theta,
+			fmt.Fprintf(stderr, "sweep %4d  M %4d  loglik %9.2f  β %.2f  θ %.2f  acc ins %.2f del %.2f move %.2f g %.2f θ %.2f  %s\n",
+				s.Sweep, s.Rejections, s.LogLik, s.Beta, s.Theta,
 				archipelago.Rate(st.InsertAccepted, st.InsertTried), archipelago.Rate(st.DeleteAccepted, st.DeleteTried),
 				archipelago.Rate(st.MoveAccepted, st.MoveTried), archipelago.Rate(st.GAccepted, st.GTried),
 				archipelago.Rate(st.HyperAccepted, st.HyperTried), s.Elapsed.Round(1e6))
