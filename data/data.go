@@ -4,9 +4,11 @@
 package data
 
 import (
+	"compress/gzip"
 	"embed"
-	"io"
 	"io/fs"
+
+	"github.com/ivmlab/ivm/dataset"
 )
 
 //go:embed usps/*.csv.gz
@@ -27,12 +29,28 @@ func Names() []string {
 	return out
 }
 
-// ReadAll returns the bytes of an embedded file (still gzip-compressed).
-func ReadAll(name string) ([]byte, error) {
+// USPS reads the shipped USPS training (7291 images) and test (2007 images) sets:
+// label first, then the 256 pixel values in [−1, 1].
+func USPS() (train, test *dataset.Data, err error) {
+	if train, err = readCSV("usps/usps_train.csv.gz"); err != nil {
+		return nil, nil, err
+	}
+	if test, err = readCSV("usps/usps_test.csv.gz"); err != nil {
+		return nil, nil, err
+	}
+	return train, test, nil
+}
+
+// readCSV reads an embedded gzipped CSV file whose first column is the label.
+func readCSV(name string) (*dataset.Data, error) {
 	f, err := files.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	return dataset.Read(gz, dataset.ReadOptions{Format: dataset.CSV, LabelCol: dataset.LabelFirst})
 }

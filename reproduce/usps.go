@@ -1,7 +1,6 @@
 package reproduce
 
 import (
-	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/data"
-	"github.com/ivmlab/ivm/dataset"
 )
 
 func init() {
@@ -40,29 +38,6 @@ var uspsKernels = []struct{ name, spec string }{
 	{"rbf", "rbf(gamma=0.0078125)+lin(variance=0.01)+bias+white"},
 	{"mlp", "mlp+lin(variance=0.01)+bias+white"},
 	{"rbfard", "rbfard(gamma=0.0078125,groups=16)+lin(variance=0.01)+bias+white"},
-}
-
-// readUSPS reads the shipped USPS training and test sets (data/usps).
-func readUSPS() (train, test *dataset.Data, err error) {
-	read := func(name string) (*dataset.Data, error) {
-		f, err := data.Open("usps/" + name)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, err
-		}
-		return dataset.Read(gz, dataset.ReadOptions{Format: dataset.CSV, LabelCol: dataset.LabelFirst})
-	}
-	if train, err = read("usps_train.csv.gz"); err != nil {
-		return nil, nil, err
-	}
-	if test, err = read("usps_test.csv.gz"); err != nil {
-		return nil, nil, err
-	}
-	return train, test, nil
 }
 
 // USPSRow is one kernel's line of Table 1.
@@ -110,7 +85,7 @@ func USPSTable1(c Config) ([]USPSRow, error) { return uspsTable1(c, nil) }
 
 // uspsTable1 runs USPSTable1, calling done (when set) with each kernel's row as it ends.
 func uspsTable1(c Config, done func(USPSRow)) ([]USPSRow, error) {
-	train, test, err := readUSPS()
+	train, test, err := data.USPS()
 	if err != nil {
 		return nil, err
 	}

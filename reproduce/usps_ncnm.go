@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/data"
 )
 
 func init() {
@@ -73,7 +74,7 @@ const ncnmKernel = "rbf(gamma=0.0078125)+lin(variance=0.01)+bias+white"
 // ten-class 15.7 % learnt, 13.4 % fixed; at r = 0.1, 100 labels, digits 5, 8 and 9 find no
 // boundary, as in the paper at small r).
 func USPSNCNM(c Config) ([]NCNMResult, error) {
-	train, test, err := readUSPS()
+	train, test, err := data.USPS()
 	if err != nil {
 		return nil, err
 	}

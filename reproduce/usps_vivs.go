@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/data"
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -34,7 +35,7 @@ var paperTable3 = [11]float64{0.648, 0.389, 0.967, 0.683, 1.06, 0.747, 0.523, 0.
 // run r > 1 permutes them with seed r (tie-breaks and rounding change). It returns every
 // run's eleven errors (ten binary, then the ten-class error).
 func USPSTable3(c Config) ([][11]float64, error) {
-	train, test, err := readUSPS()
+	train, test, err := data.USPS()
 	if err != nil {
 		return nil, err
 	}

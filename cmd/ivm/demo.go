@@ -1,7 +1,6 @@
 package main
 
 import (
-	"compress/gzip"
 	"fmt"
 	"io"
 	"math"
@@ -10,23 +9,8 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/data"
-	"github.com/ivmlab/ivm/dataset"
 	ivmplot "github.com/ivmlab/ivm/plot"
 )
-
-// readEmbedded reads a gzipped CSV shipped in package data.
-func readEmbedded(name string, opt dataset.ReadOptions) (*dataset.Data, error) {
-	f, err := data.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	return dataset.Read(gz, opt)
-}
 
 func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", "ivm demo [flags]", stderr)
@@ -41,12 +25,7 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	if *digit < 0 || *digit > 9 {
 		return fmt.Errorf("-digit %d: USPS digits are 0 to 9", *digit)
 	}
-	opt := dataset.ReadOptions{Format: dataset.CSV, LabelCol: dataset.LabelFirst}
-	train, err := readEmbedded("usps/usps_train.csv.gz", opt)
-	if err != nil {
-		return err
-	}
-	test, err := readEmbedded("usps/usps_test.csv.gz", opt)
+	train, test, err := data.USPS()
 	if err != nil {
 		return err
 	}

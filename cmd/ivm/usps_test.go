@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/data"
 	"github.com/ivmlab/ivm/dataset"
 )
 
@@ -21,12 +22,7 @@ const uspsKernel = "rbf(gamma=0.0078125,variance=1)+lin(variance=0.01)+bias+whit
 // (d = 200, fixed kernel) trained from libsvm-format files by ivm train and predicted by
 // ivm predict give exactly the labels and probabilities ivm.Fit and Predict give.
 func TestUSPSCommandLineMatchesAPI(t *testing.T) {
-	opt := dataset.ReadOptions{Format: dataset.CSV, LabelCol: dataset.LabelFirst}
-	train, err := readEmbedded("usps/usps_train.csv.gz", opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	test, err := readEmbedded("usps/usps_test.csv.gz", opt)
+	train, test, err := data.USPS()
 	if err != nil {
 		t.Fatal(err)
 	}
