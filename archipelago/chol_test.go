@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // randSPD returns an n×n SPD matrix built from random points under an RBF kernel
@@ -87,7 +89,7 @@ func TestCholExtendRemove(t *testing.T) {
 		g[i] = rng.NormFloat64()
 	}
 	nu := whiten(&inc, g, kc)
-	work := make([]float64, n+kc)
+	work := make([]float64, 4*n+kc)
 	for _, j := range []int{0, 12, 27, 5, 25, 3} {
 		inc.remove(j, work, nu, kc)
 		keep = append(keep[:j], keep[j+1:]...)
@@ -146,5 +148,82 @@ func TestCholNotPD(t *testing.T) {
 	var c chol
 	if err := c.factor([]float64{1, 2, 2, 1}, 2); err == nil {
 		t.Fatal("indefinite matrix factorised without error")
+	}
+}
+
+// The rejection moves cost one forward substitution per proposal and, when
+// accepted, a row removal; the function HMC two triangular products per
+// leapfrog step. n = 700 is Toy3's size once the rejections have settled.
+func benchChol(b *testing.B, n int) *chol {
+	b.Helper()
+	var c chol
+	if err := c.factor(randSPD(n, rand.New(rand.NewPCG(1, 2))), n); err != nil {
+		b.Fatal(err)
+	}
+	return &c
+}
+
+func BenchmarkCholSolveL(b *testing.B) {
+	c := benchChol(b, 700)
+	v := make([]float64, c.n)
+	for b.Loop() {
+		for i := range v {
+			v[i] = 1
+		}
+		c.solveL(v)
+	}
+}
+
+func BenchmarkCholMulLT(b *testing.B) {
+	c := benchChol(b, 700)
+	v, dst := make([]float64, c.n), make([]float64, c.n)
+	for i := range v {
+		v[i] = 1
+	}
+	for b.Loop() {
+		c.mulLT(dst, v)
+	}
+}
+
+// BenchmarkCholRemove removes the middle row and appends it back, the cost of
+// one accepted rejection move.
+func BenchmarkCholRemove(b *testing.B) {
+	const n = 700
+	k := randSPD(n, rand.New(rand.NewPCG(1, 2)))
+	var c chol
+	if err := c.factor(k, n); err != nil {
+		b.Fatal(err)
+	}
+	work := make([]float64, 4*n)
+	for b.Loop() {
+		c.remove(200, work, nil, 0)
+		c.n++ // put the row count back: the values no longer form a factor, the work is the same
+	}
+}
+
+// setFrom and toGonum carry a factor between chol and gonum's Cholesky unchanged.
+func TestCholGonumRoundTrip(t *testing.T) {
+	const n = 12
+	k := randSPD(n, rand.New(rand.NewPCG(3, 4)))
+	var c, back chol
+	if err := c.factor(k, n); err != nil {
+		t.Fatal(err)
+	}
+	var g mat.Cholesky
+	c.toGonum(&g)
+	if !g.Factorize(mat.NewSymDense(n, append([]float64(nil), k...))) {
+		t.Fatal("gonum factorisation failed")
+	}
+	back.setFrom(&g)
+	if d := maxFactorDiff(t, &c, &back); d > 1e-12 {
+		t.Errorf("gonum's factor differs from ours by %g", d)
+	}
+	c.toGonum(&g)
+	back.setFrom(&g)
+	if d := maxFactorDiff(t, &c, &back); d != 0 {
+		t.Errorf("round trip changed the factor by %g", d)
+	}
+	if math.Abs(g.LogDet()-c.logDet()) > 1e-12 {
+		t.Errorf("log det %v, want %v", g.LogDet(), c.logDet())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -109,17 +110,27 @@ func TestHMCGradients(t *testing.T) {
 		cv := s.cov.Clone()
 		theta := s.cov.Theta()
 		theta[0] += 0.2
-		fdCheck(t, "hyperparameters", theta, s.hyperTarget(cv), 1e-5, 1e-5)
+		fdCheck(t, "hyperparameters", theta, s.newHyperTarget(cv).logDensity, 1e-5, 1e-5)
 	}
 }
 
-// The hyperparameter target's value is the Gaussian log density computed directly.
+// The hyperparameter target's value is the Gaussian log density computed
+// directly, both from the sampler's own factor (the first call at the current
+// θ) and from a fresh factorisation (later calls); so are the gradients.
 func TestHyperTargetValue(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	s := testState(t, 6, 2, true, rng)
-	cv := s.cov.Clone()
+	h := s.newHyperTarget(s.cov.Clone())
 	theta := s.cov.Theta()
-	got := s.hyperTarget(cv)(theta, make([]float64, len(theta)))
+	g1, g2 := make([]float64, len(theta)), make([]float64, len(theta))
+	got := h.logDensity(theta, g1)
+	if h.first {
+		t.Fatal("first call at the current θ did not use the sampler's factor")
+	}
+	fresh := h.logDensity(theta, g2)
+	if math.Abs(got-fresh) > 1e-9 || !floats.EqualApprox(g1, g2, 1e-9) {
+		t.Errorf("from the sampler's factor %v %v, fresh %v %v", got, g1, fresh, g2)
+	}
 	n := s.n
 	k := make([]float64, n*n)
 	s.cov.full(k, s.xmat())

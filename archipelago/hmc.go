@@ -3,6 +3,7 @@ package archipelago
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -121,67 +122,93 @@ func (s *state) updateG(eps float64, steps int, rng *rand.Rand) int {
 // hyperTarget is ln p(θ) + Σ_k ln N(g_k | 0, K_θ) with g held fixed (Neal 1997):
 // gradient ½ tr((AAᵀ − K·K⁻¹) ∂K/∂θ) + ∇ ln p(θ), A = K⁻¹G, K the number of
 // functions. It works on a clone of the covariance.
-func (s *state) hyperTarget(cv *Cov) logDensity {
-	n := s.n
-	x := s.xmat()
-	kb := make([]float64, n*n)
-	dk := make([]float64, n*n)
-	a := make([]float64, n*s.nc)
-	var inv mat.SymDense
-	return func(theta, grad []float64) float64 {
-		if err := cv.SetTheta(theta); err != nil {
-			return math.Inf(-1)
-		}
-		cv.full(kb, x)
-		var ch mat.Cholesky
-		if !ch.Factorize(mat.NewSymDense(n, kb)) {
-			return math.Inf(-1)
-		}
-		for i := range grad {
-			grad[i] = 0
-		}
-		lp := cv.logPrior(theta, grad)
-		lp -= 0.5 * float64(s.nc) * ch.LogDet()
-		gm := mat.NewDense(n, s.nc, append([]float64(nil), s.g[:n*s.nc]...))
-		am := mat.NewDense(n, s.nc, a)
-		if err := ch.SolveTo(am, gm); err != nil {
-			return math.Inf(-1)
-		}
-		for i, v := range a {
-			lp -= 0.5 * v * s.g[i]
-		}
-		if err := ch.InverseTo(&inv); err != nil {
-			return math.Inf(-1)
-		}
-		raw := inv.RawSymmetric()
-		for i := 0; i < n; i++ {
-			for j := i; j < n; j++ {
-				var aa float64
-				for k := 0; k < s.nc; k++ {
-					aa += a[i*s.nc+k] * a[j*s.nc+k]
-				}
-				v := 0.5 * (aa - float64(s.nc)*raw.Data[i*raw.Stride+j])
-				dk[i*n+j], dk[j*n+i] = v, v
-			}
-		}
-		cv.gradTheta(grad, x, dk)
-		return lp
-	}
+//
+// Each evaluation costs a covariance, a factorisation and an inverse, O(n³).
+// Two of them are saved: the first call, at the current θ, takes the sampler's
+// own factor when it is the exact one (no jitter), and the factor of the last
+// call is kept in last so that an accepted trajectory need not refactorise.
+type hyperTarget struct {
+	s     *state
+	cv    *Cov
+	first bool
+	kb    []float64
+	dk    []float64
+	a     []float64
+	inv   mat.SymDense
+	last  mat.Cholesky
 }
 
-// updateHyper makes one HMC transition on θ given g and refactorises.
+func (s *state) newHyperTarget(cv *Cov) *hyperTarget {
+	n := s.n
+	return &hyperTarget{s: s, cv: cv, first: !s.jittered, kb: make([]float64, n*n), dk: make([]float64, n*n),
+		a: make([]float64, n*s.nc)}
+}
+
+func (h *hyperTarget) logDensity(theta, grad []float64) float64 {
+	s, cv, n := h.s, h.cv, h.s.n
+	x := s.xmat()
+	if err := cv.SetTheta(theta); err != nil {
+		return math.Inf(-1)
+	}
+	if h.first && slices.Equal(theta, s.cov.theta) {
+		h.first = false
+		s.ch.toGonum(&h.last)
+	} else {
+		cv.full(h.kb, x)
+		if !h.last.Factorize(mat.NewSymDense(n, h.kb)) {
+			return math.Inf(-1)
+		}
+	}
+	ch := &h.last
+	for i := range grad {
+		grad[i] = 0
+	}
+	lp := cv.logPrior(theta, grad)
+	lp -= 0.5 * float64(s.nc) * ch.LogDet()
+	gm := mat.NewDense(n, s.nc, append([]float64(nil), s.g[:n*s.nc]...))
+	am := mat.NewDense(n, s.nc, h.a)
+	if err := ch.SolveTo(am, gm); err != nil {
+		return math.Inf(-1)
+	}
+	a := h.a
+	for i, v := range a {
+		lp -= 0.5 * v * s.g[i]
+	}
+	if err := ch.InverseTo(&h.inv); err != nil {
+		return math.Inf(-1)
+	}
+	raw := h.inv.RawSymmetric()
+	dk := h.dk
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			var aa float64
+			for k := 0; k < s.nc; k++ {
+				aa += a[i*s.nc+k] * a[j*s.nc+k]
+			}
+			v := 0.5 * (aa - float64(s.nc)*raw.Data[i*raw.Stride+j])
+			dk[i*n+j], dk[j*n+i] = v, v
+		}
+	}
+	cv.gradTheta(grad, x, dk)
+	return lp
+}
+
+// updateHyper makes one HMC transition on θ given g. An accepted θ takes the
+// factor of the trajectory's last evaluation, which was made at that θ.
 func (s *state) updateHyper(eps float64, steps int, rng *rand.Rand) (bool, error) {
 	if s.cov.fixed || s.n == 0 {
 		return false, nil
 	}
-	cv := s.cov.Clone()
+	h := s.newHyperTarget(s.cov.Clone())
 	theta := s.cov.Theta()
-	ok := hmc(theta, s.hyperTarget(cv), eps, steps, rng)
-	if !ok {
+	if !hmc(theta, h.logDensity, eps, steps, rng) {
 		return false, nil
 	}
 	if err := s.cov.SetTheta(theta); err != nil {
 		return false, err
 	}
-	return true, s.refactor()
+	s.ch.setFrom(&h.last)
+	s.jittered = false
+	s.whiten()
+	return true, nil
 }

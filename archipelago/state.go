@@ -44,8 +44,11 @@ type state struct {
 	cov  *Cov
 	// jitter counts refactorisations that needed added diagonal jitter (a
 	// recorded fallback; with the nugget it should stay 0).
-	jitter   int
-	maxJit   float64
+	jitter int
+	maxJit float64
+	// jittered says the current factor L carries jitter, so it is not the
+	// factor of the covariance at the current θ itself.
+	jittered bool
 	kcol     []float64
 	work     []float64
 	rowBuf   []float64
@@ -73,7 +76,7 @@ func (s *state) bufs() {
 	if len(s.kcol) < s.n+1 {
 		c := 2*s.n + 16
 		s.kcol = make([]float64, c)
-		s.work = make([]float64, c+s.nc)
+		s.work = make([]float64, 4*c+s.nc)
 		s.condMean = make([]float64, s.nc)
 		s.rowBuf = make([]float64, s.nc)
 		s.gradBuf = make([]float64, s.nc)
@@ -241,6 +244,7 @@ func (s *state) refactor() error {
 	s.kbuf = s.kbuf[:n*n]
 	s.cov.full(s.kbuf, s.xmat())
 	err := s.ch.factor(s.kbuf, n)
+	s.jittered = err != nil
 	for jit := 1e-8 * s.cov.diag(mat.NewDense(1, s.dim, s.xrow(0))); err != nil; jit *= 10 {
 		if jit > 1e-2*s.cov.diag(mat.NewDense(1, s.dim, s.xrow(0))) {
 			return errors.New("archipelago: covariance not positive definite even with jitter")
