@@ -167,6 +167,40 @@ func SavePanels(panels []*plot.Plot, path string, width, height vg.Length) (err 
 			return errors.New("plot: nil panel")
 		}
 	}
+	return saveCanvas(path, width, height, func(dc draw.Canvas) { drawPanels(dc, panels) })
+}
+
+// SaveGrid writes rows of panels as a table (every row as long as the first), their axes
+// aligned by row and column and their legends left out, to path in the format its
+// extension names, width by height in all: the layout of a paper's figure of panels.
+func SaveGrid(rows [][]*plot.Plot, path string, width, height vg.Length) error {
+	if len(rows) == 0 || len(rows[0]) == 0 {
+		return errors.New("plot: nothing to save")
+	}
+	for _, r := range rows {
+		if len(r) != len(rows[0]) {
+			return fmt.Errorf("plot: grid rows of %d and %d panels", len(rows[0]), len(r))
+		}
+		for _, p := range r {
+			if p == nil {
+				return errors.New("plot: nil panel")
+			}
+		}
+	}
+	return saveCanvas(path, width, height, func(dc draw.Canvas) {
+		t := draw.Tiles{Rows: len(rows), Cols: len(rows[0]), PadX: 3 * vg.Millimeter, PadY: 3 * vg.Millimeter}
+		aligned := plot.Align(rows, t, dc)
+		for i, r := range rows {
+			for j, p := range r {
+				p.Draw(aligned[i][j])
+			}
+		}
+	})
+}
+
+// saveCanvas checks the size and format, draws with paint on a canvas of that format and
+// writes it to path, leaving no partial file behind on error.
+func saveCanvas(path string, width, height vg.Length, paint func(draw.Canvas)) (err error) {
 	if !(width > 0 && height > 0) || math.IsInf(float64(width+height), 0) {
 		return fmt.Errorf("plot: size %v × %v: both must be positive", width, height)
 	}
@@ -180,7 +214,7 @@ func SavePanels(panels []*plot.Plot, path string, width, height vg.Length) (err 
 	if err != nil {
 		return err
 	}
-	drawPanels(draw.New(c), panels)
+	paint(draw.New(c))
 	f, err := os.Create(path)
 	if err != nil {
 		return err

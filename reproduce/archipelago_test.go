@@ -3,6 +3,8 @@ package reproduce
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,5 +39,23 @@ func TestArchipelagoOnly(t *testing.T) {
 		if _, _, err := archipelagoOnly(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// The figure experiment is registered and reports a missing data folder as an error
+// naming the file, without writing a figure.
+func TestArchipelagoFig3Registered(t *testing.T) {
+	e, err := Lookup("archipelago-fig3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	var buf bytes.Buffer
+	err = e.Run(&buf, Config{DataDir: t.TempDir(), Quick: true, Out: out, Log: io.Discard})
+	if err == nil || !strings.Contains(err.Error(), "pinwheel") {
+		t.Errorf("missing data: error %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "archipelago_fig3.png")); err == nil {
+		t.Error("a figure was written without data")
 	}
 }

@@ -31,6 +31,8 @@ type Config struct {
 	// Only, when not empty, restricts an experiment with several rows to those named
 	// (comma-separated; usps-table1: rbf, mlp, rbfard; usps-ncnm: learnt, fixed).
 	Only string
+	// Out is the folder figures are written to (default: the current folder).
+	Out string
 	// Log receives progress lines (may be io.Discard).
 	Log io.Writer
 }

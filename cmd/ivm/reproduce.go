@@ -19,6 +19,7 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 0, "goroutines (0: all cores)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	runs := fs.Int("runs", 0, "repetitions of experiments that repeat (0: the experiment's default)")
+	out := fs.String("out", ".", "folder for the experiments' figures (archipelago-fig3)")
 	only := fs.String("only", "", "run only these rows, comma-separated (usps-table1: rbf, mlp, rbfard; usps-ncnm: learnt, fixed; archipelago: problems and labels per class, e.g. Toy3,1)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -34,7 +35,7 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(*ref); err != nil && e.NeedsRef {
 		return fmt.Errorf("reference fixtures not found at %s: run from the repository root or pass -ref", *ref)
 	}
-	c := reproduce.Config{RefDir: *ref, DataDir: *data, Seed: *seed, Quick: *quick, Workers: *workers, Only: *only, Runs: *runs, Log: stderr}
+	c := reproduce.Config{RefDir: *ref, DataDir: *data, Seed: *seed, Quick: *quick, Workers: *workers, Only: *only, Runs: *runs, Out: *out, Log: stderr}
 	if *quiet {
 		c.Log = io.Discard
 	}

@@ -1,0 +1,162 @@
+package plot
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// ClassProbs returns the predictive class probabilities at the rows of x, one
+// slice of length nClass per row (e.g. archipelago.Chain.Predict).
+type ClassProbs func(x *mat.Dense) ([][]float64, error)
+
+// ClassMap evaluates a multi-class predictive distribution over 2-D inputs on a
+// grid (Options.Grid, default 50 per axis) and draws the Archipelago paper's
+// Fig. 3 panels: Panels[0] the predictive mode (each cell in the colour of its
+// most probable class) and Panels[1] the predictive entropy in nats (from 0,
+// blue, to ln nClass, red). Both show the training inputs x: labelled rows
+// (labels[i] in 0..nClass−1) as a black cross over their class colour,
+// unlabelled rows (labels[i] < 0) as small dots. Surfaces are "mode" (the class
+// index) and "entropy". The grid spans the data widened by 5 % unless the
+// Options set XMin…YMax. name heads both panels' titles.
+func ClassMap(predict ClassProbs, name string, x *mat.Dense, labels []int, nClass int, opt Options) (*Figure, error) {
+	if predict == nil || x == nil {
+		return nil, errors.New("plot: class map needs a predictor and the training inputs")
+	}
+	n, dim := x.Dims()
+	if dim != 2 {
+		return nil, fmt.Errorf("plot: class map of %d-D inputs; it draws 2-D inputs only", dim)
+	}
+	if len(labels) != n {
+		return nil, fmt.Errorf("plot: %d labels for %d rows", len(labels), n)
+	}
+	if nClass < 2 {
+		return nil, fmt.Errorf("plot: class map of %d classes", nClass)
+	}
+	for i, l := range labels {
+		if l >= nClass {
+			return nil, fmt.Errorf("plot: row %d has class %d of %d", i+1, l, nClass)
+		}
+	}
+	grid := opt.Grid
+	if grid == 0 {
+		grid = 50
+	}
+	if grid < 3 {
+		return nil, fmt.Errorf("plot: grid of %d points per axis, want at least 3", grid)
+	}
+	s := &setup{x: x, dim: 2}
+	xr, err := s.axisRange(0, opt.XMin, opt.XMax)
+	if err != nil {
+		return nil, err
+	}
+	yr, err := s.axisRange(1, opt.YMin, opt.YMax)
+	if err != nil {
+		return nil, err
+	}
+	xs, ys := linspace(xr, grid), linspace(yr, grid)
+	pts := mat.NewDense(grid*grid, 2, nil)
+	for r, yv := range ys {
+		for c, xv := range xs {
+			pts.Set(r*grid+c, 0, xv)
+			pts.Set(r*grid+c, 1, yv)
+		}
+	}
+	probs, err := predict(pts)
+	if err != nil {
+		return nil, err
+	}
+	if len(probs) != grid*grid {
+		return nil, fmt.Errorf("plot: predictor returned %d rows for %d grid points", len(probs), grid*grid)
+	}
+	mode := &Grid{X: xs, Y: ys, Z: make([]float64, grid*grid)}
+	ent := &Grid{X: xs, Y: ys, Z: make([]float64, grid*grid)}
+	for i, p := range probs {
+		if len(p) != nClass {
+			return nil, fmt.Errorf("plot: predictor returned %d probabilities for %d classes", len(p), nClass)
+		}
+		best := 0
+		for k, v := range p {
+			if math.IsNaN(v) || v < 0 {
+				return nil, fmt.Errorf("plot: predictor returned probability %g", v)
+			}
+			if v > p[best] {
+				best = k
+			}
+			if v > 0 {
+				ent.Z[i] -= v * math.Log(v)
+			}
+		}
+		mode.Z[i] = float64(best)
+	}
+	fig := &Figure{Surfaces: []Surface{{Name: "mode", Grid: mode}, {Name: "entropy", Grid: ent}}}
+
+	colours := make([]color.Color, nClass)
+	for k := range colours {
+		colours[k] = pastel(palette8[k%len(palette8)])
+	}
+	mp := newPlot(name+": mode", "x1", "x2")
+	hm := plotter.NewHeatMap(mode.GridXYZ(), fixedPalette(colours))
+	hm.Min, hm.Max = 0, float64(nClass-1)
+	hm.Rasterized = true
+	mp.Add(hm)
+
+	emax := math.Log(float64(nClass))
+	cm := moreland.SmoothBlueRed()
+	cm.SetMin(0)
+	cm.SetMax(emax)
+	ep := newPlot(fmt.Sprintf("%s: entropy, 0 (blue) to ln %d (red)", name, nClass), "x1", "x2")
+	eh := plotter.NewHeatMap(ent.GridXYZ(), cm.Palette(255))
+	eh.Min, eh.Max = 0, emax
+	eh.Rasterized = true
+	ep.Add(eh)
+
+	var unl plotter.XYs
+	lab := make([]plotter.XYs, nClass)
+	for i, l := range labels {
+		pt := plotter.XY{X: x.At(i, 0), Y: x.At(i, 1)}
+		if l < 0 {
+			unl = append(unl, pt)
+		} else {
+			lab[l] = append(lab[l], pt)
+		}
+	}
+	for _, p := range []*plot.Plot{mp, ep} {
+		if err := scatter(p, "", unl, draw.GlyphStyle{Color: grey, Radius: vg.Points(1)}, false); err != nil {
+			return nil, err
+		}
+		for k, pts := range lab {
+			ring := draw.GlyphStyle{Color: palette8[k%len(palette8)], Radius: vg.Points(5), Shape: draw.CircleGlyph{}}
+			if err := scatter(p, "", pts, ring, false); err != nil {
+				return nil, err
+			}
+			if err := scatter(p, "", pts, draw.GlyphStyle{Color: black, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}, false); err != nil {
+				return nil, err
+			}
+		}
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xr[0], xr[1], yr[0], yr[1]
+	}
+	fig.Panels = []*plot.Plot{mp, ep}
+	return fig, nil
+}
+
+// pastel mixes c halfway with white, so that the points drawn over a class
+// colour stay visible.
+func pastel(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	mix := func(v uint32) uint8 { return uint8((v>>8 + 255) / 2) }
+	return color.RGBA{R: mix(r), G: mix(g), B: mix(b), A: 255}
+}
+
+// fixedPalette is a palette.Palette of the given colours.
+type fixedPalette []color.Color
+
+func (p fixedPalette) Colors() []color.Color { return p }

@@ -1,0 +1,135 @@
+package reproduce
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/ivmlab/ivm/archipelago"
+	"github.com/ivmlab/ivm/plot"
+)
+
+// Archipelago's Fig. 3: on Toy3, Toy4 and Toy5 with one labelled point per class, the
+// predictive mode of Archipelago, the predictive mode of the softmax GP and the entropy of
+// Archipelago's predictive distribution, one row per problem. The labelling is the first
+// of the Table-1 cell with one label per class (same seed), so the figure shows chains
+// whose errors the table counts. Quick uses short chains and a coarse grid.
+func init() {
+	register(Experiment{
+		Name:  "archipelago-fig3",
+		Title: "Archipelago Fig. 3: predictive modes and entropy on the pinwheels, one label per class",
+		Run:   runArchipelagoFig3,
+	})
+}
+
+func runArchipelagoFig3(w io.Writer, c Config) error {
+	seed := uint64(c.Seed)
+	if c.Seed == 0 {
+		seed = 1
+	}
+	out := c.Out
+	if out == "" {
+		out = "."
+	}
+	so := archipelago.Options{}
+	grid := 50
+	if c.Quick {
+		so = archipelago.Options{Sweeps: 40, Burn: 20}
+		grid = 12
+	}
+	problems := []string{"Toy3", "Toy4", "Toy5"}
+	rows := make([][]*gplot.Plot, len(problems))
+	lines := make([]string, len(problems))
+	errs := make([]error, len(problems))
+	workers := c.Workers
+	if workers <= 0 {
+		workers = 2
+	}
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for i, name := range problems {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			rows[i], lines[i], errs[i] = fig3Row(c, name, seed, so, grid)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("%s: %w", problems[i], err)
+		}
+	}
+	fmt.Fprintln(w, "Archipelago Fig. 3: one labelled point per class (the first labelling of the Table-1 cell)")
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+	path := filepath.Join(out, "archipelago_fig3.png")
+	if err := plot.SaveGrid(rows, path, 30*vg.Centimeter, 28*vg.Centimeter); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "figure: %s (columns: Archipelago mode, softmax GP mode, Archipelago entropy)\n", path)
+	return nil
+}
+
+// fig3Row runs both chains on the first one-label-per-class labelling of a pinwheel and
+// returns the row's three panels and a line of test errors.
+func fig3Row(c Config, name string, seed uint64, so archipelago.Options, grid int) ([]*gplot.Plot, string, error) {
+	p, err := archipelago.LoadProblem(c.DataDir, name, seed)
+	if err != nil {
+		return nil, "", err
+	}
+	// The labelling and chain seed of labelling 0 of RunCell(p, 1, {Seed: seed}).
+	labels, err := p.Labelling(1, rand.New(rand.NewPCG(seed, 1)))
+	if err != nil {
+		return nil, "", err
+	}
+	so.Seed = seed*1000 + 1
+	so.ARD = p.ARD
+	var panels []*gplot.Plot
+	line := name + ":"
+	for _, m := range []string{"Arch", "SmGP"} {
+		var sp *archipelago.Sampler
+		if m == "Arch" {
+			sp, err = archipelago.NewArchipelago(p.Train, labels, p.Classes, so)
+		} else {
+			sp, err = archipelago.NewSoftmaxGP(p.Train, labels, p.Classes, so)
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		ch, err := sp.Run()
+		if err != nil {
+			return nil, "", err
+		}
+		probs, err := ch.Predict(p.Test, so.Seed)
+		if err != nil {
+			return nil, "", err
+		}
+		e, perp, err := archipelago.Evaluate(probs, p.TestY)
+		if err != nil {
+			return nil, "", err
+		}
+		line += fmt.Sprintf("  %s error %.3f perplexity %.3f", m, e, perp)
+		fmt.Fprintf(c.Log, "%s %s done: error %.3f\n", name, m, e)
+		predict := func(x *mat.Dense) ([][]float64, error) { return ch.Predict(x, so.Seed) }
+		fig, err := plot.ClassMap(predict, name+" "+m, p.Train, labels, p.Classes, plot.Options{Grid: grid})
+		if err != nil {
+			return nil, "", err
+		}
+		if m == "Arch" {
+			panels = append(panels, fig.Panels[0], fig.Panels[1])
+		} else {
+			panels = []*gplot.Plot{panels[0], fig.Panels[0], panels[1]}
+		}
+	}
+	return panels, line, nil
+}
