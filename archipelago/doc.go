@@ -54,8 +54,8 @@
 // hyperparameters change or every tenth sweep.
 //
 // Predictions (§3.5, Chain.Predict) average the softmax of eq. 1 over retained
-// samples and over draws of g(x*) from each sample's GP conditional; Entropy and
-// ModeEntropyMap give Fig. 3's maps, Chain.Fantasy the class-conditional
+// samples and over draws of g(x*) from each sample's GP conditional (plot.ClassMap
+// draws Fig. 3's mode and entropy maps from it), Chain.Fantasy the class-conditional
 // fantasies, Autocorrelation, ESS and the per-sweep trace Fig. 4's diagnostics.
 //
 // NewSoftmaxGP runs the same HMC code on the softmax GP classifier (eq. 1 on

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/plot"
 )
 
 func smallPinwheel(t *testing.T) *Problem {
@@ -117,15 +119,18 @@ func TestArchipelagoEndToEnd(t *testing.T) {
 	if hits < 40 {
 		t.Errorf("only %d of 60 class-conditional fantasies are nearest to their class", hits)
 	}
-	mode, ent, err := ModeEntropyMap(ch, -1.5, 1.5, -1.5, 1.5, 5, 4, 1)
-	if err != nil || len(mode) != 4 || len(ent[0]) != 5 {
+	// Fig. 3's maps of the chain: modes are classes, entropies within [0, ln 3].
+	predict := func(x *mat.Dense) ([][]float64, error) { return ch.Predict(x, 1) }
+	fig, err := plot.ClassMap(predict, "Toy3", p.Train, lab, 3, plot.Options{Grid: 5})
+	if err != nil {
 		t.Fatalf("mode map: %v", err)
 	}
-	for _, row := range ent {
-		for _, h := range row {
-			if !(h >= 0 && h <= math.Log(3)+1e-12) {
-				t.Fatalf("entropy %v outside [0, ln 3]", h)
-			}
+	for i, h := range fig.Surfaces[1].Z {
+		if m := fig.Surfaces[0].Z[i]; m != 0 && m != 1 && m != 2 {
+			t.Fatalf("mode %v", m)
+		}
+		if !(h >= 0 && h <= math.Log(3)+1e-12) {
+			t.Fatalf("entropy %v outside [0, ln 3]", h)
 		}
 	}
 }

@@ -152,38 +152,3 @@ func Entropy(p []float64) float64 {
 	}
 	return h
 }
-
-// ModeEntropyMap evaluates the predictive distribution on an nx×ny grid over
-// [x0, x1]×[y0, y1] of a two-input chain (Fig. 3): mode[j][i] is the most
-// probable class and entropy[j][i] the predictive entropy at
-// (x0 + i·(x1−x0)/(nx−1), y0 + j·(y1−y0)/(ny−1)).
-func ModeEntropyMap(c *Chain, x0, x1, y0, y1 float64, nx, ny int, seed uint64) (mode [][]int, entropy [][]float64, err error) {
-	if c.Dim != 2 {
-		return nil, nil, fmt.Errorf("archipelago: mode map needs two inputs, chain has %d", c.Dim)
-	}
-	if nx < 2 || ny < 2 {
-		return nil, nil, fmt.Errorf("archipelago: grid %d×%d", nx, ny)
-	}
-	g := mat.NewDense(nx*ny, 2, nil)
-	for j := 0; j < ny; j++ {
-		for i := 0; i < nx; i++ {
-			g.Set(j*nx+i, 0, x0+float64(i)*(x1-x0)/float64(nx-1))
-			g.Set(j*nx+i, 1, y0+float64(j)*(y1-y0)/float64(ny-1))
-		}
-	}
-	p, err := c.Predict(g, seed)
-	if err != nil {
-		return nil, nil, err
-	}
-	mode = make([][]int, ny)
-	entropy = make([][]float64, ny)
-	for j := 0; j < ny; j++ {
-		mode[j] = make([]int, nx)
-		entropy[j] = make([]float64, nx)
-		for i := 0; i < nx; i++ {
-			mode[j][i] = Mode(p[j*nx+i])
-			entropy[j][i] = Entropy(p[j*nx+i])
-		}
-	}
-	return mode, entropy, nil
-}
