@@ -130,7 +130,7 @@ func ClassMap(predict ClassProbs, name string, x *mat.Dense, labels []int, nClas
 		}
 	}
 	for _, p := range []*plot.Plot{mp, ep} {
-		if err := scatter(p, "", unl, draw.GlyphStyle{Color: grey, Radius: vg.Points(1)}, false); err != nil {
+		if err := scatter(p, "", unl, draw.GlyphStyle{Color: black, Radius: vg.Points(1.3), Shape: draw.CircleGlyph{}}, false); err != nil {
 			return nil, err
 		}
 		for k, pts := range lab {
@@ -142,7 +142,9 @@ func ClassMap(predict ClassProbs, name string, x *mat.Dense, labels []int, nClas
 				return nil, err
 			}
 		}
-		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xr[0], xr[1], yr[0], yr[1]
+		// The heat maps' cells are centred on the grid points: the axes end half a cell out.
+		hx, hy := 0.5*(xs[1]-xs[0]), 0.5*(ys[1]-ys[0])
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xr[0]-hx, xr[1]+hx, yr[0]-hy, yr[1]+hy
 	}
 	fig.Panels = []*plot.Plot{mp, ep}
 	return fig, nil

@@ -188,7 +188,7 @@ func SaveGrid(rows [][]*plot.Plot, path string, width, height vg.Length) error {
 		}
 	}
 	return saveCanvas(path, width, height, func(dc draw.Canvas) {
-		t := draw.Tiles{Rows: len(rows), Cols: len(rows[0]), PadX: 3 * vg.Millimeter, PadY: 3 * vg.Millimeter}
+		t := draw.Tiles{Rows: len(rows), Cols: len(rows[0]), PadX: 3 * vg.Millimeter, PadY: 5 * vg.Millimeter, PadTop: 3 * vg.Millimeter}
 		aligned := plot.Align(rows, t, dc)
 		for i, r := range rows {
 			for j, p := range r {
