@@ -152,7 +152,7 @@ func (c *chol) extend(v []float64, d float64) {
 // ν = L⁻¹g. The same rotations carry ν to the new factor: from
 // g_trail = Bν_head + bν_j + Cν_trail = Bν_head + C'ν'_trail, ν'_trail is the
 // first part of Qᵀ[ν_trail; ν_j]. So g is kept exactly, in O((n−j)·kc) more.
-// work needs 4(n−j−1)+kc entries.
+// work needs n−j−1+kc entries.
 func (c *chol) remove(j int, work []float64, nu []float64, kc int) {
 	n, s := c.n, c.stride
 	m := n - j - 1
@@ -174,71 +174,28 @@ func (c *chol) remove(j int, work []float64, nu []float64, kc int) {
 		copy(w, nu[j*kc:(j+1)*kc])
 		copy(nu[j*kc:], nu[(j+1)*kc:n*kc])
 	}
-	// Rank-one update of the trailing block, now at rows/cols j..n-2, row by
-	// row so that L is read contiguously: row k first meets rotations 0..k−1
-	// (already fixed by the rows above) and then fixes rotation k from its
-	// diagonal. Rotation k is (c_k, s_k) = (r/L_kk, x_k/L_kk) with r = hypot.
-	// Rows are taken four at a time so that four independent chains of x
-	// updates overlap.
-	ics, sn, cs := work[m+kc:m+kc+m], work[m+kc+m:m+kc+2*m], work[m+kc+2*m:m+kc+3*m]
-	for k := 0; k < m; {
-		nb := min(4, m-k)
-		// Rotations 0..k−1 on rows k..k+nb−1, interleaved.
-		rows := [4][]float64{}
-		for b := 0; b < nb; b++ {
-			rows[b] = c.l[(j+k+b)*s+j : (j+k+b)*s+j+k+b+1]
+	// Rank-one update of the trailing block, now at rows/cols j..n-2.
+	for k := 0; k < m; k++ {
+		kk := (j+k)*s + j + k
+		lkk := c.l[kk]
+		r := math.Hypot(lkk, x[k])
+		cs, sn := r/lkk, x[k]/lkk
+		c.l[kk] = r
+		for i := k + 1; i < m; i++ {
+			ik := (j+i)*s + j + k
+			v := (c.l[ik] + sn*x[i]) / cs
+			c.l[ik] = v
+			x[i] = cs*x[i] - sn*v
 		}
-		if nb == 4 {
-			r0, r1, r2, r3 := rows[0][:k], rows[1][:k], rows[2][:k], rows[3][:k]
-			x0, x1, x2, x3 := x[k], x[k+1], x[k+2], x[k+3]
-			for q := 0; q < k; q++ {
-				ic, sq, cq := ics[q], sn[q], cs[q]
-				v0 := (r0[q] + sq*x0) * ic
-				v1 := (r1[q] + sq*x1) * ic
-				v2 := (r2[q] + sq*x2) * ic
-				v3 := (r3[q] + sq*x3) * ic
-				x0 = cq*x0 - sq*v0
-				x1 = cq*x1 - sq*v1
-				x2 = cq*x2 - sq*v2
-				x3 = cq*x3 - sq*v3
-				r0[q], r1[q], r2[q], r3[q] = v0, v1, v2, v3
-			}
-			x[k], x[k+1], x[k+2], x[k+3] = x0, x1, x2, x3
-		} else {
-			for b := 0; b < nb; b++ {
-				r, xb := rows[b][:k], x[k+b]
-				for q := 0; q < k; q++ {
-					v := (r[q] + sn[q]*xb) * ics[q]
-					xb = cs[q]*xb - sn[q]*v
-					r[q] = v
-				}
-				x[k+b] = xb
+		if nu != nil {
+			gc, gs := lkk/r, x[k]/r
+			row := nu[(j+k)*kc : (j+k+1)*kc]
+			for q := range row {
+				a := row[q]
+				row[q] = gc*a + gs*w[q]
+				w[q] = gc*w[q] - gs*a
 			}
 		}
-		// The small triangle: fix rotation k+b, apply it to the rows below in the block.
-		for b := 0; b < nb; b++ {
-			kb := k + b
-			lkk := rows[b][kb]
-			r := math.Hypot(lkk, x[kb])
-			ic, sq := lkk/r, x[kb]/lkk
-			rows[b][kb] = r
-			ics[kb], sn[kb], cs[kb] = ic, sq, r/lkk
-			for b2 := b + 1; b2 < nb; b2++ {
-				v := (rows[b2][kb] + sq*x[k+b2]) * ic
-				x[k+b2] = cs[kb]*x[k+b2] - sq*v
-				rows[b2][kb] = v
-			}
-			if nu != nil {
-				gc, gs := ic, x[kb]/r
-				row := nu[(j+kb)*kc : (j+kb+1)*kc]
-				for q := range row {
-					a := row[q]
-					row[q] = gc*a + gs*w[q]
-					w[q] = gc*w[q] - gs*a
-				}
-			}
-		}
-		k += nb
 	}
 }
 

@@ -89,7 +89,7 @@ func TestCholExtendRemove(t *testing.T) {
 		g[i] = rng.NormFloat64()
 	}
 	nu := whiten(&inc, g, kc)
-	work := make([]float64, 4*n+kc)
+	work := make([]float64, n+kc)
 	for _, j := range []int{0, 12, 27, 5, 25, 3} {
 		inc.remove(j, work, nu, kc)
 		keep = append(keep[:j], keep[j+1:]...)
@@ -194,7 +194,7 @@ func BenchmarkCholRemove(b *testing.B) {
 	if err := c.factor(k, n); err != nil {
 		b.Fatal(err)
 	}
-	work := make([]float64, 4*n)
+	work := make([]float64, 2*n)
 	for b.Loop() {
 		c.remove(200, work, nil, 0)
 		c.n++ // put the row count back: the values no longer form a factor, the work is the same

@@ -76,7 +76,7 @@ func (s *state) bufs() {
 	if len(s.kcol) < s.n+1 {
 		c := 2*s.n + 16
 		s.kcol = make([]float64, c)
-		s.work = make([]float64, 4*c+s.nc)
+		s.work = make([]float64, c+s.nc)
 		s.condMean = make([]float64, s.nc)
 		s.rowBuf = make([]float64, s.nc)
 		s.gradBuf = make([]float64, s.nc)
