@@ -7,8 +7,13 @@ import (
 	"math"
 	"sort"
 
+	"gonum.org/v1/gonum/mat"
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+
 	"github.com/ivmlab/ivm/archipelago"
 	"github.com/ivmlab/ivm/dataset"
+	ivmplot "github.com/ivmlab/ivm/plot"
 )
 
 func init() {
@@ -33,12 +38,22 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 	progress := fs.Bool("progress", false, "print the chain's state after every sweep to stderr")
 	softmax := fs.Bool("softmax", false, "also run the softmax GP comparator")
 	labelCol := fs.String("label-col", "last", "CSV target column: first, last or a 1-based number")
+	figPath := fs.String("o", "", "with 2-D inputs, write the predictive mode and entropy maps (the paper's Fig. 3) to this .png, .svg or .pdf")
+	grid := fs.Int("grid", 50, "grid points per axis of the -o maps")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
 		fs.Usage()
 		return errUsage
+	}
+	if *figPath != "" {
+		if err := checkFigurePath(*figPath); err != nil {
+			return err
+		}
+		if *grid < 3 {
+			return fmt.Errorf("-grid %d: want at least 3", *grid)
+		}
 	}
 	var ro dataset.ReadOptions
 	var err error
@@ -51,6 +66,9 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 	}
 	_, dim := train.X.Dims()
 	ro.Dim = dim
+	if *figPath != "" && dim != 2 {
+		return fmt.Errorf("-o: the maps need 2-D inputs, %s has %d", fs.Arg(0), dim)
+	}
 	test, err := dataset.ReadFile(fs.Arg(1), ro)
 	if err != nil {
 		return err
@@ -64,6 +82,7 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", fs.Arg(1), err)
 	}
 	opt := archipelago.Options{Sweeps: *sweeps, Burn: *burn, Anneal: *anneal, Seed: *seed, ARD: *ard}
+	var rows [][]*gplot.Plot
 	if *progress {
 		opt.Progress = func(s archipelago.SweepInfo) {
 			st := s.Stats
@@ -91,6 +110,14 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s: error %.4f  perplexity %.4f  (%d classes, %d samples kept)\n", name, e, perp, len(classes), len(ch.Samples))
+		if *figPath != "" {
+			predict := func(x *mat.Dense) ([][]float64, error) { return ch.Predict(x, *seed) }
+			fig, err := ivmplot.ClassMap(predict, name, train.X, trainLab, len(classes), ivmplot.Options{Grid: *grid})
+			if err != nil {
+				return err
+			}
+			rows = append(rows, fig.Panels)
+		}
 		if name == "archipelago" {
 			post := ch.RejectionTrace()[ch.Burn:]
 			m, sd := archipelago.MeanSD(post)
@@ -108,6 +135,12 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 		if err := run("softmax GP", sp, err); err != nil {
 			return err
 		}
+	}
+	if *figPath != "" {
+		if err := ivmplot.SaveGrid(rows, *figPath, 20*vg.Centimeter, 9*vg.Centimeter*vg.Length(len(rows))); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "maps: %s\n", *figPath)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"image/png"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -69,5 +70,45 @@ func TestArchipelagoCommand(t *testing.T) {
 	writePinwheel(t, test, 5, 2, 3) // test rows with "?" labels
 	if code, _, errs := runCLI(t, "archipelago", "-sweeps", "10", train, test); code != 1 || !strings.Contains(errs, "unlabelled") {
 		t.Errorf("unlabelled test rows: exit %d, %s", code, errs)
+	}
+}
+
+// -o draws the mode and entropy maps, a row per method; it refuses a figure
+// format it cannot write and inputs that are not 2-D before any sampling.
+func TestArchipelagoMaps(t *testing.T) {
+	dir := t.TempDir()
+	train, test := filepath.Join(dir, "train.csv"), filepath.Join(dir, "test.csv")
+	writePinwheel(t, train, 8, 1, 1)
+	writePinwheel(t, test, 10, 10, 2)
+	fig := filepath.Join(dir, "maps.png")
+	code, out, errs := runCLI(t, "archipelago", "-sweeps", "30", "-burn", "10", "-softmax", "-grid", "8", "-o", fig, train, test)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "maps: "+fig) {
+		t.Errorf("output does not name the figure:\n%s", out)
+	}
+	f, err := os.Open(fig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two rows (Archipelago, softmax GP) of 9 cm at 96 dpi.
+	if h := img.Bounds().Dy(); h != 680 && h != 681 {
+		t.Errorf("figure %d pixels high, want two 9 cm rows", h)
+	}
+	if code, _, errs := runCLI(t, "archipelago", "-sweeps", "5", "-o", filepath.Join(dir, "m.jpg"), train, test); code != 1 || !strings.Contains(errs, ".png, .svg or .pdf") {
+		t.Errorf("-o m.jpg: exit %d, %s", code, errs)
+	}
+	three := filepath.Join(dir, "three.csv")
+	if err := os.WriteFile(three, []byte("a,b,c,label\n0,0,0,1\n1,1,1,2\n0,1,0,?\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, "archipelago", "-sweeps", "5", "-o", fig, three, three); code != 1 || !strings.Contains(errs, "2-D") {
+		t.Errorf("3-D inputs: exit %d, %s", code, errs)
 	}
 }

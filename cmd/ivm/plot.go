@@ -73,10 +73,8 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		}
 		path += ".png"
 	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".png", ".svg", ".pdf":
-	default:
-		return fmt.Errorf("-o %s: the figure's format comes from its extension: .png, .svg or .pdf", path)
+	if err := checkFigurePath(path); err != nil {
+		return err
 	}
 	if tm, _, ok, err := readTaskModelFile(modelPath); err != nil {
 		return err
@@ -195,4 +193,13 @@ func readPlotData(path string, df dataFlags, dim int) (*dataset.Data, error) {
 		return nil, fmt.Errorf("%s has %d inputs, the model %d", path, d, dim)
 	}
 	return data, nil
+}
+
+// checkFigurePath checks a figure path's extension before any work is done.
+func checkFigurePath(path string) error {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png", ".svg", ".pdf":
+		return nil
+	}
+	return fmt.Errorf("-o %s: the figure's format comes from its extension: .png, .svg or .pdf", path)
 }
