@@ -122,19 +122,47 @@ func stratifiedSplit(y []int, k, nTrain, total int, rng *rand.Rand) (tr, te []in
 	for i, l := range y {
 		byClass[l] = append(byClass[l], i)
 	}
-	n := len(y)
+	sizes := make([]int, k)
+	for c := range byClass {
+		sizes[c] = len(byClass[c])
+	}
+	use, ntr := apportion(sizes, total), apportion(sizes, nTrain)
 	for c := range byClass {
 		rng.Shuffle(len(byClass[c]), func(i, j int) { byClass[c][i], byClass[c][j] = byClass[c][j], byClass[c][i] })
-		nc := len(byClass[c])
-		use := int(math.Round(float64(nc) * float64(total) / float64(n)))
-		ntr := int(math.Round(float64(nc) * float64(nTrain) / float64(n)))
-		use = min(use, nc)
-		tr = append(tr, byClass[c][:ntr]...)
-		te = append(te, byClass[c][ntr:use]...)
+		tr = append(tr, byClass[c][:ntr[c]]...)
+		te = append(te, byClass[c][ntr[c]:max(use[c], ntr[c])]...)
 	}
 	sort.Ints(tr)
 	sort.Ints(te)
 	return tr, te
+}
+
+// apportion splits total among classes in proportion to their sizes by largest
+// remainders, so that the shares sum to total exactly (rounding each class on
+// its own gave wine 90 training rows instead of 89, and oil 399 points, not 400).
+func apportion(sizes []int, total int) []int {
+	n := 0
+	for _, v := range sizes {
+		n += v
+	}
+	out := make([]int, len(sizes))
+	rem := make([]float64, len(sizes))
+	given := 0
+	for c, v := range sizes {
+		exact := float64(v) * float64(total) / float64(n)
+		out[c] = int(exact)
+		rem[c] = exact - float64(out[c])
+		given += out[c]
+	}
+	order := make([]int, len(sizes))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return rem[order[a]] > rem[order[b]] })
+	for _, c := range order[:total-given] {
+		out[c]++
+	}
+	return out
 }
 
 // standardise scales the columns of the listed matrices by the mean and

@@ -1,6 +1,10 @@
 package archipelago
 
-import "testing"
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
 
 // Errors and ordinary perplexities print with three decimals; a perplexity from a
 // probability at the 1e−300 floor prints in exponent form, not as a hundred digits.
@@ -8,6 +12,49 @@ func TestFmtStat(t *testing.T) {
 	for v, want := range map[float64]string{0.0761: "0.076", 2.379: "2.379", 999999: "999999.000", 2.52e109: "2.52e+109"} {
 		if got := fmtStat(v); got != want {
 			t.Errorf("fmtStat(%g) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// The wine and oil splits have exactly the sizes asked for (89/89 of 178; 134/266
+// of 400 drawn from 1000), each class in proportion, whatever the class sizes.
+func TestStratifiedSplitSizes(t *testing.T) {
+	for _, c := range []struct {
+		sizes         []int
+		nTrain, total int
+	}{
+		{[]int{59, 71, 48}, 89, 178},
+		{[]int{333, 334, 333}, 134, 400},
+		{[]int{500, 250, 250}, 134, 400},
+		{[]int{1, 1, 1, 1, 1, 1, 1}, 3, 5},
+	} {
+		var y []int
+		for k, n := range c.sizes {
+			for i := 0; i < n; i++ {
+				y = append(y, k)
+			}
+		}
+		tr, te := stratifiedSplit(y, len(c.sizes), c.nTrain, c.total, rand.New(rand.NewPCG(1, 2)))
+		if len(tr) != c.nTrain || len(tr)+len(te) != c.total {
+			t.Errorf("sizes %v: %d train + %d test, want %d + %d", c.sizes, len(tr), len(te), c.nTrain, c.total-c.nTrain)
+		}
+		seen := map[int]bool{}
+		for _, i := range append(append([]int(nil), tr...), te...) {
+			if seen[i] {
+				t.Fatalf("sizes %v: row %d twice", c.sizes, i)
+			}
+			seen[i] = true
+		}
+		for k, n := range c.sizes {
+			got := 0
+			for _, i := range tr {
+				if y[i] == k {
+					got++
+				}
+			}
+			if want := float64(n) * float64(c.nTrain) / float64(len(y)); math.Abs(float64(got)-want) >= 1 {
+				t.Errorf("sizes %v: class %d has %d training rows, want %.2f ± 1", c.sizes, k, got, want)
+			}
 		}
 	}
 }
