@@ -134,6 +134,7 @@ type hyperTarget struct {
 	kb    []float64
 	dk    []float64
 	a     []float64
+	gm    *mat.Dense // a copy of g, which the trajectory holds fixed
 	inv   mat.SymDense
 	last  mat.Cholesky
 }
@@ -141,7 +142,7 @@ type hyperTarget struct {
 func (s *state) newHyperTarget(cv *Cov) *hyperTarget {
 	n := s.n
 	return &hyperTarget{s: s, cv: cv, first: !s.jittered, kb: make([]float64, n*n), dk: make([]float64, n*n),
-		a: make([]float64, n*s.nc)}
+		a: make([]float64, n*s.nc), gm: mat.NewDense(n, s.nc, append([]float64(nil), s.g[:n*s.nc]...))}
 }
 
 func (h *hyperTarget) logDensity(theta, grad []float64) float64 {
@@ -165,9 +166,8 @@ func (h *hyperTarget) logDensity(theta, grad []float64) float64 {
 	}
 	lp := cv.logPrior(theta, grad)
 	lp -= 0.5 * float64(s.nc) * ch.LogDet()
-	gm := mat.NewDense(n, s.nc, append([]float64(nil), s.g[:n*s.nc]...))
 	am := mat.NewDense(n, s.nc, h.a)
-	if err := ch.SolveTo(am, gm); err != nil {
+	if err := ch.SolveTo(am, h.gm); err != nil {
 		return math.Inf(-1)
 	}
 	a := h.a

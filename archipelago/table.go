@@ -90,13 +90,9 @@ func RunCell(p *Problem, perClass int, opt CellOptions) (*Cell, error) {
 	if len(methods) == 0 {
 		methods = Methods
 	}
-	rng := rand.New(rand.NewPCG(opt.Seed, uint64(perClass)))
-	labs := make([][]int, opt.Labellings)
-	for r := range labs {
-		var err error
-		if labs[r], err = p.Labelling(perClass, rng); err != nil {
-			return nil, err
-		}
+	labs, err := CellLabellings(p, perClass, opt.Labellings, opt.Seed)
+	if err != nil {
+		return nil, err
 	}
 	c := &Cell{Problem: p.Name, PerClass: perClass, Err: map[string][]float64{}, Perp: map[string][]float64{},
 		Rejections: make([]float64, opt.Labellings)}
@@ -114,7 +110,7 @@ func RunCell(p *Problem, perClass int, opt CellOptions) (*Cell, error) {
 		go func() {
 			defer wg.Done()
 			for r := range jobs {
-				res, notes, rej, err := runLabelling(p, labs[r], methods, opt.Sampler, opt.Seed*1000+uint64(r)+1)
+				res, notes, rej, err := runLabelling(p, labs[r], methods, opt.Sampler, ChainSeed(opt.Seed, r))
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = fmt.Errorf("%s, %d per class, labelling %d: %w", p.Name, perClass, r, err)
@@ -146,6 +142,45 @@ func RunCell(p *Problem, perClass int, opt CellOptions) (*Cell, error) {
 	return c, firstErr
 }
 
+// CellLabellings draws the n labellings of RunCell(p, perClass, {Seed: seed}), in
+// order: perClass labelled rows per class, the rest −1.
+func CellLabellings(p *Problem, perClass, n int, seed uint64) ([][]int, error) {
+	rng := rand.New(rand.NewPCG(seed, uint64(perClass)))
+	labs := make([][]int, n)
+	for r := range labs {
+		var err error
+		if labs[r], err = p.Labelling(perClass, rng); err != nil {
+			return nil, err
+		}
+	}
+	return labs, nil
+}
+
+// ChainSeed is the seed RunCell gives the chains (and the IVM comparators) of
+// labelling r of a cell seeded with cellSeed.
+func ChainSeed(cellSeed uint64, r int) uint64 { return cellSeed*1000 + uint64(r) + 1 }
+
+// RunChain runs the Archipelago ("Arch") or softmax GP ("SmGP") chain of a
+// Table-1 cell on p with the given labels: so as given, ARD as the paper used
+// for p.
+func RunChain(method string, p *Problem, labels []int, so Options) (*Chain, error) {
+	so.ARD = p.ARD
+	var sp *Sampler
+	var err error
+	switch method {
+	case "Arch":
+		sp, err = NewArchipelago(p.Train, labels, p.Classes, so)
+	case "SmGP":
+		sp, err = NewSoftmaxGP(p.Train, labels, p.Classes, so)
+	default:
+		return nil, fmt.Errorf("archipelago: %q is not a sampled method (Arch, SmGP)", method)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return sp.Run()
+}
+
 // runLabelling runs the methods on one labelling and returns error and
 // perplexity per method and the mean number of rejections of the Archipelago chain.
 func runLabelling(p *Problem, labels []int, methods []string, so Options, seed uint64) (map[string][2]float64, []string, float64, error) {
@@ -153,24 +188,14 @@ func runLabelling(p *Problem, labels []int, methods []string, so Options, seed u
 	var notes []string
 	var rej float64
 	so.Seed = seed
-	so.ARD = p.ARD
 	so.Progress = nil
 	for _, m := range methods {
 		var probs [][]float64
 		var err error
 		switch m {
 		case "Arch", "SmGP":
-			var sp *Sampler
-			if m == "Arch" {
-				sp, err = NewArchipelago(p.Train, labels, p.Classes, so)
-			} else {
-				sp, err = NewSoftmaxGP(p.Train, labels, p.Classes, so)
-			}
-			if err != nil {
-				return nil, nil, 0, err
-			}
 			var ch *Chain
-			if ch, err = sp.Run(); err != nil {
+			if ch, err = RunChain(m, p, labels, so); err != nil {
 				return nil, nil, 0, err
 			}
 			if m == "Arch" {

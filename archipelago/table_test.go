@@ -58,3 +58,39 @@ func TestStratifiedSplitSizes(t *testing.T) {
 		}
 	}
 }
+
+// Only the two sampled methods run as chains; the labellings a cell draws are
+// reproducible from its seed and have perClass labels per class.
+func TestRunChainAndLabellings(t *testing.T) {
+	p, err := LoadPinwheel("testdata", 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := CellLabellings(p, 2, 3, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := CellLabellings(p, 2, 3, 5)
+	for r := range a {
+		count := make([]int, p.Classes)
+		for i, l := range a[r] {
+			if l != b[r][i] {
+				t.Fatalf("labelling %d differs between draws with one seed", r)
+			}
+			if l >= 0 {
+				count[l]++
+			}
+		}
+		for k, n := range count {
+			if n != 2 {
+				t.Errorf("labelling %d: class %d has %d labels, want 2", r, k, n)
+			}
+		}
+	}
+	if _, err := RunChain("PrGP", p, a[0], Options{Sweeps: 5}); err == nil {
+		t.Error("RunChain accepted PrGP")
+	}
+	if ch, err := RunChain("SmGP", p, a[0], Options{Sweeps: 6, Burn: 2}); err != nil || len(ch.Samples) == 0 {
+		t.Errorf("SmGP chain: %v", err)
+	}
+}

@@ -3,7 +3,6 @@ package reproduce
 import (
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"path/filepath"
 	"sync"
 
@@ -80,33 +79,24 @@ func runArchipelagoFig3(w io.Writer, c Config) error {
 	return nil
 }
 
-// fig3Row runs both chains on the first one-label-per-class labelling of a pinwheel and
-// returns the row's three panels and a line of test errors.
+// fig3Row runs both chains on the first one-label-per-class labelling of a pinwheel (the
+// labelling and chain seed of labelling 0 of the Table-1 cell) and returns the row's three
+// panels and a line of test errors.
 func fig3Row(c Config, name string, seed uint64, so archipelago.Options, grid int) ([]*gplot.Plot, string, error) {
 	p, err := archipelago.LoadProblem(c.DataDir, name, seed)
 	if err != nil {
 		return nil, "", err
 	}
-	// The labelling and chain seed of labelling 0 of RunCell(p, 1, {Seed: seed}).
-	labels, err := p.Labelling(1, rand.New(rand.NewPCG(seed, 1)))
+	labs, err := archipelago.CellLabellings(p, 1, 1, seed)
 	if err != nil {
 		return nil, "", err
 	}
-	so.Seed = seed*1000 + 1
-	so.ARD = p.ARD
-	var panels []*gplot.Plot
+	labels := labs[0]
+	so.Seed = archipelago.ChainSeed(seed, 0)
+	var modes, entropy []*gplot.Plot
 	line := name + ":"
 	for _, m := range []string{"Arch", "SmGP"} {
-		var sp *archipelago.Sampler
-		if m == "Arch" {
-			sp, err = archipelago.NewArchipelago(p.Train, labels, p.Classes, so)
-		} else {
-			sp, err = archipelago.NewSoftmaxGP(p.Train, labels, p.Classes, so)
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		ch, err := sp.Run()
+		ch, err := archipelago.RunChain(m, p, labels, so)
 		if err != nil {
 			return nil, "", err
 		}
@@ -125,11 +115,10 @@ func fig3Row(c Config, name string, seed uint64, so archipelago.Options, grid in
 		if err != nil {
 			return nil, "", err
 		}
+		modes = append(modes, fig.Panels[0])
 		if m == "Arch" {
-			panels = append(panels, fig.Panels[0], fig.Panels[1])
-		} else {
-			panels = []*gplot.Plot{panels[0], fig.Panels[0], panels[1]}
+			entropy = fig.Panels[1:2]
 		}
 	}
-	return panels, line, nil
+	return append(modes, entropy...), line, nil
 }
