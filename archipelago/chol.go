@@ -199,6 +199,13 @@ func (c *chol) remove(j int, work []float64, nu []float64, kc int) {
 	}
 }
 
+// scale multiplies L by a (the factor of a²K).
+func (c *chol) scale(a float64) {
+	for i := 0; i < c.n; i++ {
+		floats.Scale(a, c.row(i))
+	}
+}
+
 // logDet returns ln|K| = 2 Σ ln L_ii.
 func (c *chol) logDet() float64 {
 	var s float64

@@ -30,6 +30,16 @@
 //     (eq. 12, analytic gradients);
 //   - an HMC transition on the kernel hyperparameters given g (Neal 1997):
 //     log amplitude and log inverse squared length-scales, one per input with ARD;
+//   - AmpMoves (default 20) Metropolis moves on the log amplitude with the
+//     whitened values ν held fixed, so that g scales with σ. Given g, a few
+//     hundred function values pin σ² to within a few per cent, so the HMC
+//     above can only let the amplitude creep: on Toy3 ln σ² was still rising
+//     (0 → 4) after 600 sweeps and the class regions formed early were
+//     reshaped as it rose. In whitened coordinates the move costs O(nK) per
+//     proposal and the amplitude reaches its posterior within a hundred
+//     sweeps. The factors of eq. 8 keep growing as g is scaled up, so the
+//     amplitude's prior (log-normal, SD AmpPriorSD = 0.5) is what holds it:
+//     ln σ² settles at 3–4 on the pinwheels;
 //   - a Gibbs update of the Gaussian base density's mean and covariance
 //     (normal-inverse-Wishart prior), since given the history every one of the
 //     N+P+M proposals is a draw from π.

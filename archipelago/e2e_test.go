@@ -94,8 +94,11 @@ func TestArchipelagoEndToEnd(t *testing.T) {
 	}
 	// Fantasies of each class land where that class's data are: with every
 	// training label known, the nearest training point to a class-k fantasy is
-	// mostly of class k (chance: one in three).
-	all, err := NewArchipelago(p.Train, p.TrainY, p.Classes, Options{Sweeps: 100, Burn: 50, Seed: 9})
+	// mostly of class k (chance: one in three). The amplitude prior is the wide
+	// one so that on these 30 points the densities are sharp enough for the
+	// test to say something (with the default SD 0.5 the amplitude stays near
+	// 1 here and the islands are broad: 37 of 60).
+	all, err := NewArchipelago(p.Train, p.TrainY, p.Classes, Options{Sweeps: 100, Burn: 50, Seed: 9, AmpPriorSD: 1.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,6 +219,11 @@ func TestBadInput(t *testing.T) {
 	}
 	if _, err := NewArchipelago(x, []int{0, 1, -1}, 2, Options{Anneal: -2}); err == nil {
 		t.Error("annealing over −2 sweeps accepted")
+	}
+	for _, o := range []Options{{AmpPriorSD: -1}, {AmpPriorSD: math.Inf(1)}, {AmpMoves: -2}, {AmpStep: -0.1}} {
+		if _, err := NewArchipelago(x, []int{0, 1, -1}, 2, o); err == nil {
+			t.Errorf("amplitude move options %+v accepted", o)
+		}
 	}
 	if _, err := NewSoftmaxGP(x, []int{-1, -1, -1}, 2, Options{}); err == nil {
 		t.Error("softmax GP without labels accepted")

@@ -109,9 +109,9 @@ func Diagnose(w io.Writer, p *Problem, perClass int, so Options, seed uint64) er
 		wall.Seconds()*1000/n, cpu.Seconds()*1000/n)
 	fmt.Fprintf(w, "  rejections after burn-in: %.1f ± %.1f; sweeps to convergence %d; ESS %.1f of %d\n",
 		mean, sd, SweepsToConverge(tr), ESS(post), len(post))
-	fmt.Fprintf(w, "  acceptance: insert %.2f, delete %.2f, move %.2f, HMC g %.2f, HMC θ %.2f; jitter fallbacks %d\n",
+	fmt.Fprintf(w, "  acceptance: insert %.2f, delete %.2f, move %.2f, HMC g %.2f, HMC θ %.2f, amplitude %.2f; jitter fallbacks %d\n",
 		Rate(st.InsertAccepted, st.InsertTried), Rate(st.DeleteAccepted, st.DeleteTried), Rate(st.MoveAccepted, st.MoveTried),
-		Rate(st.GAccepted, st.GTried), Rate(st.HyperAccepted, st.HyperTried), st.Jitter)
+		Rate(st.GAccepted, st.GTried), Rate(st.HyperAccepted, st.HyperTried), Rate(st.AmpAccepted, st.AmpTried), st.Jitter)
 	ac := Autocorrelation(post, 50)
 	fmt.Fprintf(w, "  autocorrelation of M (Fig. 4), lags 0,5,…:")
 	for l := 0; l < len(ac); l += 5 {

@@ -34,6 +34,7 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 	burn := fs.Int("burn", 0, "burn-in sweeps (0: a third of -sweeps)")
 	anneal := fs.Int("anneal", 0, "burn-in sweeps over which the unlabelled rows' likelihood is phased in (0: 3/4 of -burn, -1: none)")
 	seed := fs.Uint64("seed", 1, "random seed")
+	ampMoves := fs.Int("amp-moves", 0, "Metropolis moves per sweep on the log amplitude with the whitened functions fixed (0: 20, -1: none)")
 	ard := fs.Bool("ard", false, "one length-scale per input (ARD)")
 	progress := fs.Bool("progress", false, "print the chain's state after every sweep to stderr")
 	softmax := fs.Bool("softmax", false, "also run the softmax GP comparator")
@@ -81,16 +82,16 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Arg(1), err)
 	}
-	opt := archipelago.Options{Sweeps: *sweeps, Burn: *burn, Anneal: *anneal, Seed: *seed, ARD: *ard}
+	opt := archipelago.Options{Sweeps: *sweeps, Burn: *burn, Anneal: *anneal, Seed: *seed, ARD: *ard, AmpMoves: *ampMoves}
 	var rows [][]*gplot.Plot
 	if *progress {
 		opt.Progress = func(s archipelago.SweepInfo) {
 			st := s.Stats
-			fmt.Fprintf(stderr, "sweep %4d  M %4d  loglik %9.2f  β %.2f  θ %.2f  acc ins %.2f del %.2f move %.2f g %.2f θ %.2f  %s\n",
+			fmt.Fprintf(stderr, "sweep %4d  M %4d  loglik %9.2f  β %.2f  θ %.2f  acc ins %.2f del %.2f move %.2f g %.2f θ %.2f σ² %.2f  %s\n",
 				s.Sweep, s.Rejections, s.LogLik, s.Beta, s.Theta,
 				archipelago.Rate(st.InsertAccepted, st.InsertTried), archipelago.Rate(st.DeleteAccepted, st.DeleteTried),
 				archipelago.Rate(st.MoveAccepted, st.MoveTried), archipelago.Rate(st.GAccepted, st.GTried),
-				archipelago.Rate(st.HyperAccepted, st.HyperTried), s.Elapsed.Round(1e6))
+				archipelago.Rate(st.HyperAccepted, st.HyperTried), archipelago.Rate(st.AmpAccepted, st.AmpTried), s.Elapsed.Round(1e6))
 		}
 	}
 	run := func(name string, sp *archipelago.Sampler, err error) error {
