@@ -3,6 +3,8 @@ package archipelago
 import (
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // updateAmplitude makes tries random-walk Metropolis moves on the log kernel
@@ -40,25 +42,22 @@ func (s *state) updateAmplitude(step float64, tries int, rng *rand.Rand) int {
 		}
 		return t
 	}
-	theta := s.cov.Theta()
-	lp0 := s.cov.logPrior(theta, nil)
-	ll0 := ll(1)
-	scale, acc := 1.0, 0 // c relative to the state's current g and L
+	theta := s.cov.Theta() // only theta[0] moves
+	lp0, ll0 := s.cov.logPrior(theta, nil), ll(1)
+	scale, acc := 1.0, 0 // c = σ'/σ relative to the state's g and L, which move at the end
 	for it := 0; it < tries; it++ {
+		cur := theta[0]
 		d := step * rng.NormFloat64()
-		prop := append([]float64(nil), theta...)
-		prop[0] += d
-		lp1 := s.cov.logPrior(prop, nil)
+		theta[0] = cur + d
 		c := scale * math.Exp(0.5*d)
-		ll1 := ll(c)
+		lp1, ll1 := s.cov.logPrior(theta, nil), ll(c)
 		logA := lp1 + ll1 - lp0 - ll0
-		if math.IsNaN(logA) {
+		if !math.IsNaN(logA) && (logA >= 0 || rng.Float64() < math.Exp(logA)) {
+			lp0, ll0, scale = lp1, ll1, c
+			acc++
 			continue
 		}
-		if logA >= 0 || rng.Float64() < math.Exp(logA) {
-			theta, lp0, ll0, scale = prop, lp1, ll1, c
-			acc++
-		}
+		theta[0] = cur
 	}
 	if acc == 0 {
 		return 0
@@ -69,8 +68,6 @@ func (s *state) updateAmplitude(step float64, tries int, rng *rand.Rand) int {
 		return 0
 	}
 	s.ch.scale(scale)
-	for i := range s.g[:s.n*s.nc] {
-		s.g[i] *= scale
-	}
+	floats.Scale(scale, s.g[:s.n*s.nc])
 	return acc
 }
