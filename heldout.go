@@ -97,7 +97,7 @@ func (t *heldOutTerm) eval(sum *kern.Sum, xa *mat.Dense, kd *mat.Dense, grad []f
 	if !t.chol.Factorize(t.a) {
 		return math.NaN(), false
 	}
-	if err := t.chol.SolveVecTo(t.alphaVec, mat.NewVecDense(d, t.m)); err != nil {
+	if err := t.chol.SolveVecTo(t.alphaVec, mat.NewVecDense(d, t.m)); !conditionOnly(err) {
 		return math.NaN(), false
 	}
 	alpha := t.alphaVec.RawVector().Data
@@ -181,7 +181,7 @@ func (t *heldOutTerm) solveParallel() bool {
 	}
 	w := min(runtime.GOMAXPROCS(0), (r+127)/128)
 	if w <= 1 {
-		return t.chol.SolveTo(&t.wt, t.kri.T()) == nil
+		return conditionOnly(t.chol.SolveTo(&t.wt, t.kri.T()))
 	}
 	ok := make([]bool, w)
 	var wg sync.WaitGroup
@@ -192,7 +192,7 @@ func (t *heldOutTerm) solveParallel() bool {
 		go func(p, lo, hi int) {
 			defer wg.Done()
 			var part mat.Dense
-			if err := t.chol.SolveTo(&part, t.kri.Slice(lo, hi, 0, d).T()); err != nil {
+			if err := t.chol.SolveTo(&part, t.kri.Slice(lo, hi, 0, d).T()); !conditionOnly(err) {
 				return
 			}
 			t.wt.Slice(0, d, lo, hi).(*mat.Dense).Copy(&part)
