@@ -37,8 +37,8 @@ type activeEP struct {
 	tol float64
 
 	// from the last factorisation
-	chol  mat.Cholesky // of B
-	alpha []float64    // A⁻¹ m
+	chol  cholFactor // of B
+	alpha []float64  // A⁻¹ m
 }
 
 // epMaxSweeps and epTol bound the sweeps; a sweep whose largest change of a site precision,
@@ -66,17 +66,17 @@ func (e *activeEP) refresh() error {
 	for i, b := range e.beta {
 		sq[i] = math.Sqrt(b)
 	}
-	b := mat.NewSymDense(d, nil)
+	b := blas64.Symmetric{N: d, Stride: d, Data: make([]float64, d*d), Uplo: blas.Upper}
 	for i := 0; i < d; i++ {
 		for j := i; j < d; j++ {
 			v := sq[i] * e.k.At(i, j) * sq[j]
 			if i == j {
 				v++
 			}
-			b.SetSym(i, j, v)
+			b.Data[i*d+j] = v
 		}
 	}
-	if !e.chol.Factorize(b) {
+	if !e.chol.factorize(b) {
 		return errors.New("ivm: EP: I + S½KS½ is not positive definite")
 	}
 	// Exact (Gaussian) sites are never refined, and ln Z and its gradient need only B's
@@ -86,17 +86,13 @@ func (e *activeEP) refresh() error {
 		e.posteriorCov(sq)
 	}
 	// α = A⁻¹m = S½ B⁻¹ S½ m, μ = K α.
-	sm := mat.NewVecDense(d, nil)
-	for i := range sq {
-		sm.SetVec(i, sq[i]*e.m[i])
-	}
-	var w mat.VecDense
-	if err := e.chol.SolveVecTo(&w, sm); err != nil {
-		return fmt.Errorf("ivm: EP: %w", err)
-	}
 	e.alpha = resize(e.alpha, d)
+	for i := range sq {
+		e.alpha[i] = sq[i] * e.m[i]
+	}
+	e.chol.solveVec(e.alpha)
 	for i := range e.alpha {
-		e.alpha[i] = sq[i] * w.AtVec(i)
+		e.alpha[i] *= sq[i]
 	}
 	e.mu = resize(e.mu, d)
 	mat.NewVecDense(d, e.mu).MulVec(e.k, mat.NewVecDense(d, e.alpha))
@@ -113,9 +109,7 @@ func (e *activeEP) posteriorCov(sq []float64) {
 			v.Set(i, j, sq[i]*e.k.At(i, j))
 		}
 	}
-	var l mat.TriDense
-	e.chol.LTo(&l)
-	blas64.Trsm(blas.Left, blas.NoTrans, 1, l.RawTriangular(), v.RawMatrix())
+	blas64.Trsm(blas.Left, blas.Trans, 1, e.chol.u, v.RawMatrix()) // L⁻¹ = U⁻ᵀ
 	if e.sigma == nil {
 		e.sigma = mat.NewSymDense(d, nil)
 	}
@@ -212,7 +206,7 @@ func (e *activeEP) logZ() float64 {
 	d := len(e.m)
 	_, exact := e.nm.(noise.ExactSite)
 	// −½ ln|K + S⁻¹| − ½ mᵀ(K + S⁻¹)⁻¹m = −½ ln|B| + ½ Σ ln β − ½ mᵀα.
-	lz := -0.5 * e.chol.LogDet()
+	lz := -0.5 * e.chol.logDet()
 	for i := 0; i < d; i++ {
 		lz += 0.5*math.Log(e.beta[i]) - 0.5*e.m[i]*e.alpha[i] - 0.5*math.Log(2*math.Pi)
 		if exact {
@@ -234,14 +228,16 @@ func (e *activeEP) logZ() float64 {
 // 3.74), where the sites' own dependence on K drops out.
 func (e *activeEP) dK(dst *mat.Dense) error {
 	d := len(e.m)
-	var ainv mat.SymDense
-	if err := e.chol.InverseTo(&ainv); err != nil { // B⁻¹
-		return fmt.Errorf("ivm: EP: %w", err)
+	e.chol.inverse(dst) // B⁻¹
+	raw := dst.RawMatrix()
+	sq := make([]float64, d)
+	for i, b := range e.beta {
+		sq[i] = math.Sqrt(b)
 	}
 	for i := 0; i < d; i++ {
-		si := math.Sqrt(e.beta[i])
-		for j := 0; j < d; j++ {
-			dst.Set(i, j, 0.5*(si*ainv.At(i, j)*math.Sqrt(e.beta[j])-e.alpha[i]*e.alpha[j]))
+		row := raw.Data[i*raw.Stride : i*raw.Stride+d]
+		for j := range row {
+			row[j] = 0.5 * (sq[i]*row[j]*sq[j] - e.alpha[i]*e.alpha[j])
 		}
 	}
 	return nil

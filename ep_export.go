@@ -49,5 +49,6 @@ func (s *SiteEP) DK(dst *mat.Dense) error { return s.e.dK(dst) }
 // Alpha is A⁻¹m, A = K + S⁻¹, from the last factorisation.
 func (s *SiteEP) Alpha() []float64 { return s.e.alpha }
 
-// Chol is the Cholesky factorisation of B = I + S½KS½ from the last factorisation.
-func (s *SiteEP) Chol() *mat.Cholesky { return &s.e.chol }
+// L returns the lower Cholesky factor of B = I + S½KS½ from the last factorisation, B = LLᵀ
+// (a copy).
+func (s *SiteEP) L() *mat.TriDense { return s.e.chol.lower() }

@@ -251,10 +251,8 @@ func (g *TaskGP) Latent(x mat.Matrix) (mu, varsigma []float64, err error) {
 			row[j] *= math.Sqrt(g.ep.Beta[i])
 		}
 	}
-	var l mat.TriDense
-	g.ep.Chol().LTo(&l)
 	var v mat.Dense
-	if err := v.Solve(&l, ks); err != nil {
+	if err := v.Solve(g.ep.L(), ks); err != nil {
 		// L has a unit-bounded inverse (B ⪰ I): only non-finite inputs get here.
 		return nil, nil, fmt.Errorf("multitask: predicting: %w", err)
 	}
