@@ -34,6 +34,15 @@ type LearnOptions struct {
 	// |Δf| below 1e−4 at a successful step) instead of the looser tolerances that suit the
 	// EP objective (1e−3 in x, 1e−5 relative in f).
 	NetlabTolerances bool
+	// NoiseIters > 0 adds Algorithm 2's optional noise step to every outer iteration:
+	// select, then at most NoiseIters optimiser steps on IVM paper eq. 34 (Σ ln Z_n over
+	// the inactive training points of every task at the selection's marginals; see
+	// noiseProblem for why not the active ones; for homoscedastic Gaussian tasks the
+	// active sets' posteriors are recomputed at every noise variance tried, exactTerm)
+	// with the noise parameters tied across tasks. The tasks' noise models must have the same parameters; a Gaussian model's
+	// bias is then shared too. The next kernel step runs on the same active set with the
+	// new noise parameters, and a final selection follows the last noise step.
+	NoiseIters int
 	// Objective is the kernel objective (default EPEvidence).
 	Objective Objective
 	// Priors maps free kernel parameter names (kern.Sum.FreeNames) to priors on their
@@ -65,8 +74,11 @@ type IterTrace struct {
 	// limit.
 	Before, After float64
 	Steps         int
-	Failures      int
-	Unconverged   int
+	// NoiseBefore, NoiseAfter and NoiseSteps are the same for the noise step (NoiseIters).
+	NoiseBefore, NoiseAfter float64
+	NoiseSteps              int
+	Failures                int
+	Unconverged             int
 	// Halvings counts steps back towards the best parameters (the safeguard); Rejected says
 	// even the last was worse, so learning stopped at the best.
 	Halvings        int
@@ -150,10 +162,40 @@ func Learn(tasks []Task, k *kern.Sum, opt LearnOptions) (*Model, *LearnResult, e
 	if err != nil {
 		return nil, nil, err
 	}
+	var np *noiseProblem
+	if opt.NoiseIters > 0 && tasks[0].Noise.NumParams() > 0 {
+		if np, err = newNoiseProblem(s, k.PositiveTransform()); err != nil {
+			return nil, nil, err
+		}
+	}
+	// The safeguard keeps and blends the state: the kernel's free parameters, then the
+	// shared noise parameters (transformed) when there is a noise step.
+	nk := k.NumFree()
+	state := func() ([]float64, error) {
+		x := make([]float64, nk)
+		k.Free(x)
+		if np == nil {
+			return x, nil
+		}
+		nx, err := np.free()
+		return append(x, nx...), err
+	}
+	setState := func(x []float64) error {
+		if err := k.SetFree(x[:nk]); err != nil {
+			return err
+		}
+		if np != nil && math.IsNaN(np.eval(x[nk:], nil)) {
+			return fmt.Errorf("multitask: the noise models refuse the parameters %v", x[nk:])
+		}
+		return nil
+	}
 	res := &LearnResult{}
-	best := make([]float64, k.NumFree())
-	k.Free(best)
+	best, err := state()
+	if err != nil {
+		return nil, nil, err
+	}
 	bestScore, bestIter := h, 0
+	stale := false
 	guard := !opt.LastIterate && s.NumPoints()-d >= minGuardPoints
 	for t := 0; t < iters && kIters > 0; t++ {
 		tr := IterTrace{Iter: t, HeldOut: h, KernelParams: naturalParams(k), ActivePerTask: s.perTask()}
@@ -180,15 +222,43 @@ func Learn(tasks []Task, k *kern.Sum, opt LearnOptions) (*Model, *LearnResult, e
 		if h, err = selectAll(); err != nil {
 			return nil, nil, err
 		}
+		if np != nil {
+			// The noise step uses this selection's marginals. Without the safeguard the
+			// next kernel step runs on this active set (its objective takes the new
+			// noise parameters) and the next selection, or the last one below, follows
+			// it: one selection per outer iteration, as without a noise step.
+			if err := np.prepare(); err != nil {
+				return nil, nil, err
+			}
+			x0, err := np.free()
+			if err != nil {
+				return nil, nil, err
+			}
+			r, err := optimize.Minimize(np.eval, x0, optimize.Options{Method: opt.Optimizer, MaxIter: opt.NoiseIters})
+			if err != nil {
+				return nil, nil, fmt.Errorf("multitask: noise optimisation, outer iteration %d: %w", t+1, err)
+			}
+			np.eval(r.X, nil) // leave the tasks at the optimiser's answer
+			tr.NoiseBefore, tr.NoiseAfter, tr.NoiseSteps = r.F0, r.F, r.Iterations
+			stale = true
+			if guard {
+				if h, err = selectAll(); err != nil {
+					return nil, nil, err
+				}
+				stale = false
+			}
+		}
 		if guard {
 			ok := func() bool { return h >= bestScore-acceptTol }
 			for tr.Halvings = 0; !ok() && tr.Halvings < maxHalvings; tr.Halvings++ {
-				cur := make([]float64, k.NumFree())
-				k.Free(cur)
+				cur, err := state()
+				if err != nil {
+					return nil, nil, err
+				}
 				for i := range cur {
 					cur[i] = 0.5 * (cur[i] + best[i])
 				}
-				if err := k.SetFree(cur); err != nil {
+				if err := setState(cur); err != nil {
 					return nil, nil, err
 				}
 				if h, err = selectAll(); err != nil {
@@ -199,7 +269,9 @@ func Learn(tasks []Task, k *kern.Sum, opt LearnOptions) (*Model, *LearnResult, e
 			case !ok():
 				tr.Rejected = true
 			case h > bestScore:
-				k.Free(best)
+				if best, err = state(); err != nil {
+					return nil, nil, err
+				}
 				bestScore, bestIter = h, t+1
 			}
 		}
@@ -214,9 +286,12 @@ func Learn(tasks []Task, k *kern.Sum, opt LearnOptions) (*Model, *LearnResult, e
 	res.Best = len(res.Trace)
 	if guard && len(res.Trace) > 0 && (res.Trace[len(res.Trace)-1].Rejected || bestIter != len(res.Trace)) {
 		res.Best = bestIter
-		if err := k.SetFree(best); err != nil {
+		if err := setState(best); err != nil {
 			return nil, nil, err
 		}
+		stale = true
+	}
+	if stale { // the parameters changed after the last selection
 		if h, err = selectAll(); err != nil {
 			return nil, nil, err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/kern"
+	"github.com/ivmlab/ivm/noise"
 )
 
 // Objective picks the per-task active-set objective whose sum over tasks Learn minimises.
@@ -83,9 +84,15 @@ func newProblem(s *Selector, sum *kern.Sum, kind Objective, priors []ivm.Prior) 
 			kd: mat.NewDense(d, d, nil), dk: mat.NewDense(d, d, nil), grad: make([]float64, sum.NumFree())}
 		y := make([]float64, d)
 		idx := make([]int, d)
+		exact, isExact := t.Noise.(noise.ExactSite)
 		for k, st := range steps {
 			term.xa.SetRow(k, t.X.RawRowView(st.Index))
 			term.m0[k], term.b0[k] = st.SiteM, st.SiteBeta
+			if isExact {
+				// Exact sites are the noise model's: after a noise step (Learn) they
+				// differ from the ones the selection used.
+				term.m0[k], term.b0[k] = exact.Site(st.Index, t.Y[st.Index])
+			}
 			y[k], idx[k] = t.Y[st.Index], st.Index
 		}
 		if kind == EPEvidence {

@@ -74,6 +74,7 @@ func runMTIVMRegression(w io.Writer, c Config) error {
 		return err
 	}
 	fmt.Fprintln(w, "KL(θ‖θ̂) between the test targets' Gaussians under the true and the learnt kernel, divided by the number of test points (nats per point); mean ± sd over the runs; CPU = process user+system time")
+	fmt.Fprintln(w, "MT-IVM learns the white variance by Algorithm 2's noise step (multitask.RegressionConfig.NoiseIters), sub-sampling as a kernel parameter of the exact GP")
 	multitask.WriteRegression(w, pts)
 	fmt.Fprintln(w, "\nat equal CPU time (MT-IVM interpolated at each sub-sampling budget's CPU time):")
 	for _, r := range multitask.CompareAtCPU(pts) {

@@ -120,7 +120,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *tasks {
 		out.discard() // trainTasks writes its own model file, atomically
-		return trainTasks(data, modelPath, taskTrainOptions{Noise: *noiseName, ActiveSize: *d, Iters: taskIters(*iters), KernelIters: *kiters,
+		return trainTasks(data, modelPath, taskTrainOptions{Noise: *noiseName, ActiveSize: *d, Iters: taskIters(*iters), KernelIters: *kiters, NoiseIters: *niters,
 			Objective: *objective, Kernel: *spec, Transform: *transform, Criterion: *criterion, Scale: *scale, LastIterate: *lastIterate,
 			Workers: *workers, Quiet: *quiet, TrainPath: trainPath, Args: append([]string{"train"}, args...), Start: start},
 			stdout, stderr)

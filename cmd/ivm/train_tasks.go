@@ -26,8 +26,10 @@ type taskTrainOptions struct {
 	Noise string
 	// ActiveSize is -d, the active points over all tasks.
 	ActiveSize int
-	// Iters and KernelIters are -iters (0: fixed kernel) and -kiters.
-	Iters, KernelIters int
+	// Iters and KernelIters are -iters (0: fixed kernel) and -kiters; NoiseIters is -niters,
+	// the noise step with the noise parameters tied across tasks
+	// (multitask.LearnOptions.NoiseIters).
+	Iters, KernelIters, NoiseIters int
 	// Objective is -objective: "ep" (also "full", which the multi-task learner does not
 	// have) or "fixed".
 	Objective string
@@ -137,7 +139,7 @@ func trainTasks(data *dataset.Data, modelPath string, o taskTrainOptions, stdout
 			return err
 		}
 	} else {
-		lo := multitask.LearnOptions{ActiveSize: d, Iters: o.Iters, KernelIters: o.KernelIters, Objective: obj,
+		lo := multitask.LearnOptions{ActiveSize: d, Iters: o.Iters, KernelIters: o.KernelIters, NoiseIters: o.NoiseIters, Objective: obj,
 			LastIterate: o.LastIterate, Workers: o.Workers, Criterion: crit}
 		if o.KernelIters == 0 {
 			lo.KernelIters = -1
