@@ -63,3 +63,41 @@ func TestTrainTasksSineToy(t *testing.T) {
 		t.Errorf("info:\n%s", info)
 	}
 }
+
+// -niters with -tasks runs the noise step: every task's Gaussian noise model ends with the
+// same (tied) bias and variance, moved from the start (variance 1e−6 by default would
+// interpolate the sine toy's noisy targets).
+func TestTrainTasksNoiseStep(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "mt.json")
+	mustRun(t, "train", "-quiet", "-tasks", "-task-col", "first", "-kernel", "rbf(gamma=1,variance=1)", "-noise", "gaussian",
+		"-d", "15", "-iters", "2", "-kiters", "10", "-niters", "10", "-last-iterate", refData+"mtivm_toysine.csv.gz", model)
+	b, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Tasks []struct {
+			Noise struct {
+				Type     string  `json:"type"`
+				Bias     float64 `json:"bias"`
+				Variance float64 `json:"variance"`
+			} `json:"noise"`
+		} `json:"tasks"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Tasks) != 3 {
+		t.Fatalf("%d tasks, want 3", len(m.Tasks))
+	}
+	first := m.Tasks[0].Noise
+	for i, tk := range m.Tasks {
+		if tk.Noise != first {
+			t.Errorf("task %d noise %+v, task 0 %+v: not tied", i, tk.Noise, first)
+		}
+	}
+	if first.Type != "gaussian" || !(first.Variance > 1e-4) {
+		t.Errorf("noise %+v: the noise step did not move the variance from its start", first)
+	}
+}
