@@ -35,6 +35,12 @@
 // minimise the objective by SCG]. As in the root package, an outer iteration is accepted
 // only if the model its parameters select predicts the tasks' inactive training points
 // about as well as the best so far (LearnOptions.LastIterate turns this off).
+// LearnOptions.NoiseIters adds Algorithm 2's optional noise step with the noise parameters
+// tied across tasks: the predictive log probability of the inactive points (IVM paper eq.
+// 34 without the active points, whose marginals already contain their own labels), and for
+// homoscedastic Gaussian tasks with the active sets' posteriors recomputed at every
+// variance tried (noise_exact.go), which removes an oscillation between the variance and
+// the selection it was made with.
 //
 // A Model holds the shared kernel and one ivm.Model per task. Prediction for a training task
 // uses its own active set; a task with no active point predicts with the prior. A new task
