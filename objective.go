@@ -6,6 +6,9 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/kern"
@@ -113,54 +116,49 @@ func conditionOnly(err error) bool {
 
 // fixedSitesWork holds ActiveSetObjective's matrices between evaluations: the optimiser
 // evaluates it hundreds of times per outer iteration on the same active set, and reusing
-// its d×d buffers keeps learning's garbage, and so its peak memory, down.
+// its d×d buffers keeps learning's garbage, and so its peak memory, down. A is factorised
+// by cholFactor (no condition estimate: it would be a third of the factorisation's time,
+// and A's ill-conditioning is diagonal scaling, harmless here — see conditionOnly).
 type fixedSitesWork struct {
-	kd        mat.Dense
-	a         mat.SymDense // K_II + B⁻¹; after the factorisation its inverse (gradient only)
-	chol      mat.Cholesky
-	alpha, mv mat.VecDense
-	d         int
-	ready     bool
+	kd    mat.Dense // K_II; with a gradient, then ½(A⁻¹ − ααᵀ)
+	a     []float64 // A = K_II + B⁻¹ (upper triangle), factorised in place
+	chol  cholFactor
+	alpha []float64
+	d     int
 }
 
 func (w *fixedSitesWork) eval(k *kern.Sum, xActive *mat.Dense, siteM, siteBeta, grad []float64) (float64, error) {
 	d, _ := xActive.Dims()
-	if !w.ready || w.d != d {
+	if w.alpha == nil || w.d != d {
 		w.kd = *mat.NewDense(d, d, nil)
-		w.a = *mat.NewSymDense(d, nil)
-		w.mv = *mat.NewVecDense(d, nil)
-		w.alpha.Reset()
-		w.d, w.ready = d, true
+		w.a = make([]float64, d*d)
+		w.alpha = make([]float64, d)
+		w.d = d
 	}
 	kd := &w.kd
 	kd.Zero()
 	k.K(kd, xActive, nil)
-	kr, ar := kd.RawMatrix(), w.a.RawSymmetric()
+	kr := kd.RawMatrix()
 	for i := 0; i < d; i++ {
-		copy(ar.Data[i*ar.Stride+i:i*ar.Stride+d], kr.Data[i*kr.Stride+i:i*kr.Stride+d])
-		ar.Data[i*ar.Stride+i] += 1 / siteBeta[i]
+		copy(w.a[i*d+i:i*d+d], kr.Data[i*kr.Stride+i:i*kr.Stride+d])
+		w.a[i*d+i] += 1 / siteBeta[i]
 	}
-	if !w.chol.Factorize(&w.a) {
+	if !w.chol.factorize(blas64.Symmetric{N: d, Stride: d, Data: w.a, Uplo: blas.Upper}) {
 		return math.NaN(), errors.New("ivm: K_II + B⁻¹ is not positive definite")
 	}
-	copy(w.mv.RawVector().Data, siteM)
-	if err := w.chol.SolveVecTo(&w.alpha, &w.mv); !conditionOnly(err) {
-		return math.NaN(), err
-	}
-	f := 0.5*w.chol.LogDet() + 0.5*mat.Dot(&w.mv, &w.alpha)
+	copy(w.alpha, siteM)
+	w.chol.solveVec(w.alpha)
+	f := 0.5*w.chol.logDet() + 0.5*floats.Dot(siteM, w.alpha)
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return math.NaN(), errors.New("ivm: eq. 32 objective not finite")
 	}
 	if grad != nil {
-		// The factorisation holds its own copy of A, so A's buffer takes A⁻¹.
-		if err := w.chol.InverseTo(&w.a); !conditionOnly(err) {
-			return math.NaN(), err
-		}
-		al := w.alpha.RawVector().Data
+		w.chol.inverse(kd) // K_II is not needed any more: its buffer takes A⁻¹
+		al := w.alpha
 		for i := 0; i < d; i++ {
 			row := kr.Data[i*kr.Stride : i*kr.Stride+d]
 			for j := range row {
-				row[j] = 0.5 * (w.a.At(i, j) - al[i]*al[j])
+				row[j] = 0.5 * (row[j] - al[i]*al[j])
 			}
 		}
 		k.GradFree(grad, xActive, nil, kd)
