@@ -74,6 +74,28 @@ func TestColumnsMatchK(t *testing.T) {
 	checkColumns(t, "sum with outsider", s, NewColumns(s, x), x, 2)
 }
 
+// TestColumnsLongRows covers the row-dot path (rows of at least rowDotMinCols inputs): the
+// columns match K, and a duplicate row is at distance exactly 0 from its twin, so an rbf
+// column gives it exactly the kernel's variance.
+func TestColumnsLongRows(t *testing.T) {
+	const dim = rowDotMinCols + 8
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := randMat(rng, 37, dim)
+	x.SetRow(5, x.RawRowView(2))
+	for _, spec := range []string{"rbf(gamma=0.05,variance=1.7)+lin(variance=0.3)+bias", "rbfard(gamma=0.05,variance=1.7)", "mlp+lin"} {
+		k := must(Parse(spec, dim))
+		c := NewColumns(k, x)
+		checkColumns(t, spec, k, c, x, 3)
+		if spec == "rbfard(gamma=0.05,variance=1.7)" {
+			col := make([]float64, 37)
+			c.Column(col, 0, 37, 2)
+			if col[5] != 1.7 || col[2] != 1.7 {
+				t.Errorf("%s: duplicate rows 2 and 5: k = %v and %v, want exactly the variance 1.7", spec, col[5], col[2])
+			}
+		}
+	}
+}
+
 // BenchmarkColumnsUSPSShape times one kernel column of rbf + lin + bias + white on 7291
 // rows of 256 inputs (the USPS shape) with Columns and with K.
 func BenchmarkColumnsUSPSShape(b *testing.B) {
