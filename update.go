@@ -76,14 +76,25 @@ func (s *Selector) forRanges(f func(lo, hi int) candidate) candidate {
 // marginals and returns the best of them.
 func (s *Selector) scoreRange(lo, hi int) candidate {
 	best := candidate{idx: -1}
+	// bestR is 1 − ςν of the best point so far under the Entropy criterion, whose score
+	// Δ = −½ log₂(1 − ςν) falls as 1 − ςν grows: a point whose 1 − ςν exceeds it by more
+	// than a relative skipBand can neither beat nor tie the best, and its logarithm is not
+	// taken (a third of a Gaussian selection's scoring time). Within the band the scores are
+	// compared as before, so ties (lowest index) are decided on Δ exactly as the reference
+	// decides them.
+	bestR := math.Inf(1)
 	for j := lo; j < hi; j++ {
 		if s.active[j] {
 			continue
 		}
 		lz, g, nu := s.Noise.Moments(j, s.Y[j], s.mu[j], s.varsigma[j])
 		s.logZ[j], s.g[j], s.nu[j] = lz, g, nu
+		r := 1 - s.varsigma[j]*nu
+		if s.classes == nil && r > 0 && !math.IsNaN(g) && best.idx >= 0 && r > bestR*(1+skipBand) {
+			continue
+		}
 		d := delta(s.varsigma[j], nu)
-		if !(1-s.varsigma[j]*nu > 0) || math.IsNaN(g) {
+		if !(r > 0) || math.IsNaN(g) {
 			// ν ≥ 1/ς would make the tilted variance ς − ς²ν non-positive: impossible in exact
 			// arithmetic. A model that is not log-concave may still get there by rounding;
 			// its point then counts as infinitely informative (and its site precision will be
@@ -100,12 +111,21 @@ func (s *Selector) scoreRange(lo, hi int) candidate {
 		switch {
 		case best.idx < 0 || d > best.delta:
 			best = candidate{idx: j, delta: d, ties: 1}
+			bestR = r
+			if math.IsInf(d, 1) {
+				bestR = math.Inf(-1) // nothing finite can beat it
+			}
 		case d == best.delta:
 			best.ties++
 		}
 	}
 	return best
 }
+
+// skipBand is the relative margin on 1 − ςν within which scoreRange still compares scores:
+// outside it the scores differ by at least ½ log₂(1 + skipBand) ≈ 7·10⁻¹⁰ bits, far more than
+// the rounding of Δ.
+const skipBand = 1e-9
 
 // expectedDelta is the ExpectedEntropy score of point j: the entropy reduction its label
 // would bring, averaged over the labels' predictive probabilities Z(c) = p(y = c | active
