@@ -249,3 +249,57 @@ func TestReadModelErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestBestIsArgmaxOfDelta checks the selector's choice against the Entropy criterion
+// computed by brute force after every inclusion: Δ_j = −½ log₂(1 − ς_j ν_j) over the
+// inactive points, the largest winning and ties going to the lowest index. Every row appears
+// twice, so exact ties occur at every step (scoreRange skips the logarithm of points clearly
+// below the best so far; this is what must not change the choice).
+func TestBestIsArgmaxOfDelta(t *testing.T) {
+	x0, y0, k := refProblem(t, "class_train_500.csv")
+	n0, dim := x0.Dims()
+	x := mat.NewDense(2*n0, dim, nil)
+	y := make([]float64, 2*n0)
+	for i := 0; i < n0; i++ {
+		x.SetRow(i, x0.RawRowView(i))
+		x.SetRow(n0+i, x0.RawRowView(i))
+		y[i], y[n0+i] = y0[i], y0[i]
+	}
+	for _, nm := range []noise.Model{noise.NewProbit(), noise.NewGaussian(0.1)} {
+		sel, err := ivm.NewSelector(x, y, k, nm, ivm.Options{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tied := 0
+		for step := 0; step < 40; step++ {
+			mu, vs := sel.Mean(), sel.Var()
+			want, wantD, wantTies := -1, 0.0, 0
+			for j := range y {
+				if sel.IsActive(j) {
+					continue
+				}
+				_, _, nu := nm.Moments(j, y[j], mu[j], vs[j])
+				d := -0.5 * math.Log2(1-vs[j]*nu)
+				switch {
+				case want < 0 || d > wantD:
+					want, wantD, wantTies = j, d, 1
+				case d == wantD:
+					wantTies++
+				}
+			}
+			got, gotD, gotTies := sel.Best()
+			if got != want || gotD != wantD || gotTies != wantTies {
+				t.Fatalf("%s, step %d: Best() = (%d, %v, %d ties), brute force (%d, %v, %d ties)", nm.Name(), step, got, gotD, gotTies, want, wantD, wantTies)
+			}
+			if wantTies > 1 {
+				tied++
+			}
+			if err := sel.Include(got); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if tied < 10 {
+			t.Errorf("%s: the best point was tied at %d of 40 steps; the duplicated rows should tie more often", nm.Name(), tied)
+		}
+	}
+}
