@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -93,6 +94,40 @@ func TestColumnsLongRows(t *testing.T) {
 				t.Errorf("%s: duplicate rows 2 and 5: k = %v and %v, want exactly the variance 1.7", spec, col[5], col[2])
 			}
 		}
+	}
+}
+
+// TestConcurrentColumnsLongRows computes one column of long rows in disjoint row ranges on
+// several goroutines at once, as the IVM's selection does (run under -race in CI): the
+// result equals the serial column exactly, and a column allocates nothing.
+func TestConcurrentColumnsLongRows(t *testing.T) {
+	const n, dim, workers = 1000, rowDotMinCols + 8, 8
+	rng := rand.New(rand.NewPCG(7, 8))
+	x := randMat(rng, n, dim)
+	k := must(Parse("rbfard(gamma=0.05)+rbf(gamma=0.02)+lin", dim))
+	c := NewColumns(k, x)
+	want := make([]float64, n)
+	c.Column(want, 0, n, 17)
+	got := make([]float64, n)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := w*n/workers, (w+1)*n/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for rep := 0; rep < 3; rep++ {
+				c.Column(got[lo:hi], lo, hi, 17)
+			}
+		}()
+	}
+	wg.Wait()
+	for j := range want {
+		if got[j] != want[j] {
+			t.Fatalf("row %d: concurrent %v, serial %v", j, got[j], want[j])
+		}
+	}
+	if a := testing.AllocsPerRun(10, func() { c.Column(got, 0, n, 3) }); a != 0 {
+		t.Errorf("%v allocations per column", a)
 	}
 }
 
