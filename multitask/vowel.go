@@ -87,6 +87,9 @@ type VowelConfig struct {
 	Objective Objective
 	// Criterion is the selection score of MT-IVM and the single IVM (default Entropy).
 	Criterion ivm.Criterion
+	// LastIterate accepts every outer iteration (LearnOptions.LastIterate), as the papers'
+	// Algorithm 2 does; by default the held-out safeguard is on.
+	LastIterate bool
 	// Draws is how many times the held-out speaker's 11 training examples are drawn, one
 	// model each, every draw tested on the speaker's other 55 points (default 6: with six
 	// examples of each vowel, every example is the training example once). The papers
@@ -197,7 +200,7 @@ func vowelSpeaker(v *Vowel, c VowelConfig, s int, method string, size int) (errR
 		}
 		tasks := vowelTasks(x, v, s, cl)
 		opt := LearnOptions{Iters: c.Iters, KernelIters: c.KernelIters, Objective: c.Objective, Criterion: c.Criterion,
-			Workers: 1, Seed: c.Seed + uint64(100*s+cl)}
+			LastIterate: c.LastIterate, Workers: 1, Seed: c.Seed + uint64(100*s+cl)}
 		switch method {
 		case "mtivm":
 			opt.ActiveSize = size

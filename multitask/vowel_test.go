@@ -61,4 +61,14 @@ func TestVowelOneSpeaker(t *testing.T) {
 	if e := pts[0].Err[0]; e > 0.2 {
 		t.Errorf("error %.1f %% on the held-out speaker, want ≤ 20 %% (chance: 91 %%)", 100*e)
 	}
+	// Every iteration accepted (the papers' Algorithm 2): at this budget the safeguard keeps
+	// the starting kernel, so accepting the learnt one must change the result.
+	last, err := RunVowel(v, VowelConfig{HeldOut: []int{3}, ActiveSizes: []int{28}, Subsample: []int{}, Pooled: []int{}, Iters: 2, KernelIters: 50, LastIterate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("with every iteration accepted: error %.1f %%", 100*last[0].Err[0])
+	if last[0].Err[0] == pts[0].Err[0] {
+		t.Errorf("LastIterate gave the safeguard's error %v: the option does not reach Learn", pts[0].Err[0])
+	}
 }
