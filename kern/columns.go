@@ -13,10 +13,9 @@ import (
 //
 // Every kernel of this package depends on its inputs only through inner products x·x'
 // (weighted by the input scales for ARD kernels) and squared norms. Columns computes the
-// inner products of a column once for all the components that share them, one gonum
-// assembly dot product per row, and the squared norms of the rows once per parameter
-// setting, where K would compute both for every component and every column with scalar
-// loops. A kernel with a component from outside this package gets its columns from K.
+// inner products of a column once for all the components that share them, with gonum's
+// assembly routines (below), and the squared norms of the rows once per parameter setting,
+// where K would compute both for every component and every column with scalar loops. A kernel with a component from outside this package gets its columns from K.
 //
 // How the inner products are computed depends on the row length: gonum's NoTrans Dgemv on
 // short rows, and one assembly dot product per row from rowDotMinCols inputs on, where that
