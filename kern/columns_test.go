@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -109,18 +108,7 @@ func TestConcurrentColumnsLongRows(t *testing.T) {
 	want := make([]float64, n)
 	c.Column(want, 0, n, 17)
 	got := make([]float64, n)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := w*n/workers, (w+1)*n/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for rep := 0; rep < 3; rep++ {
-				c.Column(got[lo:hi], lo, hi, 17)
-			}
-		}()
-	}
-	wg.Wait()
+	inRangesConcurrently(n, workers, func(lo, hi int) { c.Column(got[lo:hi], lo, hi, 17) })
 	for j := range want {
 		if got[j] != want[j] {
 			t.Fatalf("row %d: concurrent %v, serial %v", j, got[j], want[j])

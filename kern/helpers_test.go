@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -178,4 +179,21 @@ func checkNoErr(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// inRangesConcurrently splits [0, n) into workers contiguous ranges and calls f on each from
+// its own goroutine, three times, as the IVM's selection calls kernels on row blocks.
+func inRangesConcurrently(n, workers int, f func(lo, hi int)) {
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := w*n/workers, (w+1)*n/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for rep := 0; rep < 3; rep++ {
+				f(lo, hi)
+			}
+		}()
+	}
+	wg.Wait()
 }

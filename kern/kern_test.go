@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -303,21 +302,11 @@ func TestConcurrentColumns(t *testing.T) {
 		xi := x.Slice(17, 18, 0, d)
 		tc.k.K(want, x, xi)
 		got := mat.NewDense(n, 1, nil)
-		var wg sync.WaitGroup
-		const workers = 8
-		for w := 0; w < workers; w++ {
-			lo, hi := w*n/workers, (w+1)*n/workers
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for rep := 0; rep < 3; rep++ {
-					tc.k.K(got.Slice(lo, hi, 0, 1).(*mat.Dense), x.Slice(lo, hi, 0, d), xi)
-					diag := make([]float64, hi-lo)
-					tc.k.Diag(diag, x.Slice(lo, hi, 0, d))
-				}
-			}()
-		}
-		wg.Wait()
+		inRangesConcurrently(n, 8, func(lo, hi int) {
+			tc.k.K(got.Slice(lo, hi, 0, 1).(*mat.Dense), x.Slice(lo, hi, 0, d), xi)
+			diag := make([]float64, hi-lo)
+			tc.k.Diag(diag, x.Slice(lo, hi, 0, d))
+		})
 		if !mat.Equal(got, want) {
 			t.Errorf("%s: concurrent column differs", tc.label)
 		}
