@@ -37,3 +37,46 @@ func ToyInterlocking(n int, pLabel float64, rng *rand.Rand) (x *mat.Dense, truth
 	}
 	return x, truth, observed, nil
 }
+
+// ToyCrescent draws the data of the extensions paper's Fig. 5 as the authors' toolbox
+// generates it (its "crescent data"): four parts of part points each, every part a
+// Gaussian with standard deviations 2 and 1 along axes rotated by 45°. Class +1 is the
+// parts centred on (−4, −4) (long axis along (1, −1)) and (0, −4) (long axis along
+// (1, 1)); class −1 the parts centred on (4, 4) (along (1, −1)) and (0, 4) (along (1, 1)):
+// two V shapes that face each other. Rows are part by part. Each point keeps its label
+// with probability pLabel and is unlabelled (NaN) otherwise; the first point of each
+// class (rows 0 and 2·part) is always labelled, so both classes are seen.
+func ToyCrescent(part int, pLabel float64, rng *rand.Rand) (x *mat.Dense, truth, observed []float64, err error) {
+	if part < 1 || !(pLabel >= 0 && pLabel <= 1) {
+		return nil, nil, nil, fmt.Errorf("dataset: crescent data of %d points per part labelled with probability %g", part, pLabel)
+	}
+	c := math.Sqrt2 / 2
+	centres := [4][2]float64{{-4, -4}, {0, -4}, {4, 4}, {0, 4}}
+	n := 4 * part
+	x = mat.NewDense(n, 2, nil)
+	truth, observed = make([]float64, n), make([]float64, n)
+	for p, m := range centres {
+		label := 1.0
+		if p >= 2 {
+			label = -1
+		}
+		for i := 0; i < part; i++ {
+			// (z₁, z₂) diag(2, 1) R with R the 45° rotation; R's transpose for the
+			// second part of each class.
+			a, b := 2*rng.NormFloat64(), rng.NormFloat64()
+			u, v := c*(a+b), c*(b-a)
+			if p%2 == 1 {
+				u, v = c*(a-b), c*(a+b)
+			}
+			r := p*part + i
+			x.Set(r, 0, m[0]+u)
+			x.Set(r, 1, m[1]+v)
+			truth[r] = label
+			observed[r] = math.NaN()
+			if i == 0 && p%2 == 0 || rng.Float64() < pLabel {
+				observed[r] = label
+			}
+		}
+	}
+	return x, truth, observed, nil
+}

@@ -26,7 +26,7 @@ type Config struct {
 	// Quick runs a reduced version (fewer repetitions or points), for tests.
 	Quick bool
 	// Runs, when positive, replaces the number of repetitions of experiments that repeat
-	// (usps-table3, usps-ncnm: ten by default).
+	// (usps-table3, usps-ncnm, ncnm-toy: ten by default).
 	Runs int
 	// Only, when not empty, restricts an experiment with several rows to those named
 	// (comma-separated; usps-table1: rbf, mlp, rbfard; usps-ncnm: learnt, fixed).
