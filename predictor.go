@@ -104,6 +104,16 @@ type Config struct {
 	// on binary and multi-class problems (robust to label noise, bench/RESULTS.md) and
 	// entropy otherwise (it recovers the ordinal toy's structure more often).
 	Criterion string
+	// ZeroBias starts the bias of the probit model (Binary, each one-vs-rest problem of
+	// MultiClass) or of the null category model (SemiSupervised) at 0, as in the papers'
+	// likelihoods, instead of at Φ⁻¹ of the positive fraction among the labelled points
+	// (the reference toolbox's start). Noise iterations (Learn.NoiseIters) still learn it.
+	// Other tasks: an error.
+	ZeroBias bool
+	// SplitGamma makes the null category model's γ₋ and γ₊ (the probabilities that a point
+	// of class −1, +1 is unlabelled) two parameters instead of one shared (SemiSupervised
+	// only). Both start at the unlabelled fraction; noise iterations learn them.
+	SplitGamma bool
 	// Learn holds Algorithm 2's settings (Iters: default 8, 15 for SemiSupervised as in the
 	// extensions paper; KernelIters, NoiseIters, Objective,
 	// HeldOut, Seed, Priors, LastIterate, Refine, Optimizer); its ActiveSize, Workers,
@@ -216,6 +226,12 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	task, classes, err := chooseTask(cfg.Task, y)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.ZeroBias && task != Binary && task != MultiClass && task != SemiSupervised {
+		return nil, fmt.Errorf("ivm: a zero bias (Config.ZeroBias, ivm train -bias zero) is for the probit and null category models, not a %s task", task)
+	}
+	if cfg.SplitGamma && task != SemiSupervised {
+		return nil, fmt.Errorf("ivm: split γ (Config.SplitGamma, ivm train -gamma split) is for the null category model, not a %s task", task)
 	}
 	p := &Predictor{Task: task, Classes: classes}
 	if p.Scaler, err = FitScaler(x, cfg.Scale); err != nil {
@@ -372,6 +388,12 @@ func (pb *problem) run(x *mat.Dense, task Task) (*Model, []IterTrace, error) {
 	nm, err := noise.ByName(task.noiseName())
 	if err != nil {
 		return nil, nil, err
+	}
+	switch m := nm.(type) {
+	case *noise.Probit:
+		m.ZeroBias = pb.cfg.ZeroBias
+	case *noise.NullCategory:
+		m.ZeroBias, m.Split = pb.cfg.ZeroBias, pb.cfg.SplitGamma
 	}
 	pr := Progress{Problem: pb.index, Problems: pb.count, Class: pb.class, ActiveSize: pb.d, Selections: 1}
 	step := func(size int) {

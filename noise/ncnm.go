@@ -45,6 +45,9 @@ type NullCategory struct {
 	GammaNeg, GammaPos float64
 	// Split makes γ₋ and γ₊ separate parameters.
 	Split bool
+	// ZeroBias makes Init leave Bias at 0, the paper's model (its likelihood, §4.1, has
+	// no bias), instead of Φ⁻¹ of the labelled positive fraction (the reference toolbox's).
+	ZeroBias bool
 }
 
 // NewNullCategory returns a null category model with one γ shared by both classes, as in
@@ -56,7 +59,8 @@ func (*NullCategory) Name() string { return "ncnm" }
 
 // Init checks that every target is −1, 0 (unlabelled) or +1 and that there are unlabelled
 // points and labelled points of both classes. It sets γ₋ = γ₊ = the unlabelled fraction and
-// b = Φ⁻¹(n₊/(n₊ + n₋)) over the labelled points, as the reference toolbox does.
+// b = Φ⁻¹(n₊/(n₊ + n₋)) over the labelled points, as the reference toolbox does (0 with
+// ZeroBias).
 func (m *NullCategory) Init(y []float64) error {
 	var nNeg, nUnl, nPos int
 	for i, v := range y {
@@ -79,7 +83,10 @@ func (m *NullCategory) Init(y []float64) error {
 	}
 	gamma := float64(nUnl) / float64(len(y))
 	m.GammaNeg, m.GammaPos = gamma, gamma
-	m.Bias = probitBias(nPos, nNeg)
+	m.Bias = 0
+	if !m.ZeroBias {
+		m.Bias = probitBias(nPos, nNeg)
+	}
 	return nil
 }
 

@@ -42,6 +42,10 @@ func TestInitConventions(t *testing.T) {
 		{"ncnm", NewNullCategory(), append(append(repeat(1, 27), repeat(-1, 29)...), repeat(0, 444)...),
 			[]float64{-0.044776176695516243, 0.888}},
 		{"ncnm split", &NullCategory{Split: true}, []float64{1, -1, -1, 0}, []float64{-0.4307272992954576, 0.25, 0.25}},
+		// ZeroBias: the papers' likelihoods, no bias whatever the class balance; a bias
+		// left from an earlier Init is reset.
+		{"probit zero bias", &Probit{ZeroBias: true, Bias: 0.3}, []float64{1, 1, -1, 1}, []float64{0}},
+		{"ncnm zero bias", &NullCategory{ZeroBias: true, Bias: -1}, []float64{1, -1, -1, 0}, []float64{0, 0.25}},
 	}
 	for _, tt := range tests {
 		if err := tt.model.Init(tt.y); err != nil {

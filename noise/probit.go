@@ -24,6 +24,10 @@ const ProbitVariance = 1e-6
 type Probit struct {
 	// Bias is b, added to the latent function.
 	Bias float64
+	// ZeroBias makes Init leave Bias at 0 instead of setting it from the class balance.
+	// The papers' probit likelihood has no bias (the kernel's bias term plays its part);
+	// the reference toolbox starts it at Φ⁻¹ of the positive fraction.
+	ZeroBias bool
 }
 
 // NewProbit returns a probit model with bias 0 (Init sets it from the targets).
@@ -33,7 +37,7 @@ func NewProbit() *Probit { return &Probit{} }
 func (*Probit) Name() string { return "probit" }
 
 // Init checks that every target is −1 or +1 and that both classes occur, and sets the bias
-// to b = Φ⁻¹(n₊/(n₊ + n₋)) as the reference toolbox does.
+// to b = Φ⁻¹(n₊/(n₊ + n₋)) as the reference toolbox does (to 0 with ZeroBias).
 func (m *Probit) Init(y []float64) error {
 	nPos, nNeg := 0, 0
 	for i, v := range y {
@@ -49,7 +53,10 @@ func (m *Probit) Init(y []float64) error {
 	if nPos == 0 || nNeg == 0 {
 		return fmt.Errorf("noise: probit needs targets of both classes; got %d of +1 and %d of −1", nPos, nNeg)
 	}
-	m.Bias = probitBias(nPos, nNeg)
+	m.Bias = 0
+	if !m.ZeroBias {
+		m.Bias = probitBias(nPos, nNeg)
+	}
 	return nil
 }
 

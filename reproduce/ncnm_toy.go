@@ -29,16 +29,20 @@ type ncnmToy struct {
 	kernel string // both classifiers' kernel, learnt by Algorithm 2
 	// draw returns n training points labelled with probability p.
 	draw func(n int, p float64, rng *rand.Rand) (*mat.Dense, []float64, []float64, error)
+	// zeroBias starts both classifiers' bias at 0 (Config.ZeroBias).
+	zeroBias bool
 	// lo, hi bound the square where the boundary's data density is measured; bw is the
 	// density estimate's bandwidth.
 	lo, hi, bw float64
 }
 
 // ncnmToys are the paper's data (the authors' toolbox generator, with the kernel of its
-// demos) and our interlocking crescents (the test suite's toy since before the generator
-// was known).
+// demos and, as there, no bias in either model: the paper's likelihoods have none, and the
+// labelled-only demo sets it to 0 "to make it the same as NCNM") and our interlocking
+// crescents (the test suite's toy since before the generator was known; the toolbox's
+// bias start, which measured better there: NCNM 1.51 % against 2.27 % with no bias).
 var ncnmToys = []ncnmToy{
-	{name: "paper", kernel: "rbf+white",
+	{name: "paper", kernel: "rbf+white", zeroBias: true,
 		draw: func(n int, p float64, rng *rand.Rand) (*mat.Dense, []float64, []float64, error) {
 			return dataset.ToyCrescent(n/4, p, rng)
 		},
@@ -134,11 +138,11 @@ func ncnmToySeed(toy ncnmToy, seed uint64, row *NCNMToyRow, s int) error {
 		xl.SetRow(k, x.RawRowView(i))
 		yl[k] = obs[i]
 	}
-	pl, err := ivm.Fit(xl, yl, ivm.Config{Task: ivm.Binary, Kernel: toy.kernel, Scale: ivm.ScaleNone, ActiveSize: len(lab), Workers: 1})
+	pl, err := ivm.Fit(xl, yl, ivm.Config{Task: ivm.Binary, Kernel: toy.kernel, Scale: ivm.ScaleNone, ActiveSize: len(lab), Workers: 1, ZeroBias: toy.zeroBias})
 	if err != nil {
 		return fmt.Errorf("labelled-only IVM: %w", err)
 	}
-	pn, err := ivm.Fit(x, obs, ivm.Config{Task: ivm.SemiSupervised, Kernel: toy.kernel, Scale: ivm.ScaleNone, ActiveSize: 100, Workers: 1})
+	pn, err := ivm.Fit(x, obs, ivm.Config{Task: ivm.SemiSupervised, Kernel: toy.kernel, Scale: ivm.ScaleNone, ActiveSize: 100, Workers: 1, ZeroBias: toy.zeroBias})
 	if err != nil {
 		return fmt.Errorf("null category model: %w", err)
 	}

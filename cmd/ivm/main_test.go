@@ -279,3 +279,28 @@ func TestDemoRuns(t *testing.T) {
 		t.Errorf("demo figure: %v", err)
 	}
 }
+
+// -bias zero and -gamma split reach the null category model the model file stores.
+func TestTrainNCNMBiasAndGammaFlags(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "m.json")
+	for _, tc := range []struct {
+		flags []string
+		want  []string
+	}{
+		{nil, []string{`"gamma":`, `"bias":-0.0447`}},
+		{[]string{"-bias", "zero", "-gamma", "split"}, []string{`"gammaneg":0.888`, `"gammapos":0.888`, `"bias":0`}},
+	} {
+		args := append([]string{"train", "-quiet", "-noise", "ncnm", "-iters", "0", "-d", "20", "-scale", "none"}, tc.flags...)
+		mustRun(t, append(args, refData+"semi_train_500.csv.gz", model)...)
+		b, err := os.ReadFile(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.ReplaceAll(string(b), " ", "")
+		for _, w := range tc.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("flags %v: model file lacks %s", tc.flags, w)
+			}
+		}
+	}
+}

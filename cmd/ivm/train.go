@@ -57,6 +57,8 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	transform := fs.String("transform", "softplus", "transform of positive kernel parameters: softplus (the papers) or exp (the reference toolbox)")
 	lastIterate := fs.Bool("last-iterate", false, "accept every outer iteration (the reference's behaviour) instead of guarding by held-out likelihood")
 	criterion := fs.String("criterion", "auto", "selection score: expected (entropy reduction averaged over the labels' predictive probabilities; robust to label noise), entropy (the papers' and the reference's), or auto: expected for classification, entropy otherwise")
+	bias := fs.String("bias", "fraction", "start of the probit or ncnm bias: fraction (Φ⁻¹ of the labelled positive fraction, the reference toolbox's)\nor zero (the papers' likelihoods have none); it moves only with -niters")
+	gamma := fs.String("gamma", "shared", "ncnm: the probabilities that a point of class -1 or +1 is unlabelled, shared (one γ, the papers')\nor split (γ- and γ+); both start at the unlabelled fraction and move only with -niters")
 	refine := fs.Bool("refine", false, "refine the final active set by swaps and EP sweeps")
 	heldOut := fs.Int("heldout", 500, "inactive points in the learning objective's predictive term")
 	optimizer := fs.String("optimizer", "scg", "optimiser for learning: scg (scaled conjugate gradients, the papers') or lbfgs")
@@ -93,6 +95,12 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if *transform != "softplus" && *transform != "exp" {
 		return fmt.Errorf("-transform %q: want softplus or exp", *transform)
 	}
+	if *bias != "fraction" && *bias != "zero" {
+		return fmt.Errorf("-bias %q: want fraction or zero", *bias)
+	}
+	if *gamma != "shared" && *gamma != "split" {
+		return fmt.Errorf("-gamma %q: want shared or split", *gamma)
+	}
 	scaling, err := ivm.ParseScaling(*scale)
 	if err != nil {
 		return err
@@ -119,6 +127,9 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *tasks {
+		if *bias != "fraction" || *gamma != "shared" {
+			return errors.New("-bias and -gamma are not available with -tasks")
+		}
 		out.discard() // trainTasks writes its own model file, atomically
 		return trainTasks(data, modelPath, taskTrainOptions{Noise: *noiseName, ActiveSize: *d, Iters: taskIters(*iters), KernelIters: *kiters, NoiseIters: *niters,
 			Objective: *objective, Kernel: *spec, Transform: *transform, Criterion: *criterion, Scale: *scale, LastIterate: *lastIterate,
@@ -152,7 +163,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	cfg := ivm.Config{Task: task, Kernel: *spec, ActiveSize: *d, Scale: scaling, FixedKernel: *iters == 0,
-		Transform: *transform, Criterion: *criterion, Workers: *workers,
+		Transform: *transform, Criterion: *criterion, Workers: *workers, ZeroBias: *bias == "zero", SplitGamma: *gamma == "split",
 		Learn: ivm.LearnOptions{Iters: max(*iters, 0), KernelIters: *kiters, NoiseIters: *niters, Objective: obj,
 			LastIterate: *lastIterate, Refine: *refine, HeldOut: *heldOut, Optimizer: *optimizer, Seed: *seed}}
 	if *kiters == 0 {
