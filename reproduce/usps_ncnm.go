@@ -186,8 +186,14 @@ func ncnmRun(x *mat.Dense, y []float64, xt *mat.Dense, yt []float64, labelled []
 					yc[i] = -1
 				}
 			}
+			// ZeroBias: the paper's null category likelihood (§4.1) has no bias, and the
+			// authors' toolbox demos set it to 0 for this model. Measured (Table 2, ten
+			// labellings, 2026-11-23): ten-class error 8.06 % against 8.24 % with the
+			// reference toolbox's start Φ⁻¹(labelled positive fraction) at r = 0.1, 6.57 %
+			// against 6.62 % at r = 0.25, 10.41 % against 10.24 % at r = 0.05: within the
+			// labellings' spread either way, so the paper's model is kept.
 			cfg := ivm.Config{Task: ivm.SemiSupervised, Kernel: ncnmKernel, ActiveSize: d, Scale: ivm.ScaleNone, Workers: 1,
-				Learn: ivm.LearnOptions{Iters: iters}}
+				ZeroBias: true, Learn: ivm.LearnOptions{Iters: iters}}
 			if kind == "fixed" {
 				cfg.Kernel, cfg.FixedKernel = supervised[ci], true
 			}
