@@ -90,6 +90,9 @@ type Series struct {
 	Panel int
 	// X and Y are its points.
 	X, Y []float64
+	// YErr, when set (one per point, non-negative), draws error bars from Y − YErr to
+	// Y + YErr (Curves); on a logarithmic y axis a bar's lower end is clipped at Y/10.
+	YErr []float64
 }
 
 // Grid holds a function's values on a regular grid: Z[r·len(X) + c] is the value at

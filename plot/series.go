@@ -153,8 +153,8 @@ func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // Curves draws named (x, y) series in one panel with the axis labels of opt (e.g. KL
 // divergence against time for several methods). Series of up to 30 points are drawn with
-// their points marked. With opt.LogX or opt.LogY that axis is logarithmic and its values
-// must be positive. Every value must be finite.
+// their points marked, and with error bars where YErr is set. With opt.LogX or opt.LogY
+// that axis is logarithmic and its values must be positive. Every value must be finite.
 func Curves(series []Series, opt Options) (*Figure, error) {
 	if len(series) == 0 {
 		return nil, errors.New("plot: no series to draw")
@@ -183,6 +183,15 @@ func Curves(series []Series, opt Options) (*Figure, error) {
 			pts[i] = plotter.XY{X: x, Y: y}
 		}
 		col := palette8[k%len(palette8)]
+		if s.YErr != nil {
+			bars, err := errorBars(s, pts, opt.LogY)
+			if err != nil {
+				return nil, err
+			}
+			bars.LineStyle = lineStyle(col, "solid")
+			bars.LineStyle.Width = vg.Points(0.8)
+			p.Add(bars)
+		}
 		l, err := plotter.NewLine(pts)
 		if err != nil {
 			return nil, err
@@ -203,7 +212,8 @@ func Curves(series []Series, opt Options) (*Figure, error) {
 		} else {
 			p.Legend.Add(s.Name, l)
 		}
-		fig.Series = append(fig.Series, Series{Name: s.Name, X: append([]float64(nil), s.X...), Y: append([]float64(nil), s.Y...)})
+		fig.Series = append(fig.Series, Series{Name: s.Name, X: append([]float64(nil), s.X...), Y: append([]float64(nil), s.Y...),
+			YErr: append([]float64(nil), s.YErr...)})
 	}
 	return finishLegend(fig, opt), nil
 }
@@ -319,4 +329,27 @@ func MultiTask(tasks []Task, opt Options) (*Figure, error) {
 		fig.Plot = fig.Panels[0]
 	}
 	return finishLegend(fig, opt), nil
+}
+
+// errorBars returns the vertical bars Y ± YErr of series s at points pts; on a logarithmic
+// axis the lower end is clipped at Y/10, since Y − YErr may not be positive.
+func errorBars(s Series, pts plotter.XYs, logY bool) (*plotter.YErrorBars, error) {
+	if len(s.YErr) != len(s.Y) {
+		return nil, fmt.Errorf("plot: series %q has %d error bars for %d points", s.Name, len(s.YErr), len(s.Y))
+	}
+	errs := make(plotter.YErrors, len(s.YErr))
+	for i, e := range s.YErr {
+		if !(e >= 0) || math.IsInf(e, 0) {
+			return nil, fmt.Errorf("plot: series %q, point %d: error bar %g is not a finite non-negative number", s.Name, i+1, e)
+		}
+		low := e
+		if logY {
+			low = math.Min(e, 0.9*s.Y[i])
+		}
+		errs[i] = struct{ Low, High float64 }{low, e}
+	}
+	return plotter.NewYErrorBars(struct {
+		plotter.XYer
+		plotter.YErrorer
+	}{pts, errs})
 }

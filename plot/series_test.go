@@ -53,8 +53,21 @@ func TestCurves(t *testing.T) {
 		t.Errorf("figure %+v", fig)
 	}
 	checkFiles(t, fig, 12*vg.Centimeter, 8*vg.Centimeter)
+	// Error bars, on a log axis where Y − YErr is negative (the lower end is clipped).
+	s[0].YErr = []float64{0.2, 0.3, 0}
+	fig, err = Curves(s, Options{LogX: true, LogY: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fig.Series[0].YErr; len(got) != 3 || got[1] != 0.3 {
+		t.Errorf("error bars %v, want %v", got, s[0].YErr)
+	}
+	checkFiles(t, fig, 12*vg.Centimeter, 8*vg.Centimeter)
 	for _, bad := range [][]Series{nil, {{Name: "a", X: []float64{1}, Y: nil}}, {{Name: "a", X: []float64{1}, Y: []float64{math.NaN()}}},
-		{{Name: "a", X: []float64{0}, Y: []float64{1}}}} {
+		{{Name: "a", X: []float64{0}, Y: []float64{1}}},
+		{{Name: "a", X: []float64{1, 2}, Y: []float64{1, 2}, YErr: []float64{1}}},
+		{{Name: "a", X: []float64{1}, Y: []float64{1}, YErr: []float64{-1}}},
+		{{Name: "a", X: []float64{1}, Y: []float64{1}, YErr: []float64{math.NaN()}}}} {
 		if _, err := Curves(bad, Options{LogX: true}); err == nil {
 			t.Errorf("%v accepted", bad)
 		}

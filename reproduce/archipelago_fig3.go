@@ -32,10 +32,7 @@ func runArchipelagoFig3(w io.Writer, c Config) error {
 	if c.Seed == 0 {
 		seed = 1
 	}
-	out := c.Out
-	if out == "" {
-		out = "."
-	}
+	out := outDir(c)
 	so := archipelago.Options{}
 	grid := 50
 	if c.Quick {

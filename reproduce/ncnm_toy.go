@@ -229,11 +229,7 @@ func runNCNMToy(w io.Writer, c Config) error {
 		return err
 	}
 	writeNCNMToy(w, rows)
-	out := c.Out
-	if out == "" {
-		out = "."
-	}
-	path := filepath.Join(out, "ncnm_toy_fig5.png")
+	path := filepath.Join(outDir(c), "ncnm_toy_fig5.png")
 	if err := ncnmToyFigure(rows[0], path); err != nil {
 		return err
 	}

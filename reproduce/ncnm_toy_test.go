@@ -2,7 +2,6 @@ package reproduce
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,11 +58,5 @@ func TestNCNMToy(t *testing.T) {
 	if err := ncnmToyFigure(rows[0], path); err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Size() < 10000 {
-		t.Errorf("figure %s: %d bytes", path, fi.Size())
-	}
+	checkPNG(t, path)
 }

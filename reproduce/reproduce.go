@@ -67,3 +67,11 @@ func Names() []string {
 	sort.Strings(out)
 	return out
 }
+
+// outDir is the folder figures are written to: c.Out, or the current folder.
+func outDir(c Config) string {
+	if c.Out == "" {
+		return "."
+	}
+	return c.Out
+}
