@@ -16,6 +16,7 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/multitask"
 	"github.com/ivmlab/ivm/plot"
 )
 
@@ -246,28 +247,14 @@ func writeNCNMToy(w io.Writer, rows []NCNMToyRow) {
 		for i, v := range r.Labelled {
 			nl[i] = float64(v)
 		}
-		ml, _ := meanSD(nl)
-		el, sl := meanSD(r.ErrLabelled)
-		en, sn := meanSD(r.ErrNCNM)
-		dl, _ := meanSD(r.DensLabelled)
-		dn, _ := meanSD(r.DensNCNM)
+		ml, _ := multitask.MeanSD(nl)
+		el, sl := multitask.MeanSD(r.ErrLabelled)
+		en, sn := multitask.MeanSD(r.ErrNCNM)
+		dl, _ := multitask.MeanSD(r.DensLabelled)
+		dn, _ := multitask.MeanSD(r.DensNCNM)
 		fmt.Fprintf(w, "%-10s %-15s %9.1f %10.2f ± %5.2f %10.2f ± %5.2f %8.2f %16.4f %16.4f\n", r.Toy, r.Kernel, ml, el, sl, en, sn, el-en, dl, dn)
 	}
 	fmt.Fprintln(w, "paper: the authors' toolbox generator (four Gaussian parts, two per class); crescents: two interlocking arcs (dataset.ToyInterlocking)")
-}
-
-// meanSD is the mean and sample standard deviation of v.
-func meanSD(v []float64) (m, sd float64) {
-	for _, x := range v {
-		m += x / float64(len(v))
-	}
-	if len(v) < 2 {
-		return m, 0
-	}
-	for _, x := range v {
-		sd += (x - m) * (x - m) / float64(len(v)-1)
-	}
-	return m, math.Sqrt(sd)
 }
 
 // ncnmToyFigure draws Fig. 5 from one seed: the labelled-only IVM (its training data the

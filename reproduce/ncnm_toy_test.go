@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ivmlab/ivm/multitask"
 )
 
 // TestNCNMToy is the extensions paper's toy (§4.4, Fig. 5) on both generators, ten seeds
@@ -30,10 +32,10 @@ func TestNCNMToy(t *testing.T) {
 	// measured ones (standard errors of the gaps over ten seeds: 0.1 and 0.7 points).
 	bounds := map[string]struct{ gap, ratio float64 }{"paper": {0.35, 0.6}, "crescents": {1.5, 0.95}}
 	for _, r := range rows {
-		el, _ := meanSD(r.ErrLabelled)
-		en, _ := meanSD(r.ErrNCNM)
-		dl, _ := meanSD(r.DensLabelled)
-		dn, _ := meanSD(r.DensNCNM)
+		el, _ := multitask.MeanSD(r.ErrLabelled)
+		en, _ := multitask.MeanSD(r.ErrNCNM)
+		dl, _ := multitask.MeanSD(r.DensLabelled)
+		dn, _ := multitask.MeanSD(r.DensNCNM)
 		t.Logf("%s: labelled-only %.2f %%, NCNM %.2f %%; boundary density %.4f against %.4f", r.Toy, el, en, dl, dn)
 		b := bounds[r.Toy]
 		if en > el-b.gap {
