@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -161,10 +162,10 @@ func Curves(series []Series, opt Options) (*Figure, error) {
 	}
 	p := newPlot(opt.Title, opt.XLabel, opt.YLabel)
 	if opt.LogX {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks{}
 	}
 	if opt.LogY {
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
 	}
 	fig := &Figure{Plot: p, Panels: []*plot.Plot{p}}
 	for k, s := range series {
@@ -352,4 +353,32 @@ func errorBars(s Series, pts plotter.XYs, logY bool) (*plotter.YErrorBars, error
 		plotter.XYer
 		plotter.YErrorer
 	}{pts, errs})
+}
+
+// logTicks marks a logarithmic axis at 1, 2 and 5 times the powers of ten (labelled) and
+// at the other integer multiples (unlabelled), so that an axis spanning less than two
+// decades still has several labels; plot.LogTicks labels the powers of ten alone.
+type logTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !(hi >= lo) {
+		return nil
+	}
+	var ts []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		p := math.Pow(10, e)
+		for m := 1.0; m <= 9; m++ {
+			v := m * p
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || m == 2 || m == 5 {
+				t.Label = strconv.FormatFloat(v, 'g', 3, 64)
+			}
+			ts = append(ts, t)
+		}
+	}
+	return ts
 }

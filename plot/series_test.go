@@ -105,3 +105,29 @@ func TestMultiTask(t *testing.T) {
 		t.Errorf("bad active index: %v", err)
 	}
 }
+
+// The log axes' ticks: labels at 1, 2 and 5 times the powers of ten inside the range,
+// unlabelled marks at the other multiples.
+func TestLogTicks(t *testing.T) {
+	var labels []string
+	marks := 0
+	for _, tk := range (logTicks{}).Ticks(1.6, 72) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		} else {
+			marks++
+		}
+		if tk.Value < 1.6 || tk.Value > 72 {
+			t.Errorf("tick %g outside [1.6, 72]", tk.Value)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "2 5 10 20 50" {
+		t.Errorf("labels %q, want \"2 5 10 20 50\"", got)
+	}
+	if marks != 10 { // 3, 4, 6, 7, 8, 9, 30, 40, 60, 70
+		t.Errorf("%d unlabelled marks, want 10", marks)
+	}
+	if ts := (logTicks{}).Ticks(0, 1); ts != nil {
+		t.Errorf("ticks %v for a range starting at 0", ts)
+	}
+}
