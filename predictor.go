@@ -228,10 +228,10 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		return nil, err
 	}
 	if cfg.ZeroBias && task != Binary && task != MultiClass && task != SemiSupervised {
-		return nil, fmt.Errorf("ivm: a zero bias (Config.ZeroBias, ivm train -bias zero) is for the probit and null category models, not a %s task", task)
+		return nil, fmt.Errorf("ivm: a zero bias start is for the probit and null category models, not a %s task", task)
 	}
 	if cfg.SplitGamma && task != SemiSupervised {
-		return nil, fmt.Errorf("ivm: split γ (Config.SplitGamma, ivm train -gamma split) is for the null category model, not a %s task", task)
+		return nil, fmt.Errorf("ivm: split γ₋, γ₊ are for the null category model, not a %s task", task)
 	}
 	p := &Predictor{Task: task, Classes: classes}
 	if p.Scaler, err = FitScaler(x, cfg.Scale); err != nil {

@@ -88,7 +88,7 @@ func TestFitBiasOptionErrors(t *testing.T) {
 		want string
 	}{
 		{ivm.Config{Task: ivm.Regression, ZeroBias: true}, "zero bias"},
-		{ivm.Config{Task: ivm.Binary, SplitGamma: true}, "split γ"},
+		{ivm.Config{Task: ivm.Binary, SplitGamma: true}, "split γ₋, γ₊"},
 	} {
 		tc.cfg.FixedKernel, tc.cfg.ActiveSize = true, 5
 		_, err := ivm.Fit(x, y, tc.cfg)
