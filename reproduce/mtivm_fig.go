@@ -14,40 +14,58 @@ import (
 // methodNames are the legend names of the multi-task experiments' methods.
 var methodNames = map[string]string{"mtivm": "MT-IVM", "subsample": "random sub-sampling", "single": "single IVM (tasks ignored)"}
 
+// methodSeries collects one curve per method, in the order the methods first appear.
+type methodSeries struct {
+	byMethod map[string]*plot.Series
+	order    []string
+}
+
+// add appends the point (x, y) to method's curve, with error bar yErr unless it is negative.
+func (ms *methodSeries) add(method string, x, y, yErr float64) {
+	if ms.byMethod == nil {
+		ms.byMethod = map[string]*plot.Series{}
+	}
+	s := ms.byMethod[method]
+	if s == nil {
+		s = &plot.Series{Name: methodNames[method]}
+		ms.byMethod[method] = s
+		ms.order = append(ms.order, method)
+	}
+	s.X, s.Y = append(s.X, x), append(s.Y, y)
+	if yErr >= 0 {
+		s.YErr = append(s.YErr, yErr)
+	}
+}
+
+// list returns the curves in order.
+func (ms *methodSeries) list() []plot.Series {
+	out := make([]plot.Series, len(ms.order))
+	for i, m := range ms.order {
+		out[i] = *ms.byMethod[m]
+	}
+	return out
+}
+
 // regressionFigures draws the learning-to-learn paper's Fig. 4 from the regression
 // experiment: the mean KL divergence per test point (bars: ± one standard deviation over
 // the runs) against the mean CPU time of a fit (top) and against the points used
 // (bottom), one curve per method, both axes logarithmic.
 func regressionFigures(pts []multitask.RegressionPoint) (time, points *plot.Figure, err error) {
-	byTime := map[string]*plot.Series{}
-	byPoints := map[string]*plot.Series{}
-	var order []string
+	var byTime, byPoints methodSeries
 	for _, p := range pts {
 		if len(p.KL) == 0 {
 			continue
 		}
-		if byTime[p.Method] == nil {
-			name := methodNames[p.Method]
-			byTime[p.Method], byPoints[p.Method] = &plot.Series{Name: name}, &plot.Series{Name: name}
-			order = append(order, p.Method)
-		}
 		kl, sd := multitask.MeanSD(p.KL)
 		cpu, _ := multitask.MeanSD(p.CPU)
-		for _, s := range []*plot.Series{byTime[p.Method], byPoints[p.Method]} {
-			s.Y, s.YErr = append(s.Y, kl), append(s.YErr, sd)
-		}
-		byTime[p.Method].X = append(byTime[p.Method].X, cpu)
-		byPoints[p.Method].X = append(byPoints[p.Method].X, float64(p.Points))
+		byTime.add(p.Method, cpu, kl, sd)
+		byPoints.add(p.Method, float64(p.Points), kl, sd)
 	}
-	var st, sp []plot.Series
-	for _, m := range order {
-		st, sp = append(st, *byTime[m]), append(sp, *byPoints[m])
-	}
-	if time, err = plot.Curves(st, plot.Options{Title: "KL divergence against training time", XLabel: "mean CPU seconds per fit",
+	if time, err = plot.Curves(byTime.list(), plot.Options{Title: "KL divergence against training time", XLabel: "mean CPU seconds per fit",
 		YLabel: "KL(θ‖θ̂), nats per test point", LogX: true, LogY: true}); err != nil {
 		return nil, nil, err
 	}
-	points, err = plot.Curves(sp, plot.Options{Title: "KL divergence against data points used", XLabel: "points used (all tasks)",
+	points, err = plot.Curves(byPoints.list(), plot.Options{Title: "KL divergence against data points used", XLabel: "points used (all tasks)",
 		YLabel: "KL(θ‖θ̂), nats per test point", LogX: true, LogY: true})
 	return time, points, err
 }
@@ -67,26 +85,16 @@ func writeRegressionFigure(pts []multitask.RegressionPoint, dir string) (string,
 // error over the held-out speakers against the mean CPU time to learn a speaker's eleven
 // kernels, one curve per method, time on a logarithmic axis.
 func vowelFigure(pts []multitask.VowelPoint, title string) (*plot.Figure, error) {
-	series := map[string]*plot.Series{}
-	var order []string
+	var ms methodSeries
 	for _, p := range pts {
 		if len(p.Err) == 0 {
 			continue
 		}
-		if series[p.Method] == nil {
-			series[p.Method] = &plot.Series{Name: methodNames[p.Method]}
-			order = append(order, p.Method)
-		}
 		e, _ := multitask.MeanSD(p.Err)
 		cpu, _ := multitask.MeanSD(p.CPU)
-		series[p.Method].X = append(series[p.Method].X, cpu)
-		series[p.Method].Y = append(series[p.Method].Y, 100*e)
+		ms.add(p.Method, cpu, 100*e, -1)
 	}
-	var s []plot.Series
-	for _, m := range order {
-		s = append(s, *series[m])
-	}
-	return plot.Curves(s, plot.Options{Title: title, XLabel: "mean CPU seconds per held-out speaker (11 kernels)", YLabel: "test error %", LogX: true})
+	return plot.Curves(ms.list(), plot.Options{Title: title, XLabel: "mean CPU seconds per held-out speaker (11 kernels)", YLabel: "test error %", LogX: true})
 }
 
 // writeVowelFigure saves one vowelFigure panel per protocol, one above the other, as

@@ -154,10 +154,10 @@ func ncnmToySeed(toy ncnmToy, seed uint64, row *NCNMToyRow, s int) error {
 	if row.ErrNCNM[s], err = testError(pn, xt, yt); err != nil {
 		return err
 	}
-	if row.DensLabelled[s], err = BoundaryDensity(pl, x, toy.lo, toy.hi, toy.bw); err != nil {
+	if row.DensLabelled[s], err = boundaryDensity(pl, x, toy.lo, toy.hi, toy.bw); err != nil {
 		return fmt.Errorf("labelled-only IVM: %w", err)
 	}
-	if row.DensNCNM[s], err = BoundaryDensity(pn, x, toy.lo, toy.hi, toy.bw); err != nil {
+	if row.DensNCNM[s], err = boundaryDensity(pn, x, toy.lo, toy.hi, toy.bw); err != nil {
 		return fmt.Errorf("null category model: %w", err)
 	}
 	if s == 0 {
@@ -181,11 +181,11 @@ func testError(p *ivm.Predictor, x *mat.Dense, y []float64) (float64, error) {
 	return e, nil
 }
 
-// BoundaryDensity returns the mean Gaussian kernel density estimate (bandwidth bw) of the
+// boundaryDensity returns the mean Gaussian kernel density estimate (bandwidth bw) of the
 // 2-D training inputs x at the cells of an 80 × 80 grid over [lo, hi]² where p's predicted
 // label changes between horizontal or vertical neighbours: how crowded the region a
 // decision boundary runs through is. A boundary through a low-density gap scores low.
-func BoundaryDensity(p *ivm.Predictor, x *mat.Dense, lo, hi, bw float64) (float64, error) {
+func boundaryDensity(p *ivm.Predictor, x *mat.Dense, lo, hi, bw float64) (float64, error) {
 	const g = 80
 	grid := mat.NewDense(g*g, 2, nil)
 	for i := 0; i < g; i++ {
