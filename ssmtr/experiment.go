@@ -26,8 +26,11 @@ type Split struct {
 type Protocol struct {
 	// LabelFrac and UnlabelFrac are the labelled and unlabelled fractions of each task.
 	LabelFrac, UnlabelFrac float64
-	// Pairs is the number of pairwise constraints per task (fewer when a task has fewer
-	// eligible pairs).
+	// Pairs is the number of pairwise constraints over all tasks together: the paper
+	// "randomly select[s] 100 pairs of data points" for a whole data set, not per task.
+	// Each task gets ⌊Pairs/T⌋ of them and the remainder goes to tasks drawn at random
+	// (fewer when a task has fewer eligible pairs). SplitTask, which sees one task,
+	// reads it as that task's number.
 	Pairs int
 	// Targets is the target standardisation (PerTask for SARCOS, Pooled for school).
 	Targets Scaling
@@ -122,7 +125,7 @@ func LoadSchool(path string) ([]*mat.Dense, [][]float64, error) {
 
 // SplitTask divides one task's rows at random by the protocol: l = max(1, round(fl·n))
 // labelled, u = round(fu·n) unlabelled, the rest (at least one) test, and draws up to
-// npairs pairwise constraints among the labelled and unlabelled points, each involving at
+// p.Pairs pairwise constraints among the labelled and unlabelled points, each involving at
 // least one unlabelled point (paper §4), ordered so that y_u ≥ y_v and with
 // d = p.Margin·(y_u − y_v).
 func SplitTask(x *mat.Dense, y []float64, p Protocol, rng *rand.Rand) (Split, error) {
@@ -311,6 +314,7 @@ func SARCOSSplits(x, y *mat.Dense, perTask int, p Protocol, rng *rand.Rand) ([]S
 	}
 	_, m := y.Dims()
 	splits := make([]Split, m)
+	quota := pairQuota(p.Pairs, m, rng)
 	for t := 0; t < m; t++ {
 		idx := rng.Perm(n)[:perTask]
 		xt := mat.NewDense(perTask, x.RawMatrix().Cols, nil)
@@ -319,7 +323,9 @@ func SARCOSSplits(x, y *mat.Dense, perTask int, p Protocol, rng *rand.Rand) ([]S
 			xt.SetRow(k, x.RawRowView(i))
 			yt[k] = y.At(i, t)
 		}
-		s, err := SplitTask(xt, yt, p, rng)
+		pt := p
+		pt.Pairs = quota[t]
+		s, err := SplitTask(xt, yt, pt, rng)
 		if err != nil {
 			return nil, err
 		}
@@ -332,14 +338,33 @@ func SARCOSSplits(x, y *mat.Dense, perTask int, p Protocol, rng *rand.Rand) ([]S
 // SchoolSplits draws one split of the school protocol, every school a task.
 func SchoolSplits(xs []*mat.Dense, ys [][]float64, p Protocol, rng *rand.Rand) ([]Split, error) {
 	splits := make([]Split, len(xs))
+	quota := pairQuota(p.Pairs, len(xs), rng)
 	for t := range xs {
-		s, err := SplitTask(xs[t], ys[t], p, rng)
+		pt := p
+		pt.Pairs = quota[t]
+		s, err := SplitTask(xs[t], ys[t], pt, rng)
 		if err != nil {
 			return nil, fmt.Errorf("school %d: %w", t+1, err)
 		}
 		splits[t] = s
 	}
 	return splits, nil
+}
+
+// pairQuota divides total constraints among tasks: ⌊total/tasks⌋ each, and one more for
+// total mod tasks tasks drawn at random without replacement.
+func pairQuota(total, tasks int, rng *rand.Rand) []int {
+	q := make([]int, tasks)
+	if tasks == 0 || total <= 0 {
+		return q
+	}
+	for t := range q {
+		q[t] = total / tasks
+	}
+	for _, t := range rng.Perm(tasks)[:total%tasks] {
+		q[t]++
+	}
+	return q
 }
 
 // Default data file locations below a data folder.
