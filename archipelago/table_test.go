@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // Errors and ordinary perplexities print with three decimals; a perplexity from a
@@ -92,5 +94,39 @@ func TestRunChainAndLabellings(t *testing.T) {
 	}
 	if ch, err := RunChain("SmGP", p, a[0], Options{Sweeps: 6, Burn: 2}); err != nil || len(ch.Samples) == 0 {
 		t.Errorf("SmGP chain: %v", err)
+	}
+}
+
+// LoadPinwheel keeps trainTotal training rows split as evenly as the classes allow (the
+// first ones of each class), every row with 0, and refuses sizes that leave a class empty.
+func TestLoadPinwheelTrainTotal(t *testing.T) {
+	for _, c := range []struct{ total, n int }{{0, 30}, {10, 10}, {17, 17}, {30, 30}} {
+		p, err := LoadPinwheel("testdata", 3, c.total)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.TrainY) != c.n || len(p.TestY) != 120 {
+			t.Fatalf("total %d: %d training and %d test rows, want %d and 120", c.total, len(p.TrainY), len(p.TestY), c.n)
+		}
+		count := make([]int, 3)
+		for _, y := range p.TrainY {
+			count[y]++
+		}
+		for k, n := range count {
+			if lo := c.n / 3; n < lo || n > lo+1 || (k > 0 && n > count[k-1]) {
+				t.Errorf("total %d: class counts %v", c.total, count)
+				break
+			}
+		}
+	}
+	all, _ := LoadPinwheel("testdata", 3, 0)
+	some, _ := LoadPinwheel("testdata", 3, 9)
+	if !mat.Equal(all.Train.Slice(0, 3, 0, 2), some.Train.Slice(0, 3, 0, 2)) {
+		t.Error("the kept rows are not the first of their class")
+	}
+	for _, bad := range []int{-1, 2} {
+		if _, err := LoadPinwheel("testdata", 3, bad); err == nil {
+			t.Errorf("%d training points accepted", bad)
+		}
 	}
 }

@@ -39,11 +39,14 @@ func runArchipelago(w io.Writer, c Config) error {
 		Diagnose: true,
 	}
 	if c.Only != "" {
-		problems, perClass, err := archipelagoOnly(c.Only)
+		problems, perClass, allRows, err := archipelagoOnly(c.Only)
 		if err != nil {
 			return err
 		}
 		opt.Problems, opt.PerClass = problems, perClass
+		if allRows {
+			opt.PinwheelTrain = -1
+		}
 	}
 	if c.Runs > 0 {
 		opt.Cell.Labellings = c.Runs
@@ -59,21 +62,27 @@ func runArchipelago(w io.Writer, c Config) error {
 
 // archipelagoOnly parses -only for the archipelago experiment: comma-separated problem
 // names (Toy3, Toy4, Toy5, Wine, Oil) and label counts per class (1, 2, 4, 8), e.g.
-// "Toy3,1" for one Table-1 cell; either list may be left out (nil: all).
-func archipelagoOnly(only string) (problems []string, perClass []int, err error) {
+// "Toy3,1" for one Table-1 cell; either list may be left out (nil: all). The token
+// "allrows" trains the pinwheels on every training row of the files (50 per class)
+// instead of the paper's 50 per set.
+func archipelagoOnly(only string) (problems []string, perClass []int, allRows bool, err error) {
 	for _, f := range strings.Split(only, ",") {
 		f = strings.TrimSpace(f)
+		if f == "allrows" {
+			allRows = true
+			continue
+		}
 		if n, err := strconv.Atoi(f); err == nil {
 			if !slices.Contains([]int{1, 2, 4, 8}, n) {
-				return nil, nil, fmt.Errorf("archipelago: -only %q: %d labels per class is not a Table-1 column (1, 2, 4, 8)", only, n)
+				return nil, nil, false, fmt.Errorf("archipelago: -only %q: %d labels per class is not a Table-1 column (1, 2, 4, 8)", only, n)
 			}
 			perClass = append(perClass, n)
 			continue
 		}
 		if !slices.Contains([]string{"Toy3", "Toy4", "Toy5", "Wine", "Oil"}, f) {
-			return nil, nil, fmt.Errorf("archipelago: -only %q: %q is neither a problem (Toy3, Toy4, Toy5, Wine, Oil) nor a label count", only, f)
+			return nil, nil, false, fmt.Errorf("archipelago: -only %q: %q is neither a problem (Toy3, Toy4, Toy5, Wine, Oil), a label count nor allrows", only, f)
 		}
 		problems = append(problems, f)
 	}
-	return problems, perClass, nil
+	return problems, perClass, allRows, nil
 }

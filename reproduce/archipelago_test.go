@@ -27,16 +27,20 @@ func TestArchipelagoRegistered(t *testing.T) {
 // -only names problems and label counts; anything else is an error that says what is
 // allowed.
 func TestArchipelagoOnly(t *testing.T) {
-	p, n, err := archipelagoOnly("Toy3, 1,Wine,8")
-	if err != nil || strings.Join(p, " ") != "Toy3 Wine" || len(n) != 2 || n[0] != 1 || n[1] != 8 {
-		t.Errorf("got %v %v %v", p, n, err)
+	p, n, all, err := archipelagoOnly("Toy3, 1,Wine,8")
+	if err != nil || strings.Join(p, " ") != "Toy3 Wine" || len(n) != 2 || n[0] != 1 || n[1] != 8 || all {
+		t.Errorf("got %v %v %v %v", p, n, all, err)
 	}
-	p, n, err = archipelagoOnly("Oil")
-	if err != nil || len(p) != 1 || n != nil {
-		t.Errorf("Oil alone: %v %v %v", p, n, err)
+	p, n, all, err = archipelagoOnly("Oil")
+	if err != nil || len(p) != 1 || n != nil || all {
+		t.Errorf("Oil alone: %v %v %v %v", p, n, all, err)
 	}
-	for _, bad := range []string{"Toy6", "3", "toy3"} {
-		if _, _, err := archipelagoOnly(bad); err == nil {
+	p, n, all, err = archipelagoOnly("Toy4,allrows,2")
+	if err != nil || strings.Join(p, " ") != "Toy4" || len(n) != 1 || n[0] != 2 || !all {
+		t.Errorf("allrows: %v %v %v %v", p, n, all, err)
+	}
+	for _, bad := range []string{"Toy6", "3", "toy3", "all"} {
+		if _, _, _, err := archipelagoOnly(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
