@@ -72,7 +72,11 @@
 // the labelled points alone), and OneVsRest trains the probit and null-category
 // IVMs of package ivm one class against the rest: the comparators of Table 1.
 // RunCell runs one cell of Table 1 (one data set, one number of labels per
-// class, several labellings, every method).
+// class, several labellings, every method). The pinwheels have the paper's 50
+// training points per set (PaperPinwheelTrain); Table1 runs four chains per
+// labelling on them and pools their samples, for Archipelago and the softmax GP
+// alike (CellOptions.Chains), because single short chains there split between a
+// confident state and a flat one (g ≈ 0, predictions near uniform).
 //
 // Every chain takes an explicit seed (math/rand/v2 PCG) and is reproducible.
 package archipelago

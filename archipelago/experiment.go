@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -16,6 +17,12 @@ type Table1Options struct {
 	PerClass []int
 	// Cell configures each cell (labellings, sampler, workers, seed, log).
 	Cell CellOptions
+	// PinwheelChains is the number of chains per labelling on the pinwheels when
+	// Cell.Chains is 0 (default 4). A 50-point pinwheel chain takes seconds, and
+	// single chains there split between confident and flat states (see
+	// CellOptions.Chains); on wine and oil a chain takes minutes and Cell.Chains
+	// (default 1) applies.
+	PinwheelChains int
 	// PinwheelTrain is the number of training points of each pinwheel set: 0 means the
 	// paper's PaperPinwheelTrain (50 per set), −1 every training row of the files (50
 	// per class, the reading this package used before 2026-11-23).
@@ -72,13 +79,20 @@ func Table1(w io.Writer, opt Table1Options) error {
 		}
 		for _, k := range per {
 			cpu0 := CPUTime()
-			c, err := RunCell(p, k, opt.Cell)
+			co := opt.Cell
+			if co.Chains == 0 && strings.HasPrefix(name, "Toy") {
+				co.Chains = opt.PinwheelChains
+				if co.Chains == 0 {
+					co.Chains = 4
+				}
+			}
+			c, err := RunCell(p, k, co)
 			if err != nil {
 				return err
 			}
 			WriteCell(w, c)
 			m, _ := MeanSD(c.Rejections)
-			fmt.Fprintf(w, "%-13s   (%d train, %d test; Arch mean rejections %.0f; wall %s, CPU %s)\n", "", len(p.TrainY), len(p.TestY), m,
+			fmt.Fprintf(w, "%-13s   (%d train, %d test; %d chain(s) per labelling; Arch mean rejections %.0f; wall %s, CPU %s)\n", "", len(p.TrainY), len(p.TestY), max(co.Chains, 1), m,
 				c.Wall.Round(time.Second), (CPUTime() - cpu0).Round(time.Second))
 			for _, n := range c.Notes {
 				fmt.Fprintf(w, "%-13s   note: %s\n", "", n)

@@ -59,6 +59,12 @@ type CellOptions struct {
 	Methods []string
 	// Workers runs labellings in parallel (default 1).
 	Workers int
+	// Chains is the number of independent Archipelago and softmax GP chains per
+	// labelling (default 1); their samples are pooled, so the prediction is the
+	// average of the chains' predictive distributions (each chain keeps as many
+	// samples). Several short chains guard against one that stays in a poor
+	// region, e.g. Archipelago's flat state with g ≈ 0 on the 50-point pinwheels.
+	Chains int
 	// Seed seeds the labellings.
 	Seed uint64
 	// Log receives one line per finished labelling (may be nil).
@@ -110,7 +116,7 @@ func RunCell(p *Problem, perClass int, opt CellOptions) (*Cell, error) {
 		go func() {
 			defer wg.Done()
 			for r := range jobs {
-				res, notes, rej, err := runLabelling(p, labs[r], methods, opt.Sampler, ChainSeed(opt.Seed, r))
+				res, notes, rej, err := runLabelling(p, labs[r], methods, opt.Sampler, ChainSeed(opt.Seed, r), opt.Chains)
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = fmt.Errorf("%s, %d per class, labelling %d: %w", p.Name, perClass, r, err)
@@ -183,7 +189,8 @@ func RunChain(method string, p *Problem, labels []int, so Options) (*Chain, erro
 
 // runLabelling runs the methods on one labelling and returns error and
 // perplexity per method and the mean number of rejections of the Archipelago chain.
-func runLabelling(p *Problem, labels []int, methods []string, so Options, seed uint64) (map[string][2]float64, []string, float64, error) {
+func runLabelling(p *Problem, labels []int, methods []string, so Options, seed uint64, chains int) (map[string][2]float64, []string, float64, error) {
+	chains = max(chains, 1)
 	out := map[string][2]float64{}
 	var notes []string
 	var rej float64
@@ -194,19 +201,42 @@ func runLabelling(p *Problem, labels []int, methods []string, so Options, seed u
 		var err error
 		switch m {
 		case "Arch", "SmGP":
-			var ch *Chain
-			if ch, err = RunChain(m, p, labels, so); err != nil {
-				return nil, nil, 0, err
-			}
-			if m == "Arch" {
-				for _, s := range ch.Samples {
-					rej += float64(s.Rejections) / float64(len(ch.Samples))
+			for c := 0; c < chains; c++ {
+				cs := so
+				cs.Seed = extraChainSeed(seed, c)
+				ch, err := RunChain(m, p, labels, cs)
+				if err != nil {
+					return nil, nil, 0, fmt.Errorf("%s: %w", m, err)
 				}
-				if ch.Stats.Jitter > 0 {
-					notes = append(notes, fmt.Sprintf("Arch: jitter added %d times (max %.2g)", ch.Stats.Jitter, ch.Stats.MaxJitter))
+				if m == "Arch" {
+					for _, s := range ch.Samples {
+						rej += float64(s.Rejections) / float64(len(ch.Samples)*chains)
+					}
+					if ch.Stats.Jitter > 0 {
+						notes = append(notes, fmt.Sprintf("Arch: jitter added %d times (max %.2g)", ch.Stats.Jitter, ch.Stats.MaxJitter))
+					}
+				}
+				pc, err := ch.Predict(p.Test, cs.Seed)
+				if err != nil {
+					return nil, nil, 0, fmt.Errorf("%s: %w", m, err)
+				}
+				if c == 0 {
+					probs = pc
+					continue
+				}
+				for i := range probs {
+					for k := range probs[i] {
+						probs[i][k] += pc[i][k]
+					}
 				}
 			}
-			probs, err = ch.Predict(p.Test, seed)
+			if chains > 1 {
+				for i := range probs {
+					for k := range probs[i] {
+						probs[i][k] /= float64(chains)
+					}
+				}
+			}
 		case "PrGP", "NCNM":
 			kind := IVMProbit
 			if m == "NCNM" {
@@ -237,6 +267,16 @@ func runLabelling(p *Problem, labels []int, methods []string, so Options, seed u
 		out[m] = [2]float64{e, pp}
 	}
 	return out, notes, rej, nil
+}
+
+// extraChainSeed is the seed of chain c of a labelling whose first chain has seed:
+// seed itself for c = 0 (so one chain per labelling gives the chains it always gave),
+// a distinct odd multiple of the golden-ratio constant mixed in otherwise.
+func extraChainSeed(seed uint64, c int) uint64 {
+	if c == 0 {
+		return seed
+	}
+	return seed ^ (uint64(c) * 0x9e3779b97f4a7c15)
 }
 
 // MeanSD returns the mean and sample standard deviation of the non-NaN values.

@@ -130,3 +130,62 @@ func TestLoadPinwheelTrainTotal(t *testing.T) {
 		}
 	}
 }
+
+// With Chains > 1 a labelling's prediction is the average of independent chains'
+// predictive distributions; chain 0 keeps the labelling's seed, so one chain per
+// labelling gives what it always gave.
+func TestPooledChains(t *testing.T) {
+	p, err := LoadPinwheel("testdata", 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labs, err := CellLabellings(p, 1, 1, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	so := Options{Sweeps: 20, Burn: 10}
+	seed := ChainSeed(5, 0)
+	if extraChainSeed(seed, 0) != seed || extraChainSeed(seed, 1) == seed || extraChainSeed(seed, 1) == extraChainSeed(seed, 2) {
+		t.Fatal("chain seeds: the first must be the labelling's, the others distinct")
+	}
+	var avg [][]float64
+	for c := 0; c < 2; c++ {
+		o := so
+		o.Seed = extraChainSeed(seed, c)
+		ch, err := RunChain("SmGP", p, labs[0], o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pc, err := ch.Predict(p.Test, o.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if avg == nil {
+			avg = pc
+			continue
+		}
+		for i := range avg {
+			for k := range avg[i] {
+				avg[i][k] = (avg[i][k] + pc[i][k]) / 2
+			}
+		}
+	}
+	wantErr, wantPerp, err := Evaluate(avg, p.TestY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, _, err := runLabelling(p, labs[0], []string{"SmGP"}, so, seed, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got["SmGP"][0]-wantErr) > 1e-12 || math.Abs(got["SmGP"][1]-wantPerp) > 1e-9 {
+		t.Errorf("pooled chains: error %v perplexity %v, want %v %v", got["SmGP"][0], got["SmGP"][1], wantErr, wantPerp)
+	}
+	one, _, _, err := runLabelling(p, labs[0], []string{"SmGP"}, so, seed, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one["SmGP"] == got["SmGP"] {
+		t.Error("two chains gave exactly what one gives")
+	}
+}
