@@ -29,7 +29,8 @@ type Config struct {
 	// (usps-table3, usps-ncnm, ncnm-toy: ten by default).
 	Runs int
 	// Only, when not empty, restricts an experiment with several rows to those named
-	// (comma-separated; usps-table1: rbf, mlp, rbfard; usps-ncnm: learnt, fixed).
+	// (comma-separated; usps-table1: rbf, mlp, rbfard; usps-ncnm: learnt, fixed and labelled
+	// fractions such as 0.25; archipelago: problems, label counts and allrows).
 	Only string
 	// Out is the folder figures are written to (default: the current folder).
 	Out string

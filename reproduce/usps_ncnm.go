@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -62,16 +63,50 @@ type NCNMResult struct {
 // and white), starting from the inverse width 1/128 as usps-table1 does.
 const ncnmKernel = "rbf(gamma=0.0078125)+lin(variance=0.01)+bias+white"
 
+// ncnmOnly parses usps-ncnm's -only: "learnt" (Table 1), "fixed" (Table 2) and labelled
+// fractions among the paper's r (e.g. "learnt,0.25"); no kind means both, no fraction all.
+func ncnmOnly(only string) (kinds []string, fractions []float64, err error) {
+	if only == "" {
+		return []string{"learnt", "fixed"}, nil, nil
+	}
+	for _, f := range strings.Split(only, ",") {
+		f = strings.TrimSpace(f)
+		switch f {
+		case "learnt", "fixed":
+			kinds = append(kinds, f)
+			continue
+		}
+		r, perr := strconv.ParseFloat(f, 64)
+		if perr != nil || !slices.Contains(ncnmFractions, r) {
+			return nil, nil, fmt.Errorf("usps-ncnm: -only %q: %q is neither learnt (Table 1), fixed (Table 2) nor one of the paper's fractions %v", only, f, ncnmFractions)
+		}
+		fractions = append(fractions, r)
+	}
+	if kinds == nil {
+		kinds = []string{"learnt", "fixed"}
+	}
+	return kinds, fractions, nil
+}
+
+// ncnmSeedIndex is r's index in ncnmFractions (fi, its index in the run's own list, when r
+// is not one of them).
+func ncnmSeedIndex(r float64, fi int) int {
+	if k := slices.Index(ncnmFractions, r); k >= 0 {
+		return k
+	}
+	return fi
+}
+
 // USPSNCNM runs the extensions paper's §4.5 protocol. For each labelled fraction r and each
 // of ten runs, a random r of the training images keep their labels (seeded by run and r,
 // the same labelling for every digit); each digit against the rest is then a
 // semi-supervised problem for the null category noise model with d = 500 (the paper does
 // not state d; 500 is the IVM paper's USPS choice). "learnt" (Table 1) learns the kernel
-// by 8 iterations of Algorithm 2, the paper's count for USPS; "fixed" (Table 2) keeps the
+// by 8 iterations of the paper's Algorithm 2 (eq. 32, every iteration accepted); "fixed" (Table 2) keeps the
 // kernel learnt by a fully supervised IVM on all labels (the usps-table1 protocol, once
 // per digit). The ten-class error combines the ten classifiers by their largest p(y = +1).
 // Quick: the first 1000 images, r = 0.25 only, one run, d = 100, one iteration (measured:
-// ten-class 15.7 % learnt, 13.4 % fixed; at r = 0.1, 100 labels, digits 5, 8 and 9 find no
+// ten-class 15.1 % learnt, 14.4 % fixed; at r = 0.1, 100 labels, digits 5, 8 and 9 find no
 // boundary, as in the paper at small r).
 func USPSNCNM(c Config) ([]NCNMResult, error) {
 	train, test, err := data.USPS()
@@ -101,15 +136,12 @@ func USPSNCNM(c Config) ([]NCNMResult, error) {
 		}
 	}
 
-	kinds := []string{"learnt", "fixed"}
-	if c.Only != "" {
-		kinds = nil
-		for _, k := range strings.Split(c.Only, ",") {
-			if k != "learnt" && k != "fixed" {
-				return nil, fmt.Errorf("usps-ncnm: -only %q: want learnt (Table 1), fixed (Table 2) or both", c.Only)
-			}
-			kinds = append(kinds, k)
-		}
+	kinds, only, err := ncnmOnly(c.Only)
+	if err != nil {
+		return nil, err
+	}
+	if only != nil {
+		fractions = only
 	}
 	// Table 2's kernels: a fully supervised IVM per digit.
 	classes := slices.Compact(slices.Sorted(slices.Values(y)))
@@ -139,7 +171,9 @@ func USPSNCNM(c Config) ([]NCNMResult, error) {
 		for fi, r := range fractions {
 			var perRun [][12]float64
 			for run := 0; run < runs; run++ {
-				rng := rand.New(rand.NewPCG(seed, uint64(fi*1000+run)))
+				// Seeded by r's place in the paper's list, so that -only 0.25 draws the
+				// labellings a full run draws.
+				rng := rand.New(rand.NewPCG(seed, uint64(ncnmSeedIndex(r, fi)*1000+run)))
 				labelled := make([]bool, len(y))
 				for i := range labelled {
 					labelled[i] = rng.Float64() < r
@@ -192,8 +226,13 @@ func ncnmRun(x *mat.Dense, y []float64, xt *mat.Dense, yt []float64, labelled []
 			// reference toolbox's start Φ⁻¹(labelled positive fraction) at r = 0.1, 6.57 %
 			// against 6.62 % at r = 0.25, 10.41 % against 10.24 % at r = 0.05: within the
 			// labellings' spread either way, so the paper's model is kept.
+			// Learn: the paper's Algorithm 2 — the eq. 32 objective with the sites of the
+			// last selection held fixed, every outer iteration accepted — as usps-table1
+			// uses. Measured at r = 0.25 (one labelling, 2026-11-23): ten-class 7.57 %
+			// in 3 min, against 8.92 % in about 6 min with the library's default (the EP
+			// objective over active and held-out points, held-out safeguard).
 			cfg := ivm.Config{Task: ivm.SemiSupervised, Kernel: ncnmKernel, ActiveSize: d, Scale: ivm.ScaleNone, Workers: 1,
-				ZeroBias: true, Learn: ivm.LearnOptions{Iters: iters}}
+				ZeroBias: true, Learn: ivm.LearnOptions{Iters: iters, Objective: ivm.FixedSites, LastIterate: true}}
 			if kind == "fixed" {
 				cfg.Kernel, cfg.FixedKernel = supervised[ci], true
 			}

@@ -42,3 +42,28 @@ func TestUSPSNCNMQuick(t *testing.T) {
 		t.Errorf("table:\n%s", s)
 	}
 }
+
+// -only for usps-ncnm takes the kinds and the paper's fractions; a fraction's labellings
+// are seeded by its place in the paper's list, whatever else is asked for.
+func TestNCNMOnly(t *testing.T) {
+	kinds, fr, err := ncnmOnly("learnt, 0.25")
+	if err != nil || len(kinds) != 1 || kinds[0] != "learnt" || len(fr) != 1 || fr[0] != 0.25 {
+		t.Errorf("learnt,0.25: %v %v %v", kinds, fr, err)
+	}
+	kinds, fr, err = ncnmOnly("0.1,0.01")
+	if err != nil || len(kinds) != 2 || len(fr) != 2 {
+		t.Errorf("0.1,0.01: %v %v %v", kinds, fr, err)
+	}
+	kinds, fr, err = ncnmOnly("")
+	if err != nil || len(kinds) != 2 || fr != nil {
+		t.Errorf("empty: %v %v %v", kinds, fr, err)
+	}
+	for _, bad := range []string{"0.3", "learned", "fixed,x"} {
+		if _, _, err := ncnmOnly(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if ncnmSeedIndex(0.25, 0) != 4 || ncnmSeedIndex(0.01, 3) != 0 || ncnmSeedIndex(0.3, 2) != 2 {
+		t.Error("seed index is not r's place in the paper's list")
+	}
+}

@@ -20,7 +20,7 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	runs := fs.Int("runs", 0, "repetitions of experiments that repeat (0: the experiment's default)")
 	out := fs.String("out", ".", "folder for the experiments' figures (archipelago-fig3, ncnm-toy, mtivm-regression, mtivm-vowel)")
-	only := fs.String("only", "", "run only these rows, comma-separated (usps-table1: rbf, mlp, rbfard; usps-ncnm: learnt, fixed; archipelago: problems and labels per class, e.g. Toy3,1, and allrows to train the pinwheels on 50 points per class instead of the paper's 50 per set)")
+	only := fs.String("only", "", "run only these rows, comma-separated (usps-table1: rbf, mlp, rbfard; usps-ncnm: learnt, fixed and fractions r, e.g. learnt,0.25; archipelago: problems and labels per class, e.g. Toy3,1, and allrows to train the pinwheels on 50 points per class instead of the paper's 50 per set)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
