@@ -42,13 +42,20 @@ type Protocol struct {
 	// mentions). The protocols use ½: the bound keeps half the labels' difference and the
 	// truth satisfies it with slack, so ε can be learnt.
 	Margin float64
+	// AlphaPrior is Options.AlphaPrior for the fits.
+	AlphaPrior bool
 }
 
-// SARCOSProtocol is §5.1: 1 % labelled, 10 % unlabelled, the rest test, 100 pairs.
+// SARCOSProtocol is §5.1: 1 % labelled, 10 % unlabelled, the rest test, 100 pairs. The
+// graph weights α_i are free per task, as in the paper.
 var SARCOSProtocol = Protocol{LabelFrac: 0.01, UnlabelFrac: 0.10, Pairs: 100, Targets: PerTask, Margin: 0.5}
 
-// SchoolProtocol is §5.2: 2 % labelled, 20 % unlabelled, the rest test, 100 pairs.
-var SchoolProtocol = Protocol{LabelFrac: 0.02, UnlabelFrac: 0.20, Pairs: 100, Targets: Pooled, Margin: 0.5}
+// SchoolProtocol is §5.2: 2 % labelled, 20 % unlabelled, the rest test, 100 pairs. The
+// graph weights α_i are under the common prior: one or two labels per school cannot
+// determine a school's α_i by maximum likelihood, and with α_i free (the paper's model)
+// SSMTR is 0.02–0.08 worse than SMTR on every split, where under the prior it ties with
+// SMTR (bench/RESULTS.md).
+var SchoolProtocol = Protocol{LabelFrac: 0.02, UnlabelFrac: 0.20, Pairs: 100, Targets: Pooled, Margin: 0.5, AlphaPrior: true}
 
 // LoadSARCOS reads the GPML SARCOS file (21 inputs, 7 torques, CSV with a header) and
 // returns the inputs and the n×7 torques.

@@ -9,7 +9,7 @@ import (
 
 // reducedRun runs the four methods on nsplit splits and returns the mean transductive and
 // inductive nMSE of each.
-func reducedRun(t *testing.T, draw func(rng *rand.Rand) ([]Split, error), targets Scaling, nsplit int) (trans, induct [4]float64) {
+func reducedRun(t *testing.T, draw func(rng *rand.Rand) ([]Split, error), p Protocol, nsplit int) (trans, induct [4]float64) {
 	t.Helper()
 	methods := []Method{SSTR, SMTR, SSMTR, SSMTRPI}
 	for s := 0; s < nsplit; s++ {
@@ -17,7 +17,7 @@ func reducedRun(t *testing.T, draw func(rng *rand.Rand) ([]Split, error), target
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := RunSplit(splits, methods, Options{Targets: targets, OuterIters: 3, InnerIters: 30})
+		res, err := RunSplit(splits, methods, Options{Targets: p.Targets, AlphaPrior: p.AlphaPrior, OuterIters: 3, InnerIters: 30})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,24 +38,23 @@ func reducedRun(t *testing.T, draw func(rng *rand.Rand) ([]Split, error), target
 // TestSARCOSReduced runs the paper's comparison at reduced size on 600 SARCOS rows
 // (testdata): 7 tasks of 250 points, 6 % labelled (15), 16 % unlabelled (40), 40 pairs
 // per task, 2 splits. It checks what holds robustly at this size: SMTR is no worse than
-// independent GPs, SSMTR no worse than SMTR by more than 10 % (the graph does not help on
-// SARCOS: on the full protocol SSMTR is 3–6 % above SMTR, and two draws of this reduced
-// run put it 0.4 % and 5.5 % above; the bound catches a broken graph kernel, not the
-// paper's ordering), and the constraints help clearly
-// (SSMTRPI below SSMTR by a fifth). The full protocol's ordering is measured by
-// `ivm reproduce ssmtr-sarcos`.
+// independent GPs, SSMTR no worse than SMTR by more than 3 % (with the graph weights free
+// per task the two tie here, 0.5346 against 0.5348; on the full protocol SSMTR is below
+// SMTR on 9 of 10 splits; with α_i under the common prior it was 3–6 % above), and the
+// constraints help clearly (SSMTRPI below SSMTR by a fifth). The full protocol's ordering
+// is measured by `ivm reproduce ssmtr-sarcos`.
 func TestSARCOSReduced(t *testing.T) {
 	x, y, err := LoadSARCOS(filepath.Join("testdata", "sarcos600.csv.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := Protocol{LabelFrac: 0.06, UnlabelFrac: 0.16, Pairs: 7 * 40, Targets: PerTask, Margin: 0.5}
-	tr, _ := reducedRun(t, func(rng *rand.Rand) ([]Split, error) { return SARCOSSplits(x, y, 250, p, rng) }, PerTask, 2)
+	tr, _ := reducedRun(t, func(rng *rand.Rand) ([]Split, error) { return SARCOSSplits(x, y, 250, p, rng) }, p, 2)
 	if tr[1] > tr[0] {
 		t.Errorf("SMTR %.4f is worse than SSTR %.4f", tr[1], tr[0])
 	}
-	if tr[2] > 1.10*tr[1] {
-		t.Errorf("SSMTR %.4f is worse than SMTR %.4f by more than 10 %%", tr[2], tr[1])
+	if tr[2] > 1.03*tr[1] {
+		t.Errorf("SSMTR %.4f is worse than SMTR %.4f by more than 3 %%", tr[2], tr[1])
 	}
 	if tr[3] > 0.8*tr[2] {
 		t.Errorf("SSMTRPI %.4f is not clearly below SSMTR %.4f", tr[3], tr[2])
@@ -74,7 +73,7 @@ func TestSchoolReduced(t *testing.T) {
 		t.Fatalf("%d schools, want 139", len(xs))
 	}
 	xs, ys = xs[:15], ys[:15]
-	tr, in := reducedRun(t, func(rng *rand.Rand) ([]Split, error) { return SchoolSplits(xs, ys, SchoolProtocol, rng) }, Pooled, 2)
+	tr, in := reducedRun(t, func(rng *rand.Rand) ([]Split, error) { return SchoolSplits(xs, ys, SchoolProtocol, rng) }, SchoolProtocol, 2)
 	for k := 1; k < 4; k++ {
 		if !(tr[k] < tr[0]) || !(in[k] < in[0]) {
 			t.Errorf("%v (%.4f/%.4f) does not beat SSTR (%.4f/%.4f)", Method(k), tr[k], in[k], tr[0], in[0])

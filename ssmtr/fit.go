@@ -82,6 +82,14 @@ func Fit(tasks []Task, opt Options) (*Model, error) {
 		if opt.Method == SSMTRPI {
 			m.Prior.Epsilon = math.Exp(z[lay.eps])
 		}
+		if lay.alpha {
+			m.Prior.AlphaPrior = opt.AlphaPrior
+			var s float64
+			for i := 0; i < lay.m; i++ {
+				s += z[lay.block(i)+lay.p]
+			}
+			m.Prior.Alpha = math.Exp(s / float64(lay.m))
+		}
 	}
 	m.Objective = fr.last
 	return m, nil

@@ -39,12 +39,14 @@ type OuterStep struct {
 }
 
 // layout maps the optimiser's vector to the tasks' hyperparameters, all as logarithms.
-// Multi-task: [ψ_1 … ψ_m, ln σ, (ln ε)], ψ_i = [ln θ_i, (ln α_i)]. SSTR: [ln θ_i, ln σ_i]
-// per task, each optimised alone.
+// Multi-task: [ψ_1 … ψ_m, ln σ, (ln ε)], ψ_i = [ln θ_i, (ln α_i)], of which the first
+// prior entries (ln θ_i, and ln α_i with Options.AlphaPrior) are under the common prior.
+// SSTR: [ln θ_i, ln σ_i] per task, each optimised alone.
 type layout struct {
 	m, p, q  int
 	alpha    bool
 	perTask  bool
+	prior    int
 	eps, len int
 }
 
@@ -58,7 +60,10 @@ func (f *fitter) layout() layout {
 	if alpha {
 		q++
 	}
-	lay := layout{m: m, p: p, q: q, alpha: alpha, eps: -1, len: m*q + 1}
+	lay := layout{m: m, p: p, q: q, alpha: alpha, prior: p, eps: -1, len: m*q + 1}
+	if f.opt.AlphaPrior {
+		lay.prior = q
+	}
 	if f.opt.Method == SSMTRPI {
 		lay.eps = m*q + 1
 		lay.len++
@@ -265,7 +270,7 @@ func (f *fitter) fitMultiTask(init []float64, trace *[]OuterStep) ([]float64, er
 	if lay.eps >= 0 {
 		z[lay.eps] = math.Log(initEps)
 	}
-	q := lay.q
+	q := lay.prior
 	// Before the first update the prior is N(ψ_0, s²I): broad, centred on the start.
 	f.mean = append([]float64(nil), z[:q]...)
 	f.cov = mat.NewSymDense(q, nil)
@@ -323,7 +328,7 @@ func (f *fitter) fitMultiTask(init []float64, trace *[]OuterStep) ([]float64, er
 
 // priorTerm returns ½ Σ_i (ψ_i − m)ᵀ Σ⁻¹ (ψ_i − m) and adds its gradient.
 func (f *fitter) priorTerm(lay layout, z, grad []float64) float64 {
-	q := lay.q
+	q := lay.prior
 	d := make([]float64, q)
 	var s float64
 	for i := 0; i < lay.m; i++ {
@@ -360,7 +365,7 @@ func (f *fitter) covTerm(m int) float64 {
 
 // updatePrior sets m_θ to the tasks' mean and Σ_θ to (Σ_i d_i d_iᵀ + ν₀s²I)/(m + ν₀).
 func (f *fitter) updatePrior(lay layout, z []float64) {
-	q, m := lay.q, lay.m
+	q, m := lay.prior, lay.m
 	for k := 0; k < q; k++ {
 		var s float64
 		for i := 0; i < m; i++ {
@@ -399,7 +404,7 @@ func (f *fitter) priorNames() []string {
 	for _, n := range f.ts[0].k.FreeNames() {
 		out = append(out, "ln "+n)
 	}
-	if f.opt.Method.graph() {
+	if f.opt.Method.graph() && f.opt.AlphaPrior {
 		out = append(out, "ln alpha")
 	}
 	return out

@@ -38,7 +38,8 @@ func (m *Model) Predict(t int, x *mat.Dense, mean, variance []float64) error {
 }
 
 // Prior is the common Gaussian prior N(m_θ, Σ_θ) of the tasks' log kernel parameters
-// (and ln α for SSMTR/SSMTRPI), with what is needed to fit a new task under it.
+// (and ln α for SSMTR/SSMTRPI when AlphaPrior), with what is needed to fit a new task
+// under it.
 type Prior struct {
 	Names []string
 	Mean  []float64
@@ -54,11 +55,16 @@ type Prior struct {
 	// Sigma and Epsilon are the learnt shared noise levels (standardised units): the
 	// starting values of a new task's maximum-likelihood estimates.
 	Sigma, Epsilon float64
+	// AlphaPrior says whether ln α is the last dimension of the prior (Options.AlphaPrior).
+	// Without it a new task's α is a maximum-likelihood estimate started at Alpha, the
+	// geometric mean of the training tasks' α_i.
+	AlphaPrior bool
+	Alpha      float64
 }
 
-// FitTask fits a new task under the prior (paper §2.2): its kernel parameters (and α) by
-// MAP under N(m_θ, Σ_θ), its noise level σ (and ε, when it has constraints) by maximum
-// likelihood. The training tasks' data are not needed. innerIters bounds the optimiser
+// FitTask fits a new task under the prior (paper §2.2): its kernel parameters (and α, with
+// AlphaPrior) by MAP under N(m_θ, Σ_θ), its noise level σ (α without AlphaPrior; ε, when
+// it has constraints) by maximum likelihood. The training tasks' data are not needed. innerIters bounds the optimiser
 // (0: 100).
 func (p *Prior) FitTask(t Task, innerIters int) (*TaskModel, error) {
 	dim, err := checkTasks([]Task{t})
@@ -79,8 +85,8 @@ func (p *Prior) FitTask(t Task, innerIters int) (*TaskModel, error) {
 			mean = mu
 		}
 	}
-	opt := Options{Method: p.Method, Graph: p.Graph, InnerIters: innerIters}.withDefaults()
-	np := len(p.Mean) - btoi(p.Method.graph())
+	opt := Options{Method: p.Method, Graph: p.Graph, InnerIters: innerIters, AlphaPrior: p.AlphaPrior}.withDefaults()
+	np := len(p.Mean) - btoi(p.Method.graph() && p.AlphaPrior)
 	init := make([]float64, np)
 	for i := range init {
 		init[i] = math.Exp(p.Mean[i])
@@ -97,6 +103,12 @@ func (p *Prior) FitTask(t Task, innerIters int) (*TaskModel, error) {
 	hasEps := lay.eps >= 0 && len(tk.cons) > 0
 	z := make([]float64, lay.len)
 	copy(z, p.Mean)
+	if lay.alpha && !p.AlphaPrior {
+		if !(p.Alpha > 0) {
+			return nil, fmt.Errorf("ssmtr: prior has no starting α for a new task (Alpha = %v)", p.Alpha)
+		}
+		z[lay.p] = math.Log(p.Alpha)
+	}
 	z[lay.sigma(0)] = math.Log(p.Sigma)
 	if lay.eps >= 0 {
 		z[lay.eps] = math.Log(p.Epsilon)

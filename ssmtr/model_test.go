@@ -189,15 +189,31 @@ func TestPredictMatchesGP(t *testing.T) {
 // finite differences.
 func TestFitPriorUpdate(t *testing.T) {
 	tasks := synthTasks(4, 12, 20, 21)
-	for _, meth := range []Method{SMTR, SSMTR} {
-		m, err := Fit(tasks, Options{Method: meth, OuterIters: 4, InnerIters: 40, Tol: 1e-12})
+	for _, v := range []struct {
+		meth       Method
+		alphaPrior bool
+	}{{SMTR, false}, {SSMTR, false}, {SSMTR, true}} {
+		meth := v.meth
+		m, err := Fit(tasks, Options{Method: meth, OuterIters: 4, InnerIters: 40, Tol: 1e-12, AlphaPrior: v.alphaPrior})
 		if err != nil {
 			t.Fatal(err)
 		}
 		q := len(m.Prior.Mean)
+		if want := len(m.Tasks[0].Theta) + btoi(v.alphaPrior); q != want {
+			t.Fatalf("%v (AlphaPrior %v): prior of dimension %d, want %d", meth, v.alphaPrior, q, want)
+		}
+		if meth.graph() {
+			var s float64
+			for _, tm := range m.Tasks {
+				s += math.Log(tm.Alpha) / float64(len(m.Tasks))
+			}
+			if math.Abs(math.Log(m.Prior.Alpha)-s) > 1e-9 {
+				t.Errorf("%v: Prior.Alpha %g, geometric mean of the tasks' α %g", meth, m.Prior.Alpha, math.Exp(s))
+			}
+		}
 		mean := make([]float64, q)
 		for _, tm := range m.Tasks {
-			for k, v := range psiOf(tm, meth) {
+			for k, v := range psiOf(tm, v.alphaPrior) {
 				mean[k] += v / float64(len(m.Tasks))
 			}
 		}
@@ -209,7 +225,7 @@ func TestFitPriorUpdate(t *testing.T) {
 		for a := 0; a < q; a++ {
 			var s float64
 			for _, tm := range m.Tasks {
-				p := psiOf(tm, meth)
+				p := psiOf(tm, v.alphaPrior)
 				s += (p[a] - mean[a]) * (p[a] - mean[a])
 			}
 			want := (s + 1) / (float64(len(m.Tasks)) + 1)
@@ -225,12 +241,13 @@ func TestFitPriorUpdate(t *testing.T) {
 	}
 }
 
-func psiOf(tm *TaskModel, meth Method) []float64 {
+// psiOf is a task's vector under the common prior: ln θ, and ln α with AlphaPrior.
+func psiOf(tm *TaskModel, alphaPrior bool) []float64 {
 	var p []float64
 	for _, v := range tm.Theta {
 		p = append(p, math.Log(v))
 	}
-	if meth.graph() {
+	if alphaPrior {
 		p = append(p, math.Log(tm.Alpha))
 	}
 	return p
@@ -275,8 +292,13 @@ func TestMultiTaskObjectiveGrad(t *testing.T) {
 	tasks := synthTasks(3, 6, 10, 5)
 	tasks[0].Pairs = []Pair{{0, 7, 0.2}, {8, 9, -0.1}}
 	tasks[2].Quads = []Quad{{1, 8, 10, 12}}
-	for _, meth := range []Method{SMTR, SSMTR, SSMTRPI} {
-		opt := Options{Method: meth}.withDefaults()
+	type variant struct {
+		meth       Method
+		alphaPrior bool
+	}
+	for _, v := range []variant{{SMTR, false}, {SSMTR, false}, {SSMTRPI, false}, {SSMTR, true}, {SSMTRPI, true}} {
+		meth := v.meth
+		opt := Options{Method: meth, AlphaPrior: v.alphaPrior}.withDefaults()
 		spec, init, err := initialKernel("", tasks, 2)
 		if err != nil {
 			t.Fatal(err)
@@ -294,9 +316,12 @@ func TestMultiTaskObjectiveGrad(t *testing.T) {
 		for i := range z {
 			z[i] = 0.3 * rng.NormFloat64()
 		}
-		fr.mean = []float64{0.1, -0.2, 0.3}[:lay.q]
-		fr.cov = mat.NewSymDense(lay.q, nil)
-		for k := 0; k < lay.q; k++ {
+		if want := lay.p + btoi(v.alphaPrior && meth.graph()); lay.prior != want {
+			t.Fatalf("%v (AlphaPrior %v): %d dimensions under the prior, want %d", meth, v.alphaPrior, lay.prior, want)
+		}
+		fr.mean = []float64{0.1, -0.2, 0.3}[:lay.prior]
+		fr.cov = mat.NewSymDense(lay.prior, nil)
+		for k := 0; k < lay.prior; k++ {
 			fr.cov.SetSym(k, k, 0.5+0.1*float64(k))
 		}
 		fr.cov.SetSym(0, 1, 0.1)
@@ -309,6 +334,16 @@ func TestMultiTaskObjectiveGrad(t *testing.T) {
 				t.Fatal(err)
 			}
 			return v + fr.priorTerm(lay, x, grad)
+		}
+		if lay.alpha && !v.alphaPrior {
+			// α_i free: the prior term does not touch ln α_i.
+			pg := make([]float64, len(z))
+			fr.priorTerm(lay, z, pg)
+			for i := 0; i < lay.m; i++ {
+				if g := pg[lay.block(i)+lay.p]; g != 0 {
+					t.Errorf("%v: prior gradient %g on task %d's ln α", meth, g, i)
+				}
+			}
 		}
 		g := make([]float64, len(z))
 		obj(z, g)
@@ -360,6 +395,36 @@ func TestNewTaskUnderPrior(t *testing.T) {
 		t.Errorf("new task predicts held-out points with nMSE %g", nm)
 	}
 	t.Logf("new task: held-out nMSE %.3f", nm)
+
+	// SSMTR: α is not in the prior (the paper's model), so a new task learns its own,
+	// started at the training tasks' geometric mean; with AlphaPrior it is the prior's
+	// last dimension.
+	for _, ap := range []bool{false, true} {
+		ms, err := Fit(tasks[:4], Options{Method: SSMTR, OuterIters: 2, InnerIters: 30, AlphaPrior: ap})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr := ms.Prior
+		if want := len(tm.Theta) + btoi(ap); len(pr.Mean) != want || len(pr.Names) != want {
+			t.Errorf("AlphaPrior %v: prior has %d dimensions (%v), want %d", ap, len(pr.Mean), pr.Names, want)
+		}
+		if pr.AlphaPrior != ap || !(pr.Alpha > 0) {
+			t.Errorf("AlphaPrior %v: prior says AlphaPrior %v, Alpha %v", ap, pr.AlphaPrior, pr.Alpha)
+		}
+		nt, err := pr.FitTask(tasks[4], 0)
+		if err != nil {
+			t.Fatalf("AlphaPrior %v: %v", ap, err)
+		}
+		if !(nt.Alpha > 0) || math.IsInf(nt.Alpha, 0) {
+			t.Errorf("AlphaPrior %v: new task's α = %v", ap, nt.Alpha)
+		}
+		if err := nt.Predict(tasks[4].U, pred, nil); err != nil {
+			t.Fatal(err)
+		}
+		if nm, _, _ := NMSE([][]float64{pred}, [][]float64{yu[4]}); nm > 0.5 || math.IsNaN(nm) {
+			t.Errorf("AlphaPrior %v: SSMTR new task predicts held-out points with nMSE %g", ap, nm)
+		}
+	}
 }
 
 func TestBadInput(t *testing.T) {

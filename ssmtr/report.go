@@ -92,6 +92,7 @@ func RunExperiment(c ExperimentConfig) (*ExperimentResult, error) {
 	}
 	opt := c.Options
 	opt.Targets = proto.Targets
+	opt.AlphaPrior = proto.AlphaPrior
 	for s := 0; s < c.Splits; s++ {
 		splits, err := draw(rand.New(rand.NewPCG(c.Seed, uint64(s))))
 		if err != nil {

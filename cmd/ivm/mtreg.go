@@ -48,6 +48,7 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 	kernel := fs.String("kernel", "", `kernel spec without white noise (default: rbf, width from the median distance); e.g. "lin+rbf"`)
 	k := fs.Int("k", ssmtr.DefaultNeighbours, "neighbours of the graph (ssmtr, ssmtrpi)")
 	lap := fs.String("laplacian", "normalized", "graph Laplacian: normalized or unnormalized")
+	alphaPrior := fs.Bool("alpha-prior", false, "put the graph weights α_i under the tasks' common prior (default: free per task, as the paper)")
 	targets := fs.String("targets", "per-task", "target standardisation: per-task, pooled or none")
 	scale := fs.String("scale", "zscore", "input scaling: zscore or none")
 	pairs := fs.String("pairs", "", "CSV of pairwise constraints u,v,d (1-based TRAIN rows)")
@@ -72,7 +73,7 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opt := ssmtr.Options{Method: meth, Kernel: *kernel, OuterIters: *outer, InnerIters: *inner, Workers: *workers}
+	opt := ssmtr.Options{Method: meth, Kernel: *kernel, OuterIters: *outer, InnerIters: *inner, Workers: *workers, AlphaPrior: *alphaPrior}
 	opt.Graph.K = *k
 	if opt.Graph.Laplacian, err = ssmtr.ParseLaplacian(*lap); err != nil {
 		return err
@@ -107,6 +108,9 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "prior mean %s: %.4g; noise σ = %.4g (standardised units)", strings.Join(m.Prior.Names, ", "), m.Prior.Mean, m.Prior.Sigma)
 		if meth == ssmtr.SSMTRPI {
 			fmt.Fprintf(stdout, ", ε = %.4g", m.Prior.Epsilon)
+		}
+		if meth == ssmtr.SSMTR || meth == ssmtr.SSMTRPI {
+			fmt.Fprintf(stdout, "; graph weight α: %s", mtregAlphas(m))
 		}
 		fmt.Fprintln(stdout)
 	}
@@ -448,4 +452,18 @@ func (p mtregPredictions) write(path string) error {
 		return err
 	}
 	return errors.Join(f.Close())
+}
+
+// mtregAlphas summarises the tasks' learnt graph weights α_i: the value when there is one
+// task, the geometric mean and range otherwise.
+func mtregAlphas(m *ssmtr.Model) string {
+	if len(m.Tasks) == 1 {
+		return fmt.Sprintf("%.4g", m.Tasks[0].Alpha)
+	}
+	lo, hi, s := math.Inf(1), math.Inf(-1), 0.0
+	for _, t := range m.Tasks {
+		lo, hi = math.Min(lo, t.Alpha), math.Max(hi, t.Alpha)
+		s += math.Log(t.Alpha)
+	}
+	return fmt.Sprintf("geometric mean %.4g over %d tasks (%.4g to %.4g)", math.Exp(s/float64(len(m.Tasks))), len(m.Tasks), lo, hi)
 }

@@ -69,6 +69,17 @@ func TestMtreg(t *testing.T) {
 			t.Errorf("%s: %d prediction lines, first %q", m, len(lines), lines[0])
 		}
 	}
+	// The graph weights are reported; -alpha-prior puts them under the common prior.
+	for _, flags := range [][]string{nil, {"-alpha-prior"}} {
+		args := append([]string{"mtreg", "-quiet", "-method", "ssmtr", "-iters", "2", "-kiters", "30"}, flags...)
+		out := mustRun(t, append(args, train, test)...)
+		if !strings.Contains(out, "graph weight α: geometric mean") || !strings.Contains(out, "over 3 tasks") {
+			t.Errorf("%v: no α summary:\n%s", flags, out)
+		}
+		if hasAlpha := strings.Contains(out, "ln alpha"); hasAlpha != (flags != nil) {
+			t.Errorf("%v: prior names ln alpha: %v, want %v:\n%s", flags, hasAlpha, flags != nil, out)
+		}
+	}
 	// Without TEST the unlabelled training rows are predicted.
 	mustRun(t, "mtreg", "-quiet", "-iters", "2", "-out", preds, train)
 	data, _ := os.ReadFile(preds)
