@@ -83,7 +83,7 @@
 // lists, bias column dropped, percentages as fractions), 2 % labelled (at least one point
 // per school), 20 % unlabelled, pooled target scaling. Pairs: 100 in all (the paper's
 // "100 pairs of data points"; 14–15 per SARCOS task, at most one per school) among each
-// task's training points, at least one unlabelled, d = ½(y_u − y_v) (see Protocol.Margin for why
-// not the full difference). nMSE is MSE divided by the variance of the task's evaluation
+// task's training points, at least one unlabelled, constraining the order of the two labels,
+// d = 0 (Protocol.Margin says why not a share of their difference). nMSE is MSE divided by the variance of the task's evaluation
 // targets, averaged over tasks (the pooled form is printed too).
 package ssmtr
