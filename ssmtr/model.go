@@ -64,8 +64,8 @@ type Prior struct {
 
 // FitTask fits a new task under the prior (paper §2.2): its kernel parameters (and α, with
 // AlphaPrior) by MAP under N(m_θ, Σ_θ), its noise level σ (α without AlphaPrior; ε, when
-// it has constraints) by maximum likelihood. The training tasks' data are not needed. innerIters bounds the optimiser
-// (0: 100).
+// it has constraints) by maximum likelihood. The training tasks' data are not needed.
+// innerIters bounds the optimiser (0: 100).
 func (p *Prior) FitTask(t Task, innerIters int) (*TaskModel, error) {
 	dim, err := checkTasks([]Task{t})
 	if err != nil {
