@@ -105,7 +105,7 @@ type Options struct {
 	// AlphaPrior puts each task's ln α_i under the common prior with its kernel parameters.
 	// By default (false) α_i is free per task, as in the paper: its gradient (§3.1, §4.1)
 	// has no prior term. On SARCOS the shared prior held α_i near one value for all seven
-	// torques and SSMTR came out worse than SMTR on 8 of 10 splits; free, better on 9 of 10
+	// torques and SSMTR came out worse than SMTR on 8 of 10 splits; free, better on 8 of 10
 	// (bench/RESULTS.md).
 	AlphaPrior bool
 	// PriorPseudoTasks ν₀ and PriorScale s² regularise the prior covariance: Σ_θ is updated
