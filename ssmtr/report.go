@@ -53,7 +53,10 @@ type ExperimentResult struct {
 	Config  ExperimentConfig
 	Methods []Method
 	Splits  [][]MethodResult // [split][method]
-	Tasks   int
+	// PriorMean holds, per split, the nMSE of predicting the models' prior mean
+	// (PriorMeanNMSE) in its Trans, Induct, TransPooled and InductPool fields.
+	PriorMean []MethodResult
+	Tasks     int
 }
 
 // RunExperiment runs the paper's protocol on SARCOS or school.
@@ -99,6 +102,9 @@ func RunExperiment(c ExperimentConfig) (*ExperimentResult, error) {
 			return nil, err
 		}
 		res.Tasks = len(splits)
+		var ref MethodResult
+		ref.Trans, ref.Induct, ref.TransPooled, ref.InductPool = PriorMeanNMSE(splits, opt.Targets)
+		res.PriorMean = append(res.PriorMean, ref)
 		r, err := RunSplit(splits, methods, opt)
 		if err != nil {
 			return nil, fmt.Errorf("split %d: %w", s+1, err)
@@ -121,6 +127,21 @@ func meanSDOf(v []float64) (float64, float64) {
 		sd = math.NaN()
 	}
 	return m, sd
+}
+
+// priorMeanSummary is Summary for the prior-mean reference predictor.
+func (r *ExperimentResult) priorMeanSummary(pooled bool) (trans, induct [2]float64) {
+	var tv, iv []float64
+	for _, s := range r.PriorMean {
+		if pooled {
+			tv, iv = append(tv, s.TransPooled), append(iv, s.InductPool)
+		} else {
+			tv, iv = append(tv, s.Trans), append(iv, s.Induct)
+		}
+	}
+	trans[0], trans[1] = meanSDOf(tv)
+	induct[0], induct[1] = meanSDOf(iv)
+	return
 }
 
 // Summary returns the mean and sd over splits of method k's transductive and inductive
@@ -148,11 +169,15 @@ func (r *ExperimentResult) Write(w io.Writer, paper PaperTable) {
 		p := paper[m]
 		fmt.Fprintf(w, "%-8v  %s    %s      %.4f ± %.4f    %.4f ± %.4f\n", m, fig(t), fig(i), p[0].Mean, p[0].SD, p[1].Mean, p[1].SD)
 	}
+	t, i := r.priorMeanSummary(false)
+	fmt.Fprintf(w, "%-8s  %s    %s      (every point predicted by the labelled mean, the models' prior mean)\n", "mean y", fig(t), fig(i))
 	fmt.Fprintf(w, "\nPooled nMSE (Σ_t SSE_t / Σ_t n_t var_t), mean ± sd over splits\n")
 	for k, m := range r.Methods {
 		t, i := r.Summary(k, true)
 		fmt.Fprintf(w, "%-8v  %s    %s\n", m, fig(t), fig(i))
 	}
+	t, i = r.priorMeanSummary(true)
+	fmt.Fprintf(w, "%-8s  %s    %s\n", "mean y", fig(t), fig(i))
 	fmt.Fprintf(w, "\nTime per split (fit + predict), mean over splits; CPU is the process's user+system time\n")
 	fmt.Fprintf(w, "(all goroutines), wall time is noisy on a shared machine\n")
 	for k, m := range r.Methods {
