@@ -30,8 +30,10 @@ default 1) and a target column (-label-col, default last); the other columns are
 Rows whose target is "?" or empty are unlabelled. Every task needs at least one labelled
 row. TEST has the same columns; its tasks must occur in TRAIN. With targets in TEST the
 command prints the MSE and the nMSE (MSE / variance of the targets, per task, averaged
-over tasks). -out writes one line per TEST row (or, without TEST, per unlabelled TRAIN
-row): task, predictive mean, latent variance.
+over tasks), and for reference the nMSE of predicting each task's labelled mean (the
+models' prior mean: what a fit that learnt nothing from the inputs scores). -out writes
+one line per TEST row (or, without TEST, per unlabelled TRAIN row): task, predictive mean,
+latent variance.
 
 -pairs FILE gives constraints y_u − y_v ≥ d as CSV lines "u,v,d", u and v 1-based data row
 numbers of TRAIN (header not counted) of the same task; quadruple constraints
@@ -126,8 +128,9 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 		if pred, err = mtregPredict(m, te, ids); err != nil {
 			return err
 		}
-		if mse, nmse, ok := pred.errors(); ok {
+		if mse, nmse, ref, ok := pred.errors(); ok {
 			fmt.Fprintf(stdout, "Mean squared error = %.6g\nnMSE (per task, averaged) = %.6g\n", mse, nmse)
+			fmt.Fprintf(stdout, "nMSE of the labelled mean (each task's prior mean; a model that learnt nothing) = %.6g\n", ref)
 		}
 	} else {
 		un := tr.unlabelledRows()
@@ -376,6 +379,9 @@ func mtregConstraints(tasks []ssmtr.Task, rowMap [][2]int, pairs, quads string) 
 // mtregPredictions are per-row predictions in input order.
 type mtregPredictions struct {
 	task, mean, vari, y []float64
+	// prior is each row's task's prior mean in target units (TaskModel.Mean): the
+	// prediction of a model that learnt nothing from the inputs.
+	prior []float64
 }
 
 func mtregPredict(m *ssmtr.Model, te *mtregData, ids []float64) (mtregPredictions, error) {
@@ -389,6 +395,7 @@ func mtregPredict(m *ssmtr.Model, te *mtregData, ids []float64) (mtregPrediction
 	}
 	n, d := te.x.Dims()
 	p.task, p.mean, p.vari, p.y = te.task, make([]float64, n), make([]float64, n), te.y
+	p.prior = make([]float64, n)
 	byTask := map[int][]int{}
 	for r, v := range te.task {
 		k, ok := index[v]
@@ -407,35 +414,44 @@ func mtregPredict(m *ssmtr.Model, te *mtregData, ids []float64) (mtregPrediction
 			return p, err
 		}
 		for i, r := range rows {
-			p.mean[r], p.vari[r] = mu[i], va[i]
+			p.mean[r], p.vari[r], p.prior[r] = mu[i], va[i], m.Tasks[k].Mean
 		}
 	}
 	return p, nil
 }
 
-// errors returns the MSE over labelled rows and the per-task nMSE averaged over tasks.
-func (p mtregPredictions) errors() (mse, nmse float64, ok bool) {
-	byTask := map[float64][2][]float64{}
+// errors returns the MSE over labelled rows, the per-task nMSE averaged over tasks, and
+// that nMSE for the prior mean (every row predicted by its task's prior mean).
+func (p mtregPredictions) errors() (mse, nmse, priorNMSE float64, ok bool) {
+	type rows struct{ pred, prior, truth []float64 }
+	byTask := map[float64]*rows{}
+	var order []float64
 	var n int
 	for r, y := range p.y {
 		if math.IsNaN(y) {
 			continue
 		}
 		e := byTask[p.task[r]]
-		e[0], e[1] = append(e[0], p.mean[r]), append(e[1], y)
-		byTask[p.task[r]] = e
+		if e == nil {
+			e = &rows{}
+			byTask[p.task[r]] = e
+			order = append(order, p.task[r])
+		}
+		e.pred, e.prior, e.truth = append(e.pred, p.mean[r]), append(e.prior, p.prior[r]), append(e.truth, y)
 		mse += (p.mean[r] - y) * (p.mean[r] - y)
 		n++
 	}
 	if n == 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	var preds, truth [][]float64
-	for _, e := range byTask {
-		preds, truth = append(preds, e[0]), append(truth, e[1])
+	var preds, priors, truth [][]float64
+	for _, t := range order {
+		e := byTask[t]
+		preds, priors, truth = append(preds, e.pred), append(priors, e.prior), append(truth, e.truth)
 	}
 	nmse, _, _ = ssmtr.NMSE(preds, truth)
-	return mse / float64(n), nmse, true
+	priorNMSE, _, _ = ssmtr.NMSE(priors, truth)
+	return mse / float64(n), nmse, priorNMSE, true
 }
 
 func (p mtregPredictions) write(path string) error {

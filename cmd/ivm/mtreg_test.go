@@ -36,6 +36,24 @@ func mtregWriteCSV(t *testing.T, path string, perTask, unlabelledEvery int, seed
 	}
 }
 
+// mtregFigure parses the number after prefix on its line of out.
+func mtregFigure(t *testing.T, out, prefix string) float64 {
+	t.Helper()
+	i := strings.Index(out, prefix)
+	if i < 0 {
+		t.Fatalf("no %q in the output:\n%s", prefix, out)
+	}
+	rest := out[i+len(prefix):]
+	if j := strings.IndexByte(rest, '\n'); j >= 0 {
+		rest = rest[:j]
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+	if err != nil {
+		t.Fatalf("%q: %v", prefix, err)
+	}
+	return v
+}
+
 func TestMtreg(t *testing.T) {
 	dir := t.TempDir()
 	train, test := filepath.Join(dir, "train.csv"), filepath.Join(dir, "test.csv")
@@ -52,13 +70,13 @@ func TestMtreg(t *testing.T) {
 		if !strings.Contains(out, "on 3 tasks (60 labelled, 30 unlabelled rows)") {
 			t.Errorf("%s: summary missing:\n%s", m, out)
 		}
-		i := strings.Index(out, "nMSE (per task, averaged) = ")
-		if i < 0 {
-			t.Fatalf("%s: no nMSE:\n%s", m, out)
+		v := mtregFigure(t, out, "nMSE (per task, averaged) = ")
+		if v > 0.2 {
+			t.Errorf("%s: nMSE %v, want < 0.2 on smooth tasks", m, v)
 		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(out[i+len("nMSE (per task, averaged) = "):]), 64)
-		if err != nil || v > 0.2 {
-			t.Errorf("%s: nMSE %v (%v), want < 0.2 on smooth tasks", m, v, err)
+		// The labelled mean scores about 1 (it is each task's prior mean).
+		if ref := mtregFigure(t, out, "(each task's prior mean; a model that learnt nothing) = "); !(ref > 0.8 && ref < 1.5) {
+			t.Errorf("%s: labelled-mean nMSE %v, want about 1", m, ref)
 		}
 		data, err := os.ReadFile(preds)
 		if err != nil {
