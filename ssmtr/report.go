@@ -131,28 +131,27 @@ func meanSDOf(v []float64) (float64, float64) {
 
 // priorMeanSummary is Summary for the prior-mean reference predictor.
 func (r *ExperimentResult) priorMeanSummary(pooled bool) (trans, induct [2]float64) {
-	var tv, iv []float64
-	for _, s := range r.PriorMean {
-		if pooled {
-			tv, iv = append(tv, s.TransPooled), append(iv, s.InductPool)
-		} else {
-			tv, iv = append(tv, s.Trans), append(iv, s.Induct)
-		}
-	}
-	trans[0], trans[1] = meanSDOf(tv)
-	induct[0], induct[1] = meanSDOf(iv)
-	return
+	return summarise(r.PriorMean, pooled)
 }
 
 // Summary returns the mean and sd over splits of method k's transductive and inductive
 // nMSE (pooled: the pooled form).
 func (r *ExperimentResult) Summary(k int, pooled bool) (trans, induct [2]float64) {
+	col := make([]MethodResult, len(r.Splits))
+	for i, s := range r.Splits {
+		col[i] = s[k]
+	}
+	return summarise(col, pooled)
+}
+
+// summarise returns the mean and sd of the results' transductive and inductive nMSE.
+func summarise(rs []MethodResult, pooled bool) (trans, induct [2]float64) {
 	var tv, iv []float64
-	for _, s := range r.Splits {
+	for _, s := range rs {
 		if pooled {
-			tv, iv = append(tv, s[k].TransPooled), append(iv, s[k].InductPool)
+			tv, iv = append(tv, s.TransPooled), append(iv, s.InductPool)
 		} else {
-			tv, iv = append(tv, s[k].Trans), append(iv, s[k].Induct)
+			tv, iv = append(tv, s.Trans), append(iv, s.Induct)
 		}
 	}
 	trans[0], trans[1] = meanSDOf(tv)
