@@ -274,7 +274,8 @@ func RunSplit(splits []Split, methods []Method, opt Options) ([]MethodResult, er
 // as NMSE) of predicting every point by the models' prior mean in the targets' units: each
 // task's labelled mean under PerTask scaling, all tasks' labelled mean under Pooled, 0
 // under None. It is what a regressor scores when it has learnt nothing from the inputs,
-// the yardstick for the methods' figures (on the school data SMTR is barely below it).
+// the yardstick for the methods' figures (on the school data SMTR was above it until the
+// fit profiled the prior mean; bench/RESULTS.md).
 func PriorMeanNMSE(splits []Split, s Scaling) (trans, induct, transPooled, inductPooled float64) {
 	tasks := make([]Task, len(splits))
 	for i, sp := range splits {

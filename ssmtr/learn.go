@@ -352,6 +352,7 @@ func (f *fitter) profiledPriorTerm(lay layout, z, grad []float64) float64 {
 	return f.priorTermAt(lay, z, grad, m)
 }
 
+// priorTermAt is the prior term and its gradient for the prior mean given.
 func (f *fitter) priorTermAt(lay layout, z, grad, mean []float64) float64 {
 	q := lay.prior
 	d := make([]float64, q)
