@@ -288,6 +288,24 @@ func synthTasksU(m, l, u int, seed uint64) ([]Task, [][]float64) {
 	return out, yus
 }
 
+// testFitter builds the fitter Fit would use for 2-input tasks with unscaled targets, and
+// returns it with the kernel's starting parameters.
+func testFitter(t *testing.T, tasks []Task, opt Options) (*fitter, []float64) {
+	t.Helper()
+	opt = opt.withDefaults()
+	spec, init, err := initialKernel("", tasks, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := make([]*task, len(tasks))
+	for i := range tasks {
+		if ts[i], err = newTask(tasks[i], i, opt, spec, init, 0, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &fitter{ts: ts, opt: opt, p: ts[0].p, stats: &Stats{}}, init
+}
+
 // TestMultiTaskObjectiveGrad checks the gradient of the full objective the optimiser sees
 // (all tasks, shared σ and ε, prior term) by finite differences.
 func TestMultiTaskObjectiveGrad(t *testing.T) {
@@ -300,18 +318,7 @@ func TestMultiTaskObjectiveGrad(t *testing.T) {
 	}
 	for _, v := range []variant{{SMTR, false}, {SSMTR, false}, {SSMTRPI, false}, {SSMTR, true}, {SSMTRPI, true}} {
 		meth := v.meth
-		opt := Options{Method: meth, AlphaPrior: v.alphaPrior}.withDefaults()
-		spec, init, err := initialKernel("", tasks, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ts := make([]*task, len(tasks))
-		for i := range tasks {
-			if ts[i], err = newTask(tasks[i], i, opt, spec, init, 0, 1); err != nil {
-				t.Fatal(err)
-			}
-		}
-		fr := &fitter{ts: ts, opt: opt, p: ts[0].p, stats: &Stats{}}
+		fr, _ := testFitter(t, tasks, Options{Method: meth, AlphaPrior: v.alphaPrior})
 		lay := fr.layout()
 		rng := rand.New(rand.NewPCG(9, 9))
 		z := make([]float64, lay.len)
@@ -509,18 +516,7 @@ func TestMultiTaskFitReachesTiedOptimum(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Tied maximum likelihood: one ψ and σ for all tasks, through the fitter's data term.
-	o := opt.withDefaults()
-	spec, init, err := initialKernel("", tasks, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := make([]*task, len(tasks))
-	for i := range tasks {
-		if ts[i], err = newTask(tasks[i], i, o, spec, init, 0, 1); err != nil {
-			t.Fatal(err)
-		}
-	}
-	fr := &fitter{ts: ts, opt: o, p: ts[0].p, stats: &Stats{}}
+	fr, init := testFitter(t, tasks, opt)
 	lay := fr.layout()
 	p := lay.p
 	expand := func(w []float64) []float64 {
