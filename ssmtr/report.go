@@ -59,17 +59,16 @@ type ExperimentResult struct {
 	Tasks     int
 }
 
-// RunExperiment runs the paper's protocol on SARCOS or school.
-func RunExperiment(c ExperimentConfig) (*ExperimentResult, error) {
-	methods := []Method{SSTR, SMTR, SSMTR, SSMTRPI}
-	res := &ExperimentResult{Config: c, Methods: methods}
+// Splitter loads c's data set and returns the protocol and a function that draws split s
+// (0-based) of it as RunExperiment does: split s is seeded by PCG(c.Seed, s).
+func (c ExperimentConfig) Splitter() (Protocol, func(s int) ([]Split, error), error) {
 	var draw func(rng *rand.Rand) ([]Split, error)
 	var proto Protocol
 	switch c.Data {
 	case "sarcos":
 		x, y, err := LoadSARCOS(filepath.Join(c.DataDir, SARCOSFile))
 		if err != nil {
-			return nil, err
+			return proto, nil, err
 		}
 		proto = SARCOSProtocol
 		if c.Protocol != nil {
@@ -83,7 +82,7 @@ func RunExperiment(c ExperimentConfig) (*ExperimentResult, error) {
 	case "school":
 		xs, ys, err := LoadSchool(filepath.Join(c.DataDir, SchoolFile))
 		if err != nil {
-			return nil, err
+			return proto, nil, err
 		}
 		proto = SchoolProtocol
 		if c.Protocol != nil {
@@ -91,13 +90,24 @@ func RunExperiment(c ExperimentConfig) (*ExperimentResult, error) {
 		}
 		draw = func(rng *rand.Rand) ([]Split, error) { return SchoolSplits(xs, ys, proto, rng) }
 	default:
-		return nil, fmt.Errorf("ssmtr: unknown data set %q (want sarcos or school)", c.Data)
+		return proto, nil, fmt.Errorf("ssmtr: unknown data set %q (want sarcos or school)", c.Data)
+	}
+	return proto, func(s int) ([]Split, error) { return draw(rand.New(rand.NewPCG(c.Seed, uint64(s)))) }, nil
+}
+
+// RunExperiment runs the paper's protocol on SARCOS or school.
+func RunExperiment(c ExperimentConfig) (*ExperimentResult, error) {
+	methods := []Method{SSTR, SMTR, SSMTR, SSMTRPI}
+	res := &ExperimentResult{Config: c, Methods: methods}
+	proto, draw, err := c.Splitter()
+	if err != nil {
+		return nil, err
 	}
 	opt := c.Options
 	opt.Targets = proto.Targets
 	opt.AlphaPrior = proto.AlphaPrior
 	for s := 0; s < c.Splits; s++ {
-		splits, err := draw(rand.New(rand.NewPCG(c.Seed, uint64(s))))
+		splits, err := draw(s)
 		if err != nil {
 			return nil, err
 		}
