@@ -16,6 +16,10 @@
 // scaling (Zelnik-Manor & Perona; SimilarityGraph), which gives the data-dependent kernel
 // of eq. 6, k̃(x, z) = k(x, z) − k_xᵀ(α⁻¹I + LK)⁻¹L k_z. Its labelled block is the
 // covariance of the Gaussian evidence (§3.1); α_i is learnt with the other parameters.
+// Model.WithGraphWeight and GraphWeightScan put a fitted model's kernels under the graph at
+// given weights without refitting: they show whether the evidence wants the graph and
+// whether the unlabelled targets would have rewarded it (on the school data the evidence
+// is largest without the graph on every split, so SSMTR ties SMTR there).
 //
 // SSMTRPI adds constraints y_u − y_v ≥ d (Pair) and y_u − y_v ≥ y_w − y_z (Quad, §4.2)
 // with the probit likelihood Φ((aᵀf − d)/(‖a‖ε)), ε learnt and shared by all tasks, and
