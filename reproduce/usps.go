@@ -124,8 +124,7 @@ func uspsTable1(c Config, done func(USPSRow)) ([]USPSRow, error) {
 	var rows []USPSRow
 	for _, k := range kernels {
 		start := time.Now()
-		cfg := ivm.Config{Task: ivm.MultiClass, Kernel: k.spec, ActiveSize: d, Scale: ivm.ScaleNone, Workers: c.Workers, Criterion: "entropy",
-			Learn: ivm.LearnOptions{Iters: iters, KernelIters: kIters, NoiseIters: nIters, Objective: ivm.FixedSites, LastIterate: true}}
+		cfg := table1Config(k.spec, d, iters, kIters, nIters, c.Workers)
 		if c.Log != nil {
 			cfg.Progress = func(p ivm.Progress) {
 				if p.Trace != nil && !p.Trace.Final {
@@ -165,6 +164,15 @@ func uspsTable1(c Config, done func(USPSRow)) ([]USPSRow, error) {
 		}
 	}
 	return rows, nil
+}
+
+// table1Config is the IVM paper's §4.2 learning protocol for the ten one-vs-rest
+// classifiers: d active points, iters outer iterations of Algorithm 2 with at most kIters
+// kernel and nIters noise steps, the eq. 32 objective, every iteration accepted, the
+// entropy criterion, inputs as given.
+func table1Config(spec string, d, iters, kIters, nIters, workers int) ivm.Config {
+	return ivm.Config{Task: ivm.MultiClass, Kernel: spec, ActiveSize: d, Scale: ivm.ScaleNone, Workers: workers, Criterion: "entropy",
+		Learn: ivm.LearnOptions{Iters: iters, KernelIters: kIters, NoiseIters: nIters, Objective: ivm.FixedSites, LastIterate: true}}
 }
 
 func runUSPSTable1(w io.Writer, c Config) error {
