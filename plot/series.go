@@ -216,6 +216,15 @@ func Curves(series []Series, opt Options) (*Figure, error) {
 		fig.Series = append(fig.Series, Series{Name: s.Name, X: append([]float64(nil), s.X...), Y: append([]float64(nil), s.Y...),
 			YErr: append([]float64(nil), s.YErr...)})
 	}
+	// A logarithmic axis whose data span no range (one point) would be widened by ±1 when
+	// drawn, below 0 for values under 1, where gonum's log scale panics: widen it by a
+	// factor of 2 each way instead.
+	if opt.LogX && p.X.Min == p.X.Max {
+		p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
+	}
+	if opt.LogY && p.Y.Min == p.Y.Max {
+		p.Y.Min, p.Y.Max = p.Y.Min/2, p.Y.Max*2
+	}
 	return finishLegend(fig, opt), nil
 }
 

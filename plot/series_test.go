@@ -63,6 +63,14 @@ func TestCurves(t *testing.T) {
 		t.Errorf("error bars %v, want %v", got, s[0].YErr)
 	}
 	checkFiles(t, fig, 12*vg.Centimeter, 8*vg.Centimeter)
+	// One point below 1 on both log axes: drawn without a range (gonum would widen it by
+	// ±1, below 0, and panic).
+	one := []Series{{Name: "one", X: []float64{0.25}, Y: []float64{0.004}, YErr: []float64{0.001}}}
+	fig, err = Curves(one, Options{LogX: true, LogY: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, fig, 12*vg.Centimeter, 8*vg.Centimeter)
 	for _, bad := range [][]Series{nil, {{Name: "a", X: []float64{1}, Y: nil}}, {{Name: "a", X: []float64{1}, Y: []float64{math.NaN()}}},
 		{{Name: "a", X: []float64{0}, Y: []float64{1}}},
 		{{Name: "a", X: []float64{1, 2}, Y: []float64{1, 2}, YErr: []float64{1}}},
