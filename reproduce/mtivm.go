@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/ivmlab/ivm/multitask"
 )
@@ -58,6 +60,8 @@ func runMTIVMSine(w io.Writer, c Config) error {
 // learners run to Netlab's stopping rule a run of the full grid costs of the order of a
 // quarter of an hour of CPU, the sub-sampling learner at 600 points per task alone 230 s);
 // Quick uses 2 runs of 4 tasks × 600 points with smaller budgets.
+// c.Only runs only the budgets it names: comma-separated dN (an MT-IVM active set of N) and
+// sN (a random sub-sample of N per task), e.g. "d400,d500,s150".
 func MTIVMRegression(c Config) ([]multitask.RegressionPoint, error) {
 	rc := multitask.RegressionConfig{Seed: uint64(c.Seed), Workers: c.Workers, Log: c.Log, Runs: c.Runs}
 	if c.Quick {
@@ -65,7 +69,35 @@ func MTIVMRegression(c Config) ([]multitask.RegressionPoint, error) {
 		rc.ActiveSizes = []int{250, 400}
 		rc.Subsample = []int{50, 100, 150}
 	}
+	if c.Only != "" {
+		ds, ss, err := regressionBudgets(c.Only)
+		if err != nil {
+			return nil, err
+		}
+		rc.ActiveSizes, rc.Subsample = ds, ss
+	}
 	return multitask.RunRegression(rc)
+}
+
+// regressionBudgets parses -only for mtivm-regression: dN and sN items.
+func regressionBudgets(only string) (active, sub []int, err error) {
+	active, sub = []int{}, []int{} // not nil: a method named in no item runs no budget
+	for _, item := range strings.Split(only, ",") {
+		item = strings.TrimSpace(item)
+		if len(item) < 2 || (item[0] != 'd' && item[0] != 's') {
+			return nil, nil, fmt.Errorf("mtivm-regression: -only item %q is not dN (MT-IVM active set) or sN (sub-sample per task)", item)
+		}
+		n, err := strconv.Atoi(item[1:])
+		if err != nil || n <= 0 {
+			return nil, nil, fmt.Errorf("mtivm-regression: -only item %q: the size must be a positive integer", item)
+		}
+		if item[0] == 'd' {
+			active = append(active, n)
+		} else {
+			sub = append(sub, n)
+		}
+	}
+	return active, sub, nil
 }
 
 func runMTIVMRegression(w io.Writer, c Config) error {

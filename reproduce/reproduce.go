@@ -30,7 +30,8 @@ type Config struct {
 	Runs int
 	// Only, when not empty, restricts an experiment with several rows to those named
 	// (comma-separated; usps-table1: rbf, mlp, rbfard; usps-ncnm: learnt, fixed and labelled
-	// fractions such as 0.25; archipelago: problems, label counts and allrows).
+	// fractions such as 0.25; archipelago: problems, label counts and allrows;
+	// mtivm-regression: budgets dN and sN, e.g. d400,s150; ssmtr-alpha: school or sarcos).
 	Only string
 	// Out is the folder figures are written to (default: the current folder).
 	Out string
