@@ -15,32 +15,58 @@ import (
 // term), so a scan over alpha shows what SSMTR's evidence makes of the graph on the
 // given data (GraphWeightScan).
 func (m *Model) WithGraphWeight(tasks []Task, graph GraphOptions, alpha float64) (*Model, error) {
+	g, err := m.graphTasks(tasks, graph)
+	if err != nil {
+		return nil, err
+	}
+	return g.at(alpha)
+}
+
+// graphView holds a model's tasks with their graphs built, so that the model can be put
+// under several graph weights without building the graphs again.
+type graphView struct {
+	m     *Model
+	ts    []*task
+	graph GraphOptions
+}
+
+// graphTasks checks tasks against m and builds each task's graph (WithGraphWeight).
+func (m *Model) graphTasks(tasks []Task, graph GraphOptions) (*graphView, error) {
 	if m.Method == SSMTRPI {
 		return nil, errors.New("ssmtr: WithGraphWeight needs a model without constraints (SSTR, SMTR or SSMTR)")
 	}
 	if len(tasks) != len(m.Tasks) {
 		return nil, fmt.Errorf("ssmtr: %d tasks given for a model of %d", len(tasks), len(m.Tasks))
 	}
-	if !(alpha >= 0) || math.IsInf(alpha, 0) {
-		return nil, fmt.Errorf("ssmtr: graph weight %v must be finite and ≥ 0", alpha)
-	}
 	if _, err := checkTasks(tasks); err != nil {
 		return nil, err
 	}
 	opt := Options{Method: SSMTR, Graph: graph}.withDefaults()
-	out := &Model{Method: SSMTR, Kernel: m.Kernel, Dim: m.Dim, Targets: m.Targets, Graph: opt.Graph,
-		Tasks: make([]*TaskModel, len(tasks))}
+	g := &graphView{m: m, ts: make([]*task, len(tasks)), graph: opt.Graph}
 	for i, old := range m.Tasks {
 		if !fittedOn(old, tasks[i]) {
 			return nil, fmt.Errorf("ssmtr: task %d is not the data its model was fitted on", i)
 		}
-		theta := append([]float64(nil), old.Theta...)
-		t, err := newTask(tasks[i], i, opt, m.Kernel, theta, old.Mean, old.Scale)
-		if err != nil {
+		var err error
+		if g.ts[i], err = newTask(tasks[i], i, opt, m.Kernel, old.Theta, old.Mean, old.Scale); err != nil {
 			return nil, err
 		}
-		h := hyper{theta: theta, alpha: alpha, sigma2: old.Sigma * old.Sigma, eps: 1}
-		if out.Tasks[i], err = t.finish(h, SSMTR, old.Mean, old.Scale); err != nil {
+	}
+	return g, nil
+}
+
+// at returns the model under graph weight alpha.
+func (g *graphView) at(alpha float64) (*Model, error) {
+	if !(alpha >= 0) || math.IsInf(alpha, 0) {
+		return nil, fmt.Errorf("ssmtr: graph weight %v must be finite and ≥ 0", alpha)
+	}
+	m := g.m
+	out := &Model{Method: SSMTR, Kernel: m.Kernel, Dim: m.Dim, Targets: m.Targets, Graph: g.graph,
+		Tasks: make([]*TaskModel, len(g.ts))}
+	for i, old := range m.Tasks {
+		h := hyper{theta: append([]float64(nil), old.Theta...), alpha: alpha, sigma2: old.Sigma * old.Sigma, eps: 1}
+		var err error
+		if out.Tasks[i], err = g.ts[i].finish(h, SSMTR, old.Mean, old.Scale); err != nil {
 			return nil, fmt.Errorf("ssmtr: task %d: %w", i, err)
 		}
 		out.Objective += out.Tasks[i].NegLogEvidence
@@ -122,8 +148,12 @@ func GraphWeightScan(c ExperimentConfig, alphas []float64) ([]GraphScanSplit, er
 		for i := range best {
 			best[i] = math.Inf(1)
 		}
+		view, err := m.graphTasks(tasks, c.Options.Graph)
+		if err != nil {
+			return nil, fmt.Errorf("split %d: %w", s+1, err)
+		}
 		for _, a := range alphas {
-			g, err := m.WithGraphWeight(tasks, c.Options.Graph, a)
+			g, err := view.at(a)
 			if err != nil {
 				return nil, fmt.Errorf("split %d, α = %g: %w", s+1, a, err)
 			}
