@@ -21,12 +21,7 @@ func init() {
 // Quick 1 split and, for SARCOS, 1000 points per task (10 labelled, 100 unlabelled), 2
 // alternations of at most 30 iterations.
 func runSSMTR(w io.Writer, c Config, data string) error {
-	seed := uint64(c.Seed)
-	if c.Seed == 0 {
-		seed = 1
-	}
-	ec := ssmtr.ExperimentConfig{Data: data, DataDir: c.DataDir, Splits: 10, Seed: seed, Log: c.Log,
-		Options: ssmtr.Options{Workers: c.Workers, OuterIters: 5}}
+	ec := ssmtrConfig(c, data)
 	if c.Quick {
 		ec.Splits = 1
 		ec.PerTask = 1000
@@ -46,7 +41,18 @@ func runSSMTR(w io.Writer, c Config, data string) error {
 	} else {
 		fmt.Fprintf(w, "School data (school_mtl): 139 schools as tasks,\n")
 	}
-	fmt.Fprintf(w, "seed %d%s\n", seed, map[bool]string{true: " (quick: reduced run)", false: ""}[c.Quick])
+	fmt.Fprintf(w, "seed %d%s\n", ec.Seed, map[bool]string{true: " (quick: reduced run)", false: ""}[c.Quick])
 	res.Write(w, paper)
 	return nil
+}
+
+// ssmtrConfig is the full protocol the SSMTR experiments share: ten splits seeded by
+// c.Seed (0: 1), at most 5 alternations of the multi-task fit.
+func ssmtrConfig(c Config, data string) ssmtr.ExperimentConfig {
+	seed := uint64(c.Seed)
+	if c.Seed == 0 {
+		seed = 1
+	}
+	return ssmtr.ExperimentConfig{Data: data, DataDir: c.DataDir, Splits: 10, Seed: seed, Log: c.Log,
+		Options: ssmtr.Options{Workers: c.Workers, OuterIters: 5}}
 }

@@ -30,12 +30,7 @@ func runSSMTRAlpha(w io.Writer, c Config) error {
 	if c.Only != "" {
 		data = strings.ToLower(c.Only)
 	}
-	seed := uint64(c.Seed)
-	if c.Seed == 0 {
-		seed = 1
-	}
-	ec := ssmtr.ExperimentConfig{Data: data, DataDir: c.DataDir, Splits: 10, Seed: seed, Log: c.Log,
-		Options: ssmtr.Options{Workers: c.Workers, OuterIters: 5}}
+	ec := ssmtrConfig(c, data)
 	if c.Quick {
 		ec.Splits = 1
 	}
@@ -43,7 +38,7 @@ func runSSMTRAlpha(w io.Writer, c Config) error {
 	if err != nil {
 		return err
 	}
-	writeSSMTRAlpha(w, data, seed, res)
+	writeSSMTRAlpha(w, data, ec.Seed, res)
 	return nil
 }
 
