@@ -254,8 +254,8 @@ func Load(r io.Reader) (*Predictor, error) {
 	switch {
 	case p.Sharpness == 0:
 		p.Sharpness = 1
-	case !(p.Sharpness > 0) || math.IsInf(p.Sharpness, 0) || p.Task != MultiClass:
-		return nil, fmt.Errorf("ivm: model file sharpness %v: want a positive finite value, and only for a multi-class model", in.Sharpness)
+	case !(p.Sharpness > 0) || math.IsInf(p.Sharpness, 0) || (p.Task != MultiClass && p.Task != Binary && p.Task != Regression):
+		return nil, fmt.Errorf("ivm: model file sharpness %v: want a positive finite value, and only for a binary, multi-class or regression model", in.Sharpness)
 	}
 	if mj := in.model(); mj != nil {
 		m, err := decodeModel(mj)

@@ -78,12 +78,18 @@ func ParseLearning(s string) (Learning, error) {
 // searchCVRows rows, every fold is validated once with the model selected from the others
 // (cross-validation: on small sets one split's score is too noisy to rank kernels by);
 // above, only the first fold is, from at most searchMaxFit of the other rows and at most
-// searchMaxVal of its own, so the search's cost stops growing with N.
+// searchMaxVal of its own. Either way the search's selections keep at most searchMaxD
+// active points, so its cost stops growing with N and d: on large sets the final
+// selection is what costs.
 const (
 	searchFolds  = 3
 	searchCVRows = 2000
-	searchMaxVal = 2000
-	searchMaxFit = 4000
+	searchMaxVal = 1000
+	searchMaxFit = 3000
+	searchMaxD   = 200
+	// searchTol is the least fall in the mean held-out −ln p per row that moves the search:
+	// smaller differences are below what a few hundred validation rows can resolve.
+	searchTol = 1e-4
 )
 
 // searchTrace (IVM_SEARCH_TRACE=1 in the environment) prints every kernel the search
@@ -257,7 +263,7 @@ func (c *climb) move(param func(*searchParams) *float64, factors ...float64) err
 				if err != nil {
 					return err
 				}
-				if !(v < c.best) {
+				if !(v < c.best-searchTol) {
 					break
 				}
 				c.p, c.best = q, v
@@ -287,12 +293,11 @@ func newSearcher(xs *mat.Dense, y []float64, task Task, classes []float64, d int
 	}
 	used, dSearch := searchFolds, d
 	if n <= searchCVRows {
-		// Cross-validation scores every kernel on searchFolds selections from two thirds
-		// of the rows; at half the final d the ten-odd kernels of a search then cost about
-		// as much as six final selections.
-		dSearch = max(1, d/2)
+		// Cross-validation selects from two thirds of the rows: the same fraction of them
+		// is active as in the final model.
+		dSearch = max(1, d*(searchFolds-1)/searchFolds)
 	} else {
-		used = 1
+		used, dSearch = 1, min(d, searchMaxD)
 	}
 	for f := 0; f < used; f++ {
 		var val, fit []int
@@ -305,6 +310,9 @@ func newSearcher(xs *mat.Dense, y []float64, task Task, classes []float64, d int
 		}
 		val, fit = subsample(val, searchMaxVal, rng), subsample(fit, searchMaxFit, rng)
 		fd := searchFold{xFit: rowsOf(xs, fit), xVal: rowsOf(xs, val), d: min(dSearch, len(fit)), yFit: make([][]float64, len(yc))}
+		if d == n {
+			fd.d = len(fit) // the final model is a full one: score full ones
+		}
 		for c := range yc {
 			fd.yFit[c] = make([]float64, len(fit))
 			for i, r := range fit {
@@ -437,32 +445,29 @@ func (s *searcher) score(p searchParams) (float64, error) {
 	return v, nil
 }
 
-// logLoss returns the mean −ln p(y_n) of the validation outputs out, with multi-class
-// probabilities p_c ∝ q_c^sharpness from the one-vs-rest probabilities q_c.
+// logLoss returns the mean −ln p(y_n) of the validation outputs out, with class
+// probabilities sharpened by sharpness (see Predictor.Sharpness).
 func (s *searcher) logLoss(out [][2][]float64, sharpness float64) float64 {
 	problems := len(out)
 	total := 0.0
 	if s.task == Regression {
 		mu, vs := out[0][0], out[0][1]
 		for i, y := range s.yVal {
-			total += 0.5*math.Log(2*math.Pi*vs[i]) + (y-mu[i])*(y-mu[i])/(2*vs[i])
+			v := vs[i] / sharpness
+			total += 0.5*math.Log(2*math.Pi*v) + (y-mu[i])*(y-mu[i])/(2*v)
 		}
 	}
+	q := make([]float64, max(problems, 2))
 	for i, k := range s.valClass {
-		var q float64
 		if problems == 1 {
-			q = out[0][0][i]
-			if k == 0 {
-				q = 1 - q
-			}
+			q[0], q[1] = 1-out[0][0][i], out[0][0][i]
 		} else {
-			sum := 0.0
 			for c := range out {
-				sum += math.Pow(out[c][0][i], sharpness)
+				q[c] = out[c][0][i]
 			}
-			q = math.Pow(out[k][0][i], sharpness) / sum
 		}
-		total -= math.Log(math.Max(q, 1e-12))
+		sharpen(q, sharpness)
+		total -= math.Log(math.Max(q[k], 1e-12))
 	}
 	v := total / float64(max(len(s.valClass), len(s.yVal)))
 	if math.IsNaN(v) {
@@ -471,16 +476,17 @@ func (s *searcher) logLoss(out [][2][]float64, sharpness float64) float64 {
 	return v
 }
 
-// sharpness returns the exponent a that minimises the validation log loss of the
-// multi-class probabilities p_c ∝ q_c^a made from the validation outputs out (1 for other
-// tasks). A kernel is scored at its own best a, so the search prefers the kernel whose
+// sharpness returns the exponent a that minimises the validation log loss of the class
+// probabilities p_c ∝ q_c^a made from the validation outputs out (1 for regression). A
+// kernel is scored at its own best a, so the search prefers the kernel whose
 // probabilities calibrate best, not the one that happens to be calibrated at a = 1.
 func (s *searcher) sharpness(out [][2][]float64) float64 {
-	if s.task != MultiClass {
-		return 1
+	lo, hi := math.Log(0.5), math.Log(4)
+	if s.task == Regression {
+		lo, hi = math.Log(0.25), math.Log(2)
 	}
 	f := func(la float64) float64 { return s.logLoss(out, math.Exp(la)) }
-	return math.Exp(goldenMin(f, math.Log(0.5), math.Log(4), 1e-3))
+	return math.Exp(goldenMin(f, lo, hi, 1e-3))
 }
 
 // goldenMin returns an x in [lo, hi] at which the unimodal f is least, to within tol.
@@ -524,7 +530,7 @@ func (s *searcher) fitProblem(fd *searchFold, c int, p searchParams, workers int
 	a, b = make([]float64, nVal), make([]float64, nVal)
 	sel, err := NewSelector(fd.xFit, fd.yFit[c], k, nm, Options{Workers: workers, Criterion: p.crit})
 	if err == nil {
-		err = sel.Select(fd.d)
+		err = selectActive(sel, fd.d)
 	}
 	var m *Model
 	if err == nil {
@@ -544,6 +550,14 @@ func (s *searcher) fitProblem(fd *searchFold, c int, p searchParams, workers int
 		}
 	}
 	return a, b, nil
+}
+
+// selectActive selects d points, or includes them all when d is every training point.
+func selectActive(s *Selector, d int) error {
+	if d == s.n {
+		return s.IncludeAll()
+	}
+	return s.Select(d)
 }
 
 // rowsOf returns the rows idx of x as a new matrix.

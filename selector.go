@@ -127,6 +127,9 @@ type Selector struct {
 	concave bool            // the noise model is log-concave
 	classes []float64       // the labels ExpectedEntropy averages over (nil: Entropy)
 
+	// unscored skips the rescoring of the inactive points after each inclusion (IncludeAll).
+	unscored bool
+
 	// next best candidate, computed after every step
 	best     int
 	bestD    float64
@@ -272,6 +275,30 @@ func (s *Selector) Select(d int) error {
 			s.step(s.size)
 		}
 	}
+	return s.err
+}
+
+// IncludeAll includes every inactive point, in index order. When the active set is to be
+// the whole training set, greedy selection would only choose the order of the ADF updates,
+// and its rescoring of every inactive point after each inclusion is most of a selection's
+// time on small sets; here only the point about to be included is scored.
+func (s *Selector) IncludeAll() error {
+	s.grow(s.n)
+	s.unscored = true
+	defer func() { s.unscored = false }()
+	for i := 0; i < s.n; i++ {
+		if s.active[i] {
+			continue
+		}
+		s.logZ[i], s.g[i], s.nu[i] = s.Noise.Moments(i, s.Y[i], s.mu[i], s.varsigma[i])
+		if err := s.Include(i); err != nil {
+			return err
+		}
+		if s.step != nil {
+			s.step(s.size)
+		}
+	}
+	s.setBest(candidate{idx: -1})
 	return s.err
 }
 

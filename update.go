@@ -203,7 +203,9 @@ func (s *Selector) update(i int, g, nu float64) {
 				mu[j] += g * sj
 				sb[j] = r * sj
 			}
-			best = best.merge(s.scoreRange(b0, b1))
+			if !s.unscored {
+				best = best.merge(s.scoreRange(b0, b1))
+			}
 		}
 		return best
 	})

@@ -201,7 +201,7 @@ func TestTrainLearnsByDefault(t *testing.T) {
 		args     []string
 		progress []string
 	}{
-		{nil, []string{"search 1: rbf(", "held-out log loss", "done (200 of 200 active points selected; 1 of 1 problems done"}},
+		{nil, []string{"search 1: rbf(", "held-out log loss", "done (500 of 500 active points selected; 1 of 1 problems done"}},
 		{[]string{"-iters", "8", "-d", "100"}, []string{"iteration 1/8", "final selection"}},
 	} {
 		dir := t.TempDir()
