@@ -69,21 +69,29 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	wantFirst, inProcess, err := predictEach(first, rows, o)
+	wantFirst, err := predictEach(first, rows)
 	if err != nil {
 		return err
 	}
-	wantNext, _, err := predictEach(next, rows, o)
+	wantNext, err := predictEach(next, rows)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("in process: %d single-row Predict calls from %d goroutines (one per core): %s\n", o.requests, runtime.GOMAXPROCS(0), inProcess)
+	// The machine is shared: time in process before and after the load, and give the
+	// load average, so that the comparison can be judged.
+	calls := min(o.requests, 5000)
+	before := timePredict(first, rows, calls)
+	fmt.Printf("load average %s", loadavg())
+	fmt.Printf("in process before: %d single-row Predict calls from %d goroutines (one per core): %s\n", calls, runtime.GOMAXPROCS(0), before)
 	fmt.Printf("server RSS before: %s\n", rss(o.pid))
 	hostile := startHostile(o.base + "/v1/models/" + o.name + "/predict")
 	served, res := load(o, rows, wantFirst, wantNext)
 	hostile.stop()
 	fmt.Printf("served: %d requests from %d clients: %s\n", o.requests, o.clients, served)
-	fmt.Printf("served/in-process throughput: %.3f\n", served.perSecond/inProcess.perSecond)
+	after := timePredict(first, rows, calls)
+	fmt.Printf("in process after:  %s\n", after)
+	fmt.Printf("load average %s", loadavg())
+	fmt.Printf("served/in-process throughput: %.3f (against the mean of before and after)\n", 2*served.perSecond/(before.perSecond+after.perSecond))
 	fmt.Printf("errors: %d (answers from the model before the reload: %d, after: %d)\n", res.errors, res.fromFirst, res.fromNext)
 	for _, m := range res.firstErrors {
 		fmt.Println("  ", m)
@@ -136,29 +144,42 @@ func summarise(lat []time.Duration, wall time.Duration) figures {
 	return figures{p50: q(0.5), p99: q(0.99), max: lat[len(lat)-1], perSecond: float64(len(lat)) / wall.Seconds()}
 }
 
-// predictEach predicts every row alone, as a request does, and times o.requests such calls
-// from one goroutine per core: the in-process figure (more goroutines only queue).
-func predictEach(p *ivm.Predictor, rows [][]float64, o options) ([]ivm.Prediction, figures, error) {
+// predictEach predicts every row alone, as a request does.
+func predictEach(p *ivm.Predictor, rows [][]float64) ([]ivm.Prediction, error) {
 	want := make([]ivm.Prediction, len(rows))
 	for i, r := range rows {
 		q, err := p.Predict(mat.NewDense(1, len(r), r))
 		if err != nil {
-			return nil, figures{}, err
+			return nil, err
 		}
 		want[i] = q[0]
 	}
-	lat := make([]time.Duration, o.requests)
+	return want, nil
+}
+
+// timePredict times calls single-row Predict calls from one goroutine per core: the
+// in-process figure (more goroutines would only queue).
+func timePredict(p *ivm.Predictor, rows [][]float64, calls int) figures {
+	lat := make([]time.Duration, calls)
 	var next atomic.Int64
 	start := time.Now()
 	parallel(runtime.GOMAXPROCS(0), func() {
-		for i := int(next.Add(1)) - 1; i < o.requests; i = int(next.Add(1)) - 1 {
+		for i := int(next.Add(1)) - 1; i < calls; i = int(next.Add(1)) - 1 {
 			t0 := time.Now()
 			r := rows[i%len(rows)]
 			p.Predict(mat.NewDense(1, len(r), r))
 			lat[i] = time.Since(t0)
 		}
 	})
-	return want, summarise(lat, time.Since(start)), nil
+	return summarise(lat, time.Since(start))
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return err.Error() + "\n"
+	}
+	return string(b)
 }
 
 func parallel(n int, f func()) {
