@@ -82,17 +82,21 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func readPartFile(path string) (*ivm.Predictor, error) {
+func readPartFile(path string) (*ivm.Predictor, error) { return readFileWith(path, ivm.LoadPart) }
+
+// readFileWith opens path and decodes it with load; errors name the file.
+func readFileWith[T any](path string, load func(io.Reader) (T, error)) (T, error) {
+	var zero T
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	defer f.Close()
-	p, err := ivm.LoadPart(bufio.NewReader(f))
+	v, err := load(bufio.NewReader(f))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return zero, fmt.Errorf("%s: %w", path, err)
 	}
-	return p, nil
+	return v, nil
 }
 
 // partFreeFlags are the train flags the parts of one training may set differently, since
