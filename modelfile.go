@@ -67,6 +67,8 @@ type fileJSON struct {
 	Task    Task      `json:"task"`
 	Classes []float64 `json:"classes,omitempty"`
 	Scale   *Scaler   `json:"scale,omitempty"`
+	// Sharpness is Predictor.Sharpness; absent (0) in files written before it, meaning 1.
+	Sharpness float64 `json:"sharpness,omitempty"`
 	// The fields of modelJSON, for a single model.
 	KernelSpec      string          `json:"kernel_spec,omitempty"`
 	Kernel          json.RawMessage `json:"kernel,omitempty"`
@@ -199,6 +201,9 @@ func (p *Predictor) Save(w io.Writer) error {
 		return err
 	}
 	out := fileJSON{Format: ModelFormat, Task: p.Task, Classes: p.Classes, Scale: p.Scaler, Training: p.Training}
+	if p.Sharpness != 1 {
+		out.Sharpness = p.Sharpness
+	}
 	for c, m := range p.Models {
 		mj, err := encodeModel(m)
 		if err != nil {
@@ -250,7 +255,13 @@ func Load(r io.Reader) (*Predictor, error) {
 	case in.model() == nil && len(in.Models) == 0:
 		return nil, errors.New("ivm: model file lacks its kernel or noise model")
 	}
-	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Training: in.Training}
+	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Training: in.Training, Sharpness: in.Sharpness}
+	switch {
+	case p.Sharpness == 0:
+		p.Sharpness = 1
+	case !(p.Sharpness > 0) || math.IsInf(p.Sharpness, 0) || p.Task != MultiClass:
+		return nil, fmt.Errorf("ivm: model file sharpness %v: want a positive finite value, and only for a multi-class model", in.Sharpness)
+	}
 	if mj := in.model(); mj != nil {
 		m, err := decodeModel(mj)
 		if err != nil {

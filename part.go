@@ -74,13 +74,15 @@ func errPartFile(what string) error {
 // writes (task, all the classes, the scaling, the provenance) and the models of the part's
 // classes, each with its class.
 type partFileJSON struct {
-	Format   string      `json:"format"`
-	Part     Part        `json:"part"`
-	Task     Task        `json:"task"`
-	Classes  []float64   `json:"classes,omitempty"`
-	Scale    *Scaler     `json:"scale,omitempty"`
-	Models   []modelJSON `json:"models"`
-	Training Provenance  `json:"training"`
+	Format  string    `json:"format"`
+	Part    Part      `json:"part"`
+	Task    Task      `json:"task"`
+	Classes []float64 `json:"classes,omitempty"`
+	Scale   *Scaler   `json:"scale,omitempty"`
+	// Sharpness is Predictor.Sharpness, chosen from all the classes in every part.
+	Sharpness float64     `json:"sharpness"`
+	Models    []modelJSON `json:"models"`
+	Training  Provenance  `json:"training"`
 }
 
 // problems is the number of binary (or single) problems of a predictor's task.
@@ -93,7 +95,8 @@ func (p *Predictor) problems() int {
 
 // savePart writes a part predictor (from Fit with Config.Part) as a part file.
 func (p *Predictor) savePart(w io.Writer) error {
-	out := partFileJSON{Format: PartFormat, Part: p.Part, Task: p.Task, Classes: p.Classes, Scale: p.Scaler, Training: p.Training, Models: []modelJSON{}}
+	out := partFileJSON{Format: PartFormat, Part: p.Part, Task: p.Task, Classes: p.Classes, Scale: p.Scaler, Sharpness: p.Sharpness,
+		Training: p.Training, Models: []modelJSON{}}
 	if len(p.Models) != p.problems() {
 		return fmt.Errorf("ivm: part %v holds %d model slots for %d problems", p.Part, len(p.Models), p.problems())
 	}
@@ -131,7 +134,7 @@ func LoadPart(r io.Reader) (*Predictor, error) {
 	if in.Format != PartFormat {
 		return nil, fmt.Errorf("ivm: format %q is not a part file (want %q)", in.Format, PartFormat)
 	}
-	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Training: in.Training, Part: in.Part}
+	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Sharpness: in.Sharpness, Training: in.Training, Part: in.Part}
 	if err := in.Part.check(in.Task, p.problems()); err != nil || !in.Part.IsPart() {
 		return nil, fmt.Errorf("ivm: part file with part %v for a %v task of %d classes", in.Part, in.Task, len(in.Classes))
 	}
@@ -157,7 +160,7 @@ func LoadPart(r io.Reader) (*Predictor, error) {
 // MergeParts joins the parts of one partitioned training into the predictor a single run
 // would have made. It checks that the parts are complete and do not overlap, and that they
 // agree on what every part computes from the whole data — the training file's SHA-256 and
-// rows, the task, the classes and the scaling; the caller checks the training settings
+// rows, the task, the classes, the scaling and the multi-class sharpness; the caller checks the training settings
 // (ivm merge compares the command lines). The provenance is the first part's, with the
 // seconds summed over the parts and the earliest start time.
 func MergeParts(parts []*Predictor) (*Predictor, error) {
@@ -181,7 +184,7 @@ func MergeParts(parts []*Predictor) (*Predictor, error) {
 		}
 	}
 	first := byIndex[0]
-	out := &Predictor{Task: first.Task, Classes: first.Classes, Scaler: first.Scaler, Training: first.Training}
+	out := &Predictor{Task: first.Task, Classes: first.Classes, Scaler: first.Scaler, Sharpness: first.Sharpness, Training: first.Training}
 	out.Training.Seconds = 0
 	for _, pt := range byIndex {
 		lo, hi := pt.Part.Range(pt.problems())
@@ -211,6 +214,8 @@ func sameTraining(a, b *Predictor) error {
 			b.Part, a.Part, tb.SHA256, tb.Rows, ta.SHA256, ta.Rows)
 	case b.Task != a.Task || !slices.Equal(b.Classes, a.Classes):
 		return fmt.Errorf("ivm: part %v is a %v task with classes %v, part %v a %v task with classes %v", b.Part, b.Task, b.Classes, a.Part, a.Task, a.Classes)
+	case b.Sharpness != a.Sharpness:
+		return fmt.Errorf("ivm: part %v has multi-class sharpness %g, part %v %g", b.Part, b.Sharpness, a.Part, a.Sharpness)
 	case !sameScaler(a.Scaler, b.Scaler):
 		return fmt.Errorf("ivm: part %v scales its inputs differently from part %v", b.Part, a.Part)
 	case b.InputDim() != a.InputDim():

@@ -30,14 +30,26 @@ func fitPart(t *testing.T, fit func(ivm.Part) (*ivm.Predictor, error), pt ivm.Pa
 	return q
 }
 
-// Parts fitted separately (kernel learnt per class) and merged give the single run's model
-// file, byte for byte.
+// Parts fitted separately and merged give the single run's model file, byte for byte, with
+// the kernel learnt per class (Algorithm 2) and with the default search (one kernel for all
+// classes, searched in every part).
 func TestMergedPartsEqualSingleRun(t *testing.T) {
+	for name, cfg := range map[string]ivm.Config{
+		"algorithm2": {ActiveSize: 40, Learn: ivm.LearnOptions{Iters: 1, KernelIters: 5}},
+		"search":     {ActiveSize: 40},
+	} {
+		t.Run(name, func(t *testing.T) { testMergedParts(t, cfg) })
+	}
+}
+
+func testMergedParts(t *testing.T, cfg ivm.Config) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	centres := [][]float64{{0, 0}, {3, 0}, {0, 3}, {3, 3}, {1.5, 1.5}}
 	x, y := blobs(rng, 30, centres, []float64{1, 2, 3, 4, 5}, 0.8)
 	fit := func(pt ivm.Part) (*ivm.Predictor, error) {
-		return ivm.Fit(x, y, ivm.Config{ActiveSize: 40, Part: pt, Learn: ivm.LearnOptions{Iters: 1, KernelIters: 5}})
+		c := cfg
+		c.Part = pt
+		return ivm.Fit(x, y, c)
 	}
 	whole, err := fit(ivm.Part{})
 	if err != nil {

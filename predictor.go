@@ -97,6 +97,10 @@ type Config struct {
 	Scale Scaling
 	// FixedKernel skips parameter learning: one selection with the kernel as given.
 	FixedKernel bool
+	// Learning is how the kernel parameters are chosen (default LearnAuto: Search for
+	// binary, multi-class and regression tasks with the default kernel family, Algorithm 2
+	// otherwise or when Learn.Iters is set).
+	Learning Learning
 	// Transform is the transform of positive kernel parameters the optimiser sees:
 	// "softplus" (default, the papers') or "exp" (the reference toolbox's).
 	Transform string
@@ -131,6 +135,12 @@ type Config struct {
 
 // Progress reports Fit's progress on one of its binary problems.
 type Progress struct {
+	// Search counts the kernels the Search learning has scored so far (0: not searching);
+	// SearchKernel is the last one scored (spec and criterion) and SearchScore its mean
+	// held-out −ln p(y) per row.
+	Search       int
+	SearchKernel string
+	SearchScore  float64
 	// Problem is the problem's index and Problems their number (the classes of a
 	// multi-class task, else 1); Class is the problem's positive class (multi-class).
 	Problem, Problems int
@@ -163,6 +173,11 @@ type Predictor struct {
 	Models []*Model
 	// Traces holds each model's learning trace (nil entries for a fixed kernel).
 	Traces [][]IterTrace
+	// Sharpness is the exponent a of the multi-class probabilities p_c ∝ q_c^a made from
+	// the one-vs-rest probabilities q_c: normalising the q_c alone (a = 1) gives
+	// probabilities that are too flat, because each one-vs-rest model is unsure wherever
+	// any class is near. Search chooses a by the validation log loss; 1 otherwise.
+	Sharpness float64
 	// Training records where the predictor came from.
 	Training Provenance
 	// Warnings are the adjustments Fit made to the configuration (not saved).
@@ -239,7 +254,7 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	if cfg.SplitGamma && task != SemiSupervised {
 		return nil, fmt.Errorf("ivm: split γ₋, γ₊ are for the null category model, not a %s task", task)
 	}
-	p := &Predictor{Task: task, Classes: classes}
+	p := &Predictor{Task: task, Classes: classes, Sharpness: 1}
 	if p.Scaler, err = FitScaler(x, cfg.Scale); err != nil {
 		return nil, err
 	}
@@ -303,10 +318,44 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	if err := cfg.Part.check(task, problems); err != nil {
 		return nil, err
 	}
+	if cfg.Learning == Search && (cfg.Kernel != "" || task == Ordinal || task == SemiSupervised) {
+		return nil, fmt.Errorf("ivm: the search learns rbf+bias+white kernels for binary, multi-class and regression tasks, not a given kernel or a %s task; use Algorithm 2", task)
+	}
+	if !cfg.FixedKernel && cfg.resolveLearning(task) == Search {
+		auto := cfg.Criterion == "" || cfg.Criterion == "auto"
+		if auto && task == Regression {
+			criterion = Entropy
+		}
+		report := func(evals int, kernel string, score float64) {
+			if cfg.Progress != nil {
+				cfg.Progress(Progress{Problems: problems, Search: evals, SearchKernel: kernel, SearchScore: score})
+			}
+		}
+		inputs := []searchInput{{p.Scaler, xs}}
+		if cfg.Scale == ScaleAuto {
+			mm, err := FitScaler(x, ScaleMinMax)
+			if err != nil {
+				return nil, err
+			}
+			xm, err := mm.Apply(x)
+			if err != nil {
+				return nil, err
+			}
+			inputs = append(inputs, searchInput{mm, xm})
+		}
+		res, err := searchKernel(inputs, y, task, classes, d, criterion, auto && task != Regression, &cfg, report)
+		if err != nil {
+			return nil, err
+		}
+		p.Scaler, xs = inputs[res.input].scaler, inputs[res.input].x
+		spec, criterion, p.Sharpness = res.spec, res.crit, res.sharpness
+		cfg.FixedKernel = true // the final selection on all rows, with the kernel found
+	}
 	// A partitioned training dispatches only its slice of the problems. Everything above
-	// (task, classes, scaling, kernel spec, d) and anything shared by all classes must be
-	// computed from the whole data in every part, so that the merged parts are the single
-	// run's model; the per-class results do not depend on the workers a job gets.
+	// (task, classes, scaling, the kernel search, d, sharpness) and anything else shared by
+	// all classes must be computed from the whole data in every part, so that the merged
+	// parts are the single run's model; the per-class results do not depend on the workers
+	// a job gets.
 	first, last := cfg.Part.Range(problems)
 	p.Part = cfg.Part
 	workers := cfg.Workers
@@ -353,6 +402,19 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		}
 	}
 	return p, nil
+}
+
+// resolveLearning returns the learning Fit uses for task: LearnAuto is Search for binary,
+// multi-class and regression tasks unless a kernel spec or Algorithm 2's outer iterations
+// are given.
+func (cfg *Config) resolveLearning(task Task) Learning {
+	if cfg.Learning != LearnAuto {
+		return cfg.Learning
+	}
+	if cfg.Kernel == "" && cfg.Learn.Iters == 0 && (task == Binary || task == MultiClass || task == Regression) {
+		return Search
+	}
+	return Algorithm2
 }
 
 // FitRows is Fit on inputs given as rows.
@@ -623,9 +685,17 @@ func (p *Predictor) Predict(x mat.Matrix) ([]Prediction, error) {
 		}
 	}
 	if p.Task == MultiClass {
+		a := p.Sharpness
+		if a == 0 {
+			a = 1
+		}
 		for i := range out {
 			best, sum := 0, 0.0
 			for c, q := range out[i].Prob {
+				if a != 1 {
+					q = math.Pow(q, a)
+					out[i].Prob[c] = q
+				}
 				sum += q
 				if q > out[i].Prob[best] {
 					best = c

@@ -55,52 +55,16 @@ func writeBlobsCSV(t *testing.T, path string, perClass int, seed uint64) {
 }
 
 // The parts of `ivm train -part i/K`, run as separate processes at once and merged, predict
-// byte for byte what a single run predicts, with the kernel learnt.
+// byte for byte what a single run predicts, with the default kernel search (every part
+// searches the kernel of all classes) and with Algorithm 2 (a kernel learnt per class).
 func TestMergeOfPartProcessesEqualsSingleRun(t *testing.T) {
 	bin := ivmBinary(t)
 	dir := t.TempDir()
 	train := filepath.Join(dir, "train.csv")
 	writeBlobsCSV(t, train, 40, 3)
+	checkPartProcesses(t, bin, dir, train, []string{"train", "-quiet", "-d", "30"})
 	flags := []string{"train", "-quiet", "-d", "30", "-iters", "1", "-kiters", "5"}
-	runBin := func(args ...string) error {
-		out, err := exec.Command(bin, args...).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("ivm %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return nil
-	}
-	whole := filepath.Join(dir, "whole.json")
-	if err := runBin(append(flags, train, whole)...); err != nil {
-		t.Fatal(err)
-	}
-	const k = 3
-	parts := make([]string, k)
-	errs := make([]error, k)
-	var wg sync.WaitGroup
-	for i := range parts {
-		parts[i] = filepath.Join(dir, fmt.Sprintf("part%d.json", i))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = runBin(append(flags, "-part", fmt.Sprintf("%d/%d", i, k), "-workers", "1", train, parts[i])...)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	merged := filepath.Join(dir, "merged.json")
-	mustRun(t, "merge", "-quiet", parts[2], parts[0], parts[1], merged)
-	want, got := filepath.Join(dir, "want.txt"), filepath.Join(dir, "got.txt")
-	mustRun(t, "predict", "-quiet", "-prob", train, whole, want)
-	mustRun(t, "predict", "-quiet", "-prob", train, merged, got)
-	a, _ := os.ReadFile(want)
-	b, _ := os.ReadFile(got)
-	if len(a) == 0 || !bytes.Equal(a, b) {
-		t.Errorf("the merged model's predictions differ from the single run's (%d and %d bytes)", len(a), len(b))
-	}
+	whole, parts, merged := checkPartProcesses(t, bin, dir, train, flags)
 
 	// What merge and predict refuse.
 	other := filepath.Join(dir, "other.csv")
@@ -127,4 +91,50 @@ func TestMergeOfPartProcessesEqualsSingleRun(t *testing.T) {
 			t.Errorf("ivm %s: exit %d, %q; want an error with %q", strings.Join(c.args, " "), code, stderr, c.want)
 		}
 	}
+}
+
+// checkPartProcesses runs a training (flags) as one process and as 3 part processes at once,
+// merges the parts and checks that `predict -prob` writes the same bytes for both models.
+func checkPartProcesses(t *testing.T, bin, dir, train string, flags []string) (whole string, parts []string, merged string) {
+	t.Helper()
+	runBin := func(args ...string) error {
+		out, err := exec.Command(bin, args...).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("ivm %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
+	whole = filepath.Join(dir, "whole.json")
+	if err := runBin(append(flags, train, whole)...); err != nil {
+		t.Fatal(err)
+	}
+	const k = 3
+	parts = make([]string, k)
+	errs := make([]error, k)
+	var wg sync.WaitGroup
+	for i := range parts {
+		parts[i] = filepath.Join(dir, fmt.Sprintf("part%d.json", i))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = runBin(append(flags, "-part", fmt.Sprintf("%d/%d", i, k), "-workers", "1", train, parts[i])...)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	merged = filepath.Join(dir, "merged.json")
+	mustRun(t, "merge", "-quiet", parts[2], parts[0], parts[1], merged)
+	want, got := filepath.Join(dir, "want.txt"), filepath.Join(dir, "got.txt")
+	mustRun(t, "predict", "-quiet", "-prob", train, whole, want)
+	mustRun(t, "predict", "-quiet", "-prob", train, merged, got)
+	a, _ := os.ReadFile(want)
+	b, _ := os.ReadFile(got)
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("%v: the merged model's predictions differ from the single run's (%d and %d bytes)", flags, len(a), len(b))
+	}
+	return whole, parts, merged
 }

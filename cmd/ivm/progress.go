@@ -22,6 +22,8 @@ type progress struct {
 	drawn    bool
 	// frac holds each problem's completed fraction.
 	frac []float64
+	// searchEnd is when the kernel search last reported (zero: no search).
+	searchEnd time.Time
 }
 
 func newProgress(w io.Writer, prefix string) *progress {
@@ -38,6 +40,10 @@ func newProgress(w io.Writer, prefix string) *progress {
 func (p *progress) report(pr ivm.Progress) {
 	if p.frac == nil {
 		p.frac = make([]float64, pr.Problems)
+	}
+	if pr.Search > 0 {
+		p.logSearch(pr)
+		return
 	}
 	if pr.Selections > 0 && pr.ActiveSize > 0 {
 		done := float64(max(pr.Selection-1, 0)) + float64(pr.Included)/float64(pr.ActiveSize)
@@ -57,6 +63,45 @@ func (p *progress) report(pr ivm.Progress) {
 	if pr.Trace != nil {
 		p.logTrace(pr)
 	}
+	if pr.Done && pr.Trace == nil {
+		p.logDone(pr)
+	}
+}
+
+// logSearch reports one kernel the search scored: on a terminal in the bar's line,
+// otherwise as a line of its own.
+func (p *progress) logSearch(pr ivm.Progress) {
+	p.searchEnd = time.Now()
+	if p.terminal {
+		fmt.Fprintf(p.w, "\r%s: choosing the kernel: %d scored, last %.4f %.0fs\033[K", p.prefix, pr.Search, pr.SearchScore, time.Since(p.start).Seconds())
+		p.drawn = true
+		return
+	}
+	fmt.Fprintf(p.w, "%s: search %d: %s: held-out log loss %.4f per row\n", p.prefix, pr.Search, pr.SearchKernel, pr.SearchScore)
+}
+
+// logDone reports a finished problem with an estimate of the time the others need: the
+// time per unit of progress so far (since the kernel search ended), times what is left.
+func (p *progress) logDone(pr ivm.Progress) {
+	if p.terminal {
+		return
+	}
+	lead := p.prefix + ": "
+	if pr.Problems > 1 {
+		lead += fmt.Sprintf("class %g ", pr.Class)
+	}
+	done := 0.0
+	for _, f := range p.frac {
+		done += f
+	}
+	from := p.start
+	if !p.searchEnd.IsZero() {
+		from = p.searchEnd
+	}
+	elapsed := time.Since(from)
+	left := time.Duration(float64(elapsed) * (float64(len(p.frac)) - done) / max(done, 1e-9))
+	fmt.Fprintf(p.w, "%sdone (%d of %d active points selected; %.0f of %d problems done, %s so far, about %s left)\n",
+		lead, pr.Included, pr.ActiveSize, done, len(p.frac), elapsed.Round(time.Second), left.Round(time.Second))
 }
 
 func (p *progress) draw(pr ivm.Progress) {
@@ -71,8 +116,16 @@ func (p *progress) draw(pr ivm.Progress) {
 	if pr.Problems > 1 {
 		what = fmt.Sprintf("class %g (%d/%d): ", pr.Class, pr.Problem+1, pr.Problems) + what
 	}
-	fmt.Fprintf(p.w, "\r%s [%s%s] %3.0f%% %s %.0fs\033[K", p.prefix, strings.Repeat("#", fill), strings.Repeat("-", width-fill),
-		100*total, what, time.Since(p.start).Seconds())
+	eta := ""
+	if total > 0.02 {
+		from := p.start
+		if !p.searchEnd.IsZero() {
+			from = p.searchEnd
+		}
+		eta = fmt.Sprintf(", about %.0fs left", time.Since(from).Seconds()*(1-total)/total)
+	}
+	fmt.Fprintf(p.w, "\r%s [%s%s] %3.0f%% %s %.0fs%s\033[K", p.prefix, strings.Repeat("#", fill), strings.Repeat("-", width-fill),
+		100*total, what, time.Since(p.start).Seconds(), eta)
 	p.drawn = true
 }
 
