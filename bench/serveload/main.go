@@ -80,18 +80,25 @@ func run(o options) error {
 	// The machine is shared: time in process before and after the load, and give the
 	// load average, so that the comparison can be judged.
 	calls := min(o.requests, 5000)
+	cpu0 := cpuSelf()
 	before := timePredict(first, rows, calls)
+	inProcessCPU := (cpuSelf() - cpu0) / time.Duration(calls)
 	fmt.Printf("load average %s", loadavg())
 	fmt.Printf("in process before: %d single-row Predict calls from %d goroutines (one per core): %s\n", calls, runtime.GOMAXPROCS(0), before)
 	fmt.Printf("server RSS before: %s\n", rss(o.pid))
+	serverCPU0, clientCPU0 := cpuOf(o.pid), cpuSelf()
 	hostile := startHostile(o.base + "/v1/models/" + o.name + "/predict")
 	served, res := load(o, rows, wantFirst, wantNext)
 	hostile.stop()
+	serverCPU, clientCPU := (cpuOf(o.pid)-serverCPU0)/time.Duration(o.requests), (cpuSelf()-clientCPU0)/time.Duration(o.requests)
 	fmt.Printf("served: %d requests from %d clients: %s\n", o.requests, o.clients, served)
 	after := timePredict(first, rows, calls)
 	fmt.Printf("in process after:  %s\n", after)
 	fmt.Printf("load average %s", loadavg())
 	fmt.Printf("served/in-process throughput: %.3f (against the mean of before and after)\n", 2*served.perSecond/(before.perSecond+after.perSecond))
+	// CPU time does not depend on what else the machine runs, as wall time does.
+	fmt.Printf("CPU per request: in process %.3f ms; server %.3f ms (%.2f × in process); client %.3f ms (hostile requests included)\n",
+		ms(inProcessCPU), ms(serverCPU), float64(serverCPU)/float64(inProcessCPU), ms(clientCPU))
 	fmt.Printf("errors: %d (answers from the model before the reload: %d, after: %d)\n", res.errors, res.fromFirst, res.fromNext)
 	for _, m := range res.firstErrors {
 		fmt.Println("  ", m)
@@ -172,6 +179,26 @@ func timePredict(p *ivm.Predictor, rows [][]float64, calls int) figures {
 		}
 	})
 	return summarise(lat, time.Since(start))
+}
+
+// cpuSelf is this process's CPU time (user and system).
+func cpuSelf() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// cpuOf is process pid's CPU time from /proc (clock ticks of 10 ms).
+func cpuOf(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	var utime, stime int64
+	fmt.Sscan(f[11], &utime)
+	fmt.Sscan(f[12], &stime)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
 func loadavg() string {
