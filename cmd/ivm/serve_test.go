@@ -499,3 +499,37 @@ func TestServeBinarySignals(t *testing.T) {
 		t.Errorf("no orderly stop in the log:\n%s", logs.String())
 	}
 }
+
+// Past -max-inflight a request is refused at once with 503 and Retry-After, and admitted
+// again when the requests in progress end.
+func TestServeAdmissionLimit(t *testing.T) {
+	dir := t.TempDir()
+	model, _, _ := trainedModel(t, dir, "digits", 30)
+	ts := startServer(t, serveLimits{MaxBody: 1 << 20, MaxRows: 10, Workers: 1, MaxInflight: 1}, testTimeouts, model)
+	url := ts.url + "/v1/models/digits/predict"
+	body := `{"rows": [[1, 2, 3]]}`
+	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v1/models/digits/predict HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:5])
+	time.Sleep(100 * time.Millisecond) // the first request holds the only place, reading its body
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("second request while the first is in progress: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	fmt.Fprint(conn, body[5:])
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if first, err := http.ReadResponse(bufio.NewReader(conn), nil); err != nil || first.StatusCode != 200 {
+		t.Fatalf("the first request: %v %v", first, err)
+	}
+	if code, b := post(t, client, url, body); code != 200 {
+		t.Errorf("after the first request ended: %d %s", code, b)
+	}
+}
