@@ -138,6 +138,9 @@ func (s *server) handlePredict(w http.ResponseWriter, r *http.Request) {
 		fail(w, herr)
 		return
 	}
+	if rec, ok := w.(*statusRecorder); ok {
+		rec.model, rec.rows = m.name, x.RawMatrix().Rows
+	}
 	select {
 	case s.compute <- struct{}{}:
 	case <-r.Context().Done():
@@ -316,11 +319,14 @@ func (s *server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "models": len(s.models.list())})
 }
 
-// statusRecorder keeps a response's status and error message for the log.
+// statusRecorder keeps a response's status, error message, and the model and rows of a
+// prediction, for the log.
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
 	err    string
+	model  string
+	rows   int
 }
 
 func (r *statusRecorder) WriteHeader(status int) {
@@ -345,6 +351,9 @@ func (s *server) logged(h http.Handler) http.Handler {
 		}
 		attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", rec.status),
 			slog.Float64("ms", float64(elapsed.Microseconds())/1000), slog.String("remote", r.RemoteAddr)}
+		if rec.model != "" {
+			attrs = append(attrs, slog.String("model", rec.model), slog.Int("rows", rec.rows))
+		}
 		if rec.err != "" {
 			attrs = append(attrs, slog.String("error", rec.err))
 		}
