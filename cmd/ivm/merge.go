@@ -39,6 +39,21 @@ func partSummary(p *ivm.Predictor) string {
 	return fmt.Sprintf("part %v: classes %s of %s, for ivm merge", p.Part, floats(p.Classes[lo:hi]), floats(p.Classes))
 }
 
+// writePartInfo describes a part file (ivm info).
+func writePartInfo(w io.Writer, path string, p *ivm.Predictor) {
+	fmt.Fprintf(w, "part file:   %s (%s), %s\n", path, ivm.PartFormat, partSummary(p))
+	lo, hi := p.Part.Range(len(p.Models))
+	for c := lo; c < hi; c++ {
+		m, lead := p.Models[c], "model:      "
+		if p.Task == ivm.MultiClass {
+			lead = fmt.Sprintf("class %-5g", p.Classes[c])
+		}
+		fmt.Fprintf(w, "%s %s noise%s; %d active points; kernel %s\n", lead, m.Noise.Name(), noiseParams(m.Noise), m.Size(), m.Kernel)
+	}
+	t := p.Training
+	fmt.Fprintf(w, "training:    %s, %d rows, sha256 %s, %.3g s\n             ivm %s\n", t.File, t.Rows, t.SHA256, t.Seconds, strings.Join(t.Args, " "))
+}
+
 func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("merge", "ivm merge [flags] PART... MODEL", stderr)
 	quiet := fs.Bool("quiet", false, "print nothing on success")

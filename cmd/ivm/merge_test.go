@@ -66,6 +66,10 @@ func TestMergeOfPartProcessesEqualsSingleRun(t *testing.T) {
 	flags := []string{"train", "-quiet", "-d", "30", "-iters", "1", "-kiters", "5"}
 	whole, parts, merged := checkPartProcesses(t, bin, dir, train, flags)
 
+	if out := mustRun(t, "info", parts[1]); !strings.Contains(out, "part 1/3: classes 2 3 of 1 2 3 4 5") || !strings.Contains(out, "class 3 ") {
+		t.Errorf("ivm info of a part:\n%s", out)
+	}
+
 	// What merge and predict refuse.
 	other := filepath.Join(dir, "other.csv")
 	writeBlobsCSV(t, other, 40, 4)
