@@ -418,22 +418,13 @@ func TestServeShutdownFinishesRequestInFlight(t *testing.T) {
 	model, _, _ := trainedModel(t, dir, "digits", 30)
 	ts := startServer(t, serveLimits{MaxBody: 1 << 20, MaxRows: 10, Workers: 1, MaxInflight: 8}, testTimeouts, model)
 	body := `{"rows": [[1, 2, 3]]}`
-	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "POST /v1/models/digits/predict HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:5])
-	time.Sleep(100 * time.Millisecond) // the server is reading the body
+	conn := startHalfRequest(t, ts, body) // the server is reading the body
 	ts.stop()
 	time.Sleep(100 * time.Millisecond)
 	if _, err := net.DialTimeout("tcp", strings.TrimPrefix(ts.url, "http://"), time.Second); err == nil {
 		t.Error("a new connection was accepted during shutdown")
 	}
-	fmt.Fprint(conn, body[5:])
-	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil || resp.StatusCode != 200 {
+	if resp, err := finishHalfRequest(conn, body); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("the request in flight: %v %v", resp, err)
 	}
 	select {
@@ -508,13 +499,7 @@ func TestServeAdmissionLimit(t *testing.T) {
 	ts := startServer(t, serveLimits{MaxBody: 1 << 20, MaxRows: 10, Workers: 1, MaxInflight: 1}, testTimeouts, model)
 	url := ts.url + "/v1/models/digits/predict"
 	body := `{"rows": [[1, 2, 3]]}`
-	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "POST /v1/models/digits/predict HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:5])
-	time.Sleep(100 * time.Millisecond) // the first request holds the only place, reading its body
+	conn := startHalfRequest(t, ts, body) // the first request holds the only place, reading its body
 	client := &http.Client{Timeout: 10 * time.Second}
 	resp, err := client.Post(url, "application/json", strings.NewReader(body))
 	if err != nil {
@@ -524,12 +509,31 @@ func TestServeAdmissionLimit(t *testing.T) {
 	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("second request while the first is in progress: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
-	fmt.Fprint(conn, body[5:])
-	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	if first, err := http.ReadResponse(bufio.NewReader(conn), nil); err != nil || first.StatusCode != 200 {
+	if first, err := finishHalfRequest(conn, body); err != nil || first.StatusCode != 200 {
 		t.Fatalf("the first request: %v %v", first, err)
 	}
 	if code, b := post(t, client, url, body); code != 200 {
 		t.Errorf("after the first request ended: %d %s", code, b)
 	}
+}
+
+// startHalfRequest sends the headers and the first 5 bytes of a predict request with body,
+// and gives the server time to start reading it.
+func startHalfRequest(t *testing.T, ts *testServer, body string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	fmt.Fprintf(conn, "POST /v1/models/digits/predict HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:5])
+	time.Sleep(100 * time.Millisecond)
+	return conn
+}
+
+// finishHalfRequest sends the rest of the body and reads the answer.
+func finishHalfRequest(conn net.Conn, body string) (*http.Response, error) {
+	fmt.Fprint(conn, body[5:])
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	return http.ReadResponse(bufio.NewReader(conn), nil)
 }
