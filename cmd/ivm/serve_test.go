@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -246,7 +247,8 @@ func TestServeAnswersAsPredictProb(t *testing.T) {
 	mt := filepath.Join(dir, "sine.json")
 	mustRun(t, "train", "-quiet", "-tasks", "-task-col", "first", "-kernel", "rbf(gamma=1,variance=1)+white(variance=0.01)", "-noise", "gaussian",
 		"-d", "15", "-iters", "0", refData+"mtivm_toysine.csv.gz", mt)
-	ts := startServer(t, serveLimits{MaxBody: 1 << 20, MaxRows: 1000, Workers: 1, MaxInflight: 8}, testTimeouts, model, "sine="+mt)
+	mtc, mtcTrain := trainedTaskClassifier(t, dir)
+	ts := startServer(t, serveLimits{MaxBody: 1 << 20, MaxRows: 1000, Workers: 1, MaxInflight: 8}, testTimeouts, model, "sine="+mt, "speakers="+mtc)
 	client := &http.Client{Timeout: 10 * time.Second}
 
 	probs := filepath.Join(dir, "probs.txt")
@@ -278,6 +280,13 @@ func TestServeAnswersAsPredictProb(t *testing.T) {
 	checkAgainstFile(t, client, ts.url+"/v1/models/sine/predict", string(b), mtProbs, func(p predictionJSON) []float64 {
 		return []float64{*p.Mean, *p.Variance}
 	})
+	mtcProbs := filepath.Join(dir, "mtc.txt")
+	mustRun(t, "predict", "-quiet", "-prob", "-task-col", "first", mtcTrain, mtc, mtcProbs)
+	speakers, names := readRows(t, mtcTrain, "first")
+	b, _ = json.Marshal(map[string]any{"rows": speakers, "tasks": names})
+	checkAgainstFile(t, client, ts.url+"/v1/models/speakers/predict", string(b), mtcProbs, func(p predictionJSON) []float64 {
+		return []float64{p.Label, p.Prob[1], p.LatentMean[0], p.LatentVariance[0]} // the file has p(5) alone
+	})
 	code, body := post(t, client, ts.url+"/v1/models/sine/predict", `{"rows": [[1]], "tasks": ["7"]}`)
 	if code != 400 || !strings.Contains(string(body), `task \"7\" is not in model`) {
 		t.Errorf("unknown task: %d %s", code, body)
@@ -289,7 +298,7 @@ func TestServeAnswersAsPredictProb(t *testing.T) {
 	var list struct{ Models []modelInfoJSON }
 	json.NewDecoder(resp.Body).Decode(&list)
 	resp.Body.Close()
-	if len(list.Models) != 2 || list.Models[0].Task != "multiclass" || list.Models[1].Format != "ivm-mtmodel/1" || len(list.Models[1].Tasks) != 3 || len(list.Models[0].Info) < 3 {
+	if len(list.Models) != 3 || !slices.Equal(list.Models[2].Classes, []float64{0, 5}) || list.Models[0].Task != "multiclass" || list.Models[1].Format != "ivm-mtmodel/1" || len(list.Models[1].Tasks) != 3 || len(list.Models[0].Info) < 3 {
 		t.Errorf("GET /v1/models: %+v", list.Models)
 	}
 }
@@ -536,4 +545,26 @@ func finishHalfRequest(conn net.Conn, body string) (*http.Response, error) {
 	fmt.Fprint(conn, body[5:])
 	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	return http.ReadResponse(bufio.NewReader(conn), nil)
+}
+
+// trainedTaskClassifier trains a multi-task binary classifier (labels 0 and 5, four tasks)
+// and returns the model and training files.
+func trainedTaskClassifier(t *testing.T, dir string) (string, string) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var b strings.Builder
+	for i := 0; i < 120; i++ {
+		x1, x2 := rng.NormFloat64(), rng.NormFloat64()
+		y := 0
+		if x1+x2+0.2*float64(i%4) > 0 {
+			y = 5
+		}
+		fmt.Fprintf(&b, "s%d,%g,%g,%d\n", i%4, x1, x2, y)
+	}
+	train, model := filepath.Join(dir, "speakers.csv"), filepath.Join(dir, "speakers.json")
+	if err := os.WriteFile(train, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "train", "-quiet", "-tasks", "-task-col", "first", "-kernel", "rbf+bias+white", "-d", "20", "-iters", "0", train, model)
+	return model, train
 }
