@@ -160,7 +160,8 @@ func LoadPart(r io.Reader) (*Predictor, error) {
 // MergeParts joins the parts of one partitioned training into the predictor a single run
 // would have made. It checks that the parts are complete and do not overlap, and that they
 // agree on what every part computes from the whole data — the training file's SHA-256 and
-// rows, the task, the classes, the scaling and the multi-class sharpness; the caller checks the training settings
+// rows, the task, the classes, the scaling, the multi-class sharpness and a kernel shared by
+// all classes; the caller checks the training settings
 // (ivm merge compares the command lines). The provenance is the first part's, with the
 // seconds summed over the parts and the earliest start time.
 func MergeParts(parts []*Predictor) (*Predictor, error) {
@@ -221,7 +222,28 @@ func sameTraining(a, b *Predictor) error {
 	case b.InputDim() != a.InputDim():
 		return fmt.Errorf("ivm: part %v has %d inputs, part %v %d", b.Part, b.InputDim(), a.Part, a.InputDim())
 	}
+	if ka, kb := sharedKernel(a), sharedKernel(b); ka != "" && kb != "" && ka != kb {
+		return fmt.Errorf("ivm: part %v selected with kernel %s, part %v with %s: the parts did not arrive at the same shared kernel", b.Part, kb, a.Part, ka)
+	}
 	return nil
+}
+
+// sharedKernel returns the kernel a part's models were all selected with when none learnt
+// its own (a fixed kernel, or one searched for all classes), else "".
+func sharedKernel(p *Predictor) string {
+	spec := ""
+	for c, m := range p.Models {
+		switch {
+		case m == nil:
+		case c < len(p.Traces) && len(p.Traces[c]) > 0:
+			return "" // learnt per class by Algorithm 2
+		case spec == "":
+			spec = fmt.Sprint(m.Kernel)
+		case fmt.Sprint(m.Kernel) != spec:
+			return ""
+		}
+	}
+	return spec
 }
 
 func sameScaler(a, b *Scaler) bool {

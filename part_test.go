@@ -93,6 +93,21 @@ func testMergedParts(t *testing.T, cfg ivm.Config) {
 	}
 }
 
+// Parts selected with different shared kernels are not merged.
+func TestMergeRefusesPartsOfOtherKernels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	x, y := blobs(rng, 20, [][]float64{{0, 0}, {3, 0}, {0, 3}}, []float64{1, 2, 3}, 0.8)
+	var parts []*ivm.Predictor
+	for i, spec := range []string{"rbf(gamma=1)+white", "rbf(gamma=2)+white"} {
+		parts = append(parts, fitPart(t, func(pt ivm.Part) (*ivm.Predictor, error) {
+			return ivm.Fit(x, y, ivm.Config{FixedKernel: true, Kernel: spec, ActiveSize: 10, Part: pt})
+		}, ivm.Part{Index: i, Count: 2}))
+	}
+	if _, err := ivm.MergeParts(parts); err == nil || !strings.Contains(err.Error(), "same shared kernel") {
+		t.Errorf("parts of two kernels: %v", err)
+	}
+}
+
 func TestPartErrors(t *testing.T) {
 	for _, s := range []string{"", "3", "4/4", "-1/3", "a/b", "1/0"} {
 		if _, err := ivm.ParsePart(s); err == nil {
