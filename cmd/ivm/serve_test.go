@@ -149,7 +149,7 @@ func TestServeConcurrentMatchesPredictAcrossReload(t *testing.T) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var failures []string
-	fromNew := 0
+	fromNew, answered, half := 0, 0, make(chan struct{})
 	for c := 0; c < clients; c++ {
 		wg.Add(1)
 		go func() {
@@ -168,11 +168,14 @@ func TestServeConcurrentMatchesPredictAcrossReload(t *testing.T) {
 				if usedNew {
 					fromNew++
 				}
+				if answered++; answered == clients*requests/2 {
+					close(half)
+				}
 				mu.Unlock()
 			}
 		}()
 	}
-	time.Sleep(20 * time.Millisecond)
+	<-half // reload halfway through the requests
 	copyFile(t, newModel, model)
 	ts.reload <- syscall.SIGHUP
 	wg.Wait()
