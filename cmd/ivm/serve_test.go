@@ -432,9 +432,15 @@ func TestServeShutdownFinishesRequestInFlight(t *testing.T) {
 	body := `{"rows": [[1, 2, 3]]}`
 	conn := startHalfRequest(t, ts, body) // the server is reading the body
 	ts.stop()
-	time.Sleep(100 * time.Millisecond)
-	if _, err := net.DialTimeout("tcp", strings.TrimPrefix(ts.url, "http://"), time.Second); err == nil {
-		t.Error("a new connection was accepted during shutdown")
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		c, err := net.DialTimeout("tcp", strings.TrimPrefix(ts.url, "http://"), time.Second)
+		if err != nil {
+			break // the listener is closed while the request is still in flight
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("new connections are still accepted 5 s after the shutdown began")
+		}
 	}
 	if resp, err := finishHalfRequest(conn, body); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("the request in flight: %v %v", resp, err)
@@ -530,7 +536,7 @@ func TestServeAdmissionLimit(t *testing.T) {
 }
 
 // startHalfRequest sends the headers and the first 5 bytes of a predict request with body,
-// and gives the server time to start reading it.
+// and waits until the server is reading it (the only request in flight).
 func startHalfRequest(t *testing.T, ts *testServer, body string) net.Conn {
 	t.Helper()
 	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
@@ -539,8 +545,23 @@ func startHalfRequest(t *testing.T, ts *testServer, body string) net.Conn {
 	}
 	t.Cleanup(func() { conn.Close() })
 	fmt.Fprintf(conn, "POST /v1/models/digits/predict HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:5])
-	time.Sleep(100 * time.Millisecond)
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(metrics(t, ts), "ivm_requests_in_flight 1\n"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server did not start on the request")
+		}
+	}
 	return conn
+}
+
+func metrics(t *testing.T, ts *testServer) string {
+	t.Helper()
+	resp, err := http.Get(ts.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }
 
 // finishHalfRequest sends the rest of the body and reads the answer.
