@@ -183,7 +183,7 @@ func (m *Model) Latent(x mat.Matrix, muDst, varDst []float64) (mu, varsigma []fl
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			buf := make([]float64, d*predictChunk)
+			buf := make([]float64, d*min(predictChunk, n)) // one row (a served request) needs d, not d×512
 			for c := range next {
 				lo, hi := c*predictChunk, min((c+1)*predictChunk, n)
 				kt := mat.NewDense(d, hi-lo, buf[:d*(hi-lo)])

@@ -194,6 +194,9 @@ func (p *Predictor) Save(w io.Writer) error {
 	if len(p.Models) == 0 {
 		return errors.New("ivm: a predictor without models cannot be saved")
 	}
+	if p.Part.IsPart() {
+		return p.savePart(w)
+	}
 	if err := finite("class label", p.Classes); err != nil {
 		return err
 	}
@@ -240,6 +243,8 @@ func Load(r io.Reader) (*Predictor, error) {
 	switch {
 	case in.Format == "":
 		return nil, errors.New(`ivm: not a model file (no "format" field)`)
+	case in.Format == PartFormat:
+		return nil, errPartFile("a part")
 	case in.Format != ModelFormat:
 		if strings.HasPrefix(in.Format, "ivm-model/") {
 			return nil, fmt.Errorf("ivm: model format %q is not supported by this version (it reads %q)", in.Format, ModelFormat)

@@ -128,6 +128,9 @@ type Config struct {
 	Workers int
 	// Progress, when set, receives progress reports. Fit serialises the calls.
 	Progress func(Progress)
+	// Part, when set, fits only that slice of a multi-class task's one-vs-rest classes
+	// (a partitioned training; see Part and MergeParts). Zero: every class.
+	Part Part
 }
 
 // Progress reports Fit's progress on one of its binary problems.
@@ -183,6 +186,9 @@ type Predictor struct {
 	Training Provenance
 	// Warnings are the adjustments Fit made to the configuration (not saved).
 	Warnings []string
+	// Part is the slice of a partitioned training this predictor holds (Config.Part; zero:
+	// the whole model). Models outside it are nil; Save writes a part file.
+	Part Part
 }
 
 // Prediction is a Predictor's output for one input.
@@ -326,6 +332,9 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	if task == MultiClass {
 		problems = len(classes)
 	}
+	if err := cfg.Part.check(task, problems); err != nil {
+		return nil, err
+	}
 	if cfg.Learning == Search && (cfg.Kernel != "" || task == Ordinal || task == SemiSupervised) {
 		return nil, fmt.Errorf("ivm: the search learns rbf+bias+white kernels for binary, multi-class and regression tasks, not a given kernel or a %s task; use Algorithm 2", task)
 	}
@@ -359,11 +368,18 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		spec, criterion, p.Sharpness = res.spec, res.crit, res.sharpness
 		cfg.FixedKernel = true // the final selection on all rows, with the kernel found
 	}
+	// A partitioned training dispatches only its slice of the problems. Everything above
+	// (task, classes, scaling, the kernel search, d, sharpness) and anything else shared by
+	// all classes must be computed from the whole data in every part, so that the merged
+	// parts are the single run's model; the per-class results do not depend on the workers
+	// a job gets.
+	first, last := cfg.Part.Range(problems)
+	p.Part = cfg.Part
 	workers := cfg.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	parallel := min(problems, workers)
+	parallel := min(last-first, workers)
 	var mu sync.Mutex
 	report := func(pr Progress) {
 		if cfg.Progress != nil {
@@ -389,7 +405,7 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 			}
 		}()
 	}
-	for c := 0; c < problems; c++ {
+	for c := first; c < last; c++ {
 		jobs <- c
 	}
 	close(jobs)
@@ -624,12 +640,20 @@ func codeTargets(task Task, classes, y []float64, c int) ([]float64, float64) {
 
 // InputDim is the number of inputs the predictor expects.
 func (p *Predictor) InputDim() int {
-	_, dim := p.Models[0].XActive.Dims()
-	return dim
+	for _, m := range p.Models { // a part's first models may be nil
+		if m != nil {
+			_, dim := m.XActive.Dims()
+			return dim
+		}
+	}
+	return 0
 }
 
 // Predict predicts the rows of x.
 func (p *Predictor) Predict(x mat.Matrix) ([]Prediction, error) {
+	if p.Part.IsPart() {
+		return nil, errPartFile("part " + p.Part.String())
+	}
 	n, dim := x.Dims()
 	if dim != p.InputDim() {
 		return nil, fmt.Errorf("ivm: %d input columns, the model has %d", dim, p.InputDim())

@@ -29,6 +29,10 @@ func cmdInfo(args []string, stdout, stderr io.Writer) error {
 		writeTaskInfo(stdout, fs.Arg(0), tm, meta)
 		return nil
 	}
+	if part, err := readPartFile(fs.Arg(0)); err == nil {
+		writePartInfo(stdout, fs.Arg(0), part)
+		return nil
+	}
 	p, err := readModelFile(fs.Arg(0))
 	if err != nil {
 		return err

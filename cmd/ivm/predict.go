@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -73,18 +71,7 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func readModelFile(path string) (*ivm.Predictor, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	p, err := ivm.Load(bufio.NewReader(f))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, nil
-}
+func readModelFile(path string) (*ivm.Predictor, error) { return readFileWith(path, ivm.Load) }
 
 // printMetrics prints svm-predict's summary: accuracy for classification, mean squared error
 // and squared correlation for regression, over the rows that have a target.

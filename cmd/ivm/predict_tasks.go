@@ -58,28 +58,9 @@ func predictTasks(data *dataset.Data, m *multitask.Model, meta *multitask.ModelM
 	if data.Task == nil {
 		return errors.New("a multi-task model needs the task of every test row (-task-col for CSV, task:NAME tokens for libsvm)")
 	}
-	n, _ := data.X.Dims()
-	byTask := map[int][]int{}
-	for i, name := range data.Task {
-		ti := m.TaskIndex(name)
-		if ti < 0 {
-			return fmt.Errorf("row %d: task %q is not in the model", i+1, name)
-		}
-		byTask[ti] = append(byTask[ti], i)
-	}
-	preds := make([]noise.Prediction, n)
-	mu, vs := make([]float64, n), make([]float64, n)
-	for ti, rows := range byTask {
-		x := rowsOf(data, rows)
-		tm, tv, err := m.Latent(ti, x)
-		if err != nil {
-			return err
-		}
-		for k, i := range rows {
-			mu[i], vs[i] = tm[k], tv[k]
-			m.Tasks[ti].Noise.Predict(&preds[i], tm[k], tv[k])
-			preds[i].Label = mtDecodeLabel(preds[i].Label, meta.Labels)
-		}
+	preds, mu, vs, err := predictTaskRows(m, meta, data.X, data.Task)
+	if err != nil {
+		return err
 	}
 	classes := m.Tasks[0].Noise.Classes()
 	if outPath != "" {
@@ -93,11 +74,41 @@ func predictTasks(data *dataset.Data, m *multitask.Model, meta *multitask.ModelM
 	return nil
 }
 
-func rowsOf(data *dataset.Data, rows []int) *mat.Dense {
-	_, dim := data.X.Dims()
+// predictTaskRows predicts row i of x with the model of task tasks[i]: the noise model's
+// prediction, its label in the training file's labels, and the latent mean and variance.
+func predictTaskRows(m *multitask.Model, meta *multitask.ModelMeta, x *mat.Dense, tasks []string) (preds []noise.Prediction, mu, vs []float64, err error) {
+	n, _ := x.Dims()
+	byTask := map[int][]int{}
+	for i, name := range tasks {
+		ti := m.TaskIndex(name)
+		if ti < 0 {
+			return nil, nil, nil, fmt.Errorf("row %d: task %q is not in the model", i+1, name)
+		}
+		byTask[ti] = append(byTask[ti], i)
+	}
+	preds = make([]noise.Prediction, n)
+	mu, vs = make([]float64, n), make([]float64, n)
+	for ti, rows := range byTask {
+		tm, tv, err := m.Latent(ti, denseRowsOf(x, rows))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for k, i := range rows {
+			mu[i], vs[i] = tm[k], tv[k]
+			m.Tasks[ti].Noise.Predict(&preds[i], tm[k], tv[k])
+			preds[i].Label = mtDecodeLabel(preds[i].Label, meta.Labels)
+		}
+	}
+	return preds, mu, vs, nil
+}
+
+func rowsOf(data *dataset.Data, rows []int) *mat.Dense { return denseRowsOf(data.X, rows) }
+
+func denseRowsOf(src *mat.Dense, rows []int) *mat.Dense {
+	_, dim := src.Dims()
 	x := mat.NewDense(len(rows), dim, nil)
 	for k, i := range rows {
-		x.SetRow(k, data.X.RawRowView(i))
+		x.SetRow(k, src.RawRowView(i))
 	}
 	return x
 }

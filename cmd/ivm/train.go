@@ -66,6 +66,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "seed of the held-out subsets drawn during learning")
 	workers := fs.Int("workers", 0, "goroutines (0: all cores); multi-class problems train side by side")
 	quiet := fs.Bool("quiet", false, "print nothing on success")
+	part := fs.String("part", "", "train only slice i/K (0 ≤ i < K) of the one-vs-rest classes and write a part file for ivm merge")
 	tasks := fs.Bool("tasks", false, "multi-task IVM: one shared kernel, selection across the tasks of -task-col or task:NAME tokens\n(the model file is ivm-mtmodel/1)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -100,6 +101,10 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *gamma != "shared" && *gamma != "split" {
 		return fmt.Errorf("-gamma %q: want shared or split", *gamma)
+	}
+	slice, err := parsePartFlag(*part, *tasks)
+	if err != nil {
+		return err
 	}
 	scaling, err := ivm.ParseScaling(*scale)
 	if err != nil {
@@ -165,7 +170,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	cfg := ivm.Config{Task: task, Kernel: *spec, ActiveSize: *d, Scale: scaling, FixedKernel: *iters == 0,
 		Transform: *transform, Criterion: *criterion, Workers: *workers, ZeroBias: *bias == "zero", SplitGamma: *gamma == "split",
 		Learn: ivm.LearnOptions{Iters: max(*iters, 0), KernelIters: *kiters, NoiseIters: *niters, Objective: obj,
-			LastIterate: *lastIterate, Refine: *refine, HeldOut: *heldOut, Optimizer: *optimizer, Seed: *seed}}
+			LastIterate: *lastIterate, Refine: *refine, HeldOut: *heldOut, Optimizer: *optimizer, Seed: *seed}, Part: slice}
 	if *kiters == 0 {
 		cfg.Learn.KernelIters = -1
 	}
@@ -183,6 +188,9 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "ivm train: warning: %s\n", w)
 	}
 	for c, m := range p.Models {
+		if m == nil { // another part's class
+			continue
+		}
 		if m.Jitter != 0 {
 			fmt.Fprintf(stderr, "ivm train: warning: jitter %g added to model %d's active-set matrix to factorise it\n", m.Jitter, c+1)
 		}
@@ -263,6 +271,9 @@ func distinctLabels(y []float64) (int, bool) {
 
 // summary describes a predictor in one line.
 func summary(p *ivm.Predictor) string {
+	if p.Part.IsPart() {
+		return partSummary(p)
+	}
 	m := p.Models[0]
 	s := fmt.Sprintf("%v, %s noise, kernel %s, %d active points", p.Task, m.Noise.Name(), m.Kernel, m.Size())
 	if len(p.Models) > 1 {

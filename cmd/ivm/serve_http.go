@@ -1,0 +1,407 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// serveLimits bound what one request and all requests together may take.
+type serveLimits struct {
+	// MaxBody is the largest request body in bytes, MaxRows the most rows in one request.
+	MaxBody int64
+	MaxRows int
+	// Workers is the number of predictions computed at once; MaxInflight the requests
+	// admitted at once (reading their body, waiting for a worker or predicting), which
+	// bounds memory at about MaxInflight × MaxBody. More are refused with 503.
+	Workers, MaxInflight int
+}
+
+// server answers the HTTP API of `ivm serve`.
+type server struct {
+	models   *registry
+	limits   serveLimits
+	compute  chan struct{} // a worker slot per prediction being computed
+	inflight atomic.Int64
+	log      *slog.Logger
+	stats    serveStats
+}
+
+func newServer(models *registry, limits serveLimits, log *slog.Logger) *server {
+	return &server{models: models, limits: limits, compute: make(chan struct{}, limits.Workers), log: log}
+}
+
+// handler routes the API; every answer, errors included, is JSON.
+func (s *server) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/models/{name}/predict", s.admitted(s.handlePredict))
+	mux.HandleFunc("GET /v1/models", s.handleList)
+	mux.HandleFunc("GET /v1/models/{name}", s.handleDescribe)
+	mux.HandleFunc("GET /healthz", s.handleHealth)
+	mux.HandleFunc("GET /metrics", s.handleMetrics)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("no %s %s: the API is POST /v1/models/{name}/predict, GET /v1/models, GET /healthz, GET /metrics", r.Method, r.URL.Path)})
+	})
+	return s.logged(mux)
+}
+
+// httpError is an error answered with its status and message.
+type httpError struct {
+	status int
+	msg    string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) *httpError {
+	return &httpError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+}
+
+// fail answers {"error": message}; the status recorder keeps the message for the log.
+func fail(w http.ResponseWriter, e *httpError) {
+	if rec, ok := w.(*statusRecorder); ok {
+		rec.err = e.msg
+	}
+	writeJSON(w, e.status, map[string]string{"error": e.msg})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"error":"the answer cannot be written as JSON (a NaN or infinite value)"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// admitted refuses a request with 503 when MaxInflight requests are being served already.
+func (s *server) admitted(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		defer s.inflight.Add(-1)
+		if n := s.inflight.Add(1); n > int64(s.limits.MaxInflight) {
+			w.Header().Set("Retry-After", "1")
+			fail(w, &httpError{http.StatusServiceUnavailable, fmt.Sprintf("server busy: %d requests in progress (-max-inflight %d); retry", n-1, s.limits.MaxInflight)})
+			return
+		}
+		h(w, r)
+	}
+}
+
+// predictRequest is the body of POST /v1/models/{name}/predict.
+type predictRequest struct {
+	// Rows holds each input as a dense array of the model's inputs or a sparse object of
+	// 1-based indices ({"3": 0.5}, as libsvm; absent inputs are 0).
+	Rows []json.RawMessage `json:"rows"`
+	// Tasks names each row's task, for a multi-task model.
+	Tasks []string `json:"tasks"`
+}
+
+type predictResponse struct {
+	Model       string           `json:"model"`
+	Classes     []float64        `json:"classes,omitempty"`
+	Predictions []predictionJSON `json:"predictions"`
+}
+
+func (s *server) handlePredict(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		fail(w, &httpError{http.StatusMethodNotAllowed, "predict takes POST with a JSON body {\"rows\": [...]}"})
+		return
+	}
+	m := s.models.get(r.PathValue("name"))
+	if m == nil {
+		fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)", r.PathValue("name"))})
+		return
+	}
+	body, herr := readBody(w, r, s.limits.MaxBody)
+	if herr != nil {
+		fail(w, herr)
+		return
+	}
+	x, tasks, herr := parsePredictRequest(body, m, s.limits.MaxRows)
+	if herr != nil {
+		fail(w, herr)
+		return
+	}
+	if rec, ok := w.(*statusRecorder); ok {
+		rec.model, rec.rows = m.name, x.RawMatrix().Rows
+	}
+	select {
+	case s.compute <- struct{}{}:
+	case <-r.Context().Done():
+		fail(w, &httpError{http.StatusServiceUnavailable, "the request ended while waiting for a worker"})
+		return
+	}
+	preds, err := m.predict(x, tasks)
+	<-s.compute
+	if err != nil {
+		fail(w, &httpError{http.StatusInternalServerError, err.Error()})
+		return
+	}
+	s.stats.rows.Add(int64(len(preds)))
+	writeJSON(w, http.StatusOK, predictResponse{Model: m.name, Classes: m.classes, Predictions: preds})
+}
+
+// readBody reads the whole body, refusing one over max bytes or one that does not arrive
+// within the server's read timeout (a slow client).
+func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, *httpError) {
+	tooBig := &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over the limit of %d bytes (-max-body)", max)}
+	if r.ContentLength > max {
+		return nil, tooBig
+	}
+	if rec, ok := w.(*statusRecorder); ok {
+		w = rec.ResponseWriter // MaxBytesReader tells the server to close the connection through it
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	var limit *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case errors.As(err, &limit):
+		return nil, tooBig
+	case errors.As(err, &ne) && ne.Timeout():
+		return nil, &httpError{http.StatusRequestTimeout, "the request body did not arrive within the read timeout"}
+	case err != nil:
+		return nil, badRequest("reading the request body: %v", err)
+	}
+	return b, nil
+}
+
+// parsePredictRequest decodes and checks a predict body against model m: the inputs as a
+// matrix, and for a multi-task model each row's task.
+func parsePredictRequest(body []byte, m *servedModel, maxRows int) (*mat.Dense, []string, *httpError) {
+	var req predictRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return nil, nil, badRequest("%s", describeJSONError(err, body))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, nil, badRequest("data after the JSON object")
+	}
+	n := len(req.Rows)
+	switch {
+	case n == 0:
+		return nil, nil, badRequest(`no rows: the body is {"rows": [[x1, x2, …], …]}`)
+	case n > maxRows:
+		return nil, nil, &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%d rows: at most %d in one request (-max-rows)", n, maxRows)}
+	}
+	if herr := checkTasks(req.Tasks, n, m); herr != nil {
+		return nil, nil, herr
+	}
+	x := mat.NewDense(n, m.dim, nil)
+	for i, raw := range req.Rows {
+		if err := parseRow(raw, x.RawRowView(i)); err != nil {
+			return nil, nil, badRequest("row %d: %v", i+1, err)
+		}
+	}
+	return x, req.Tasks, nil
+}
+
+// checkTasks checks "tasks": one known task per row for a multi-task model, none otherwise.
+func checkTasks(tasks []string, rows int, m *servedModel) *httpError {
+	if m.tasks == nil {
+		if tasks != nil {
+			return badRequest(`model %q has no tasks: "tasks" is for multi-task models`, m.name)
+		}
+		return nil
+	}
+	if len(tasks) != rows {
+		return badRequest(`%d tasks for %d rows: model %q is multi-task and needs "tasks" with each row's task`, len(tasks), rows, m.name)
+	}
+	for i, t := range tasks {
+		if m.tasks.TaskIndex(t) < 0 {
+			return badRequest("row %d: task %q is not in model %q (GET /v1/models/%s lists its tasks)", i+1, t, m.name, m.name)
+		}
+	}
+	return nil
+}
+
+// parseRow reads one row into dst (zeroed): a dense array of len(dst) numbers or a sparse
+// object of 1-based indices.
+func parseRow(raw json.RawMessage, dst []float64) error {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) > 0 && raw[0] == '[':
+		var vals []*float64
+		if err := json.Unmarshal(raw, &vals); err != nil {
+			return errors.New(describeJSONError(err, raw))
+		}
+		if len(vals) != len(dst) {
+			return fmt.Errorf("%d values, the model has %d inputs", len(vals), len(dst))
+		}
+		for j, v := range vals {
+			if v == nil {
+				return fmt.Errorf("value %d is null: inputs must be numbers", j+1)
+			}
+			dst[j] = *v
+		}
+	case len(raw) > 0 && raw[0] == '{':
+		var vals map[string]*float64
+		if err := json.Unmarshal(raw, &vals); err != nil {
+			return errors.New(describeJSONError(err, raw))
+		}
+		for k, v := range vals {
+			j, err := strconv.Atoi(k)
+			switch {
+			case err != nil || j < 1 || j > len(dst):
+				return fmt.Errorf("input index %q: want 1 to %d (1-based, as libsvm)", k, len(dst))
+			case v == nil:
+				return fmt.Errorf("input %d is null: inputs must be numbers", j)
+			}
+			dst[j-1] = *v
+		}
+	default:
+		return fmt.Errorf(`a row is an array of the model's %d inputs or an object {"index": value} with 1-based indices`, len(dst))
+	}
+	return nil
+}
+
+// describeJSONError says what is wrong with a JSON body in a client's terms.
+func describeJSONError(err error, body []byte) string {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return `empty body: send {"rows": [...]}`
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the JSON ends early (a truncated body?)"
+	case errors.As(err, &syntax):
+		msg := fmt.Sprintf("not valid JSON at byte %d: %v", syntax.Offset, err)
+		if rest := body[min(max(syntax.Offset-1, 0), int64(len(body))):]; bytes.HasPrefix(rest, []byte("NaN")) || bytes.HasPrefix(rest, []byte("Inf")) {
+			msg += " (NaN and Infinity are not JSON numbers: inputs must be finite)"
+		}
+		return msg
+	case errors.As(err, &typ) && strings.HasPrefix(typ.Value, "number"):
+		return fmt.Sprintf("%s is out of range: inputs must be finite", typ.Value)
+	case errors.As(err, &typ) && typ.Field != "":
+		return fmt.Sprintf("field %q holds a JSON %s", typ.Field, typ.Value)
+	case errors.As(err, &typ):
+		return fmt.Sprintf("a JSON %s where a number belongs", typ.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field"):
+		return strings.TrimPrefix(err.Error(), "json: ") + `: the body is {"rows": [...]} (and "tasks" for a multi-task model)`
+	}
+	return err.Error()
+}
+
+func (s *server) handleList(w http.ResponseWriter, r *http.Request) {
+	var out []modelInfoJSON
+	for _, m := range s.models.list() {
+		out = append(out, m.describe())
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"models": out})
+}
+
+func (s *server) handleDescribe(w http.ResponseWriter, r *http.Request) {
+	m := s.models.get(r.PathValue("name"))
+	if m == nil {
+		fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)", r.PathValue("name"))})
+		return
+	}
+	writeJSON(w, http.StatusOK, m.describe())
+}
+
+func (s *server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "models": len(s.models.list())})
+}
+
+// statusRecorder keeps a response's status, error message, and the model and rows of a
+// prediction, for the log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	err    string
+	model  string
+	rows   int
+}
+
+func (r *statusRecorder) WriteHeader(status int) {
+	r.status = status
+	r.ResponseWriter.WriteHeader(status)
+}
+
+// logged logs every request (4xx at warn, 5xx at error, with the message) and counts it.
+func (s *server) logged(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(rec, r)
+		elapsed := time.Since(start)
+		s.stats.record(rec.status, elapsed)
+		level := slog.LevelInfo
+		switch {
+		case rec.status >= 500:
+			level = slog.LevelError
+		case rec.status >= 400:
+			level = slog.LevelWarn
+		}
+		attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", rec.status),
+			slog.Float64("ms", float64(elapsed.Microseconds())/1000), slog.String("remote", r.RemoteAddr)}
+		if rec.model != "" {
+			attrs = append(attrs, slog.String("model", rec.model), slog.Int("rows", rec.rows))
+		}
+		if rec.err != "" {
+			attrs = append(attrs, slog.String("error", rec.err))
+		}
+		s.log.LogAttrs(r.Context(), level, "request", attrs...)
+	})
+}
+
+// serveStats are the counters /metrics exposes.
+type serveStats struct {
+	mu       sync.Mutex
+	byStatus map[int]int64
+	seconds  float64
+	rows     atomic.Int64
+	reloads  atomic.Int64
+	refused  atomic.Int64
+}
+
+func (st *serveStats) record(status int, d time.Duration) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.byStatus == nil {
+		st.byStatus = map[int]int64{}
+	}
+	st.byStatus[status]++
+	st.seconds += d.Seconds()
+}
+
+// handleMetrics writes the counters in the Prometheus text format.
+func (s *server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	var b strings.Builder
+	s.stats.mu.Lock()
+	codes := make([]int, 0, len(s.stats.byStatus))
+	var count int64
+	for c, n := range s.stats.byStatus {
+		codes = append(codes, c)
+		count += n
+	}
+	slices.Sort(codes)
+	b.WriteString("# TYPE ivm_requests_total counter\n")
+	for _, c := range codes {
+		fmt.Fprintf(&b, "ivm_requests_total{code=\"%d\"} %d\n", c, s.stats.byStatus[c])
+	}
+	fmt.Fprintf(&b, "# TYPE ivm_request_seconds summary\nivm_request_seconds_sum %g\nivm_request_seconds_count %d\n", s.stats.seconds, count)
+	s.stats.mu.Unlock()
+	fmt.Fprintf(&b, "# TYPE ivm_rows_predicted_total counter\nivm_rows_predicted_total %d\n", s.stats.rows.Load())
+	fmt.Fprintf(&b, "# TYPE ivm_requests_in_flight gauge\nivm_requests_in_flight %d\n", s.inflight.Load())
+	fmt.Fprintf(&b, "# TYPE ivm_reloads_total counter\nivm_reloads_total{result=\"replaced\"} %d\nivm_reloads_total{result=\"refused\"} %d\n",
+		s.stats.reloads.Load(), s.stats.refused.Load())
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	io.WriteString(w, b.String())
+}

@@ -1,0 +1,594 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/dataset"
+)
+
+// syncBuffer is a log sink the server's goroutines and the test share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// testServer is the real handler on a real loopback listener, run by runServer.
+type testServer struct {
+	url    string
+	stop   context.CancelFunc
+	done   chan error
+	reload chan os.Signal
+	logs   *syncBuffer
+}
+
+var testTimeouts = serveTimeouts{Read: 2 * time.Second, Write: 10 * time.Second, Idle: 10 * time.Second, Shutdown: 10 * time.Second}
+
+func startServer(t *testing.T, lim serveLimits, to serveTimeouts, models ...string) *testServer {
+	t.Helper()
+	sources, err := parseModelArgs(models)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := loadRegistry(sources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	ts := &testServer{url: "http://" + ln.Addr().String(), stop: stop, done: make(chan error, 1), reload: make(chan os.Signal), logs: &syncBuffer{}}
+	log := slog.New(slog.NewJSONHandler(ts.logs, nil))
+	go func() { ts.done <- runServer(ctx, ln, newServer(reg, lim, log), to, ts.reload) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-ts.done; err != nil {
+			t.Errorf("server: %v", err)
+		}
+	})
+	return ts
+}
+
+func post(t *testing.T, c *http.Client, url, body string) (int, []byte) {
+	t.Helper()
+	resp, err := c.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("POST %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b
+}
+
+// trainedModel trains a multi-class model on blobs with a fixed kernel and returns its
+// file, the training file and the model as read back.
+func trainedModel(t *testing.T, dir, name string, d int) (string, string, *ivm.Predictor) {
+	t.Helper()
+	train := filepath.Join(dir, "train.csv")
+	if _, err := os.Stat(train); err != nil {
+		writeBlobsCSV(t, train, 30, 9)
+	}
+	model := filepath.Join(dir, name+".json")
+	mustRun(t, "train", "-quiet", "-iters", "0", "-d", strconv.Itoa(d), train, model)
+	p, err := readModelFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return model, train, p
+}
+
+func denseBody(rows [][]float64) string {
+	b, _ := json.Marshal(map[string]any{"rows": rows})
+	return string(b)
+}
+
+// samePrediction says whether an answer holds exactly the in-process prediction.
+func samePrediction(got predictionJSON, want ivm.Prediction) bool {
+	eq := func(a, b []float64) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return got.Label == want.Label && eq(got.Prob, want.Prob) && eq(got.LatentMean, want.Mean) && eq(got.LatentVariance, want.Var)
+}
+
+// Concurrent clients get exactly the in-process predictions, and a reload during the load
+// (a new model, then a corrupt file that must be refused) loses no request.
+func TestServeConcurrentMatchesPredictAcrossReload(t *testing.T) {
+	dir := t.TempDir()
+	model, _, oldP := trainedModel(t, dir, "digits", 30)
+	newModel, _, newP := trainedModel(t, dir, "digits-new", 20)
+	ts := startServer(t, serveLimits{MaxBody: 1 << 20, MaxRows: 100, Workers: 2, MaxInflight: 64}, testTimeouts, model)
+	const clients, requests = 16, 25
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}, Timeout: 30 * time.Second}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failures []string
+	fromNew, answered, half := 0, 0, make(chan struct{})
+	for c := 0; c < clients; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(c), 7))
+			for r := 0; r < requests; r++ {
+				rows := make([][]float64, 1+rng.IntN(4))
+				for i := range rows {
+					rows[i] = []float64{4 * rng.Float64(), 4 * rng.Float64(), rng.NormFloat64()}
+				}
+				msg, usedNew := checkAnswer(client, ts.url+"/v1/models/digits/predict", rows, oldP, newP)
+				mu.Lock()
+				if msg != "" {
+					failures = append(failures, msg)
+				}
+				if usedNew {
+					fromNew++
+				}
+				if answered++; answered == clients*requests/2 {
+					close(half)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	<-half // reload halfway through the requests
+	copyFile(t, newModel, model)
+	ts.reload <- syscall.SIGHUP
+	wg.Wait()
+	if len(failures) > 0 {
+		t.Fatalf("%d of %d requests failed, first: %s", len(failures), clients*requests, failures[0])
+	}
+	if !strings.Contains(ts.logs.String(), `"msg":"model reloaded"`) || fromNew == 0 {
+		t.Errorf("no answer from the reloaded model (%d); log:\n%s", fromNew, ts.logs.String())
+	}
+	// A corrupt file is refused and the model in service stays.
+	if err := os.WriteFile(model, []byte(`{"format": "ivm-model/1", "task": `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ts.reload <- syscall.SIGHUP
+	if msg, usedNew := checkAnswer(client, ts.url+"/v1/models/digits/predict", [][]float64{{1, 2, 3}}, oldP, newP); msg != "" || !usedNew {
+		t.Errorf("after a corrupt reload: %q (answered by the new model: %v)", msg, usedNew)
+	}
+	if !strings.Contains(ts.logs.String(), "reload refused: keeping the model loaded before") {
+		t.Errorf("the refused reload is not logged:\n%s", ts.logs.String())
+	}
+}
+
+// checkAnswer posts rows and says what is wrong with the answer ("" if nothing), and whether
+// newP gave it (else oldP).
+func checkAnswer(c *http.Client, url string, rows [][]float64, oldP, newP *ivm.Predictor) (string, bool) {
+	resp, err := c.Post(url, "application/json", strings.NewReader(denseBody(rows)))
+	if err != nil {
+		return err.Error(), false
+	}
+	defer resp.Body.Close()
+	var got predictResponse
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != 200 || len(got.Predictions) != len(rows) {
+		return fmt.Sprintf("status %d, %d predictions for %d rows, %v", resp.StatusCode, len(got.Predictions), len(rows), err), false
+	}
+	x := mat.NewDense(len(rows), 3, nil)
+	for i, r := range rows {
+		x.SetRow(i, r)
+	}
+	for _, p := range []*ivm.Predictor{oldP, newP} {
+		want, _ := p.Predict(x)
+		same := true
+		for i := range want {
+			same = same && samePrediction(got.Predictions[i], want[i])
+		}
+		if same {
+			return "", p == newP
+		}
+	}
+	return fmt.Sprintf("answer %+v is neither model's prediction", got.Predictions[0]), false
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := to + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, to); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The server's numbers are those `ivm predict -prob` writes, for a multi-class model (sparse
+// and dense rows) and a multi-task regression.
+func TestServeAnswersAsPredictProb(t *testing.T) {
+	dir := t.TempDir()
+	model, train, _ := trainedModel(t, dir, "digits", 30)
+	mt := filepath.Join(dir, "sine.json")
+	mustRun(t, "train", "-quiet", "-tasks", "-task-col", "first", "-kernel", "rbf(gamma=1,variance=1)+white(variance=0.01)", "-noise", "gaussian",
+		"-d", "15", "-iters", "0", refData+"mtivm_toysine.csv.gz", mt)
+	mtc, mtcTrain := trainedTaskClassifier(t, dir)
+	ts := startServer(t, serveLimits{MaxBody: 1 << 20, MaxRows: 1000, Workers: 1, MaxInflight: 8}, testTimeouts, model, "sine="+mt, "speakers="+mtc)
+	client := &http.Client{Timeout: 10 * time.Second}
+
+	probs := filepath.Join(dir, "probs.txt")
+	mustRun(t, "predict", "-quiet", "-prob", train, model, probs)
+	data, _ := readRows(t, train, "none")
+	var sparse []map[string]float64
+	for _, r := range data {
+		s := map[string]float64{}
+		for j, v := range r {
+			s[strconv.Itoa(j+1)] = v
+		}
+		sparse = append(sparse, s)
+	}
+	for _, body := range []any{map[string]any{"rows": data}, map[string]any{"rows": sparse}} {
+		b, _ := json.Marshal(body)
+		checkAgainstFile(t, client, ts.url+"/v1/models/digits/predict", string(b), probs, func(p predictionJSON) []float64 {
+			out := append([]float64{p.Label}, p.Prob...)
+			for c := range p.LatentMean {
+				out = append(out, p.LatentMean[c], p.LatentVariance[c])
+			}
+			return out
+		})
+	}
+
+	mtProbs := filepath.Join(dir, "mt.txt")
+	mustRun(t, "predict", "-quiet", "-prob", "-task-col", "first", refData+"mtivm_toysine.csv.gz", mt, mtProbs)
+	sine, tasks := readRows(t, refData+"mtivm_toysine.csv.gz", "first")
+	b, _ := json.Marshal(map[string]any{"rows": sine, "tasks": tasks})
+	checkAgainstFile(t, client, ts.url+"/v1/models/sine/predict", string(b), mtProbs, func(p predictionJSON) []float64 {
+		return []float64{*p.Mean, *p.Variance}
+	})
+	mtcProbs := filepath.Join(dir, "mtc.txt")
+	mustRun(t, "predict", "-quiet", "-prob", "-task-col", "first", mtcTrain, mtc, mtcProbs)
+	speakers, names := readRows(t, mtcTrain, "first")
+	b, _ = json.Marshal(map[string]any{"rows": speakers, "tasks": names})
+	checkAgainstFile(t, client, ts.url+"/v1/models/speakers/predict", string(b), mtcProbs, func(p predictionJSON) []float64 {
+		return []float64{p.Label, p.Prob[1], p.LatentMean[0], p.LatentVariance[0]} // the file has p(5) alone
+	})
+	code, body := post(t, client, ts.url+"/v1/models/sine/predict", `{"rows": [[1]], "tasks": ["7"]}`)
+	if code != 400 || !strings.Contains(string(body), `task \"7\" is not in model`) {
+		t.Errorf("unknown task: %d %s", code, body)
+	}
+	resp, err := client.Get(ts.url + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct{ Models []modelInfoJSON }
+	json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if len(list.Models) != 3 || !slices.Equal(list.Models[2].Classes, []float64{0, 5}) || list.Models[0].Task != "multiclass" || list.Models[1].Format != "ivm-mtmodel/1" || len(list.Models[1].Tasks) != 3 || len(list.Models[0].Info) < 3 {
+		t.Errorf("GET /v1/models: %+v", list.Models)
+	}
+}
+
+// checkAgainstFile posts body and compares every answer, as fields picks them, with the
+// lines of a `predict -prob` file (after its header), number for number.
+func checkAgainstFile(t *testing.T, c *http.Client, url, body, path string, fields func(predictionJSON) []float64) {
+	t.Helper()
+	code, resp := post(t, c, url, body)
+	var got predictResponse
+	if err := json.Unmarshal(resp, &got); err != nil || code != 200 {
+		t.Fatalf("%d %s", code, resp)
+	}
+	lines := strings.Split(strings.TrimSpace(readFile(t, path)), "\n")[1:]
+	if len(lines) != len(got.Predictions) {
+		t.Fatalf("%d answers for %d lines of %s", len(got.Predictions), len(lines), path)
+	}
+	for i, line := range lines {
+		var parts []string
+		for _, v := range fields(got.Predictions[i]) {
+			parts = append(parts, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		if strings.Join(parts, " ") != line {
+			t.Fatalf("row %d: served %q, ivm predict -prob wrote %q", i+1, strings.Join(parts, " "), line)
+		}
+	}
+}
+
+// readRows reads a data file's inputs as rows, and with taskCol its tasks.
+func readRows(t *testing.T, path, taskCol string) ([][]float64, []string) {
+	t.Helper()
+	opt, err := (&dataFlags{format: "auto", labelCol: "last", taskCol: taskCol}).options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := dataset.ReadFile(path, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := data.X.Dims()
+	rows := make([][]float64, n)
+	for i := range rows {
+		rows[i] = data.X.RawRowView(i)
+	}
+	return rows, data.Task
+}
+
+// Hostile requests get a 4xx that says what is wrong, and the server keeps serving.
+func TestServeRefusesHostileRequests(t *testing.T) {
+	dir := t.TempDir()
+	model, _, _ := trainedModel(t, dir, "digits", 30)
+	to := testTimeouts
+	to.Read = 500 * time.Millisecond
+	ts := startServer(t, serveLimits{MaxBody: 64 << 10, MaxRows: 10, Workers: 1, MaxInflight: 16}, to, model)
+	client := &http.Client{Timeout: 10 * time.Second}
+	url := ts.url + "/v1/models/digits/predict"
+	many := denseBody(make([][]float64, 11))
+	for _, c := range []struct {
+		name, body string
+		code       int
+		want       string
+	}{
+		{"truncated", `{"rows": [[1, 2`, 400, "ends early"},
+		{"wrong dimension", `{"rows": [[1, 2]]}`, 400, "2 values, the model has 3 inputs"},
+		{"sparse index", `{"rows": [{"4": 1}]}`, 400, `input index \"4\"`},
+		{"NaN", `{"rows": [[1, NaN, 2]]}`, 400, "must be finite"},
+		{"overflow", `{"rows": [[1, 1e400, 2]]}`, 400, "must be finite"},
+		{"string", `{"rows": [[1, "2", 3]]}`, 400, "JSON string"},
+		{"too many rows", many, 413, "at most 10"},
+		{"not JSON", `rows=1`, 400, "not valid JSON"},
+		{"unknown model", "", 404, `no model \"nope\"`},
+	} {
+		u := url
+		if c.name == "unknown model" {
+			u = ts.url + "/v1/models/nope/predict"
+		}
+		code, body := post(t, client, u, c.body)
+		if code != c.code || !strings.Contains(string(body), c.want) || !json.Valid(body) {
+			t.Errorf("%s: %d %s; want %d with %q", c.name, code, body, c.code, c.want)
+		}
+	}
+	// 100 MB, declared and chunked: refused without being read.
+	for _, declared := range []bool{true, false} {
+		req, _ := http.NewRequest("POST", url, io.LimitReader(zeros{}, 100<<20))
+		if declared {
+			req.ContentLength = 100 << 20
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("100 MB body (length declared %v): %v", declared, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 413 {
+			t.Errorf("100 MB body (length declared %v): status %d", declared, resp.StatusCode)
+		}
+	}
+	// A client that sends half a body and stalls gets 408 after the read timeout.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "POST /v1/models/digits/predict HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"rows\": [")
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil || resp.StatusCode != 408 {
+		t.Errorf("slow client: %v %v", resp, err)
+	}
+	conn.Close()
+	if code, body := post(t, client, url, `{"rows": [[1, 2, 3]]}`); code != 200 {
+		t.Errorf("after the hostile requests: %d %s", code, body)
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = '0'
+	}
+	return len(p), nil
+}
+
+// On shutdown (SIGTERM) a request in flight finishes and the server then stops.
+func TestServeShutdownFinishesRequestInFlight(t *testing.T) {
+	dir := t.TempDir()
+	model, _, _ := trainedModel(t, dir, "digits", 30)
+	ts := startServer(t, serveLimits{MaxBody: 1 << 20, MaxRows: 10, Workers: 1, MaxInflight: 8}, testTimeouts, model)
+	body := `{"rows": [[1, 2, 3]]}`
+	conn := startHalfRequest(t, ts, body) // the server is reading the body
+	ts.stop()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		c, err := net.DialTimeout("tcp", strings.TrimPrefix(ts.url, "http://"), time.Second)
+		if err != nil {
+			break // the listener is closed while the request is still in flight
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("new connections are still accepted 5 s after the shutdown began")
+		}
+	}
+	if resp, err := finishHalfRequest(conn, body); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the request in flight: %v %v", resp, err)
+	}
+	select {
+	case err := <-ts.done:
+		ts.done <- err // for the cleanup
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server did not stop after its last request")
+	}
+}
+
+// The built binary: SIGHUP reloads a changed model file, SIGTERM stops it with status 0.
+func TestServeBinarySignals(t *testing.T) {
+	bin := ivmBinary(t)
+	dir := t.TempDir()
+	model, _, _ := trainedModel(t, dir, "digits", 30)
+	newModel, _, newP := trainedModel(t, dir, "digits-new", 20)
+	cmd := exec.Command(bin, "serve", "-addr", "127.0.0.1:0", "-max-inflight", "8", model)
+	logs := &syncBuffer{}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	addr, eof := make(chan string, 1), make(chan bool)
+	go func() {
+		defer close(eof)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			logs.Write(append(sc.Bytes(), '\n'))
+			var rec struct{ Msg, Addr string }
+			if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Msg == "serving" {
+				addr <- rec.Addr
+			}
+		}
+	}()
+	var url string
+	select {
+	case a := <-addr:
+		url = "http://" + a + "/v1/models/digits/predict"
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the server did not start:\n%s", logs.String())
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	copyFile(t, newModel, model)
+	cmd.Process.Signal(syscall.SIGHUP)
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(logs.String(), "model reloaded"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no reload after SIGHUP:\n%s", logs.String())
+		}
+	}
+	if msg, usedNew := checkAnswer(client, url, [][]float64{{1, 2, 3}}, newP, newP); msg != "" || !usedNew {
+		t.Errorf("after SIGHUP: %s", msg)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	<-eof // Wait closes the pipe: read the whole log first
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("after SIGTERM: %v\n%s", err, logs.String())
+	}
+	if !strings.Contains(logs.String(), `"msg":"stopped"`) {
+		t.Errorf("no orderly stop in the log:\n%s", logs.String())
+	}
+}
+
+// Past -max-inflight a request is refused at once with 503 and Retry-After, and admitted
+// again when the requests in progress end.
+func TestServeAdmissionLimit(t *testing.T) {
+	dir := t.TempDir()
+	model, _, _ := trainedModel(t, dir, "digits", 30)
+	ts := startServer(t, serveLimits{MaxBody: 1 << 20, MaxRows: 10, Workers: 1, MaxInflight: 1}, testTimeouts, model)
+	url := ts.url + "/v1/models/digits/predict"
+	body := `{"rows": [[1, 2, 3]]}`
+	conn := startHalfRequest(t, ts, body) // the first request holds the only place, reading its body
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("second request while the first is in progress: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if first, err := finishHalfRequest(conn, body); err != nil || first.StatusCode != 200 {
+		t.Fatalf("the first request: %v %v", first, err)
+	}
+	if code, b := post(t, client, url, body); code != 200 {
+		t.Errorf("after the first request ended: %d %s", code, b)
+	}
+}
+
+// startHalfRequest sends the headers and the first 5 bytes of a predict request with body,
+// and waits until the server is reading it (the only request in flight).
+func startHalfRequest(t *testing.T, ts *testServer, body string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	fmt.Fprintf(conn, "POST /v1/models/digits/predict HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:5])
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(metrics(t, ts), "ivm_requests_in_flight 1\n"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server did not start on the request")
+		}
+	}
+	return conn
+}
+
+func metrics(t *testing.T, ts *testServer) string {
+	t.Helper()
+	resp, err := http.Get(ts.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// finishHalfRequest sends the rest of the body and reads the answer.
+func finishHalfRequest(conn net.Conn, body string) (*http.Response, error) {
+	fmt.Fprint(conn, body[5:])
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	return http.ReadResponse(bufio.NewReader(conn), nil)
+}
+
+// trainedTaskClassifier trains a multi-task binary classifier (labels 0 and 5, four tasks)
+// and returns the model and training files.
+func trainedTaskClassifier(t *testing.T, dir string) (string, string) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var b strings.Builder
+	for i := 0; i < 120; i++ {
+		x1, x2 := rng.NormFloat64(), rng.NormFloat64()
+		y := 0
+		if x1+x2+0.2*float64(i%4) > 0 {
+			y = 5
+		}
+		fmt.Fprintf(&b, "s%d,%g,%g,%d\n", i%4, x1, x2, y)
+	}
+	train, model := filepath.Join(dir, "speakers.csv"), filepath.Join(dir, "speakers.json")
+	if err := os.WriteFile(train, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "train", "-quiet", "-tasks", "-task-col", "first", "-kernel", "rbf+bias+white", "-d", "20", "-iters", "0", train, model)
+	return model, train
+}

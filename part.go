@@ -1,0 +1,254 @@
+package ivm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// PartFormat is the version string of part files: the models of one slice of a
+// partitioned training (Config.Part), which MergeParts joins into a model file.
+const PartFormat = "ivm-part/1"
+
+// Part names one slice of a partitioned training, for spreading the one-vs-rest classes of a
+// multi-class problem over machines (a batch engine's job array): the Index-th (0-based) of
+// Count slices. Slice i holds the classes [⌊iC/K⌋, ⌊(i+1)C/K⌋) of the C classes in
+// ascending order. The zero value is no partition: the whole model.
+type Part struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+// ParsePart parses "i/K" with 0 ≤ i < K (Kubernetes' JOB_COMPLETION_INDEX is such an i).
+func ParsePart(s string) (Part, error) {
+	is, ks, ok := strings.Cut(strings.TrimSpace(s), "/")
+	i, err1 := strconv.Atoi(is)
+	k, err2 := strconv.Atoi(ks)
+	if !ok || err1 != nil || err2 != nil || k < 1 || i < 0 || i >= k {
+		return Part{}, fmt.Errorf("ivm: part %q: want i/K with 0 ≤ i < K, e.g. 0/4", s)
+	}
+	return Part{Index: i, Count: k}, nil
+}
+
+// String writes the part as ParsePart reads it.
+func (pt Part) String() string { return fmt.Sprintf("%d/%d", pt.Index, pt.Count) }
+
+// IsPart reports whether pt names a slice rather than the whole model.
+func (pt Part) IsPart() bool { return pt.Count > 0 }
+
+// Range returns the problems [lo, hi) of the slice among n (all n for the zero Part).
+func (pt Part) Range(n int) (lo, hi int) {
+	if !pt.IsPart() {
+		return 0, n
+	}
+	return pt.Index * n / pt.Count, (pt.Index + 1) * n / pt.Count
+}
+
+// check refuses a partition that leaves a slice empty: a part file with no model is more
+// likely a wrong K than an intended one.
+func (pt Part) check(task Task, problems int) error {
+	switch {
+	case !pt.IsPart():
+		return nil
+	case pt.Index < 0 || pt.Index >= pt.Count:
+		return fmt.Errorf("ivm: part %v: want 0 ≤ i < K", pt)
+	case pt.Count > problems && task != MultiClass:
+		return fmt.Errorf("ivm: part %v: a %v task is one problem; only the one-vs-rest classes of a multi-class task are partitioned", pt, task)
+	case pt.Count > problems:
+		return fmt.Errorf("ivm: part %v: %d classes cannot be split into %d parts (K must not exceed the classes)", pt, problems, pt.Count)
+	}
+	return nil
+}
+
+// errPartFile is Load's answer to a part file.
+// what names the part ("part 1/4").
+func errPartFile(what string) error {
+	return fmt.Errorf("ivm: this is %s of a partitioned training (ivm train -part), not a model: merge the parts first (ivm merge, or ivm.MergeParts)", what)
+}
+
+// partFileJSON is a part file, ivm-part/1: the shared fields of the model a single run
+// writes (task, all the classes, the scaling, the provenance) and the models of the part's
+// classes, each with its class.
+type partFileJSON struct {
+	Format  string    `json:"format"`
+	Part    Part      `json:"part"`
+	Task    Task      `json:"task"`
+	Classes []float64 `json:"classes,omitempty"`
+	Scale   *Scaler   `json:"scale,omitempty"`
+	// Sharpness is Predictor.Sharpness, chosen from all the classes in every part.
+	Sharpness float64     `json:"sharpness"`
+	Models    []modelJSON `json:"models"`
+	Training  Provenance  `json:"training"`
+}
+
+// problems is the number of binary (or single) problems of a predictor's task.
+func (p *Predictor) problems() int {
+	if p.Task == MultiClass {
+		return len(p.Classes)
+	}
+	return 1
+}
+
+// savePart writes a part predictor (from Fit with Config.Part) as a part file.
+func (p *Predictor) savePart(w io.Writer) error {
+	out := partFileJSON{Format: PartFormat, Part: p.Part, Task: p.Task, Classes: p.Classes, Scale: p.Scaler, Sharpness: p.Sharpness,
+		Training: p.Training, Models: []modelJSON{}}
+	if len(p.Models) != p.problems() {
+		return fmt.Errorf("ivm: part %v holds %d model slots for %d problems", p.Part, len(p.Models), p.problems())
+	}
+	lo, hi := p.Part.Range(len(p.Models))
+	for c := lo; c < hi; c++ {
+		mj, err := encodeModel(p.Models[c])
+		if err != nil {
+			return err
+		}
+		if c < len(p.Traces) {
+			mj.Trace = p.Traces[c]
+		}
+		if p.Task == MultiClass {
+			cl := p.Classes[c]
+			mj.Class = &cl
+		}
+		out.Models = append(out.Models, *mj)
+	}
+	b, err := json.MarshalIndent(out, "", " ")
+	if err != nil {
+		return fmt.Errorf("ivm: encoding the part: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// LoadPart reads a part file written by Save for a predictor from Fit with Config.Part.
+// The predictor it returns has Part set and nil Models outside its slice; it cannot
+// predict, only be merged.
+func LoadPart(r io.Reader) (*Predictor, error) {
+	var in partFileJSON
+	if err := json.NewDecoder(r).Decode(&in); err != nil {
+		return nil, jsonError(err)
+	}
+	if in.Format != PartFormat {
+		return nil, fmt.Errorf("ivm: format %q is not a part file (want %q)", in.Format, PartFormat)
+	}
+	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Sharpness: in.Sharpness, Training: in.Training, Part: in.Part}
+	if err := in.Part.check(in.Task, p.problems()); err != nil || !in.Part.IsPart() {
+		return nil, fmt.Errorf("ivm: part file with part %v for a %v task of %d classes", in.Part, in.Task, len(in.Classes))
+	}
+	lo, hi := in.Part.Range(p.problems())
+	if len(in.Models) != hi-lo {
+		return nil, fmt.Errorf("ivm: part file %v holds %d models, its slice has %d", in.Part, len(in.Models), hi-lo)
+	}
+	p.Models, p.Traces = make([]*Model, p.problems()), make([][]IterTrace, p.problems())
+	for k := range in.Models {
+		c := lo + k
+		if cl := in.Models[k].Class; p.Task == MultiClass && (cl == nil || *cl != p.Classes[c]) {
+			return nil, fmt.Errorf("ivm: part file %v: model %d is not class %g's", in.Part, k+1, p.Classes[c])
+		}
+		m, err := decodeModel(&in.Models[k])
+		if err != nil {
+			return nil, fmt.Errorf("%w (part %v, model %d)", err, in.Part, k+1)
+		}
+		p.Models[c], p.Traces[c] = m, in.Models[k].Trace
+	}
+	return p, nil
+}
+
+// MergeParts joins the parts of one partitioned training into the predictor a single run
+// would have made. It checks that the parts are complete and do not overlap, and that they
+// agree on what every part computes from the whole data — the training file's SHA-256 and
+// rows, the task, the classes, the scaling, the multi-class sharpness and a kernel shared by
+// all classes; the caller checks the training settings
+// (ivm merge compares the command lines). The provenance is the first part's, with the
+// seconds summed over the parts and the earliest start time.
+func MergeParts(parts []*Predictor) (*Predictor, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("ivm: no parts to merge")
+	}
+	k := parts[0].Part.Count
+	byIndex := make([]*Predictor, k)
+	for _, pt := range parts {
+		if err := sameTraining(parts[0], pt); err != nil {
+			return nil, err
+		}
+		if byIndex[pt.Part.Index] != nil {
+			return nil, fmt.Errorf("ivm: part %v is given twice", pt.Part)
+		}
+		byIndex[pt.Part.Index] = pt
+	}
+	for i, pt := range byIndex {
+		if pt == nil {
+			return nil, fmt.Errorf("ivm: part %v is missing", Part{Index: i, Count: k})
+		}
+	}
+	first := byIndex[0]
+	out := &Predictor{Task: first.Task, Classes: first.Classes, Scaler: first.Scaler, Sharpness: first.Sharpness, Training: first.Training}
+	out.Training.Seconds = 0
+	for _, pt := range byIndex {
+		lo, hi := pt.Part.Range(pt.problems())
+		out.Models = append(out.Models, pt.Models[lo:hi]...)
+		out.Traces = append(out.Traces, pt.Traces[lo:hi]...)
+		out.Training.Seconds += pt.Training.Seconds
+		out.Training.Time = min(out.Training.Time, pt.Training.Time)
+	}
+	if err := out.check(); err != nil {
+		return nil, fmt.Errorf("ivm: merged model: %w", err)
+	}
+	return out, nil
+}
+
+// sameTraining says how part b differs from part a in what every part must share.
+func sameTraining(a, b *Predictor) error {
+	ta, tb := a.Training, b.Training
+	switch {
+	case !b.Part.IsPart():
+		return errors.New("ivm: a whole model is not a part")
+	case b.Part.Index < 0 || b.Part.Index >= b.Part.Count:
+		return fmt.Errorf("ivm: part %v: want 0 ≤ i < K", b.Part)
+	case b.Part.Count != a.Part.Count:
+		return fmt.Errorf("ivm: part %v and part %v split the classes differently", a.Part, b.Part)
+	case ta.SHA256 != tb.SHA256 || ta.Rows != tb.Rows:
+		return fmt.Errorf("ivm: part %v was trained on other data than part %v (sha256 %.12s…, %d rows against %.12s…, %d rows)",
+			b.Part, a.Part, tb.SHA256, tb.Rows, ta.SHA256, ta.Rows)
+	case b.Task != a.Task || !slices.Equal(b.Classes, a.Classes):
+		return fmt.Errorf("ivm: part %v is a %v task with classes %v, part %v a %v task with classes %v", b.Part, b.Task, b.Classes, a.Part, a.Task, a.Classes)
+	case b.Sharpness != a.Sharpness:
+		return fmt.Errorf("ivm: part %v has multi-class sharpness %g, part %v %g", b.Part, b.Sharpness, a.Part, a.Sharpness)
+	case !sameScaler(a.Scaler, b.Scaler):
+		return fmt.Errorf("ivm: part %v scales its inputs differently from part %v", b.Part, a.Part)
+	case b.InputDim() != a.InputDim():
+		return fmt.Errorf("ivm: part %v has %d inputs, part %v %d", b.Part, b.InputDim(), a.Part, a.InputDim())
+	}
+	if ka, kb := sharedKernel(a), sharedKernel(b); ka != "" && kb != "" && ka != kb {
+		return fmt.Errorf("ivm: part %v selected with kernel %s, part %v with %s: the parts did not arrive at the same shared kernel", b.Part, kb, a.Part, ka)
+	}
+	return nil
+}
+
+// sharedKernel returns the kernel a part's models were all selected with when none learnt
+// its own (a fixed kernel, or one searched for all classes), else "".
+func sharedKernel(p *Predictor) string {
+	spec := ""
+	for c, m := range p.Models {
+		switch {
+		case m == nil:
+		case c < len(p.Traces) && len(p.Traces[c]) > 0:
+			return "" // learnt per class by Algorithm 2
+		case spec == "":
+			spec = fmt.Sprint(m.Kernel)
+		case fmt.Sprint(m.Kernel) != spec:
+			return ""
+		}
+	}
+	return spec
+}
+
+func sameScaler(a, b *Scaler) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Kind == b.Kind && slices.Equal(a.Shift, b.Shift) && slices.Equal(a.Factor, b.Factor)
+}
