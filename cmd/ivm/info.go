@@ -73,6 +73,13 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 		fmt.Fprint(w, ", not scaled")
 	}
 	fmt.Fprintln(w)
+	if p.Sharpness != 0 && p.Sharpness != 1 {
+		what := "class probabilities p_c ∝ q_c^a"
+		if p.Task == ivm.Regression {
+			what = "predictive variance divided by a"
+		}
+		fmt.Fprintf(w, "sharpness:   a = %.4g (%s, chosen on held-out rows)\n", p.Sharpness, what)
+	}
 	for c, m := range p.Models {
 		lead := "model:      "
 		if len(p.Models) > 1 {
