@@ -118,6 +118,9 @@ func (p *svmParser) row(line []byte, ln int) error {
 		}
 		if idx > p.maxIdx {
 			p.maxIdx = idx
+			if err := p.checkSize(ln, tok, t); err != nil {
+				return err
+			}
 		}
 		p.idx = append(p.idx, int32(idx-1))
 		p.val = append(p.val, v)
@@ -141,7 +144,24 @@ func (p *svmParser) row(line []byte, ln int) error {
 		p.tasks = append(p.tasks, string(task))
 	}
 	p.rowEnd = append(p.rowEnd, len(p.idx))
-	return nil
+	return p.checkSize(ln, 0, nil)
+}
+
+// checkSize fails as soon as the rows so far, at the largest index so far, would make a
+// dense matrix of more than MaxValues values: before the memory is spent, naming the line
+// (and token t at col, when a feature index raised the dimension).
+func (p *svmParser) checkSize(ln, col int, t []byte) error {
+	d := max(p.maxIdx, p.opt.Dim, 1) // rows of a lone label cost a value each too
+	n := len(p.rowEnd) + 1
+	if n <= p.opt.MaxValues/d {
+		return nil
+	}
+	what := fmt.Sprintf("line %d: %d rows × %d features exceeds the limit of %d values", ln, n, d, p.opt.MaxValues)
+	if t != nil {
+		what = fmt.Sprintf("line %d, token %d: feature index %d in %s makes %d rows × %d features, which exceeds the limit of %d values",
+			ln, col, p.maxIdx, snippet(t), n, d, p.opt.MaxValues)
+	}
+	return &LimitError{What: what}
 }
 
 // nextField returns the first whitespace-separated field of b and what follows it, or
@@ -208,16 +228,12 @@ func (p *svmParser) finish() (*Data, error) {
 	if d == 0 {
 		if p.lone {
 			return nil, fmt.Errorf("dataset: every data row is a single number: a CSV file with only a label column " +
-				"or libsvm rows with no features; there are no inputs (set Dim to read all-zero libsvm rows)")
+				"or libsvm rows with no features; there are no inputs to learn from")
 		}
-		return nil, fmt.Errorf("dataset: no features: every libsvm row is empty (set Dim to read all-zero rows)")
+		return nil, fmt.Errorf("dataset: no features: every libsvm row holds only its label; there are no inputs to learn from")
 	}
-	maxv := p.opt.MaxValues
-	if maxv == 0 {
-		maxv = DefaultMaxValues
-	}
-	if d > maxv/n {
-		return nil, fmt.Errorf("dataset: %d rows × %d features exceeds the limit of %d values", n, d, maxv)
+	if d > p.opt.MaxValues/n {
+		return nil, &LimitError{What: fmt.Sprintf("%d rows × %d features exceeds the limit of %d values", n, d, p.opt.MaxValues)}
 	}
 	flat := make([]float64, n*d)
 	start := 0

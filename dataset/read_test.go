@@ -179,7 +179,7 @@ func TestReadErrors(t *testing.T) {
 		{"csv empty feature", "1,,3\n", ReadOptions{}, 1, 2, "empty feature"},
 		{"csv single field", "x\n1\n", ReadOptions{Format: CSV}, 1, 0, "needs a label column and at least one feature"},
 		{"csv label col out of range", "1,2,3\n", ReadOptions{LabelCol: 4}, 1, 0, "label column 4 out of range: row has 3 fields"},
-		{"csv dim mismatch", "1,2,3\n", ReadOptions{Dim: 3}, 1, 0, "2 feature columns, expected Dim = 3"},
+		{"csv dim mismatch", "1,2,3\n", ReadOptions{Dim: 3}, 1, 0, "2 input columns besides the label, expected 3"},
 		{"csv unterminated quote", "1,\"2,3\n", ReadOptions{}, 1, 2, "unterminated"},
 		{"csv text after quote", "1,\"2\"x,3\n", ReadOptions{}, 1, 2, "after closing quote"},
 		{"csv trailing comment", "1,2,3\n1,2,3 # c\n", ReadOptions{}, 2, 3, "not a number"},
