@@ -37,6 +37,9 @@ func readTaskModelFile(path string) (m *multitask.Model, meta *multitask.ModelMe
 
 // taskModelDim is the input dimension of a multi-task model (for dataset.ReadOptions.Dim).
 func taskModelDim(m *multitask.Model) int {
+	if m.InputDim > 0 {
+		return m.InputDim
+	}
 	for _, t := range m.Tasks {
 		if t.Model != nil {
 			_, d := t.Model.X.Dims()
