@@ -13,6 +13,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/ssmtr"
 )
@@ -94,7 +95,9 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *scale == "zscore" {
-		tr.zscore()
+		if err := tr.zscore(); err != nil {
+			return fmt.Errorf("%s: %w", fs.Arg(0), err)
+		}
 	}
 	ids := tr.ids()
 	tasks, rowMap := tr.tasks(ids)
@@ -123,7 +126,9 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if *scale == "zscore" {
-			te.applyScale(tr)
+			if err := te.applyScale(tr); err != nil {
+				return fmt.Errorf("%s: %w", fs.Arg(1), err)
+			}
 		}
 		if pred, err = mtregPredict(m, te, ids); err != nil {
 			return err
@@ -150,8 +155,8 @@ type mtregData struct {
 	x    *mat.Dense
 	y    []float64
 	dim  int
-	mu   []float64
-	sd   []float64
+	// scaler is the input standardisation (nil before zscore).
+	scaler *ivm.Scaler
 }
 
 func mtregRead(path string, taskCol int, lc dataset.LabelCol, dim int) (*mtregData, error) {
@@ -192,34 +197,25 @@ func mtregRead(path string, taskCol int, lc dataset.LabelCol, dim int) (*mtregDa
 	return td, nil
 }
 
-func (t *mtregData) zscore() {
-	n, d := t.x.Dims()
-	t.mu, t.sd = make([]float64, d), make([]float64, d)
-	for j := 0; j < d; j++ {
-		var s, s2 float64
-		for i := 0; i < n; i++ {
-			s += t.x.At(i, j)
-		}
-		t.mu[j] = s / float64(n)
-		for i := 0; i < n; i++ {
-			v := t.x.At(i, j) - t.mu[j]
-			s2 += v * v
-		}
-		t.sd[j] = math.Sqrt(s2 / float64(n))
-		if t.sd[j] == 0 {
-			t.sd[j] = 1
-		}
+// zscore standardises the inputs with their own statistics (ivm.FitScaler, robust to
+// values near ±1e300) and keeps the scaling for applyScale.
+func (t *mtregData) zscore() error {
+	sc, err := ivm.FitScaler(t.x, ivm.ScaleStd)
+	if err != nil {
+		return err
 	}
-	t.applyScale(t)
+	t.scaler = sc
+	return t.applyScale(t)
 }
 
-func (t *mtregData) applyScale(from *mtregData) {
-	n, d := t.x.Dims()
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			t.x.Set(i, j, (t.x.At(i, j)-from.mu[j])/from.sd[j])
-		}
+// applyScale scales the inputs as from's were.
+func (t *mtregData) applyScale(from *mtregData) error {
+	x, err := from.scaler.Apply(t.x)
+	if err != nil {
+		return err
 	}
+	t.x = x
+	return nil
 }
 
 func (t *mtregData) ids() []float64 {
