@@ -100,7 +100,10 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	ids := tr.ids()
-	tasks, rowMap := tr.tasks(ids)
+	tasks, rowMap, err := tr.tasks(ids)
+	if err != nil {
+		return fmt.Errorf("%s: %w", fs.Arg(0), err)
+	}
 	if err := mtregConstraints(tasks, rowMap, *pairs, *quads); err != nil {
 		return err
 	}
@@ -243,7 +246,7 @@ func (t *mtregData) labelled() int {
 
 // tasks groups the rows by task; rowMap[r] = (task, index among that task's training
 // points: labelled rows first, then unlabelled, each in file order).
-func (t *mtregData) tasks(ids []float64) ([]ssmtr.Task, [][2]int) {
+func (t *mtregData) tasks(ids []float64) ([]ssmtr.Task, [][2]int, error) {
 	_, d := t.x.Dims()
 	index := map[float64]int{}
 	for i, v := range ids {
@@ -257,6 +260,11 @@ func (t *mtregData) tasks(ids []float64) ([]ssmtr.Task, [][2]int) {
 			unl[k] = append(unl[k], r)
 		} else {
 			lab[k] = append(lab[k], r)
+		}
+	}
+	for k, id := range ids {
+		if len(lab[k]) == 0 {
+			return nil, nil, fmt.Errorf("task %s has no labelled rows; every task needs at least one", strconv.FormatFloat(id, 'g', -1, 64))
 		}
 	}
 	rowMap := make([][2]int, len(t.task))
@@ -282,7 +290,7 @@ func (t *mtregData) tasks(ids []float64) ([]ssmtr.Task, [][2]int) {
 			rowMap[r] = [2]int{k, len(lab[k]) + i}
 		}
 	}
-	return out, rowMap
+	return out, rowMap, nil
 }
 
 func (t *mtregData) unlabelledRows() *mtregData {
