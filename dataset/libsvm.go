@@ -11,12 +11,13 @@ import (
 // svmParser accumulates libsvm rows in compressed sparse row form; the dense matrix is
 // built once at the end, when the dimension is known.
 type svmParser struct {
-	opt    ReadOptions
-	y      []float64
-	rowEnd []int   // rowEnd[i] is the end of row i in idx and val
-	idx    []int32 // 0-based feature indices
-	val    []float64
-	maxIdx int // largest 1-based index kept
+	opt     ReadOptions
+	y       []float64
+	rowEnd  []int   // rowEnd[i] is the end of row i in idx and val
+	idx     []int32 // 0-based feature indices
+	val     []float64
+	maxIdx  int // largest 1-based index kept
+	seenIdx int // largest 1-based index seen, dropped ones included
 
 	// tasks holds the task of every row so far when the rows have "task:NAME" tokens;
 	// firstLine is the line of the first row, taskLine of the first row with a task token.
@@ -110,6 +111,7 @@ func (p *svmParser) row(line []byte, ln int) error {
 		case !finite(v):
 			return tokErr(ln, tok, "value in %s is not finite (NaN or ±Inf, or out of range)", snippet(t))
 		}
+		p.seenIdx = max(p.seenIdx, idx)
 		if p.opt.Dim > 0 && idx > p.opt.Dim {
 			if p.opt.IgnoreExtra {
 				continue
@@ -244,5 +246,5 @@ func (p *svmParser) finish() (*Data, error) {
 		}
 		start = end
 	}
-	return &Data{X: mat.NewDense(n, d, flat), Y: p.y, Task: p.tasks, Format: LibSVM}, nil
+	return &Data{X: mat.NewDense(n, d, flat), Y: p.y, Task: p.tasks, Format: LibSVM, MaxIndex: p.seenIdx}, nil
 }

@@ -274,6 +274,9 @@ type Data struct {
 	TaskName string
 	// Format is the format that was read (CSV or LibSVM, never Auto).
 	Format Format
+	// MaxIndex is the largest libsvm feature index in the input, features dropped by
+	// IgnoreExtra included (0 for CSV), so that a caller can say how many were dropped.
+	MaxIndex int
 }
 
 // ErrNoData is returned when the input holds no data rows.

@@ -2,7 +2,7 @@ package main
 
 import (
 	"bufio"
-	"errors"
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -61,12 +61,25 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "write predictions here")
 	workers := fs.Int("workers", 0, "goroutines (0: all cores)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	maxMem := registerMaxMem(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() < 1 || fs.NArg() > 2 {
 		fs.Usage()
 		return errUsage
+	}
+	if err := checkWorkers(*workers); err != nil {
+		return err
+	}
+	if *taskCol < 1 {
+		return fmt.Errorf("-task-col %d: want a 1-based column number", *taskCol)
+	}
+	if err := checkOutputs([]string{fs.Arg(0), fs.Arg(1), *pairs, *quads}, *out); err != nil {
+		return err
+	}
+	if *out == stdoutPath {
+		stdout = stderr // the predictions go to standard output, the summary beside them
 	}
 	meth, err := ssmtr.ParseMethod(*method)
 	if err != nil {
@@ -90,7 +103,7 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		opt.Log = stderr
 	}
-	tr, err := mtregRead(fs.Arg(0), *taskCol, lc, 0)
+	tr, err := mtregRead(fs.Arg(0), *taskCol, lc, 0, *maxMem)
 	if err != nil {
 		return err
 	}
@@ -103,6 +116,9 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 	tasks, rowMap, err := tr.tasks(ids)
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Arg(0), err)
+	}
+	if err := maxMem.check(mtregBytes(tasks), fmt.Sprintf("fitting %d tasks", len(tasks))); err != nil {
+		return err
 	}
 	if err := mtregConstraints(tasks, rowMap, *pairs, *quads); err != nil {
 		return err
@@ -124,7 +140,7 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 	}
 	var pred mtregPredictions
 	if fs.NArg() == 2 {
-		te, err := mtregRead(fs.Arg(1), *taskCol, lc, tr.dim)
+		te, err := mtregRead(fs.Arg(1), *taskCol, lc, tr.dim, *maxMem)
 		if err != nil {
 			return err
 		}
@@ -147,9 +163,24 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *out != "" {
-		return pred.write(*out)
+		return pred.write(*out, stdout)
 	}
 	return nil
+}
+
+// mtregBytes estimates what fitting allocates: each task's GP holds about eight n×n
+// matrices over its labelled and unlabelled rows (kernel, graph, factors, gradients).
+func mtregBytes(tasks []ssmtr.Task) float64 {
+	var need float64
+	for _, t := range tasks {
+		n := float64(len(t.Y))
+		if t.U != nil {
+			u, _ := t.U.Dims()
+			n += float64(u)
+		}
+		need += 8 * 8 * n * n
+	}
+	return need
 }
 
 // mtregData is a CSV file split into task ids, inputs and targets.
@@ -162,8 +193,10 @@ type mtregData struct {
 	scaler *ivm.Scaler
 }
 
-func mtregRead(path string, taskCol int, lc dataset.LabelCol, dim int) (*mtregData, error) {
-	d, err := dataset.ReadFile(path, dataset.ReadOptions{Format: dataset.CSV, LabelCol: lc})
+func mtregRead(path string, taskCol int, lc dataset.LabelCol, dim int, limit memLimit) (*mtregData, error) {
+	opt := dataset.ReadOptions{Format: dataset.CSV, LabelCol: lc}
+	limit.limitOptions(&opt)
+	d, err := dataset.ReadFile(path, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -458,20 +491,12 @@ func (p mtregPredictions) errors() (mse, nmse, priorNMSE float64, ok bool) {
 	return mse / float64(n), nmse, priorNMSE, true
 }
 
-func (p mtregPredictions) write(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
+func (p mtregPredictions) write(path string, stdout io.Writer) error {
+	var w bytes.Buffer
 	for r := range p.mean {
-		fmt.Fprintf(w, "%s,%.10g,%.10g\n", strconv.FormatFloat(p.task[r], 'g', -1, 64), p.mean[r], p.vari[r])
+		fmt.Fprintf(&w, "%s,%.10g,%.10g\n", strconv.FormatFloat(p.task[r], 'g', -1, 64), p.mean[r], p.vari[r])
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return errors.Join(f.Close())
+	return writeOutput(path, w.Bytes(), stdout)
 }
 
 // mtregAlphas summarises the tasks' learnt graph weights α_i: the value when there is one

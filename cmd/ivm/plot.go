@@ -73,12 +73,23 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		}
 		path += ".png"
 	}
-	if err := checkFigurePath(path); err != nil {
+	if err := checkFigure(path, w, h); err != nil {
 		return err
 	}
-	if tm, _, ok, err := readTaskModelFile(modelPath); err != nil {
+	if err := checkGrid(*grid, 0); err != nil {
 		return err
-	} else if ok {
+	}
+	if err := checkOutputs([]string{modelPath, fs.Arg(1)}, path); err != nil {
+		return err
+	}
+	if path == stdoutPath {
+		stdout = io.Discard // the figure itself goes there
+	}
+	mf, err := readModel(modelPath, *df.maxMem)
+	if err != nil {
+		return err
+	}
+	if tm := mf.multi; tm != nil {
 		if *trace {
 			return fmt.Errorf("%s: -trace draws single-task models only", modelPath)
 		}
@@ -86,7 +97,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := fig.Save(path, w, max(h, vg.Length(len(tm.Tasks))*4*vg.Centimeter)); err != nil {
+		if err := saveFigure(path, stdout, fig, w, max(h, vg.Length(len(tm.Tasks))*4*vg.Centimeter)); err != nil {
 			return err
 		}
 		if !*quiet {
@@ -94,10 +105,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	pred, err := readModelFile(modelPath)
-	if err != nil {
-		return err
-	}
+	pred := mf.single
 	k, err := pickModel(pred, *which)
 	if err != nil {
 		return fmt.Errorf("%s: %w", modelPath, err)
@@ -147,7 +155,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if *trace && !hSet {
 		h = max(h, vg.Length(len(fig.Panels))*4*vg.Centimeter+2*vg.Centimeter)
 	}
-	if err := fig.Save(path, w, h); err != nil {
+	if err := saveFigure(path, stdout, fig, w, h); err != nil {
 		return err
 	}
 	if !*quiet {
@@ -197,9 +205,54 @@ func readPlotData(path string, df dataFlags, dim int) (*dataset.Data, error) {
 
 // checkFigurePath checks a figure path's extension before any work is done.
 func checkFigurePath(path string) error {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".png", ".svg", ".pdf":
-		return nil
+	_, err := figureFormat(path)
+	return err
+}
+
+// maxFigureSide caps a figure's width and height: a PNG's pixels grow with their product.
+const maxFigureSide = 100 * vg.Centimeter
+
+// checkFigure checks the figure's path and size before any work.
+func checkFigure(path string, w, h vg.Length) error {
+	if w > maxFigureSide || h > maxFigureSide {
+		return fmt.Errorf("figure size %.4gcm × %.4gcm: at most 100cm a side", w.Points()/vg.Centimeter.Points(), h.Points()/vg.Centimeter.Points())
 	}
-	return fmt.Errorf("-o %s: the figure's format comes from its extension: .png, .svg or .pdf", path)
+	return checkFigurePath(path)
+}
+
+// figureFormat is the figure format of an -o path, from its extension; "-" (standard
+// output) is PNG.
+func figureFormat(path string) (string, error) {
+	if path == stdoutPath {
+		return "png", nil
+	}
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".png", ".svg", ".pdf":
+		return ext[1:], nil
+	}
+	return "", fmt.Errorf("-o %s: the figure's format comes from its extension: .png, .svg or .pdf (or - for PNG on standard output)", path)
+}
+
+// saveFigure writes fig to path as an outputFile.
+func saveFigure(path string, stdout io.Writer, fig *ivmplot.Figure, w, h vg.Length) error {
+	return encodeFigure(path, stdout, func(out io.Writer, format string) error {
+		return fig.Encode(out, format, w, h)
+	})
+}
+
+// encodeFigure writes a figure that encode draws to path as an outputFile.
+func encodeFigure(path string, stdout io.Writer, encode func(w io.Writer, format string) error) error {
+	format, err := figureFormat(path)
+	if err != nil {
+		return err
+	}
+	out, err := createOutput(path, stdout)
+	if err != nil {
+		return err
+	}
+	defer out.discard()
+	if err := encode(out, format); err != nil {
+		return err
+	}
+	return out.commit()
 }

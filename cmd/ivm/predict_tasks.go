@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 
 	"gonum.org/v1/gonum/mat"
@@ -16,24 +14,6 @@ import (
 	"github.com/ivmlab/ivm/multitask"
 	"github.com/ivmlab/ivm/noise"
 )
-
-// readTaskModelFile reads path if it is a multi-task model (format ivm-mtmodel/1); ok is
-// false, with no error, when it is another kind of model file, which the caller then reads
-// as a single-task model.
-func readTaskModelFile(path string) (m *multitask.Model, meta *multitask.ModelMeta, ok bool, err error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	if !multitask.IsModelFile(b) {
-		return nil, nil, false, nil
-	}
-	m, meta, err = multitask.ReadModel(bytes.NewReader(b))
-	if err != nil {
-		return nil, nil, true, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, meta, true, nil
-}
 
 // taskModelDim is the input dimension of a multi-task model (for dataset.ReadOptions.Dim).
 func taskModelDim(m *multitask.Model) int {
@@ -57,7 +37,9 @@ func taskModelDim(m *multitask.Model) int {
 // `ivm predict`: the label, or with prob the label, p(y=+1) or the categories'
 // probabilities, the latent mean and variance; regression: the mean, or mean and variance)
 // and, unless quiet, prints the accuracy or mean squared error.
-func predictTasks(data *dataset.Data, m *multitask.Model, meta *multitask.ModelMeta, outPath string, prob, quiet bool, stdout io.Writer) error {
+//
+// The metrics go to report, a "-" OUTPUT to stdout.
+func predictTasks(data *dataset.Data, m *multitask.Model, meta *multitask.ModelMeta, outPath string, prob, quiet bool, report, stdout io.Writer) error {
 	if data.Task == nil {
 		return errors.New("a multi-task model needs the task of every test row (-task-col for CSV, task:NAME tokens for libsvm)")
 	}
@@ -86,12 +68,12 @@ func predictTasks(data *dataset.Data, m *multitask.Model, meta *multitask.ModelM
 	}
 	classes := m.Tasks[0].Noise.Classes()
 	if outPath != "" {
-		if err := writeTaskPredictions(outPath, classes, preds, mu, vs, meta.Labels, prob); err != nil {
+		if err := writeTaskPredictions(outPath, classes, preds, mu, vs, meta.Labels, prob, stdout); err != nil {
 			return err
 		}
 	}
 	if !quiet {
-		mtPrintMetrics(stdout, classes == nil, preds, data.Y)
+		mtPrintMetrics(report, classes == nil, preds, data.Y)
 	}
 	return nil
 }
@@ -106,12 +88,8 @@ func rowsOf(data *dataset.Data, rows []int) *mat.Dense {
 }
 
 // writeTaskPredictions writes one line per test row, as `ivm predict` does.
-func writeTaskPredictions(path string, classes []float64, preds []noise.Prediction, mu, vs, labels []float64, prob bool) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
+func writeTaskPredictions(path string, classes []float64, preds []noise.Prediction, mu, vs, labels []float64, prob bool, stdout io.Writer) error {
+	w := new(bytes.Buffer)
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	if prob {
 		if classes == nil {
@@ -141,11 +119,7 @@ func writeTaskPredictions(path string, classes []float64, preds []noise.Predicti
 			fmt.Fprintln(w, " "+g(mu[i]), g(vs[i]))
 		}
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeOutput(path, w.Bytes(), stdout)
 }
 
 // mtDecodeLabel maps a predicted ±1 back to the training file's labels.
