@@ -200,6 +200,12 @@ func mtregRead(path string, taskCol int, lc dataset.LabelCol, dim int, limit mem
 	if err != nil {
 		return nil, err
 	}
+	return mtregSplit(d, path, taskCol, lc, dim)
+}
+
+// mtregSplit splits the columns of data read from path into task ids and inputs; dim > 0
+// is the number of inputs the training file had.
+func mtregSplit(d *dataset.Data, path string, taskCol int, lc dataset.LabelCol, dim int) (*mtregData, error) {
 	n, c := d.X.Dims()
 	// The task column's index among the feature columns: the label column is removed.
 	label := int(lc) - 1
