@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -132,6 +133,9 @@ func (p *csvParser) data(f [][]byte, ln int) error {
 		if i == p.task {
 			if len(b) == 0 {
 				return &ParseError{Line: ln, Col: i + 1, Msg: "empty task label"}
+			}
+			if !utf8.Valid(b) {
+				return &ParseError{Line: ln, Col: i + 1, Msg: "task label " + snippet(b) + " is not UTF-8 text"}
 			}
 			p.tasks = append(p.tasks, string(b))
 			continue

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -83,6 +84,8 @@ func (p *svmParser) row(line []byte, ln int) error {
 				return tokErr(ln, tok, "second task token %s in the row", snippet(t))
 			case len(t) == len("task:"):
 				return tokErr(ln, tok, "empty task name in %s", snippet(t))
+			case !utf8.Valid(t):
+				return tokErr(ln, tok, "task name in %s is not UTF-8 text", snippet(t))
 			}
 			task = t[len("task:"):]
 			continue
@@ -145,8 +148,11 @@ func (p *svmParser) row(line []byte, ln int) error {
 		}
 		p.tasks = append(p.tasks, string(task))
 	}
+	if err := p.checkSize(ln, 0, nil); err != nil {
+		return err
+	}
 	p.rowEnd = append(p.rowEnd, len(p.idx))
-	return p.checkSize(ln, 0, nil)
+	return nil
 }
 
 // checkSize fails as soon as the rows so far, at the largest index so far, would make a

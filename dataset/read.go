@@ -23,6 +23,9 @@ func ReadFile(path string, opt ReadOptions) (*Data, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not a data file", path)
+	}
 	d, err := Read(f, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

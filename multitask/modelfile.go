@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -117,6 +118,9 @@ func WriteModel(w io.Writer, m *Model, meta *ModelMeta) error {
 		return fmt.Errorf("multitask: encoding the kernel: %w", err)
 	}
 	out := modelJSON{Format: ModelFormat, KernelSpec: sum.String(), Kernel: kj, InputDim: sum.Dim(), Scaling: m.Scaler}
+	if out.InputDim == 0 {
+		out.InputDim = m.InputDim // a kernel without a dimension, tasks perhaps without points
+	}
 	if m.Scaler != nil {
 		for name, vs := range map[string][]float64{"scaling shift": m.Scaler.Shift, "scaling factor": m.Scaler.Factor} {
 			if err := finite(name, vs); err != nil {
@@ -137,6 +141,10 @@ func WriteModel(w io.Writer, m *Model, meta *ModelMeta) error {
 		out.Active = append(out.Active, activeJSON{Task: m.Tasks[st.Task].Name, Row: st.Row})
 	}
 	for _, t := range m.Tasks {
+		if !utf8.ValidString(t.Name) {
+			// JSON would replace the invalid bytes, and two names could become one.
+			return fmt.Errorf("multitask: task name %q is not UTF-8 text", t.Name)
+		}
 		nj, err := noise.Marshal(t.Noise)
 		if err != nil {
 			return fmt.Errorf("multitask: task %q: encoding the noise model: %w", t.Name, err)

@@ -101,7 +101,7 @@ func TestMalformedInputs(t *testing.T) {
 		{[]string{"train", "-gamma", "split", "-noise", "probit", p("ok.csv"), model}, 1, `ivm train: {d}/ok.csv: split γ₋, γ₊ are for the null category model, not a binary task`},
 		{[]string{"train", "-bias", "zero", "-noise", "gaussian", p("real.csv"), model}, 1, `ivm train: {d}/real.csv: a zero bias start is for the probit and null category models, not a regression task`},
 		{[]string{"train", "-tasks", "-bias", "zero", p("ok.csv"), model}, 1, `ivm train: -bias is not available with -tasks (the starting bias of a single probit or ncnm model)`},
-		{[]string{"train", p("ok.csv"), p("nodir/m.json")}, 1, `ivm train: cannot write {d}/nodir/m.json: no such file or directory`},
+		{[]string{"train", p("ok.csv"), p("nodir/m.json")}, 1, `ivm train: cannot write {d}/nodir/m.json: no such directory {d}/nodir`},
 		{[]string{"train", "-nonsense", p("ok.csv"), model}, 2, `flag provided but not defined: -nonsense`},
 		{[]string{"train", "-d", "x", p("ok.csv"), model}, 2, `invalid value "x" for flag -d: parse error`},
 		{[]string{"train", p("ok.csv")}, 2, `Usage: ivm train [flags] TRAIN MODEL`},
@@ -118,7 +118,7 @@ func TestMalformedInputs(t *testing.T) {
 		{[]string{"predict", p("ok.csv"), p("ok.csv")}, 1, `ivm predict: {d}/ok.csv: not a readable model file: it starts with a number (a data file?), not an object`},
 		{[]string{"predict", p("ok.csv"), p("missing.json")}, 1, `ivm predict: open {d}/missing.json: no such file or directory`},
 		{[]string{"predict", p("quoteopen.csv"), p("ok.json")}, 1, `ivm predict: {d}/quoteopen.csv: line 1, column 1: unterminated quoted field`},
-		{[]string{"predict", p("ok.csv"), p("ok.json"), p("nodir/out.txt")}, 1, `ivm predict: cannot write {d}/nodir/out.txt: no such file or directory`},
+		{[]string{"predict", p("ok.csv"), p("ok.json"), p("nodir/out.txt")}, 1, `ivm predict: cannot write {d}/nodir/out.txt: no such directory {d}/nodir`},
 		{[]string{"info", p("trunc.json")}, 1, `ivm info: {d}/trunc.json: not a readable model file: it ends early (truncated?)`},
 		{[]string{"frobnicate"}, 2, `ivm: unknown command "frobnicate"`},
 	}

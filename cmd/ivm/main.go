@@ -187,7 +187,8 @@ var errInternal = errors.New("internal error")
 func runRecovered(cmd command, args []string, stdout, stderr io.Writer) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %v; please report this bug with the command line and its files to https://github.com/ivmlab/ivm/issues", errInternal, r)
+			msg := strings.ReplaceAll(fmt.Sprint(r), "\n", " ")
+			err = fmt.Errorf("%w: %s; please report this bug with the command line and its files to https://github.com/ivmlab/ivm/issues", errInternal, msg)
 		}
 	}()
 	return cmd.Run(args, stdout, stderr)

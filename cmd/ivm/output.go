@@ -151,6 +151,9 @@ func checkOutputs(inputs []string, outputs ...string) error {
 		if err == nil && ost.IsDir() {
 			return fmt.Errorf("cannot write %s: it is a directory", out)
 		}
+		if st, derr := os.Stat(filepath.Dir(out)); derr != nil || !st.IsDir() {
+			return fmt.Errorf("cannot write %s: no such directory %s", out, filepath.Dir(out))
+		}
 		if err == nil && !ost.Mode().IsRegular() {
 			continue // a device or pipe is written to, not replaced
 		}
