@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -32,7 +33,7 @@ const maxGrid = 500
 
 // memLimit is the -max-mem flag, in bytes. Everything a command reads is checked against
 // it before the memory is spent: the data matrix (bytesPerValue per value), a line
-// (max-mem/32), the text of a file after gunzipping (4 × max-mem), a model file (max-mem/8),
+// (max-mem/128), the text of a file after gunzipping (4 × max-mem), a model file (max-mem/8),
 // and before training what training will allocate.
 type memLimit int64
 
@@ -67,7 +68,7 @@ func registerMaxMem(fs *flag.FlagSet) *memLimit {
 // limitOptions sets the reading limits of opt from the memory limit.
 func (m memLimit) limitOptions(opt *dataset.ReadOptions) {
 	opt.MaxValues = int(min(int64(m)/bytesPerValue, int64(^uint(0)>>1)))
-	opt.MaxLineBytes = int(min(int64(m)/32, int64(^uint(0)>>1)))
+	opt.MaxLineBytes = int(min(int64(m)/128, int64(^uint(0)>>1)))
 	opt.MaxBytes = 4 * int64(m)
 }
 
@@ -152,6 +153,13 @@ func readModel(path string, limit memLimit) (*modelFile, error) {
 	}
 	if int64(len(b)) > maxBytes {
 		return nil, fmt.Errorf("%s: larger than %s, the limit for a model file (-max-mem/8; raise -max-mem to read it)", path, formatBytes(maxBytes))
+	}
+	var head struct {
+		Format string `json:"format"`
+	}
+	json.Unmarshal(b, &head)
+	if strings.HasPrefix(head.Format, "ivm-mtmodel/") && head.Format != multitask.ModelFormat {
+		return nil, fmt.Errorf("%s: multi-task model format %q is not supported by this version (it reads %q)", path, head.Format, multitask.ModelFormat)
 	}
 	if multitask.IsModelFile(b) {
 		m, meta, err := multitask.ReadModel(bytes.NewReader(b))

@@ -78,6 +78,7 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutputs([]string{fs.Arg(0), fs.Arg(1), *pairs, *quads}, *out); err != nil {
 		return err
 	}
+	predOut := stdout
 	if *out == stdoutPath {
 		stdout = stderr // the predictions go to standard output, the summary beside them
 	}
@@ -163,7 +164,7 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *out != "" {
-		return pred.write(*out, stdout)
+		return pred.write(*out, predOut)
 	}
 	return nil
 }

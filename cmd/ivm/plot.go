@@ -82,6 +82,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutputs([]string{modelPath, fs.Arg(1)}, path); err != nil {
 		return err
 	}
+	figOut := stdout
 	if path == stdoutPath {
 		stdout = io.Discard // the figure itself goes there
 	}
@@ -97,7 +98,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := saveFigure(path, stdout, fig, w, max(h, vg.Length(len(tm.Tasks))*4*vg.Centimeter)); err != nil {
+		if err := saveFigure(path, figOut, fig, w, max(h, vg.Length(len(tm.Tasks))*4*vg.Centimeter)); err != nil {
 			return err
 		}
 		if !*quiet {
@@ -155,7 +156,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if *trace && !hSet {
 		h = max(h, vg.Length(len(fig.Panels))*4*vg.Centimeter+2*vg.Centimeter)
 	}
-	if err := saveFigure(path, stdout, fig, w, h); err != nil {
+	if err := saveFigure(path, figOut, fig, w, h); err != nil {
 		return err
 	}
 	if !*quiet {

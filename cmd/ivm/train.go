@@ -129,14 +129,14 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutputs([]string{trainPath}, modelPath); err != nil {
 		return err
 	}
-	if modelPath == stdoutPath {
-		stdout = stderr // the model goes to standard output, the summary beside it
-	}
 	// Create the model's temporary file first: a model that cannot be written should fail
 	// before training, not after.
 	out, err := createOutput(modelPath, stdout)
 	if err != nil {
 		return err
+	}
+	if modelPath == stdoutPath {
+		stdout = stderr // the model goes to standard output, the summary beside it
 	}
 	defer out.discard()
 	start := time.Now()
