@@ -575,6 +575,84 @@ func TestHostileInputs(t *testing.T) {
 		t.Logf("%-12s %3d cases: %3d clear errors, %3d OK", name, len(hostileCases[name]), clear, ok)
 	}
 	t.Logf("%d cases; the largest peak RSS: %d MB in %.2f s (ivm %s)", total, worst.maxRSSKB>>10, worst.elapsed.Seconds(), strings.Join(worstArgs, " "))
+
+	// The inputs that crashed ivm by exhausting memory fail as cleanly in a process of
+	// 1 GiB of address space (ulimit -v) with a soft heap limit of 256 MiB.
+	t.Run("under a memory limit", func(t *testing.T) {
+		for _, c := range memoryLimitCases {
+			r := runBinary(t, dir, "ulimit -v 1048576", []string{"GOMEMLIMIT=256MiB"}, c.args...)
+			checkHostile(t, c, r)
+		}
+		if after := snapshot(t, dir); !sameFiles(before, after) {
+			t.Errorf("the memory-limited runs changed the folder: %s", diffFiles(before, after))
+		}
+	})
+}
+
+// memoryLimitCases are the inputs that made ivm run out of memory (issue 30).
+var memoryLimitCases = []hostileCase{
+	{args: a("train", "/dev/zero", "m.json"), code: 1, msg: "line 1 is longer than 16777216 bytes"},
+	{args: a("train", "bomb.csv.gz", "m.json"), code: 1, msg: "line 1 is longer than 16777216 bytes"},
+	{args: a("train", "index2m.libsvm", "m.json"), code: 1, msg: "45 rows × 2000000 features exceeds the limit"},
+	{args: a("predict", "ok.csv", "/dev/zero"), code: 1, msg: "NUL byte"},
+	{args: a("predict", "-task-col", "first", "mt.csv", "mt-dim1e12.json"), code: 1, msg: "input_dim 1000000000000"},
+	{args: a("info", "mt-dim62.json"), code: 1, msg: "input_dim"},
+	{args: a("plot", "-o", "f.png", "mt-dim1e12.json"), code: 1, msg: "input_dim"},
+	{args: a("archipelago", "-grid", "1000000", "-o", "f.png", "pinwheel.csv", "pintest.csv"), code: 1, msg: "-grid 1000000"},
+	{args: a("mtreg", "/dev/zero"), code: 1, msg: "line 1 is longer than"},
+}
+
+// An interrupted, terminated or hung-up train removes its temporary file, leaves the model
+// it would have replaced as it was, and exits with 128 + the signal's number. The training
+// file is a FIFO nobody writes to, so that train is caught reading it.
+func TestSignalsLeaveNothing(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs or POSIX signals")
+	}
+	bin := builtIVM(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		dir := t.TempDir()
+		fifo, model := filepath.Join(dir, "train.csv"), filepath.Join(dir, "m.json")
+		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(model, []byte("the old model"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "train", fifo, model)
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, func() bool { m, _ := filepath.Glob(filepath.Join(dir, ".m.json.tmp-*")); return len(m) == 1 })
+		cmd.Process.Signal(sig)
+		cmd.Wait()
+		if code := cmd.ProcessState.ExitCode(); code != 128+int(sig) {
+			t.Errorf("%v: exit %d, want %d; stderr %q", sig, code, 128+int(sig), errOut.String())
+		}
+		if !strings.HasPrefix(errOut.String(), "ivm: ") || strings.Count(errOut.String(), "\n") != 1 {
+			t.Errorf("%v: stderr %q, want one line", sig, errOut.String())
+		}
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != 2 {
+			t.Errorf("%v: the folder holds %d files, want the FIFO and the old model", sig, len(entries))
+		}
+		if b, _ := os.ReadFile(model); string(b) != "the old model" {
+			t.Errorf("%v: the model was replaced by %q", sig, b)
+		}
+	}
+}
+
+// waitFor polls cond for up to ten seconds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatal("timed out")
 }
 
 // checkHostile checks one run against its case.
