@@ -99,7 +99,7 @@ func checkTasks(tasks []Task) (int, error) {
 	dim := -1
 	for i, t := range tasks {
 		if t.X == nil {
-			return 0, fmt.Errorf("ssmtr: task %d has no labelled inputs", i)
+			return 0, fmt.Errorf("ssmtr: task %d (0-based, in the order given) has no labelled inputs", i)
 		}
 		l, d := t.X.Dims()
 		if dim < 0 {
