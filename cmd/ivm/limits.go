@@ -157,11 +157,11 @@ func readModel(path string, limit memLimit) (*modelFile, error) {
 	var head struct {
 		Format string `json:"format"`
 	}
-	json.Unmarshal(b, &head)
+	json.Unmarshal(b, &head) // a file that is not JSON is for the loader to explain
 	if strings.HasPrefix(head.Format, "ivm-mtmodel/") && head.Format != multitask.ModelFormat {
 		return nil, fmt.Errorf("%s: multi-task model format %q is not supported by this version (it reads %q)", path, head.Format, multitask.ModelFormat)
 	}
-	if multitask.IsModelFile(b) {
+	if head.Format == multitask.ModelFormat {
 		m, meta, err := multitask.ReadModel(bytes.NewReader(b))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
