@@ -427,6 +427,7 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("plot", "-o", "f.png", "mt-dim2.json"), code: 1, msg: "the kernel is for 1 inputs"},
 		{args: a("plot", "-o", "f.png", "bin30.json"), code: 1, msg: "has 30 inputs; ivm plot draws models of 1 or 2 inputs"},
 		{args: a("plot", "-trace", "-o", "f.png", "ok.json"), code: 1, msg: "holds no learning trace"},
+		{args: a("plot", "-grid", "500", "-max-mem", "64M", "-o", "f.png", "ok.json"), code: 1, msg: "drawing ok.json needs about"},
 		{args: a("plot", "-model", "5", "-o", "f.png", "ok.json"), code: 1, msg: "ok.json"},
 		{args: a("plot", "-o", "f.png", "ok.json", "wide.csv"), code: 1, msg: "wide.csv has 3 inputs, the model 2"},
 		{args: a("plot", "-o", "f.png", "ok.json", "/dev/zero"), code: 1, msg: "line 1 is longer than"},

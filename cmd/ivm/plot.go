@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -129,6 +130,9 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		if dim != 1 && dim != 2 {
 			return fmt.Errorf("%s has %d inputs; ivm plot draws models of 1 or 2 inputs (-trace draws the learning trace of any model)", modelPath, dim)
 		}
+		if err := df.maxMem.check(plotBytes(*grid, dim, pred.Models[k].Size()), fmt.Sprintf("drawing %s", modelPath)); err != nil {
+			return err
+		}
 		var x *mat.Dense
 		var y []float64
 		if fs.NArg() == 2 {
@@ -163,6 +167,16 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "figure written to %s\n", path)
 	}
 	return nil
+}
+
+// plotBytes estimates what drawing a model of d active points on a grid of points per
+// input (0: the default, 300 for 1-D, 80 for 2-D) allocates: a kernel column per point and
+// active point, twice over (predictive mean and variance).
+func plotBytes(grid, dim, d int) float64 {
+	if grid == 0 {
+		grid = map[int]int{1: 300, 2: 80}[dim]
+	}
+	return 16 * math.Pow(float64(grid), float64(dim)) * float64(d+3)
 }
 
 // pickModel returns the 0-based index of the model to draw: the only one, or -model K's.
