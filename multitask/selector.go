@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/internal/workerpanic"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -122,12 +123,16 @@ func forTasks(n, w int, f func(m int) error) error {
 	} else {
 		next := make(chan int)
 		var wg sync.WaitGroup
+		var panics workerpanic.Catcher
 		for g := 0; g < min(w, n); g++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for m := range next {
-					errs[m] = f(m)
+					func() {
+						defer panics.Catch()
+						errs[m] = f(m)
+					}()
 				}
 			}()
 		}
@@ -136,6 +141,7 @@ func forTasks(n, w int, f func(m int) error) error {
 		}
 		close(next)
 		wg.Wait()
+		panics.Rethrow()
 	}
 	for _, err := range errs {
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/internal/workerpanic"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/param"
 )
@@ -334,13 +335,17 @@ func parallelFor(n, workers int, fn func(i int)) {
 		return
 	}
 	var wg sync.WaitGroup
+	var panics workerpanic.Catcher
 	next := make(chan int)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				fn(i)
+				func() {
+					defer panics.Catch()
+					fn(i)
+				}()
 			}
 		}()
 	}
@@ -349,4 +354,5 @@ func parallelFor(n, workers int, fn func(i int)) {
 	}
 	close(next)
 	wg.Wait()
+	panics.Rethrow()
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -17,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ivmlab/ivm/internal/workerpanic"
 )
 
 // The hostile-input suite runs the ivm binary, built once, as a user (or an attacker)
@@ -709,4 +712,29 @@ func diffFiles(a, b map[string]string) string {
 		}
 	}
 	return strings.Join(d, ", ")
+}
+
+// A bug that panics, in a worker goroutine too, gives one line asking for a report and exit
+// status 3, not a goroutine dump.
+func TestInternalErrorIsOneLine(t *testing.T) {
+	register("panic-test", command{Synopsis: "ivm panic-test", Run: func([]string, io.Writer, io.Writer) error {
+		var panics workerpanic.Catcher
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer panics.Catch()
+			var m map[string]int
+			m["x"] = 1
+		}()
+		wg.Wait()
+		panics.Rethrow()
+		return nil
+	}})
+	defer delete(commands, "panic-test")
+	var out, errOut bytes.Buffer
+	code := run([]string{"panic-test"}, &out, &errOut)
+	if code != exitInternal || strings.Count(errOut.String(), "\n") != 1 || !strings.Contains(errOut.String(), "ivm panic-test: internal error: assignment to entry in nil map; please report this bug") {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
 }
