@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm/internal/workerpanic"
+	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -175,7 +175,7 @@ func (m *Model) Latent(x mat.Matrix, muDst, varDst []float64) (mu, varsigma []fl
 	chunks := (n + predictChunk - 1) / predictChunk
 	workers := min(runtime.GOMAXPROCS(0), chunks)
 	var wg sync.WaitGroup
-	var panics workerpanic.Catcher
+	var panics pool.Catcher
 	next := make(chan int, chunks)
 	for c := 0; c < chunks; c++ {
 		next <- c

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/ivmlab/ivm/internal/workerpanic"
+	"github.com/ivmlab/ivm/internal/pool"
 )
 
 // subBlock is the number of columns of M updated together: the slice of the new row being
@@ -53,7 +53,7 @@ func (s *Selector) forRanges(f func(lo, hi int) candidate) candidate {
 	}
 	res := make([]candidate, w)
 	var wg sync.WaitGroup
-	var panics workerpanic.Catcher
+	var panics pool.Catcher
 	chunk := (s.n + w - 1) / w
 	for t := 0; t < w; t++ {
 		lo, hi := t*chunk, min((t+1)*chunk, s.n)

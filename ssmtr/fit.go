@@ -6,11 +6,10 @@ import (
 	"math"
 	"runtime"
 	"sort"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm/internal/workerpanic"
+	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/param"
 )
@@ -325,34 +324,5 @@ func parallelFor(n, workers int, fn func(i int)) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	if workers > n {
-		workers = n
-	}
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			fn(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	var panics workerpanic.Catcher
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				func() {
-					defer panics.Catch()
-					fn(i)
-				}()
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	panics.Rethrow()
+	pool.ForEach(n, workers, fn)
 }

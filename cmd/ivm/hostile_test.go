@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ivmlab/ivm/internal/workerpanic"
+	"github.com/ivmlab/ivm/internal/pool"
 )
 
 // The hostile-input suite runs the ivm binary, built once, as a user (or an attacker)
@@ -718,7 +718,7 @@ func diffFiles(a, b map[string]string) string {
 // status 3, not a goroutine dump.
 func TestInternalErrorIsOneLine(t *testing.T) {
 	register("panic-test", command{Synopsis: "ivm panic-test", Run: func([]string, io.Writer, io.Writer) error {
-		var panics workerpanic.Catcher
+		var panics pool.Catcher
 		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() {
