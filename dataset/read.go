@@ -159,8 +159,7 @@ func (lr *lineReader) next() ([]byte, bool) {
 		if err == bufio.ErrBufferFull {
 			lr.buf = append(lr.buf, chunk...)
 			if len(lr.buf) > lr.maxLine {
-				lr.err = &LimitError{What: fmt.Sprintf("line %d is longer than %d bytes (a binary file, or one without line ends?)", lr.line+1, lr.maxLine)}
-				return nil, false
+				return lr.tooLong(lr.line + 1)
 			}
 			continue
 		}
@@ -188,6 +187,9 @@ func (lr *lineReader) next() ([]byte, bool) {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
+	if len(line) > lr.maxLine {
+		return lr.tooLong(lr.line)
+	}
 	if lr.line == 1 {
 		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // UTF-8 byte order mark
 		if bytes.HasPrefix(line, []byte("\xff\xfe")) || bytes.HasPrefix(line, []byte("\xfe\xff")) {
@@ -204,6 +206,12 @@ func (lr *lineReader) next() ([]byte, bool) {
 		return nil, false
 	}
 	return line, true
+}
+
+// tooLong ends the input at line ln, longer than maxLine.
+func (lr *lineReader) tooLong(ln int) ([]byte, bool) {
+	lr.err = &LimitError{What: fmt.Sprintf("line %d is longer than %d bytes (a binary file, or one without line ends?)", ln, lr.maxLine)}
+	return nil, false
 }
 
 // error returns the read error that ended the input, nil at a clean end of input.
