@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/internal/safestat"
 )
 
 // Scaling is how a Predictor rescales each input column before the kernel sees it. The
@@ -101,35 +103,25 @@ func FitScaler(x mat.Matrix, kind Scaling) (*Scaler, error) {
 }
 
 // columnShiftSpread returns a column's centre and spread for kind: the mean and standard
-// deviation (ScaleStd), or the midpoint and half-range (ScaleMinMax). The values are
-// divided by the largest magnitude first, so that columns near ±1e300 neither overflow the
-// sum of squares nor the range; a column that holds a non-finite value is an error.
+// deviation (ScaleStd, computed so that columns near ±1e300 do not overflow the sum of
+// squares), or the midpoint and half-range (ScaleMinMax, halved before the difference is
+// taken); a column that holds a non-finite value is an error.
 func columnShiftSpread(col []float64, kind Scaling) (shift, spread float64, err error) {
-	big, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range col {
 		if bad(v) {
 			return 0, 0, fmt.Errorf("value %v is not finite", v)
 		}
-		big, lo, hi = math.Max(big, math.Abs(v)), math.Min(lo, v), math.Max(hi, v)
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
-	if hi == lo {
+	switch {
+	case hi == lo:
 		return lo, 0, nil
-	}
-	if kind == ScaleMinMax {
+	case kind == ScaleMinMax:
 		return lo/2 + hi/2, hi/2 - lo/2, nil
 	}
-	n := float64(len(col))
-	mean := 0.0
-	for _, v := range col {
-		mean += v / big
-	}
-	mean /= n
-	ss := 0.0
-	for _, v := range col {
-		d := v/big - mean
-		ss += d * d
-	}
-	return mean * big, math.Sqrt(ss/n) * big, nil
+	shift, spread = safestat.MeanSD(col, 0)
+	return shift, spread, nil
 }
 
 // Dim is the number of input columns the scaler was fitted to.

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/internal/safestat"
 	"github.com/ivmlab/ivm/optimize"
 )
 
@@ -79,7 +80,7 @@ func (p *Prior) FitTask(t Task, innerIters int) (*TaskModel, error) {
 	case None:
 		mean, scale = 0, 1
 	case PerTask:
-		if mu, sd := meanSD(t.Y); sd > 0 {
+		if mu, sd := safestat.MeanSD(t.Y, 1); sd > 0 {
 			mean, scale = mu, sd
 		} else {
 			mean = mu

@@ -148,6 +148,14 @@ func hostileFixtures(t *testing.T, dir string) {
 		return fmt.Sprintf("%d,%.6g,%s\n", 1+i%3, a, y)
 	}))
 	write("rows5k.csv", rows(5000, 1, func(i int, a, c float64) string { return fmt.Sprintf("%d,%.3f,%.3f\n", 1+i%2, a, c) }))
+	write("ybig.csv", rows(60, 1, func(_ int, a, c float64) string { return fmt.Sprintf("%.4f,%.6g\n", a, (a+0.1*c)*1e300) }))
+	write("mtybig.csv", rows(60, 1, func(i int, a, c float64) string {
+		y := fmt.Sprintf("%.6g", (math.Sin(2*a)+0.2*float64(i%3)+0.1*c)*1e200)
+		if i%4 == 0 {
+			y = "?"
+		}
+		return fmt.Sprintf("%d,%.4f,%s\n", 1+i%3, a, y)
+	}))
 	write("mtreg-nolabel.csv", "1,0.1,?\n1,0.2,?\n2,0.3,1\n2,0.5,2\n")
 	write("pinwheel.csv", rows(40, 1, func(i int, a, c float64) string {
 		cls := i % 2
@@ -235,6 +243,7 @@ func hostileFixtures(t *testing.T, dir string) {
 		{"train", "-quiet", "-iters", "0", "-noise", "gaussian", "reg.csv", "reg.json"},
 		{"train", "-quiet", "-iters", "0", "-tasks", "-task-col", "first", "mt.csv", "mt.json"},
 		{"train", "-quiet", "big.csv", "big.json"},
+		{"train", "-quiet", "-iters", "0", "ybig.csv", "ybig.json"},
 	} {
 		if r := runBinary(t, dir, "", nil, args...); r.code != 0 {
 			t.Fatalf("fixture: ivm %v: exit %d\n%s", args, r.code, r.stderr)
@@ -317,6 +326,8 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("train", "-quiet", "big.csv", "m.json"), code: 0, creates: a("m.json")},
 		{args: a("train", "-quiet", "-scale", "minmax", "big.csv", "m.json"), code: 0, creates: a("m.json")},
 		{args: a("train", "-quiet", "-iters", "0", "edge.csv", "m.json"), code: 0, creates: a("m.json")},
+		{args: a("train", "ybig.csv", "m.json"), code: 1, msg: "and their squares overflow: rescale the target column"},
+		{args: a("train", "-quiet", "-iters", "0", "ybig.csv", "m.json"), code: 0, creates: a("m.json")},
 		{args: a("train", "-workers", "-1", "ok.csv", "m.json"), code: 1, msg: "-workers -1: want 0"},
 		{args: a("train", "-workers", "100000", "ok.csv", "m.json"), code: 1, msg: "-workers 100000: want 0"},
 		{args: a("train", "-max-mem", "1K", "ok.csv", "m.json"), code: 2, msg: `invalid value "1K" for flag -max-mem`},
@@ -391,6 +402,7 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("predict", "-prob", "-task-col", "first", "mt.csv", "mt.json", "p.txt"), code: 0, creates: a("p.txt")},
 		{args: a("predict", "-max-mem", "1M", "ok.csv", "ok.json"), code: 0, out: "Accuracy"},
 		{args: a("predict", "big.csv", "big.json"), code: 0, out: "Accuracy = "},
+		{args: a("predict", "ybig.csv", "ybig.json"), code: 0, out: "Squared correlation coefficient = 0.9"},
 		{args: a("predict", "ok.csv", "ok.json", "a", "b"), code: 2, msg: "Usage: ivm predict"},
 	},
 	"info": {
@@ -441,6 +453,8 @@ var hostileCases = map[string][]hostileCase{
 	"mtreg": {
 		{args: a("mtreg", "-quiet", "mtreg1e200.csv", "mtreg1e200.csv"), code: 0, out: "nMSE (per task, averaged) = 0.0"},
 		{args: a("mtreg", "-quiet", "mtreg.csv", "mtreg.csv"), code: 0, out: "nMSE (per task, averaged) = 0.0"},
+		{args: a("mtreg", "-quiet", "mtybig.csv", "mtybig.csv"), code: 0, out: "e+39"},
+		{args: a("mtreg", "-quiet", "mtybig.csv", "mtybig.csv"), code: 0, out: "nMSE (per task, averaged) = 0.0"},
 		{args: a("mtreg", "-quiet", "-method", "sstr", "mtreg.csv"), code: 0, out: "SSTR on 3 tasks"},
 		{args: a("mtreg", "-quiet", "-out", "-", "mtreg.csv"), code: 0, msg: "SSMTR on 3 tasks", out: "1,"},
 		{args: a("mtreg", "-quiet", "-out", "/dev/null", "mtreg.csv"), code: 0},

@@ -154,7 +154,7 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if mse, nmse, ref, ok := pred.errors(); ok {
-			fmt.Fprintf(stdout, "Mean squared error = %.6g\nnMSE (per task, averaged) = %.6g\n", mse, nmse)
+			fmt.Fprintf(stdout, "Mean squared error = %s\nnMSE (per task, averaged) = %.6g\n", mse, nmse)
 			fmt.Fprintf(stdout, "nMSE of the labelled mean (each task's prior mean; a model that learnt nothing) = %.6g\n", ref)
 		}
 	} else {
@@ -466,11 +466,14 @@ func mtregPredict(m *ssmtr.Model, te *mtregData, ids []float64) (mtregPrediction
 
 // errors returns the MSE over labelled rows, the per-task nMSE averaged over tasks, and
 // that nMSE for the prior mean (every row predicted by its task's prior mean).
-func (p mtregPredictions) errors() (mse, nmse, priorNMSE float64, ok bool) {
+func (p mtregPredictions) errors() (mse string, nmse, priorNMSE float64, ok bool) {
 	type rows struct{ pred, prior, truth []float64 }
 	byTask := map[float64]*rows{}
 	var order []float64
-	var n int
+	mse, n := meanSquaredError(p.mean, p.y)
+	if n == 0 {
+		return "", 0, 0, false
+	}
 	for r, y := range p.y {
 		if math.IsNaN(y) {
 			continue
@@ -482,11 +485,6 @@ func (p mtregPredictions) errors() (mse, nmse, priorNMSE float64, ok bool) {
 			order = append(order, p.task[r])
 		}
 		e.pred, e.prior, e.truth = append(e.pred, p.mean[r]), append(e.prior, p.prior[r]), append(e.truth, y)
-		mse += (p.mean[r] - y) * (p.mean[r] - y)
-		n++
-	}
-	if n == 0 {
-		return 0, 0, 0, false
 	}
 	var preds, priors, truth [][]float64
 	for _, t := range order {
@@ -495,7 +493,7 @@ func (p mtregPredictions) errors() (mse, nmse, priorNMSE float64, ok bool) {
 	}
 	nmse, _, _ = ssmtr.NMSE(preds, truth)
 	priorNMSE, _, _ = ssmtr.NMSE(priors, truth)
-	return mse / float64(n), nmse, priorNMSE, true
+	return mse, nmse, priorNMSE, true
 }
 
 func (p mtregPredictions) write(path string, stdout io.Writer) error {

@@ -126,26 +126,16 @@ func warnUnknownLabels(stderr io.Writer, path string, y, classes []float64) {
 // and squared correlation for regression, over the rows that have a target.
 func printMetrics(w io.Writer, regression bool, preds []ivm.Prediction, y []float64) {
 	if regression {
-		var n, se, sp, st, spp, stt, spt float64
+		labels := make([]float64, len(preds))
 		for i, p := range preds {
-			if math.IsNaN(y[i]) {
-				continue
-			}
-			e := p.Label - y[i]
-			n++
-			se += e * e
-			sp += p.Label
-			st += y[i]
-			spp += p.Label * p.Label
-			stt += y[i] * y[i]
-			spt += p.Label * y[i]
+			labels[i] = p.Label
 		}
+		mse, n := meanSquaredError(labels, y)
 		if n == 0 {
 			return
 		}
-		fmt.Fprintf(w, "Mean squared error = %.6g (regression)\n", se/n)
-		num := n*spt - sp*st
-		fmt.Fprintf(w, "Squared correlation coefficient = %.6g (regression)\n", num*num/((n*spp-sp*sp)*(n*stt-st*st)))
+		fmt.Fprintf(w, "Mean squared error = %s (regression)\n", mse)
+		fmt.Fprintf(w, "Squared correlation coefficient = %.6g (regression)\n", squaredCorrelation(labels, y))
 		return
 	}
 	correct, total := 0, 0

@@ -136,23 +136,29 @@ func mtDecodeLabel(v float64, labels []float64) float64 {
 // mtPrintMetrics prints svm-predict's summary over the rows with a target: the accuracy for
 // classification, the mean squared error for regression.
 func mtPrintMetrics(w io.Writer, regression bool, preds []noise.Prediction, y []float64) {
-	var n, se float64
+	if regression {
+		means := make([]float64, len(preds))
+		for i, p := range preds {
+			means[i] = p.Mean
+		}
+		if mse, n := meanSquaredError(means, y); n > 0 {
+			fmt.Fprintf(w, "Mean squared error = %s (regression)\n", mse)
+		}
+		return
+	}
+	var n float64
 	correct := 0
 	for i, p := range preds {
 		if math.IsNaN(y[i]) {
 			continue
 		}
 		n++
-		if regression {
-			se += (p.Mean - y[i]) * (p.Mean - y[i])
-		} else if p.Label == y[i] {
+		if p.Label == y[i] {
 			correct++
 		}
 	}
 	switch {
 	case n == 0:
-	case regression:
-		fmt.Fprintf(w, "Mean squared error = %.6g (regression)\n", se/n)
 	default:
 		fmt.Fprintf(w, "Accuracy = %.6g%% (%d/%d) (classification)\n", 100*float64(correct)/n, correct, int(n))
 	}

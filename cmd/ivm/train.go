@@ -194,7 +194,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	p, err := ivm.Fit(data.X, y, cfg)
 	prog.finish()
 	if err != nil {
-		return fmt.Errorf("%s: %w", trainPath, err)
+		return fmt.Errorf("%s: %w%s", trainPath, err, hugeTargetsHint(y))
 	}
 	for _, w := range p.Warnings {
 		fmt.Fprintf(stderr, "ivm train: warning: %s\n", w)
@@ -311,6 +311,24 @@ func summary(p *ivm.Predictor) string {
 		s += fmt.Sprintf(", inputs scaled (%v)", p.Scaler.Kind)
 	}
 	return s
+}
+
+// hugeTargets is where targets start to overflow learning, which works with their squares.
+const hugeTargets = 1e150
+
+// hugeTargetsHint is what to add to a training failure when the targets are so large that
+// their squares overflow: the likely cause, and what to do.
+func hugeTargetsHint(y []float64) string {
+	big := 0.0
+	for _, v := range y {
+		if !math.IsNaN(v) {
+			big = math.Max(big, math.Abs(v))
+		}
+	}
+	if big < hugeTargets {
+		return ""
+	}
+	return fmt.Sprintf(" (the targets reach %.3g and their squares overflow: rescale the target column, or keep the kernel fixed with -iters 0)", big)
 }
 
 // modelsAtOnce is how many models training builds side by side: one per class of a
