@@ -341,6 +341,8 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("train", "-tasks", "-task-col", "first", "-heldout", "10", "mt.csv", "m.json"), code: 1, msg: "-heldout is not available with -tasks"},
 		{args: a("train", "-tasks", "-task-col", "first", "-refine", "mt.csv", "m.json"), code: 1, msg: "-refine is not available with -tasks"},
 		{args: a("train", "-tasks", "-task-col", "first", "-gamma", "split", "mt.csv", "m.json"), code: 1, msg: "-gamma is not available with -tasks"},
+		{args: a("train", "-tasks", "-task-col", "first", "-objective", "full", "mt.csv", "m.json"), code: 1, msg: "-objective full is not available with -tasks"},
+		{args: a("train", "-tasks", "-task-col", "first", "-quiet", "-iters", "1", "-kiters", "3", "-objective", "fixed", "mt.csv", "m.json"), code: 0, creates: a("m.json")},
 		{args: a("train", "-tasks", "-task-col", "first", "-quiet", "-iters", "0", "mt.csv", "-"), code: 0, out: `"ivm-mtmodel/1"`},
 		{args: a("train", "-tasks", "-task-col", "first", "mt.csv", "mt.csv"), code: 1, msg: "is both an input and an output"},
 		{args: a("train", "-kernel", "bias(1)", "ok.csv", "m.json"), code: 1, msg: "bias: arguments are named, e.g. bias(variance=1)"},

@@ -244,6 +244,10 @@ func refuseTaskFlags(fs *flag.FlagSet) error {
 		if why, ok := taskFlagsRefused[f.Name]; ok && err == nil {
 			err = fmt.Errorf("-%s is not available with -tasks (%s)", f.Name, why)
 		}
+		if f.Name == "objective" && f.Value.String() == "full" && err == nil {
+			// The default (unset) means the multi-task learner's own, ep.
+			err = errors.New("-objective full is not available with -tasks (the multi-task learner has ep and fixed)")
+		}
 	})
 	return err
 }
