@@ -75,6 +75,9 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 	if *taskCol < 1 {
 		return fmt.Errorf("-task-col %d: want a 1-based column number", *taskCol)
 	}
+	if *outer < 0 || *inner < 0 || *k < 0 {
+		return fmt.Errorf("-iters %d, -kiters %d, -k %d: want 0 (the default) or more", *outer, *inner, *k)
+	}
 	if err := checkOutputs([]string{fs.Arg(0), fs.Arg(1), *pairs, *quads}, *out); err != nil {
 		return err
 	}

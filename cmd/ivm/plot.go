@@ -92,8 +92,8 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if tm := mf.multi; tm != nil {
-		if *trace {
-			return fmt.Errorf("%s: -trace draws single-task models only", modelPath)
+		if *trace || *which != 0 {
+			return fmt.Errorf("%s is a multi-task model: -trace and -model are for single-task models", modelPath)
 		}
 		fig, err := plotTasks(tm, fs.Arg(1), df, *grid, ivmplot.Options{Title: *title, NoLegend: *noLegend})
 		if err != nil {
