@@ -58,6 +58,11 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 		return predictTasks(data, mf.multi, mf.meta, outPath, *prob, *quiet, report, stdout)
 	}
 	p := mf.single
+	for c, m := range p.Models {
+		if m.Jitter != 0 {
+			fmt.Fprintf(stderr, "ivm predict: warning: model %d of %s needed jitter %g to factorise its active-set matrix; predictions may be inaccurate\n", c+1, modelPath, m.Jitter)
+		}
+	}
 	opt.Dim = p.InputDim()
 	opt.IgnoreExtra = true // as svm-predict: features the model never saw are dropped
 	data, err := dataset.ReadFile(testPath, opt)
