@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -26,11 +27,12 @@ const stdoutPath = "-"
 //     failure, an interrupt or a crash never leaves a half-written or missing file. The
 //     temporary file is removed by discard and by the signal handler (catchSignals).
 type outputFile struct {
-	w    io.Writer
-	f    *os.File // nil for standard output
-	path string
-	tmp  string // the temporary file's name, "" when writing directly
-	done bool
+	w      io.Writer
+	f      *os.File // nil for standard output
+	path   string   // as given
+	target string   // the file the temporary file replaces: path, its symbolic links resolved
+	tmp    string   // the temporary file's name, "" when writing directly
+	done   bool
 }
 
 // createOutput opens path for writing as outputFile describes; stdout is standard output.
@@ -42,26 +44,40 @@ func createOutput(path string, stdout io.Writer) (*outputFile, error) {
 	switch {
 	case err == nil && st.IsDir():
 		return nil, fmt.Errorf("cannot write %s: it is a directory", path)
-	case err == nil && !st.Mode().IsRegular():
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	case err == nil && (!st.Mode().IsRegular() || isSystemPath(path)):
+		// Appending leaves what a shell's ">>" put there and writes from the start of what
+		// its ">" truncated, when /dev/stdout leads to a regular file.
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
 			return nil, fmt.Errorf("cannot write %s: %w", path, errors.Unwrap(err))
 		}
 		return &outputFile{w: f, f: f, path: path}, nil
 	}
+	target := path
 	perm := fs.FileMode(0o666) // less the umask, as the OS applies it on creation
 	replaces := err == nil
 	if replaces {
 		perm = st.Mode().Perm()
+		// A symbolic link stays: the file it leads to is replaced.
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			return nil, fmt.Errorf("cannot write %s: %w", path, err)
+		}
 	}
-	f, tmp, err := createTemp(path, perm)
+	f, tmp, err := createTemp(target, perm)
 	if err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", path, errors.Unwrap(err))
 	}
 	if replaces {
 		f.Chmod(perm) // the umask may have cleared bits the replaced file had
 	}
-	return &outputFile{w: f, f: f, path: path, tmp: tmp}, nil
+	return &outputFile{w: f, f: f, path: path, target: target, tmp: tmp}, nil
+}
+
+// isSystemPath reports whether path names a file of /dev or /proc (/dev/stdout, a
+// /proc/self/fd entry), which is written to, never replaced, whatever it leads to.
+func isSystemPath(path string) bool {
+	abs, err := filepath.Abs(path)
+	return err == nil && (strings.HasPrefix(abs, "/dev/") || strings.HasPrefix(abs, "/proc/"))
 }
 
 // createTemp creates a new hidden file ".BASE.tmp-RANDOM" beside path with permissions perm
@@ -100,7 +116,7 @@ func (o *outputFile) commit() error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(o.tmp, o.path)
+		err = os.Rename(o.tmp, o.target)
 	}
 	if err != nil {
 		os.Remove(o.tmp)
@@ -154,7 +170,7 @@ func checkOutputs(inputs []string, outputs ...string) error {
 		if st, derr := os.Stat(filepath.Dir(out)); derr != nil || !st.IsDir() {
 			return fmt.Errorf("cannot write %s: no such directory %s", out, filepath.Dir(out))
 		}
-		if err == nil && !ost.Mode().IsRegular() {
+		if err == nil && (!ost.Mode().IsRegular() || isSystemPath(out)) {
 			continue // a device or pipe is written to, not replaced
 		}
 		abs, _ := filepath.Abs(out)
