@@ -61,7 +61,7 @@ func (m *memLimit) Set(s string) error {
 // registerMaxMem adds -max-mem to a command's flags.
 func registerMaxMem(fs *flag.FlagSet) *memLimit {
 	m := memLimit(defaultMaxMem)
-	fs.Var(&m, "max-mem", "memory the command may plan to use (data, model file, training), e.g. 512M or 8G;\nlarger inputs are refused before they are read")
+	fs.Var(&m, "max-mem", "the memory, a `SIZE` such as 512M or 8G, the command may plan to use (data, model file, training);\nlarger inputs are refused before they are read")
 	return &m
 }
 
