@@ -82,7 +82,13 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 	if *figPath != "" && dim != 2 {
 		return fmt.Errorf("-o: the maps need 2-D inputs, %s has %d", fs.Arg(0), dim)
 	}
-	if n, _ := train.X.Dims(); *figPath != "" {
+	// The sampler's covariances over the training rows and the rejections (about as many)
+	// grow as N²: measured peak RSS 220·N² bytes at N = 1200.
+	n, _ := train.X.Dims()
+	if err := maxMem.check(256*float64(n)*float64(n), fmt.Sprintf("sampling over %d training rows", n)); err != nil {
+		return err
+	}
+	if *figPath != "" {
 		// The maps predict at grid² points against every training row at once.
 		if err := maxMem.check(16*float64(*grid)*float64(*grid)*float64(n), fmt.Sprintf("-grid %d maps over %d training rows", *grid, n)); err != nil {
 			return err

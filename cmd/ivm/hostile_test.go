@@ -508,6 +508,7 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("archipelago", "-o", "f.png", "pin3d.csv", "pintest.csv"), code: 1, msg: "the maps need 2-D inputs"},
 		{args: a("archipelago", "-max-mem", "1M", "-o", "f.png", "pinwheel.csv", "pintest.csv"), code: 1, msg: "-grid 50 maps over 40 training rows needs about"},
 		{args: a("archipelago", "/dev/zero", "pintest.csv"), code: 1, msg: "line 1 is longer than"},
+		{args: a("archipelago", "-max-mem", "16M", "rows5k.csv", "pintest.csv"), code: 1, msg: "sampling over 5000 training rows needs about"},
 		{args: a("archipelago", "pinwheel.csv", "/dev/zero"), code: 1, msg: "line 1 is longer than"},
 		{args: a("archipelago", "cr.csv", "pintest.csv"), code: 1, msg: "carriage return"},
 		{args: a("archipelago", "-sweeps", "12", "pinwheel.csv", "pintest.csv"), code: 0, out: "archipelago: error"},
