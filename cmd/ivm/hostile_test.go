@@ -572,8 +572,8 @@ func TestHostileInputs(t *testing.T) {
 	dir := t.TempDir()
 	hostileFixtures(t, dir)
 	before := snapshot(t, dir)
-	var worst runResult
-	var worstArgs []string
+	var worst, slowest runResult
+	var worstArgs, slowestArgs []string
 	total := 0
 	for _, name := range []string{"train", "predict", "info", "plot", "mtreg", "archipelago", "demo", "reproduce", "main"} {
 		clear, ok := 0, 0
@@ -582,6 +582,9 @@ func TestHostileInputs(t *testing.T) {
 			r := runBinary(t, dir, "", nil, c.args...)
 			if r.maxRSSKB > worst.maxRSSKB {
 				worst, worstArgs = r, c.args
+			}
+			if r.elapsed > slowest.elapsed {
+				slowest, slowestArgs = r, c.args
 			}
 			checkHostile(t, c, r)
 			for _, f := range c.creates {
@@ -603,6 +606,7 @@ func TestHostileInputs(t *testing.T) {
 		t.Logf("%-12s %3d cases: %3d clear errors, %3d OK", name, len(hostileCases[name]), clear, ok)
 	}
 	t.Logf("%d cases; the largest peak RSS: %d MB in %.2f s (ivm %s)", total, worst.maxRSSKB>>10, worst.elapsed.Seconds(), strings.Join(worstArgs, " "))
+	t.Logf("the slowest: %.2f s, peak RSS %d MB (ivm %s)", slowest.elapsed.Seconds(), slowest.maxRSSKB>>10, strings.Join(slowestArgs, " "))
 
 	// The inputs that crashed ivm by exhausting memory fail as cleanly in a process of
 	// 1 GiB of address space (ulimit -v) with a soft heap limit of 256 MiB.
