@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
@@ -251,27 +252,20 @@ func encodeCanvas(w io.Writer, format string, width, height vg.Length, paint fun
 }
 
 // saveCanvas checks the size and format, draws with paint on a canvas of that format and
-// writes it to path, leaving no partial file behind on error.
-func saveCanvas(path string, width, height vg.Length, paint func(draw.Canvas)) (err error) {
+// writes it to path. The figure is drawn and encoded first: an error there leaves path as
+// it was (it is never removed: it may be a device or a file the caller did not mean to lose).
+func saveCanvas(path string, width, height vg.Length, paint func(draw.Canvas)) error {
 	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
 	switch format {
 	case "png", "svg", "pdf":
 	default:
 		return fmt.Errorf("plot: %s: unknown figure format %q (want .png, .svg or .pdf)", path, filepath.Ext(path))
 	}
-	f, err := os.Create(path)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := encodeCanvas(&buf, format, width, height, paint); err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(path)
-		}
-	}()
-	return encodeCanvas(f, format, width, height, paint)
+	return os.WriteFile(path, buf.Bytes(), 0o666)
 }
 
 // drawPanels draws the panels stacked from top to bottom on dc with their axes aligned,
