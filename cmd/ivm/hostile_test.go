@@ -156,6 +156,7 @@ func hostileFixtures(t *testing.T, dir string) {
 		}
 		return fmt.Sprintf("%d,%.4f,%s\n", 1+i%3, a, y)
 	}))
+	write("mtcls.csv", rows(60, 1, func(i int, a, _ float64) string { return fmt.Sprintf("%d,%.4f,%d\n", 1+i%2, a, 5*(1+sign(a))) }))
 	write("mtreg-nolabel.csv", "1,0.1,?\n1,0.2,?\n2,0.3,1\n2,0.5,2\n")
 	write("pinwheel.csv", rows(40, 1, func(i int, a, c float64) string {
 		cls := i % 2
@@ -242,6 +243,7 @@ func hostileFixtures(t *testing.T, dir string) {
 		{"train", "-quiet", "-iters", "0", "bin30.libsvm", "bin30.json"},
 		{"train", "-quiet", "-iters", "0", "-noise", "gaussian", "reg.csv", "reg.json"},
 		{"train", "-quiet", "-iters", "0", "-tasks", "-task-col", "first", "mt.csv", "mt.json"},
+		{"train", "-quiet", "-iters", "0", "-tasks", "-task-col", "first", "mtcls.csv", "mtcls.json"},
 		{"train", "-quiet", "big.csv", "big.json"},
 		{"train", "-quiet", "-iters", "0", "ybig.csv", "ybig.json"},
 	} {
@@ -388,6 +390,8 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("predict", "mt.csv", "mt.json"), code: 1, msg: "multi-task model: name the task column with -task-col"},
 		{args: a("predict", "-task-col", "first", "mtreg.csv", "mt.json"), code: 1, msg: `task "3" is not in the model`},
 		{args: a("predict", "-task-col", "first", "mt.csv", "mt.json"), code: 0, out: "Mean squared error"},
+		{args: a("predict", "-task-col", "first", "mtcls.csv", "mtcls.json"), code: 0, out: "Accuracy = "},
+		{args: a("predict", "-task-col", "first", "mt.csv", "mtcls.json"), code: 0, msg: "no label of mt.csv is one of the model's classes (0 10)"},
 		{args: a("predict", "digits64.libsvm", "bin30.json"), code: 0, msg: "has features up to index 64, the model takes 30 inputs: 34 dropped", out: "Accuracy = 0% (0/40)"},
 		{args: a("predict", "digits64.libsvm", "bin30.json"), code: 0, msg: "no label of digits64.libsvm is one of the model's classes (-1 1)"},
 		{args: a("predict", "wide.csv", "ok.json"), code: 1, msg: "3 input columns besides the label, expected 2"},

@@ -55,6 +55,13 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		warnDropped(stderr, testPath, data, opt.Dim)
+		if classes := mf.multi.Tasks[0].Noise.Classes(); classes != nil {
+			decoded := make([]float64, len(classes))
+			for i, c := range classes {
+				decoded[i] = mtDecodeLabel(c, mf.meta.Labels)
+			}
+			warnUnknownLabels(stderr, testPath, data.Y, decoded)
+		}
 		return predictTasks(data, mf.multi, mf.meta, outPath, *prob, *quiet, report, stdout)
 	}
 	p := mf.single
