@@ -767,3 +767,38 @@ func TestInternalErrorIsOneLine(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errOut.String())
 	}
 }
+
+// Trainings that write the same model file at once each replace it whole: the file left is
+// one of theirs, complete, and no temporary file remains.
+func TestConcurrentWritersOneOutput(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, "%d,%d,%d\n", i%7, i%5, 2*(i%2)-1)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "d.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	codes := make([]int, 4)
+	for w := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[w] = runBinary(t, dir, "", nil, "train", "-quiet", "-iters", "0", "-d", fmt.Sprint(5+w), "d.csv", "m.json").code
+		}()
+	}
+	wg.Wait()
+	for w, c := range codes {
+		if c != 0 {
+			t.Errorf("writer %d: exit %d", w, c)
+		}
+	}
+	r := runBinary(t, dir, "", nil, "info", "m.json")
+	if r.code != 0 || !strings.Contains(r.stdout, "active points") {
+		t.Errorf("the model left does not load: %s", r.stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("%d files in the folder, want the data and the model", len(entries))
+	}
+}
