@@ -87,12 +87,10 @@ func createTemp(path string, perm fs.FileMode) (*os.File, string, error) {
 		var b [6]byte
 		rand.Read(b[:])
 		name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-"+hex.EncodeToString(b[:]))
-		pending.add(name)
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		f, err := pending.create(name, perm)
 		if err == nil {
 			return f, name, nil
 		}
-		pending.remove(name)
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, "", err
 		}
@@ -200,10 +198,16 @@ type pendingFiles struct {
 
 var pending = &pendingFiles{names: map[string]bool{}}
 
-func (p *pendingFiles) add(name string) {
+// create creates the new file name and records it, under the lock: the signal handler
+// either sees the file or stops its creation.
+func (p *pendingFiles) create(name string, perm fs.FileMode) (*os.File, error) {
 	p.mu.Lock()
-	p.names[name] = true
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err == nil {
+		p.names[name] = true
+	}
+	return f, err
 }
 
 func (p *pendingFiles) remove(name string) {
