@@ -20,12 +20,13 @@ const stdoutPath = "-"
 
 // outputFile is where a command writes a result file:
 //   - standard output for "-";
-//   - the file itself when it is a device, a FIFO or another non-regular file (/dev/null,
-//     /dev/stdout, a named pipe), which must be written to, never replaced;
-//   - otherwise a temporary file beside the path, created with the umask's permissions (or
-//     those of the file it replaces), synced and renamed into place by commit, so that a
-//     failure, an interrupt or a crash never leaves a half-written or missing file. The
-//     temporary file is removed by discard and by the signal handler (catchSignals).
+//   - the file itself when it is a device, a FIFO or another non-regular file, or under
+//     /dev or /proc (/dev/null, /dev/stdout, a named pipe): written to, never replaced;
+//   - otherwise a temporary file beside the path (beside the file a symbolic link leads
+//     to), created with the umask's permissions (or those of the file it replaces), synced
+//     and renamed into place by commit, so that a failure, an interrupt or a crash never
+//     leaves a half-written or missing file. The temporary file is removed by discard and
+//     by the signal handler (catchSignals).
 type outputFile struct {
 	w      io.Writer
 	f      *os.File // nil for standard output
@@ -45,13 +46,7 @@ func createOutput(path string, stdout io.Writer) (*outputFile, error) {
 	case err == nil && st.IsDir():
 		return nil, fmt.Errorf("cannot write %s: it is a directory", path)
 	case err == nil && (!st.Mode().IsRegular() || isSystemPath(path)):
-		// Appending leaves what a shell's ">>" put there and writes from the start of what
-		// its ">" truncated, when /dev/stdout leads to a regular file.
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-		if err != nil {
-			return nil, fmt.Errorf("cannot write %s: %w", path, errors.Unwrap(err))
-		}
-		return &outputFile{w: f, f: f, path: path}, nil
+		return openInPlace(path)
 	}
 	target := path
 	perm := fs.FileMode(0o666) // less the umask, as the OS applies it on creation
@@ -71,6 +66,17 @@ func createOutput(path string, stdout io.Writer) (*outputFile, error) {
 		f.Chmod(perm) // the umask may have cleared bits the replaced file had
 	}
 	return &outputFile{w: f, f: f, path: path, target: target, tmp: tmp}, nil
+}
+
+// openInPlace opens path to write to it directly. Appending leaves what a shell's ">>" put
+// there and writes from the start of what its ">" truncated, when /dev/stdout leads to a
+// regular file.
+func openInPlace(path string) (*outputFile, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return nil, fmt.Errorf("cannot write %s: %w", path, errors.Unwrap(err))
+	}
+	return &outputFile{w: f, f: f, path: path}, nil
 }
 
 // isSystemPath reports whether path names a file of /dev or /proc (/dev/stdout, a
