@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -12,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -570,9 +571,6 @@ func snapshot(t *testing.T, dir string) map[string]string {
 
 // TestHostileInputs runs every case of hostileCases through the binary.
 func TestHostileInputs(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the cases use /dev/zero and /dev/null")
-	}
 	dir := t.TempDir()
 	hostileFixtures(t, dir)
 	before := snapshot(t, dir)
@@ -642,9 +640,6 @@ var memoryLimitCases = []hostileCase{
 // it would have replaced as it was, and exits with 128 + the signal's number. The training
 // file is a FIFO nobody writes to, so that train is caught reading it.
 func TestSignalsLeaveNothing(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no FIFOs or POSIX signals")
-	}
 	bin := builtIVM(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		dir := t.TempDir()

@@ -1,11 +1,11 @@
+//go:build unix
+
 package main
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"syscall"
 	"testing"
 )
@@ -29,9 +29,6 @@ func writeVia(t *testing.T, path, text string) {
 // A new output gets the umask's permissions (not 0600), a replaced file keeps its own, and
 // an output reached through a symbolic link replaces the file, not the link.
 func TestOutputPermissionsAndLinks(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("POSIX permissions and links")
-	}
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
 	dir := t.TempDir()
@@ -61,27 +58,5 @@ func TestOutputPermissionsAndLinks(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 3 {
 		t.Errorf("%d files in the folder, want fresh, private and the link", len(entries))
-	}
-}
-
-// A /proc/self/fd path (what /dev/stdout leads to) is written in place, even when it leads
-// to a regular file, and appended to, as a shell's redirection expects.
-func TestOutputThroughProcFD(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("/proc/self/fd is Linux's")
-	}
-	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, "redirected.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	f.WriteString("before\n")
-	writeVia(t, fmt.Sprintf("/proc/self/fd/%d", f.Fd()), "predictions\n")
-	if b, _ := os.ReadFile(f.Name()); string(b) != "before\npredictions\n" {
-		t.Errorf("the redirected file holds %q", b)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("%d files in the folder, want the redirected one", len(entries))
 	}
 }
