@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -174,6 +175,7 @@ func (m *Model) Latent(x mat.Matrix, muDst, varDst []float64) (mu, varsigma []fl
 	chunks := (n + predictChunk - 1) / predictChunk
 	workers := min(runtime.GOMAXPROCS(0), chunks)
 	var wg sync.WaitGroup
+	var panics pool.Catcher
 	next := make(chan int, chunks)
 	for c := 0; c < chunks; c++ {
 		next <- c
@@ -183,6 +185,7 @@ func (m *Model) Latent(x mat.Matrix, muDst, varDst []float64) (mu, varsigma []fl
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer panics.Catch()                           // the chunks are queued already: no sender waits
 			buf := make([]float64, d*min(predictChunk, n)) // one row (a served request) needs d, not d×512
 			for c := range next {
 				lo, hi := c*predictChunk, min((c+1)*predictChunk, n)
@@ -210,6 +213,7 @@ func (m *Model) Latent(x mat.Matrix, muDst, varDst []float64) (mu, varsigma []fl
 		}()
 	}
 	wg.Wait()
+	panics.Rethrow()
 	return mu, varsigma
 }
 

@@ -144,7 +144,7 @@ func decodeModel(in *modelJSON) (*Model, error) {
 	switch {
 	case len(in.Kernel) == 0 || len(in.Noise) == 0:
 		return nil, errors.New("ivm: model file lacks its kernel or noise model")
-	case in.InputDim < 1:
+	case in.InputDim < 1 || in.InputDim > MaxInputDim:
 		return nil, fmt.Errorf("ivm: model file has input dimension %d", in.InputDim)
 	case len(in.ActiveInputs) == 0:
 		return nil, errors.New("ivm: model file has no active points")
@@ -159,6 +159,9 @@ func decodeModel(in *modelJSON) (*Model, error) {
 	nm, err := noise.Unmarshal(in.Noise)
 	if err != nil {
 		return nil, fmt.Errorf("ivm: model file noise model: %w", err)
+	}
+	if err := CheckSites(nm, in.SitePrecision, in.FactorPrecision); err != nil {
+		return nil, fmt.Errorf("ivm: model file: %w", err)
 	}
 	// Check the rows before allocating: a corrupt input_dim must not allocate its size.
 	for i, row := range in.ActiveInputs {
@@ -176,6 +179,28 @@ func decodeModel(in *modelJSON) (*Model, error) {
 		factor = in.SitePrecision
 	}
 	return NewModel(&sum, nm, xa, in.Active, in.SiteMean, in.SitePrecision, factor)
+}
+
+// MaxInputDim is the largest input dimension a model file may declare.
+const MaxInputDim = 1<<31 - 1
+
+// CheckSites validates the site precisions (and the factor precisions, nil when they are the
+// site precisions) of a model read from a file: for a log-concave noise model every site
+// precision is positive, so a negative or zero one means the file was edited or corrupted,
+// and would otherwise be hidden by the jitter that factorising then needs.
+func CheckSites(nm noise.Model, siteBeta, factorBeta []float64) error {
+	if !nm.LogConcave() {
+		return nil
+	}
+	for name, vs := range map[string][]float64{"site precision": siteBeta, "factor precision": factorBeta} {
+		for i, v := range vs {
+			if !(v > 0) {
+				return fmt.Errorf("active point %d has %s %g, which the %s noise model (log-concave) cannot give: the file was edited or is corrupt",
+					i, name, v, nm.Name())
+			}
+		}
+	}
+	return nil
 }
 
 func finite(name string, vs []float64) error {

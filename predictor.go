@@ -379,7 +379,7 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	parallel := min(last-first, workers, max(1, int(classMemory/(8*float64(n)*float64(d)))))
+	parallel := ClassesAtOnce(last-first, workers, n, d)
 	var mu sync.Mutex
 	report := func(pr Progress) {
 		if cfg.Progress != nil {
@@ -421,11 +421,17 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	return p, nil
 }
 
-// classMemory bounds the memory that the classes Fit trains side by side may hold in their
+// ClassMemory bounds the memory that the classes Fit trains side by side may hold in their
 // d×N selection matrices (8·N·d bytes each): past it, fewer classes train at once, each
 // with more of the workers (selection parallelises over rows), so the time is about the
 // same and a 60 000-row, d = 1 225 multi-class fit stays within 2 GB.
-const classMemory = 1 << 30
+const ClassMemory = 1 << 30
+
+// ClassesAtOnce is how many of problems binary problems Fit trains side by side with the
+// given workers on n rows with d active points each (see ClassMemory).
+func ClassesAtOnce(problems, workers, n, d int) int {
+	return max(1, min(problems, workers, int(ClassMemory/(8*float64(n)*float64(max(d, 1))))))
+}
 
 // resolveLearning returns the learning Fit uses for task: LearnAuto is Search for binary,
 // multi-class and regression tasks unless a kernel spec or Algorithm 2's outer iterations

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/internal/safestat"
 )
 
 // Scaling is how a Predictor rescales each input column before the kernel sees it. The
@@ -81,34 +83,45 @@ func FitScaler(x mat.Matrix, kind Scaling) (*Scaler, error) {
 		return nil, fmt.Errorf("ivm: no rows to compute a scaling from")
 	}
 	s := &Scaler{Kind: kind, Shift: make([]float64, dim), Factor: make([]float64, dim)}
+	col := make([]float64, n)
 	for j := 0; j < dim; j++ {
-		lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
-		for i := 0; i < n; i++ {
-			v := x.At(i, j)
-			lo, hi, sum = math.Min(lo, v), math.Max(hi, v), sum+v
+		for i := range col {
+			col[i] = x.At(i, j)
 		}
-		switch kind {
-		case ScaleMinMax:
-			s.Shift[j] = lo + (hi-lo)/2
-			s.Factor[j] = 2 / (hi - lo)
-		case ScaleStd:
-			mean := sum / float64(n)
-			ss := 0.0
-			for i := 0; i < n; i++ {
-				d := x.At(i, j) - mean
-				ss += d * d
-			}
-			s.Shift[j] = mean
-			s.Factor[j] = 1 / math.Sqrt(ss/float64(n))
+		shift, spread, err := columnShiftSpread(col, kind)
+		if err != nil {
+			return nil, fmt.Errorf("ivm: input column %d: %w", j+1, err)
 		}
-		if hi == lo || math.IsInf(s.Factor[j], 0) || math.IsNaN(s.Factor[j]) {
-			s.Shift[j], s.Factor[j] = lo, 1
-			if n == 0 || math.IsInf(lo, 0) {
-				s.Shift[j] = 0
-			}
+		s.Shift[j], s.Factor[j] = shift, 1/spread
+		if spread == 0 || math.IsInf(s.Factor[j], 0) {
+			// A constant column (or one whose spread is below what a float64 can invert)
+			// carries no information: leave it unscaled.
+			s.Factor[j] = 1
 		}
 	}
 	return s, nil
+}
+
+// columnShiftSpread returns a column's centre and spread for kind: the mean and standard
+// deviation (ScaleStd, computed so that columns near ±1e300 do not overflow the sum of
+// squares), or the midpoint and half-range (ScaleMinMax, halved before the difference is
+// taken); a column that holds a non-finite value is an error.
+func columnShiftSpread(col []float64, kind Scaling) (shift, spread float64, err error) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range col {
+		if bad(v) {
+			return 0, 0, fmt.Errorf("value %v is not finite", v)
+		}
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	switch {
+	case hi == lo:
+		return lo, 0, nil
+	case kind == ScaleMinMax:
+		return lo/2 + hi/2, hi/2 - lo/2, nil
+	}
+	shift, spread = safestat.MeanSD(col, 0)
+	return shift, spread, nil
 }
 
 // Dim is the number of input columns the scaler was fitted to.
@@ -132,6 +145,10 @@ func (s *Scaler) Apply(x mat.Matrix) (*mat.Dense, error) {
 		row := out.RawRowView(i)
 		for j := range row {
 			v := (x.At(i, j) - s.Shift[j]) * s.Factor[j]
+			if bad(v) {
+				// x − shift overflowed (values near ±1e308): scale each first.
+				v = x.At(i, j)*s.Factor[j] - s.Shift[j]*s.Factor[j]
+			}
 			if math.IsInf(v, 0) || math.IsNaN(v) {
 				return nil, fmt.Errorf("ivm: row %d column %d: value %g does not scale to a finite number", i+1, j+1, x.At(i, j))
 			}

@@ -8,6 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/ivmlab/ivm/internal/pool"
 )
 
 // subBlock is the number of columns of M updated together: the slice of the new row being
@@ -51,6 +53,7 @@ func (s *Selector) forRanges(f func(lo, hi int) candidate) candidate {
 	}
 	res := make([]candidate, w)
 	var wg sync.WaitGroup
+	var panics pool.Catcher
 	chunk := (s.n + w - 1) / w
 	for t := 0; t < w; t++ {
 		lo, hi := t*chunk, min((t+1)*chunk, s.n)
@@ -61,10 +64,12 @@ func (s *Selector) forRanges(f func(lo, hi int) candidate) candidate {
 		wg.Add(1)
 		go func(t, lo, hi int) {
 			defer wg.Done()
+			defer panics.Catch()
 			res[t] = f(lo, hi)
 		}(t, lo, hi)
 	}
 	wg.Wait()
+	panics.Rethrow()
 	best := candidate{idx: -1}
 	for _, c := range res {
 		best = best.merge(c)

@@ -140,8 +140,17 @@ func (o *Options) defaults() error {
 	if !(o.AmpPriorSD > 0) || math.IsInf(o.AmpPriorSD, 0) {
 		return fmt.Errorf("archipelago: amplitude prior standard deviation %v", o.AmpPriorSD)
 	}
-	if o.Thin < 1 || o.HyperEvery < 1 || o.AmpMoves < -1 || !(o.AmpStep > 0) || o.BirthDeath < 0 || o.GSteps < 1 || o.HyperSteps < 1 || !(o.GEps > 0) || !(o.HyperEps > 0) || !(o.MoveScale > 0) {
-		return errors.New("archipelago: invalid sampler options")
+	for _, c := range []struct {
+		name string
+		ok   bool
+	}{
+		{"Thin ≥ 1", o.Thin >= 1}, {"HyperEvery ≥ 1", o.HyperEvery >= 1}, {"AmpMoves ≥ −1 (−1: none)", o.AmpMoves >= -1},
+		{"AmpStep > 0", o.AmpStep > 0}, {"BirthDeath ≥ 0", o.BirthDeath >= 0}, {"GSteps ≥ 1", o.GSteps >= 1},
+		{"HyperSteps ≥ 1", o.HyperSteps >= 1}, {"GEps > 0", o.GEps > 0}, {"HyperEps > 0", o.HyperEps > 0}, {"MoveScale > 0", o.MoveScale > 0},
+	} {
+		if !c.ok {
+			return fmt.Errorf("archipelago: sampler option out of range: want %s", c.name)
+		}
 	}
 	return nil
 }

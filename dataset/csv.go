@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -81,7 +82,7 @@ func (p *csvParser) firstRow(f [][]byte, ln int) error {
 		nfeat--
 	}
 	if p.opt.Dim > 0 && nfeat != p.opt.Dim {
-		return &ParseError{Line: ln, Msg: fmt.Sprintf("%d feature columns, expected Dim = %d", nfeat, p.opt.Dim)}
+		return &ParseError{Line: ln, Msg: fmt.Sprintf("%d input columns besides the label%s, expected %d", nfeat, taskNote(task), p.opt.Dim), err: ErrDim}
 	}
 	p.nf, p.label, p.task, p.firstLine = n, label, task, ln
 	header := p.opt.Header == HeaderYes
@@ -133,6 +134,9 @@ func (p *csvParser) data(f [][]byte, ln int) error {
 			if len(b) == 0 {
 				return &ParseError{Line: ln, Col: i + 1, Msg: "empty task label"}
 			}
+			if !utf8.Valid(b) {
+				return &ParseError{Line: ln, Col: i + 1, Msg: "task label " + snippet(b) + " is not UTF-8 text"}
+			}
 			p.tasks = append(p.tasks, string(b))
 			continue
 		}
@@ -163,7 +167,19 @@ func (p *csvParser) data(f [][]byte, ln int) error {
 		}
 		p.flat = append(p.flat, v)
 	}
+	if len(p.flat) > p.opt.MaxValues {
+		return &LimitError{What: fmt.Sprintf("line %d: the input matrix passes the limit of %d values (%d rows of %d inputs so far)",
+			ln, p.opt.MaxValues, len(p.y), len(p.flat)/len(p.y))}
+	}
 	return nil
+}
+
+// taskNote says, in a column-count message, whether a task column was discounted.
+func taskNote(task int) string {
+	if task >= 0 {
+		return " and the task"
+	}
+	return ""
 }
 
 func (p *csvParser) finish() (*Data, error) {

@@ -1,10 +1,15 @@
 // Package dataset reads and writes the training and test files of ivm: dense CSV and
 // sparse libsvm / SVM-light text, optionally gzip-compressed.
 //
-// Read streams its input line by line (lines of any length), parses numbers straight
-// from the line buffer and builds the N×D input matrix once; it never holds the text of
-// the rows. Bad data never panics: it gives a *ParseError naming the line and, where
-// there is one, the column (CSV field or libsvm token, 1-based) and the offending text.
+// Read streams its input line by line, parses numbers straight from the line buffer and
+// builds the N×D input matrix once; it never holds the text of the rows. Bad data never
+// panics: it gives a *ParseError naming the line and, where there is one, the column (CSV
+// field or libsvm token, 1-based) and the offending text.
+//
+// Input is bounded before it is held: a line longer than ReadOptions.MaxLineBytes, more text
+// than MaxBytes (after gunzipping) or a matrix of more than MaxValues values (checked as the
+// rows arrive) gives a *LimitError, and a NUL byte, a UTF-16 byte order mark or a carriage
+// return inside a line (old Mac line ends) a *ParseError that says so.
 //
 // # CSV
 //

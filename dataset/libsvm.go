@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -11,12 +12,13 @@ import (
 // svmParser accumulates libsvm rows in compressed sparse row form; the dense matrix is
 // built once at the end, when the dimension is known.
 type svmParser struct {
-	opt    ReadOptions
-	y      []float64
-	rowEnd []int   // rowEnd[i] is the end of row i in idx and val
-	idx    []int32 // 0-based feature indices
-	val    []float64
-	maxIdx int // largest 1-based index kept
+	opt     ReadOptions
+	y       []float64
+	rowEnd  []int   // rowEnd[i] is the end of row i in idx and val
+	idx     []int32 // 0-based feature indices
+	val     []float64
+	maxIdx  int // largest 1-based index kept
+	seenIdx int // largest 1-based index seen, dropped ones included
 
 	// tasks holds the task of every row so far when the rows have "task:NAME" tokens;
 	// firstLine is the line of the first row, taskLine of the first row with a task token.
@@ -82,6 +84,8 @@ func (p *svmParser) row(line []byte, ln int) error {
 				return tokErr(ln, tok, "second task token %s in the row", snippet(t))
 			case len(t) == len("task:"):
 				return tokErr(ln, tok, "empty task name in %s", snippet(t))
+			case !utf8.Valid(t):
+				return tokErr(ln, tok, "task name in %s is not UTF-8 text", snippet(t))
 			}
 			task = t[len("task:"):]
 			continue
@@ -110,6 +114,7 @@ func (p *svmParser) row(line []byte, ln int) error {
 		case !finite(v):
 			return tokErr(ln, tok, "value in %s is not finite (NaN or ±Inf, or out of range)", snippet(t))
 		}
+		p.seenIdx = max(p.seenIdx, idx)
 		if p.opt.Dim > 0 && idx > p.opt.Dim {
 			if p.opt.IgnoreExtra {
 				continue
@@ -118,6 +123,9 @@ func (p *svmParser) row(line []byte, ln int) error {
 		}
 		if idx > p.maxIdx {
 			p.maxIdx = idx
+			if err := p.checkSize(ln, tok, t); err != nil {
+				return err
+			}
 		}
 		p.idx = append(p.idx, int32(idx-1))
 		p.val = append(p.val, v)
@@ -140,8 +148,28 @@ func (p *svmParser) row(line []byte, ln int) error {
 		}
 		p.tasks = append(p.tasks, string(task))
 	}
+	if err := p.checkSize(ln, 0, nil); err != nil {
+		return err
+	}
 	p.rowEnd = append(p.rowEnd, len(p.idx))
 	return nil
+}
+
+// checkSize fails as soon as the rows so far, at the largest index so far, would make a
+// dense matrix of more than MaxValues values: before the memory is spent, naming the line
+// (and token t at col, when a feature index raised the dimension).
+func (p *svmParser) checkSize(ln, col int, t []byte) error {
+	d := max(p.maxIdx, p.opt.Dim, 1) // rows of a lone label cost a value each too
+	n := len(p.rowEnd) + 1
+	if n <= p.opt.MaxValues/d {
+		return nil
+	}
+	what := fmt.Sprintf("line %d: %d rows × %d features exceeds the limit of %d values", ln, n, d, p.opt.MaxValues)
+	if t != nil {
+		what = fmt.Sprintf("line %d, token %d: feature index %d in %s makes %d rows × %d features, which exceeds the limit of %d values",
+			ln, col, p.maxIdx, snippet(t), n, d, p.opt.MaxValues)
+	}
+	return &LimitError{What: what}
 }
 
 // nextField returns the first whitespace-separated field of b and what follows it, or
@@ -208,16 +236,12 @@ func (p *svmParser) finish() (*Data, error) {
 	if d == 0 {
 		if p.lone {
 			return nil, fmt.Errorf("dataset: every data row is a single number: a CSV file with only a label column " +
-				"or libsvm rows with no features; there are no inputs (set Dim to read all-zero libsvm rows)")
+				"or libsvm rows with no features; there are no inputs to learn from")
 		}
-		return nil, fmt.Errorf("dataset: no features: every libsvm row is empty (set Dim to read all-zero rows)")
+		return nil, fmt.Errorf("dataset: no features: every libsvm row holds only its label; there are no inputs to learn from")
 	}
-	maxv := p.opt.MaxValues
-	if maxv == 0 {
-		maxv = DefaultMaxValues
-	}
-	if d > maxv/n {
-		return nil, fmt.Errorf("dataset: %d rows × %d features exceeds the limit of %d values", n, d, maxv)
+	if d > p.opt.MaxValues/n {
+		return nil, &LimitError{What: fmt.Sprintf("%d rows × %d features exceeds the limit of %d values", n, d, p.opt.MaxValues)}
 	}
 	flat := make([]float64, n*d)
 	start := 0
@@ -228,5 +252,5 @@ func (p *svmParser) finish() (*Data, error) {
 		}
 		start = end
 	}
-	return &Data{X: mat.NewDense(n, d, flat), Y: p.y, Task: p.tasks, Format: LibSVM}, nil
+	return &Data{X: mat.NewDense(n, d, flat), Y: p.y, Task: p.tasks, Format: LibSVM, MaxIndex: p.seenIdx}, nil
 }

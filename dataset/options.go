@@ -169,8 +169,17 @@ func ParseTaskCol(s string) (TaskCol, error) {
 	return TaskCol(n), nil
 }
 
-// DefaultMaxValues is the default limit on N×D for libsvm input (8 GiB of float64).
-const DefaultMaxValues = 1 << 30
+// DefaultMaxValues is the default limit on N×D (and on the stored libsvm features): 2^27
+// values, 1 GiB of float64.
+const DefaultMaxValues = 1 << 27
+
+// DefaultMaxLineBytes is the default limit on the length of one line (64 MiB): a file
+// without line ends, such as /dev/zero or a binary file, must not be read into memory whole.
+const DefaultMaxLineBytes = 64 << 20
+
+// DefaultMaxBytes is the default limit on the text read, after gunzipping (16 GiB): a small
+// gzip file can expand a thousandfold.
+const DefaultMaxBytes = 16 << 30
 
 // maxIndex is the largest feature index or dimension accepted.
 const maxIndex = 1<<31 - 1
@@ -195,9 +204,37 @@ type ReadOptions struct {
 	// IgnoreExtra drops libsvm features with index > Dim instead of failing, as
 	// svm-predict does. It has no effect without Dim or on CSV.
 	IgnoreExtra bool
-	// MaxValues limits N×D of a libsvm input, whose dense matrix a few huge indices could
-	// otherwise make enormous; 0 means DefaultMaxValues.
+	// MaxValues limits N×D of the input matrix, which a few huge libsvm indices or a gzip
+	// bomb could otherwise make enormous, and the number of libsvm features stored while
+	// reading; 0 means DefaultMaxValues. Reading stops as soon as the limit is passed.
 	MaxValues int
+	// MaxLineBytes limits the length of a line; 0 means DefaultMaxLineBytes.
+	MaxLineBytes int
+	// MaxBytes limits the text read (after gunzipping); 0 means DefaultMaxBytes.
+	MaxBytes int64
+}
+
+// LimitError is returned when an input passes one of the ReadOptions limits. Callers that
+// set the limits from a command-line flag can say which flag raises them.
+type LimitError struct {
+	// What is passed, e.g. "line 3 is longer than 67108864 bytes".
+	What string
+}
+
+func (e *LimitError) Error() string { return "dataset: " + e.What }
+
+// limits returns the options with the zero limits replaced by their defaults.
+func (o ReadOptions) limits() ReadOptions {
+	if o.MaxValues == 0 {
+		o.MaxValues = DefaultMaxValues
+	}
+	if o.MaxLineBytes == 0 {
+		o.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	return o
 }
 
 func (o *ReadOptions) check() error {
@@ -212,8 +249,8 @@ func (o *ReadOptions) check() error {
 		return fmt.Errorf("dataset: invalid task column %d", int(o.TaskCol))
 	case o.Dim < 0 || o.Dim > maxIndex:
 		return fmt.Errorf("dataset: invalid Dim %d", o.Dim)
-	case o.MaxValues < 0:
-		return fmt.Errorf("dataset: invalid MaxValues %d", o.MaxValues)
+	case o.MaxValues < 0 || o.MaxLineBytes < 0 || o.MaxBytes < 0:
+		return fmt.Errorf("dataset: invalid limits %d, %d, %d", o.MaxValues, o.MaxLineBytes, o.MaxBytes)
 	}
 	return nil
 }
@@ -237,6 +274,9 @@ type Data struct {
 	TaskName string
 	// Format is the format that was read (CSV or LibSVM, never Auto).
 	Format Format
+	// MaxIndex is the largest libsvm feature index in the input, features dropped by
+	// IgnoreExtra included (0 for CSV), so that a caller can say how many were dropped.
+	MaxIndex int
 }
 
 // ErrNoData is returned when the input holds no data rows.
@@ -252,8 +292,15 @@ type ParseError struct {
 	// Msg describes the error.
 	Msg string
 
-	token bool // Col counts libsvm tokens
+	token bool  // Col counts libsvm tokens
+	err   error // a sentinel for errors.Is (ErrDim), or nil
 }
+
+// ErrDim marks a *ParseError for a row whose number of inputs is not ReadOptions.Dim.
+var ErrDim = errors.New("dataset: input dimension differs from Dim")
+
+// Unwrap returns the sentinel the error is an instance of, if any.
+func (e *ParseError) Unwrap() error { return e.err }
 
 // Error formats the error as "line L, column C: msg" (libsvm: "line L, token C: msg").
 func (e *ParseError) Error() string {

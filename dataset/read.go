@@ -23,6 +23,9 @@ func ReadFile(path string, opt ReadOptions) (*Data, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not a data file", path)
+	}
 	d, err := Read(f, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -37,16 +40,17 @@ func Read(r io.Reader, opt ReadOptions) (*Data, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
-	br := bufio.NewReaderSize(r, bufSize)
+	opt = opt.limits()
+	br := bufio.NewReaderSize(&cappedReader{r: r, left: opt.MaxBytes, max: opt.MaxBytes}, bufSize)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("dataset: gzip: %w", err)
 		}
 		defer zr.Close()
-		br = bufio.NewReaderSize(zr, bufSize)
+		br = bufio.NewReaderSize(&cappedReader{r: zr, left: opt.MaxBytes, max: opt.MaxBytes, gzip: true}, bufSize)
 	}
-	lr := &lineReader{r: br}
+	lr := &lineReader{r: br, maxLine: opt.MaxLineBytes}
 	switch opt.Format {
 	case CSV:
 		return readCSV(lr, opt, nil)
@@ -103,13 +107,43 @@ func isLabelToken(tok []byte) bool {
 	return ok
 }
 
+// cappedReader fails with a *LimitError once more than max bytes would be read, so that
+// neither an endless device nor a gzip bomb is read for ever.
+type cappedReader struct {
+	r         io.Reader
+	left, max int64
+	gzip      bool // the bytes are gunzipped text, for the message
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.left == 0 {
+		// At the limit: an input of exactly max bytes still ends cleanly.
+		var one [1]byte
+		if n, err := c.r.Read(one[:]); n == 0 {
+			return 0, err
+		}
+		what := fmt.Sprintf("the input is longer than %d bytes", c.max)
+		if c.gzip {
+			what = fmt.Sprintf("the gzip data expands to more than %d bytes", c.max)
+		}
+		return 0, &LimitError{What: what}
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
 // lineReader returns the lines of a bufio.Reader without line ends, reusing one buffer,
 // and counts them.
 type lineReader struct {
-	r    *bufio.Reader
-	buf  []byte
-	line int   // number of the line last returned
-	err  error // first error met (io.EOF at end of input)
+	r       *bufio.Reader
+	buf     []byte
+	line    int   // number of the line last returned
+	err     error // first error met (io.EOF at end of input)
+	maxLine int   // longest line accepted, in bytes
 }
 
 // next returns the next line without "\n" or "\r\n", or false at the end of the input or
@@ -124,6 +158,9 @@ func (lr *lineReader) next() ([]byte, bool) {
 		chunk, err := lr.r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			lr.buf = append(lr.buf, chunk...)
+			if len(lr.buf) > lr.maxLine {
+				return lr.tooLong(lr.line + 1)
+			}
 			continue
 		}
 		if err != nil {
@@ -150,16 +187,42 @@ func (lr *lineReader) next() ([]byte, bool) {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
+	if len(line) > lr.maxLine {
+		return lr.tooLong(lr.line)
+	}
 	if lr.line == 1 {
 		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // UTF-8 byte order mark
+		if bytes.HasPrefix(line, []byte("\xff\xfe")) || bytes.HasPrefix(line, []byte("\xfe\xff")) {
+			lr.err = &ParseError{Line: 1, Msg: "UTF-16 text (it starts with a UTF-16 byte order mark): save the file as UTF-8"}
+			return nil, false
+		}
+	}
+	if bytes.IndexByte(line, 0) >= 0 {
+		lr.err = &ParseError{Line: lr.line, Msg: "holds a NUL byte: a binary file (or UTF-16 text), not CSV or libsvm text"}
+		return nil, false
+	}
+	if bytes.IndexByte(line, '\r') >= 0 {
+		lr.err = &ParseError{Line: lr.line, Msg: "holds a carriage return inside the line (old Mac line ends?): convert the line ends to \\n or \\r\\n"}
+		return nil, false
 	}
 	return line, true
+}
+
+// tooLong ends the input at line ln, longer than maxLine.
+func (lr *lineReader) tooLong(ln int) ([]byte, bool) {
+	lr.err = &LimitError{What: fmt.Sprintf("line %d is longer than %d bytes (a binary file, or one without line ends?)", ln, lr.maxLine)}
+	return nil, false
 }
 
 // error returns the read error that ended the input, nil at a clean end of input.
 func (lr *lineReader) error() error {
 	if lr.err == nil || lr.err == io.EOF {
 		return nil
+	}
+	var pe *ParseError
+	var le *LimitError
+	if errors.As(lr.err, &pe) || errors.As(lr.err, &le) {
+		return lr.err
 	}
 	if errors.Is(lr.err, gzip.ErrChecksum) || errors.Is(lr.err, gzip.ErrHeader) {
 		return fmt.Errorf("dataset: gzip data after line %d: %w", lr.line, lr.err)

@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"math"
 	"reflect"
@@ -179,7 +181,7 @@ func TestReadErrors(t *testing.T) {
 		{"csv empty feature", "1,,3\n", ReadOptions{}, 1, 2, "empty feature"},
 		{"csv single field", "x\n1\n", ReadOptions{Format: CSV}, 1, 0, "needs a label column and at least one feature"},
 		{"csv label col out of range", "1,2,3\n", ReadOptions{LabelCol: 4}, 1, 0, "label column 4 out of range: row has 3 fields"},
-		{"csv dim mismatch", "1,2,3\n", ReadOptions{Dim: 3}, 1, 0, "2 feature columns, expected Dim = 3"},
+		{"csv dim mismatch", "1,2,3\n", ReadOptions{Dim: 3}, 1, 0, "2 input columns besides the label, expected 3"},
 		{"csv unterminated quote", "1,\"2,3\n", ReadOptions{}, 1, 2, "unterminated"},
 		{"csv text after quote", "1,\"2\"x,3\n", ReadOptions{}, 1, 2, "after closing quote"},
 		{"csv trailing comment", "1,2,3\n1,2,3 # c\n", ReadOptions{}, 2, 3, "not a number"},
@@ -201,6 +203,15 @@ func TestReadErrors(t *testing.T) {
 		{"libsvm csv line", "1 1:1\n1,2\n", ReadOptions{}, 2, 1, "looks like CSV"},
 		{"libsvm all empty", "1\n2 # c\n", ReadOptions{Format: LibSVM}, 0, 0, "no features"},
 		{"libsvm too big", "1 1000:1\n1\n", ReadOptions{MaxValues: 1000}, 0, 0, "exceeds the limit"},
+		{"libsvm too big at the index", "1 1:1\n1 600:1\n", ReadOptions{MaxValues: 1000}, 0, 0, `feature index 600 in "600:1" makes 2 rows × 600 features`},
+		{"csv too many values", "1,2,3\n4,5,6\n7,8,9\n", ReadOptions{MaxValues: 5}, 0, 0, "line 3: the input matrix passes the limit of 5 values"},
+		{"line too long", "1,2,3\n" + strings.Repeat("1", 200) + ",1\n", ReadOptions{MaxLineBytes: 100}, 0, 0, "line 2 is longer than 100 bytes"},
+		{"input too long", strings.Repeat("# comment\n", 100), ReadOptions{MaxBytes: 500}, 0, 0, "the input is longer than 500 bytes"},
+		{"nul byte", "1,2,3\n1,\x00,3\n", ReadOptions{}, 2, 0, "holds a NUL byte"},
+		{"utf-16", "\xff\xfe1\x00,\x002\x00\n\x00", ReadOptions{}, 1, 0, "UTF-16 text"},
+		{"cr only", "1,2,3\r4,5,6\r", ReadOptions{}, 1, 0, "carriage return inside the line"},
+		{"task label not utf-8", "\xff,1,2\n", ReadOptions{TaskCol: TaskFirst}, 1, 1, "is not UTF-8 text"},
+		{"task token not utf-8", "1 task:\xff 1:1\n", ReadOptions{}, 1, 2, "is not UTF-8 text"},
 
 		{"auto lone then csv", "1\n\n2,3\n", ReadOptions{}, 3, 0, "comma-separated row after line 1"},
 		{"auto lone only", "1\n2\n", ReadOptions{}, 0, 0, "single number"},
@@ -270,5 +281,23 @@ func TestParseErrorText(t *testing.T) {
 	_, err = Read(strings.NewReader("1,2\n3,x\n"), ReadOptions{})
 	if want := `line 2, column 2: label "x" is not a number (use ? or leave it empty for an unlabelled row)`; err == nil || err.Error() != want {
 		t.Errorf("csv error %v, want %q", err, want)
+	}
+}
+
+// A gzip file that expands beyond MaxBytes is refused with a *LimitError, and one of exactly
+// MaxBytes is read.
+func TestGzipExpansionLimit(t *testing.T) {
+	text := strings.Repeat("1,2\n", 1000)
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte(text))
+	zw.Close()
+	_, err := Read(bytes.NewReader(buf.Bytes()), ReadOptions{MaxBytes: int64(len(text)) - 1})
+	var le *LimitError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "the gzip data expands to more than 3999 bytes") {
+		t.Errorf("error %v, want a *LimitError on the expansion", err)
+	}
+	if d, err := Read(bytes.NewReader(buf.Bytes()), ReadOptions{MaxBytes: int64(len(text))}); err != nil || len(d.Y) != 1000 {
+		t.Errorf("at the limit: %v", err)
 	}
 }

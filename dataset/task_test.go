@@ -76,7 +76,7 @@ func TestCSVTaskColumn(t *testing.T) {
 		{"a,1,2\n", ReadOptions{TaskCol: 4}, "task column 4 out of range"},
 		{"1,2,a\n", ReadOptions{TaskCol: TaskLast}, "both the label and the task column"},
 		{"a,1,2\n,3,4\n", ReadOptions{TaskCol: TaskFirst}, "empty task label"},
-		{"a,1,2\n", ReadOptions{TaskCol: TaskFirst, Dim: 2}, "expected Dim = 2"},
+		{"a,1,2\n", ReadOptions{TaskCol: TaskFirst, Dim: 2}, "1 input columns besides the label and the task, expected 2"},
 	} {
 		_, err := Read(strings.NewReader(c.in), c.opt)
 		var pe *ParseError

@@ -167,6 +167,9 @@ func (p *parser) args(c *component) error {
 		at := p.pos
 		key := p.ident()
 		if key == "" {
+			if info, ok := kernelTypes[c.name]; ok && len(info.params) > 0 {
+				return p.errorf(at, "%s: arguments are named, e.g. %s(%s=1) (%s takes %s)", c.name, c.name, info.params[0], c.name, strings.Join(info.params, ", "))
+			}
 			return p.errorf(at, "%s: want a parameter name", c.name)
 		}
 		if _, dup := c.args[key]; dup {

@@ -40,6 +40,9 @@ type Model struct {
 	// scale the inputs they are given. Selector.Model leaves it nil (the selector sees
 	// the tasks' inputs as they are); whoever scaled the tasks sets it.
 	Scaler *ivm.Scaler
+	// InputDim is the number of inputs, as a model file declares it (0 for a model built
+	// in memory, whose inputs are the tasks').
+	InputDim int
 }
 
 // Model returns the trained model of the current active sets: for every task, its active

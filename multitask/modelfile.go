@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -117,6 +118,9 @@ func WriteModel(w io.Writer, m *Model, meta *ModelMeta) error {
 		return fmt.Errorf("multitask: encoding the kernel: %w", err)
 	}
 	out := modelJSON{Format: ModelFormat, KernelSpec: sum.String(), Kernel: kj, InputDim: sum.Dim(), Scaling: m.Scaler}
+	if out.InputDim == 0 {
+		out.InputDim = m.InputDim // a kernel without a dimension, tasks perhaps without points
+	}
 	if m.Scaler != nil {
 		for name, vs := range map[string][]float64{"scaling shift": m.Scaler.Shift, "scaling factor": m.Scaler.Factor} {
 			if err := finite(name, vs); err != nil {
@@ -137,6 +141,10 @@ func WriteModel(w io.Writer, m *Model, meta *ModelMeta) error {
 		out.Active = append(out.Active, activeJSON{Task: m.Tasks[st.Task].Name, Row: st.Row})
 	}
 	for _, t := range m.Tasks {
+		if !utf8.ValidString(t.Name) {
+			// JSON would replace the invalid bytes, and two names could become one.
+			return fmt.Errorf("multitask: task name %q is not UTF-8 text", t.Name)
+		}
 		nj, err := noise.Marshal(t.Noise)
 		if err != nil {
 			return fmt.Errorf("multitask: task %q: encoding the noise model: %w", t.Name, err)
@@ -212,14 +220,23 @@ func ReadModel(r io.Reader) (*Model, *ModelMeta, error) {
 	if err := json.Unmarshal(in.Kernel, sum); err != nil {
 		return nil, nil, fmt.Errorf("multitask: the model's kernel: %w", err)
 	}
-	if in.InputDim < 1 {
+	if in.InputDim < 1 || in.InputDim > ivm.MaxInputDim {
 		return nil, nil, fmt.Errorf("multitask: input_dim %d", in.InputDim)
 	}
-	m := &Model{Kernel: sum, Scaler: in.Scaling}
+	if sum.Dim() != 0 && sum.Dim() != in.InputDim {
+		return nil, nil, fmt.Errorf("multitask: the kernel is for %d inputs, input_dim says %d", sum.Dim(), in.InputDim)
+	}
+	m := &Model{Kernel: sum, Scaler: in.Scaling, InputDim: in.InputDim}
 	if in.Scaling != nil {
 		if err := in.Scaling.Check(in.InputDim); err != nil {
 			return nil, nil, fmt.Errorf("multitask: %w", err)
 		}
+	}
+	if err := finite("label", in.Labels); err != nil {
+		return nil, nil, err
+	}
+	if len(in.Labels) != 0 && (len(in.Labels) != 2 || !(in.Labels[0] < in.Labels[1])) {
+		return nil, nil, fmt.Errorf("multitask: labels %v: want two labels, the smaller first", in.Labels)
 	}
 	index := map[string]int{}
 	for ti, tj := range in.Tasks {
@@ -227,29 +244,9 @@ func ReadModel(r io.Reader) (*Model, *ModelMeta, error) {
 			return nil, nil, fmt.Errorf("multitask: task %q appears twice", tj.Name)
 		}
 		index[tj.Name] = ti
-		nm, err := noise.Unmarshal(tj.Noise)
+		tm, err := readTask(tj, sum, in.InputDim)
 		if err != nil {
 			return nil, nil, fmt.Errorf("multitask: task %q: %w", tj.Name, err)
-		}
-		tm := TaskModel{Name: tj.Name, Noise: nm}
-		d := len(tj.ActiveInputs)
-		if len(tj.SiteMean) != d || len(tj.SitePrecision) != d || (tj.FactorPrecision != nil && len(tj.FactorPrecision) != d) {
-			return nil, nil, fmt.Errorf("multitask: task %q: %d active inputs, %d site means, %d site precisions, %d factor precisions",
-				tj.Name, d, len(tj.SiteMean), len(tj.SitePrecision), len(tj.FactorPrecision))
-		}
-		if d > 0 {
-			x := mat.NewDense(d, in.InputDim, nil)
-			for i, row := range tj.ActiveInputs {
-				if len(row) != in.InputDim {
-					return nil, nil, fmt.Errorf("multitask: task %q active input %d has %d values, input_dim %d", tj.Name, i, len(row), in.InputDim)
-				}
-				x.SetRow(i, row)
-			}
-			im, err := NewSiteModel(sum, nm, x, tj.SiteMean, tj.SitePrecision, tj.FactorPrecision)
-			if err != nil {
-				return nil, nil, fmt.Errorf("multitask: task %q: %w", tj.Name, err)
-			}
-			tm.Model = im
 		}
 		m.Tasks = append(m.Tasks, tm)
 	}
@@ -258,6 +255,9 @@ func ReadModel(r io.Reader) (*Model, *ModelMeta, error) {
 		ti, ok := index[a.Task]
 		if !ok {
 			return nil, nil, fmt.Errorf("multitask: active point of unknown task %q", a.Task)
+		}
+		if a.Row < 0 {
+			return nil, nil, fmt.Errorf("multitask: active point of task %q has row %d", a.Task, a.Row)
 		}
 		m.Steps = append(m.Steps, Step{Task: ti, Index: -1, Row: a.Row})
 		m.Tasks[ti].Rows = append(m.Tasks[ti].Rows, a.Row)
@@ -270,4 +270,38 @@ func ReadModel(r io.Reader) (*Model, *ModelMeta, error) {
 	}
 	meta := in.ModelMeta
 	return m, &meta, nil
+}
+
+// readTask rebuilds one task's model, checking every length against dim before it
+// allocates: a corrupt input_dim must not allocate its size.
+func readTask(tj taskJSON, sum *kern.Sum, dim int) (TaskModel, error) {
+	nm, err := noise.Unmarshal(tj.Noise)
+	if err != nil {
+		return TaskModel{}, err
+	}
+	tm := TaskModel{Name: tj.Name, Noise: nm}
+	d := len(tj.ActiveInputs)
+	if len(tj.SiteMean) != d || len(tj.SitePrecision) != d || (tj.FactorPrecision != nil && len(tj.FactorPrecision) != d) {
+		return tm, fmt.Errorf("%d active inputs, %d site means, %d site precisions, %d factor precisions",
+			d, len(tj.SiteMean), len(tj.SitePrecision), len(tj.FactorPrecision))
+	}
+	if err := ivm.CheckSites(nm, tj.SitePrecision, tj.FactorPrecision); err != nil {
+		return tm, err
+	}
+	if d == 0 {
+		return tm, nil
+	}
+	for i, row := range tj.ActiveInputs {
+		if len(row) != dim {
+			return tm, fmt.Errorf("active input %d has %d values, input_dim %d", i, len(row), dim)
+		}
+	}
+	x := mat.NewDense(d, dim, nil)
+	for i, row := range tj.ActiveInputs {
+		x.SetRow(i, row)
+	}
+	if tm.Model, err = NewSiteModel(sum, nm, x, tj.SiteMean, tj.SitePrecision, tj.FactorPrecision); err != nil {
+		return tm, err
+	}
+	return tm, nil
 }

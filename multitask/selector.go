@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -115,28 +115,7 @@ func (s *Selector) parallel(f func(m int) error) error {
 // index that failed.
 func forTasks(n, w int, f func(m int) error) error {
 	errs := make([]error, n)
-	if w <= 1 || n == 1 {
-		for m := 0; m < n; m++ {
-			errs[m] = f(m)
-		}
-	} else {
-		next := make(chan int)
-		var wg sync.WaitGroup
-		for g := 0; g < min(w, n); g++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for m := range next {
-					errs[m] = f(m)
-				}
-			}()
-		}
-		for m := 0; m < n; m++ {
-			next <- m
-		}
-		close(next)
-		wg.Wait()
-	}
+	pool.ForEach(n, w, func(m int) { errs[m] = f(m) })
 	for _, err := range errs {
 		if err != nil {
 			return err

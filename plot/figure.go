@@ -1,9 +1,11 @@
 package plot
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -177,6 +179,14 @@ func SavePanels(panels []*plot.Plot, path string, width, height vg.Length) (err 
 // aligned by row and column and their legends left out, to path in the format its
 // extension names, width by height in all: the layout of a paper's figure of panels.
 func SaveGrid(rows [][]*plot.Plot, path string, width, height vg.Length) error {
+	if err := checkGrid(rows); err != nil {
+		return err
+	}
+	return saveCanvas(path, width, height, func(dc draw.Canvas) { drawGrid(dc, rows) })
+}
+
+// checkGrid refuses an empty or ragged grid of panels, or one with a nil panel.
+func checkGrid(rows [][]*plot.Plot) error {
 	if len(rows) == 0 || len(rows[0]) == 0 {
 		return errors.New("plot: nothing to save")
 	}
@@ -190,48 +200,72 @@ func SaveGrid(rows [][]*plot.Plot, path string, width, height vg.Length) error {
 			}
 		}
 	}
-	return saveCanvas(path, width, height, func(dc draw.Canvas) {
-		t := draw.Tiles{Rows: len(rows), Cols: len(rows[0]), PadX: 3 * vg.Millimeter, PadY: 5 * vg.Millimeter, PadTop: 3 * vg.Millimeter}
-		aligned := plot.Align(rows, t, dc)
-		for i, r := range rows {
-			for j, p := range r {
-				p.Draw(aligned[i][j])
-			}
-		}
-	})
+	return nil
 }
 
-// saveCanvas checks the size and format, draws with paint on a canvas of that format and
-// writes it to path, leaving no partial file behind on error.
-func saveCanvas(path string, width, height vg.Length, paint func(draw.Canvas)) (err error) {
+// drawGrid draws rows of panels as a table with their axes aligned by row and column.
+func drawGrid(dc draw.Canvas, rows [][]*plot.Plot) {
+	t := draw.Tiles{Rows: len(rows), Cols: len(rows[0]), PadX: 3 * vg.Millimeter, PadY: 5 * vg.Millimeter, PadTop: 3 * vg.Millimeter}
+	aligned := plot.Align(rows, t, dc)
+	for i, r := range rows {
+		for j, p := range r {
+			p.Draw(aligned[i][j])
+		}
+	}
+}
+
+// Encode writes the figure to w in format ("png", "svg" or "pdf"), width by height: Save
+// for a caller that manages the file (standard output, a device, an atomic replacement).
+func (f *Figure) Encode(w io.Writer, format string, width, height vg.Length) error {
+	if f == nil || len(f.Panels) == 0 {
+		return errors.New("plot: empty figure")
+	}
+	return encodeCanvas(w, format, width, height, func(dc draw.Canvas) { drawPanels(dc, f.Panels) })
+}
+
+// EncodeGrid is SaveGrid writing to w in format ("png", "svg" or "pdf").
+func EncodeGrid(rows [][]*plot.Plot, w io.Writer, format string, width, height vg.Length) error {
+	if err := checkGrid(rows); err != nil {
+		return err
+	}
+	return encodeCanvas(w, format, width, height, func(dc draw.Canvas) { drawGrid(dc, rows) })
+}
+
+// encodeCanvas checks the size and format, draws with paint on a canvas of that format and
+// writes it to w.
+func encodeCanvas(w io.Writer, format string, width, height vg.Length, paint func(draw.Canvas)) error {
 	if !(width > 0 && height > 0) || math.IsInf(float64(width+height), 0) {
 		return fmt.Errorf("plot: size %v × %v: both must be positive", width, height)
 	}
-	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
 	switch format {
 	case "png", "svg", "pdf":
 	default:
-		return fmt.Errorf("plot: %s: unknown figure format %q (want .png, .svg or .pdf)", path, filepath.Ext(path))
+		return fmt.Errorf("plot: unknown figure format %q (want png, svg or pdf)", format)
 	}
 	c, err := draw.NewFormattedCanvas(width, height, format)
 	if err != nil {
 		return err
 	}
 	paint(draw.New(c))
-	f, err := os.Create(path)
-	if err != nil {
+	_, err = c.WriteTo(w)
+	return err
+}
+
+// saveCanvas checks the size and format, draws with paint on a canvas of that format and
+// writes it to path. The figure is drawn and encoded first: an error there leaves path as
+// it was (it is never removed: it may be a device or a file the caller did not mean to lose).
+func saveCanvas(path string, width, height vg.Length, paint func(draw.Canvas)) error {
+	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	switch format {
+	case "png", "svg", "pdf":
+	default:
+		return fmt.Errorf("plot: %s: unknown figure format %q (want .png, .svg or .pdf)", path, filepath.Ext(path))
+	}
+	var buf bytes.Buffer
+	if err := encodeCanvas(&buf, format, width, height, paint); err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(path)
-		}
-	}()
-	_, err = c.WriteTo(f)
-	return err
+	return os.WriteFile(path, buf.Bytes(), 0o666)
 }
 
 // drawPanels draws the panels stacked from top to bottom on dc with their axes aligned,

@@ -5,11 +5,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/internal/safestat"
 )
 
 // Split is one task's data divided for the paper's protocol: labelled (training targets
@@ -194,16 +196,18 @@ func SplitTask(x *mat.Dense, y []float64, p Protocol, rng *rand.Rand) (Split, er
 // and the pooled form Σ_t SSE_t / Σ_t n_t var_t.
 func NMSE(pred, truth [][]float64) (mean, pooled float64, used int) {
 	var sse, sv float64
+	c := safestat.Scale(append(slices.Clone(truth), pred...)...) // the ratios do not depend on it
 	for t := range truth {
 		n := len(truth[t])
 		if n < 2 {
 			continue
 		}
-		m, _ := meanSD(truth[t])
+		m, _ := safestat.MeanSD(truth[t], 1)
 		var v, e float64
 		for i, y := range truth[t] {
-			v += (y - m) * (y - m)
-			e += (pred[t][i] - y) * (pred[t][i] - y)
+			d, r := (y-m)/c, (pred[t][i]-y)/c
+			v += d * d
+			e += r * r
 		}
 		if v == 0 {
 			continue
@@ -324,7 +328,7 @@ func standardiseInputs(splits []Split) {
 		for i, r := range rows {
 			col[i] = r[j]
 		}
-		mu[j], sd[j] = meanSD(col)
+		mu[j], sd[j] = safestat.MeanSD(col, 1)
 		if sd[j] == 0 {
 			sd[j] = 1
 		}

@@ -6,10 +6,11 @@ import (
 	"math"
 	"runtime"
 	"sort"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/internal/pool"
+	"github.com/ivmlab/ivm/internal/safestat"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/param"
 )
@@ -99,7 +100,7 @@ func checkTasks(tasks []Task) (int, error) {
 	dim := -1
 	for i, t := range tasks {
 		if t.X == nil {
-			return 0, fmt.Errorf("ssmtr: task %d has no labelled inputs", i)
+			return 0, fmt.Errorf("ssmtr: task %d (0-based, in the order given) has no labelled inputs", i)
 		}
 		l, d := t.X.Dims()
 		if dim < 0 {
@@ -149,7 +150,7 @@ func targetScaling(tasks []Task, s Scaling) (means, scales []float64, pm, ps flo
 	for _, t := range tasks {
 		all = append(all, t.Y...)
 	}
-	pm, ps = meanSD(all)
+	pm, ps = safestat.MeanSD(all, 1)
 	if ps == 0 {
 		ps = 1
 	}
@@ -161,7 +162,7 @@ func targetScaling(tasks []Task, s Scaling) (means, scales []float64, pm, ps flo
 		case Pooled:
 			means[i], scales[i] = pm, ps
 		default:
-			means[i], scales[i] = meanSD(t.Y)
+			means[i], scales[i] = safestat.MeanSD(t.Y, 1)
 			if scales[i] == 0 {
 				scales[i] = ps
 			}
@@ -171,25 +172,6 @@ func targetScaling(tasks []Task, s Scaling) (means, scales []float64, pm, ps flo
 		pm, ps = 0, 1
 	}
 	return
-}
-
-func meanSD(v []float64) (float64, float64) {
-	if len(v) == 0 {
-		return 0, 0
-	}
-	var m float64
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	if len(v) < 2 {
-		return m, 0
-	}
-	var s float64
-	for _, x := range v {
-		s += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(s / float64(len(v)-1))
 }
 
 // initialKernel parses the kernel spec and returns the starting natural parameters.
@@ -324,29 +306,5 @@ func parallelFor(n, workers int, fn func(i int)) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	if workers > n {
-		workers = n
-	}
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			fn(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				fn(i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	pool.ForEach(n, workers, fn)
 }

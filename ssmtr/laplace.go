@@ -152,7 +152,10 @@ func (t *task) laplace(h hyper, withGraph bool, g *hgrad) (float64, *laplaceMode
 		return math.NaN(), nil, err
 	}
 	n := t.n
-	kt := ks.fullKt()
+	kt, err := ks.fullKt()
+	if err != nil {
+		return math.NaN(), nil, err
+	}
 	a := make([]float64, n)
 	if len(t.aWarm) == n {
 		copy(a, t.aWarm)
@@ -263,7 +266,9 @@ func (t *task) laplace(h hyper, withGraph bool, g *hgrad) (float64, *laplaceMode
 	if g == nil {
 		return fval, mode, nil
 	}
-	t.laplaceGrad(h, ks, kt, kv, st, mode, g)
+	if err := t.laplaceGrad(h, ks, kt, kv, st, mode, g); err != nil {
+		return math.NaN(), nil, err
+	}
 	return fval, mode, nil
 }
 

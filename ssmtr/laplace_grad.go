@@ -18,7 +18,7 @@ import (
 //
 // ∂F/∂K̃ = U Ĝ Uᵀ with U = [a, q, V] is carried to the base kernel through
 // ∂K̃ = Sᵀ∂K S, i.e. dK_eff = (SU) Ĝ (SU)ᵀ, costing O(n²k) instead of O(n³).
-func (t *task) laplaceGrad(h hyper, ks *kernelStage, kt, kv *mat.Dense, st *siteState, mode *laplaceMode, g *hgrad) {
+func (t *task) laplaceGrad(h hyper, ks *kernelStage, kt, kv *mat.Dense, st *siteState, mode *laplaceMode, g *hgrad) error {
 	n, l := t.n, t.l
 	k := len(st.cols)
 	a, f := mode.a, mode.f
@@ -26,8 +26,8 @@ func (t *task) laplaceGrad(h hyper, ks *kernelStage, kt, kv *mat.Dense, st *site
 	var ub mat.TriDense
 	mode.bch.UTo(&ub)
 	y := mat.NewDense(k, n, nil)
-	if err := ub.SolveTo(y, true, kv.T()); err != nil {
-		panic(err)
+	if err := solved(ub.SolveTo(y, true, kv.T())); err != nil {
+		return err
 	}
 	hinv := func(i, j int) float64 {
 		s := kt.At(i, j)
@@ -61,8 +61,8 @@ func (t *task) laplaceGrad(h hyper, ks *kernelStage, kt, kv *mat.Dense, st *site
 		ks3 := mat.NewVecDense(n, nil)
 		ks3.MulVec(kt, mat.NewVecDense(n, s3))
 		x := mat.NewVecDense(k, vtVec(st.cols, ks3.RawVector().Data))
-		if err := mode.bch.SolveVecTo(x, x); err != nil {
-			panic(err)
+		if err := solved(mode.bch.SolveVecTo(x, x)); err != nil {
+			return err
 		}
 		addVx(q, st.cols, x.RawVector().Data, -1)
 	}
@@ -106,15 +106,18 @@ func (t *task) laplaceGrad(h hyper, ks *kernelStage, kt, kv *mat.Dense, st *site
 	ghat.Set(0, 1, 0.5)
 	ghat.Set(1, 0, 0.5)
 	var binv mat.SymDense
-	if err := mode.bch.InverseTo(&binv); err != nil {
-		panic(err)
+	if err := solved(mode.bch.InverseTo(&binv)); err != nil {
+		return err
 	}
 	for i := 0; i < k; i++ {
 		for j := 0; j < k; j++ {
 			ghat.Set(i+2, j+2, 0.5*binv.At(i, j))
 		}
 	}
-	su := ks.applyS(u)
+	su, err := ks.applyS(u)
+	if err != nil {
+		return err
+	}
 	sg := mat.NewDense(n, m, nil)
 	sg.Mul(su, ghat)
 	dk := mat.NewDense(n, n, nil)
@@ -135,4 +138,5 @@ func (t *task) laplaceGrad(h hyper, ks *kernelStage, kt, kv *mat.Dense, st *site
 		e.Mul(t.r.T(), ku)
 		g.alpha += h.alpha * alphaGrad(e, ghat)
 	}
+	return nil
 }

@@ -299,7 +299,11 @@ func (f *fitter) fitMultiTask(init []float64, trace *[]OuterStep) ([]float64, er
 		}
 		res, err := optimize.Minimize(obj, z, optimize.Options{Method: f.opt.Optimizer, MaxIter: f.opt.InnerIters})
 		if err != nil {
-			return nil, fmt.Errorf("ssmtr: gradient phase %d: %w (last failure: %s)", it+1, err, f.stats.LastFailure)
+			why := "the kernel parameters or the targets may be far from unit scale; standardise the inputs and targets or give -kernel parameters"
+			if f.stats.LastFailure != "" {
+				why = "the last failure: " + f.stats.LastFailure
+			}
+			return nil, fmt.Errorf("ssmtr: gradient phase %d: %w (%s)", it+1, err, why)
 		}
 		z = res.X
 		f.updatePrior(lay, z)

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/internal/safestat"
 	"github.com/ivmlab/ivm/optimize"
 )
 
@@ -79,7 +80,7 @@ func (p *Prior) FitTask(t Task, innerIters int) (*TaskModel, error) {
 	case None:
 		mean, scale = 0, 1
 	case PerTask:
-		if mu, sd := meanSD(t.Y); sd > 0 {
+		if mu, sd := safestat.MeanSD(t.Y, 1); sd > 0 {
 			mean, scale = mu, sd
 		} else {
 			mean = mu
@@ -217,7 +218,10 @@ func (t *task) finish(h hyper, method Method, mean, scale float64) (*TaskModel, 
 		ks := mode.ks
 		n := t.n
 		tm.x = t.x
-		s := ks.applyS(mat.NewDense(n, 1, append([]float64(nil), mode.a...)))
+		s, err := ks.applyS(mat.NewDense(n, 1, append([]float64(nil), mode.a...)))
+		if err != nil {
+			return nil, err
+		}
 		tm.w = s.RawMatrix().Data
 		// A = αP + (SV) B⁻¹ (SV)ᵀ.
 		k := len(mode.cols)
@@ -227,17 +231,19 @@ func (t *task) finish(h hyper, method Method, mean, scale float64) (*TaskModel, 
 				vd.Set(i, c, col.val[p])
 			}
 		}
-		sv := ks.applyS(vd)
+		sv, err := ks.applyS(vd)
+		if err != nil {
+			return nil, err
+		}
 		var binv mat.SymDense
-		if err := mode.bch.InverseTo(&binv); err != nil {
+		if err := solved(mode.bch.InverseTo(&binv)); err != nil {
 			return nil, err
 		}
 		tmp := mat.NewDense(n, k, nil)
 		tmp.Mul(sv, &binv)
 		tm.amat = mat.NewDense(n, n, nil)
 		tm.amat.Mul(tmp, sv.T())
-		addAlphaP(tm.amat, ks)
-		return tm, nil
+		return tm, addAlphaP(tm.amat, ks)
 	}
 	withGraph := method.graph()
 	ks, err := t.newKernelStage(h, withGraph, false)
@@ -258,7 +264,9 @@ func (t *task) finish(h hyper, method Method, mean, scale float64) (*TaskModel, 
 		for i := 0; i < l; i++ {
 			e.Set(i, i, 1)
 		}
-		sl = ks.applyS(e)
+		if sl, err = ks.applyS(e); err != nil {
+			return nil, err
+		}
 		kl = mat.NewDense(l, l, nil)
 		kl.Mul(ks.kmat.Slice(0, l, 0, n), sl)
 		tm.x = t.x
@@ -297,24 +305,24 @@ func (t *task) finish(h hyper, method Method, mean, scale float64) (*TaskModel, 
 	tmp.Mul(sl, &cinv)
 	tm.amat = mat.NewDense(n, n, nil)
 	tm.amat.Mul(tmp, sl.T())
-	addAlphaP(tm.amat, ks)
-	return tm, nil
+	return tm, addAlphaP(tm.amat, ks)
 }
 
 // addAlphaP adds αP = α R M⁻¹ Rᵀ to a (nothing without a graph): the reduction of the prior
 // variance k̃(x, x) = k(x, x) − α k_xᵀ P k_x of eq. 6.
-func addAlphaP(a *mat.Dense, ks *kernelStage) {
+func addAlphaP(a *mat.Dense, ks *kernelStage) error {
 	if !ks.graph() {
-		return
+		return nil
 	}
 	r := ks.t.r
 	n, rr := r.Dims()
 	z := mat.NewDense(rr, n, nil)
-	if err := ks.chol.SolveTo(z, r.T()); err != nil {
-		panic(err)
+	if err := solved(ks.chol.SolveTo(z, r.T())); err != nil {
+		return err
 	}
 	p := mat.NewDense(n, n, nil)
 	p.Mul(r, z)
 	p.Scale(ks.alpha, p)
 	a.Add(a, p)
+	return nil
 }

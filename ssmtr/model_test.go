@@ -21,7 +21,10 @@ func TestDataDependentKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kt := ks.fullKt()
+	kt, err := ks.fullKt()
+	if err != nil {
+		t.Fatal(err)
+	}
 	l := mat.NewDense(n, n, nil)
 	l.Mul(tk.r, tk.r.T())
 	// Eq. 6: K − K (α⁻¹I + LK)⁻¹ L K.
@@ -137,7 +140,10 @@ func TestLaplaceMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kt := mode.ks.fullKt()
+	kt, err := mode.ks.fullKt()
+	if err != nil {
+		t.Fatal(err)
+	}
 	kg := mat.NewVecDense(tk.n, nil)
 	kg.MulVec(kt, mat.NewVecDense(tk.n, st.grad))
 	for i := 0; i < tk.n; i++ {

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"time"
+
+	"github.com/ivmlab/ivm/internal/safestat"
 )
 
 // PaperFigure is a published mean ± sd.
@@ -132,7 +134,7 @@ func RunExperiment(c ExperimentConfig) (*ExperimentResult, error) {
 }
 
 func meanSDOf(v []float64) (float64, float64) {
-	m, sd := meanSD(v)
+	m, sd := safestat.MeanSD(v, 1)
 	if len(v) < 2 {
 		sd = math.NaN()
 	}

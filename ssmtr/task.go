@@ -100,45 +100,59 @@ func (t *task) newKernelStage(h hyper, withGraph, allRows bool) (*kernelStage, e
 func (ks *kernelStage) graph() bool { return ks.tm != nil }
 
 // minvT returns M⁻¹ T[:, cols] for the column range [0, c).
-func (ks *kernelStage) minvT(c int) *mat.Dense {
+func (ks *kernelStage) minvT(c int) (*mat.Dense, error) {
 	rr, _ := ks.tm.Dims()
 	z := mat.NewDense(rr, c, nil)
-	if err := ks.chol.SolveTo(z, ks.tm.Slice(0, rr, 0, c)); err != nil {
-		panic(err) // the factorisation succeeded; a solve cannot fail
+	if err := solved(ks.chol.SolveTo(z, ks.tm.Slice(0, rr, 0, c))); err != nil {
+		return nil, err
 	}
-	return z
+	return z, nil
+}
+
+// solved passes on the error of a gonum solve or inverse except mat.Condition, which warns
+// that the system is ill-conditioned but still gives the result: the evidence and its
+// gradient built from it are checked for finiteness where they are used.
+func solved(err error) error {
+	var c mat.Condition
+	if errors.As(err, &c) {
+		return nil
+	}
+	return err
 }
 
 // applyS returns S U = U − α R M⁻¹ T U for U (n×k); U itself without a graph.
-func (ks *kernelStage) applyS(u *mat.Dense) *mat.Dense {
+func (ks *kernelStage) applyS(u *mat.Dense) (*mat.Dense, error) {
 	n, k := u.Dims()
 	out := mat.NewDense(n, k, nil)
 	out.Copy(u)
 	if !ks.graph() {
-		return out
+		return out, nil
 	}
 	rr, _ := ks.tm.Dims()
 	tu := mat.NewDense(rr, k, nil)
 	tu.Mul(ks.tm, u)
 	z := mat.NewDense(rr, k, nil)
-	if err := ks.chol.SolveTo(z, tu); err != nil {
-		panic(err)
+	if err := solved(ks.chol.SolveTo(z, tu)); err != nil {
+		return nil, err
 	}
 	rz := mat.NewDense(n, k, nil)
 	rz.Mul(ks.t.r, z)
 	out.Sub(out, scaled(ks.alpha, rz))
-	return out
+	return out, nil
 }
 
 // fullKt returns K̃ on all rows.
-func (ks *kernelStage) fullKt() *mat.Dense {
+func (ks *kernelStage) fullKt() (*mat.Dense, error) {
 	n, _ := ks.kmat.Dims()
 	kt := mat.NewDense(n, n, nil)
 	kt.Copy(ks.kmat)
 	if !ks.graph() {
-		return kt
+		return kt, nil
 	}
-	z := ks.minvT(n)
+	z, err := ks.minvT(n)
+	if err != nil {
+		return nil, err
+	}
 	tz := mat.NewDense(n, n, nil)
 	tz.Mul(ks.tm.T(), z)
 	for i := 0; i < n; i++ {
@@ -148,7 +162,7 @@ func (ks *kernelStage) fullKt() *mat.Dense {
 			kt.Set(j, i, v)
 		}
 	}
-	return kt
+	return kt, nil
 }
 
 // kernelGrad turns dK_eff = ∂F/∂K (rows × rows, symmetric) into ∂F/∂ln θ.
@@ -196,7 +210,9 @@ func (t *task) exact(h hyper, withGraph bool, g *hgrad) (float64, error) {
 	if ks.graph() {
 		rr, _ := ks.tm.Dims()
 		tl = ks.tm.Slice(0, rr, 0, l).(*mat.Dense)
-		zl = ks.minvT(l)
+		if zl, err = ks.minvT(l); err != nil {
+			return math.NaN(), err
+		}
 		tz := mat.NewDense(l, l, nil)
 		tz.Mul(tl.T(), zl)
 		for i := 0; i < l; i++ {

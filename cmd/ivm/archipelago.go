@@ -41,6 +41,7 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 	labelCol := fs.String("label-col", "last", "CSV target column: first, last or a 1-based number")
 	figPath := fs.String("o", "", "with 2-D inputs, write the predictive mode and entropy maps (the paper's Fig. 3) to this .png, .svg or .pdf")
 	grid := fs.Int("grid", 50, "grid points per axis of the -o maps")
+	maxMem := registerMaxMem(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -48,19 +49,30 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
+	if err := checkSampler(*sweeps, *burn, *ampMoves); err != nil {
+		return err
+	}
 	if *figPath != "" {
 		if err := checkFigurePath(*figPath); err != nil {
 			return err
 		}
-		if *grid < 3 {
-			return fmt.Errorf("-grid %d: want at least 3", *grid)
+		if err := checkGrid(*grid, 3); err != nil {
+			return err
 		}
+	}
+	if err := checkOutputs([]string{fs.Arg(0), fs.Arg(1)}, *figPath); err != nil {
+		return err
+	}
+	figStdout := stdout
+	if *figPath == stdoutPath {
+		stdout = stderr // the figure goes to standard output, the results beside it
 	}
 	var ro dataset.ReadOptions
 	var err error
 	if ro.LabelCol, err = dataset.ParseLabelCol(*labelCol); err != nil {
 		return err
 	}
+	maxMem.limitOptions(&ro)
 	train, err := dataset.ReadFile(fs.Arg(0), ro)
 	if err != nil {
 		return err
@@ -69,6 +81,18 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 	ro.Dim = dim
 	if *figPath != "" && dim != 2 {
 		return fmt.Errorf("-o: the maps need 2-D inputs, %s has %d", fs.Arg(0), dim)
+	}
+	// The sampler's covariances over the training rows and the rejections (about as many)
+	// grow as N²: measured peak RSS 220·N² bytes at N = 1200.
+	n, _ := train.X.Dims()
+	if err := maxMem.check(256*float64(n)*float64(n), fmt.Sprintf("sampling over %d training rows", n)); err != nil {
+		return err
+	}
+	if *figPath != "" {
+		// The maps predict at grid² points against every training row at once.
+		if err := maxMem.check(16*float64(*grid)*float64(*grid)*float64(n), fmt.Sprintf("-grid %d maps over %d training rows", *grid, n)); err != nil {
+			return err
+		}
 	}
 	test, err := dataset.ReadFile(fs.Arg(1), ro)
 	if err != nil {
@@ -138,10 +162,29 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *figPath != "" {
-		if err := ivmplot.SaveGrid(rows, *figPath, 20*vg.Centimeter, 9*vg.Centimeter*vg.Length(len(rows))); err != nil {
+		err := encodeFigure(*figPath, figStdout, func(w io.Writer, format string) error {
+			return ivmplot.EncodeGrid(rows, w, format, 20*vg.Centimeter, 9*vg.Centimeter*vg.Length(len(rows)))
+		})
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "maps: %s\n", *figPath)
+	}
+	return nil
+}
+
+// maxSweeps caps -sweeps: the chain keeps a record of every sweep.
+const maxSweeps = 1_000_000
+
+// checkSampler checks the sampler's flags, naming the flag at fault.
+func checkSampler(sweeps, burn, ampMoves int) error {
+	switch {
+	case sweeps < 1 || sweeps > maxSweeps:
+		return fmt.Errorf("-sweeps %d: want 1 to %d", sweeps, maxSweeps)
+	case burn < 0 || burn >= sweeps:
+		return fmt.Errorf("-burn %d: want 0 (a third of -sweeps) to %d, below -sweeps", burn, sweeps-1)
+	case ampMoves < -1:
+		return fmt.Errorf("-amp-moves %d: want -1 (none), 0 (the default, 20) or more", ampMoves)
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"time"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/data"
 	ivmplot "github.com/ivmlab/ivm/plot"
@@ -22,8 +24,27 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return errUsage
+	}
 	if *digit < 0 || *digit > 9 {
 		return fmt.Errorf("-digit %d: USPS digits are 0 to 9", *digit)
+	}
+	if *d < 1 || *iters < 0 {
+		return fmt.Errorf("-d %d, -iters %d: want at least one active point and no negative iterations", *d, *iters)
+	}
+	if *figure != "" {
+		if err := checkFigurePath(*figure); err != nil {
+			return err
+		}
+		if err := checkOutputs(nil, *figure); err != nil {
+			return err
+		}
+	}
+	figStdout := stdout
+	if *figure == stdoutPath {
+		stdout = stderr // the figure goes to standard output, the report beside it
 	}
 	train, test, err := data.USPS()
 	if err != nil {
@@ -81,7 +102,11 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 		100*float64(correct)/float64(nt), correct, nt, logp/float64(nt))
 	fmt.Fprintf(stdout, "The same from the command line: ivm train -d %d -iters %d TRAIN MODEL; ivm predict TEST MODEL\n", *d, *iters)
 	if *figure != "" {
-		if err := ivmplot.DemoFigure(*figure, 0, 0, 1); err != nil {
+		fig, err := ivmplot.Demo(1)
+		if err != nil {
+			return err
+		}
+		if err := saveFigure(*figure, figStdout, fig, 14*vg.Centimeter, 12*vg.Centimeter); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "Figure of an IVM on the IVM paper's 2-D classification toy (Fig. 3 right) written to %s\n", *figure)

@@ -16,6 +16,7 @@ func init() {
 
 func cmdInfo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("info", "ivm info MODEL", stderr)
+	maxMem := registerMaxMem(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -23,21 +24,19 @@ func cmdInfo(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
-	if tm, meta, ok, err := readTaskModelFile(fs.Arg(0)); err != nil {
-		return err
-	} else if ok {
-		writeTaskInfo(stdout, fs.Arg(0), tm, meta)
-		return nil
-	}
-	if part, err := readPartFile(fs.Arg(0)); err == nil {
-		writePartInfo(stdout, fs.Arg(0), part)
-		return nil
-	}
-	p, err := readModelFile(fs.Arg(0))
+	mf, err := readModelKind(fs.Arg(0), *maxMem, true)
 	if err != nil {
 		return err
 	}
-	writeInfo(stdout, fs.Arg(0), p)
+	if mf.part != nil {
+		writePartInfo(stdout, fs.Arg(0), mf.part)
+		return nil
+	}
+	if mf.multi != nil {
+		writeTaskInfo(stdout, fs.Arg(0), mf.multi, mf.meta)
+		return nil
+	}
+	writeInfo(stdout, fs.Arg(0), mf.single)
 	return nil
 }
 

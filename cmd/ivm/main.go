@@ -18,6 +18,8 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
+
+	"github.com/ivmlab/ivm/dataset"
 )
 
 const usageHead = `ivm — sparse Gaussian-process learning with the Informative Vector Machine
@@ -81,6 +83,7 @@ func usage() string {
 }
 
 func main() {
+	catchSignals(os.Stderr)
 	os.Exit(profiled(os.Getenv("IVM_CPUPROFILE"), func() int {
 		code := run(os.Args[1:], os.Stdout, os.Stderr)
 		if path := os.Getenv("IVM_MEMPROFILE"); path != "" {
@@ -150,7 +153,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ivm: unknown command %q\n\n%s", name, usage())
 		return 2
 	}
-	err := cmd.Run(args[1:], stdout, stderr)
+	err := runRecovered(cmd, args[1:], stdout, stderr)
+	var limit *dataset.LimitError
+	if errors.As(err, &limit) {
+		err = fmt.Errorf("%w (raise -max-mem to accept it)", err)
+	}
 	switch {
 	case err == nil:
 		return 0
@@ -161,7 +168,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	fmt.Fprintf(stderr, "ivm %s: %s\n", name, tidy(err.Error()))
+	if errors.Is(err, errInternal) {
+		return exitInternal
+	}
 	return 1
+}
+
+// exitInternal is the exit status of an internal error (a bug): neither bad data (1) nor
+// bad usage (2).
+const exitInternal = 3
+
+// errInternal marks an error that is a bug in ivm, not in its input.
+var errInternal = errors.New("internal error")
+
+// runRecovered runs a command, turning a panic (a bug: input errors are returned) into an
+// error of one line that asks for a report, instead of a goroutine dump. Temporary files
+// are removed by the commands' deferred discards as the panic unwinds.
+func runRecovered(cmd command, args []string, stdout, stderr io.Writer) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg := strings.ReplaceAll(fmt.Sprint(r), "\n", " ")
+			err = fmt.Errorf("%w: %s; please report this bug with the command line and its files to https://github.com/ivmlab/ivm/issues", errInternal, msg)
+		}
+	}()
+	return cmd.Run(args, stdout, stderr)
 }
 
 // isFlagError reports whether err is the flag package's complaint about the command line

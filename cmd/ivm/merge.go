@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -57,6 +55,7 @@ func writePartInfo(w io.Writer, path string, p *ivm.Predictor) {
 func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("merge", "ivm merge [flags] PART... MODEL", stderr)
 	quiet := fs.Bool("quiet", false, "print nothing on success")
+	maxMem := registerMaxMem(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -65,14 +64,17 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	paths, modelPath := fs.Args()[:fs.NArg()-1], fs.Arg(fs.NArg()-1)
-	out, err := newAtomicFile(modelPath)
+	if err := checkOutputs(paths, modelPath); err != nil {
+		return err
+	}
+	out, err := createOutput(modelPath, stdout)
 	if err != nil {
 		return err
 	}
 	defer out.discard()
 	parts := make([]*ivm.Predictor, len(paths))
 	for i, path := range paths {
-		if parts[i], err = readPartFile(path); err != nil {
+		if parts[i], err = readPartFile(path, *maxMem); err != nil {
 			return err
 		}
 		if a, b := trainFlags(parts[0].Training.Args), trainFlags(parts[i].Training.Args); !slices.Equal(a, b) {
@@ -85,33 +87,27 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	p.Training.Args = singleRunArgs(parts[0].Training.Args, modelPath)
-	if err := p.Save(out.f); err != nil {
+	if err := p.Save(out); err != nil {
 		return err
 	}
 	if err := out.commit(); err != nil {
 		return err
 	}
-	if !*quiet {
+	if !*quiet && modelPath != stdoutPath {
 		fmt.Fprintf(stdout, "%s: %s, merged from %d parts\n", modelPath, summary(p), len(parts))
 	}
 	return nil
 }
 
-func readPartFile(path string) (*ivm.Predictor, error) { return readFileWith(path, ivm.LoadPart) }
-
-// readFileWith opens path and decodes it with load; errors name the file.
-func readFileWith[T any](path string, load func(io.Reader) (T, error)) (T, error) {
-	var zero T
-	f, err := os.Open(path)
+func readPartFile(path string, limit memLimit) (*ivm.Predictor, error) {
+	mf, err := readModelKind(path, limit, true)
 	if err != nil {
-		return zero, err
+		return nil, err
 	}
-	defer f.Close()
-	v, err := load(bufio.NewReader(f))
-	if err != nil {
-		return zero, fmt.Errorf("%s: %w", path, err)
+	if mf.part == nil {
+		return nil, fmt.Errorf("%s: not a part file (%s); give the part files of ivm train -part", path, ivm.PartFormat)
 	}
-	return v, nil
+	return mf.part, nil
 }
 
 // partFreeFlags are the train flags the parts of one training may set differently, since

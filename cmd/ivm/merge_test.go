@@ -12,33 +12,6 @@ import (
 	"testing"
 )
 
-var builtIVM struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// ivmBinary builds this command once per test run, for tests that need it as a process.
-func ivmBinary(t *testing.T) string {
-	t.Helper()
-	builtIVM.once.Do(func() {
-		dir, err := os.MkdirTemp("", "ivm-bin-")
-		if err != nil {
-			builtIVM.err = err
-			return
-		}
-		builtIVM.path = filepath.Join(dir, "ivm")
-		out, err := exec.Command("go", "build", "-o", builtIVM.path, ".").CombinedOutput()
-		if err != nil {
-			builtIVM.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if builtIVM.err != nil {
-		t.Fatal(builtIVM.err)
-	}
-	return builtIVM.path
-}
-
 // writeBlobsCSV writes a multi-class CSV (label last) of 5 classes in 3 inputs.
 func writeBlobsCSV(t *testing.T, path string, perClass int, seed uint64) {
 	t.Helper()
@@ -58,7 +31,7 @@ func writeBlobsCSV(t *testing.T, path string, perClass int, seed uint64) {
 // byte for byte what a single run predicts, with the default kernel search (every part
 // searches the kernel of all classes) and with Algorithm 2 (a kernel learnt per class).
 func TestMergeOfPartProcessesEqualsSingleRun(t *testing.T) {
-	bin := ivmBinary(t)
+	bin := builtIVM(t)
 	dir := t.TempDir()
 	train := filepath.Join(dir, "train.csv")
 	writeBlobsCSV(t, train, 40, 3)

@@ -2,7 +2,7 @@ package main
 
 import (
 	"bufio"
-	"errors"
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +13,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/ssmtr"
 )
@@ -60,12 +61,29 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "write predictions here")
 	workers := fs.Int("workers", 0, "goroutines (0: all cores)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	maxMem := registerMaxMem(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() < 1 || fs.NArg() > 2 {
 		fs.Usage()
 		return errUsage
+	}
+	if err := checkWorkers(*workers); err != nil {
+		return err
+	}
+	if *taskCol < 1 {
+		return fmt.Errorf("-task-col %d: want a 1-based column number", *taskCol)
+	}
+	if *outer < 0 || *inner < 0 || *k < 0 {
+		return fmt.Errorf("-iters %d, -kiters %d, -k %d: want 0 (the default) or more", *outer, *inner, *k)
+	}
+	if err := checkOutputs([]string{fs.Arg(0), fs.Arg(1), *pairs, *quads}, *out); err != nil {
+		return err
+	}
+	predOut := stdout
+	if *out == stdoutPath {
+		stdout = stderr // the predictions go to standard output, the summary beside them
 	}
 	meth, err := ssmtr.ParseMethod(*method)
 	if err != nil {
@@ -89,15 +107,23 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		opt.Log = stderr
 	}
-	tr, err := mtregRead(fs.Arg(0), *taskCol, lc, 0)
+	tr, err := mtregRead(fs.Arg(0), *taskCol, lc, 0, *maxMem)
 	if err != nil {
 		return err
 	}
 	if *scale == "zscore" {
-		tr.zscore()
+		if err := tr.zscore(); err != nil {
+			return fmt.Errorf("%s: %w", fs.Arg(0), err)
+		}
 	}
 	ids := tr.ids()
-	tasks, rowMap := tr.tasks(ids)
+	tasks, rowMap, err := tr.tasks(ids)
+	if err != nil {
+		return fmt.Errorf("%s: %w", fs.Arg(0), err)
+	}
+	if err := maxMem.check(mtregBytes(tasks), fmt.Sprintf("fitting %d tasks", len(tasks))); err != nil {
+		return err
+	}
 	if err := mtregConstraints(tasks, rowMap, *pairs, *quads); err != nil {
 		return err
 	}
@@ -118,18 +144,20 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 	}
 	var pred mtregPredictions
 	if fs.NArg() == 2 {
-		te, err := mtregRead(fs.Arg(1), *taskCol, lc, tr.dim)
+		te, err := mtregRead(fs.Arg(1), *taskCol, lc, tr.dim, *maxMem)
 		if err != nil {
 			return err
 		}
 		if *scale == "zscore" {
-			te.applyScale(tr)
+			if err := te.applyScale(tr); err != nil {
+				return fmt.Errorf("%s: %w", fs.Arg(1), err)
+			}
 		}
 		if pred, err = mtregPredict(m, te, ids); err != nil {
 			return err
 		}
 		if mse, nmse, ref, ok := pred.errors(); ok {
-			fmt.Fprintf(stdout, "Mean squared error = %.6g\nnMSE (per task, averaged) = %.6g\n", mse, nmse)
+			fmt.Fprintf(stdout, "Mean squared error = %s\nnMSE (per task, averaged) = %.6g\n", mse, nmse)
 			fmt.Fprintf(stdout, "nMSE of the labelled mean (each task's prior mean; a model that learnt nothing) = %.6g\n", ref)
 		}
 	} else {
@@ -139,9 +167,25 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *out != "" {
-		return pred.write(*out)
+		return pred.write(*out, predOut)
 	}
 	return nil
+}
+
+// mtregBytes estimates what fitting allocates: each task's GP holds n×n matrices over its
+// labelled and unlabelled rows (kernel, graph, factors, gradients); measured peak RSS
+// 130·n² bytes for one task of n = 800.
+func mtregBytes(tasks []ssmtr.Task) float64 {
+	var need float64
+	for _, t := range tasks {
+		n := float64(len(t.Y))
+		if t.U != nil {
+			u, _ := t.U.Dims()
+			n += float64(u)
+		}
+		need += 160 * n * n
+	}
+	return need
 }
 
 // mtregData is a CSV file split into task ids, inputs and targets.
@@ -150,15 +194,23 @@ type mtregData struct {
 	x    *mat.Dense
 	y    []float64
 	dim  int
-	mu   []float64
-	sd   []float64
+	// scaler is the input standardisation (nil before zscore).
+	scaler *ivm.Scaler
 }
 
-func mtregRead(path string, taskCol int, lc dataset.LabelCol, dim int) (*mtregData, error) {
-	d, err := dataset.ReadFile(path, dataset.ReadOptions{Format: dataset.CSV, LabelCol: lc})
+func mtregRead(path string, taskCol int, lc dataset.LabelCol, dim int, limit memLimit) (*mtregData, error) {
+	opt := dataset.ReadOptions{Format: dataset.CSV, LabelCol: lc}
+	limit.limitOptions(&opt)
+	d, err := dataset.ReadFile(path, opt)
 	if err != nil {
 		return nil, err
 	}
+	return mtregSplit(d, path, taskCol, lc, dim)
+}
+
+// mtregSplit splits the columns of data read from path into task ids and inputs; dim > 0
+// is the number of inputs the training file had.
+func mtregSplit(d *dataset.Data, path string, taskCol int, lc dataset.LabelCol, dim int) (*mtregData, error) {
 	n, c := d.X.Dims()
 	// The task column's index among the feature columns: the label column is removed.
 	label := int(lc) - 1
@@ -192,34 +244,25 @@ func mtregRead(path string, taskCol int, lc dataset.LabelCol, dim int) (*mtregDa
 	return td, nil
 }
 
-func (t *mtregData) zscore() {
-	n, d := t.x.Dims()
-	t.mu, t.sd = make([]float64, d), make([]float64, d)
-	for j := 0; j < d; j++ {
-		var s, s2 float64
-		for i := 0; i < n; i++ {
-			s += t.x.At(i, j)
-		}
-		t.mu[j] = s / float64(n)
-		for i := 0; i < n; i++ {
-			v := t.x.At(i, j) - t.mu[j]
-			s2 += v * v
-		}
-		t.sd[j] = math.Sqrt(s2 / float64(n))
-		if t.sd[j] == 0 {
-			t.sd[j] = 1
-		}
+// zscore standardises the inputs with their own statistics (ivm.FitScaler, robust to
+// values near ±1e300) and keeps the scaling for applyScale.
+func (t *mtregData) zscore() error {
+	sc, err := ivm.FitScaler(t.x, ivm.ScaleStd)
+	if err != nil {
+		return err
 	}
-	t.applyScale(t)
+	t.scaler = sc
+	return t.applyScale(t)
 }
 
-func (t *mtregData) applyScale(from *mtregData) {
-	n, d := t.x.Dims()
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			t.x.Set(i, j, (t.x.At(i, j)-from.mu[j])/from.sd[j])
-		}
+// applyScale scales the inputs as from's were.
+func (t *mtregData) applyScale(from *mtregData) error {
+	x, err := from.scaler.Apply(t.x)
+	if err != nil {
+		return err
 	}
+	t.x = x
+	return nil
 }
 
 func (t *mtregData) ids() []float64 {
@@ -247,7 +290,7 @@ func (t *mtregData) labelled() int {
 
 // tasks groups the rows by task; rowMap[r] = (task, index among that task's training
 // points: labelled rows first, then unlabelled, each in file order).
-func (t *mtregData) tasks(ids []float64) ([]ssmtr.Task, [][2]int) {
+func (t *mtregData) tasks(ids []float64) ([]ssmtr.Task, [][2]int, error) {
 	_, d := t.x.Dims()
 	index := map[float64]int{}
 	for i, v := range ids {
@@ -261,6 +304,11 @@ func (t *mtregData) tasks(ids []float64) ([]ssmtr.Task, [][2]int) {
 			unl[k] = append(unl[k], r)
 		} else {
 			lab[k] = append(lab[k], r)
+		}
+	}
+	for k, id := range ids {
+		if len(lab[k]) == 0 {
+			return nil, nil, fmt.Errorf("task %s has no labelled rows; every task needs at least one", strconv.FormatFloat(id, 'g', -1, 64))
 		}
 	}
 	rowMap := make([][2]int, len(t.task))
@@ -286,7 +334,7 @@ func (t *mtregData) tasks(ids []float64) ([]ssmtr.Task, [][2]int) {
 			rowMap[r] = [2]int{k, len(lab[k]) + i}
 		}
 	}
-	return out, rowMap
+	return out, rowMap, nil
 }
 
 func (t *mtregData) unlabelledRows() *mtregData {
@@ -422,11 +470,14 @@ func mtregPredict(m *ssmtr.Model, te *mtregData, ids []float64) (mtregPrediction
 
 // errors returns the MSE over labelled rows, the per-task nMSE averaged over tasks, and
 // that nMSE for the prior mean (every row predicted by its task's prior mean).
-func (p mtregPredictions) errors() (mse, nmse, priorNMSE float64, ok bool) {
+func (p mtregPredictions) errors() (mse string, nmse, priorNMSE float64, ok bool) {
 	type rows struct{ pred, prior, truth []float64 }
 	byTask := map[float64]*rows{}
 	var order []float64
-	var n int
+	mse, n := meanSquaredError(p.mean, p.y)
+	if n == 0 {
+		return "", 0, 0, false
+	}
 	for r, y := range p.y {
 		if math.IsNaN(y) {
 			continue
@@ -438,11 +489,6 @@ func (p mtregPredictions) errors() (mse, nmse, priorNMSE float64, ok bool) {
 			order = append(order, p.task[r])
 		}
 		e.pred, e.prior, e.truth = append(e.pred, p.mean[r]), append(e.prior, p.prior[r]), append(e.truth, y)
-		mse += (p.mean[r] - y) * (p.mean[r] - y)
-		n++
-	}
-	if n == 0 {
-		return 0, 0, 0, false
 	}
 	var preds, priors, truth [][]float64
 	for _, t := range order {
@@ -451,23 +497,15 @@ func (p mtregPredictions) errors() (mse, nmse, priorNMSE float64, ok bool) {
 	}
 	nmse, _, _ = ssmtr.NMSE(preds, truth)
 	priorNMSE, _, _ = ssmtr.NMSE(priors, truth)
-	return mse / float64(n), nmse, priorNMSE, true
+	return mse, nmse, priorNMSE, true
 }
 
-func (p mtregPredictions) write(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
+func (p mtregPredictions) write(path string, stdout io.Writer) error {
+	var w bytes.Buffer
 	for r := range p.mean {
-		fmt.Fprintf(w, "%s,%.10g,%.10g\n", strconv.FormatFloat(p.task[r], 'g', -1, 64), p.mean[r], p.vari[r])
+		fmt.Fprintf(&w, "%s,%.10g,%.10g\n", strconv.FormatFloat(p.task[r], 'g', -1, 64), p.mean[r], p.vari[r])
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return errors.Join(f.Close())
+	return writeOutput(path, w.Bytes(), stdout)
 }
 
 // mtregAlphas summarises the tasks' learnt graph weights α_i: the value when there is one

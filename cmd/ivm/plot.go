@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -73,20 +74,32 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		}
 		path += ".png"
 	}
-	if err := checkFigurePath(path); err != nil {
+	if err := checkFigure(path, w, h); err != nil {
 		return err
 	}
-	if tm, _, ok, err := readTaskModelFile(modelPath); err != nil {
+	if err := checkGrid(*grid, 0); err != nil {
 		return err
-	} else if ok {
-		if *trace {
-			return fmt.Errorf("%s: -trace draws single-task models only", modelPath)
+	}
+	if err := checkOutputs([]string{modelPath, fs.Arg(1)}, path); err != nil {
+		return err
+	}
+	figOut := stdout
+	if path == stdoutPath {
+		stdout = io.Discard // the figure itself goes there
+	}
+	mf, err := readModel(modelPath, *df.maxMem)
+	if err != nil {
+		return err
+	}
+	if tm := mf.multi; tm != nil {
+		if *trace || *which != 0 {
+			return fmt.Errorf("%s is a multi-task model: -trace and -model are for single-task models", modelPath)
 		}
 		fig, err := plotTasks(tm, fs.Arg(1), df, *grid, ivmplot.Options{Title: *title, NoLegend: *noLegend})
 		if err != nil {
 			return err
 		}
-		if err := fig.Save(path, w, max(h, vg.Length(len(tm.Tasks))*4*vg.Centimeter)); err != nil {
+		if err := saveFigure(path, figOut, fig, w, max(h, vg.Length(len(tm.Tasks))*4*vg.Centimeter)); err != nil {
 			return err
 		}
 		if !*quiet {
@@ -94,10 +107,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	pred, err := readModelFile(modelPath)
-	if err != nil {
-		return err
-	}
+	pred := mf.single
 	k, err := pickModel(pred, *which)
 	if err != nil {
 		return fmt.Errorf("%s: %w", modelPath, err)
@@ -119,6 +129,9 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		dim := pred.InputDim()
 		if dim != 1 && dim != 2 {
 			return fmt.Errorf("%s has %d inputs; ivm plot draws models of 1 or 2 inputs (-trace draws the learning trace of any model)", modelPath, dim)
+		}
+		if err := df.maxMem.check(plotBytes(*grid, dim, pred.Models[k].Size()), fmt.Sprintf("drawing %s", modelPath)); err != nil {
+			return err
 		}
 		var x *mat.Dense
 		var y []float64
@@ -147,13 +160,23 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if *trace && !hSet {
 		h = max(h, vg.Length(len(fig.Panels))*4*vg.Centimeter+2*vg.Centimeter)
 	}
-	if err := fig.Save(path, w, h); err != nil {
+	if err := saveFigure(path, figOut, fig, w, h); err != nil {
 		return err
 	}
 	if !*quiet {
 		fmt.Fprintf(stdout, "figure written to %s\n", path)
 	}
 	return nil
+}
+
+// plotBytes estimates what drawing a model of d active points on a grid of points per
+// input (0: the default, 300 for 1-D, 80 for 2-D) allocates: a kernel column per point and
+// active point, twice over (predictive mean and variance).
+func plotBytes(grid, dim, d int) float64 {
+	if grid == 0 {
+		grid = map[int]int{1: 300, 2: 80}[dim]
+	}
+	return 16 * math.Pow(float64(grid), float64(dim)) * float64(d+3)
 }
 
 // pickModel returns the 0-based index of the model to draw: the only one, or -model K's.
@@ -197,9 +220,54 @@ func readPlotData(path string, df dataFlags, dim int) (*dataset.Data, error) {
 
 // checkFigurePath checks a figure path's extension before any work is done.
 func checkFigurePath(path string) error {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".png", ".svg", ".pdf":
-		return nil
+	_, err := figureFormat(path)
+	return err
+}
+
+// maxFigureSide caps a figure's width and height: a PNG's pixels grow with their product.
+const maxFigureSide = 100 * vg.Centimeter
+
+// checkFigure checks the figure's path and size before any work.
+func checkFigure(path string, w, h vg.Length) error {
+	if w > maxFigureSide || h > maxFigureSide {
+		return fmt.Errorf("figure size %.4gcm × %.4gcm: at most 100cm a side", w.Points()/vg.Centimeter.Points(), h.Points()/vg.Centimeter.Points())
 	}
-	return fmt.Errorf("-o %s: the figure's format comes from its extension: .png, .svg or .pdf", path)
+	return checkFigurePath(path)
+}
+
+// figureFormat is the figure format of an -o path, from its extension; "-" (standard
+// output) is PNG.
+func figureFormat(path string) (string, error) {
+	if path == stdoutPath {
+		return "png", nil
+	}
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".png", ".svg", ".pdf":
+		return ext[1:], nil
+	}
+	return "", fmt.Errorf("-o %s: the figure's format comes from its extension: .png, .svg or .pdf (or - for PNG on standard output)", path)
+}
+
+// saveFigure writes fig to path as an outputFile.
+func saveFigure(path string, stdout io.Writer, fig *ivmplot.Figure, w, h vg.Length) error {
+	return encodeFigure(path, stdout, func(out io.Writer, format string) error {
+		return fig.Encode(out, format, w, h)
+	})
+}
+
+// encodeFigure writes a figure that encode draws to path as an outputFile.
+func encodeFigure(path string, stdout io.Writer, encode func(w io.Writer, format string) error) error {
+	format, err := figureFormat(path)
+	if err != nil {
+		return err
+	}
+	out, err := createOutput(path, stdout)
+	if err != nil {
+		return err
+	}
+	defer out.discard()
+	if err := encode(out, format); err != nil {
+		return err
+	}
+	return out.commit()
 }

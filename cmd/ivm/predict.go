@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -25,27 +26,49 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	testPath, modelPath := fs.Arg(0), fs.Arg(1)
+	outPath := ""
+	if fs.NArg() == 3 {
+		outPath = fs.Arg(2)
+	}
 	opt, err := df.options()
 	if err != nil {
 		return err
 	}
-	if tm, tmeta, ok, err := readTaskModelFile(modelPath); err != nil {
+	if err := checkOutputs([]string{testPath, modelPath}, outPath); err != nil {
 		return err
-	} else if ok {
-		opt.Dim, opt.IgnoreExtra = taskModelDim(tm), true
+	}
+	report := stdout // the accuracy line; on stderr when the predictions go to stdout
+	if outPath == stdoutPath {
+		report = stderr
+	}
+	mf, err := readModel(modelPath, *df.maxMem)
+	if err != nil {
+		return err
+	}
+	if mf.multi != nil {
+		opt.Dim, opt.IgnoreExtra = taskModelDim(mf.multi), true
 		data, err := dataset.ReadFile(testPath, opt)
+		if errors.Is(err, dataset.ErrDim) && opt.TaskCol == dataset.TaskNone {
+			return fmt.Errorf("%w (%s is a multi-task model: name the task column with -task-col)", err, modelPath)
+		}
 		if err != nil {
 			return err
 		}
-		out := ""
-		if fs.NArg() == 3 {
-			out = fs.Arg(2)
+		warnDropped(stderr, testPath, data, opt.Dim)
+		if classes := mf.multi.Tasks[0].Noise.Classes(); classes != nil {
+			decoded := make([]float64, len(classes))
+			for i, c := range classes {
+				decoded[i] = mtDecodeLabel(c, mf.meta.Labels)
+			}
+			warnUnknownLabels(stderr, testPath, data.Y, decoded)
 		}
-		return predictTasks(data, tm, tmeta, out, *prob, *quiet, stdout)
+		return predictTasks(data, mf.multi, mf.meta, outPath, *prob, *quiet, report, stdout)
 	}
-	p, err := readModelFile(modelPath)
-	if err != nil {
-		return err
+	p := mf.single
+	for c, m := range p.Models {
+		if m.Jitter != 0 {
+			fmt.Fprintf(stderr, "ivm predict: warning: model %d of %s needed jitter %g to factorise its active-set matrix; predictions may be inaccurate\n", c+1, modelPath, m.Jitter)
+		}
 	}
 	opt.Dim = p.InputDim()
 	opt.IgnoreExtra = true // as svm-predict: features the model never saw are dropped
@@ -53,50 +76,78 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, dim := data.X.Dims(); dim != p.InputDim() {
-		return fmt.Errorf("%s: %d input columns, the model %s has %d", testPath, dim, modelPath, p.InputDim())
+	warnDropped(stderr, testPath, data, opt.Dim)
+	if p.Task != ivm.Regression {
+		warnUnknownLabels(stderr, testPath, data.Y, p.Classes)
 	}
 	preds, err := p.Predict(data.X)
 	if err != nil {
 		return fmt.Errorf("%s: %w", testPath, err)
 	}
-	if fs.NArg() == 3 {
-		if err := writePredictions(fs.Arg(2), p, preds, *prob); err != nil {
+	if outPath != "" {
+		if err := writePredictions(outPath, p, preds, *prob, stdout); err != nil {
 			return err
 		}
 	}
 	if !*quiet {
-		printMetrics(stdout, p.Task == ivm.Regression, preds, data.Y)
+		printMetrics(report, p.Task == ivm.Regression, preds, data.Y)
 	}
 	return nil
 }
 
-func readModelFile(path string) (*ivm.Predictor, error) { return readFileWith(path, ivm.Load) }
+// warnDropped says on stderr that a libsvm test file's features beyond the model's inputs
+// were dropped (svm-predict drops them silently; a mixed-up file should not pass unseen).
+func warnDropped(stderr io.Writer, path string, data *dataset.Data, dim int) {
+	if data.MaxIndex > dim {
+		fmt.Fprintf(stderr, "ivm predict: warning: %s has features up to index %d, the model takes %d inputs: %d dropped, as svm-predict does\n",
+			path, data.MaxIndex, dim, data.MaxIndex-dim)
+	}
+}
+
+// warnUnknownLabels says on stderr when test labels are not among the model's classes:
+// none of them (a test file of another problem), or some.
+func warnUnknownLabels(stderr io.Writer, path string, y, classes []float64) {
+	known := map[float64]bool{}
+	for _, c := range classes {
+		known[c] = true
+	}
+	labelled, unknown := 0, map[float64]int{}
+	for _, v := range y {
+		if math.IsNaN(v) {
+			continue
+		}
+		labelled++
+		if !known[v] {
+			unknown[v]++
+		}
+	}
+	n := 0
+	for _, k := range unknown {
+		n += k
+	}
+	switch {
+	case n == 0:
+	case n == labelled:
+		fmt.Fprintf(stderr, "ivm predict: warning: no label of %s is one of the model's classes (%s): is it the right test file?\n", path, floats(classes))
+	default:
+		fmt.Fprintf(stderr, "ivm predict: warning: %d of the %d labelled rows of %s have a label that is not one of the model's classes (%s)\n", n, labelled, path, floats(classes))
+	}
+}
 
 // printMetrics prints svm-predict's summary: accuracy for classification, mean squared error
 // and squared correlation for regression, over the rows that have a target.
 func printMetrics(w io.Writer, regression bool, preds []ivm.Prediction, y []float64) {
 	if regression {
-		var n, se, sp, st, spp, stt, spt float64
+		labels := make([]float64, len(preds))
 		for i, p := range preds {
-			if math.IsNaN(y[i]) {
-				continue
-			}
-			e := p.Label - y[i]
-			n++
-			se += e * e
-			sp += p.Label
-			st += y[i]
-			spp += p.Label * p.Label
-			stt += y[i] * y[i]
-			spt += p.Label * y[i]
+			labels[i] = p.Label
 		}
+		mse, n := meanSquaredError(labels, y)
 		if n == 0 {
 			return
 		}
-		fmt.Fprintf(w, "Mean squared error = %.6g (regression)\n", se/n)
-		num := n*spt - sp*st
-		fmt.Fprintf(w, "Squared correlation coefficient = %.6g (regression)\n", num*num/((n*spp-sp*sp)*(n*stt-st*st)))
+		fmt.Fprintf(w, "Mean squared error = %s (regression)\n", mse)
+		fmt.Fprintf(w, "Squared correlation coefficient = %.6g (regression)\n", squaredCorrelation(labels, y))
 		return
 	}
 	correct, total := 0, 0
@@ -119,7 +170,7 @@ func printMetrics(w io.Writer, regression bool, preds []ivm.Prediction, y []floa
 // probability of every class (in the header's order), and the latent mean and variance
 // of each model (multi-class: one pair per class's one-vs-rest model); regression writes
 // the predictive mean and variance. The file is written atomically.
-func writePredictions(path string, p *ivm.Predictor, preds []ivm.Prediction, prob bool) error {
+func writePredictions(path string, p *ivm.Predictor, preds []ivm.Prediction, prob bool, stdout io.Writer) error {
 	var b strings.Builder
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	if prob {
@@ -157,18 +208,5 @@ func writePredictions(path string, p *ivm.Predictor, preds []ivm.Prediction, pro
 		}
 		b.WriteByte('\n')
 	}
-	return writeFileAtomic(path, []byte(b.String()))
-}
-
-// writeFileAtomic writes data to a temporary file beside path and renames it into place.
-func writeFileAtomic(path string, data []byte) error {
-	out, err := newAtomicFile(path)
-	if err != nil {
-		return err
-	}
-	defer out.discard()
-	if _, err := out.f.Write(data); err != nil {
-		return err
-	}
-	return out.commit()
+	return writeOutput(path, []byte(b.String()), stdout)
 }

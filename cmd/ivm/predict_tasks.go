@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 
 	"gonum.org/v1/gonum/mat"
@@ -17,26 +15,11 @@ import (
 	"github.com/ivmlab/ivm/noise"
 )
 
-// readTaskModelFile reads path if it is a multi-task model (format ivm-mtmodel/1); ok is
-// false, with no error, when it is another kind of model file, which the caller then reads
-// as a single-task model.
-func readTaskModelFile(path string) (m *multitask.Model, meta *multitask.ModelMeta, ok bool, err error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	if !multitask.IsModelFile(b) {
-		return nil, nil, false, nil
-	}
-	m, meta, err = multitask.ReadModel(bytes.NewReader(b))
-	if err != nil {
-		return nil, nil, true, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, meta, true, nil
-}
-
 // taskModelDim is the input dimension of a multi-task model (for dataset.ReadOptions.Dim).
 func taskModelDim(m *multitask.Model) int {
+	if m.InputDim > 0 {
+		return m.InputDim
+	}
 	for _, t := range m.Tasks {
 		if t.Model != nil {
 			_, d := t.Model.X.Dims()
@@ -54,7 +37,9 @@ func taskModelDim(m *multitask.Model) int {
 // `ivm predict`: the label, or with prob the label, p(y=+1) or the categories'
 // probabilities, the latent mean and variance; regression: the mean, or mean and variance)
 // and, unless quiet, prints the accuracy or mean squared error.
-func predictTasks(data *dataset.Data, m *multitask.Model, meta *multitask.ModelMeta, outPath string, prob, quiet bool, stdout io.Writer) error {
+//
+// The metrics go to report, a "-" OUTPUT to stdout.
+func predictTasks(data *dataset.Data, m *multitask.Model, meta *multitask.ModelMeta, outPath string, prob, quiet bool, report, stdout io.Writer) error {
 	if data.Task == nil {
 		return errors.New("a multi-task model needs the task of every test row (-task-col for CSV, task:NAME tokens for libsvm)")
 	}
@@ -64,12 +49,12 @@ func predictTasks(data *dataset.Data, m *multitask.Model, meta *multitask.ModelM
 	}
 	classes := m.Tasks[0].Noise.Classes()
 	if outPath != "" {
-		if err := writeTaskPredictions(outPath, classes, preds, mu, vs, meta.Labels, prob); err != nil {
+		if err := writeTaskPredictions(outPath, classes, preds, mu, vs, meta.Labels, prob, stdout); err != nil {
 			return err
 		}
 	}
 	if !quiet {
-		mtPrintMetrics(stdout, classes == nil, preds, data.Y)
+		mtPrintMetrics(report, classes == nil, preds, data.Y)
 	}
 	return nil
 }
@@ -114,12 +99,8 @@ func denseRowsOf(src *mat.Dense, rows []int) *mat.Dense {
 }
 
 // writeTaskPredictions writes one line per test row, as `ivm predict` does.
-func writeTaskPredictions(path string, classes []float64, preds []noise.Prediction, mu, vs, labels []float64, prob bool) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
+func writeTaskPredictions(path string, classes []float64, preds []noise.Prediction, mu, vs, labels []float64, prob bool, stdout io.Writer) error {
+	w := new(bytes.Buffer)
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	if prob {
 		if classes == nil {
@@ -149,11 +130,7 @@ func writeTaskPredictions(path string, classes []float64, preds []noise.Predicti
 			fmt.Fprintln(w, " "+g(mu[i]), g(vs[i]))
 		}
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeOutput(path, w.Bytes(), stdout)
 }
 
 // mtDecodeLabel maps a predicted ±1 back to the training file's labels.
@@ -170,23 +147,29 @@ func mtDecodeLabel(v float64, labels []float64) float64 {
 // mtPrintMetrics prints svm-predict's summary over the rows with a target: the accuracy for
 // classification, the mean squared error for regression.
 func mtPrintMetrics(w io.Writer, regression bool, preds []noise.Prediction, y []float64) {
-	var n, se float64
+	if regression {
+		means := make([]float64, len(preds))
+		for i, p := range preds {
+			means[i] = p.Mean
+		}
+		if mse, n := meanSquaredError(means, y); n > 0 {
+			fmt.Fprintf(w, "Mean squared error = %s (regression)\n", mse)
+		}
+		return
+	}
+	var n float64
 	correct := 0
 	for i, p := range preds {
 		if math.IsNaN(y[i]) {
 			continue
 		}
 		n++
-		if regression {
-			se += (p.Mean - y[i]) * (p.Mean - y[i])
-		} else if p.Label == y[i] {
+		if p.Label == y[i] {
 			correct++
 		}
 	}
 	switch {
 	case n == 0:
-	case regression:
-		fmt.Fprintf(w, "Mean squared error = %.6g (regression)\n", se/n)
 	default:
 		fmt.Fprintf(w, "Accuracy = %.6g%% (%d/%d) (classification)\n", 100*float64(correct)/n, correct, int(n))
 	}

@@ -32,6 +32,15 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkWorkers(*workers); err != nil {
+		return err
+	}
+	if *runs < 0 {
+		return fmt.Errorf("-runs %d: want 0 (the experiment's default) or more", *runs)
+	}
+	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
+		return fmt.Errorf("-out %s: not a folder", *out)
+	}
 	if _, err := os.Stat(*ref); err != nil && e.NeedsRef {
 		return fmt.Errorf("reference fixtures not found at %s: run from the repository root or pass -ref", *ref)
 	}

@@ -70,6 +70,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
+	releaseSignals() // after serve's own handlers are in place, so no signal finds none
 	defer signal.Stop(hup)
 	return runServer(ctx, ln, newServer(models, lim, log), t, hup)
 }

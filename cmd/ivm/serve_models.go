@@ -72,20 +72,18 @@ func loadServedModel(src modelSource) (*servedModel, error) {
 		return nil, err
 	}
 	var info bytes.Buffer
-	tm, meta, ok, err := readTaskModelFile(src.path)
-	switch {
-	case err != nil:
+	mf, err := readModel(src.path, defaultMaxMem)
+	if err != nil {
 		return nil, err
-	case ok:
+	}
+	if tm, meta := mf.multi, mf.meta; tm != nil {
 		m.tasks, m.taskMeta, m.dim = tm, meta, taskModelDim(tm)
 		for _, c := range tm.Tasks[0].Noise.Classes() {
 			m.classes = append(m.classes, mtDecodeLabel(c, meta.Labels))
 		}
 		writeTaskInfo(&info, src.path, tm, meta)
-	default:
-		if m.single, err = readModelFile(src.path); err != nil {
-			return nil, err
-		}
+	} else {
+		m.single = mf.single
 		m.dim, m.classes = m.single.InputDim(), m.single.Classes
 		writeInfo(&info, src.path, m.single)
 	}

@@ -109,11 +109,11 @@ func trainedModel(t *testing.T, dir, name string, d int) (string, string, *ivm.P
 	}
 	model := filepath.Join(dir, name+".json")
 	mustRun(t, "train", "-quiet", "-iters", "0", "-d", strconv.Itoa(d), train, model)
-	p, err := readModelFile(model)
+	mf, err := readModel(model, defaultMaxMem)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return model, train, p
+	return model, train, mf.single
 }
 
 func denseBody(rows [][]float64) string {
@@ -333,7 +333,8 @@ func checkAgainstFile(t *testing.T, c *http.Client, url, body, path string, fiel
 // readRows reads a data file's inputs as rows, and with taskCol its tasks.
 func readRows(t *testing.T, path, taskCol string) ([][]float64, []string) {
 	t.Helper()
-	opt, err := (&dataFlags{format: "auto", labelCol: "last", taskCol: taskCol}).options()
+	limit := memLimit(defaultMaxMem)
+	opt, err := (&dataFlags{format: "auto", labelCol: "last", taskCol: taskCol, maxMem: &limit}).options()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,7 +456,7 @@ func TestServeShutdownFinishesRequestInFlight(t *testing.T) {
 
 // The built binary: SIGHUP reloads a changed model file, SIGTERM stops it with status 0.
 func TestServeBinarySignals(t *testing.T) {
-	bin := ivmBinary(t)
+	bin := builtIVM(t)
 	dir := t.TempDir()
 	model, _, _ := trainedModel(t, dir, "digits", 30)
 	newModel, _, newP := trainedModel(t, dir, "digits-new", 20)

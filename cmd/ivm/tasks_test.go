@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -29,7 +30,7 @@ func TestTrainTasksSine(t *testing.T) {
 	model := filepath.Join(dir, "mt.json")
 	var out, errOut bytes.Buffer
 	o := taskTrainOptions{Noise: "gaussian", ActiveSize: 15, Kernel: "rbf(gamma=1,variance=1)", TrainPath: train, Args: []string{"train", "-tasks"}}
-	if err := trainTasks(data, model, o, &out, &errOut); err != nil {
+	if err := trainTasksTo(data, model, o, &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
 	b, err := os.ReadFile(model)
@@ -63,13 +64,13 @@ func TestTrainTasksSine(t *testing.T) {
 		t.Errorf("active %v\nwant   %v", got, want)
 	}
 
-	m, meta, ok, err := readTaskModelFile(model)
+	m, meta, ok, err := readTaskModel(model)
 	if err != nil || !ok {
 		t.Fatalf("readTaskModelFile: %v, %v", ok, err)
 	}
 	pred := filepath.Join(dir, "pred.txt")
 	out.Reset()
-	if err := predictTasks(data, m, meta, pred, true, false, &out); err != nil {
+	if err := predictTasks(data, m, meta, pred, true, false, &out, &out); err != nil {
 		t.Fatal(err)
 	}
 	var mse float64
@@ -82,7 +83,7 @@ func TestTrainTasksSine(t *testing.T) {
 	}
 	// A row of a task the model does not know is an error naming it.
 	data.Task[5] = "nope"
-	if err := predictTasks(data, m, meta, "", false, true, &out); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+	if err := predictTasks(data, m, meta, "", false, true, &out, &out); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("unknown task: error %v", err)
 	}
 	// A single-task model file is not taken for a multi-task one.
@@ -90,8 +91,8 @@ func TestTrainTasksSine(t *testing.T) {
 	if err := os.WriteFile(other, []byte(`{"format":"ivm-model/1"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok, err := readTaskModelFile(other); ok || err != nil {
-		t.Errorf("single-task model: ok %v, err %v", ok, err)
+	if _, _, _, err := readTaskModel(other); err == nil || !strings.Contains(err.Error(), "lacks its kernel") {
+		t.Errorf("single-task model: error %v, want the single-task loader's", err)
 	}
 }
 
@@ -121,13 +122,13 @@ func TestTrainTasksClassification(t *testing.T) {
 	model := filepath.Join(dir, "m.json")
 	var out, errOut bytes.Buffer
 	o := taskTrainOptions{Noise: "auto", ActiveSize: 40, Iters: 2, KernelIters: 20, Kernel: "rbf+bias+white"}
-	if err := trainTasks(data, model, o, &out, &errOut); err != nil {
+	if err := trainTasksTo(data, model, o, &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
 	if !strings.Contains(errOut.String(), "iteration 1/2") {
 		t.Errorf("no progress on stderr: %q", errOut.String())
 	}
-	m, meta, ok, err := readTaskModelFile(model)
+	m, meta, ok, err := readTaskModel(model)
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
@@ -136,7 +137,7 @@ func TestTrainTasksClassification(t *testing.T) {
 	}
 	pred := filepath.Join(dir, "p.txt")
 	out.Reset()
-	if err := predictTasks(data, m, meta, pred, false, false, &out); err != nil {
+	if err := predictTasks(data, m, meta, pred, false, false, &out, &out); err != nil {
 		t.Fatal(err)
 	}
 	var acc float64
@@ -150,9 +151,29 @@ func TestTrainTasksClassification(t *testing.T) {
 	}
 	// Data without tasks is refused.
 	data.Task = nil
-	if err := trainTasks(data, model, o, &out, &errOut); err == nil {
+	if err := trainTasksTo(data, model, o, &out, &errOut); err == nil {
 		t.Error("training without task labels: no error")
 	}
+}
+
+// trainTasksTo runs trainTasks writing the model to path.
+func trainTasksTo(data *dataset.Data, path string, o taskTrainOptions, stdout, stderr io.Writer) error {
+	out, err := createOutput(path, stdout)
+	if err != nil {
+		return err
+	}
+	defer out.discard()
+	return trainTasks(data, out, o, stdout, stderr)
+}
+
+// readTaskModel reads path if it is a multi-task model file; ok is false, with no error,
+// for a single-task model.
+func readTaskModel(path string) (m *multitask.Model, meta *multitask.ModelMeta, ok bool, err error) {
+	mf, err := readModel(path, defaultMaxMem)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return mf.multi, mf.meta, mf.multi != nil, nil
 }
 
 func readFile(t *testing.T, path string) string {
@@ -208,10 +229,10 @@ func TestTrainTasksScaling(t *testing.T) {
 		model := filepath.Join(dir, "m-"+scale+".json")
 		o := taskTrainOptions{Noise: "gaussian", ActiveSize: 30, Kernel: "rbf(gamma=1,variance=1)+white(variance=0.01)", Scale: scale, Quiet: true}
 		var out, errOut bytes.Buffer
-		if err := trainTasks(data, model, o, &out, &errOut); err != nil {
+		if err := trainTasksTo(data, model, o, &out, &errOut); err != nil {
 			t.Fatalf("-scale %s: %v", scale, err)
 		}
-		m, _, ok, err := readTaskModelFile(model)
+		m, _, ok, err := readTaskModel(model)
 		if err != nil || !ok {
 			t.Fatal(ok, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/ivmlab/ivm"
@@ -20,12 +21,14 @@ import (
 // dataFlags are the flags every command that reads data shares.
 type dataFlags struct {
 	format, labelCol, taskCol string
+	maxMem                    *memLimit
 }
 
 func (f *dataFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.format, "format", "auto", "data format: auto, csv or libsvm")
 	fs.StringVar(&f.labelCol, "label-col", "last", "CSV target column: first, last or a 1-based number")
 	fs.StringVar(&f.taskCol, "task-col", "none", "CSV task column for multi-task data: none, first, last or a 1-based number\n(libsvm rows name their task with a task:NAME token)")
+	f.maxMem = registerMaxMem(fs)
 }
 
 func (f *dataFlags) options() (dataset.ReadOptions, error) {
@@ -40,6 +43,7 @@ func (f *dataFlags) options() (dataset.ReadOptions, error) {
 	if opt.TaskCol, err = dataset.ParseTaskCol(f.taskCol); err != nil {
 		return opt, err
 	}
+	f.maxMem.limitOptions(&opt)
 	return opt, nil
 }
 
@@ -124,11 +128,25 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkWorkers(*workers); err != nil {
+		return err
+	}
+	if *tasks {
+		if err := refuseTaskFlags(fs); err != nil {
+			return err
+		}
+	}
+	if err := checkOutputs([]string{trainPath}, modelPath); err != nil {
+		return err
+	}
 	// Create the model's temporary file first: a model that cannot be written should fail
 	// before training, not after.
-	out, err := newAtomicFile(modelPath)
+	out, err := createOutput(modelPath, stdout)
 	if err != nil {
 		return err
+	}
+	if modelPath == stdoutPath {
+		stdout = stderr // the model goes to standard output, the summary beside it
 	}
 	defer out.discard()
 	start := time.Now()
@@ -137,13 +155,9 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *tasks {
-		if *bias != "fraction" || *gamma != "shared" {
-			return errors.New("-bias and -gamma are not available with -tasks")
-		}
-		out.discard() // trainTasks writes its own model file, atomically
-		return trainTasks(data, modelPath, taskTrainOptions{Noise: *noiseName, ActiveSize: *d, Iters: taskIters(*iters), KernelIters: *kiters, NoiseIters: *niters,
+		return trainTasks(data, out, taskTrainOptions{Noise: *noiseName, ActiveSize: *d, Iters: taskIters(*iters), KernelIters: *kiters, NoiseIters: *niters,
 			Objective: *objective, Kernel: *spec, Transform: *transform, Criterion: *criterion, Scale: *scale, LastIterate: *lastIterate,
-			Workers: *workers, Quiet: *quiet, TrainPath: trainPath, Args: append([]string{"train"}, args...), Start: start},
+			Optimizer: *optimizer, Workers: *workers, Quiet: *quiet, TrainPath: trainPath, Args: append([]string{"train"}, args...), Start: start, MaxMem: *df.maxMem},
 			stdout, stderr)
 	}
 	if data.Task != nil {
@@ -172,6 +186,10 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	search := learning == ivm.Search || (learning == ivm.LearnAuto && *spec == "" && *iters < 0)
+	if err := df.maxMem.check(trainingBytes(n, dim, *d, problemsOf(task, y), *workers, search), fmt.Sprintf("training on %d rows of %d inputs", n, dim)); err != nil {
+		return err
+	}
 	cfg := ivm.Config{Task: task, Kernel: *spec, ActiveSize: *d, Scale: scaling, FixedKernel: *iters == 0, Learning: learning,
 		Transform: *transform, Criterion: *criterion, Workers: *workers, ZeroBias: *bias == "zero", SplitGamma: *gamma == "split",
 		Learn: ivm.LearnOptions{Iters: max(*iters, 0), KernelIters: *kiters, NoiseIters: *niters, Objective: obj,
@@ -187,7 +205,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	p, err := ivm.Fit(data.X, y, cfg)
 	prog.finish()
 	if err != nil {
-		return fmt.Errorf("%s: %w", trainPath, err)
+		return fmt.Errorf("%s: %w%s", trainPath, err, hugeTargetsHint(y))
 	}
 	for _, w := range p.Warnings {
 		fmt.Fprintf(stderr, "ivm train: warning: %s\n", w)
@@ -210,7 +228,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	elapsed := time.Since(start).Seconds()
 	p.Training = ivm.Provenance{File: filepath.Base(trainPath), SHA256: hash, Rows: n,
 		Args: append([]string{"train"}, args...), Time: start.UTC().Format(time.RFC3339), Seconds: elapsed}
-	if err := p.Save(out.f); err != nil {
+	if err := p.Save(out); err != nil {
 		return err
 	}
 	if err := out.commit(); err != nil {
@@ -221,6 +239,31 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "trained on %d rows of %d inputs in %.3g s\n", n, dim, elapsed)
 	}
 	return nil
+}
+
+// taskFlagsRefused are the train flags the multi-task learner has no counterpart for, and
+// why: given with -tasks they are refused rather than silently ignored.
+var taskFlagsRefused = map[string]string{
+	"bias":    "the starting bias of a single probit or ncnm model",
+	"gamma":   "the null category model's split γ",
+	"seed":    "it seeds the held-out subsets of the single-task learner",
+	"heldout": "the multi-task learner's safeguard uses every inactive point",
+	"refine":  "swap refinement is for single-task models",
+}
+
+// refuseTaskFlags refuses a flag of taskFlagsRefused set on the command line with -tasks.
+func refuseTaskFlags(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if why, ok := taskFlagsRefused[f.Name]; ok && err == nil {
+			err = fmt.Errorf("-%s is not available with -tasks (%s)", f.Name, why)
+		}
+		if f.Name == "objective" && f.Value.String() == "full" && err == nil {
+			// The default (unset) means the multi-task learner's own, ep.
+			err = errors.New("-objective full is not available with -tasks (the multi-task learner has ep and fixed)")
+		}
+	})
+	return err
 }
 
 // taskIters is -iters for the multi-task learner: -1 means the papers' 8.
@@ -291,39 +334,52 @@ func summary(p *ivm.Predictor) string {
 	return s
 }
 
-// atomicFile is a temporary file beside its destination, renamed into place by commit, so
-// that a failure never leaves a half-written file.
-type atomicFile struct {
-	f    *os.File
-	path string
-	done bool
+// hugeTargets is where targets start to overflow learning, which works with their squares.
+const hugeTargets = 1e150
+
+// hugeTargetsHint is what to add to a training failure when the targets are so large that
+// their squares overflow: the likely cause, and what to do.
+func hugeTargetsHint(y []float64) string {
+	big := 0.0
+	for _, v := range y {
+		if !math.IsNaN(v) {
+			big = math.Max(big, math.Abs(v))
+		}
+	}
+	if big < hugeTargets {
+		return ""
+	}
+	return fmt.Sprintf(" (the targets reach %.3g and their squares overflow: rescale the target column, or keep the kernel fixed with -iters 0)", big)
 }
 
-func newAtomicFile(path string) (*atomicFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return nil, fmt.Errorf("cannot write %s: %w", path, errors.Unwrap(err))
+// problemsOf is how many binary problems training solves: one per class of a multi-class
+// task, else one.
+func problemsOf(task ivm.Task, y []float64) int {
+	k, integer := distinctLabels(y)
+	if (task != ivm.MultiClass && task != ivm.TaskAuto) || !integer || k < 3 || k > 50 {
+		return 1
 	}
-	return &atomicFile{f: f, path: path}, nil
+	return k
 }
 
-func (a *atomicFile) commit() error {
-	if err := a.f.Close(); err != nil {
-		return err
+// trainingBytes estimates what training allocates for n rows of dim inputs and the given
+// number of binary problems (d = 0: ivm.DefaultActiveSize). The default search holds the
+// inputs and two scaled copies while it searches (on a subsample, little more), then one
+// copy and the d×N selection matrix of every class trained at once; Algorithm 2 holds the
+// inputs, a scaled copy and per class trained at once M and two d×N companions in its
+// learning objective.
+func trainingBytes(n, dim, d, problems, workers int, search bool) float64 {
+	if d <= 0 || d > n {
+		d = ivm.DefaultActiveSize(n, problems)
 	}
-	if err := os.Rename(a.f.Name(), a.path); err != nil {
-		return err
+	if workers == 0 {
+		workers = runtime.NumCPU()
 	}
-	a.done = true
-	return nil
-}
-
-// discard removes the temporary file unless commit renamed it.
-func (a *atomicFile) discard() {
-	if !a.done {
-		a.f.Close()
-		os.Remove(a.f.Name())
+	data := 8 * float64(n) * float64(dim)
+	if search {
+		return max(3*data, 2*data+float64(ivm.ClassesAtOnce(problems, workers, n, d))*8*float64(n)*float64(d))
 	}
+	return 3*data + float64(min(problems, workers))*3*8*float64(n)*float64(d)
 }
 
 // fileSHA256 returns the hex SHA-256 of a file (model provenance).

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"time"
@@ -41,6 +40,10 @@ type taskTrainOptions struct {
 	// and applied to test inputs); auto and none leave them as they are, since the
 	// multi-task protocols state kernel parameters in the data's own units.
 	Scale string
+	// Optimizer is -optimizer: scg or lbfgs.
+	Optimizer string
+	// MaxMem is -max-mem, checked against what training will allocate.
+	MaxMem memLimit
 	// LastIterate is -last-iterate; Workers -workers; Quiet -quiet.
 	LastIterate bool
 	Workers     int
@@ -52,10 +55,10 @@ type taskTrainOptions struct {
 }
 
 // trainTasks trains a multi-task IVM (package multitask) on data, whose Task field holds
-// every row's task label, and writes an ivm-mtmodel/1 file to modelPath. Its "active" list
+// every row's task label, and writes an ivm-mtmodel/1 file to out. Its "active" list
 // gives every inclusion in order as {"task": label, "row": 0-based row of the training
 // file}.
-func trainTasks(data *dataset.Data, modelPath string, o taskTrainOptions, stdout, stderr io.Writer) error {
+func trainTasks(data *dataset.Data, out *outputFile, o taskTrainOptions, stdout, stderr io.Writer) error {
 	if data == nil || data.Task == nil {
 		return errors.New("multi-task training needs a task label on every row (-task-col for CSV, task:NAME tokens for libsvm)")
 	}
@@ -65,8 +68,10 @@ func trainTasks(data *dataset.Data, modelPath string, o taskTrainOptions, stdout
 		return err
 	}
 	d := o.ActiveSize
-	if d < 1 {
-		return fmt.Errorf("-d %d: the active set needs at least one point", d)
+	if d == 0 {
+		// The multi-task IVM learns by Algorithm 2 on one active set across tasks, whose
+		// every outer iteration costs O(d³) per objective evaluation: the papers' 200 at most.
+		d = min(n, 200)
 	}
 	if d > n {
 		fmt.Fprintf(stderr, "ivm train: warning: -d %d exceeds the %d training points; using d = %d\n", d, n, n)
@@ -89,6 +94,9 @@ func trainTasks(data *dataset.Data, modelPath string, o taskTrainOptions, stdout
 	}
 	crit, err := ivm.ParseCriterion(critName)
 	if err != nil {
+		return err
+	}
+	if err := o.MaxMem.check(trainingBytes(n, dim, d, 1, 1, false), fmt.Sprintf("training on %d rows of %d inputs", n, dim)); err != nil {
 		return err
 	}
 	spec := o.Kernel
@@ -140,7 +148,7 @@ func trainTasks(data *dataset.Data, modelPath string, o taskTrainOptions, stdout
 		}
 	} else {
 		lo := multitask.LearnOptions{ActiveSize: d, Iters: o.Iters, KernelIters: o.KernelIters, NoiseIters: o.NoiseIters, Objective: obj,
-			LastIterate: o.LastIterate, Workers: o.Workers, Criterion: crit}
+			LastIterate: o.LastIterate, Workers: o.Workers, Criterion: crit, Optimizer: o.Optimizer}
 		if o.KernelIters == 0 {
 			lo.KernelIters = -1
 		}
@@ -174,7 +182,10 @@ func trainTasks(data *dataset.Data, modelPath string, o taskTrainOptions, stdout
 		meta.Training.Time = o.Start.UTC().Format(time.RFC3339)
 		meta.Training.Seconds = time.Since(o.Start).Seconds()
 	}
-	if err := writeTaskModelFile(modelPath, model, meta); err != nil {
+	if err := multitask.WriteModel(out, model, meta); err != nil {
+		return err
+	}
+	if err := out.commit(); err != nil {
 		return err
 	}
 	if !o.Quiet {
@@ -183,26 +194,9 @@ func trainTasks(data *dataset.Data, modelPath string, o taskTrainOptions, stdout
 			scaled = fmt.Sprintf(" (inputs scaled: %v)", scaler.Kind)
 		}
 		fmt.Fprintf(stdout, "%s noise, kernel %s%s: %d active points of %d in %d tasks; model written to %s\n",
-			nm0.Name(), k, scaled, model.Size(), n, len(tasks), modelPath)
+			nm0.Name(), k, scaled, model.Size(), n, len(tasks), out.path)
 	}
 	return nil
-}
-
-// writeTaskModelFile writes the model beside path and renames it into place.
-func writeTaskModelFile(path string, m *multitask.Model, meta *multitask.ModelMeta) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".ivm-mtmodel-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := multitask.WriteModel(tmp, m, meta); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // mtChooseNoise picks the noise model for targets y by name (auto: probit for two distinct

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/multitask"
+)
+
+// defaultMaxMem is the default of -max-mem: the memory a command may plan to use.
+const defaultMaxMem = 2 << 30
+
+// bytesPerValue is what one input value costs: the matrix read, its scaled copy and the
+// kernel's workspace over the inputs.
+const bytesPerValue = 24
+
+// maxWorkers caps -workers: more goroutines than this only cost memory.
+const maxWorkers = 256
+
+// maxGrid caps the -grid of figures: a 2-D map evaluates the model at grid² points.
+const maxGrid = 500
+
+// memLimit is the -max-mem flag, in bytes. Everything a command reads is checked against
+// it before the memory is spent: the data matrix (bytesPerValue per value), a line
+// (max-mem/128), the text of a file after gunzipping (4 × max-mem), a model file (max-mem/8),
+// and before training what training will allocate.
+type memLimit int64
+
+func (m *memLimit) String() string { return formatBytes(int64(*m)) }
+
+// Set parses a size: a number of bytes with an optional K, M, G or T suffix (powers of
+// 1024, an optional trailing B or iB).
+func (m *memLimit) Set(s string) error {
+	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B"), "I")
+	mult := 1.0
+	if n := len(t); n > 0 {
+		if i := strings.IndexByte("KMGT", t[n-1]); i >= 0 {
+			mult = float64(int64(1) << (10 * (i + 1)))
+			t = t[:n-1]
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v*mult >= 1<<20) || v*mult > 1<<50 {
+		return errors.New("want a size from 1M to 1024T, such as 512M or 8G")
+	}
+	*m = memLimit(v * mult)
+	return nil
+}
+
+// registerMaxMem adds -max-mem to a command's flags.
+func registerMaxMem(fs *flag.FlagSet) *memLimit {
+	m := memLimit(defaultMaxMem)
+	fs.Var(&m, "max-mem", "the memory, a `SIZE` such as 512M or 8G, the command may plan to use (data, model file, training);\nlarger inputs are refused before they are read")
+	return &m
+}
+
+// limitOptions sets the reading limits of opt from the memory limit.
+func (m memLimit) limitOptions(opt *dataset.ReadOptions) {
+	opt.MaxValues = int(min(int64(m)/bytesPerValue, int64(^uint(0)>>1)))
+	opt.MaxLineBytes = int(min(int64(m)/128, int64(^uint(0)>>1)))
+	opt.MaxBytes = 4 * int64(m)
+}
+
+// check refuses a plan that needs more than the limit (0: defaultMaxMem); what says what
+// it is for.
+func (m memLimit) check(need float64, what string) error {
+	if m == 0 {
+		m = defaultMaxMem
+	}
+	if need > float64(m) {
+		return fmt.Errorf("%s needs about %s, more than -max-mem %s allows (raise -max-mem to go ahead)", what, formatBytes(int64(min(need, 1<<62))), m.String())
+	}
+	return nil
+}
+
+// formatBytes writes a size as the -max-mem flag reads it.
+func formatBytes(n int64) string {
+	for i, unit := range []string{"T", "G", "M", "K"} {
+		if s := int64(1) << (10 * (4 - i)); n >= s {
+			return strconv.FormatFloat(float64(n)/float64(s), 'g', 3, 64) + unit
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// checkWorkers refuses a -workers value outside 0..maxWorkers.
+func checkWorkers(n int) error {
+	if n < 0 || n > maxWorkers {
+		return fmt.Errorf("-workers %d: want 0 (all %d cores) to %d", n, runtime.NumCPU(), maxWorkers)
+	}
+	return nil
+}
+
+// checkGrid refuses a -grid outside lo..maxGrid (0 is allowed for "the default" when lo is 0).
+func checkGrid(n, lo int) error {
+	if n != 0 && (n < max(lo, 1) || n > maxGrid) || n < 0 {
+		return fmt.Errorf("-grid %d: want %d to %d points per axis", n, max(lo, 1), maxGrid)
+	}
+	return nil
+}
+
+// modelFile is a model file read whole: a single-task predictor, a multi-task model or a
+// part of a partitioned training (which only info and merge read).
+type modelFile struct {
+	single *ivm.Predictor
+	multi  *multitask.Model
+	meta   *multitask.ModelMeta
+	part   *ivm.Predictor
+}
+
+// readModel reads the model file at path, refusing before it reads much a file that is
+// larger than max-mem/8, a directory, or does not start as a JSON object (/dev/zero, a
+// data file given as the model). A part file (ivm-part/1) is refused with ivm.Load's
+// message (merge the parts first); allowPart reads it into modelFile.part instead.
+func readModel(path string, limit memLimit) (*modelFile, error) {
+	return readModelKind(path, limit, false)
+}
+
+func readModelKind(path string, limit memLimit, allowPart bool) (*modelFile, error) {
+	b, err := readModelBytes(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	var head struct {
+		Format string `json:"format"`
+	}
+	json.Unmarshal(b, &head) // a file that is not JSON is for the loader to explain
+	if strings.HasPrefix(head.Format, "ivm-mtmodel/") && head.Format != multitask.ModelFormat {
+		return nil, fmt.Errorf("%s: multi-task model format %q is not supported by this version (it reads %q)", path, head.Format, multitask.ModelFormat)
+	}
+	mf := &modelFile{}
+	switch {
+	case head.Format == multitask.ModelFormat:
+		mf.multi, mf.meta, err = multitask.ReadModel(bytes.NewReader(b))
+	case head.Format == ivm.PartFormat && allowPart:
+		mf.part, err = ivm.LoadPart(bytes.NewReader(b))
+	default:
+		mf.single, err = ivm.Load(bytes.NewReader(b))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return mf, nil
+}
+
+// readModelBytes reads a model file whole after the checks readModel describes.
+func readModelBytes(path string, limit memLimit) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not a model file", path)
+	}
+	br := bufio.NewReader(f)
+	for {
+		c, err := br.ReadByte()
+		if err == io.EOF {
+			return nil, fmt.Errorf("%s: not a readable model file: it is empty", path)
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			continue
+		}
+		if c != '{' {
+			return nil, fmt.Errorf("%s: not a readable model file: %s, not an object", path, describeStart(c))
+		}
+		br.UnreadByte()
+		break
+	}
+	maxBytes := int64(limit) / 8
+	b, err := io.ReadAll(io.LimitReader(br, maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if int64(len(b)) > maxBytes {
+		return nil, fmt.Errorf("%s: larger than %s, the limit for a model file (-max-mem/8; raise -max-mem to read it)", path, formatBytes(maxBytes))
+	}
+	return b, nil
+}
+
+// describeStart says what a file that is not JSON starts with.
+func describeStart(c byte) string {
+	switch {
+	case c == 0:
+		return "it starts with a NUL byte (binary data)"
+	case c == '[':
+		return "a JSON array"
+	case c >= '0' && c <= '9' || c == '-':
+		return "it starts with a number (a data file?)"
+	case c < 0x20 || c >= 0x7f:
+		return fmt.Sprintf("it starts with byte 0x%02x (binary data)", c)
+	}
+	return fmt.Sprintf("it starts with %q", c)
+}

@@ -1,0 +1,70 @@
+// Package pool runs work on a few goroutines and carries a worker's panic to the goroutine
+// that waits for the workers. A panic in a worker ends the process with a goroutine dump
+// that no recover can catch; re-raised in the waiting goroutine, it reaches the command
+// line's top-level recover, which reports it in one line and asks for a bug report.
+package pool
+
+import "sync"
+
+// Catcher records the first panic of the workers that defer its Catch.
+type Catcher struct {
+	mu     sync.Mutex
+	value  any
+	caught bool
+}
+
+// Catch stops a panic of the calling goroutine and records the first one. A worker that
+// takes items from a channel defers it around each item, so that it goes on taking items
+// and no sender blocks.
+func (c *Catcher) Catch() {
+	if r := recover(); r != nil {
+		c.mu.Lock()
+		if !c.caught {
+			c.value, c.caught = r, true
+		}
+		c.mu.Unlock()
+	}
+}
+
+// Rethrow re-raises the recorded panic, if any, in the calling goroutine: call it after the
+// workers are done.
+func (c *Catcher) Rethrow() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.caught {
+		panic(c.value)
+	}
+}
+
+// ForEach runs f(i) for every i < n on at most workers goroutines (in the calling goroutine
+// when workers ≤ 1 or n ≤ 1) and returns when all are done; a panic of f is re-raised in the
+// caller after the others have run.
+func ForEach(n, workers int, f func(i int)) {
+	if workers <= 1 || n <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var panics Catcher
+	next := make(chan int)
+	for w := 0; w < min(workers, n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				func() {
+					defer panics.Catch()
+					f(i)
+				}()
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	panics.Rethrow()
+}

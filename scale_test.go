@@ -1,0 +1,42 @@
+package ivm
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Columns near the float64 limits scale to unit spread: the sum of squares and the range
+// are taken after dividing by the largest magnitude, so neither overflows, and the scaler
+// passes the check a model file's scaler must pass.
+func TestScalerExtremeColumns(t *testing.T) {
+	x := mat.NewDense(4, 3, []float64{
+		1e300, -1.7e308, 1e-300,
+		-1e300, 1.7e308, 2e-300,
+		3e300, 1.7e308, 3e-300,
+		-3e300, -1.7e308, 4e-300,
+	})
+	for _, kind := range []Scaling{ScaleStd, ScaleMinMax} {
+		s, err := FitScaler(x, kind)
+		if err != nil {
+			t.Fatalf("%v: %v", kind, err)
+		}
+		if err := s.Check(3); err != nil {
+			t.Fatalf("%v: the fitted scaler fails its own check: %v", kind, err)
+		}
+		xs, err := s.Apply(x)
+		if err != nil {
+			t.Fatalf("%v: %v", kind, err)
+		}
+		for j := 0; j < 3; j++ {
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for i := 0; i < 4; i++ {
+				lo, hi = math.Min(lo, xs.At(i, j)), math.Max(hi, xs.At(i, j))
+			}
+			if !(hi-lo > 1 && hi-lo < 4) {
+				t.Errorf("%v: column %d scales to [%g, %g], want a spread of order 1", kind, j+1, lo, hi)
+			}
+		}
+	}
+}
