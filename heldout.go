@@ -4,10 +4,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -184,22 +184,20 @@ func (t *heldOutTerm) solveParallel() bool {
 		return conditionOnly(t.chol.SolveTo(&t.wt, t.kri.T()))
 	}
 	ok := make([]bool, w)
-	var wg sync.WaitGroup
 	chunk := (r + w - 1) / w
-	for p := 0; p < w; p++ {
+	pool.ForEach(w, w, func(p int) {
 		lo, hi := p*chunk, min((p+1)*chunk, r)
-		wg.Add(1)
-		go func(p, lo, hi int) {
-			defer wg.Done()
-			var part mat.Dense
-			if err := t.chol.SolveTo(&part, t.kri.Slice(lo, hi, 0, d).T()); !conditionOnly(err) {
-				return
-			}
-			t.wt.Slice(0, d, lo, hi).(*mat.Dense).Copy(&part)
+		if lo >= hi {
 			ok[p] = true
-		}(p, lo, hi)
-	}
-	wg.Wait()
+			return
+		}
+		var part mat.Dense
+		if err := t.chol.SolveTo(&part, t.kri.Slice(lo, hi, 0, d).T()); !conditionOnly(err) {
+			return
+		}
+		t.wt.Slice(0, d, lo, hi).(*mat.Dense).Copy(&part)
+		ok[p] = true
+	})
 	for _, v := range ok {
 		if !v {
 			return false

@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 	"github.com/ivmlab/ivm/param"
@@ -391,25 +392,13 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	p.Models = make([]*Model, problems)
 	p.Traces = make([][]IterTrace, problems)
 	errs := make([]error, problems)
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < parallel; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range jobs {
-				job := problem{index: c, count: problems, d: d, spec: spec, pos: pos, criterion: criterion,
-					workers: max(1, workers/parallel), cfg: &cfg, report: report}
-				job.y, job.class = codeTargets(task, classes, y, c)
-				p.Models[c], p.Traces[c], errs[c] = job.run(xs, task)
-			}
-		}()
-	}
-	for c := first; c < last; c++ {
-		jobs <- c
-	}
-	close(jobs)
-	wg.Wait()
+	pool.ForEach(last-first, parallel, func(i int) {
+		c := first + i
+		job := problem{index: c, count: problems, d: d, spec: spec, pos: pos, criterion: criterion,
+			workers: max(1, workers/parallel), cfg: &cfg, report: report}
+		job.y, job.class = codeTargets(task, classes, y, c)
+		p.Models[c], p.Traces[c], errs[c] = job.run(xs, task)
+	})
 	for c, err := range errs {
 		if err != nil {
 			if problems > 1 {

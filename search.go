@@ -31,11 +31,11 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -407,22 +407,9 @@ func (s *searcher) score(p searchParams) (float64, error) {
 	res := make([][2][]float64, jobs) // job f·problems + c
 	errs := make([]error, jobs)
 	parallel := min(jobs, s.workers)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < parallel; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				res[j][0], res[j][1], errs[j] = s.fitProblem(&s.folds[j/problems], j%problems, p, max(1, s.workers/parallel))
-			}
-		}()
-	}
-	for j := 0; j < jobs; j++ {
-		next <- j
-	}
-	close(next)
-	wg.Wait()
+	pool.ForEach(jobs, parallel, func(j int) {
+		res[j][0], res[j][1], errs[j] = s.fitProblem(&s.folds[j/problems], j%problems, p, max(1, s.workers/parallel))
+	})
 	if err := errors.Join(errs...); err != nil {
 		return 0, err
 	}
