@@ -5,11 +5,13 @@
 // SVM"; the papers are listed in README.md).
 //
 // Most callers need Fit and the Predictor it returns: Fit picks the task from the targets
-// (binary, multi-class by one-vs-rest, regression, ordinal, semi-supervised), standardises
-// the inputs, chooses a kernel and active set size and learns the kernel parameters
-// (Algorithm 2); Predict gives labels, class probabilities and latent moments; Save and
-// Load read and write versioned model files. The command-line tool is a thin layer over
-// them.
+// (binary, multi-class by one-vs-rest, regression, ordinal, semi-supervised), scales the
+// inputs, chooses the active set size and the kernel — by default (Search) one rbf kernel
+// for all of a task's classes, with the input scaling and the selection criterion, by the
+// log loss of held-out rows; Algorithm 2 of the paper on request and for ordinal and
+// semi-supervised tasks — and tempers the reported probabilities (Predictor.Sharpness);
+// Predict gives labels, class probabilities and latent moments; Save and Load read and
+// write versioned model files. The command-line tool is a thin layer over them.
 //
 // The engine is Algorithm 1 of that paper in the representation Σ = K − MᵀM of its
 // eqs. 27–30: kernel columns are computed on demand and the N×N kernel matrix is never

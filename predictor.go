@@ -242,8 +242,10 @@ func DefaultActiveSize(n, problems int) int {
 // for SemiSupervised). With TaskAuto the task is: semi-supervised when some targets are
 // NaN (the labelled ones must have two values); binary for two distinct values; regression
 // when a target is not an integer; multi-class for 3 to 50 distinct integers; regression
-// above that. By default inputs are standardised, the kernel is DefaultKernel, d is
-// DefaultActiveSize and the kernel parameters are learnt (Algorithm 2).
+// above that. By default d is DefaultActiveSize, and for binary, multi-class and
+// regression tasks the kernel, the input scaling and the selection criterion are chosen by
+// Search (see search.go); other tasks, or a Kernel or Learn.Iters given, standardise the
+// inputs and learn the kernel (DefaultKernel if none is given) by Algorithm 2.
 func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	if x == nil {
 		return nil, errors.New("ivm: no inputs")

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -63,6 +64,16 @@ func registerMaxMem(fs *flag.FlagSet) *memLimit {
 	m := memLimit(defaultMaxMem)
 	fs.Var(&m, "max-mem", "the memory, a `SIZE` such as 512M or 8G, the command may plan to use (data, model file, training);\nlarger inputs are refused before they are read")
 	return &m
+}
+
+// softLimit makes the limit the Go runtime's soft memory limit too (unless GOMEMLIMIT
+// sets one): the collector then works harder as the heap nears it instead of letting the
+// heap grow to twice what is live, which on a 60 000-row training put the peak RSS at 2.9 GB
+// with 1.4 GB live.
+func (m memLimit) softLimit() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(int64(m))
+	}
 }
 
 // limitOptions sets the reading limits of opt from the memory limit.

@@ -186,6 +186,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	df.maxMem.softLimit()
 	search := learning == ivm.Search || (learning == ivm.LearnAuto && *spec == "" && *iters < 0)
 	if err := df.maxMem.check(trainingBytes(n, dim, *d, problemsOf(task, y), *workers, search), fmt.Sprintf("training on %d rows of %d inputs", n, dim)); err != nil {
 		return err
