@@ -226,16 +226,18 @@ func DefaultKernel(dim int) string {
 // DefaultActiveSize is the d Fit uses when Config.ActiveSize is 0 for n training rows and
 // the given number of binary problems (one-vs-rest classes; 1 otherwise): every row when
 // that costs little (problems·n³ ≤ 10⁹ flops, well under a second: a sparse model gains
-// nothing there, and on small sets it throws labels away), else min(n, max(200, 5√n)).
-// Measured (bench/RESULTS.md), 200 active points bring binary models within about a point
-// of a tuned SVM on sets of a few thousand rows; on larger sets with many classes
-// (Fashion-MNIST, 10 000 images: d = 200 per class 70-77 %, d = 500 84-85 %) a fixed d caps
-// the accuracy, and d growing as √n keeps selection's O(d²n) time growing only as n².
+// nothing there, and on small sets it throws labels away), else min(n, max(200, 8√n),
+// 1250). Measured (bench/RESULTS.md), a fixed d caps the accuracy on larger sets
+// (Fashion-MNIST, 10 000 images: d = 200 per class 70-77 %, 500 85.7 %, 800 86.3 %; USPS
+// 427 94.9 %, 683 95.1 %; spambase 284 92.6 %, 600 93.6 %), and d growing as √n keeps
+// selection's O(d²n) time growing only as n²; past 1 250 (n = 24 000) a class's d×n
+// matrix and time grow too large for a 2-core, 2 GB budget (Fashion-MNIST's 60 000 images:
+// 9 MB of matrix per active point, about 75 s per class).
 func DefaultActiveSize(n, problems int) int {
 	if float64(max(problems, 1))*math.Pow(float64(n), 3) <= 1e9 {
 		return n
 	}
-	return min(n, max(200, int(math.Round(5*math.Sqrt(float64(n))))))
+	return min(n, max(200, int(math.Round(8*math.Sqrt(float64(n))))), 1250)
 }
 
 // Fit trains a Predictor on the rows of x with targets y (NaN marks an unlabelled row,

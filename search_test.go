@@ -197,7 +197,7 @@ func TestDealFoldsStratifies(t *testing.T) {
 
 func TestDefaultActiveSize(t *testing.T) {
 	for _, c := range []struct{ n, problems, want int }{
-		{150, 3, 150}, {1000, 1, 1000}, {1000, 3, 200}, {7291, 10, 427}, {60000, 10, 1225},
+		{150, 3, 150}, {1000, 1, 1000}, {1000, 3, 253}, {7291, 10, 683}, {60000, 10, 1250},
 	} {
 		if got := DefaultActiveSize(c.n, c.problems); got != c.want {
 			t.Errorf("DefaultActiveSize(%d, %d) = %d, want %d", c.n, c.problems, got, c.want)
