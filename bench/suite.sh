@@ -150,7 +150,7 @@ for s in "${sets[@]}"; do
 	task=$(bench_py -c 'import json,sys; print(json.load(open(sys.argv[1]))["task"])' "$out/$s.meta.json")
 	ntr=$(wc -l <"$out/$s.train")
 	echo "== $s ($task, $ntr training rows)" >&2
-	rm -f "$out/$s".*.json.tmp "$out/$s".ivm.* "$out/$s".libsvm.* "$out/$s".sklearn.*
+	rm -rf "$out/$s".ivm.* "$out/$s".libsvm.* "$out/$s".sklearn.*
 	# Stale results must not survive a failed run.
 	rm -f "$out/$s.ivm.json" "$out/$s.libsvm.json" "$out/$s.sklearn.json"
 
