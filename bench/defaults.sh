@@ -12,36 +12,12 @@
 # ratios ivm/libsvm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v svm-train >/dev/null || [ ! -x /usr/bin/time ] || ! /usr/bin/python3 -c 'import sklearn' 2>/dev/null; then
-	apt-get update -qq && apt-get install -y -qq libsvm-tools time python3-sklearn >/dev/null
-fi
+. bench/lib.sh
+bench_install libsvm-tools time python3-sklearn
 out=bench/out/defaults; mkdir -p "$out"
 go build -o "$out/ivm" ./cmd/ivm
-/usr/bin/python3 - "$out" <<'PY'
-import gzip, sys, numpy as np
-from sklearn import datasets
-from sklearn.model_selection import train_test_split
-from sklearn.datasets import dump_svmlight_file
-out = sys.argv[1]
-sets = {
-    "breast_cancer": datasets.load_breast_cancer(return_X_y=True),
-    "iris": datasets.load_iris(return_X_y=True),
-    "wine": datasets.load_wine(return_X_y=True),
-    "digits": datasets.load_digits(return_X_y=True),
-    "diabetes": datasets.load_diabetes(return_X_y=True),
-}
-def usps(name):
-    a = np.loadtxt(gzip.open("data/usps/usps_%s.csv.gz" % name, "rt"), delimiter=",", skiprows=1)
-    return a[:, 1:], a[:, 0]
-for name, (X, y) in sets.items():
-    strat = None if name == "diabetes" else y
-    Xa, Xb, ya, yb = train_test_split(X, y, test_size=0.3, random_state=0, stratify=strat)
-    dump_svmlight_file(Xa, ya, "%s/%s.train" % (out, name), zero_based=False)
-    dump_svmlight_file(Xb, yb, "%s/%s.test" % (out, name), zero_based=False)
-Xa, ya = usps("train"); Xb, yb = usps("test")
-dump_svmlight_file(Xa, ya, "%s/usps.train" % out, zero_based=False)
-dump_svmlight_file(Xb, yb, "%s/usps.test" % out, zero_based=False)
-PY
+# The same files as bench/suite.sh's for these sets (bench/suite.py prep).
+bench_py bench/suite.py prep "$out" breast_cancer iris wine digits diabetes usps
 tm() { /usr/bin/time -f "%e %U %M" -o "$out/time.txt" "$@" >"$out/stdout.txt" 2>&1 || { cat "$out/stdout.txt"; exit 1; }; cat "$out/time.txt"; }
 metric() { sed -n 's/^Accuracy = \([^%]*\)%.*/\1/p; s/^Mean squared error = \([^ ]*\).*/\1/p' | head -1; }
 printf "%-14s %6s %4s | %10s %8s %8s %7s | %10s %8s %8s %7s | %6s\n" set N D "ivm" "wall s" "cpu s" "MB" "libsvm" "wall s" "cpu s" "MB" "time x"

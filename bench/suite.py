@@ -1,0 +1,354 @@
+# Helper of bench/suite.sh and bench/defaults.sh; run with Debian's /usr/bin/python3
+# (stdlib, numpy, scikit-learn only). Subcommands:
+#
+#   prep OUT SET...          write OUT/SET.train, OUT/SET.test (libsvm format, 1-based) and
+#                            OUT/SET.meta.json (task, sizes, classes, source) for each set
+#   gp OUT SET               scikit-learn's GP on the set's files -> OUT/SET.sklearn.json
+#   score OUT SET METHOD PRED TIME [PREDTIME]
+#                            score a prediction file of ivm ("ivm", `ivm predict -prob`) or
+#                            libsvm ("libsvm", `svm-predict -b 1`) with GNU time's files
+#                            ("%e %U %S %M") -> OUT/SET.METHOD.json
+#   table OUT SET...         print the suite table and write OUT/table.md
+#
+# Data sets (70/30 split, stratified for classification, random_state 0, unless said):
+#   breast_cancer iris wine digits diabetes   scikit-learn's bundled sets
+#   usps                                      data/usps, its own 7291/2007 split
+#   fashion10k fashion                        Debian's dataset-fashion-mnist: the first 10 000
+#                                             (or all 60 000) training images, the 10 000 test
+#                                             images; pixels / 255 (values in [0, 1])
+#   sonar ionosphere glass vehicle pima boston   R package mlbench (Debian r-cran-mlbench)
+#   spambase                                  R package kernlab's `spam` (Debian r-cran-kernlab)
+#   vowel                                     Deterding vowels (multitask/testdata), x1..x10,
+#                                             all 990 rows split 70/30 (not Robinson's split)
+#   oilflow                                   ../shared/data/oilflow, its own 1000/1000 split
+import gzip
+import json
+import math
+import os
+import resource
+import struct
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+REGRESSION = {"diabetes", "boston"}
+# Sets that are read by Rscript: name -> (R package, data set, target column).
+RDATA = {
+    "sonar": ("mlbench", "Sonar", "Class"),
+    "ionosphere": ("mlbench", "Ionosphere", "Class"),
+    "glass": ("mlbench", "Glass", "Type"),
+    "vehicle": ("mlbench", "Vehicle", "Class"),
+    "pima": ("mlbench", "PimaIndiansDiabetes", "diabetes"),
+    "boston": ("mlbench", "BostonHousing", "medv"),
+    "spambase": ("kernlab", "spam", "type"),
+}
+FASHION = "/usr/share/datasets/fashion-mnist"
+SHARED = os.path.join("..", "shared", "data")
+
+
+def split(X, y, regression):
+    from sklearn.model_selection import train_test_split
+    Xa, Xb, ya, yb = train_test_split(X, y, test_size=0.3, random_state=0, stratify=None if regression else y)
+    return Xa, ya, Xb, yb
+
+
+def read_r(name):
+    pkg, ds, target = RDATA[name]
+    # Factors among the inputs become numbers (their values if numeric, else codes); the
+    # target becomes its factor code (classification) or stays numeric; constant inputs go.
+    code = r"""
+suppressMessages(library(%s)); data(%s); d <- %s; tg <- "%s"
+y <- d[[tg]]; d[[tg]] <- NULL
+for (n in names(d)) if (is.factor(d[[n]])) {
+  v <- suppressWarnings(as.numeric(as.character(d[[n]])))
+  d[[n]] <- if (any(is.na(v))) as.integer(d[[n]]) else v
+}
+d <- d[, sapply(d, function(c) length(unique(c)) > 1), drop = FALSE]
+d$target <- if (is.factor(y)) as.integer(y) - 1L else y
+d <- d[complete.cases(d), ]
+write.csv(d, stdout(), row.names = FALSE)
+""" % (pkg, ds, ds, target)
+    txt = subprocess.run(["Rscript", "-e", code], check=True, capture_output=True, text=True).stdout
+    rows = txt.strip().splitlines()
+    a = np.array([[float(v) for v in r.split(",")] for r in rows[1:]])
+    return a[:, :-1], a[:, -1], "R %s::%s (Debian r-cran-%s)" % (pkg, ds, pkg)
+
+
+def idx(path):
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    magic, n = struct.unpack(">II", data[:8])
+    if magic == 2051:
+        r, c = struct.unpack(">II", data[8:16])
+        return np.frombuffer(data, np.uint8, offset=16).reshape(n, r * c)
+    return np.frombuffer(data, np.uint8, offset=8)
+
+
+def load(name):
+    """Returns (Xtrain, ytrain, Xtest, ytest, source)."""
+    from sklearn import datasets
+    bundled = {"breast_cancer": datasets.load_breast_cancer, "iris": datasets.load_iris,
+               "wine": datasets.load_wine, "digits": datasets.load_digits, "diabetes": datasets.load_diabetes}
+    if name in bundled:
+        X, y = bundled[name](return_X_y=True)
+        return (*split(X, y, name in REGRESSION), "scikit-learn load_%s" % name)
+    if name == "usps":
+        def usps(part):
+            a = np.loadtxt(gzip.open("data/usps/usps_%s.csv.gz" % part, "rt"), delimiter=",", skiprows=1)
+            return a[:, 1:], a[:, 0]
+        return (*usps("train"), *usps("test"), "data/usps (own split)")
+    if name in ("fashion", "fashion10k"):
+        n = 60000 if name == "fashion" else 10000
+        Xa = idx(FASHION + "/train-images-idx3-ubyte.gz")[:n] / 255.0
+        ya = idx(FASHION + "/train-labels-idx1-ubyte.gz")[:n].astype(float)
+        Xb = idx(FASHION + "/t10k-images-idx3-ubyte.gz") / 255.0
+        yb = idx(FASHION + "/t10k-labels-idx1-ubyte.gz").astype(float)
+        return Xa, ya, Xb, yb, "Debian dataset-fashion-mnist, first %d train images, 10000 test, pixels/255" % n
+    if name == "vowel":
+        path = "multitask/testdata/vowel_context.csv.gz"
+        a = np.loadtxt(gzip.open(path, "rt"), delimiter=",", skiprows=1)
+        X, y = a[:, 3:13], a[:, 13]
+        return (*split(X, y, False), "Deterding vowel (%s), x1..x10" % path)
+    if name == "oilflow":
+        def oil(part):
+            a = np.loadtxt(gzip.open(os.path.join(SHARED, "oilflow", "oilflow_%s.csv.gz" % part), "rt"),
+                           delimiter=",", skiprows=1)
+            return a[:, :12], a[:, 12]
+        return (*oil("train"), *oil("test"), "shared/data/oilflow (own train/test split)")
+    if name in RDATA:
+        X, y, src = read_r(name)
+        return (*split(X, y, name in REGRESSION), src)
+    raise SystemExit("suite.py: unknown data set %s" % name)
+
+
+def write_libsvm(path, X, y):
+    # As dump_svmlight_file (zeros left out, 1-based), but with short numbers.
+    with open(path + ".tmp", "w") as f:
+        for xi, yi in zip(X, y):
+            nz = np.flatnonzero(xi)
+            f.write("%.10g %s\n" % (yi, " ".join("%d:%.10g" % (j + 1, xi[j]) for j in nz)))
+    os.replace(path + ".tmp", path)
+
+
+def prep(out, names):
+    for name in names:
+        base = os.path.join(out, name)
+        if name.startswith("fashion") and os.path.exists(base + ".meta.json") and os.path.exists(base + ".test"):
+            continue  # 60 000 x 784: written once, kept
+        Xa, ya, Xb, yb, src = load(name)
+        reg = name in REGRESSION
+        write_libsvm(base + ".train", Xa, ya)
+        write_libsvm(base + ".test", Xb, yb)
+        meta = {"name": name, "task": "regression" if reg else "classification",
+                "n_train": len(ya), "n_test": len(yb), "D": int(Xa.shape[1]),
+                "classes": 0 if reg else len(np.unique(ya)), "source": src,
+                # libsvm's γ = 1/(D·var) for the one-fit anchor (pixels / 255 are the scaled values)
+                "var": float(Xa.var())}
+        with open(base + ".meta.json", "w") as f:
+            json.dump(meta, f)
+        print("prep %s: %d train, %d test, D %d, %s" % (name, len(ya), len(yb), Xa.shape[1], src), file=sys.stderr)
+
+
+def read_libsvm(path, dim):
+    ys, rows = [], []
+    for line in open(path):
+        t = line.split()
+        ys.append(float(t[0]))
+        x = np.zeros(dim)
+        for kv in t[1:]:
+            k, v = kv.split(":")
+            if int(k) <= dim:
+                x[int(k) - 1] = float(v)
+        rows.append(x)
+    return np.array(rows), np.array(ys)
+
+
+def class_metrics(y, labels, p, classes):
+    """Accuracy % and mean -ln p(true class) (p clipped at 1e-15)."""
+    col = {c: j for j, c in enumerate(classes)}
+    pt = np.array([p[i, col[yi]] if yi in col else 0.0 for i, yi in enumerate(y)])
+    return {"acc": 100.0 * float(np.mean(labels == y)),
+            "logloss": float(np.mean(-np.log(np.clip(pt, 1e-15, 1.0))))}
+
+
+def reg_metrics(y, mu, var):
+    var = np.maximum(var, 1e-300)
+    return {"mse": float(np.mean((y - mu) ** 2)),
+            "nlpd": float(np.mean(0.5 * np.log(2 * math.pi * var) + (y - mu) ** 2 / (2 * var))),
+            "cover": 100.0 * float(np.mean(np.abs(y - mu) <= 1.959963985 * np.sqrt(var)))}
+
+
+def gnu_time(path):
+    """GNU time's "%e %U %S %M" (last line) -> wall s, cpu s (user+sys), peak RSS MB."""
+    try:
+        t = open(path).read().split("\n")
+        t = [l for l in t if l.strip()][-1].split()
+        return {"wall": float(t[0]), "cpu": float(t[1]) + float(t[2]), "rss": float(t[3]) / 1024}
+    except (OSError, IndexError, ValueError):
+        return {}
+
+
+def score(out, name, method, pred, tfile, ptfile=None):
+    meta = json.load(open(os.path.join(out, name + ".meta.json")))
+    y = np.array([float(l.split()[0]) for l in open(os.path.join(out, name + ".test"))])
+    res = {"method": method}
+    res.update(gnu_time(tfile))
+    if ptfile:
+        pt = gnu_time(ptfile)
+        if pt:
+            res["pred_cpu"], res["pred_wall"] = pt["cpu"], pt["wall"]
+    extra = os.path.join(out, "%s.%s.extra.json" % (name, method))
+    if os.path.exists(extra):
+        res.update(json.load(open(extra)))
+    try:
+        lines = open(pred).read().splitlines()
+    except OSError:
+        lines = []
+    if not lines:
+        res["error"] = "no predictions"
+    elif meta["task"] == "regression":
+        if method == "ivm":  # header "mean variance"
+            a = np.array([[float(v) for v in l.split()] for l in lines[1:]])
+            res.update(reg_metrics(y, a[:, 0], a[:, 1]))
+        else:  # svm-predict: one value a line
+            mu = np.array([float(l.split()[0]) for l in lines])
+            res["mse"] = float(np.mean((y - mu) ** 2))
+    else:
+        head = lines[0].split()
+        if method == "ivm":  # label p(c1) ... p(cK) latent...
+            classes = [float(h[2:-1]) for h in head if h.startswith("p(")]
+        else:  # svm-predict -b 1: "labels c1 c2 ..."
+            classes = [float(h) for h in head[1:]]
+        k = len(classes)
+        a = np.array([[float(v) for v in l.split()[:1 + k]] for l in lines[1:]])
+        res.update(class_metrics(y, a[:, 0], a[:, 1:], classes))
+    with open(os.path.join(out, "%s.%s.json" % (name, method)), "w") as f:
+        json.dump(res, f)
+
+
+def gp(out, name):
+    """scikit-learn's GP on the set's libsvm files; CPU and wall of fit + predict only."""
+    from sklearn.gaussian_process import GaussianProcessClassifier, GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+    from sklearn.preprocessing import StandardScaler
+    meta = json.load(open(os.path.join(out, name + ".meta.json")))
+    D = meta["D"]
+    Xa, ya = read_libsvm(os.path.join(out, name + ".train"), D)
+    Xb, yb = read_libsvm(os.path.join(out, name + ".test"), D)
+    sc = StandardScaler().fit(Xa)
+    Xa, Xb = sc.transform(Xa), sc.transform(Xb)
+    ls = np.ones(D) if D <= 32 else 1.0
+    c0, w0 = time.process_time(), time.perf_counter()
+    if meta["task"] == "regression":
+        k = ConstantKernel(1.0) * RBF(length_scale=ls) + WhiteKernel(1.0)
+        m = GaussianProcessRegressor(kernel=k, normalize_y=True, random_state=0).fit(Xa, ya)
+        mu, sd = m.predict(Xb, return_std=True)
+        res = reg_metrics(yb, mu, sd ** 2)
+    else:
+        k = ConstantKernel(1.0) * RBF(length_scale=ls)
+        m = GaussianProcessClassifier(kernel=k, random_state=0).fit(Xa, ya)
+        p = m.predict_proba(Xb)
+        res = class_metrics(yb, m.classes_[np.argmax(p, axis=1)], p, list(m.classes_))
+    res.update({"method": "sklearn", "cpu": time.process_time() - c0, "wall": time.perf_counter() - w0,
+                "kernel": "ARD" if D <= 32 else "isotropic", "learnt": str(m.kernel_),
+                "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
+    with open(os.path.join(out, name + ".sklearn.json"), "w") as f:
+        json.dump(res, f)
+
+
+def fmt(v, spec):
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else spec % v
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def table(out, names):
+    cols = ["set", "N_train", "D", "cl",
+            "ivm acc/MSE", "ivm logloss/NLPD (cov %)", "ivm CPU s", "ivm wall s", "ivm MB",
+            "libsvm acc/MSE", "libsvm logloss", "libsvm CPU s", "libsvm wall s", "libsvm MB", "libsvm C, γ·D",
+            "sklearn acc/MSE", "sklearn logloss/NLPD (cov %)", "sklearn CPU s", "sklearn wall s", "sklearn MB",
+            "CPU ivm/libsvm", "wall ivm/libsvm", "RSS ivm/libsvm", "acc ivm−libsvm (MSE ×)"]
+    rows = []
+    for name in names:
+        try:
+            meta = json.load(open(os.path.join(out, name + ".meta.json")))
+        except OSError:
+            continue
+        reg = meta["task"] == "regression"
+        r = {}
+        for m in ("ivm", "libsvm", "sklearn"):
+            try:
+                r[m] = json.load(open(os.path.join(out, "%s.%s.json" % (name, m))))
+            except OSError:
+                r[m] = {}
+        row = [name, str(meta["n_train"]), str(meta["D"]), "reg" if reg else str(meta["classes"])]
+        for m in ("ivm", "libsvm", "sklearn"):
+            x = r[m]
+            if "skipped" in x:
+                row += [x["skipped"], "", "", "", ""]
+                if m == "libsvm":
+                    row.append("")
+                continue
+            if reg:
+                row.append(fmt(x.get("mse"), "%.4g"))
+                if m == "libsvm":
+                    row.append("-")
+                else:
+                    row.append(fmt(x.get("nlpd"), "%.3f") + (" (%.0f)" % x["cover"] if "cover" in x else ""))
+            else:
+                row.append(fmt(x.get("acc"), "%.2f"))
+                row.append(fmt(x.get("logloss"), "%.3f"))
+            row += [fmt(x.get("cpu"), "%.2f"), fmt(x.get("wall"), "%.2f"), fmt(x.get("rss"), "%.0f")]
+            if m == "libsvm":
+                row.append(x.get("params", "-"))
+        i, s = r["ivm"], r["libsvm"]
+        row += [fmt(ratio(i.get("cpu"), s.get("cpu")), "%.1f"), fmt(ratio(i.get("wall"), s.get("wall")), "%.1f"),
+                fmt(ratio(i.get("rss"), s.get("rss")), "%.1f")]
+        if reg:
+            row.append(fmt(ratio(i.get("mse"), s.get("mse")), "×%.2f"))
+        else:
+            d = i.get("acc") - s.get("acc") if i.get("acc") is not None and s.get("acc") is not None else None
+            row.append(fmt(d, "%+.2f"))
+        rows.append(row)
+    md = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    md += ["| " + " | ".join(r) + " |" for r in rows]
+    with open(os.path.join(out, "table.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    w = [max(len(c), *(len(r[j]) for r in rows)) if rows else len(c) for j, c in enumerate(cols)]
+    # Plain text: one block per program so that it fits a terminal.
+    blocks = [(0, 4), (4, 9), (9, 15), (15, 20), (20, 24)]
+    for a, b in blocks:
+        idxs = list(range(0, 1)) + list(range(a if a else 1, b))
+        print("  ".join(cols[j].ljust(w[j]) for j in idxs))
+        for r in rows:
+            print("  ".join(r[j].ljust(w[j]) for j in idxs))
+        print()
+    # Predict-time side table (not part of the training cost).
+    print("prediction of the test file, CPU s: " + ", ".join(
+        "%s ivm %s / libsvm %s" % (n, fmt(_get(out, n, "ivm", "pred_cpu"), "%.2f"), fmt(_get(out, n, "libsvm", "pred_cpu"), "%.2f"))
+        for n in names if os.path.exists(os.path.join(out, n + ".meta.json"))))
+
+
+def _get(out, name, m, k):
+    try:
+        return json.load(open(os.path.join(out, "%s.%s.json" % (name, m)))).get(k)
+    except OSError:
+        return None
+
+
+if __name__ == "__main__":
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "prep":
+        prep(args[0], args[1:])
+    elif cmd == "gp":
+        gp(args[0], args[1])
+    elif cmd == "score":
+        score(*args)
+    elif cmd == "table":
+        table(args[0], args[1:])
+    else:
+        raise SystemExit("suite.py: unknown command " + cmd)
