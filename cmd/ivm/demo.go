@@ -17,8 +17,8 @@ import (
 func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", "ivm demo [flags]", stderr)
 	digit := fs.Int("digit", 3, "the USPS digit to tell from the others")
-	d := fs.Int("d", 200, "active set size")
-	iters := fs.Int("iters", 3, "outer iterations of kernel learning (Algorithm 2); 0 keeps the default kernel fixed")
+	d := fs.Int("d", 0, "active set size (0: ivm train's default)")
+	iters := fs.Int("iters", -1, "-1: choose the kernel as ivm train does by default (the held-out search);\nN > 0: N outer iterations of Algorithm 2; 0 keeps the default kernel fixed")
 	figure := fs.String("figure", "ivm-demo.png", "also write a figure of an IVM on the IVM paper's 2-D toy (.png, .svg or .pdf; empty: none)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	if err := fs.Parse(args); err != nil {
@@ -31,8 +31,8 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	if *digit < 0 || *digit > 9 {
 		return fmt.Errorf("-digit %d: USPS digits are 0 to 9", *digit)
 	}
-	if *d < 1 || *iters < 0 {
-		return fmt.Errorf("-d %d, -iters %d: want at least one active point and no negative iterations", *d, *iters)
+	if *d < 0 || *iters < -1 {
+		return fmt.Errorf("-d %d, -iters %d: want a positive d (or 0: the default) and -iters -1 (the search), 0 (fixed) or more", *d, *iters)
 	}
 	if *figure != "" {
 		if err := checkFigurePath(*figure); err != nil {
@@ -62,10 +62,16 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 		}
 		return out
 	}
-	cfg := ivm.Config{Task: ivm.Binary, ActiveSize: *d, FixedKernel: *iters == 0, Learn: ivm.LearnOptions{Iters: *iters}}
+	cfg := ivm.Config{Task: ivm.Binary, ActiveSize: *d, FixedKernel: *iters == 0, Learn: ivm.LearnOptions{Iters: max(*iters, 0)}}
 	fmt.Fprintf(stdout, "USPS digits (shipped in data/usps): %d training and %d test images of %d pixels\n", n, nt, dim)
-	fmt.Fprintf(stdout, "Task: digit %d (label 1) against the rest (label 0); default kernel %s, d = %d, %d iterations of kernel learning\n",
-		*digit, ivm.DefaultKernel(dim), *d, *iters)
+	how := "kernel chosen by the held-out search"
+	switch {
+	case *iters == 0:
+		how = "fixed kernel " + ivm.DefaultKernel(dim)
+	case *iters > 0:
+		how = fmt.Sprintf("%d iterations of Algorithm 2 from %s", *iters, ivm.DefaultKernel(dim))
+	}
+	fmt.Fprintf(stdout, "Task: digit %d (label 1) against the rest (label 0); %s\n", *digit, how)
 	var prog *progress
 	if !*quiet {
 		prog = newProgress(stderr, "ivm demo")
@@ -95,12 +101,12 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	m := p.Models[0]
-	fmt.Fprintf(stdout, "Learnt kernel: %s\n", m.Kernel)
+	fmt.Fprintf(stdout, "Kernel: %s; inputs scaled (%v); probabilities tempered by a = %.3g\n", m.Kernel, scalingName(p.Scaler), p.Sharpness)
 	fmt.Fprintf(stdout, "Training (%d active points): %.1f s; prediction of %d images: %.2f s; Go heap in use %.0f MB\n",
 		m.Size(), trainTime.Seconds(), nt, predTime.Seconds(), float64(ms.HeapAlloc)/(1<<20))
 	fmt.Fprintf(stdout, "Accuracy = %.2f%% (%d/%d) (classification); mean test log probability %.4f\n",
 		100*float64(correct)/float64(nt), correct, nt, logp/float64(nt))
-	fmt.Fprintf(stdout, "The same from the command line: ivm train -d %d -iters %d TRAIN MODEL; ivm predict TEST MODEL\n", *d, *iters)
+	fmt.Fprintf(stdout, "The same from the command line: ivm train %sTRAIN MODEL; ivm predict -prob TEST MODEL OUT\n", demoFlags(*d, *iters))
 	if *figure != "" {
 		fig, err := ivmplot.Demo(1)
 		if err != nil {
@@ -112,4 +118,24 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "Figure of an IVM on the IVM paper's 2-D classification toy (Fig. 3 right) written to %s\n", *figure)
 	}
 	return nil
+}
+
+// demoFlags are the ivm train flags that do what the demo did.
+func demoFlags(d, iters int) string {
+	f := ""
+	if d > 0 {
+		f += fmt.Sprintf("-d %d ", d)
+	}
+	if iters >= 0 {
+		f += fmt.Sprintf("-iters %d ", iters)
+	}
+	return f
+}
+
+// scalingName names a predictor's input scaling.
+func scalingName(sc *ivm.Scaler) string {
+	if sc == nil {
+		return "none"
+	}
+	return sc.Kind.String()
 }

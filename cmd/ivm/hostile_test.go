@@ -524,8 +524,8 @@ var hostileCases = map[string][]hostileCase{
 	"demo": {
 		{args: a("demo", "extra"), code: 2, msg: "Usage: ivm demo"},
 		{args: a("demo", "-digit", "11"), code: 1, msg: "-digit 11: USPS digits are 0 to 9"},
-		{args: a("demo", "-d", "0"), code: 1, msg: "-d 0"},
-		{args: a("demo", "-iters", "-1"), code: 1, msg: "-iters -1"},
+		{args: a("demo", "-d", "-1"), code: 1, msg: "-d -1"},
+		{args: a("demo", "-iters", "-2"), code: 1, msg: "-iters -2"},
 		{args: a("demo", "-figure", "f.txt"), code: 1, msg: "extension"},
 		{args: a("demo", "-figure", "nodir/f.png"), code: 1, msg: "no such directory"},
 		{args: a("demo", "-figure", "sub.png/"), code: 1, msg: "extension"},
