@@ -279,7 +279,7 @@ func TestActiveSetLargerThanDataIsClamped(t *testing.T) {
 func TestDemoRuns(t *testing.T) {
 	fig := filepath.Join(t.TempDir(), "demo.png")
 	out := mustRun(t, "demo", "-quiet", "-d", "100", "-iters", "1", "-digit", "0", "-figure", fig)
-	if !strings.Contains(out, "Accuracy = ") || !strings.Contains(out, "Learnt kernel: rbf(") || !strings.Contains(out, "written to "+fig) {
+	if !strings.Contains(out, "Accuracy = ") || !strings.Contains(out, "Kernel: rbf(") || !strings.Contains(out, "written to "+fig) {
 		t.Fatalf("demo output %q", out)
 	}
 	f := strings.Fields(out[strings.Index(out, "Accuracy = ")+len("Accuracy = "):])
