@@ -492,7 +492,8 @@ func TestServeBinarySignals(t *testing.T) {
 	client := &http.Client{Timeout: 10 * time.Second}
 	copyFile(t, newModel, model)
 	cmd.Process.Signal(syscall.SIGHUP)
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(logs.String(), "model reloaded"); time.Sleep(20 * time.Millisecond) {
+	// "reload done" is logged after the new models are swapped in ("model reloaded" before).
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(logs.String(), `"msg":"reload done"`); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no reload after SIGHUP:\n%s", logs.String())
 		}
