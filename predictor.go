@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/internal/pool"
@@ -713,7 +714,7 @@ func (p *Predictor) Predict(x mat.Matrix) ([]Prediction, error) {
 		for i := range out {
 			sharpen(out[i].Prob, p.Sharpness)
 			if p.Task == MultiClass {
-				out[i].Label = p.Classes[argmax(out[i].Prob)]
+				out[i].Label = p.Classes[floats.MaxIdx(out[i].Prob)]
 			}
 		}
 	}
@@ -743,17 +744,6 @@ func sharpen(q []float64, a float64) {
 	for c := range q {
 		q[c] /= sum
 	}
-}
-
-// argmax returns the index of v's largest value (the first of equal ones).
-func argmax(v []float64) int {
-	best := 0
-	for i, x := range v {
-		if x > v[best] {
-			best = i
-		}
-	}
-	return best
 }
 
 // PredictRows is Predict on inputs given as rows.

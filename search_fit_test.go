@@ -1,0 +1,151 @@
+package ivm_test
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/kern"
+)
+
+// polygon returns n rows of 2 inputs in k classes (labels 1..k) around the corners of a
+// polygon of radius 3, unit spread.
+func polygon(n, k int, seed uint64) (*mat.Dense, []float64) {
+	centres, labels := make([][]float64, k), make([]float64, k)
+	for c := range centres {
+		a := 2 * math.Pi * float64(c) / float64(k)
+		centres[c], labels[c] = []float64{3 * math.Cos(a), 3 * math.Sin(a)}, float64(c+1)
+	}
+	return blobs(rand.New(rand.NewPCG(seed, 7)), n/k, centres, labels, 1)
+}
+
+// The default Fit of a multi-class task searches one kernel for every class, tempers the
+// probabilities, and predicts well (the Bayes rule errs on about 4 % of these blobs).
+func TestSearchSharesOneKernelAcrossClasses(t *testing.T) {
+	x, y := polygon(600, 4, 1)
+	xt, yt := polygon(2000, 4, 2)
+	p, err := ivm.Fit(x, y, ivm.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Models) != 4 || len(p.Traces[0]) != 0 {
+		t.Fatalf("%d models, trace %v: want 4 one-vs-rest models chosen by the search (no Algorithm 2 trace)", len(p.Models), p.Traces[0])
+	}
+	spec := p.Models[0].Kernel.(*kern.Sum).String()
+	for c, m := range p.Models {
+		if s := m.Kernel.(*kern.Sum).String(); s != spec {
+			t.Errorf("class %d's kernel %s, class 0's %s: want one kernel", c, s, spec)
+		}
+	}
+	if !(p.Sharpness >= 0.5 && p.Sharpness <= 4) {
+		t.Errorf("sharpness %v outside the searched [0.5, 4]", p.Sharpness)
+	}
+	if acc := accuracy(t, p, xt, yt); acc < 0.93 {
+		t.Errorf("test accuracy %.3f, want ≥ 0.93", acc)
+	}
+	preds, _ := p.PredictRows([][]float64{{3, 0}})
+	sum := 0.0
+	for _, q := range preds[0].Prob {
+		sum += q
+	}
+	if math.Abs(sum-1) > 1e-12 || preds[0].Label != 1 {
+		t.Errorf("probabilities %v (sum %v), label %v: want a distribution favouring class 1", preds[0].Prob, sum, preds[0].Label)
+	}
+}
+
+// The search is a function of the data and the seed: two fits give the same file.
+func TestSearchIsDeterministic(t *testing.T) {
+	x, y := polygon(300, 2, 3)
+	var files [2]bytes.Buffer
+	for i := range files {
+		p, err := ivm.Fit(x, y, ivm.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Save(&files[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(files[0].Bytes(), files[1].Bytes()) {
+		t.Error("two searches on the same data gave different model files")
+	}
+}
+
+// On a noiseless regression the search chooses a small noise variance, and the predictive
+// variance it reports (tempered by Sharpness) covers the test targets about as it says.
+func TestSearchRegressionErrorBars(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	make1 := func(n int) (*mat.Dense, []float64) {
+		x := mat.NewDense(n, 1, nil)
+		y := make([]float64, n)
+		for i := range y {
+			v := rng.Float64()*6 - 3
+			x.Set(i, 0, v)
+			y[i] = 100 + 50*math.Sin(2*v) + 5*rng.NormFloat64()
+		}
+		return x, y
+	}
+	x, y := make1(300)
+	xt, yt := make1(1000)
+	p, err := ivm.Fit(x, y, ivm.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	preds, err := p.Predict(xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mse, covered := 0.0, 0
+	for i, pr := range preds {
+		e := yt[i] - pr.Mean[0]
+		mse += e * e / float64(len(yt))
+		if math.Abs(e) <= 1.96*math.Sqrt(pr.Var[0]) {
+			covered++
+		}
+	}
+	if mse > 1.3*25 {
+		t.Errorf("test MSE %.1f; the noise variance is 25", mse)
+	}
+	if c := float64(covered) / float64(len(yt)); c < 0.92 || c > 0.98 {
+		t.Errorf("95 %% intervals cover %.3f of the test targets", c)
+	}
+}
+
+// A model file keeps the sharpness; a file without one (written before it) reads as 1,
+// and a negative one is refused.
+func TestSharpnessInModelFiles(t *testing.T) {
+	x, y := polygon(200, 3, 6)
+	p, err := ivm.Fit(x, y, ivm.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := p.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	q, err := ivm.Load(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Sharpness != p.Sharpness || p.Sharpness == 1 {
+		t.Errorf("sharpness %v read back as %v (want a searched value ≠ 1, kept)", p.Sharpness, q.Sharpness)
+	}
+	bad := bytes.Replace(b.Bytes(), []byte(`"sharpness": `), []byte(`"sharpness": -`), 1)
+	if _, err := ivm.Load(bytes.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "sharpness") {
+		t.Errorf("a negative sharpness: %v, want an error naming it", err)
+	}
+	p.Sharpness = 1
+	b.Reset()
+	p.Save(&b)
+	if bytes.Contains(b.Bytes(), []byte("sharpness")) {
+		t.Error("sharpness 1 is written; files without it must mean 1")
+	}
+	if q, err := ivm.Load(&b); err != nil || q.Sharpness != 1 {
+		t.Errorf("a file without sharpness: %v, %v", q, err)
+	}
+}
