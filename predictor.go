@@ -277,10 +277,6 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	if p.Scaler, err = FitScaler(x, cfg.Scale); err != nil {
 		return nil, err
 	}
-	xs, err := p.Scaler.Apply(x)
-	if err != nil {
-		return nil, err
-	}
 	spec := cfg.Kernel
 	if spec == "" {
 		spec = DefaultKernel(dim)
@@ -354,25 +350,27 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 				cfg.Progress(Progress{Problems: problems, Search: evals, SearchKernel: kernel, SearchScore: score})
 			}
 		}
-		inputs := []searchInput{{p.Scaler, xs}}
+		scalers := []*Scaler{p.Scaler}
 		if cfg.Scale == ScaleAuto {
 			mm, err := FitScaler(x, ScaleMinMax)
 			if err != nil {
 				return nil, err
 			}
-			xm, err := mm.Apply(x)
-			if err != nil {
-				return nil, err
-			}
-			inputs = append(inputs, searchInput{mm, xm})
+			scalers = append(scalers, mm)
 		}
-		res, err := searchKernel(inputs, y, task, classes, d, criterion, auto && task != Regression, &cfg, report)
+		res, err := searchKernel(x, scalers, y, task, classes, d, criterion, auto && task != Regression, &cfg, report)
 		if err != nil {
 			return nil, err
 		}
-		p.Scaler, xs = inputs[res.input].scaler, inputs[res.input].x
+		p.Scaler = scalers[res.input]
 		spec, criterion, p.Sharpness = res.spec, res.crit, res.sharpness
 		cfg.FixedKernel = true // the final selection on all rows, with the kernel found
+	}
+	// One scaled copy of the inputs, made after the search: the search scales only the rows
+	// it uses, so a large data set is never held in two scalings at once.
+	xs, err := p.Scaler.Apply(x)
+	if err != nil {
+		return nil, err
 	}
 	// A partitioned training dispatches only its slice of the problems. Everything above
 	// (task, classes, scaling, the kernel search, d, sharpness) and anything else shared by

@@ -129,18 +129,12 @@ type searchFold struct {
 	d          int
 }
 
-// searchInput is one candidate scaling of the training inputs.
-type searchInput struct {
-	scaler *Scaler
-	x      *mat.Dense
-}
-
 // searchResult is what the search chose.
 type searchResult struct {
 	spec      string    // the kernel, for the targets as given
 	crit      Criterion // the selection criterion
 	sharpness float64   // Predictor.Sharpness
-	input     int       // the index of the chosen searchInput
+	input     int       // the index of the chosen scaler
 }
 
 // searchKernel chooses the kernel, the criterion and, among several candidate scalings of
@@ -154,21 +148,21 @@ type searchResult struct {
 // values become tens of standard deviations and dominate every distance; scaling to the
 // training range is the other way round. Each candidate is scored at three widths around
 // its own starting width and the better one kept, which costs three kernels per candidate.
-func searchKernel(inputs []searchInput, y []float64, task Task, classes []float64, d int, crit Criterion, chooseCrit bool, cfg *Config, report func(evals int, kernel string, score float64)) (searchResult, error) {
+func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, classes []float64, d int, crit Criterion, chooseCrit bool, cfg *Config, report func(evals int, kernel string, score float64)) (searchResult, error) {
 	var c *climb
 	evals := 0
-	for i, in := range inputs {
-		s, sd, err := newSearcher(in.x, y, task, classes, d, cfg)
+	for i, sc := range scalers {
+		s, sd, err := newSearcher(x, sc, y, task, classes, d, cfg)
 		if err != nil {
 			return searchResult{}, err
 		}
 		s.report = func(p searchParams, score float64) {
 			evals++
 			if report != nil {
-				report(evals, fmt.Sprintf("%s, %v scaling, %v criterion", p.spec(), scalingOf(in.scaler), p.crit), score)
+				report(evals, fmt.Sprintf("%s, %v scaling, %v criterion", p.spec(), scalingOf(sc), p.crit), score)
 			}
 		}
-		ci := &climb{s: s, sd: sd, input: i, p: searchParams{gamma: startGamma(in.x), variance: 1, white: math.Exp(-2), crit: crit}}
+		ci := &climb{s: s, sd: sd, input: i, p: searchParams{gamma: startGamma(x, sc), variance: 1, white: math.Exp(-2), crit: crit}}
 		if task == Regression {
 			ci.p.white = 0.5 // half the (standardised) target variance: overfitting is the costlier start
 		}
@@ -214,15 +208,19 @@ func searchKernel(inputs []searchInput, y []float64, task Task, classes []float6
 }
 
 // startGamma is the rbf width the search starts from: 1/(D·v̄) for D inputs of mean
-// variance v̄ (scikit-learn's gamma="scale"), which puts a typical kernel value near e⁻¹
-// whatever the scaling.
-func startGamma(x *mat.Dense) float64 {
+// variance v̄ once x is scaled by sc (scikit-learn's gamma="scale"), which puts a typical
+// kernel value near e⁻¹ whatever the scaling.
+func startGamma(x mat.Matrix, sc *Scaler) float64 {
 	n, dim := x.Dims()
 	total := 0.0
 	col := make([]float64, n)
 	for j := 0; j < dim; j++ {
 		mat.Col(col, j, x)
-		total += stat.Variance(col, nil)
+		f := 1.0
+		if sc != nil {
+			f = sc.Factor[j] // the scaled column is (x − shift)·factor
+		}
+		total += stat.Variance(col, nil) * f * f
 	}
 	if !(total > 0) {
 		return 1 / float64(max(dim, 1))
@@ -273,10 +271,11 @@ func (c *climb) move(param func(*searchParams) *float64, factors ...float64) err
 	return nil
 }
 
-// newSearcher deals the rows into folds (stratified by class for classification).
-// Regression targets are standardised; sd is their scale.
-func newSearcher(xs *mat.Dense, y []float64, task Task, classes []float64, d int, cfg *Config) (*searcher, float64, error) {
-	n, _ := xs.Dims()
+// newSearcher deals the rows of x into folds (stratified by class for classification) and
+// scales the rows the folds use by sc. Regression targets are standardised; sd is their
+// scale.
+func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []float64, d int, cfg *Config) (*searcher, float64, error) {
+	n, _ := x.Dims()
 	if n < 2*searchFolds {
 		return nil, 0, fmt.Errorf("ivm: %d training rows are too few to choose a kernel; give one with -kernel and -iters 0", n)
 	}
@@ -309,7 +308,13 @@ func newSearcher(xs *mat.Dense, y []float64, task Task, classes []float64, d int
 			}
 		}
 		val, fit = subsample(val, searchMaxVal, rng), subsample(fit, searchMaxFit, rng)
-		fd := searchFold{xFit: rowsOf(xs, fit), xVal: rowsOf(xs, val), d: min(dSearch, len(fit)), yFit: make([][]float64, len(yc))}
+		fd := searchFold{d: min(dSearch, len(fit)), yFit: make([][]float64, len(yc))}
+		if fd.xFit, err = scaledRows(x, sc, fit); err != nil {
+			return nil, 0, err
+		}
+		if fd.xVal, err = scaledRows(x, sc, val); err != nil {
+			return nil, 0, err
+		}
 		if d == n {
 			fd.d = len(fit) // the final model is a full one: score full ones
 		}
@@ -547,15 +552,12 @@ func selectActive(s *Selector, d int) error {
 	return s.Select(d)
 }
 
-// rowsOf returns the rows idx of x as a new matrix.
-func rowsOf(x *mat.Dense, idx []int) *mat.Dense {
+// scaledRows returns the rows idx of x, scaled by sc.
+func scaledRows(x mat.Matrix, sc *Scaler, idx []int) (*mat.Dense, error) {
 	_, dim := x.Dims()
 	out := mat.NewDense(max(len(idx), 1), dim, nil)
 	for i, r := range idx {
-		out.SetRow(i, x.RawRowView(r))
+		mat.Row(out.RawRowView(i), r, x)
 	}
-	if len(idx) == 0 {
-		return nil
-	}
-	return out
+	return sc.Apply(out)
 }

@@ -203,7 +203,9 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		prog = newProgress(stderr, "ivm train")
 		cfg.Progress = prog.report
 	}
-	p, err := ivm.Fit(data.X, y, cfg)
+	x := data.X
+	data = nil // Fit holds the inputs only until it has scaled them: on large files that frees their memory
+	p, err := ivm.Fit(x, y, cfg)
 	prog.finish()
 	if err != nil {
 		return fmt.Errorf("%s: %w%s", trainPath, err, hugeTargetsHint(y))
