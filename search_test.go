@@ -49,7 +49,7 @@ func TestDealFoldsStratifies(t *testing.T) {
 			y[i] = 5 // a class of 30 rows
 		}
 	}
-	assign := dealFolds(y, true, rand.New(rand.NewPCG(1, 1)))
+	assign := dealFolds(y, true, searchFolds, rand.New(rand.NewPCG(1, 1)))
 	count := map[[2]float64]int{}
 	for i, f := range assign {
 		count[[2]float64{y[i], float64(f)}]++
