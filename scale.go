@@ -66,6 +66,14 @@ type Scaler struct {
 	Factor []float64 `json:"factor"`
 }
 
+// Method is the scaling s does: its Kind, or ScaleNone for a nil Scaler.
+func (s *Scaler) Method() Scaling {
+	if s == nil {
+		return ScaleNone
+	}
+	return s.Kind
+}
+
 // FitScaler computes the scaling of kind for the columns of x. It returns nil for
 // ScaleNone.
 func FitScaler(x mat.Matrix, kind Scaling) (*Scaler, error) {

@@ -166,7 +166,7 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 		s.report = func(p searchParams, score float64) {
 			evals++
 			if report != nil {
-				report(evals, fmt.Sprintf("%s, %v scaling, %v criterion", p.spec(), scalingOf(sc), p.crit), score)
+				report(evals, fmt.Sprintf("%s, %v scaling, %v criterion", p.spec(), sc.Method(), p.crit), score)
 			}
 		}
 		ci := &climb{s: s, sd: sd, input: i, p: searchParams{gamma: startGamma(x, sc), variance: 1, white: math.Exp(-2), crit: crit}}
@@ -233,14 +233,6 @@ func startGamma(x mat.Matrix, sc *Scaler) float64 {
 		return 1 / float64(max(dim, 1))
 	}
 	return 1 / total
-}
-
-// scalingOf names the scaling sc does.
-func scalingOf(sc *Scaler) Scaling {
-	if sc == nil {
-		return ScaleNone
-	}
-	return sc.Kind
 }
 
 func gammaOf(q *searchParams) *float64    { return &q.gamma }

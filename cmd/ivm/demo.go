@@ -101,7 +101,7 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	m := p.Models[0]
-	fmt.Fprintf(stdout, "Kernel: %s; inputs scaled (%v); probabilities tempered by a = %.3g\n", m.Kernel, scalingName(p.Scaler), p.Sharpness)
+	fmt.Fprintf(stdout, "Kernel: %s; inputs scaled (%v); probabilities tempered by a = %.3g\n", m.Kernel, p.Scaler.Method(), p.Sharpness)
 	fmt.Fprintf(stdout, "Training (%d active points): %.1f s; prediction of %d images: %.2f s; Go heap in use %.0f MB\n",
 		m.Size(), trainTime.Seconds(), nt, predTime.Seconds(), float64(ms.HeapAlloc)/(1<<20))
 	fmt.Fprintf(stdout, "Accuracy = %.2f%% (%d/%d) (classification); mean test log probability %.4f\n",
@@ -130,12 +130,4 @@ func demoFlags(d, iters int) string {
 		f += fmt.Sprintf("-iters %d ", iters)
 	}
 	return f
-}
-
-// scalingName names a predictor's input scaling.
-func scalingName(sc *ivm.Scaler) string {
-	if sc == nil {
-		return "none"
-	}
-	return sc.Kind.String()
 }
