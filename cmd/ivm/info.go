@@ -32,6 +32,10 @@ func cmdInfo(args []string, stdout, stderr io.Writer) error {
 		writePartInfo(stdout, fs.Arg(0), mf.part)
 		return nil
 	}
+	if mf.family != nil {
+		mf.family.WriteInfo(stdout, fs.Arg(0))
+		return nil
+	}
 	if mf.multi != nil {
 		writeTaskInfo(stdout, fs.Arg(0), mf.multi, mf.meta)
 		return nil

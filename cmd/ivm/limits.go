@@ -130,6 +130,7 @@ type modelFile struct {
 	multi  *multitask.Model
 	meta   *multitask.ModelMeta
 	part   *ivm.Predictor
+	family familyModel // a model of a registered family (family.go)
 }
 
 // readModel reads the model file at path, refusing before it reads much a file that is
@@ -153,7 +154,9 @@ func readModelKind(path string, limit memLimit, allowPart bool) (*modelFile, err
 		return nil, fmt.Errorf("%s: multi-task model format %q is not supported by this version (it reads %q)", path, head.Format, multitask.ModelFormat)
 	}
 	mf := &modelFile{}
-	switch {
+	switch f := familyOfFormat(head.Format); {
+	case f != nil:
+		mf.family, err = readFamily(f, head.Format, b)
 	case head.Format == multitask.ModelFormat:
 		mf.multi, mf.meta, err = multitask.ReadModel(bytes.NewReader(b))
 	case head.Format == ivm.PartFormat && allowPart:

@@ -91,6 +91,27 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if mf.family != nil {
+		pl, ok := mf.family.(familyPlotter)
+		if !ok {
+			return fmt.Errorf("%s: ivm plot does not draw this kind of model", modelPath)
+		}
+		if *trace || *which != 0 {
+			return fmt.Errorf("%s: -trace and -model are for single-task IVM models", modelPath)
+		}
+		fig, err := pl.Plot(plotCall{ModelPath: modelPath, DataPath: fs.Arg(1), Data: df, Grid: *grid,
+			Options: ivmplot.Options{Title: *title, Grid: *grid, NoLegend: *noLegend}})
+		if err != nil {
+			return err
+		}
+		if err := saveFigure(path, figOut, fig, w, h); err != nil {
+			return err
+		}
+		if !*quiet {
+			fmt.Fprintf(stdout, "figure written to %s\n", path)
+		}
+		return nil
+	}
 	if tm := mf.multi; tm != nil {
 		if *trace || *which != 0 {
 			return fmt.Errorf("%s is a multi-task model: -trace and -model are for single-task models", modelPath)

@@ -45,6 +45,10 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if mf.family != nil {
+		return mf.family.Predict(predictCall{TestPath: testPath, ModelPath: modelPath, OutPath: outPath, Read: opt,
+			Prob: *prob, Quiet: *quiet, Report: report, Stdout: stdout, Stderr: stderr})
+	}
 	if mf.multi != nil {
 		opt.Dim, opt.IgnoreExtra = taskModelDim(mf.multi), true
 		data, err := dataset.ReadFile(testPath, opt)

@@ -76,6 +76,9 @@ func loadServedModel(src modelSource) (*servedModel, error) {
 	if err != nil {
 		return nil, err
 	}
+	if mf.family != nil {
+		return nil, fmt.Errorf("%s: ivm serve serves IVM models (single- or multi-task); this model family is applied with ivm predict", src.path)
+	}
 	if tm, meta := mf.multi, mf.meta; tm != nil {
 		m.tasks, m.taskMeta, m.dim = tm, meta, taskModelDim(tm)
 		for _, c := range tm.Tasks[0].Noise.Classes() {

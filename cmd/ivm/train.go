@@ -48,7 +48,12 @@ func (f *dataFlags) options() (dataset.ReadOptions, error) {
 }
 
 func cmdTrain(args []string, stdout, stderr io.Writer) error {
+	method := methodArg(args)
+	if f := familyOfMethod(method); f != nil {
+		return f.Train(method, args, stdout, stderr)
+	}
 	fs := newFlags("train", "ivm train [flags] TRAIN MODEL", stderr)
+	methodFlag := fs.String("method", "ivm", "model family: "+methodNames()+"\n(ivm: the IVM; mtivm: the multi-task IVM, as -tasks; the others: \"ivm train -method NAME -h\" for their flags)")
 	var df dataFlags
 	df.register(fs)
 	noiseName := fs.String("noise", "auto", "noise model: auto, probit, gaussian, ordinal or ncnm (auto: probit for two labels,\none-vs-rest probit for 3 to 50 integer labels, gaussian otherwise;\nwith ncnm, label 0 (libsvm) or ? (CSV) marks an unlabelled row)")
@@ -79,6 +84,13 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 2 {
 		fs.Usage()
 		return errUsage
+	}
+	switch *methodFlag {
+	case "ivm":
+	case "mtivm":
+		*tasks = true
+	default:
+		return fmt.Errorf("-method %q: want one of %s", *methodFlag, methodNames())
 	}
 	if *iters < -1 || *kiters < 0 || *niters < 0 {
 		return errors.New("-iters must be -1 (the task's default) or more, -kiters and -niters not negative")

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	ivmplot "github.com/ivmlab/ivm/plot"
+
+	"github.com/ivmlab/ivm/dataset"
+)
+
+// A modelFamily is a kind of model beside the IVM (single-task, and multi-task with
+// -tasks) that "ivm train -method NAME" fits and whose model files ivm predict, info and
+// plot read. Each family lives in its own file and registers itself in an init function,
+// as commands do, so that train, predict, info and plot stay one code path for all.
+type modelFamily struct {
+	// Methods are the -method values that select the family ("ssmtr", "smtr", ...).
+	Methods []string
+	// Format is the "format" field of the family's model files ("ivm-ssmtr/1"); a file
+	// whose format has the same name before the "/" but another version is refused
+	// with a message naming both.
+	Format string
+	// Train fits the family's model: args are train's arguments as given (-method
+	// included, to be parsed by the family's own flag set), method the -method value.
+	Train func(method string, args []string, stdout, stderr io.Writer) error
+	// Read decodes a model file read whole.
+	Read func(b []byte) (familyModel, error)
+}
+
+// familyModel is a model file of a family, read.
+type familyModel interface {
+	// WriteInfo describes the model for ivm info.
+	WriteInfo(w io.Writer, path string)
+	// Predict applies the model to the rows of c.TestPath for ivm predict.
+	Predict(c predictCall) error
+}
+
+// familyPlotter is implemented by family models that ivm plot can draw.
+type familyPlotter interface {
+	Plot(c plotCall) (*ivmplot.Figure, error)
+}
+
+// predictCall is what ivm predict passes to a family model.
+type predictCall struct {
+	TestPath, ModelPath, OutPath string
+	// Read holds the data flags' reading options (format, label and task columns, limits).
+	Read dataset.ReadOptions
+	// Prob asks for probabilities or variances in OUTPUT; Quiet for no metrics.
+	Prob, Quiet bool
+	// Report receives the metrics line (stderr when the predictions go to stdout).
+	Report, Stdout, Stderr io.Writer
+}
+
+// plotCall is what ivm plot passes to a family model.
+type plotCall struct {
+	ModelPath, DataPath string
+	Data                dataFlags
+	Grid                int
+	Options             ivmplot.Options
+}
+
+var families []modelFamily
+
+func registerFamily(f modelFamily) {
+	for _, m := range f.Methods {
+		if m == "ivm" || m == "mtivm" || familyOfMethod(m) != nil {
+			panic("ivm: -method registered twice: " + m)
+		}
+	}
+	families = append(families, f)
+}
+
+// familyOfMethod returns the family selected by a -method value, nil for the IVM's own.
+func familyOfMethod(method string) *modelFamily {
+	for i := range families {
+		for _, m := range families[i].Methods {
+			if m == method {
+				return &families[i]
+			}
+		}
+	}
+	return nil
+}
+
+// familyOfFormat returns the family whose model files have format's name (the part
+// before "/"), nil when none has.
+func familyOfFormat(format string) *modelFamily {
+	name, _, _ := strings.Cut(format, "/")
+	for i := range families {
+		if fname, _, _ := strings.Cut(families[i].Format, "/"); fname == name && name != "" {
+			return &families[i]
+		}
+	}
+	return nil
+}
+
+// methodArg returns the value of a -method flag in train's arguments ("" when there is
+// none), so that train hands the whole command line to a family before parsing it.
+func methodArg(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return ""
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name != "method" {
+			continue
+		}
+		if hasValue {
+			return value
+		}
+		if i+1 < len(args) {
+			return args[i+1]
+		}
+		return ""
+	}
+	return ""
+}
+
+// methodNames lists the -method values for train's usage.
+func methodNames() string {
+	names := []string{"ivm", "mtivm"}
+	for _, f := range families {
+		names = append(names, f.Methods...)
+	}
+	return strings.Join(names, ", ")
+}
+
+// readFamily decodes b with the family of its format, checking the version.
+func readFamily(f *modelFamily, format string, b []byte) (familyModel, error) {
+	if format != f.Format {
+		return nil, fmt.Errorf("model format %q is not supported by this version (it reads %q)", format, f.Format)
+	}
+	return f.Read(b)
+}
