@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -31,16 +32,9 @@ type ModelMeta struct {
 	Trace []IterTrace
 }
 
-// Provenance records how a model was trained: the training file's base name, SHA-256 and
-// row count, the command-line arguments, the start time (RFC 3339) and the seconds taken.
-type Provenance struct {
-	File    string   `json:"file,omitempty"`
-	SHA256  string   `json:"sha256,omitempty"`
-	Rows    int      `json:"rows,omitempty"`
-	Args    []string `json:"args,omitempty"`
-	Time    string   `json:"time,omitempty"`
-	Seconds float64  `json:"seconds,omitempty"`
-}
+// Provenance records how a model was trained (see dataset.Provenance); every model
+// family's file holds one.
+type Provenance = dataset.Provenance
 
 // modelJSON is one IVM model on disk.
 type modelJSON struct {

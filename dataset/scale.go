@@ -1,0 +1,200 @@
+package dataset
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/internal/safestat"
+)
+
+// Scaling is how a Predictor rescales each input column before the kernel sees it. The
+// kernels' start-up parameters (γ = 1, unit variances) suit inputs of unit spread, as in
+// libsvm's advice to run svm-scale first; scaling is learnt on the training data and
+// applied unchanged at prediction time.
+type Scaling int
+
+const (
+	// ScaleAuto is ScaleStd. It is the zero value, so a zero Config scales.
+	ScaleAuto Scaling = iota
+	// ScaleNone leaves the inputs as they are.
+	ScaleNone
+	// ScaleMinMax maps each column's training range to [−1, 1] (svm-scale's default).
+	ScaleMinMax
+	// ScaleStd subtracts each column's training mean and divides by its standard deviation.
+	ScaleStd
+)
+
+// String returns the name ParseScaling accepts.
+func (s Scaling) String() string {
+	switch s {
+	case ScaleAuto:
+		return "auto"
+	case ScaleNone:
+		return "none"
+	case ScaleMinMax:
+		return "minmax"
+	case ScaleStd:
+		return "std"
+	}
+	return fmt.Sprintf("Scaling(%d)", int(s))
+}
+
+// ParseScaling parses "auto", "none", "minmax" or "std".
+func ParseScaling(s string) (Scaling, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "auto", "":
+		return ScaleAuto, nil
+	case "none":
+		return ScaleNone, nil
+	case "minmax":
+		return ScaleMinMax, nil
+	case "std":
+		return ScaleStd, nil
+	}
+	return ScaleAuto, fmt.Errorf("ivm: unknown scaling %q (want none, minmax or std)", s)
+}
+
+// Scaler maps an input x to (x − Shift) ⊙ Factor column by column. A column that is
+// constant in the training data gets Factor 1 (it carries no information, and dividing by
+// a zero spread would turn test values into ±Inf).
+type Scaler struct {
+	Kind   Scaling   `json:"kind"`
+	Shift  []float64 `json:"shift"`
+	Factor []float64 `json:"factor"`
+}
+
+// Method is the scaling s does: its Kind, or ScaleNone for a nil Scaler.
+func (s *Scaler) Method() Scaling {
+	if s == nil {
+		return ScaleNone
+	}
+	return s.Kind
+}
+
+// FitScaler computes the scaling of kind for the columns of x. It returns nil for
+// ScaleNone.
+func FitScaler(x mat.Matrix, kind Scaling) (*Scaler, error) {
+	if kind == ScaleAuto {
+		kind = ScaleStd
+	}
+	if kind == ScaleNone {
+		return nil, nil
+	}
+	if kind != ScaleMinMax && kind != ScaleStd {
+		return nil, fmt.Errorf("ivm: unknown scaling %v", kind)
+	}
+	n, dim := x.Dims()
+	if n == 0 {
+		return nil, fmt.Errorf("ivm: no rows to compute a scaling from")
+	}
+	s := &Scaler{Kind: kind, Shift: make([]float64, dim), Factor: make([]float64, dim)}
+	col := make([]float64, n)
+	for j := 0; j < dim; j++ {
+		for i := range col {
+			col[i] = x.At(i, j)
+		}
+		shift, spread, err := columnShiftSpread(col, kind)
+		if err != nil {
+			return nil, fmt.Errorf("ivm: input column %d: %w", j+1, err)
+		}
+		s.Shift[j], s.Factor[j] = shift, 1/spread
+		if spread == 0 || math.IsInf(s.Factor[j], 0) {
+			// A constant column (or one whose spread is below what a float64 can invert)
+			// carries no information: leave it unscaled.
+			s.Factor[j] = 1
+		}
+	}
+	return s, nil
+}
+
+// columnShiftSpread returns a column's centre and spread for kind: the mean and standard
+// deviation (ScaleStd, computed so that columns near ±1e300 do not overflow the sum of
+// squares), or the midpoint and half-range (ScaleMinMax, halved before the difference is
+// taken); a column that holds a non-finite value is an error.
+func columnShiftSpread(col []float64, kind Scaling) (shift, spread float64, err error) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range col {
+		if bad(v) {
+			return 0, 0, fmt.Errorf("ivm: value %v is not finite", v)
+		}
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	switch {
+	case hi == lo:
+		return lo, 0, nil
+	case kind == ScaleMinMax:
+		return lo/2 + hi/2, hi/2 - lo/2, nil
+	}
+	shift, spread = safestat.MeanSD(col, 0)
+	return shift, spread, nil
+}
+
+// Dim is the number of input columns the scaler was fitted to.
+func (s *Scaler) Dim() int { return len(s.Shift) }
+
+// Apply returns the scaled copy of x (x itself when s is nil). Columns of x beyond the
+// scaler's are an error, as are inputs that scale to ±Inf.
+func (s *Scaler) Apply(x mat.Matrix) (*mat.Dense, error) {
+	n, dim := x.Dims()
+	if s == nil {
+		if d, ok := x.(*mat.Dense); ok {
+			return d, nil
+		}
+		return mat.DenseCopyOf(x), nil
+	}
+	if dim != len(s.Shift) {
+		return nil, fmt.Errorf("ivm: %d input columns, the scaling was fitted to %d", dim, len(s.Shift))
+	}
+	out := mat.NewDense(n, dim, nil)
+	for i := 0; i < n; i++ {
+		row := out.RawRowView(i)
+		for j := range row {
+			v := (x.At(i, j) - s.Shift[j]) * s.Factor[j]
+			if bad(v) {
+				// x − shift overflowed (values near ±1e308): scale each first.
+				v = x.At(i, j)*s.Factor[j] - s.Shift[j]*s.Factor[j]
+			}
+			if math.IsInf(v, 0) || math.IsNaN(v) {
+				return nil, fmt.Errorf("ivm: row %d column %d: value %g does not scale to a finite number", i+1, j+1, x.At(i, j))
+			}
+			row[j] = v
+		}
+	}
+	return out, nil
+}
+
+// Check validates a scaler read from a file for a model of dim inputs: a known kind, one
+// shift and one factor per input, all finite, no factor zero.
+func (s *Scaler) Check(dim int) error {
+	if s.Kind != ScaleMinMax && s.Kind != ScaleStd {
+		return fmt.Errorf("ivm: scaling kind %d unknown", int(s.Kind))
+	}
+	if len(s.Shift) != dim || len(s.Factor) != dim {
+		return fmt.Errorf("ivm: scaling for %d and %d columns, the model has %d inputs", len(s.Shift), len(s.Factor), dim)
+	}
+	for j := range s.Shift {
+		if bad(s.Shift[j]) || bad(s.Factor[j]) || s.Factor[j] == 0 {
+			return fmt.Errorf("ivm: scaling of column %d is not usable (shift %g, factor %g)", j+1, s.Shift[j], s.Factor[j])
+		}
+	}
+	return nil
+}
+
+// MarshalText and UnmarshalText let Scaling appear by name in JSON.
+func (s Scaling) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses a scaling name.
+func (s *Scaling) UnmarshalText(b []byte) error {
+	v, err := ParseScaling(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// bad reports whether v is NaN or infinite.
+func bad(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
