@@ -63,6 +63,8 @@ type fileJSON struct {
 	Scale   *Scaler   `json:"scale,omitempty"`
 	// Sharpness is Predictor.Sharpness; absent (0) in files written before it, meaning 1.
 	Sharpness float64 `json:"sharpness,omitempty"`
+	// LabelNoise is Predictor.LabelNoise; absent means 0.
+	LabelNoise float64 `json:"label_noise,omitempty"`
 	// The fields of modelJSON, for a single model.
 	KernelSpec      string          `json:"kernel_spec,omitempty"`
 	Kernel          json.RawMessage `json:"kernel,omitempty"`
@@ -220,6 +222,7 @@ func (p *Predictor) Save(w io.Writer) error {
 		return err
 	}
 	out := fileJSON{Format: ModelFormat, Task: p.Task, Classes: p.Classes, Scale: p.Scaler, Training: p.Training}
+	out.LabelNoise = p.LabelNoise
 	if p.Sharpness != 1 {
 		out.Sharpness = p.Sharpness
 	}
@@ -274,7 +277,7 @@ func Load(r io.Reader) (*Predictor, error) {
 	case in.model() == nil && len(in.Models) == 0:
 		return nil, errors.New("ivm: model file lacks its kernel or noise model")
 	}
-	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Training: in.Training, Sharpness: in.Sharpness}
+	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Training: in.Training, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise}
 	switch {
 	case p.Sharpness == 0:
 		p.Sharpness = 1
@@ -345,6 +348,9 @@ func (p *Predictor) check() error {
 	}
 	if err := finite("class label", p.Classes); err != nil {
 		return err
+	}
+	if !(p.LabelNoise >= 0 && p.LabelNoise < 1) || (p.LabelNoise != 0 && p.Task != MultiClass && p.Task != Binary) {
+		return fmt.Errorf("label_noise %v: want 0 ≤ ε < 1, and only for a binary or multi-class model", p.LabelNoise)
 	}
 	name := p.Models[0].Noise.Name()
 	want := p.Task.noiseName()

@@ -81,6 +81,8 @@ type partFileJSON struct {
 	Scale   *Scaler   `json:"scale,omitempty"`
 	// Sharpness is Predictor.Sharpness, chosen from all the classes in every part.
 	Sharpness float64     `json:"sharpness"`
+	// LabelNoise is Predictor.LabelNoise, chosen with the sharpness.
+	LabelNoise float64 `json:"label_noise,omitempty"`
 	Models    []modelJSON `json:"models"`
 	Training  Provenance  `json:"training"`
 }
@@ -95,7 +97,7 @@ func (p *Predictor) problems() int {
 
 // savePart writes a part predictor (from Fit with Config.Part) as a part file.
 func (p *Predictor) savePart(w io.Writer) error {
-	out := partFileJSON{Format: PartFormat, Part: p.Part, Task: p.Task, Classes: p.Classes, Scale: p.Scaler, Sharpness: p.Sharpness,
+	out := partFileJSON{Format: PartFormat, Part: p.Part, Task: p.Task, Classes: p.Classes, Scale: p.Scaler, Sharpness: p.Sharpness, LabelNoise: p.LabelNoise,
 		Training: p.Training, Models: []modelJSON{}}
 	if len(p.Models) != p.problems() {
 		return fmt.Errorf("ivm: part %v holds %d model slots for %d problems", p.Part, len(p.Models), p.problems())
@@ -134,7 +136,7 @@ func LoadPart(r io.Reader) (*Predictor, error) {
 	if in.Format != PartFormat {
 		return nil, fmt.Errorf("ivm: format %q is not a part file (want %q)", in.Format, PartFormat)
 	}
-	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Sharpness: in.Sharpness, Training: in.Training, Part: in.Part}
+	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise, Training: in.Training, Part: in.Part}
 	if err := in.Part.check(in.Task, p.problems()); err != nil || !in.Part.IsPart() {
 		return nil, fmt.Errorf("ivm: part file with part %v for a %v task of %d classes", in.Part, in.Task, len(in.Classes))
 	}
@@ -185,7 +187,7 @@ func MergeParts(parts []*Predictor) (*Predictor, error) {
 		}
 	}
 	first := byIndex[0]
-	out := &Predictor{Task: first.Task, Classes: first.Classes, Scaler: first.Scaler, Sharpness: first.Sharpness, Training: first.Training}
+	out := &Predictor{Task: first.Task, Classes: first.Classes, Scaler: first.Scaler, Sharpness: first.Sharpness, LabelNoise: first.LabelNoise, Training: first.Training}
 	out.Training.Seconds = 0
 	for _, pt := range byIndex {
 		lo, hi := pt.Part.Range(pt.problems())
@@ -215,8 +217,8 @@ func sameTraining(a, b *Predictor) error {
 			b.Part, a.Part, tb.SHA256, tb.Rows, ta.SHA256, ta.Rows)
 	case b.Task != a.Task || !slices.Equal(b.Classes, a.Classes):
 		return fmt.Errorf("ivm: part %v is a %v task with classes %v, part %v a %v task with classes %v", b.Part, b.Task, b.Classes, a.Part, a.Task, a.Classes)
-	case b.Sharpness != a.Sharpness:
-		return fmt.Errorf("ivm: part %v has multi-class sharpness %g, part %v %g", b.Part, b.Sharpness, a.Part, a.Sharpness)
+	case b.Sharpness != a.Sharpness || b.LabelNoise != a.LabelNoise:
+		return fmt.Errorf("ivm: part %v has sharpness %g and label noise %g, part %v %g and %g", b.Part, b.Sharpness, b.LabelNoise, a.Part, a.Sharpness, a.LabelNoise)
 	case !sameScaler(a.Scaler, b.Scaler):
 		return fmt.Errorf("ivm: part %v scales its inputs differently from part %v", b.Part, a.Part)
 	case b.InputDim() != a.InputDim():

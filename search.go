@@ -97,6 +97,9 @@ const (
 	// searchTol is the least fall in the mean held-out −ln p per row that moves the search:
 	// smaller differences are below what a few hundred validation rows can resolve.
 	searchTol = 1e-4
+	// searchMaxEvals bounds the kernels the pattern search scores (about 18 are usual; a
+	// long ridge of nearly equal scores would otherwise be followed at full cost).
+	searchMaxEvals = 24
 )
 
 // searchTrace (IVM_SEARCH_TRACE=1 in the environment) prints every kernel the search
@@ -119,6 +122,7 @@ func (p searchParams) spec() string {
 type searcher struct {
 	task     Task
 	folds    []searchFold
+	nFolds   int       // the folds the rows were dealt into: len(folds) for cross-validation, more for one held-out fold
 	valClass []int     // classification: the index in classes of each validation row's label
 	yVal     []float64 // regression: the standardised validation targets
 	workers  int
@@ -126,6 +130,8 @@ type searcher struct {
 	memo     map[searchParams]float64
 	outs     map[searchParams][][2][]float64 // validation outputs of every kernel scored
 	report   func(p searchParams, score float64)
+	// scoreFunc, when set, scores kernels in place of fitting them (the search's own tests).
+	scoreFunc func(p searchParams) float64
 }
 
 // searchFold is one validation fold: the rows the search selects from (targets per problem,
@@ -138,10 +144,11 @@ type searchFold struct {
 
 // searchResult is what the search chose.
 type searchResult struct {
-	spec      string    // the kernel, for the targets as given
-	crit      Criterion // the selection criterion
-	sharpness float64   // Predictor.Sharpness
-	input     int       // the index of the chosen scaler
+	spec       string    // the kernel, for the targets as given
+	crit       Criterion // the selection criterion
+	sharpness  float64   // Predictor.Sharpness
+	labelNoise float64   // Predictor.LabelNoise
+	input      int       // the index of the chosen scaler
 }
 
 // searchKernel chooses the kernel, the criterion and, among several candidate scalings of
@@ -155,7 +162,8 @@ type searchResult struct {
 // values become tens of standard deviations and dominate every distance; scaling to the
 // training range is the other way round. Each candidate is scored at three widths around
 // its own starting width and the better one kept, which costs three kernels per candidate.
-func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, classes []float64, d int, crit Criterion, chooseCrit bool, cfg *Config, report func(evals int, kernel string, score float64)) (searchResult, error) {
+func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, classes []float64, d, dFinal int, crit Criterion, chooseCrit bool, cfg *Config, report func(evals int, kernel string, score float64)) (searchResult, error) {
+	n, _ := x.Dims()
 	var c *climb
 	evals := 0
 	for i, sc := range scalers {
@@ -169,44 +177,46 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 				report(evals, fmt.Sprintf("%s, %v scaling, %v criterion", p.spec(), sc.Method(), p.crit), score)
 			}
 		}
-		ci := &climb{s: s, sd: sd, input: i, p: searchParams{gamma: startGamma(x, sc), variance: 1, white: math.Exp(-2), crit: crit}}
+		ci := &climb{s: s, sd: sd, input: i, evals: &evals, origin: searchParams{gamma: startGamma(x, sc), variance: 1, white: math.Exp(-2)}}
 		if task == Regression {
-			ci.p.white = 0.5 // half the (standardised) target variance: overfitting is the costlier start
+			ci.origin.white = 0.5 // half the (standardised) target variance: overfitting is the costlier start
 		}
+		ci.p = ci.origin
+		ci.p.crit = crit
 		if ci.best, err = s.score(ci.p); err != nil {
 			return searchResult{}, err
 		}
-		if err := ci.move(gammaOf, 4); err != nil {
+		if err := ci.line(0, 4); err != nil {
 			return searchResult{}, err
 		}
 		if c == nil || ci.best < c.best {
 			c = ci
 		}
 	}
-	steps := []struct {
-		param   func(*searchParams) *float64
-		factors []float64
-	}{{whiteOf, []float64{4, 2}}, {gammaOf, []float64{2}}, {varianceOf, []float64{4, 2}}, {whiteOf, []float64{2}}, {gammaOf, []float64{math.Sqrt2}}}
-	for _, st := range steps {
-		if task != Regression && st.param(&c.p) == &c.p.white {
-			continue // the probit's slope: the rbf variance already sets the latent scale
-		}
-		if err := c.move(st.param, st.factors...); err != nil {
+	if chooseCrit && d < n {
+		if err := c.tryCriterion(); err != nil {
 			return searchResult{}, err
 		}
 	}
-	if chooseCrit {
-		q := c.p
-		q.crit = Entropy + ExpectedEntropy - c.p.crit
-		v, err := c.s.score(q)
-		if err != nil {
+	if err := c.pattern(task == Regression); err != nil {
+		return searchResult{}, err
+	}
+	if chooseCrit && d < n {
+		if err := c.tryCriterion(); err != nil {
 			return searchResult{}, err
 		}
-		if v < c.best {
-			c.p, c.best = q, v
+	}
+	res := searchResult{crit: c.p.crit, input: c.input}
+	out := c.s.outs[c.p]
+	if dFinal != d {
+		// The final model is larger than the ones scored, and more confident: calibrate
+		// on models of its size.
+		var err error
+		if out, err = c.s.outputs(c.s.foldsAt(dFinal, n), c.p); err != nil {
+			return searchResult{}, err
 		}
 	}
-	res := searchResult{crit: c.p.crit, sharpness: c.s.sharpness(c.s.outs[c.p]), input: c.input}
+	res.sharpness, res.labelNoise = c.s.calibration(out)
 	p := c.p
 	p.variance *= c.sd * c.sd
 	p.white *= c.sd * c.sd
@@ -235,36 +245,107 @@ func startGamma(x mat.Matrix, sc *Scaler) float64 {
 	return 1 / total
 }
 
-func gammaOf(q *searchParams) *float64    { return &q.gamma }
-func varianceOf(q *searchParams) *float64 { return &q.variance }
-func whiteOf(q *searchParams) *float64    { return &q.white }
-
-// climb is a coordinate search in progress: the best parameters so far and their score.
+// climb is a search in progress on a lattice of kernels: each parameter is its value at the
+// origin times √2 to an integer power, so a kernel reached twice by different moves is
+// the same kernel, scored once.
 type climb struct {
-	s     *searcher
-	sd    float64 // the regression targets' scale
-	input int
-	p     searchParams
-	best  float64
+	s      *searcher
+	sd     float64 // the regression targets' scale
+	input  int
+	evals  *int // kernels scored so far by every climb of the search
+	origin searchParams
+	at     [3]int // the exponents of √2 of (γ, rbf variance, white variance) at p
+	p      searchParams
+	best   float64
 }
 
-// move multiplies one parameter by each factor in turn (and by its inverse) for as long as
-// that lowers the score.
-func (c *climb) move(param func(*searchParams) *float64, factors ...float64) error {
-	for _, f := range factors {
-		for _, dir := range []float64{f, 1 / f} {
-			for steps := 0; steps < 6; steps++ {
-				q := c.p
-				*param(&q) *= dir
-				v, err := c.s.score(q)
+// params returns the kernel at lattice point at under criterion crit.
+func (c *climb) params(at [3]int, crit Criterion) searchParams {
+	f := func(v float64, k int) float64 { return v * math.Exp2(float64(k)/2) }
+	return searchParams{gamma: f(c.origin.gamma, at[0]), variance: f(c.origin.variance, at[1]), white: f(c.origin.white, at[2]), crit: crit}
+}
+
+// try scores the kernel at lattice point at under crit and moves there if that lowers the
+// score.
+func (c *climb) try(at [3]int, crit Criterion) (bool, error) {
+	q := c.params(at, crit)
+	v, err := c.s.score(q)
+	if err != nil || !(v < c.best-searchTol) {
+		return false, err
+	}
+	c.at, c.p, c.best = at, q, v
+	return true, nil
+}
+
+// line moves parameter k by step lattice units up, then down, for as long as that lowers
+// the score.
+func (c *climb) line(k, step int) error {
+	for _, dir := range []int{step, -step} {
+		for range 6 {
+			at := c.at
+			at[k] += dir
+			if ok, err := c.try(at, c.p.crit); err != nil || !ok {
 				if err != nil {
 					return err
 				}
-				if !(v < c.best-searchTol) {
-					break
-				}
-				c.p, c.best = q, v
+				break
 			}
+		}
+	}
+	return nil
+}
+
+// tryCriterion scores the current kernel under the other selection criterion and keeps
+// the better. Done before the pattern search as well as after it, because the criterion
+// moves the best kernel: on many-class data the entropy criterion's best is far from the
+// expected criterion's, and a search under the worse one ends in the wrong region.
+func (c *climb) tryCriterion() error {
+	_, err := c.try(c.at, Entropy+ExpectedEntropy-c.p.crit)
+	return err
+}
+
+// searchDirs are the pattern search's moves on the lattice of (γ, rbf variance, white
+// variance). The diagonal moves follow the ridge on which a wider kernel with a larger
+// variance fits about as well (γ/f with variance·f²): along it a search by one parameter
+// at a time stalls after a step or two.
+var searchDirs = [][3]int{{0, 1, 0}, {-1, 2, 0}, {1, 0, 0}, {-1, 0, 0}, {0, -1, 0}, {1, -2, 0}, {0, 0, 1}, {0, 0, -1}}
+
+// pattern is a pattern search on the lattice: from the best point it takes the first move
+// of searchDirs (the last successful one first) that lowers the score, and halves the step
+// when none does, from a factor 4 down to 2, or until searchMaxEvals kernels are scored (finer steps moved the held-out score by less
+// than its noise between folds). The white variance moves for regression only:
+// for classification it is the probit's slope, which the rbf variance already sets.
+func (c *climb) pattern(regression bool) error {
+	dirs := searchDirs[:6]
+	if regression {
+		dirs = searchDirs
+	}
+	last := -1
+	for step := 4; step >= 2 && *c.evals < searchMaxEvals; {
+		moved := false
+		for i := -1; i < len(dirs) && !moved; i++ {
+			k := i
+			if i == -1 {
+				k = last
+			}
+			if k < 0 || (i >= 0 && i == last) {
+				continue
+			}
+			at := c.at
+			for j := range at {
+				at[j] += step * dirs[k][j]
+			}
+			ok, err := c.try(at, c.p.crit)
+			if err != nil {
+				return err
+			}
+			if ok {
+				last, moved = k, true
+			}
+		}
+		if !moved {
+			step /= 2
+			last = -1
 		}
 	}
 	return nil
@@ -292,6 +373,7 @@ func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []flo
 	if n <= searchCVRows && float64(len(yc))*float64(n)*math.Pow(float64(d*(folds-1)/folds), 2) > searchCVFlops {
 		folds = 2
 	}
+	s.nFolds = folds
 	used, dSearch := folds, d
 	if n <= searchCVRows {
 		// Cross-validation selects from all rows but a fold's: the same fraction of them
@@ -410,26 +492,16 @@ func (s *searcher) score(p searchParams) (float64, error) {
 	if v, ok := s.memo[p]; ok {
 		return v, nil
 	}
-	problems := len(s.folds[0].yFit)
-	jobs := len(s.folds) * problems
-	res := make([][2][]float64, jobs) // job f·problems + c
-	errs := make([]error, jobs)
-	parallel := min(jobs, s.workers)
-	pool.ForEach(jobs, parallel, func(j int) {
-		res[j][0], res[j][1], errs[j] = s.fitProblem(&s.folds[j/problems], j%problems, p, max(1, s.workers/parallel))
-	})
-	if err := errors.Join(errs...); err != nil {
+	if s.scoreFunc != nil {
+		s.memo[p] = s.scoreFunc(p)
+		return s.memo[p], nil
+	}
+	out, err := s.outputs(s.folds, p)
+	if err != nil {
 		return 0, err
 	}
-	// Every problem's outputs over the validation rows of all folds, in fold order.
-	out := make([][2][]float64, problems)
-	for j, r := range res {
-		c := j % problems
-		out[c][0] = append(out[c][0], r[0]...)
-		out[c][1] = append(out[c][1], r[1]...)
-	}
 	s.outs[p] = out
-	v := s.logLoss(out, s.sharpness(out))
+	v := s.logLoss(out, s.sharpness(out, 0), 0)
 	s.memo[p] = v
 	if searchTrace {
 		fmt.Fprintf(os.Stderr, "search: %s %v: %.5f\n", p.spec(), p.crit, v)
@@ -440,9 +512,53 @@ func (s *searcher) score(p searchParams) (float64, error) {
 	return v, nil
 }
 
+// outputs fits every problem on every fold under kernel p and returns each problem's
+// outputs over the validation rows of all folds, in fold order.
+func (s *searcher) outputs(folds []searchFold, p searchParams) ([][2][]float64, error) {
+	problems := len(folds[0].yFit)
+	jobs := len(folds) * problems
+	res := make([][2][]float64, jobs) // job f·problems + c
+	errs := make([]error, jobs)
+	parallel := min(jobs, s.workers)
+	pool.ForEach(jobs, parallel, func(j int) {
+		res[j][0], res[j][1], errs[j] = s.fitProblem(&folds[j/problems], j%problems, p, max(1, s.workers/parallel))
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	out := make([][2][]float64, problems)
+	for j, r := range res {
+		c := j % problems
+		out[c][0] = append(out[c][0], r[0]...)
+		out[c][1] = append(out[c][1], r[1]...)
+	}
+	return out, nil
+}
+
+// foldsAt returns the search's folds with the active set size a final model of d of the
+// n rows would give them: under cross-validation the same fraction of the fitting rows,
+// on one held-out fold the same number (a model's confidence follows how many active
+// points support it, more than the rows they were chosen from).
+func (s *searcher) foldsAt(d, n int) []searchFold {
+	folds := slices.Clone(s.folds)
+	for i := range folds {
+		nFit, _ := folds[i].xFit.Dims()
+		switch {
+		case d == n:
+			folds[i].d = nFit
+		case len(folds) > 1:
+			folds[i].d = min(nFit, max(1, d*(s.nFolds-1)/s.nFolds))
+		default:
+			folds[i].d = min(nFit, d)
+		}
+	}
+	return folds
+}
+
 // logLoss returns the mean −ln p(y_n) of the validation outputs out, with class
-// probabilities sharpened by sharpness (see Predictor.Sharpness).
-func (s *searcher) logLoss(out [][2][]float64, sharpness float64) float64 {
+// probabilities sharpened by sharpness and mixed with label noise eps (see
+// Predictor.Sharpness and Predictor.LabelNoise).
+func (s *searcher) logLoss(out [][2][]float64, sharpness, eps float64) float64 {
 	problems := len(out)
 	total := 0.0
 	if s.task == Regression {
@@ -462,6 +578,7 @@ func (s *searcher) logLoss(out [][2][]float64, sharpness float64) float64 {
 			}
 		}
 		sharpen(q, sharpness)
+		mixUniform(q, eps)
 		total -= math.Log(math.Max(q[k], 1e-12))
 	}
 	v := total / float64(max(len(s.valClass), len(s.yVal)))
@@ -475,13 +592,35 @@ func (s *searcher) logLoss(out [][2][]float64, sharpness float64) float64 {
 // probabilities p_c ∝ q_c^a made from the validation outputs out (1 for regression). A
 // kernel is scored at its own best a, so the search prefers the kernel whose
 // probabilities calibrate best, not the one that happens to be calibrated at a = 1.
-func (s *searcher) sharpness(out [][2][]float64) float64 {
+func (s *searcher) sharpness(out [][2][]float64, eps float64) float64 {
 	lo, hi := math.Log(0.5), math.Log(4)
 	if s.task == Regression {
 		lo, hi = math.Log(0.25), math.Log(2)
 	}
-	f := func(la float64) float64 { return s.logLoss(out, math.Exp(la)) }
+	f := func(la float64) float64 { return s.logLoss(out, math.Exp(la), eps) }
 	return math.Exp(goldenMin(f, lo, hi, 1e-3))
+}
+
+// searchLabelNoise are the label noise levels calibration chooses from.
+var searchLabelNoise = []float64{0, 0.001, 0.003, 0.01, 0.03}
+
+// calibration returns the sharpness and, for classification, the label noise (see
+// Predictor.LabelNoise) that minimise the validation log loss of the outputs out. The
+// kernels are scored without label noise: it would hide the confident mistakes by which a
+// poor kernel shows itself.
+func (s *searcher) calibration(out [][2][]float64) (sharpness, eps float64) {
+	sharpness = s.sharpness(out, 0)
+	if s.task == Regression {
+		return sharpness, 0
+	}
+	best := s.logLoss(out, sharpness, 0)
+	for _, e := range searchLabelNoise[1:] {
+		a := s.sharpness(out, e)
+		if v := s.logLoss(out, a, e); v < best-searchTol {
+			sharpness, eps, best = a, e, v
+		}
+	}
+	return sharpness, eps
 }
 
 // goldenMin returns an x in [lo, hi] at which the unimodal f is least, to within tol.

@@ -149,3 +149,50 @@ func TestSharpnessInModelFiles(t *testing.T) {
 		t.Errorf("a file without sharpness: %v, %v", q, err)
 	}
 }
+
+// A model file keeps the label noise and its predictions; an impossible one, or one on a
+// regression model, is refused with a message naming it.
+func TestLabelNoiseInModelFiles(t *testing.T) {
+	x, y := polygon(120, 3, 7)
+	p, err := ivm.Fit(x, y, ivm.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.LabelNoise = 0.03
+	want, err := p.Predict(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range want {
+		for _, v := range pr.Prob {
+			if v < 0.03/3*(1-1e-12) {
+				t.Fatalf("probability %v below ε/K = 0.01 with label noise 0.03", v)
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := p.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	q, err := ivm.Load(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := q.Predict(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		for c := range want[i].Prob {
+			if math.Float64bits(got[i].Prob[c]) != math.Float64bits(want[i].Prob[c]) {
+				t.Fatalf("row %d class %d: %v after a round trip, %v before", i, c, got[i].Prob[c], want[i].Prob[c])
+			}
+		}
+	}
+	for _, v := range []string{"1", "-0.1", "1e9"} {
+		bad := bytes.Replace(b.Bytes(), []byte(`"label_noise": 0.03`), []byte(`"label_noise": `+v), 1)
+		if _, err := ivm.Load(bytes.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "label_noise") {
+			t.Errorf("label_noise %s: %v, want an error naming it", v, err)
+		}
+	}
+}

@@ -115,3 +115,56 @@ func TestIncludeAllMatchesSelectingEveryPoint(t *testing.T) {
 		}
 	}
 }
+
+// The final model of the search grows to about 10¹⁰ flops of selection, never below
+// DefaultActiveSize and never above n.
+func TestSearchActiveSize(t *testing.T) {
+	for _, c := range []struct{ n, problems, want int }{
+		{150, 3, 150}, {1000, 3, 1000}, {3220, 1, 1762}, {693, 11, 693}, {7291, 10, 683}, {60000, 10, 1250},
+	} {
+		if got := SearchActiveSize(c.n, c.problems); got != c.want {
+			t.Errorf("SearchActiveSize(%d, %d) = %d, want %d", c.n, c.problems, got, c.want)
+		}
+	}
+}
+
+// mixUniform mixes in ε/K and keeps the probabilities summing to one.
+func TestMixUniform(t *testing.T) {
+	q := []float64{1, 0, 0, 0}
+	mixUniform(q, 0.04)
+	want := []float64{0.97, 0.01, 0.01, 0.01}
+	for i := range q {
+		if math.Abs(q[i]-want[i]) > 1e-15 {
+			t.Fatalf("mixUniform: %v, want %v", q, want)
+		}
+	}
+}
+
+// The pattern search moves on a lattice: a kernel reached again by another path is the
+// same kernel, scored once; and it follows a diagonal ridge that a search by one parameter
+// at a time cannot climb.
+func TestPatternFollowsRidge(t *testing.T) {
+	scored := map[searchParams]int{}
+	// The score falls along γ·√variance = const towards large variances, and rises off it.
+	f := func(p searchParams) float64 {
+		off := math.Log2(p.gamma) + 0.5*math.Log2(p.variance)
+		return off*off - 0.01*math.Log2(p.variance)
+	}
+	s := &searcher{memo: map[searchParams]float64{}, outs: map[searchParams][][2][]float64{}}
+	evals := 0
+	c := &climb{s: s, evals: &evals, origin: searchParams{gamma: 1, variance: 1, white: 1}}
+	s.scoreFunc = func(p searchParams) float64 { scored[p]++; evals++; return f(p) }
+	c.p = c.params(c.at, Entropy)
+	c.best, _ = s.score(c.p)
+	if err := c.pattern(false); err != nil {
+		t.Fatal(err)
+	}
+	for p, k := range scored {
+		if k > 1 {
+			t.Errorf("kernel %+v scored %d times", p, k)
+		}
+	}
+	if c.at[1] < 8 || c.at[0] != -c.at[1]/2 {
+		t.Errorf("pattern search ended at lattice point %v, want along the ridge γ = variance^-½ with variance ≥ 2⁴", c.at)
+	}
+}

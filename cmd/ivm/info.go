@@ -83,6 +83,9 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 		}
 		fmt.Fprintf(w, "sharpness:   a = %.4g (%s, chosen on held-out rows)\n", p.Sharpness, what)
 	}
+	if p.LabelNoise != 0 {
+		fmt.Fprintf(w, "label noise: ε = %.3g (p_c = (1−ε)·p_c + ε/%d, chosen on held-out rows)\n", p.LabelNoise, len(p.Classes))
+	}
 	for c, m := range p.Models {
 		lead := "model:      "
 		if len(p.Models) > 1 {

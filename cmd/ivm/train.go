@@ -386,6 +386,9 @@ func problemsOf(task ivm.Task, y []float64) int {
 func trainingBytes(n, dim, d, problems, workers int, search bool) float64 {
 	if d <= 0 || d > n {
 		d = ivm.DefaultActiveSize(n, problems)
+		if search {
+			d = ivm.SearchActiveSize(n, problems)
+		}
 	}
 	if workers == 0 {
 		workers = runtime.NumCPU()
