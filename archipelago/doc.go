@@ -69,14 +69,9 @@
 // fantasies, Autocorrelation, ESS and the per-sweep trace Fig. 4's diagnostics.
 //
 // NewSoftmaxGP runs the same HMC code on the softmax GP classifier (eq. 1 on
-// the labelled points alone), and OneVsRest trains the probit and null-category
-// IVMs of package ivm one class against the rest: the comparators of Table 1.
-// RunCell runs one cell of Table 1 (one data set, one number of labels per
-// class, several labellings, every method). The pinwheels have the paper's 50
-// training points per set (PaperPinwheelTrain); Table1 runs four chains per
-// labelling on them and pools their samples, for Archipelago and the softmax GP
-// alike (CellOptions.Chains), because single short chains there split between a
-// confident state and a flat one (g ≈ 0, predictions near uniform).
+// the labelled points alone), the paper's comparator. The paper's Table 1 and
+// Fig. 3 (data sets, labellings, the IVM comparators, the table) are experiments
+// of package reproduce (ivm reproduce archipelago, archipelago-fig3).
 //
 // Every chain takes an explicit seed (math/rand/v2 PCG) and is reproducible.
 package archipelago

@@ -33,9 +33,9 @@ func runArchipelago(w io.Writer, c Config) error {
 	if workers <= 0 {
 		workers = 2
 	}
-	opt := archipelago.Table1Options{
+	opt := archTableOptions{
 		DataDir:  c.DataDir,
-		Cell:     archipelago.CellOptions{Labellings: 10, Workers: workers, Seed: seed, Log: c.Log},
+		Cell:     archCellOptions{Labellings: 10, Workers: workers, Seed: seed, Log: c.Log},
 		Diagnose: true,
 	}
 	if c.Only != "" {
@@ -57,7 +57,7 @@ func runArchipelago(w io.Writer, c Config) error {
 		opt.Cell.Labellings = 2
 		opt.Cell.Sampler = archipelago.Options{Sweeps: 40, Burn: 20}
 	}
-	return archipelago.Table1(w, opt)
+	return archTable1(w, opt)
 }
 
 // archipelagoOnly parses -only for the archipelago experiment: comma-separated problem

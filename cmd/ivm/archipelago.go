@@ -13,6 +13,7 @@ import (
 
 	"github.com/ivmlab/ivm/archipelago"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/internal/safestat"
 	ivmplot "github.com/ivmlab/ivm/plot"
 )
 
@@ -145,7 +146,7 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 		}
 		if name == "archipelago" {
 			post := ch.RejectionTrace()[ch.Burn:]
-			m, sd := archipelago.MeanSD(post)
+			m, sd := safestat.MeanSD(post, 1)
 			fmt.Fprintf(stdout, "  rejections %.1f ± %.1f, ESS %.0f of %d sweeps\n", m, sd, archipelago.ESS(post), len(post))
 		}
 		return nil
