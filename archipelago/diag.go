@@ -93,4 +93,3 @@ func SweepsToConverge(trace []float64) int {
 	}
 	return n
 }
-
