@@ -4,6 +4,20 @@
 // Gaussian-process functions g_k and sampled by MCMC over the latent history
 // of the generative process.
 //
+// # Use
+//
+// Fit(x, y, Config) samples the chain for the rows of x with labels y (NaN marks an
+// unlabelled row; the classes are the distinct labels) and returns a Model that keeps
+// thinned posterior samples (Config.Samples, default DefaultSamples): in each, the
+// functions' values at the points they were conditioned on and the kernel
+// hyperparameters. Model.Predict gives the posterior predictive class probabilities of
+// new rows (a noise.Prediction per row, Label the most probable class), Model.Save writes
+// the model as versioned JSON (ModelFormat, "ivm-archipelago/1", with a "method" field
+// for Archipelago or the softmax GP) and Load reads it back, checking every field.
+// Config.Method picks Archipelago or the softmax GP comparator; the zero Config is the
+// documented default of every option. The sampler itself (NewArchipelago, NewSoftmaxGP,
+// Sampler.Run → Chain) stays available for diagnostics and the paper's experiments.
+//
 // # The model (§2)
 //
 // With Λ(x) = Σ_k exp g_k(x) and a base density π(x), a point and its label

@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/dataset"
-	"github.com/ivmlab/ivm/plot"
 )
 
 // pinwheel is the small three-class pinwheel of testdata: 10 training and 40 test rows per
@@ -168,20 +167,6 @@ func TestArchipelagoEndToEnd(t *testing.T) {
 	t.Logf("%d of 60 fantasies nearest to their class", hits)
 	if hits < 40 {
 		t.Errorf("only %d of 60 class-conditional fantasies are nearest to their class", hits)
-	}
-	// Fig. 3's maps of the chain: modes are classes, entropies within [0, ln 3].
-	predict := func(x *mat.Dense) ([][]float64, error) { return ch.Predict(x, 1) }
-	fig, err := plot.ClassMap(predict, "Toy3", p.Train, lab, 3, plot.Options{Grid: 5})
-	if err != nil {
-		t.Fatalf("mode map: %v", err)
-	}
-	for i, h := range fig.Surfaces[1].Z {
-		if m := fig.Surfaces[0].Z[i]; m != 0 && m != 1 && m != 2 {
-			t.Fatalf("mode %v", m)
-		}
-		if !(h >= 0 && h <= math.Log(3)+1e-12) {
-			t.Fatalf("entropy %v outside [0, ln 3]", h)
-		}
 	}
 }
 
