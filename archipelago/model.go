@@ -33,6 +33,11 @@ type Model struct {
 	Seed uint64
 	// Scaler is the input scaling (nil: none), applied by Predict.
 	Scaler *dataset.Scaler
+	// Rows is the number of training rows every sample conditions on (all rows for
+	// Archipelago, the labelled ones for the softmax GP) and Data their inputs, Rows×Inputs
+	// row-major in scaled coordinates: the first points of every sample, stored once.
+	Rows int
+	Data []float64
 	// Samples are the kept posterior samples, in sweep order.
 	Samples []PosteriorSample
 	// Chain summarises the run that gave the samples.
@@ -44,21 +49,25 @@ type Model struct {
 }
 
 // PosteriorSample is one kept state of the chain: the latent functions' values at the
-// points they were conditioned on and the kernel hyperparameters.
+// points they were conditioned on (the model's Rows training rows, then the sample's
+// rejections) and the kernel hyperparameters.
 type PosteriorSample struct {
 	// Sweep is the sweep after which the state was kept.
 	Sweep int `json:"sweep"`
 	// Theta is (ln σ², ln c_1, …): the log amplitude and log inverse squared
 	// length-scales (one, or one per input with ARD).
 	Theta []float64 `json:"theta"`
-	// Rejections is the number of latent rejections among the points (Archipelago).
-	Rejections int `json:"rejections"`
-	// X holds the points (rows, then rejections), Points×Inputs row-major, in scaled
-	// input coordinates, and G the functions' values there, Points×len(Classes).
-	Points int       `json:"points"`
-	X      []float64 `json:"x"`
-	G      []float64 `json:"g"`
+	// Rejections is the number of latent rejections (Archipelago; 0 for the softmax GP)
+	// and X their locations, Rejections×Inputs row-major in scaled coordinates.
+	Rejections int       `json:"rejections"`
+	X          []float64 `json:"x"`
+	// G holds the functions' values at the rows and then the rejections,
+	// (Rows+Rejections)×len(Classes) row-major.
+	G []float64 `json:"g"`
 }
+
+// Points is the number of points the sample conditions on in a model of rows rows.
+func (s *PosteriorSample) Points(rows int) int { return rows + s.Rejections }
 
 // ChainSummary describes the chain a model was fitted by.
 type ChainSummary struct {
@@ -113,10 +122,11 @@ func Fit(x *mat.Dense, y []float64, cfg Config) (*Model, error) {
 	_, dim := x.Dims()
 	m := &Model{Method: cfg.Method, Classes: classes, Inputs: dim, ARD: opt.ARD, Nugget: ch.cov.nugget, Seed: cfg.Seed,
 		Scaler: scaler, cov: ch.cov, Chain: summarise(ch, opt, labels)}
+	m.Rows = sp.nData
+	m.Data = append([]float64(nil), sp.st.x[:sp.nData*dim]...)
 	for _, s := range ch.Samples {
-		n, _ := s.X.Dims()
-		m.Samples = append(m.Samples, PosteriorSample{Sweep: s.Sweep, Theta: s.Theta, Rejections: s.Rejections, Points: n,
-			X: s.X.RawMatrix().Data, G: s.G.RawMatrix().Data})
+		m.Samples = append(m.Samples, PosteriorSample{Sweep: s.Sweep, Theta: s.Theta, Rejections: s.Rejections,
+			X: append([]float64(nil), s.X.RawMatrix().Data[sp.nData*dim:]...), G: s.G.RawMatrix().Data})
 	}
 	return m, nil
 }
@@ -224,12 +234,15 @@ func (m *Model) Predict(x *mat.Dense) ([]noise.Prediction, error) {
 	return out, nil
 }
 
-// samples returns the kept samples as the sampler's Samples (views, no copies).
+// samples returns the kept samples as the sampler's Samples: the rows then the
+// rejections as the points, the function values as views.
 func (m *Model) samples() []Sample {
 	out := make([]Sample, len(m.Samples))
 	for i, s := range m.Samples {
+		n := s.Points(m.Rows)
+		x := append(append(make([]float64, 0, n*m.Inputs), m.Data...), s.X...)
 		out[i] = Sample{Sweep: s.Sweep, Theta: s.Theta, Rejections: s.Rejections,
-			X: mat.NewDense(s.Points, m.Inputs, s.X), G: mat.NewDense(s.Points, len(m.Classes), s.G)}
+			X: mat.NewDense(n, m.Inputs, x), G: mat.NewDense(n, len(m.Classes), s.G)}
 	}
 	return out
 }

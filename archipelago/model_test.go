@@ -240,7 +240,9 @@ func TestLoadErrors(t *testing.T) {
 		"classes":      {`"classes":[10,20]`, `"classes":[20,10]`, "ascending"},
 		"inputs":       {`"inputs":2`, `"inputs":3`, "input values"},
 		"nugget":       {`"nugget":`, `"nugget":-`, "nugget"},
-		"points":       {`"points":`, `"points":1`, "points"},
+		"rows":         {`"rows":`, `"rows":1`, "training rows"},
+		"data":         {`"data":[`, `"data":[1,`, "input values for"},
+		"rejections":   {`"rejections":`, `"rejections":1`, "rejections"},
 		"theta":        {`"theta":[`, `"theta":[1e300,`, "hyperparameters"},
 		"huge":         {`"theta":[`, `"theta":[1e999,`, "reading model"},
 		"sweeps":       {`"sweeps":6`, `"sweeps":0`, "chain of 0 sweeps"},
@@ -272,8 +274,8 @@ func FuzzLoad(f *testing.F) {
 		f.Add(b.Bytes())
 	}
 	f.Add([]byte(`{"format":"ivm-archipelago/1"}`))
-	f.Add([]byte(`{"format":"ivm-archipelago/1","method":"softmax","classes":[0,1],"inputs":1,"nugget":1e-6,"chain":{"sweeps":2,"burn":1,"thin":1},` +
-		`"samples":[{"theta":[0,0],"points":2,"x":[0,0],"g":[1,2,3,4]}]}`))
+	f.Add([]byte(`{"format":"ivm-archipelago/1","method":"softmax","classes":[0,1],"inputs":1,"nugget":1e-6,"chain":{"sweeps":2,"burn":1,"thin":1,"labelled":2},` +
+		`"rows":2,"data":[0,1],"samples":[{"theta":[0,0],"x":[],"g":[1,2,3,4]}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := archipelago.Load(bytes.NewReader(b))
 		if err != nil {

@@ -35,6 +35,8 @@ type modelFile struct {
 	Seed     uint64             `json:"seed"`
 	Scaler   *dataset.Scaler    `json:"scaler,omitempty"`
 	Chain    ChainSummary       `json:"chain"`
+	Rows     int                `json:"rows"`
+	Data     []float64          `json:"data"`
 	Samples  []PosteriorSample  `json:"samples"`
 	Training dataset.Provenance `json:"training"`
 }
@@ -45,7 +47,7 @@ func (m *Model) Save(w io.Writer) error {
 		return errors.New("archipelago: model not fitted or loaded")
 	}
 	f := modelFile{Format: ModelFormat, Method: m.Method, Classes: m.Classes, Inputs: m.Inputs, ARD: m.ARD, Nugget: m.Nugget,
-		Seed: m.Seed, Scaler: m.Scaler, Chain: m.Chain, Samples: m.Samples, Training: m.Training}
+		Seed: m.Seed, Scaler: m.Scaler, Chain: m.Chain, Rows: m.Rows, Data: m.Data, Samples: m.Samples, Training: m.Training}
 	if err := f.check(); err != nil {
 		return err
 	}
@@ -81,7 +83,7 @@ func Load(r io.Reader) (*Model, error) {
 		}
 	}
 	return &Model{Method: f.Method, Classes: f.Classes, Inputs: f.Inputs, ARD: f.ARD, Nugget: f.Nugget, Seed: f.Seed,
-		Scaler: f.Scaler, Chain: f.Chain, Samples: f.Samples, Training: f.Training, cov: cov}, nil
+		Scaler: f.Scaler, Chain: f.Chain, Rows: f.Rows, Data: f.Data, Samples: f.Samples, Training: f.Training, cov: cov}, nil
 }
 
 // check validates a model file's fields.
@@ -112,6 +114,9 @@ func (f *modelFile) check() error {
 	if err := f.Chain.check(); err != nil {
 		return err
 	}
+	if err := f.checkRows(); err != nil {
+		return err
+	}
 	if len(f.Samples) == 0 {
 		return errors.New("archipelago: model holds no posterior samples")
 	}
@@ -120,24 +125,49 @@ func (f *modelFile) check() error {
 		theta = 1 + f.Inputs
 	}
 	for i := range f.Samples {
-		if err := f.Samples[i].check(f.Inputs, k, theta); err != nil {
+		s := &f.Samples[i]
+		if f.Method == SoftmaxGP && s.Rejections != 0 {
+			return fmt.Errorf("archipelago: sample %d of a softmax GP has %d rejections", i+1, s.Rejections)
+		}
+		if err := s.check(f.Rows, f.Inputs, k, theta); err != nil {
 			return fmt.Errorf("archipelago: sample %d: %w", i+1, err)
 		}
 	}
 	return nil
 }
 
-// check validates a sample of a model with the given inputs, classes and hyperparameters.
-func (s *PosteriorSample) check(inputs, classes, theta int) error {
+// checkRows validates the training rows: as many as the chain used, finite.
+func (f *modelFile) checkRows() error {
+	want := f.Chain.Labelled
+	if f.Method == Archipelago {
+		want += f.Chain.Unlabelled
+	}
+	if f.Rows < 1 || f.Rows > maxPoints || f.Rows != want {
+		return fmt.Errorf("archipelago: %d training rows, the chain used %d", f.Rows, want)
+	}
+	if len(f.Data) != f.Rows*f.Inputs {
+		return fmt.Errorf("archipelago: %d input values for %d rows of %d inputs", len(f.Data), f.Rows, f.Inputs)
+	}
+	for _, v := range f.Data {
+		if !finite(v) {
+			return fmt.Errorf("archipelago: training input %v is not finite", v)
+		}
+	}
+	return nil
+}
+
+// check validates a sample of a model with the given rows, inputs, classes and
+// hyperparameters.
+func (s *PosteriorSample) check(rows, inputs, classes, theta int) error {
 	switch {
-	case s.Points < 1 || s.Points > maxPoints:
-		return fmt.Errorf("%d points, want 1 to %d", s.Points, maxPoints)
-	case s.Sweep < 0 || s.Rejections < 0 || s.Rejections > s.Points:
-		return fmt.Errorf("sweep %d with %d rejections among %d points", s.Sweep, s.Rejections, s.Points)
-	case len(s.X) != s.Points*inputs:
-		return fmt.Errorf("%d input values for %d points of %d inputs", len(s.X), s.Points, inputs)
-	case len(s.G) != s.Points*classes:
-		return fmt.Errorf("%d function values for %d points of %d classes", len(s.G), s.Points, classes)
+	case s.Rejections < 0 || s.Rejections > maxPoints-rows:
+		return fmt.Errorf("%d rejections beside %d rows, want 0 to %d", s.Rejections, rows, maxPoints-rows)
+	case s.Sweep < 0:
+		return fmt.Errorf("sweep %d", s.Sweep)
+	case len(s.X) != s.Rejections*inputs:
+		return fmt.Errorf("%d input values for %d rejections of %d inputs", len(s.X), s.Rejections, inputs)
+	case len(s.G) != s.Points(rows)*classes:
+		return fmt.Errorf("%d function values for %d points of %d classes", len(s.G), s.Points(rows), classes)
 	case len(s.Theta) != theta:
 		return fmt.Errorf("%d hyperparameters, want %d", len(s.Theta), theta)
 	}

@@ -202,7 +202,7 @@ func readArchipelago(b []byte) (familyModel, error) {
 func largestSample(m *archipelago.Model) int {
 	n := 0
 	for _, s := range m.Samples {
-		n = max(n, s.Points)
+		n = max(n, s.Points(m.Rows))
 	}
 	return n
 }
@@ -323,7 +323,7 @@ func (a archModel) WriteInfo(w io.Writer, path string) {
 	pts := 0
 	for _, s := range m.Samples {
 		lo, hi = math.Min(lo, s.Theta[0]), math.Max(hi, s.Theta[0])
-		pts = max(pts, s.Points)
+		pts = max(pts, s.Points(m.Rows))
 	}
 	fmt.Fprintf(w, "posterior:   ln σ² from %.3g to %.3g; up to %d points per sample", lo, hi, pts)
 	if m.Method == archipelago.Archipelago {
@@ -409,8 +409,8 @@ func (a archModel) Plot(c plotCall) (*ivmplot.Figure, error) {
 	return plotClassCurves(m, x, grid, opt)
 }
 
-// plotRows returns the rows to draw: DATA's, or the training rows the first sample holds
-// (in the data's coordinates, unlabelled as far as the figure knows).
+// plotRows returns the rows to draw: DATA's, or the training rows the model holds (in the
+// data's coordinates, unlabelled as far as the figure knows).
 func plotRows(m *archipelago.Model, c plotCall) (*mat.Dense, []int, error) {
 	if c.DataPath != "" {
 		data, err := readPlotData(c.DataPath, c.Data, m.Inputs)
@@ -419,21 +419,16 @@ func plotRows(m *archipelago.Model, c plotCall) (*mat.Dense, []int, error) {
 		}
 		return data.X, classIndices(m.Classes, data.Y), nil
 	}
-	s := m.Samples[0]
-	n := min(s.Points, m.Chain.Labelled+m.Chain.Unlabelled)
-	if m.Method == archipelago.SoftmaxGP {
-		n = min(s.Points, m.Chain.Labelled)
-	}
-	x := mat.NewDense(n, m.Inputs, append([]float64(nil), s.X[:n*m.Inputs]...))
+	x := mat.NewDense(m.Rows, m.Inputs, append([]float64(nil), m.Data...))
 	if sc := m.Scaler; sc != nil {
-		for i := 0; i < n; i++ {
+		for i := 0; i < m.Rows; i++ {
 			row := x.RawRowView(i)
 			for j := range row {
 				row[j] = row[j]/sc.Factor[j] + sc.Shift[j]
 			}
 		}
 	}
-	labels := make([]int, n)
+	labels := make([]int, m.Rows)
 	for i := range labels {
 		labels[i] = -1
 	}

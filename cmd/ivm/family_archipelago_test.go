@@ -138,7 +138,7 @@ func TestArchipelagoFamilyErrors(t *testing.T) {
 	for name, text := range map[string]string{
 		"v2.json":     strings.Replace(string(b), "ivm-archipelago/1", "ivm-archipelago/2", 1),
 		"nan.json":    strings.Replace(string(b), `"nugget":`, `"nugget":"NaN","x":`, 1),
-		"points.json": strings.Replace(string(b), `"points":`, `"points":9`, 1),
+		"rejections.json": strings.Replace(string(b), `"rejections":`, `"rejections":9`, 1),
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -157,7 +157,7 @@ func TestArchipelagoFamilyErrors(t *testing.T) {
 		{[]string{"predict", "wide.csv", "m.json"}, "expected 2"},
 		{[]string{"predict", "train.csv", "v2.json"}, `"ivm-archipelago/2" is not supported by this version (it reads "ivm-archipelago/1")`},
 		{[]string{"info", "nan.json"}, "m"},
-		{[]string{"info", "points.json"}, "points"},
+		{[]string{"info", "rejections.json"}, "rejections"},
 	} {
 		r := runBinary(t, dir, "", nil, c.args...)
 		if r.code != 1 || !strings.Contains(r.stderr, c.msg) || strings.Count(r.stderr, "\n") != 1 {
