@@ -136,8 +136,8 @@ func TestArchipelagoFamilyErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, text := range map[string]string{
-		"v2.json":     strings.Replace(string(b), "ivm-archipelago/1", "ivm-archipelago/2", 1),
-		"nan.json":    strings.Replace(string(b), `"nugget":`, `"nugget":"NaN","x":`, 1),
+		"v2.json":         strings.Replace(string(b), "ivm-archipelago/1", "ivm-archipelago/2", 1),
+		"nan.json":        strings.Replace(string(b), `"nugget":`, `"nugget":"NaN","x":`, 1),
 		"rejections.json": strings.Replace(string(b), `"rejections":`, `"rejections":9`, 1),
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
