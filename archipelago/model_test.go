@@ -41,7 +41,7 @@ func quick(m archipelago.Method) archipelago.Config {
 	return archipelago.Config{Method: m, Sweeps: 60, Burn: 30, Samples: 10, Seed: 3}
 }
 
-func Example() {
+func ExampleFit() {
 	x, y := clusters(12, 6, 1) // 24 rows, 6 labelled per class, the others NaN
 	m, err := archipelago.Fit(x, y, archipelago.Config{Sweeps: 60, Burn: 30, Samples: 10, Seed: 3})
 	if err != nil {
