@@ -13,7 +13,7 @@ import (
 // Archipelago's Table 1 (Adams & Ghahramani 2009): Toy3/4/5, wine and oil with 1, 2, 4
 // and 8 labels per class, error and perplexity of Archipelago, the softmax GP and the
 // one-vs-rest probit and null-category IVMs over 10 random labellings. The logic is in
-// package archipelago (Table1); Quick runs Toy3 with one label per class, two labellings
+// archTable1 (archipelago_experiment.go); Quick runs Toy3 with one label per class, two labellings
 // and a short chain; -only picks problems and label counts ("Toy3,1": one cell) and -runs
 // the number of labellings.
 func init() {

@@ -19,7 +19,7 @@ import (
 // (class k against the rest), combined by the largest p(y=+1). Probabilities
 // for the perplexity are the K values p_k(y=+1) normalised to sum to one.
 
-// IVMKind picks the binary noise model of the one-vs-rest comparator.
+// ivmKind picks the binary noise model of the one-vs-rest comparator.
 type ivmKind int
 
 const (
@@ -30,7 +30,7 @@ const (
 	ivmNullCategory
 )
 
-// IVMOptions configures the one-vs-rest IVMs.
+// ivmOptions configures the one-vs-rest IVMs.
 type ivmOptions struct {
 	// Kernel is the kern spec (default "rbf+bias+white", or "rbfard+bias+white"
 	// with ARD).
@@ -44,7 +44,7 @@ type ivmOptions struct {
 	Seed  uint64
 }
 
-// OneVsRest trains K binary IVMs on x with labels (−1 = unlabelled) and returns
+// oneVsRest trains K binary IVMs on x with labels (−1 = unlabelled) and returns
 // the predicted class distributions at xs. notes reports classes whose kernel
 // learning failed and were refitted with the initial kernel.
 func oneVsRest(kind ivmKind, x *mat.Dense, labels []int, nClass int, xs *mat.Dense, opt ivmOptions) (probs [][]float64, notes []string, err error) {

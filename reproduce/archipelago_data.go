@@ -13,7 +13,7 @@ import (
 	"github.com/ivmlab/ivm/dataset"
 )
 
-// Problem is one semi-supervised task of Table 1: training inputs whose labels
+// archProblem is one semi-supervised task of Table 1: training inputs whose labels
 // are all known (a labelling reveals a few per class, the rest act as
 // unlabelled data) and a labelled test set.
 type archProblem struct {
@@ -64,19 +64,19 @@ func archIntLabels(y []float64) ([]int, int, error) {
 	return out, k, nil
 }
 
-// PaperPinwheelTrain is the number of training points of each pinwheel set in the paper:
+// archPinwheelTrain is the number of training points of each pinwheel set in the paper:
 // "There were 50 data points in each set ... 300 held-out data for each class" — 50 per
 // set, against held-out data counted per class. The shared files hold 50 training rows per
-// class; LoadProblem keeps the first 50/K of each class (17, 17, 16 for Toy3; 13, 13, 12,
+// class; archLoadProblem keeps the first 50/K of each class (17, 17, 16 for Toy3; 13, 13, 12,
 // 12 for Toy4; 10 each for Toy5). The rows within a class are in generation order, so the
 // first ones are a random sample. With this reading our Archipelago and softmax GP
 // perplexities come out at the paper's level (Toy5 one label per class: 3.5 and 3.8
 // against the paper's 3.77 and 4.52; with 50 per class 1.5 and 3.9).
 const archPinwheelTrain = 50
 
-// LoadPinwheel reads pinwheel_k<K>.csv.gz from dir (columns split,label,x1,x2).
+// loadPinwheel reads pinwheel_k<K>.csv.gz from dir (columns split,label,x1,x2).
 // trainTotal > 0 keeps that many training rows in all, the first ⌊trainTotal/K⌋ of each
-// class and one more of each of the first trainTotal mod K classes (PaperPinwheelTrain
+// class and one more of each of the first trainTotal mod K classes (archPinwheelTrain
 // is the paper's size); 0 keeps every training row of the file (50 per class).
 func loadPinwheel(dir string, k, trainTotal int) (*archProblem, error) {
 	if trainTotal < 0 || (trainTotal > 0 && trainTotal < k) {
@@ -216,7 +216,7 @@ func standardise(ref *mat.Dense, ms ...*mat.Dense) error {
 	return nil
 }
 
-// LoadWine reads wine.csv.gz, standardises all 178 rows to zero mean and unit
+// loadWine reads wine.csv.gz, standardises all 178 rows to zero mean and unit
 // variance (as the paper, following Rogers & Girolami) and makes a seeded
 // stratified 89/89 split.
 func loadWine(path string, seed uint64) (*archProblem, error) {
@@ -239,7 +239,7 @@ func loadWine(path string, seed uint64) (*archProblem, error) {
 	return p, nil
 }
 
-// LoadOil reads oilflow_train.csv.gz (12 inputs, label, two phase fractions),
+// loadOil reads oilflow_train.csv.gz (12 inputs, label, two phase fractions),
 // draws a seeded stratified subsample of 400 rows split 134 training / 266
 // test — the paper's sizes; its 14-input, 400-point variant is not available —
 // and standardises the inputs by the 400 rows' moments.

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// Table1Options configures Table1.
+// archTableOptions configures archTable1.
 type archTableOptions struct {
 	// DataDir holds pinwheel/, wine/ and oilflow/.
 	DataDir string
@@ -23,11 +23,11 @@ type archTableOptions struct {
 	// PinwheelChains is the number of chains per labelling on the pinwheels when
 	// Cell.Chains is 0 (default 4). A 50-point pinwheel chain takes seconds, and
 	// single chains there split between confident and flat states (see
-	// CellOptions.Chains); on wine and oil a chain takes minutes and Cell.Chains
+	// archCellOptions.Chains); on wine and oil a chain takes minutes and Cell.Chains
 	// (default 1) applies.
 	PinwheelChains int
 	// PinwheelTrain is the number of training points of each pinwheel set: 0 means the
-	// paper's PaperPinwheelTrain (50 per set), −1 every training row of the files (50
+	// paper's archPinwheelTrain (50 per set), −1 every training row of the files (50
 	// per class, the reading this package used before 2026-11-23).
 	PinwheelTrain int
 	// Diagnose runs one extra Archipelago chain on the first problem with one
@@ -35,14 +35,14 @@ type archTableOptions struct {
 	Diagnose bool
 }
 
-// LoadProblem loads a Table 1 problem by name from dataDir; seed picks the wine
+// archLoadProblem loads a Table 1 problem by name from dataDir; seed picks the wine
 // and oil splits. The pinwheels keep the paper's 50 training points per set
-// (PaperPinwheelTrain).
+// (archPinwheelTrain).
 func archLoadProblem(dataDir, name string, seed uint64) (*archProblem, error) {
 	return archLoadProblemN(dataDir, name, seed, archPinwheelTrain)
 }
 
-// loadProblem is LoadProblem with pinTrain training points per pinwheel set (0: all).
+// archLoadProblemN is archLoadProblem with pinTrain training points per pinwheel set (0: all).
 func archLoadProblemN(dataDir, name string, seed uint64, pinTrain int) (*archProblem, error) {
 	switch name {
 	case "Toy3", "Toy4", "Toy5":
@@ -55,7 +55,7 @@ func archLoadProblemN(dataDir, name string, seed uint64, pinTrain int) (*archPro
 	return nil, fmt.Errorf("archipelago: no problem %q (have Toy3, Toy4, Toy5, Wine, Oil)", name)
 }
 
-// Table1 runs the requested cells of Table 1 and prints them next to the
+// archTable1 runs the requested cells of Table 1 and prints them next to the
 // paper's figures, with wall and CPU times.
 func archTable1(w io.Writer, opt archTableOptions) error {
 	probs := opt.Problems
@@ -112,7 +112,7 @@ func archTable1(w io.Writer, opt archTableOptions) error {
 	return nil
 }
 
-// Diagnose runs one Archipelago chain on p with perClass labels per class and
+// archDiagnose runs one Archipelago chain on p with perClass labels per class and
 // prints time per sweep (wall and CPU), sweeps to convergence of the number of
 // rejections, its effective sample size and autocorrelation (Fig. 4), and the
 // acceptance rates of every move.

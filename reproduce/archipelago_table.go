@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// Methods are the columns of Table 1, in the paper's order.
+// archMethods are the columns of Table 1, in the paper's order.
 var archMethods = []string{"Arch", "SmGP", "PrGP", "NCNM"}
 
-// PaperTable1 holds the paper's Table 1: for each problem and labels per
+// archPaperTable1 holds the paper's Table 1: for each problem and labels per
 // class, the error and perplexity of Arch, SmGP, PrGP and NCNM (in that order,
 // err then perp). The oil NCNM perplexity at one label, printed "3.56K", is 3560.
 var archPaperTable1 = map[string]map[int][8]float64{
@@ -50,7 +50,7 @@ var archPaperTable1 = map[string]map[int][8]float64{
 	},
 }
 
-// CellOptions configures one Table 1 cell.
+// archCellOptions configures one Table 1 cell.
 type archCellOptions struct {
 	// Labellings is the number of random labellings (default 10).
 	Labellings int
@@ -73,7 +73,7 @@ type archCellOptions struct {
 	Log io.Writer
 }
 
-// Cell is the result of one problem at one number of labels per class.
+// archCell is the result of one problem at one number of labels per class.
 type archCell struct {
 	Problem  string
 	PerClass int
@@ -85,7 +85,7 @@ type archCell struct {
 	Wall       time.Duration
 }
 
-// RunCell runs every method on opt.Labellings random labellings of p with
+// archRunCell runs every method on opt.Labellings random labellings of p with
 // perClass labels per class and evaluates them on p's test set.
 func archRunCell(p *archProblem, perClass int, opt archCellOptions) (*archCell, error) {
 	if opt.Labellings == 0 {
@@ -150,7 +150,7 @@ func archRunCell(p *archProblem, perClass int, opt archCellOptions) (*archCell, 
 	return c, firstErr
 }
 
-// CellLabellings draws the n labellings of RunCell(p, perClass, {Seed: seed}), in
+// archLabellings draws the n labellings of archRunCell(p, perClass, {Seed: seed}), in
 // order: perClass labelled rows per class, the rest −1.
 func archLabellings(p *archProblem, perClass, n int, seed uint64) ([][]int, error) {
 	rng := rand.New(rand.NewPCG(seed, uint64(perClass)))
@@ -164,11 +164,11 @@ func archLabellings(p *archProblem, perClass, n int, seed uint64) ([][]int, erro
 	return labs, nil
 }
 
-// ChainSeed is the seed RunCell gives the chains (and the IVM comparators) of
+// archChainSeed is the seed archRunCell gives the chains (and the IVM comparators) of
 // labelling r of a cell seeded with cellSeed.
 func archChainSeed(cellSeed uint64, r int) uint64 { return cellSeed*1000 + uint64(r) + 1 }
 
-// RunChain runs the Archipelago ("Arch") or softmax GP ("SmGP") chain of a
+// archRunChain runs the Archipelago ("Arch") or softmax GP ("SmGP") chain of a
 // Table-1 cell on p with the given labels: so as given, ARD as the paper used
 // for p.
 func archRunChain(method string, p *archProblem, labels []int, so archipelago.Options) (*archipelago.Chain, error) {
@@ -293,7 +293,7 @@ func meanSDNoNaN(v []float64) (mean, sd float64) {
 	return safestat.MeanSD(f, 1)
 }
 
-// WriteCell prints a cell's error and perplexity rows, mean ± sd over the
+// archWriteCell prints a cell's error and perplexity rows, mean ± sd over the
 // labellings with the paper's figure in brackets.
 func archWriteCell(w io.Writer, c *archCell) {
 	paper, havePaper := archPaperTable1[c.Problem][c.PerClass]

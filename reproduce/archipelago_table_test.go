@@ -101,7 +101,7 @@ func TestRunChainAndLabellings(t *testing.T) {
 	}
 }
 
-// LoadPinwheel keeps trainTotal training rows split as evenly as the classes allow (the
+// loadPinwheel keeps trainTotal training rows split as evenly as the classes allow (the
 // first ones of each class), every row with 0, and refuses sizes that leave a class empty.
 func TestLoadPinwheelTrainTotal(t *testing.T) {
 	for _, c := range []struct{ total, n int }{{0, 30}, {10, 10}, {17, 17}, {30, 30}} {
