@@ -29,7 +29,7 @@ type Model struct {
 	// Nugget is the covariance's white-noise variance relative to σ².
 	Nugget float64
 	// Seed seeds the predictive draws of g at new rows (with each row's values, so a
-	// row's probabilities do not depend on the other rows predicted with it).
+	// row's draws do not depend on the other rows predicted with it).
 	Seed uint64
 	// Scaler is the input scaling (nil: none), applied by Predict.
 	Scaler *dataset.Scaler
@@ -196,7 +196,8 @@ const predictChunk = 512
 // sample's values and the softmax of eq. 1 is averaged over samples and draws. Prob
 // follows Classes, Label is the most probable class (the first on ties); Mean and Var
 // are not used. The draws of a row are seeded by the model's Seed and the row's values,
-// so equal rows get equal probabilities whatever else is predicted with them.
+// so a row gets the same draws, and the same probabilities up to rounding, whatever else
+// is predicted with it; the same rows predicted again give identical results.
 func (m *Model) Predict(x *mat.Dense) ([]noise.Prediction, error) {
 	if m.cov == nil {
 		return nil, errors.New("archipelago: model not fitted or loaded")
