@@ -2,7 +2,8 @@ package archipelago
 
 import (
 	"math"
-	"math/rand/v2"
+
+	"github.com/ivmlab/ivm/internal/safestat"
 )
 
 // Autocorrelation returns the sample autocorrelation of v at lags 0..maxLag
@@ -84,7 +85,7 @@ func SweepsToConverge(trace []float64) int {
 	if n < 4 {
 		return n
 	}
-	mean, sd := MeanSD(trace[n/2:])
+	mean, sd := safestat.MeanSD(trace[n/2:], 1)
 	for i, v := range trace {
 		if math.Abs(v-mean) <= sd {
 			return i
@@ -92,5 +93,3 @@ func SweepsToConverge(trace []float64) int {
 	}
 	return n
 }
-
-func newRand(a, b uint64) *rand.Rand { return rand.New(rand.NewPCG(a, b)) }

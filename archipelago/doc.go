@@ -4,6 +4,20 @@
 // Gaussian-process functions g_k and sampled by MCMC over the latent history
 // of the generative process.
 //
+// # Use
+//
+// Fit(x, y, Config) samples the chain for the rows of x with labels y (NaN marks an
+// unlabelled row; the classes are the distinct labels) and returns a Model that keeps
+// thinned posterior samples (Config.Samples, default DefaultSamples): in each, the
+// functions' values at the points they were conditioned on and the kernel
+// hyperparameters. Model.Predict gives the posterior predictive class probabilities of
+// new rows (a noise.Prediction per row, Label the most probable class), Model.Save writes
+// the model as versioned JSON (ModelFormat, "ivm-archipelago/1", with a "method" field
+// for Archipelago or the softmax GP) and Load reads it back, checking every field.
+// Config.Method picks Archipelago or the softmax GP comparator; the zero Config is the
+// documented default of every option. The sampler itself (NewArchipelago, NewSoftmaxGP,
+// Sampler.Run → Chain) stays available for diagnostics and the paper's experiments.
+//
 // # The model (§2)
 //
 // With Λ(x) = Σ_k exp g_k(x) and a base density π(x), a point and its label
@@ -69,14 +83,9 @@
 // fantasies, Autocorrelation, ESS and the per-sweep trace Fig. 4's diagnostics.
 //
 // NewSoftmaxGP runs the same HMC code on the softmax GP classifier (eq. 1 on
-// the labelled points alone), and OneVsRest trains the probit and null-category
-// IVMs of package ivm one class against the rest: the comparators of Table 1.
-// RunCell runs one cell of Table 1 (one data set, one number of labels per
-// class, several labellings, every method). The pinwheels have the paper's 50
-// training points per set (PaperPinwheelTrain); Table1 runs four chains per
-// labelling on them and pools their samples, for Archipelago and the softmax GP
-// alike (CellOptions.Chains), because single short chains there split between a
-// confident state and a flat one (g ≈ 0, predictions near uniform).
+// the labelled points alone), the paper's comparator. The paper's Table 1 and
+// Fig. 3 (data sets, labellings, the IVM comparators, the table) are experiments
+// of package reproduce (ivm reproduce archipelago, archipelago-fig3).
 //
 // Every chain takes an explicit seed (math/rand/v2 PCG) and is reproducible.
 package archipelago

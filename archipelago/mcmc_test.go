@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/internal/safestat"
 	"github.com/ivmlab/ivm/kern"
 )
 
@@ -21,7 +22,7 @@ func batchMean(v []float64) (mean, se float64) {
 			bm[i] += x / float64(m)
 		}
 	}
-	mean, sd := MeanSD(bm)
+	mean, sd := safestat.MeanSD(bm, 1)
 	return mean, sd / math.Sqrt(b)
 }
 
@@ -252,7 +253,7 @@ func TestGenerateFromPrior(t *testing.T) {
 		for i := range a {
 			d[i] = a[i] - b[i]
 		}
-		m, se := MeanSD(d)
+		m, se := safestat.MeanSD(d, 1)
 		within(t, name, m, se/math.Sqrt(float64(len(d))), 0, 0)
 	}
 	diff("P(l₁=0) − P(l₂=0)", first0, second0)
@@ -260,7 +261,7 @@ func TestGenerateFromPrior(t *testing.T) {
 	diff("E[x₁²] − E[x₂²]", x1sq, x2sq)
 	se := math.Sqrt((c01 + c10)) / reps
 	within(t, "P(0,1) − P(1,0)", (c01-c10)/reps, se, 0, 0)
-	m, sd := MeanSD(first0)
+	m, sd := safestat.MeanSD(first0, 1)
 	within(t, "class frequency", m, sd/math.Sqrt(reps), 0.5, 0)
 	// P(accept the first proposal) = E[Λ/(1+Λ)], g₁, g₂ i.i.d. N(0, σ²).
 	v := cov.diag(mat.NewDense(1, 1, []float64{0}))
@@ -274,7 +275,7 @@ func TestGenerateFromPrior(t *testing.T) {
 			z += w
 		}
 	}
-	m, sd = MeanSD(acc0)
+	m, sd = safestat.MeanSD(acc0, 1)
 	within(t, "P(first proposal accepted)", m, sd/math.Sqrt(reps), pa/z, 0)
 }
 
@@ -314,9 +315,9 @@ func TestBaseGibbs(t *testing.T) {
 		mu0 = append(mu0, g.Mean[0])
 		s01 = append(s01, g.Cov().At(0, 1))
 	}
-	m, sd := MeanSD(mu0)
+	m, sd := safestat.MeanSD(mu0, 1)
 	within(t, "E[μ₁]", m, sd/math.Sqrt(6000), wantMu[0], 0)
-	m, sd = MeanSD(s01)
+	m, sd = safestat.MeanSD(s01, 1)
 	within(t, "E[Σ₁₂]", m, sd/math.Sqrt(6000), psi.At(0, 1)/(nun-3), 0)
 }
 

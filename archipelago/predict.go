@@ -21,29 +21,37 @@ const draws = 8
 // marginal prediction needs) and the softmax of eq. 1 is averaged. seed makes
 // the draws reproducible.
 func (c *Chain) Predict(xs *mat.Dense, seed uint64) ([][]float64, error) {
-	if len(c.Samples) == 0 {
+	rng := rand.New(rand.NewPCG(seed, 0x9e37))
+	return predictMixture(c.cov, c.Classes, c.Dim, c.Samples, xs, 0, func(int) *rand.Rand { return rng })
+}
+
+// predictMixture averages the softmax of eq. 1 over the samples and over draws
+// of g(x*) from each sample's GP conditional; rng(i) is the source of row i's
+// draws, taken in the order sample, draw, class; chunk is latent's.
+func predictMixture(cov *Cov, classes, dim int, samples []Sample, xs *mat.Dense, chunk int, rng func(i int) *rand.Rand) ([][]float64, error) {
+	if len(samples) == 0 {
 		return nil, errors.New("archipelago: chain has no retained samples")
 	}
 	m, d := xs.Dims()
-	if d != c.Dim {
-		return nil, fmt.Errorf("archipelago: test inputs have %d columns, model %d", d, c.Dim)
+	if d != dim {
+		return nil, fmt.Errorf("archipelago: test inputs have %d columns, model %d", d, dim)
 	}
 	probs := make([][]float64, m)
 	for i := range probs {
-		probs[i] = make([]float64, c.Classes)
+		probs[i] = make([]float64, classes)
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x9e37))
-	mu := make([]float64, m*c.Classes)
+	mu := make([]float64, m*classes)
 	sd := make([]float64, m)
-	g := make([]float64, c.Classes)
-	for _, s := range c.Samples {
-		if err := c.latent(s, xs, mu, sd); err != nil {
+	g := make([]float64, classes)
+	for _, s := range samples {
+		if err := latent(cov, classes, dim, s, xs, mu, sd, chunk); err != nil {
 			return nil, err
 		}
 		for i := 0; i < m; i++ {
-			for r := 0; r < draws; r++ {
+			r := rng(i)
+			for range draws {
 				for k := range g {
-					g[k] = mu[i*c.Classes+k] + sd[i]*rng.NormFloat64()
+					g[k] = mu[i*classes+k] + sd[i]*r.NormFloat64()
 				}
 				lse := logSumExp(g)
 				for k := range g {
@@ -52,7 +60,7 @@ func (c *Chain) Predict(xs *mat.Dense, seed uint64) ([][]float64, error) {
 			}
 		}
 	}
-	w := 1 / float64(len(c.Samples)*draws)
+	w := 1 / float64(len(samples)*draws)
 	for i := range probs {
 		for k := range probs[i] {
 			probs[i][k] *= w
@@ -62,9 +70,11 @@ func (c *Chain) Predict(xs *mat.Dense, seed uint64) ([][]float64, error) {
 }
 
 // latent writes the GP conditional means (m×K) and standard deviations (m, the
-// same for every function since the covariance is shared) at xs given sample s.
-func (c *Chain) latent(s Sample, xs *mat.Dense, mu, sd []float64) error {
-	cv := c.cov.Clone()
+// same for every function since the covariance is shared) at xs given sample s,
+// factorising the sample's covariance once and taking the rows of xs chunk at a
+// time (chunk ≤ 0: all at once), so that the cross-covariances held stay n×chunk.
+func latent(cov *Cov, classes, dim int, s Sample, xs *mat.Dense, mu, sd []float64, chunk int) error {
+	cv := cov.Clone()
 	if err := cv.SetTheta(s.Theta); err != nil {
 		return err
 	}
@@ -78,18 +88,37 @@ func (c *Chain) latent(s Sample, xs *mat.Dense, mu, sd []float64) error {
 	}
 	var l mat.TriDense
 	ch.LTo(&l)
-	ks := make([]float64, n*m)
-	cv.cross(ks, s.X, xs)
-	// V = L⁻¹K*, one blocked triangular solve for all test points.
-	v := blas64.General{Rows: n, Cols: m, Stride: m, Data: ks}
-	blas64.Trsm(blas.Left, blas.NoTrans, 1, l.RawTriangular(), v)
 	// ν = L⁻¹G.
 	nu := mat.DenseCopyOf(s.G)
 	blas64.Trsm(blas.Left, blas.NoTrans, 1, l.RawTriangular(), nu.RawMatrix())
+	if chunk <= 0 || chunk > m {
+		chunk = m
+	}
+	for a := 0; a < m; a += chunk {
+		b := min(a+chunk, m)
+		xb := xs
+		if a > 0 || b < m {
+			xb = mat.DenseCopyOf(xs.Slice(a, b, 0, dim))
+		}
+		latentRows(cv, &l, nu, s.X, xb, mu[a*classes:b*classes], sd[a:b])
+	}
+	return nil
+}
+
+// latentRows writes the conditional means and standard deviations at the rows of xs
+// given the factor l of the covariance at x and ν = L⁻¹G.
+func latentRows(cv *Cov, l *mat.TriDense, nu, x, xs *mat.Dense, mu, sd []float64) {
+	n, classes := nu.Dims()
+	m, dim := xs.Dims()
+	ks := make([]float64, n*m)
+	cv.cross(ks, x, xs)
+	// V = L⁻¹K*, one blocked triangular solve for all test points.
+	v := blas64.General{Rows: n, Cols: m, Stride: m, Data: ks}
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, l.RawTriangular(), v)
 	// mean = Vᵀν.
-	mean := mat.NewDense(m, c.Classes, mu[:m*c.Classes])
+	mean := mat.NewDense(m, classes, mu[:m*classes])
 	mean.Mul(mat.NewDense(n, m, ks).T(), nu)
-	row := mat.NewDense(1, c.Dim, nil)
+	row := mat.NewDense(1, dim, nil)
 	for j := 0; j < m; j++ {
 		var vv float64
 		for i := 0; i < n; i++ {
@@ -103,7 +132,6 @@ func (c *Chain) latent(s Sample, xs *mat.Dense, mu, sd []float64) error {
 		}
 		sd[j] = math.Sqrt(va)
 	}
-	return nil
 }
 
 // Evaluate returns the test error rate (the predicted class is the most

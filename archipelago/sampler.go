@@ -157,16 +157,22 @@ func (o *Options) defaults() error {
 
 // Stats counts proposals and acceptances over a chain.
 type Stats struct {
-	InsertTried, InsertAccepted int
-	DeleteTried, DeleteAccepted int
-	MoveTried, MoveAccepted     int
-	GTried, GAccepted           int
-	HyperTried, HyperAccepted   int
-	AmpTried, AmpAccepted       int
+	InsertTried    int `json:"insert_tried"`
+	InsertAccepted int `json:"insert_accepted"`
+	DeleteTried    int `json:"delete_tried"`
+	DeleteAccepted int `json:"delete_accepted"`
+	MoveTried      int `json:"move_tried"`
+	MoveAccepted   int `json:"move_accepted"`
+	GTried         int `json:"g_tried"`
+	GAccepted      int `json:"g_accepted"`
+	HyperTried     int `json:"hyper_tried"`
+	HyperAccepted  int `json:"hyper_accepted"`
+	AmpTried       int `json:"amp_tried"`
+	AmpAccepted    int `json:"amp_accepted"`
 	// Jitter counts refactorisations that needed diagonal jitter; MaxJitter is
 	// the largest added.
-	Jitter    int
-	MaxJitter float64
+	Jitter    int     `json:"jitter"`
+	MaxJitter float64 `json:"max_jitter"`
 }
 
 // Rate returns accepted/tried (NaN when nothing was tried).

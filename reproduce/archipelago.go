@@ -13,7 +13,7 @@ import (
 // Archipelago's Table 1 (Adams & Ghahramani 2009): Toy3/4/5, wine and oil with 1, 2, 4
 // and 8 labels per class, error and perplexity of Archipelago, the softmax GP and the
 // one-vs-rest probit and null-category IVMs over 10 random labellings. The logic is in
-// package archipelago (Table1); Quick runs Toy3 with one label per class, two labellings
+// archTable1 (archipelago_experiment.go); Quick runs Toy3 with one label per class, two labellings
 // and a short chain; -only picks problems and label counts ("Toy3,1": one cell) and -runs
 // the number of labellings.
 func init() {
@@ -33,9 +33,9 @@ func runArchipelago(w io.Writer, c Config) error {
 	if workers <= 0 {
 		workers = 2
 	}
-	opt := archipelago.Table1Options{
+	opt := archTableOptions{
 		DataDir:  c.DataDir,
-		Cell:     archipelago.CellOptions{Labellings: 10, Workers: workers, Seed: seed, Log: c.Log},
+		Cell:     archCellOptions{Labellings: 10, Workers: workers, Seed: seed, Log: c.Log},
 		Diagnose: true,
 	}
 	if c.Only != "" {
@@ -57,7 +57,7 @@ func runArchipelago(w io.Writer, c Config) error {
 		opt.Cell.Labellings = 2
 		opt.Cell.Sampler = archipelago.Options{Sweeps: 40, Burn: 20}
 	}
-	return archipelago.Table1(w, opt)
+	return archTable1(w, opt)
 }
 
 // archipelagoOnly parses -only for the archipelago experiment: comma-separated problem

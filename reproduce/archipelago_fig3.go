@@ -80,20 +80,20 @@ func runArchipelagoFig3(w io.Writer, c Config) error {
 // labelling and chain seed of labelling 0 of the Table-1 cell) and returns the row's three
 // panels and a line of test errors.
 func fig3Row(c Config, name string, seed uint64, so archipelago.Options, grid int) ([]*gplot.Plot, string, error) {
-	p, err := archipelago.LoadProblem(c.DataDir, name, seed)
+	p, err := archLoadProblem(c.DataDir, name, seed)
 	if err != nil {
 		return nil, "", err
 	}
-	labs, err := archipelago.CellLabellings(p, 1, 1, seed)
+	labs, err := archLabellings(p, 1, 1, seed)
 	if err != nil {
 		return nil, "", err
 	}
 	labels := labs[0]
-	so.Seed = archipelago.ChainSeed(seed, 0)
+	so.Seed = archChainSeed(seed, 0)
 	var modes, entropy []*gplot.Plot
 	line := name + ":"
 	for _, m := range []string{"Arch", "SmGP"} {
-		ch, err := archipelago.RunChain(m, p, labels, so)
+		ch, err := archRunChain(m, p, labels, so)
 		if err != nil {
 			return nil, "", err
 		}

@@ -7,7 +7,6 @@ import (
 	"math"
 	"sort"
 
-	"gonum.org/v1/gonum/mat"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
@@ -27,21 +26,18 @@ func init() {
 
 func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("archipelago", "ivm archipelago [flags] TRAIN TEST\n\n"+
-		"TRAIN holds labelled rows and unlabelled rows (CSV label \"?\" or empty, libsvm \"?\");\n"+
-		"TEST is labelled. Prints the test error and perplexity of Archipelago (and with\n"+
-		"-softmax of the softmax GP on the labelled rows).", stderr)
-	sweeps := fs.Int("sweeps", 600, "MCMC sweeps")
-	burn := fs.Int("burn", 0, "burn-in sweeps (0: a third of -sweeps)")
-	anneal := fs.Int("anneal", 0, "burn-in sweeps over which the unlabelled rows' likelihood is phased in (0: 3/4 of -burn, -1: none)")
-	seed := fs.Uint64("seed", 1, "random seed")
-	ampMoves := fs.Int("amp-moves", 0, "Metropolis moves per sweep on the log amplitude with the whitened functions fixed (0: 20, -1: none)")
-	ard := fs.Bool("ard", false, "one length-scale per input (ARD)")
+		"The one-shot form of \"ivm train -method archipelago TRAIN MODEL\" then \"ivm predict TEST MODEL\"\n"+
+		"(the same fit and prediction, no model file): TRAIN holds labelled rows and unlabelled rows\n"+
+		"(CSV label \"?\" or empty, libsvm \"?\"); TEST is labelled. Prints the test error and perplexity\n"+
+		"of Archipelago (and with -softmax of the softmax GP on the labelled rows).", stderr)
+	var df dataFlags
+	df.register(fs)
+	var af archFlags
+	af.register(fs)
 	progress := fs.Bool("progress", false, "print the chain's state after every sweep to stderr")
 	softmax := fs.Bool("softmax", false, "also run the softmax GP comparator")
-	labelCol := fs.String("label-col", "last", "CSV target column: first, last or a 1-based number")
 	figPath := fs.String("o", "", "with 2-D inputs, write the predictive mode and entropy maps (the paper's Fig. 3) to this .png, .svg or .pdf")
 	grid := fs.Int("grid", 50, "grid points per axis of the -o maps")
-	maxMem := registerMaxMem(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -49,7 +45,8 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
-	if err := checkSampler(*sweeps, *burn, *ampMoves); err != nil {
+	cfg, err := af.config(archipelago.Archipelago)
+	if err != nil {
 		return err
 	}
 	if *figPath != "" {
@@ -67,99 +64,28 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 	if *figPath == stdoutPath {
 		stdout = stderr // the figure goes to standard output, the results beside it
 	}
-	var ro dataset.ReadOptions
-	var err error
-	if ro.LabelCol, err = dataset.ParseLabelCol(*labelCol); err != nil {
-		return err
-	}
-	maxMem.limitOptions(&ro)
-	train, err := dataset.ReadFile(fs.Arg(0), ro)
+	train, test, trainLab, testLab, err := readArchData(fs.Arg(0), fs.Arg(1), df, *figPath != "", *grid)
 	if err != nil {
 		return err
 	}
-	_, dim := train.X.Dims()
-	ro.Dim = dim
-	if *figPath != "" && dim != 2 {
-		return fmt.Errorf("-o: the maps need 2-D inputs, %s has %d", fs.Arg(0), dim)
-	}
-	// The sampler's covariances over the training rows and the rejections (about as many)
-	// grow as N²: measured peak RSS 220·N² bytes at N = 1200.
-	n, _ := train.X.Dims()
-	if err := maxMem.check(256*float64(n)*float64(n), fmt.Sprintf("sampling over %d training rows", n)); err != nil {
-		return err
-	}
-	if *figPath != "" {
-		// The maps predict at grid² points against every training row at once.
-		if err := maxMem.check(16*float64(*grid)*float64(*grid)*float64(n), fmt.Sprintf("-grid %d maps over %d training rows", *grid, n)); err != nil {
-			return err
-		}
-	}
-	test, err := dataset.ReadFile(fs.Arg(1), ro)
-	if err != nil {
-		return err
-	}
-	classes, trainLab, err := archLabels(train.Y, nil, true)
-	if err != nil {
-		return fmt.Errorf("%s: %w", fs.Arg(0), err)
-	}
-	_, testLab, err := archLabels(test.Y, classes, false)
-	if err != nil {
-		return fmt.Errorf("%s: %w", fs.Arg(1), err)
-	}
-	opt := archipelago.Options{Sweeps: *sweeps, Burn: *burn, Anneal: *anneal, Seed: *seed, ARD: *ard, AmpMoves: *ampMoves}
-	var rows [][]*gplot.Plot
 	if *progress {
-		opt.Progress = func(s archipelago.SweepInfo) {
-			st := s.Stats
-			fmt.Fprintf(stderr, "sweep %4d  M %4d  loglik %9.2f  β %.2f  θ %.2f  acc ins %.2f del %.2f move %.2f g %.2f θ %.2f σ² %.2f  %s\n",
-				s.Sweep, s.Rejections, s.LogLik, s.Beta, s.Theta,
-				archipelago.Rate(st.InsertAccepted, st.InsertTried), archipelago.Rate(st.DeleteAccepted, st.DeleteTried),
-				archipelago.Rate(st.MoveAccepted, st.MoveTried), archipelago.Rate(st.GAccepted, st.GTried),
-				archipelago.Rate(st.HyperAccepted, st.HyperTried), archipelago.Rate(st.AmpAccepted, st.AmpTried), s.Elapsed.Round(1e6))
-		}
+		cfg.Progress = archProgress(stderr, "", 1, cfg.Sweeps)
 	}
-	run := func(name string, sp *archipelago.Sampler, err error) error {
-		if err != nil {
-			return err
-		}
-		ch, err := sp.Run()
-		if err != nil {
-			return err
-		}
-		probs, err := ch.Predict(test.X, *seed)
-		if err != nil {
-			return err
-		}
-		e, perp, err := archipelago.Evaluate(probs, testLab)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%s: error %.4f  perplexity %.4f  (%d classes, %d samples kept)\n", name, e, perp, len(classes), len(ch.Samples))
-		if *figPath != "" {
-			predict := func(x *mat.Dense) ([][]float64, error) { return ch.Predict(x, *seed) }
-			fig, err := ivmplot.ClassMap(predict, name, train.X, trainLab, len(classes), ivmplot.Options{Grid: *grid})
-			if err != nil {
-				return err
-			}
-			rows = append(rows, fig.Panels)
-		}
-		if name == "archipelago" {
-			post := ch.RejectionTrace()[ch.Burn:]
-			m, sd := archipelago.MeanSD(post)
-			fmt.Fprintf(stdout, "  rejections %.1f ± %.1f, ESS %.0f of %d sweeps\n", m, sd, archipelago.ESS(post), len(post))
-		}
-		return nil
-	}
-	sp, err := archipelago.NewArchipelago(train.X, trainLab, len(classes), opt)
-	if err := run("archipelago", sp, err); err != nil {
-		return err
-	}
+	methods := []archipelago.Method{archipelago.Archipelago}
 	if *softmax {
-		opt.Progress = nil
-		sp, err := archipelago.NewSoftmaxGP(train.X, trainLab, len(classes), opt)
-		if err := run("softmax GP", sp, err); err != nil {
+		methods = append(methods, archipelago.SoftmaxGP)
+	}
+	var rows [][]*gplot.Plot
+	for _, method := range methods {
+		cfg.Method = method
+		if method == archipelago.SoftmaxGP {
+			cfg.Progress = nil
+		}
+		panels, err := fitAndTest(cfg, train, test, trainLab, testLab, *figPath != "", *grid, stdout)
+		if err != nil {
 			return err
 		}
+		rows = append(rows, panels)
 	}
 	if *figPath != "" {
 		err := encodeFigure(*figPath, figStdout, func(w io.Writer, format string) error {
@@ -171,6 +97,77 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "maps: %s\n", *figPath)
 	}
 	return nil
+}
+
+// readArchData reads the shorthand's training and test files and maps their labels to
+// class indices (the test rows must all be labelled with training classes), checking
+// the memory the chain and the maps will need before any sampling.
+func readArchData(trainPath, testPath string, df dataFlags, maps bool, grid int) (train, test *dataset.Data, trainLab, testLab []int, err error) {
+	ro, err := df.options()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if train, err = dataset.ReadFile(trainPath, ro); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	n, dim := train.X.Dims()
+	ro.Dim = dim
+	if maps && dim != 2 {
+		return nil, nil, nil, nil, fmt.Errorf("-o: the maps need 2-D inputs, %s has %d", trainPath, dim)
+	}
+	if err := checkArchMemory(*df.maxMem, n); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if maps {
+		// The maps predict at grid² points against every training row at once.
+		if err := df.maxMem.check(16*float64(grid)*float64(grid)*float64(n), fmt.Sprintf("-grid %d maps over %d training rows", grid, n)); err != nil {
+			return nil, nil, nil, nil, err
+		}
+	}
+	if test, err = dataset.ReadFile(testPath, ro); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	classes, trainLab, err := archLabels(train.Y, nil, true)
+	if err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("%s: %w", trainPath, err)
+	}
+	if _, testLab, err = archLabels(test.Y, classes, false); err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("%s: %w", testPath, err)
+	}
+	return train, test, trainLab, testLab, nil
+}
+
+// fitAndTest fits cfg's method on the training rows as "ivm train" does, predicts the
+// test rows as "ivm predict" does, prints the test error and perplexity (and for
+// Archipelago the chain's rejections) and, with maps, returns the mode and entropy
+// panels of the model.
+func fitAndTest(cfg archipelago.Config, train, test *dataset.Data, trainLab, testLab []int, maps bool, grid int, stdout io.Writer) ([]*gplot.Plot, error) {
+	m, err := archipelago.Fit(train.X, train.Y, cfg)
+	if err != nil {
+		return nil, err
+	}
+	probs, err := classProbs(m)(test.X)
+	if err != nil {
+		return nil, err
+	}
+	e, perp, err := archipelago.Evaluate(probs, testLab)
+	if err != nil {
+		return nil, err
+	}
+	name := map[archipelago.Method]string{archipelago.Archipelago: "archipelago", archipelago.SoftmaxGP: "softmax GP"}[cfg.Method]
+	fmt.Fprintf(stdout, "%s: error %.4f  perplexity %.4f  (%d classes, %d samples kept)\n", name, e, perp, len(m.Classes), len(m.Samples))
+	if cfg.Method == archipelago.Archipelago {
+		ch := m.Chain
+		fmt.Fprintf(stdout, "  rejections %.1f ± %.1f, ESS %.0f of %d sweeps\n", ch.RejectionsMean, ch.RejectionsSD, ch.RejectionsESS, ch.Sweeps-ch.Burn)
+	}
+	if !maps {
+		return nil, nil
+	}
+	fig, err := ivmplot.ClassMap(classProbs(m), name, train.X, trainLab, len(m.Classes), ivmplot.Options{Grid: grid})
+	if err != nil {
+		return nil, err
+	}
+	return fig.Panels, nil
 }
 
 // maxSweeps caps -sweeps: the chain keeps a record of every sweep.

@@ -112,3 +112,53 @@ func TestArchipelagoMaps(t *testing.T) {
 		t.Errorf("3-D inputs: exit %d, %s", code, errs)
 	}
 }
+
+// The shorthand is train then predict: at the same seed and flags it prints the test
+// error and perplexity that "ivm predict" gives with the model "ivm train" wrote; its
+// data flags read libsvm as well.
+func TestArchipelagoShorthandIsTrainPredict(t *testing.T) {
+	dir := t.TempDir()
+	train, test, model := filepath.Join(dir, "train.csv"), filepath.Join(dir, "test.csv"), filepath.Join(dir, "m.json")
+	writePinwheel(t, train, 8, 2, 1)
+	writePinwheel(t, test, 10, 10, 2)
+	flags := []string{"-sweeps", "30", "-burn", "10", "-samples", "7", "-seed", "5"}
+	out := mustRun(t, append(append([]string{"archipelago"}, flags...), train, test)...)
+	var e, perp float64
+	if _, err := fmt.Sscanf(out, "archipelago: error %g  perplexity %g", &e, &perp); err != nil {
+		t.Fatalf("%v in %q", err, out)
+	}
+	mustRun(t, append(append([]string{"train", "-method", "archipelago", "-quiet"}, flags...), train, model)...)
+	pred := mustRun(t, "predict", test, model)
+	var correct, total int
+	var perp2 float64
+	if _, err := fmt.Sscanf(pred[strings.Index(pred, "("):], "(%d/%d)", &correct, &total); err != nil {
+		t.Fatalf("%v in %q", err, pred)
+	}
+	if _, err := fmt.Sscanf(pred[strings.Index(pred, "Perplexity"):], "Perplexity = %g", &perp2); err != nil {
+		t.Fatalf("%v in %q", err, pred)
+	}
+	if math.Abs(1-float64(correct)/float64(total)-e) > 1e-4 || math.Abs(perp-perp2) > 1e-4 {
+		t.Errorf("shorthand: error %v perplexity %v; train + predict: %d/%d right, perplexity %v", e, perp, correct, total, perp2)
+	}
+	// libsvm through the shared data flags.
+	var ltrain, ltest strings.Builder
+	for _, c := range []struct {
+		src string
+		dst *strings.Builder
+	}{{train, &ltrain}, {test, &ltest}} {
+		b, err := os.ReadFile(c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+			f := strings.Split(line, ",")
+			fmt.Fprintf(c.dst, "%s 1:%s 2:%s\n", f[2], f[0], f[1])
+		}
+	}
+	lt, ls := filepath.Join(dir, "train.libsvm"), filepath.Join(dir, "test.libsvm")
+	os.WriteFile(lt, []byte(ltrain.String()), 0o644)
+	os.WriteFile(ls, []byte(ltest.String()), 0o644)
+	if out2 := mustRun(t, append(append([]string{"archipelago", "-format", "libsvm"}, flags...), lt, ls)...); out2 != out {
+		t.Errorf("libsvm gave\n%s\nCSV\n%s", out2, out)
+	}
+}

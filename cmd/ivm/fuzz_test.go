@@ -138,8 +138,8 @@ func FuzzMtregInput(f *testing.F) {
 }
 
 // FuzzArchipelagoInput feeds arbitrary training and test text to the path of `ivm
-// archipelago`: labels to classes, a few sweeps of the sampler and the predictions of the
-// test rows. Nothing may panic; a chain that ran must give a probability vector per row.
+// archipelago`: labels to classes, a short fit and the model's predictions of the test
+// rows. Nothing may panic; a chain that ran must give a probability vector per row.
 func FuzzArchipelagoInput(f *testing.F) {
 	f.Add([]byte("0,0,1\n0.2,0.1,1\n2,2,2\n2.1,1.9,2\n1,1,?\n"), []byte("0,0.1,1\n2,2.2,2\n"))
 	f.Add([]byte("0,1\n1,2\n0.5,?\n"), []byte("0.2,1\n"))
@@ -155,7 +155,7 @@ func FuzzArchipelagoInput(f *testing.F) {
 		if !ok {
 			return
 		}
-		classes, trainLab, err := archLabels(train.Y, nil, true)
+		classes, _, err := archLabels(train.Y, nil, true)
 		if err != nil {
 			return
 		}
@@ -163,15 +163,11 @@ func FuzzArchipelagoInput(f *testing.F) {
 		if err != nil {
 			return
 		}
-		sp, err := archipelago.NewArchipelago(train.X, trainLab, len(classes), archipelago.Options{Sweeps: 4, Burn: 1, Seed: 1})
+		m, err := archipelago.Fit(train.X, train.Y, archipelago.Config{Sweeps: 4, Burn: 1, Seed: 1})
 		if err != nil {
 			return
 		}
-		ch, err := sp.Run()
-		if err != nil {
-			return
-		}
-		probs, err := ch.Predict(test.X, 1)
+		probs, err := classProbs(m)(test.X)
 		if err != nil {
 			return
 		}

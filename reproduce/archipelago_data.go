@@ -1,4 +1,4 @@
-package archipelago
+package reproduce
 
 import (
 	"errors"
@@ -13,10 +13,10 @@ import (
 	"github.com/ivmlab/ivm/dataset"
 )
 
-// Problem is one semi-supervised task of Table 1: training inputs whose labels
+// archProblem is one semi-supervised task of Table 1: training inputs whose labels
 // are all known (a labelling reveals a few per class, the rest act as
 // unlabelled data) and a labelled test set.
-type Problem struct {
+type archProblem struct {
 	Name    string
 	Classes int
 	// ARD says whether the paper used an ARD covariance for this problem.
@@ -29,7 +29,7 @@ type Problem struct {
 
 // Labelling returns training labels with perClass labelled rows per class drawn
 // at random and −1 elsewhere.
-func (p *Problem) Labelling(perClass int, rng *rand.Rand) ([]int, error) {
+func (p *archProblem) Labelling(perClass int, rng *rand.Rand) ([]int, error) {
 	byClass := make([][]int, p.Classes)
 	for i, l := range p.TrainY {
 		byClass[l] = append(byClass[l], i)
@@ -38,12 +38,12 @@ func (p *Problem) Labelling(perClass int, rng *rand.Rand) ([]int, error) {
 	for i := range out {
 		out[i] = -1
 	}
-	for k, rows := range byClass {
-		if len(rows) < perClass {
-			return nil, fmt.Errorf("archipelago: %s class %d has %d training rows, %d wanted labelled", p.Name, k, len(rows), perClass)
+	for k, archRows := range byClass {
+		if len(archRows) < perClass {
+			return nil, fmt.Errorf("archipelago: %s class %d has %d training rows, %d wanted labelled", p.Name, k, len(archRows), perClass)
 		}
-		rng.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
-		for _, i := range rows[:perClass] {
+		rng.Shuffle(len(archRows), func(i, j int) { archRows[i], archRows[j] = archRows[j], archRows[i] })
+		for _, i := range archRows[:perClass] {
 			out[i] = k
 		}
 	}
@@ -51,7 +51,7 @@ func (p *Problem) Labelling(perClass int, rng *rand.Rand) ([]int, error) {
 }
 
 // intLabels converts float labels 0..K−1 to ints.
-func intLabels(y []float64) ([]int, int, error) {
+func archIntLabels(y []float64) ([]int, int, error) {
 	out := make([]int, len(y))
 	k := 0
 	for i, v := range y {
@@ -64,21 +64,21 @@ func intLabels(y []float64) ([]int, int, error) {
 	return out, k, nil
 }
 
-// PaperPinwheelTrain is the number of training points of each pinwheel set in the paper:
+// archPinwheelTrain is the number of training points of each pinwheel set in the paper:
 // "There were 50 data points in each set ... 300 held-out data for each class" — 50 per
 // set, against held-out data counted per class. The shared files hold 50 training rows per
-// class; LoadProblem keeps the first 50/K of each class (17, 17, 16 for Toy3; 13, 13, 12,
+// class; archLoadProblem keeps the first 50/K of each class (17, 17, 16 for Toy3; 13, 13, 12,
 // 12 for Toy4; 10 each for Toy5). The rows within a class are in generation order, so the
 // first ones are a random sample. With this reading our Archipelago and softmax GP
 // perplexities come out at the paper's level (Toy5 one label per class: 3.5 and 3.8
 // against the paper's 3.77 and 4.52; with 50 per class 1.5 and 3.9).
-const PaperPinwheelTrain = 50
+const archPinwheelTrain = 50
 
-// LoadPinwheel reads pinwheel_k<K>.csv.gz from dir (columns split,label,x1,x2).
+// loadPinwheel reads pinwheel_k<K>.csv.gz from dir (columns split,label,x1,x2).
 // trainTotal > 0 keeps that many training rows in all, the first ⌊trainTotal/K⌋ of each
-// class and one more of each of the first trainTotal mod K classes (PaperPinwheelTrain
+// class and one more of each of the first trainTotal mod K classes (archPinwheelTrain
 // is the paper's size); 0 keeps every training row of the file (50 per class).
-func LoadPinwheel(dir string, k, trainTotal int) (*Problem, error) {
+func loadPinwheel(dir string, k, trainTotal int) (*archProblem, error) {
 	if trainTotal < 0 || (trainTotal > 0 && trainTotal < k) {
 		return nil, fmt.Errorf("archipelago: %d pinwheel training points for %d classes", trainTotal, k)
 	}
@@ -87,7 +87,7 @@ func LoadPinwheel(dir string, k, trainTotal int) (*Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	y, nc, err := intLabels(d.Y)
+	y, nc, err := archIntLabels(d.Y)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func LoadPinwheel(dir string, k, trainTotal int) (*Problem, error) {
 		}
 		return n
 	}
-	p := &Problem{Name: fmt.Sprintf("Toy%d", k), Classes: k}
+	p := &archProblem{Name: fmt.Sprintf("Toy%d", k), Classes: k}
 	var tr, te []int
 	count := make([]int, k)
 	for i, s := range d.Task {
@@ -120,13 +120,13 @@ func LoadPinwheel(dir string, k, trainTotal int) (*Problem, error) {
 			return nil, fmt.Errorf("archipelago: pinwheel row %d has split %q", i, s)
 		}
 	}
-	p.Train, p.TrainY = rows(d.X, y, tr, 2)
-	p.Test, p.TestY = rows(d.X, y, te, 2)
+	p.Train, p.TrainY = archRows(d.X, y, tr, 2)
+	p.Test, p.TestY = archRows(d.X, y, te, 2)
 	return p, nil
 }
 
 // rows copies the listed rows and the first dim columns.
-func rows(x *mat.Dense, y []int, idx []int, dim int) (*mat.Dense, []int) {
+func archRows(x *mat.Dense, y []int, idx []int, dim int) (*mat.Dense, []int) {
 	out := mat.NewDense(len(idx), dim, nil)
 	ly := make([]int, len(idx))
 	for a, i := range idx {
@@ -189,7 +189,9 @@ func apportion(sizes []int, total int) []int {
 }
 
 // standardise scales the columns of the listed matrices by the mean and
-// standard deviation of ref's columns.
+// standard deviation of ref's columns. It is not dataset.FitScaler: that computes the
+// same moments with other roundings (and multiplies by 1/sd), which moves nearly every
+// input by an ulp or two and so every chain of Table 1 off the trajectory it had.
 func standardise(ref *mat.Dense, ms ...*mat.Dense) error {
 	n, d := ref.Dims()
 	for j := 0; j < d; j++ {
@@ -214,15 +216,15 @@ func standardise(ref *mat.Dense, ms ...*mat.Dense) error {
 	return nil
 }
 
-// LoadWine reads wine.csv.gz, standardises all 178 rows to zero mean and unit
+// loadWine reads wine.csv.gz, standardises all 178 rows to zero mean and unit
 // variance (as the paper, following Rogers & Girolami) and makes a seeded
 // stratified 89/89 split.
-func LoadWine(path string, seed uint64) (*Problem, error) {
+func loadWine(path string, seed uint64) (*archProblem, error) {
 	d, err := dataset.ReadFile(path, dataset.ReadOptions{})
 	if err != nil {
 		return nil, err
 	}
-	y, k, err := intLabels(d.Y)
+	y, k, err := archIntLabels(d.Y)
 	if err != nil {
 		return nil, err
 	}
@@ -231,17 +233,17 @@ func LoadWine(path string, seed uint64) (*Problem, error) {
 	}
 	tr, te := stratifiedSplit(y, k, 89, len(y), rand.New(rand.NewPCG(seed, 0x3113)))
 	_, dim := d.X.Dims()
-	p := &Problem{Name: "Wine", Classes: k, ARD: true}
-	p.Train, p.TrainY = rows(d.X, y, tr, dim)
-	p.Test, p.TestY = rows(d.X, y, te, dim)
+	p := &archProblem{Name: "Wine", Classes: k, ARD: true}
+	p.Train, p.TrainY = archRows(d.X, y, tr, dim)
+	p.Test, p.TestY = archRows(d.X, y, te, dim)
 	return p, nil
 }
 
-// LoadOil reads oilflow_train.csv.gz (12 inputs, label, two phase fractions),
+// loadOil reads oilflow_train.csv.gz (12 inputs, label, two phase fractions),
 // draws a seeded stratified subsample of 400 rows split 134 training / 266
 // test — the paper's sizes; its 14-input, 400-point variant is not available —
 // and standardises the inputs by the 400 rows' moments.
-func LoadOil(path string, seed uint64) (*Problem, error) {
+func loadOil(path string, seed uint64) (*archProblem, error) {
 	d, err := dataset.ReadFile(path, dataset.ReadOptions{LabelCol: 13})
 	if err != nil {
 		return nil, err
@@ -250,14 +252,14 @@ func LoadOil(path string, seed uint64) (*Problem, error) {
 	if dim < 12 {
 		return nil, errors.New("archipelago: oil file has fewer than 12 inputs")
 	}
-	y, k, err := intLabels(d.Y)
+	y, k, err := archIntLabels(d.Y)
 	if err != nil {
 		return nil, err
 	}
 	tr, te := stratifiedSplit(y, k, 134, 400, rand.New(rand.NewPCG(seed, 0x0111)))
-	p := &Problem{Name: "Oil", Classes: k, ARD: true}
-	p.Train, p.TrainY = rows(d.X, y, tr, 12)
-	p.Test, p.TestY = rows(d.X, y, te, 12)
+	p := &archProblem{Name: "Oil", Classes: k, ARD: true}
+	p.Train, p.TrainY = archRows(d.X, y, tr, 12)
+	p.Test, p.TestY = archRows(d.X, y, te, 12)
 	all := mat.NewDense(len(tr)+len(te), 12, nil)
 	all.Stack(p.Train, p.Test)
 	if err := standardise(all, p.Train, p.Test); err != nil {

@@ -1,7 +1,9 @@
-package archipelago
+package reproduce
 
 import (
 	"fmt"
+	"github.com/ivmlab/ivm/archipelago"
+	"github.com/ivmlab/ivm/internal/safestat"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -9,13 +11,13 @@ import (
 	"time"
 )
 
-// Methods are the columns of Table 1, in the paper's order.
-var Methods = []string{"Arch", "SmGP", "PrGP", "NCNM"}
+// archMethods are the columns of Table 1, in the paper's order.
+var archMethods = []string{"Arch", "SmGP", "PrGP", "NCNM"}
 
-// PaperTable1 holds the paper's Table 1: for each problem and labels per
+// archPaperTable1 holds the paper's Table 1: for each problem and labels per
 // class, the error and perplexity of Arch, SmGP, PrGP and NCNM (in that order,
 // err then perp). The oil NCNM perplexity at one label, printed "3.56K", is 3560.
-var PaperTable1 = map[string]map[int][8]float64{
+var archPaperTable1 = map[string]map[int][8]float64{
 	"Toy3": {
 		1: {0.167, 1.461, 0.347, 2.588, 0.290, 1.631, 0.612, 14.120},
 		2: {0.111, 1.565, 0.312, 2.769, 0.279, 1.350, 0.462, 4.801},
@@ -48,13 +50,13 @@ var PaperTable1 = map[string]map[int][8]float64{
 	},
 }
 
-// CellOptions configures one Table 1 cell.
-type CellOptions struct {
+// archCellOptions configures one Table 1 cell.
+type archCellOptions struct {
 	// Labellings is the number of random labellings (default 10).
 	Labellings int
 	// Sampler configures the Archipelago and softmax GP chains (its Seed is
 	// replaced per labelling; ARD is taken from the problem).
-	Sampler Options
+	Sampler archipelago.Options
 	// Methods restricts the methods run (default all of Methods).
 	Methods []string
 	// Workers runs labellings in parallel (default 1).
@@ -71,8 +73,8 @@ type CellOptions struct {
 	Log io.Writer
 }
 
-// Cell is the result of one problem at one number of labels per class.
-type Cell struct {
+// archCell is the result of one problem at one number of labels per class.
+type archCell struct {
 	Problem  string
 	PerClass int
 	// Err and Perp hold one value per labelling for each method.
@@ -83,9 +85,9 @@ type Cell struct {
 	Wall       time.Duration
 }
 
-// RunCell runs every method on opt.Labellings random labellings of p with
+// archRunCell runs every method on opt.Labellings random labellings of p with
 // perClass labels per class and evaluates them on p's test set.
-func RunCell(p *Problem, perClass int, opt CellOptions) (*Cell, error) {
+func archRunCell(p *archProblem, perClass int, opt archCellOptions) (*archCell, error) {
 	if opt.Labellings == 0 {
 		opt.Labellings = 10
 	}
@@ -94,13 +96,13 @@ func RunCell(p *Problem, perClass int, opt CellOptions) (*Cell, error) {
 	}
 	methods := opt.Methods
 	if len(methods) == 0 {
-		methods = Methods
+		methods = archMethods
 	}
-	labs, err := CellLabellings(p, perClass, opt.Labellings, opt.Seed)
+	labs, err := archLabellings(p, perClass, opt.Labellings, opt.Seed)
 	if err != nil {
 		return nil, err
 	}
-	c := &Cell{Problem: p.Name, PerClass: perClass, Err: map[string][]float64{}, Perp: map[string][]float64{},
+	c := &archCell{Problem: p.Name, PerClass: perClass, Err: map[string][]float64{}, Perp: map[string][]float64{},
 		Rejections: make([]float64, opt.Labellings)}
 	for _, m := range methods {
 		c.Err[m] = make([]float64, opt.Labellings)
@@ -116,7 +118,7 @@ func RunCell(p *Problem, perClass int, opt CellOptions) (*Cell, error) {
 		go func() {
 			defer wg.Done()
 			for r := range jobs {
-				res, notes, rej, err := runLabelling(p, labs[r], methods, opt.Sampler, ChainSeed(opt.Seed, r), opt.Chains)
+				res, notes, rej, err := archRunLabelling(p, labs[r], methods, opt.Sampler, archChainSeed(opt.Seed, r), opt.Chains)
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = fmt.Errorf("%s, %d per class, labelling %d: %w", p.Name, perClass, r, err)
@@ -131,7 +133,7 @@ func RunCell(p *Problem, perClass int, opt CellOptions) (*Cell, error) {
 				if opt.Log != nil && err == nil {
 					fmt.Fprintf(opt.Log, "%s %d/class labelling %d:", p.Name, perClass, r)
 					for _, m := range methods {
-						fmt.Fprintf(opt.Log, " %s %.3f/%s", m, res[m][0], fmtStat(res[m][1]))
+						fmt.Fprintf(opt.Log, " %s %.3f/%s", m, res[m][0], archFmtStat(res[m][1]))
 					}
 					fmt.Fprintf(opt.Log, " (M ≈ %.0f, %s)\n", rej, time.Since(start).Round(time.Second))
 				}
@@ -148,9 +150,9 @@ func RunCell(p *Problem, perClass int, opt CellOptions) (*Cell, error) {
 	return c, firstErr
 }
 
-// CellLabellings draws the n labellings of RunCell(p, perClass, {Seed: seed}), in
+// archLabellings draws the n labellings of archRunCell(p, perClass, {Seed: seed}), in
 // order: perClass labelled rows per class, the rest −1.
-func CellLabellings(p *Problem, perClass, n int, seed uint64) ([][]int, error) {
+func archLabellings(p *archProblem, perClass, n int, seed uint64) ([][]int, error) {
 	rng := rand.New(rand.NewPCG(seed, uint64(perClass)))
 	labs := make([][]int, n)
 	for r := range labs {
@@ -162,22 +164,22 @@ func CellLabellings(p *Problem, perClass, n int, seed uint64) ([][]int, error) {
 	return labs, nil
 }
 
-// ChainSeed is the seed RunCell gives the chains (and the IVM comparators) of
+// archChainSeed is the seed archRunCell gives the chains (and the IVM comparators) of
 // labelling r of a cell seeded with cellSeed.
-func ChainSeed(cellSeed uint64, r int) uint64 { return cellSeed*1000 + uint64(r) + 1 }
+func archChainSeed(cellSeed uint64, r int) uint64 { return cellSeed*1000 + uint64(r) + 1 }
 
-// RunChain runs the Archipelago ("Arch") or softmax GP ("SmGP") chain of a
+// archRunChain runs the Archipelago ("Arch") or softmax GP ("SmGP") chain of a
 // Table-1 cell on p with the given labels: so as given, ARD as the paper used
 // for p.
-func RunChain(method string, p *Problem, labels []int, so Options) (*Chain, error) {
+func archRunChain(method string, p *archProblem, labels []int, so archipelago.Options) (*archipelago.Chain, error) {
 	so.ARD = p.ARD
-	var sp *Sampler
+	var sp *archipelago.Sampler
 	var err error
 	switch method {
 	case "Arch":
-		sp, err = NewArchipelago(p.Train, labels, p.Classes, so)
+		sp, err = archipelago.NewArchipelago(p.Train, labels, p.Classes, so)
 	case "SmGP":
-		sp, err = NewSoftmaxGP(p.Train, labels, p.Classes, so)
+		sp, err = archipelago.NewSoftmaxGP(p.Train, labels, p.Classes, so)
 	default:
 		return nil, fmt.Errorf("archipelago: %q is not a sampled method (Arch, SmGP)", method)
 	}
@@ -189,7 +191,7 @@ func RunChain(method string, p *Problem, labels []int, so Options) (*Chain, erro
 
 // runLabelling runs the methods on one labelling and returns error and
 // perplexity per method and the mean number of rejections of the Archipelago chain.
-func runLabelling(p *Problem, labels []int, methods []string, so Options, seed uint64, chains int) (map[string][2]float64, []string, float64, error) {
+func archRunLabelling(p *archProblem, labels []int, methods []string, so archipelago.Options, seed uint64, chains int) (map[string][2]float64, []string, float64, error) {
 	chains = max(chains, 1)
 	out := map[string][2]float64{}
 	var notes []string
@@ -204,7 +206,7 @@ func runLabelling(p *Problem, labels []int, methods []string, so Options, seed u
 			for c := 0; c < chains; c++ {
 				cs := so
 				cs.Seed = extraChainSeed(seed, c)
-				ch, err := RunChain(m, p, labels, cs)
+				ch, err := archRunChain(m, p, labels, cs)
 				if err != nil {
 					return nil, nil, 0, fmt.Errorf("%s: %w", m, err)
 				}
@@ -238,12 +240,12 @@ func runLabelling(p *Problem, labels []int, methods []string, so Options, seed u
 				}
 			}
 		case "PrGP", "NCNM":
-			kind := IVMProbit
+			kind := ivmProbit
 			if m == "NCNM" {
-				kind = IVMNullCategory
+				kind = ivmNullCategory
 			}
 			var ns []string
-			probs, ns, err = OneVsRest(kind, p.Train, labels, p.Classes, p.Test, IVMOptions{ARD: p.ARD, Seed: seed})
+			probs, ns, err = oneVsRest(kind, p.Train, labels, p.Classes, p.Test, ivmOptions{ARD: p.ARD, Seed: seed})
 			for _, n := range ns {
 				notes = append(notes, m+": "+n)
 			}
@@ -260,7 +262,7 @@ func runLabelling(p *Problem, labels []int, methods []string, so Options, seed u
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("%s: %w", m, err)
 		}
-		e, pp, err := Evaluate(probs, p.TestY)
+		e, pp, err := archipelago.Evaluate(probs, p.TestY)
 		if err != nil {
 			return nil, nil, 0, err
 		}
@@ -279,34 +281,25 @@ func extraChainSeed(seed uint64, c int) uint64 {
 	return seed ^ (uint64(c) * 0x9e3779b97f4a7c15)
 }
 
-// MeanSD returns the mean and sample standard deviation of the non-NaN values.
-func MeanSD(v []float64) (mean, sd float64) {
+// meanSDNoNaN returns the mean and sample standard deviation of the non-NaN values (a
+// comparator that failed on a labelling leaves NaN, reported beside the mean).
+func meanSDNoNaN(v []float64) (mean, sd float64) {
 	var f []float64
 	for _, x := range v {
 		if !math.IsNaN(x) {
 			f = append(f, x)
 		}
 	}
-	v = f
-	for _, x := range v {
-		mean += x / float64(len(v))
-	}
-	if len(v) < 2 {
-		return mean, 0
-	}
-	for _, x := range v {
-		sd += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(v)-1))
+	return safestat.MeanSD(f, 1)
 }
 
-// WriteCell prints a cell's error and perplexity rows, mean ± sd over the
+// archWriteCell prints a cell's error and perplexity rows, mean ± sd over the
 // labellings with the paper's figure in brackets.
-func WriteCell(w io.Writer, c *Cell) {
-	paper, havePaper := PaperTable1[c.Problem][c.PerClass]
+func archWriteCell(w io.Writer, c *archCell) {
+	paper, havePaper := archPaperTable1[c.Problem][c.PerClass]
 	for row, name := range []string{"err", "perp"} {
 		fmt.Fprintf(w, "%-5s %2d %-4s", c.Problem, c.PerClass, name)
-		for mi, m := range Methods {
+		for mi, m := range archMethods {
 			vals := c.Err[m]
 			if row == 1 {
 				vals = c.Perp[m]
@@ -315,9 +308,9 @@ func WriteCell(w io.Writer, c *Cell) {
 				fmt.Fprintf(w, " | %-24s", "—")
 				continue
 			}
-			mean, sd := MeanSD(vals)
-			cell := fmtStat(mean) + "±" + fmtStat(sd)
-			if nf := countNaN(vals); nf > 0 {
+			mean, sd := meanSDNoNaN(vals)
+			cell := archFmtStat(mean) + "±" + archFmtStat(sd)
+			if nf := archCountNaN(vals); nf > 0 {
 				cell += fmt.Sprintf("[%d failed]", nf)
 			}
 			if havePaper {
@@ -332,14 +325,14 @@ func WriteCell(w io.Writer, c *Cell) {
 // fmtStat prints an error or perplexity with three decimals, and in exponent form once it
 // is too large for that to be readable: a classifier that gives a test point's class a
 // probability near the 1e−300 floor has a perplexity in the hundreds of digits.
-func fmtStat(v float64) string {
+func archFmtStat(v float64) string {
 	if math.Abs(v) >= 1e6 {
 		return fmt.Sprintf("%.3g", v)
 	}
 	return fmt.Sprintf("%.3f", v)
 }
 
-func countNaN(v []float64) int {
+func archCountNaN(v []float64) int {
 	n := 0
 	for _, x := range v {
 		if math.IsNaN(x) {

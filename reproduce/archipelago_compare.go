@@ -1,4 +1,4 @@
-package archipelago
+package reproduce
 
 import (
 	"errors"
@@ -19,19 +19,19 @@ import (
 // (class k against the rest), combined by the largest p(y=+1). Probabilities
 // for the perplexity are the K values p_k(y=+1) normalised to sum to one.
 
-// IVMKind picks the binary noise model of the one-vs-rest comparator.
-type IVMKind int
+// ivmKind picks the binary noise model of the one-vs-rest comparator.
+type ivmKind int
 
 const (
 	// IVMProbit trains on the labelled rows only (the PrGP column).
-	IVMProbit IVMKind = iota
+	ivmProbit ivmKind = iota
 	// IVMNullCategory trains on labelled and unlabelled rows with the null
 	// category noise model (the NCNM column).
-	IVMNullCategory
+	ivmNullCategory
 )
 
-// IVMOptions configures the one-vs-rest IVMs.
-type IVMOptions struct {
+// ivmOptions configures the one-vs-rest IVMs.
+type ivmOptions struct {
 	// Kernel is the kern spec (default "rbf+bias+white", or "rbfard+bias+white"
 	// with ARD).
 	Kernel string
@@ -44,12 +44,17 @@ type IVMOptions struct {
 	Seed  uint64
 }
 
-// OneVsRest trains K binary IVMs on x with labels (−1 = unlabelled) and returns
+// oneVsRest trains K binary IVMs on x with labels (−1 = unlabelled) and returns
 // the predicted class distributions at xs. notes reports classes whose kernel
 // learning failed and were refitted with the initial kernel.
-func OneVsRest(kind IVMKind, x *mat.Dense, labels []int, nClass int, xs *mat.Dense, opt IVMOptions) (probs [][]float64, notes []string, err error) {
-	if _, err := labelsOK(x, labels, nClass); err != nil {
-		return nil, nil, err
+func oneVsRest(kind ivmKind, x *mat.Dense, labels []int, nClass int, xs *mat.Dense, opt ivmOptions) (probs [][]float64, notes []string, err error) {
+	if n, _ := x.Dims(); n != len(labels) {
+		return nil, nil, fmt.Errorf("archipelago: %d rows and %d labels", n, len(labels))
+	}
+	for i, l := range labels {
+		if l < -1 || l >= nClass {
+			return nil, nil, fmt.Errorf("archipelago: label %d of row %d outside −1..%d", l, i, nClass-1)
+		}
 	}
 	if nClass < 2 {
 		return nil, nil, errors.New("archipelago: one-vs-rest needs at least two classes")
@@ -68,7 +73,7 @@ func OneVsRest(kind IVMKind, x *mat.Dense, labels []int, nClass int, xs *mat.Den
 	}
 	var rowsIdx []int
 	for i, l := range labels {
-		if kind == IVMNullCategory || l >= 0 {
+		if kind == ivmNullCategory || l >= 0 {
 			rowsIdx = append(rowsIdx, i)
 		}
 	}
@@ -80,7 +85,7 @@ func OneVsRest(kind IVMKind, x *mat.Dense, labels []int, nClass int, xs *mat.Den
 	d := opt.ActiveSize
 	if d == 0 {
 		d = n
-		if kind == IVMNullCategory {
+		if kind == ivmNullCategory {
 			d = min(n, 100)
 		}
 	}
@@ -101,7 +106,7 @@ func OneVsRest(kind IVMKind, x *mat.Dense, labels []int, nClass int, xs *mat.Den
 				y[a] = -1
 			}
 		}
-		model, note, err := fitBinary(kind, xt, y, spec, dim, d, iters, opt.Seed+uint64(k))
+		model, note, err := archFitBinary(kind, xt, y, spec, dim, d, iters, opt.Seed+uint64(k))
 		if err != nil {
 			return nil, nil, fmt.Errorf("archipelago: class %d against the rest: %w", k, err)
 		}
@@ -137,9 +142,9 @@ func OneVsRest(kind IVMKind, x *mat.Dense, labels []int, nClass int, xs *mat.Den
 // the active-set matrix numerically singular when many unlabelled points with
 // near-zero site precision are included) it retries with smaller active sets;
 // the note says which fallback was used.
-func fitBinary(kind IVMKind, x *mat.Dense, y []float64, spec string, dim, d, iters int, seed uint64) (*ivm.Model, string, error) {
+func archFitBinary(kind ivmKind, x *mat.Dense, y []float64, spec string, dim, d, iters int, seed uint64) (*ivm.Model, string, error) {
 	newNoise := func() noise.Model {
-		if kind == IVMNullCategory {
+		if kind == ivmNullCategory {
 			return noise.NewNullCategory()
 		}
 		return noise.NewProbit()

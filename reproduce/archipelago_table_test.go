@@ -1,18 +1,22 @@
-package archipelago
+package reproduce
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ivmlab/ivm/archipelago"
 	"gonum.org/v1/gonum/mat"
 )
+
+// archTestdata holds the small pinwheel of the archipelago package's tests.
+const archTestdata = "../archipelago/testdata"
 
 // Errors and ordinary perplexities print with three decimals; a perplexity from a
 // probability at the 1e−300 floor prints in exponent form, not as a hundred digits.
 func TestFmtStat(t *testing.T) {
 	for v, want := range map[float64]string{0.0761: "0.076", 2.379: "2.379", 999999: "999999.000", 2.52e109: "2.52e+109"} {
-		if got := fmtStat(v); got != want {
+		if got := archFmtStat(v); got != want {
 			t.Errorf("fmtStat(%g) = %q, want %q", v, got, want)
 		}
 	}
@@ -64,15 +68,15 @@ func TestStratifiedSplitSizes(t *testing.T) {
 // Only the two sampled methods run as chains; the labellings a cell draws are
 // reproducible from its seed and have perClass labels per class.
 func TestRunChainAndLabellings(t *testing.T) {
-	p, err := LoadPinwheel("testdata", 3, 0)
+	p, err := loadPinwheel(archTestdata, 3, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := CellLabellings(p, 2, 3, 5)
+	a, err := archLabellings(p, 2, 3, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := CellLabellings(p, 2, 3, 5)
+	b, _ := archLabellings(p, 2, 3, 5)
 	for r := range a {
 		count := make([]int, p.Classes)
 		for i, l := range a[r] {
@@ -89,19 +93,19 @@ func TestRunChainAndLabellings(t *testing.T) {
 			}
 		}
 	}
-	if _, err := RunChain("PrGP", p, a[0], Options{Sweeps: 5}); err == nil {
+	if _, err := archRunChain("PrGP", p, a[0], archipelago.Options{Sweeps: 5}); err == nil {
 		t.Error("RunChain accepted PrGP")
 	}
-	if ch, err := RunChain("SmGP", p, a[0], Options{Sweeps: 6, Burn: 2}); err != nil || len(ch.Samples) == 0 {
+	if ch, err := archRunChain("SmGP", p, a[0], archipelago.Options{Sweeps: 6, Burn: 2}); err != nil || len(ch.Samples) == 0 {
 		t.Errorf("SmGP chain: %v", err)
 	}
 }
 
-// LoadPinwheel keeps trainTotal training rows split as evenly as the classes allow (the
+// loadPinwheel keeps trainTotal training rows split as evenly as the classes allow (the
 // first ones of each class), every row with 0, and refuses sizes that leave a class empty.
 func TestLoadPinwheelTrainTotal(t *testing.T) {
 	for _, c := range []struct{ total, n int }{{0, 30}, {10, 10}, {17, 17}, {30, 30}} {
-		p, err := LoadPinwheel("testdata", 3, c.total)
+		p, err := loadPinwheel(archTestdata, 3, c.total)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,13 +123,13 @@ func TestLoadPinwheelTrainTotal(t *testing.T) {
 			}
 		}
 	}
-	all, _ := LoadPinwheel("testdata", 3, 0)
-	some, _ := LoadPinwheel("testdata", 3, 9)
+	all, _ := loadPinwheel(archTestdata, 3, 0)
+	some, _ := loadPinwheel(archTestdata, 3, 9)
 	if !mat.Equal(all.Train.Slice(0, 3, 0, 2), some.Train.Slice(0, 3, 0, 2)) {
 		t.Error("the kept rows are not the first of their class")
 	}
 	for _, bad := range []int{-1, 2} {
-		if _, err := LoadPinwheel("testdata", 3, bad); err == nil {
+		if _, err := loadPinwheel(archTestdata, 3, bad); err == nil {
 			t.Errorf("%d training points accepted", bad)
 		}
 	}
@@ -135,16 +139,16 @@ func TestLoadPinwheelTrainTotal(t *testing.T) {
 // predictive distributions; chain 0 keeps the labelling's seed, so one chain per
 // labelling gives what it always gave.
 func TestPooledChains(t *testing.T) {
-	p, err := LoadPinwheel("testdata", 3, 0)
+	p, err := loadPinwheel(archTestdata, 3, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	labs, err := CellLabellings(p, 1, 1, 5)
+	labs, err := archLabellings(p, 1, 1, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	so := Options{Sweeps: 20, Burn: 10}
-	seed := ChainSeed(5, 0)
+	so := archipelago.Options{Sweeps: 20, Burn: 10}
+	seed := archChainSeed(5, 0)
 	if extraChainSeed(seed, 0) != seed || extraChainSeed(seed, 1) == seed || extraChainSeed(seed, 1) == extraChainSeed(seed, 2) {
 		t.Fatal("chain seeds: the first must be the labelling's, the others distinct")
 	}
@@ -152,7 +156,7 @@ func TestPooledChains(t *testing.T) {
 	for c := 0; c < 2; c++ {
 		o := so
 		o.Seed = extraChainSeed(seed, c)
-		ch, err := RunChain("SmGP", p, labs[0], o)
+		ch, err := archRunChain("SmGP", p, labs[0], o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,22 +174,57 @@ func TestPooledChains(t *testing.T) {
 			}
 		}
 	}
-	wantErr, wantPerp, err := Evaluate(avg, p.TestY)
+	wantErr, wantPerp, err := archipelago.Evaluate(avg, p.TestY)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, _, err := runLabelling(p, labs[0], []string{"SmGP"}, so, seed, 2)
+	got, _, _, err := archRunLabelling(p, labs[0], []string{"SmGP"}, so, seed, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if math.Abs(got["SmGP"][0]-wantErr) > 1e-12 || math.Abs(got["SmGP"][1]-wantPerp) > 1e-9 {
 		t.Errorf("pooled chains: error %v perplexity %v, want %v %v", got["SmGP"][0], got["SmGP"][1], wantErr, wantPerp)
 	}
-	one, _, _, err := runLabelling(p, labs[0], []string{"SmGP"}, so, seed, 1)
+	one, _, _, err := archRunLabelling(p, labs[0], []string{"SmGP"}, so, seed, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if one["SmGP"] == got["SmGP"] {
 		t.Error("two chains gave exactly what one gives")
+	}
+}
+
+// The IVM one-vs-rest comparators return distributions and beat chance on the small pinwheel.
+func TestOneVsRestComparators(t *testing.T) {
+	p, err := loadPinwheel(archTestdata, 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab, err := p.Labelling(2, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []ivmKind{ivmProbit, ivmNullCategory} {
+		probs, _, err := oneVsRest(kind, p.Train, lab, p.Classes, p.Test, ivmOptions{Iters: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pr := range probs {
+			var s float64
+			for _, v := range pr {
+				s += v
+			}
+			if math.Abs(s-1) > 1e-12 {
+				t.Fatalf("one-vs-rest probabilities sum to %v", s)
+			}
+		}
+		e, perp, _ := archipelago.Evaluate(probs, p.TestY)
+		t.Logf("IVM kind %d: error %.3f perplexity %.3f", kind, e, perp)
+		if e > 0.6 {
+			t.Errorf("IVM kind %d error %.3f", kind, e)
+		}
+	}
+	if _, _, err := oneVsRest(ivmProbit, p.Train, lab[1:], p.Classes, p.Test, ivmOptions{}); err == nil {
+		t.Error("one label short accepted")
 	}
 }
