@@ -58,6 +58,6 @@
 // singular on a handful of points, where the K + S⁻¹ form of ivm.Model fails to factorise.
 //
 // The experiments of the papers (sine toy, GP-sampled regression tasks, vowel speakers) are
-// in sine.go, regression.go and vowel.go and are run by `ivm reproduce mtivm-sine`,
+// in package reproduce (mtivm_*.go) and are run by `ivm reproduce mtivm-sine`,
 // `mtivm-regression` and `mtivm-vowel`.
 package multitask
