@@ -28,6 +28,9 @@ func Fit(x *mat.Dense, y []float64, task []string, cfg Config) (*Model, error) {
 	if len(y) != n || len(task) != n {
 		return nil, fmt.Errorf("multitask: %d input rows, %d targets and %d task names", n, len(y), len(task))
 	}
+	if cfg.ActiveSize < 0 {
+		return nil, fmt.Errorf("multitask: active set size %d", cfg.ActiveSize)
+	}
 	nm, labels, coded, err := codeLabels(cfg.Noise, y)
 	if err != nil {
 		return nil, err
@@ -53,7 +56,7 @@ func Fit(x *mat.Dense, y []float64, task []string, cfg Config) (*Model, error) {
 		return nil, err
 	}
 	d := cfg.ActiveSize
-	if d <= 0 {
+	if d == 0 {
 		d = DefaultActiveSize(n)
 	}
 	d = min(d, n)

@@ -246,6 +246,7 @@ func TestFitErrors(t *testing.T) {
 		"bad noise":       func() error { _, err := Fit(x, y, task, Config{Noise: Noise(9)}); return err },
 		"bad transform":   func() error { _, err := Fit(x, y, task, Config{Transform: Transform(9)}); return err },
 		"bad optimizer":   func() error { _, err := Fit(x, y, task, Config{Optimizer: Optimizer(9)}); return err },
+		"negative d":      func() error { _, err := Fit(x, y, task, Config{ActiveSize: -1}); return err },
 	} {
 		if err := f(); err == nil {
 			t.Errorf("%s: no error", name)
