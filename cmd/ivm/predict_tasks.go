@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 
+	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/multitask"
 	"github.com/ivmlab/ivm/noise"
@@ -97,33 +97,12 @@ func writeTaskPredictions(path string, classes []float64, preds []noise.Predicti
 	return writeOutput(path, w.Bytes(), stdout)
 }
 
-// mtPrintMetrics prints svm-predict's summary over the rows with a target: the accuracy for
-// classification, the mean squared error for regression.
+// mtPrintMetrics prints the metrics of ivm predict (printMetrics) over the rows with a
+// target.
 func mtPrintMetrics(w io.Writer, regression bool, preds []noise.Prediction, y []float64) {
-	if regression {
-		means := make([]float64, len(preds))
-		for i, p := range preds {
-			means[i] = p.Mean
-		}
-		if mse, n := meanSquaredError(means, y); n > 0 {
-			fmt.Fprintf(w, "Mean squared error = %s (regression)\n", mse)
-		}
-		return
-	}
-	var n float64
-	correct := 0
+	labels := make([]ivm.Prediction, len(preds))
 	for i, p := range preds {
-		if math.IsNaN(y[i]) {
-			continue
-		}
-		n++
-		if p.Label == y[i] {
-			correct++
-		}
+		labels[i].Label = p.Label
 	}
-	switch {
-	case n == 0:
-	default:
-		fmt.Fprintf(w, "Accuracy = %.6g%% (%d/%d) (classification)\n", 100*float64(correct)/n, correct, int(n))
-	}
+	printMetrics(w, regression, labels, y)
 }
