@@ -55,7 +55,7 @@ type Config struct {
 	Workers int
 	// Progress, when set, is called after every outer iteration and for the final
 	// selection.
-	Progress func(Progress)
+	Progress func(Progress) `json:"-"`
 }
 
 // Progress reports one outer iteration of Fit's learning (or, Final, the returned model).
