@@ -4,6 +4,21 @@
 // with the informative vector machine", ICML 2004, §4; Lawrence, Platt & Jordan,
 // "Extensions of the informative vector machine", §5, Algorithm 3).
 //
+// # Use
+//
+// Fit(x, y, task, Config{}) trains on the rows of x with targets y (NaN: an unlabelled row,
+// for the null category noise model) and each row's task name; the zero Config chooses the
+// noise model from the labels (probit for two labels, which may be any two numbers;
+// Gaussian for real targets), the default kernel, min(N, 200) active points and 8 outer
+// iterations of kernel learning, and leaves the inputs unscaled (Config.Scaling scales
+// them). Model.Predict(x, task) predicts rows of known tasks, with labels in the training
+// data's coding; Model.Save writes a versioned JSON model file (ModelFormat, with the
+// training provenance in Model.Training), which Load reads. `ivm train -method mtivm`
+// (or -tasks) and `ivm predict` are these calls on files.
+//
+// Learn, Selector, Split and Pool are the machinery beneath, for protocols Fit does not
+// cover (random sub-sampling, a pooled single task, new tasks from a few points).
+//
 // # Design
 //
 // Stacking the tasks' targets makes the multi-task GP one GP with a block-diagonal
@@ -58,6 +73,6 @@
 // singular on a handful of points, where the K + S⁻¹ form of ivm.Model fails to factorise.
 //
 // The experiments of the papers (sine toy, GP-sampled regression tasks, vowel speakers) are
-// in sine.go, regression.go and vowel.go and are run by `ivm reproduce mtivm-sine`,
+// in package reproduce (mtivm_*.go) and are run by `ivm reproduce mtivm-sine`,
 // `mtivm-regression` and `mtivm-vowel`.
 package multitask

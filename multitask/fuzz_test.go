@@ -43,18 +43,18 @@ func fuzzModelFile(f *testing.F, probit bool) []byte {
 		f.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteModel(&buf, m, &ModelMeta{}); err != nil {
+	if err := m.Save(&buf); err != nil {
 		f.Fatal(err)
 	}
 	return buf.Bytes()
 }
 
-// FuzzReadModel feeds arbitrary bytes to ReadModel: it must never panic or allocate what
+// FuzzLoad feeds arbitrary bytes to Load: it must never panic or allocate what
 // a hand-edited size asks for, and whatever it accepts must predict every task at inputs
 // of its dimension and write back to a file that reads again. Seeds: valid files and the
 // hand edits that crashed ivm predict, info and plot (issue 30: input_dim 2^62 and 1e12, a
 // kernel for another dimension, a negative probit site precision).
-func FuzzReadModel(f *testing.F) {
+func FuzzLoad(f *testing.F) {
 	gauss, probit := fuzzModelFile(f, false), fuzzModelFile(f, true)
 	f.Add(gauss)
 	f.Add(probit)
@@ -75,7 +75,7 @@ func FuzzReadModel(f *testing.F) {
 		if len(data) > 1<<16 {
 			return
 		}
-		m, meta, err := ReadModel(bytes.NewReader(data))
+		m, err := Load(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
@@ -92,10 +92,10 @@ func FuzzReadModel(f *testing.F) {
 			}
 		}
 		var buf bytes.Buffer
-		if err := WriteModel(&buf, m, meta); err != nil {
+		if err := m.Save(&buf); err != nil {
 			t.Fatalf("a model that loaded cannot be written: %v", err)
 		}
-		if _, _, err := ReadModel(bytes.NewReader(buf.Bytes())); err != nil {
+		if _, err := Load(bytes.NewReader(buf.Bytes())); err != nil {
 			t.Fatalf("a written model does not read back: %v\n%s", err, buf.Bytes())
 		}
 	})

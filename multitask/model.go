@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -39,10 +40,13 @@ type Model struct {
 	// inputs were scaled by it, the active inputs are stored scaled, and Latent and Predict
 	// scale the inputs they are given. Selector.Model leaves it nil (the selector sees
 	// the tasks' inputs as they are); whoever scaled the tasks sets it.
-	Scaler *ivm.Scaler
-	// InputDim is the number of inputs, as a model file declares it (0 for a model built
-	// in memory, whose inputs are the tasks').
+	Scaler *dataset.Scaler
+	// InputDim is the number of inputs (0 for a model a Selector made, whose inputs are
+	// the tasks').
 	InputDim int
+	// ModelMeta holds the labels, the provenance and the learning trace, which Save writes
+	// beside the model.
+	ModelMeta
 }
 
 // Model returns the trained model of the current active sets: for every task, its active
@@ -121,8 +125,9 @@ func (m *Model) Latent(task int, x mat.Matrix) (mu, varsigma []float64, err erro
 	return mu, varsigma, nil
 }
 
-// Predict returns task `task`'s noise model's predictions at the rows of x.
-func (m *Model) Predict(task int, x mat.Matrix) ([]noise.Prediction, error) {
+// PredictTask returns task `task`'s noise model's predictions at the rows of x, with the
+// labels in the model's coding (−1 and +1 for binary tasks; Predict decodes them).
+func (m *Model) PredictTask(task int, x mat.Matrix) ([]noise.Prediction, error) {
 	mu, vs, err := m.Latent(task, x)
 	if err != nil {
 		return nil, err

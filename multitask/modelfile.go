@@ -12,33 +12,25 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
 
-// ModelFormat is the version string of multi-task model files. ReadModel refuses any other.
+// ModelFormat is the version string of multi-task model files, the first field of every
+// file Save writes. Load refuses any other.
 const ModelFormat = "ivm-mtmodel/1"
 
-// ModelMeta is what a multi-task model file holds besides the model.
+// ModelMeta is what a multi-task model holds besides the Gaussian processes: the fields a
+// model file has beside them.
 type ModelMeta struct {
 	// Labels are the original labels of the classes −1 and +1 of binary tasks (nil when the
 	// training labels were −1 and +1 already).
 	Labels []float64 `json:"labels,omitempty"`
-	// Training records where the model came from.
-	Training Provenance `json:"training"`
+	// Training records where the model came from (the command line fills it).
+	Training dataset.Provenance `json:"training"`
 	// Trace is the learning trace (nil when the kernel was fixed).
 	Trace []TraceRecord `json:"trace,omitempty"`
-}
-
-// Provenance records how a model was trained: the training file's base name, SHA-256 and
-// row count, the command-line arguments, the start time (RFC 3339) and the seconds taken.
-type Provenance struct {
-	File    string   `json:"file,omitempty"`
-	SHA256  string   `json:"sha256,omitempty"`
-	Rows    int      `json:"rows,omitempty"`
-	Args    []string `json:"args,omitempty"`
-	Time    string   `json:"time,omitempty"`
-	Seconds float64  `json:"seconds,omitempty"`
 }
 
 // TraceRecord is an IterTrace as stored in a model file (an undefined held-out figure is
@@ -100,15 +92,15 @@ type modelJSON struct {
 	Tasks  []taskJSON   `json:"tasks"`
 	// Scaling is the input scaling (absent: inputs used as given); active inputs are
 	// stored scaled.
-	Scaling *ivm.Scaler `json:"scaling,omitempty"`
+	Scaling *dataset.Scaler `json:"scaling,omitempty"`
 	ModelMeta
 }
 
-// WriteModel writes m as versioned JSON (ModelFormat): the shared kernel, every task's noise
-// model, active inputs and sites (in the task's inclusion order), and the overall inclusion
-// order as {"task", "row"} pairs. The kernel must be a *kern.Sum. NaN and ±Inf are an error
-// and nothing is written then.
-func WriteModel(w io.Writer, m *Model, meta *ModelMeta) error {
+// Save writes m as versioned JSON (ModelFormat): the shared kernel, every task's noise
+// model, active inputs and sites (in the task's inclusion order), the overall inclusion
+// order as {"task", "row"} pairs, and ModelMeta's fields. The kernel must be a *kern.Sum.
+// NaN and ±Inf are an error and nothing is written then.
+func (m *Model) Save(w io.Writer) error {
 	sum, ok := m.Kernel.(*kern.Sum)
 	if !ok {
 		return fmt.Errorf("multitask: model files need a *kern.Sum kernel, not %T", m.Kernel)
@@ -128,11 +120,9 @@ func WriteModel(w io.Writer, m *Model, meta *ModelMeta) error {
 			}
 		}
 	}
-	if meta != nil {
-		out.ModelMeta = *meta
-		if err := finite("label", out.Labels); err != nil {
-			return err
-		}
+	out.ModelMeta = m.ModelMeta
+	if err := finite("label", out.Labels); err != nil {
+		return err
 	}
 	for _, st := range m.Steps {
 		if st.Task < 0 || st.Task >= len(m.Tasks) {
@@ -201,52 +191,53 @@ func IsModelFile(b []byte) bool {
 	return json.Unmarshal(b, &head) == nil && head.Format == ModelFormat
 }
 
-// ReadModel reads a model written by WriteModel. An unknown format, a missing or inconsistent
-// field, or a task whose active-set matrix cannot be factorised is an error that says which.
-// Steps of the model read have Index −1 (the file keeps the task and the file row).
-func ReadModel(r io.Reader) (*Model, *ModelMeta, error) {
+// Load reads a model written by Save (or by earlier versions of this package in the same
+// format). An unknown format, a missing or inconsistent field, or a task whose active-set
+// matrix cannot be factorised is an error that says which. Steps of the model read have
+// Index −1 (the file keeps the task and the file row).
+func Load(r io.Reader) (*Model, error) {
 	var in modelJSON
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&in); err != nil {
-		return nil, nil, fmt.Errorf("multitask: reading the model: %w", err)
+		return nil, fmt.Errorf("multitask: reading the model: %w", err)
 	}
 	if in.Format != ModelFormat {
-		return nil, nil, fmt.Errorf("multitask: model format %q, want %q", in.Format, ModelFormat)
+		return nil, fmt.Errorf("multitask: model format %q, want %q", in.Format, ModelFormat)
 	}
 	if len(in.Kernel) == 0 || len(in.Tasks) == 0 {
-		return nil, nil, errors.New("multitask: model file without a kernel or tasks")
+		return nil, errors.New("multitask: model file without a kernel or tasks")
 	}
 	sum := new(kern.Sum)
 	if err := json.Unmarshal(in.Kernel, sum); err != nil {
-		return nil, nil, fmt.Errorf("multitask: the model's kernel: %w", err)
+		return nil, fmt.Errorf("multitask: the model's kernel: %w", err)
 	}
 	if in.InputDim < 1 || in.InputDim > ivm.MaxInputDim {
-		return nil, nil, fmt.Errorf("multitask: input_dim %d", in.InputDim)
+		return nil, fmt.Errorf("multitask: input_dim %d", in.InputDim)
 	}
 	if sum.Dim() != 0 && sum.Dim() != in.InputDim {
-		return nil, nil, fmt.Errorf("multitask: the kernel is for %d inputs, input_dim says %d", sum.Dim(), in.InputDim)
+		return nil, fmt.Errorf("multitask: the kernel is for %d inputs, input_dim says %d", sum.Dim(), in.InputDim)
 	}
-	m := &Model{Kernel: sum, Scaler: in.Scaling, InputDim: in.InputDim}
+	m := &Model{Kernel: sum, Scaler: in.Scaling, InputDim: in.InputDim, ModelMeta: in.ModelMeta}
 	if in.Scaling != nil {
 		if err := in.Scaling.Check(in.InputDim); err != nil {
-			return nil, nil, fmt.Errorf("multitask: %w", err)
+			return nil, fmt.Errorf("multitask: %w", err)
 		}
 	}
 	if err := finite("label", in.Labels); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(in.Labels) != 0 && (len(in.Labels) != 2 || !(in.Labels[0] < in.Labels[1])) {
-		return nil, nil, fmt.Errorf("multitask: labels %v: want two labels, the smaller first", in.Labels)
+		return nil, fmt.Errorf("multitask: labels %v: want two labels, the smaller first", in.Labels)
 	}
 	index := map[string]int{}
 	for ti, tj := range in.Tasks {
 		if _, dup := index[tj.Name]; dup {
-			return nil, nil, fmt.Errorf("multitask: task %q appears twice", tj.Name)
+			return nil, fmt.Errorf("multitask: task %q appears twice", tj.Name)
 		}
 		index[tj.Name] = ti
 		tm, err := readTask(tj, sum, in.InputDim)
 		if err != nil {
-			return nil, nil, fmt.Errorf("multitask: task %q: %w", tj.Name, err)
+			return nil, fmt.Errorf("multitask: task %q: %w", tj.Name, err)
 		}
 		m.Tasks = append(m.Tasks, tm)
 	}
@@ -254,10 +245,10 @@ func ReadModel(r io.Reader) (*Model, *ModelMeta, error) {
 	for _, a := range in.Active {
 		ti, ok := index[a.Task]
 		if !ok {
-			return nil, nil, fmt.Errorf("multitask: active point of unknown task %q", a.Task)
+			return nil, fmt.Errorf("multitask: active point of unknown task %q", a.Task)
 		}
 		if a.Row < 0 {
-			return nil, nil, fmt.Errorf("multitask: active point of task %q has row %d", a.Task, a.Row)
+			return nil, fmt.Errorf("multitask: active point of task %q has row %d", a.Task, a.Row)
 		}
 		m.Steps = append(m.Steps, Step{Task: ti, Index: -1, Row: a.Row})
 		m.Tasks[ti].Rows = append(m.Tasks[ti].Rows, a.Row)
@@ -265,11 +256,10 @@ func ReadModel(r io.Reader) (*Model, *ModelMeta, error) {
 	}
 	for ti, t := range m.Tasks {
 		if d := len(in.Tasks[ti].ActiveInputs); count[ti] != d {
-			return nil, nil, fmt.Errorf("multitask: task %q has %d active inputs but %d entries in \"active\"", t.Name, d, count[ti])
+			return nil, fmt.Errorf("multitask: task %q has %d active inputs but %d entries in \"active\"", t.Name, d, count[ti])
 		}
 	}
-	meta := in.ModelMeta
-	return m, &meta, nil
+	return m, nil
 }
 
 // readTask rebuilds one task's model, checking every length against dim before it

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -282,18 +283,19 @@ func TestModelFileRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteModel(&buf, mod, &ModelMeta{Labels: []float64{0, 1}, Trace: Records([]IterTrace{{HeldOut: math.NaN()}})}); err != nil {
+	mod.ModelMeta = ModelMeta{Labels: []float64{0, 1}, Trace: Records([]IterTrace{{HeldOut: math.NaN()}})}
+	if err := mod.Save(&buf); err != nil {
 		t.Fatal(err)
 	}
 	if !IsModelFile(buf.Bytes()) || !strings.Contains(buf.String(), `"format": "ivm-mtmodel/1"`) {
 		t.Fatalf("not a multi-task model file:\n%.300s", buf.String())
 	}
-	back, meta, err := ReadModel(bytes.NewReader(buf.Bytes()))
+	back, err := Load(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(meta.Labels) != 2 || meta.Trace[0].HeldOut != nil {
-		t.Errorf("meta %+v", meta)
+	if len(back.Labels) != 2 || back.Trace[0].HeldOut != nil {
+		t.Errorf("meta %+v", back.ModelMeta)
 	}
 	if len(back.Steps) != len(mod.Steps) {
 		t.Fatalf("%d steps read, %d written", len(back.Steps), len(mod.Steps))
@@ -305,11 +307,11 @@ func TestModelFileRoundTrip(t *testing.T) {
 	}
 	xt := toyTasks(t, 1, 15, true, 9)[0].X
 	for m := range tasks {
-		p1, err := mod.Predict(m, xt)
+		p1, err := mod.PredictTask(m, xt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p2, err := back.Predict(back.TaskIndex(tasks[m].Name), xt)
+		p2, err := back.PredictTask(back.TaskIndex(tasks[m].Name), xt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -319,28 +321,29 @@ func TestModelFileRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := ReadModel(strings.NewReader(`{"format":"ivm-model/1"}`)); err == nil {
+	if _, err := Load(strings.NewReader(`{"format":"ivm-model/1"}`)); err == nil {
 		t.Error("single-task model format accepted")
 	}
 	// A scaled model keeps its scaling; a scaling of the wrong width is refused.
-	mod.Scaler = &ivm.Scaler{Kind: ivm.ScaleStd, Shift: []float64{1, -2}, Factor: []float64{0.5, 4}}
+	mod.Scaler = &dataset.Scaler{Kind: dataset.ScaleStd, Shift: []float64{1, -2}, Factor: []float64{0.5, 4}}
+	mod.ModelMeta = ModelMeta{}
 	buf.Reset()
-	if err := WriteModel(&buf, mod, nil); err != nil {
+	if err := mod.Save(&buf); err != nil {
 		t.Fatal(err)
 	}
-	back, _, err = ReadModel(bytes.NewReader(buf.Bytes()))
+	back, err = Load(bytes.NewReader(buf.Bytes()))
 	if err != nil || back.Scaler == nil || back.Scaler.Factor[1] != 4 {
 		t.Fatalf("scaled model read back: %v, scaler %+v", err, back)
 	}
-	p1, _ := mod.Predict(0, xt)
-	p2, _ := back.Predict(0, xt)
+	p1, _ := mod.PredictTask(0, xt)
+	p2, _ := back.PredictTask(0, xt)
 	for i := range p1 {
 		if p1[i].Prob[1] != p2[i].Prob[1] {
 			t.Fatalf("scaled model point %d: %v read back as %v", i, p1[i].Prob[1], p2[i].Prob[1])
 		}
 	}
 	bad := strings.Replace(buf.String(), `"shift": [`, `"shift": [0,`, 1)
-	if _, _, err := ReadModel(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "scaling") {
+	if _, err := Load(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "scaling") {
 		t.Errorf("three shifts for two inputs: %v", err)
 	}
 }
@@ -457,28 +460,5 @@ func TestSplitPool(t *testing.T) {
 	}
 	if _, err := Split(x, y, []string{"a"}, nil); err == nil {
 		t.Error("label count mismatch: no error")
-	}
-}
-
-func TestCompareAtCPU(t *testing.T) {
-	pts := []RegressionPoint{
-		{Method: "mtivm", Size: 400, Points: 400, KL: []float64{0.02}, CPU: []float64{2}},
-		{Method: "mtivm", Size: 800, Points: 800, KL: []float64{0.004}, CPU: []float64{10}},
-		{Method: "subsample", Size: 150, Points: 600, KL: []float64{0.05}, CPU: []float64{1}},
-		{Method: "subsample", Size: 300, Points: 1200, KL: []float64{0.01}, CPU: []float64{6}},
-		{Method: "subsample", Size: 600, Points: 2400, KL: []float64{0.003}, CPU: []float64{40}},
-	}
-	got := CompareAtCPU(pts)
-	if len(got) != 3 || got[0].OK || !got[1].OK || !got[2].OK {
-		t.Fatalf("%+v", got)
-	}
-	if math.Abs(got[1].MTIVMKL-0.012) > 1e-12 || got[1].MTIVMIsLower {
-		t.Errorf("at 6 s: MT-IVM KL %v, want 0.012 (interpolated), not lower than 0.01", got[1].MTIVMKL)
-	}
-	if got[2].MTIVMKL != 0.004 || got[2].MTIVMIsLower {
-		t.Errorf("at 40 s: %+v", got[2])
-	}
-	if PointsToReach(pts, "mtivm", 0.01) != 800 || PointsToReach(pts, "subsample", 0.01) != 2400 || PointsToReach(pts, "mtivm", 0.001) != 0 {
-		t.Error("PointsToReach")
 	}
 }

@@ -7,7 +7,6 @@ import (
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/ivmlab/ivm/multitask"
 	"github.com/ivmlab/ivm/plot"
 )
 
@@ -50,14 +49,14 @@ func (ms *methodSeries) list() []plot.Series {
 // experiment: the mean KL divergence per test point (bars: ± one standard deviation over
 // the runs) against the mean CPU time of a fit (top) and against the points used
 // (bottom), one curve per method, both axes logarithmic.
-func regressionFigures(pts []multitask.RegressionPoint) (time, points *plot.Figure, err error) {
+func regressionFigures(pts []RegressionPoint) (time, points *plot.Figure, err error) {
 	var byTime, byPoints methodSeries
 	for _, p := range pts {
 		if len(p.KL) == 0 {
 			continue
 		}
-		kl, sd := multitask.MeanSD(p.KL)
-		cpu, _ := multitask.MeanSD(p.CPU)
+		kl, sd := sampleMeanSD(p.KL)
+		cpu, _ := sampleMeanSD(p.CPU)
 		byTime.add(p.Method, cpu, kl, sd)
 		byPoints.add(p.Method, float64(p.Points), kl, sd)
 	}
@@ -72,7 +71,7 @@ func regressionFigures(pts []multitask.RegressionPoint) (time, points *plot.Figu
 
 // writeRegressionFigure saves regressionFigures' two panels, one above the other, as
 // mtivm_regression_fig4.png in dir and returns the path.
-func writeRegressionFigure(pts []multitask.RegressionPoint, dir string) (string, error) {
+func writeRegressionFigure(pts []RegressionPoint, dir string) (string, error) {
 	t, p, err := regressionFigures(pts)
 	if err != nil {
 		return "", err
@@ -84,14 +83,14 @@ func writeRegressionFigure(pts []multitask.RegressionPoint, dir string) (string,
 // vowelFigure draws the learning-to-learn paper's Fig. 5 for one protocol: the mean test
 // error over the held-out speakers against the mean CPU time to learn a speaker's eleven
 // kernels, one curve per method, time on a logarithmic axis.
-func vowelFigure(pts []multitask.VowelPoint, title string) (*plot.Figure, error) {
+func vowelFigure(pts []VowelPoint, title string) (*plot.Figure, error) {
 	var ms methodSeries
 	for _, p := range pts {
 		if len(p.Err) == 0 {
 			continue
 		}
-		e, _ := multitask.MeanSD(p.Err)
-		cpu, _ := multitask.MeanSD(p.CPU)
+		e, _ := sampleMeanSD(p.Err)
+		cpu, _ := sampleMeanSD(p.CPU)
 		ms.add(p.Method, cpu, 100*e, -1)
 	}
 	return plot.Curves(ms.list(), plot.Options{Title: title, XLabel: "mean CPU seconds per held-out speaker (11 kernels)", YLabel: "test error %", LogX: true})
@@ -99,7 +98,7 @@ func vowelFigure(pts []multitask.VowelPoint, title string) (*plot.Figure, error)
 
 // writeVowelFigure saves one vowelFigure panel per protocol, one above the other, as
 // mtivm_vowel_fig5.png in dir and returns the path.
-func writeVowelFigure(protocols [][]multitask.VowelPoint, titles []string, dir string) (string, error) {
+func writeVowelFigure(protocols [][]VowelPoint, titles []string, dir string) (string, error) {
 	if len(protocols) != len(titles) {
 		return "", fmt.Errorf("reproduce: %d vowel protocols with %d titles", len(protocols), len(titles))
 	}

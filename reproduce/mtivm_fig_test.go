@@ -7,14 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ivmlab/ivm/multitask"
 )
 
 // The regression figure's curves are the table's means: KL (± sd) against mean CPU time and
 // against points used, one curve per method in the order the points come.
 func TestRegressionFigures(t *testing.T) {
-	pts := []multitask.RegressionPoint{
+	pts := []RegressionPoint{
 		{Method: "mtivm", Size: 400, Points: 400, KL: []float64{0.01, 0.03}, CPU: []float64{2, 4}},
 		{Method: "mtivm", Size: 500, Points: 500, KL: []float64{0.002, 0.004}, CPU: []float64{3, 5}},
 		{Method: "subsample", Size: 150, Points: 600, KL: []float64{0.005, 0.005}, CPU: []float64{1, 1}},
@@ -45,7 +43,7 @@ func TestRegressionFigures(t *testing.T) {
 }
 
 func TestVowelFigure(t *testing.T) {
-	pts := []multitask.VowelPoint{
+	pts := []VowelPoint{
 		{Method: "mtivm", Size: 28, Err: []float64{0.5, 0.3}, CPU: []float64{1, 3}},
 		{Method: "mtivm", Size: 56, Err: []float64{0.1, 0.1}, CPU: []float64{4, 4}},
 		{Method: "subsample", Size: 2, Err: []float64{0.2}, CPU: []float64{1}},
@@ -58,12 +56,12 @@ func TestVowelFigure(t *testing.T) {
 	if len(f.Series) != 3 || f.Series[0].Y[0] != 40 || f.Series[0].X[1] != 4 || f.Series[2].Name != "single IVM (tasks ignored)" {
 		t.Errorf("series %+v", f.Series)
 	}
-	path, err := writeVowelFigure([][]multitask.VowelPoint{pts, pts}, []string{"a", "b"}, t.TempDir())
+	path, err := writeVowelFigure([][]VowelPoint{pts, pts}, []string{"a", "b"}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkPNG(t, path)
-	if _, err := writeVowelFigure([][]multitask.VowelPoint{pts}, nil, t.TempDir()); err == nil {
+	if _, err := writeVowelFigure([][]VowelPoint{pts}, nil, t.TempDir()); err == nil {
 		t.Error("one protocol with no title accepted")
 	}
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
-	"github.com/ivmlab/ivm/multitask"
 	"github.com/ivmlab/ivm/plot"
 )
 
@@ -247,11 +246,11 @@ func writeNCNMToy(w io.Writer, rows []NCNMToyRow) {
 		for i, v := range r.Labelled {
 			nl[i] = float64(v)
 		}
-		ml, _ := multitask.MeanSD(nl)
-		el, sl := multitask.MeanSD(r.ErrLabelled)
-		en, sn := multitask.MeanSD(r.ErrNCNM)
-		dl, _ := multitask.MeanSD(r.DensLabelled)
-		dn, _ := multitask.MeanSD(r.DensNCNM)
+		ml, _ := sampleMeanSD(nl)
+		el, sl := sampleMeanSD(r.ErrLabelled)
+		en, sn := sampleMeanSD(r.ErrNCNM)
+		dl, _ := sampleMeanSD(r.DensLabelled)
+		dn, _ := sampleMeanSD(r.DensNCNM)
 		fmt.Fprintf(w, "%-10s %-15s %9.1f %10.2f ± %5.2f %10.2f ± %5.2f %8.2f %16.4f %16.4f\n", r.Toy, r.Kernel, ml, el, sl, en, sn, el-en, dl, dn)
 	}
 	fmt.Fprintln(w, "paper: the authors' toolbox generator (four Gaussian parts, two per class); crescents: two interlocking arcs (dataset.ToyInterlocking)")

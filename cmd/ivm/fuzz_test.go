@@ -5,12 +5,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/archipelago"
 	"github.com/ivmlab/ivm/dataset"
-	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/multitask"
-	"github.com/ivmlab/ivm/noise"
 	"github.com/ivmlab/ivm/ssmtr"
 )
 
@@ -50,37 +47,21 @@ func FuzzTaskTraining(f *testing.F) {
 		if !ok || d.Task == nil {
 			return
 		}
-		nm0, _, y, err := mtChooseNoise("auto", d.Y)
-		if err != nil {
-			return
-		}
-		_, dim := d.X.Dims()
-		k, err := kern.Parse("rbf(gamma=0.5)+bias+white(variance=0.1)", dim)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tasks, err := multitask.Split(d.X, y, d.Task, func() (noise.Model, error) { return noise.ByName(nm0.Name()) })
-		if err != nil {
-			return
-		}
-		sel, err := multitask.NewSelector(tasks, k, ivm.Options{})
-		if err != nil {
-			return
-		}
-		if err := sel.Select(min(len(y), 3)); err != nil {
-			return
-		}
-		m, err := sel.Model()
+		n, _ := d.X.Dims()
+		m, err := multitask.Fit(d.X, d.Y, d.Task, multitask.Config{Kernel: "rbf(gamma=0.5)+bias+white(variance=0.1)", FixedKernel: true, ActiveSize: min(n, 3)})
 		if err != nil {
 			return
 		}
 		var buf bytes.Buffer
-		if err := multitask.WriteModel(&buf, m, &multitask.ModelMeta{}); err != nil {
+		if err := m.Save(&buf); err != nil {
 			return // a model with non-finite values is refused, not written
 		}
-		back, _, err := multitask.ReadModel(bytes.NewReader(buf.Bytes()))
+		back, err := multitask.Load(bytes.NewReader(buf.Bytes()))
 		if err != nil {
 			t.Fatalf("a trained model does not read back: %v\n%s", err, buf.Bytes())
+		}
+		if _, err := back.Predict(d.X, d.Task); err != nil {
+			t.Fatalf("a trained model does not predict its training rows: %v", err)
 		}
 		for ti := range back.Tasks {
 			if _, _, err := back.Latent(ti, d.X); err != nil {

@@ -37,7 +37,7 @@ func cmdInfo(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if mf.multi != nil {
-		writeTaskInfo(stdout, fs.Arg(0), mf.multi, mf.meta)
+		writeTaskInfo(stdout, fs.Arg(0), mf.multi)
 		return nil
 	}
 	writeInfo(stdout, fs.Arg(0), mf.single)
@@ -46,7 +46,7 @@ func cmdInfo(args []string, stdout, stderr io.Writer) error {
 
 // writeTaskInfo describes a multi-task model: the shared kernel, and per task its noise
 // model and the number of active points it gave.
-func writeTaskInfo(w io.Writer, path string, m *multitask.Model, meta *multitask.ModelMeta) {
+func writeTaskInfo(w io.Writer, path string, m *multitask.Model) {
 	fmt.Fprintf(w, "model file:  %s (multi-task, ivm-mtmodel/1)\n", path)
 	fmt.Fprintf(w, "kernel:      %s (shared by the %d tasks), %d active points in all\n", m.Kernel, len(m.Tasks), len(m.Steps))
 	if m.Scaler != nil {
@@ -55,7 +55,7 @@ func writeTaskInfo(w io.Writer, path string, m *multitask.Model, meta *multitask
 	for _, t := range m.Tasks {
 		fmt.Fprintf(w, "task %-7s %s noise%s; %d active points\n", t.Name, t.Noise.Name(), noiseParams(t.Noise), len(t.Rows))
 	}
-	if tr := meta.Training; tr.File != "" {
+	if tr := m.Training; tr.File != "" {
 		fmt.Fprintf(w, "training:    %s, %d rows, %.3g s, %s\n", tr.File, tr.Rows, tr.Seconds, tr.Time)
 	}
 }

@@ -128,7 +128,6 @@ func checkGrid(n, lo int) error {
 type modelFile struct {
 	single *ivm.Predictor
 	multi  *multitask.Model
-	meta   *multitask.ModelMeta
 	part   *ivm.Predictor
 	family familyModel // a model of a registered family (family.go)
 }
@@ -158,7 +157,7 @@ func readModelKind(path string, limit memLimit, allowPart bool) (*modelFile, err
 	case f != nil:
 		mf.family, err = readFamily(f, head.Format, b)
 	case head.Format == multitask.ModelFormat:
-		mf.multi, mf.meta, err = multitask.ReadModel(bytes.NewReader(b))
+		mf.multi, err = multitask.Load(bytes.NewReader(b))
 	case head.Format == ivm.PartFormat && allowPart:
 		mf.part, err = ivm.LoadPart(bytes.NewReader(b))
 	default:

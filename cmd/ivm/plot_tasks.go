@@ -57,7 +57,7 @@ func plotTasks(m *multitask.Model, dataPath string, df dataFlags, grid int, opt 
 			}
 			t.Active = append(t.Active, k)
 		}
-		preds, err := m.Predict(ti, gm)
+		preds, err := m.PredictTask(ti, gm)
 		if err != nil {
 			return nil, err
 		}

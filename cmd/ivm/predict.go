@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -50,23 +49,7 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 			Prob: *prob, Quiet: *quiet, Report: report, Stdout: stdout, Stderr: stderr})
 	}
 	if mf.multi != nil {
-		opt.Dim, opt.IgnoreExtra = taskModelDim(mf.multi), true
-		data, err := dataset.ReadFile(testPath, opt)
-		if errors.Is(err, dataset.ErrDim) && opt.TaskCol == dataset.TaskNone {
-			return fmt.Errorf("%w (%s is a multi-task model: name the task column with -task-col)", err, modelPath)
-		}
-		if err != nil {
-			return err
-		}
-		warnDropped(stderr, testPath, data, opt.Dim)
-		if classes := mf.multi.Tasks[0].Noise.Classes(); classes != nil {
-			decoded := make([]float64, len(classes))
-			for i, c := range classes {
-				decoded[i] = mtDecodeLabel(c, mf.meta.Labels)
-			}
-			warnUnknownLabels(stderr, testPath, data.Y, decoded)
-		}
-		return predictTasks(data, mf.multi, mf.meta, outPath, *prob, *quiet, report, stdout)
+		return predictTaskFile(testPath, modelPath, outPath, opt, mf.multi, *prob, *quiet, report, stdout, stderr)
 	}
 	p := mf.single
 	for c, m := range p.Models {

@@ -51,9 +51,8 @@ func parseModelArgs(args []string) ([]modelSource, error) {
 // multi-class, regression, ordinal, semi-supervised) or a multi-task model.
 type servedModel struct {
 	modelSource
-	single   *ivm.Predictor
-	tasks    *multitask.Model
-	taskMeta *multitask.ModelMeta
+	single *ivm.Predictor
+	tasks  *multitask.Model
 	// dim is the input dimension; classes the class labels as in the training data (nil
 	// for regression), the order of each prediction's "prob".
 	dim     int
@@ -79,12 +78,9 @@ func loadServedModel(src modelSource) (*servedModel, error) {
 	if mf.family != nil {
 		return nil, fmt.Errorf("%s: ivm serve serves IVM models (single- or multi-task); this model family is applied with ivm predict", src.path)
 	}
-	if tm, meta := mf.multi, mf.meta; tm != nil {
-		m.tasks, m.taskMeta, m.dim = tm, meta, taskModelDim(tm)
-		for _, c := range tm.Tasks[0].Noise.Classes() {
-			m.classes = append(m.classes, mtDecodeLabel(c, meta.Labels))
-		}
-		writeTaskInfo(&info, src.path, tm, meta)
+	if tm := mf.multi; tm != nil {
+		m.tasks, m.dim, m.classes = tm, tm.Dim(), tm.Classes()
+		writeTaskInfo(&info, src.path, tm)
 	} else {
 		m.single = mf.single
 		m.dim, m.classes = m.single.InputDim(), m.single.Classes
@@ -124,7 +120,7 @@ func (m *servedModel) predict(x *mat.Dense, tasks []string) ([]predictionJSON, e
 		}
 		return out, nil
 	}
-	preds, mu, vs, err := predictTaskRows(m.tasks, m.taskMeta, x, tasks)
+	preds, mu, vs, err := m.tasks.PredictLatent(x, tasks)
 	if err != nil {
 		return nil, err
 	}

@@ -64,13 +64,13 @@ func TestTrainTasksSine(t *testing.T) {
 		t.Errorf("active %v\nwant   %v", got, want)
 	}
 
-	m, meta, ok, err := readTaskModel(model)
+	m, _, ok, err := readTaskModel(model)
 	if err != nil || !ok {
 		t.Fatalf("readTaskModelFile: %v, %v", ok, err)
 	}
 	pred := filepath.Join(dir, "pred.txt")
 	out.Reset()
-	if err := predictTasks(data, m, meta, pred, true, false, &out, &out); err != nil {
+	if err := predictTasks(data, m, pred, true, false, &out, &out); err != nil {
 		t.Fatal(err)
 	}
 	var mse float64
@@ -83,7 +83,7 @@ func TestTrainTasksSine(t *testing.T) {
 	}
 	// A row of a task the model does not know is an error naming it.
 	data.Task[5] = "nope"
-	if err := predictTasks(data, m, meta, "", false, true, &out, &out); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+	if err := predictTasks(data, m, "", false, true, &out, &out); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("unknown task: error %v", err)
 	}
 	// A single-task model file is not taken for a multi-task one.
@@ -137,7 +137,7 @@ func TestTrainTasksClassification(t *testing.T) {
 	}
 	pred := filepath.Join(dir, "p.txt")
 	out.Reset()
-	if err := predictTasks(data, m, meta, pred, false, false, &out, &out); err != nil {
+	if err := predictTasks(data, m, pred, false, false, &out, &out); err != nil {
 		t.Fatal(err)
 	}
 	var acc float64
@@ -170,10 +170,10 @@ func trainTasksTo(data *dataset.Data, path string, o taskTrainOptions, stdout, s
 // for a single-task model.
 func readTaskModel(path string) (m *multitask.Model, meta *multitask.ModelMeta, ok bool, err error) {
 	mf, err := readModel(path, defaultMaxMem)
-	if err != nil {
+	if err != nil || mf.multi == nil {
 		return nil, nil, false, err
 	}
-	return mf.multi, mf.meta, mf.multi != nil, nil
+	return mf.multi, &mf.multi.ModelMeta, true, nil
 }
 
 func readFile(t *testing.T, path string) string {
@@ -236,19 +236,9 @@ func TestTrainTasksScaling(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatal(ok, err)
 		}
-		var mu []float64
-		for ti := range m.Tasks {
-			var rows []int
-			for i, name := range data.Task {
-				if name == m.Tasks[ti].Name {
-					rows = append(rows, i)
-				}
-			}
-			got, _, err := m.Latent(ti, rowsOf(data, rows))
-			if err != nil {
-				t.Fatal(err)
-			}
-			mu = append(mu, got...)
+		_, mu, _, err := m.PredictLatent(data.X, data.Task)
+		if err != nil {
+			t.Fatal(err)
 		}
 		return mu, m
 	}

@@ -4,17 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
-	"sort"
 	"time"
 
-	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
-	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/multitask"
-	"github.com/ivmlab/ivm/noise"
-	"github.com/ivmlab/ivm/param"
 )
 
 // taskTrainOptions are the settings of `ivm train -tasks`: the train command's flags that
@@ -54,7 +48,7 @@ type taskTrainOptions struct {
 	Start     time.Time
 }
 
-// trainTasks trains a multi-task IVM (package multitask) on data, whose Task field holds
+// trainTasks trains a multi-task IVM (multitask.Fit) on data, whose Task field holds
 // every row's task label, and writes an ivm-mtmodel/1 file to out. Its "active" list
 // gives every inclusion in order as {"task": label, "row": 0-based row of the training
 // file}.
@@ -63,126 +57,48 @@ func trainTasks(data *dataset.Data, out *outputFile, o taskTrainOptions, stdout,
 		return errors.New("multi-task training needs a task label on every row (-task-col for CSV, task:NAME tokens for libsvm)")
 	}
 	n, dim := data.X.Dims()
-	nm0, labels, y, err := mtChooseNoise(o.Noise, data.Y)
+	cfg, err := o.config()
 	if err != nil {
 		return err
 	}
-	d := o.ActiveSize
+	y := data.Y
+	if cfg.Noise == multitask.NoiseNCNM {
+		y = unlabelledZeros(y) // libsvm's label 0, as for a single task
+	}
+	d := cfg.ActiveSize
 	if d == 0 {
-		// The multi-task IVM learns by Algorithm 2 on one active set across tasks, whose
-		// every outer iteration costs O(d³) per objective evaluation: the papers' 200 at most.
-		d = min(n, 200)
+		d = multitask.DefaultActiveSize(n)
 	}
 	if d > n {
 		fmt.Fprintf(stderr, "ivm train: warning: -d %d exceeds the %d training points; using d = %d\n", d, n, n)
 		d = n
 	}
-	obj := multitask.EPEvidence
-	switch o.Objective {
-	case "", "full", "ep":
-	case "fixed":
-		obj = multitask.FixedSites
-	default:
-		return fmt.Errorf("-objective %q: want ep or fixed for a multi-task model", o.Objective)
-	}
-	critName := o.Criterion
-	if critName == "" || critName == "auto" {
-		critName = "entropy"
-		if nm0.Name() == "probit" {
-			critName = "expected"
-		}
-	}
-	crit, err := ivm.ParseCriterion(critName)
-	if err != nil {
-		return err
-	}
 	if err := o.MaxMem.check(trainingBytes(n, dim, d, 1, 1, false), fmt.Sprintf("training on %d rows of %d inputs", n, dim)); err != nil {
 		return err
 	}
-	spec := o.Kernel
-	if spec == "" {
-		spec = ivm.DefaultKernel(dim)
+	if !o.Quiet {
+		cfg.Progress = func(p multitask.Progress) { printTaskProgress(stderr, p) }
 	}
-	k, err := kern.Parse(spec, dim)
+	model, err := multitask.Fit(data.X, y, data.Task, cfg)
+	if err != nil && o.TrainPath != "" {
+		return fmt.Errorf("%s: %w", o.TrainPath, err)
+	}
 	if err != nil {
 		return err
 	}
-	if o.Transform != "" {
-		pos, err := param.ByName(o.Transform)
-		if err != nil || (pos.Name() != "softplus" && pos.Name() != "exp") {
-			return fmt.Errorf("-transform %q: want softplus or exp", o.Transform)
-		}
-		k.SetPositiveTransform(pos)
-	}
-	scaling, err := ivm.ParseScaling(o.Scale)
-	if err != nil {
-		return err
-	}
-	if scaling == ivm.ScaleAuto {
-		scaling = ivm.ScaleNone
-	}
-	scaler, err := ivm.FitScaler(data.X, scaling)
-	if err != nil {
-		return err
-	}
-	x, err := scaler.Apply(data.X)
-	if err != nil {
-		return err
-	}
-	tasks, err := multitask.Split(x, y, data.Task, func() (noise.Model, error) { return noise.ByName(nm0.Name()) })
-	if err != nil {
-		return err
-	}
-	var model *multitask.Model
-	var trace []multitask.IterTrace
-	if o.Iters == 0 {
-		sel, err := multitask.NewSelector(tasks, k, ivm.Options{Workers: o.Workers, Criterion: crit})
-		if err != nil {
-			return err
-		}
-		if err := sel.Select(d); err != nil {
-			return err
-		}
-		if model, err = sel.Model(); err != nil {
-			return err
-		}
-	} else {
-		lo := multitask.LearnOptions{ActiveSize: d, Iters: o.Iters, KernelIters: o.KernelIters, NoiseIters: o.NoiseIters, Objective: obj,
-			LastIterate: o.LastIterate, Workers: o.Workers, Criterion: crit, Optimizer: o.Optimizer}
-		if o.KernelIters == 0 {
-			lo.KernelIters = -1
-		}
-		if !o.Quiet {
-			lo.Progress = func(tr multitask.IterTrace) {
-				if tr.Final {
-					fmt.Fprintf(stderr, "ivm train: final selection: held-out log likelihood %.4f per point; kernel %s\n", tr.HeldOut, k)
-					return
-				}
-				fmt.Fprintf(stderr, "ivm train: iteration %d/%d: held-out log likelihood %.4f per point; objective %.6g -> %.6g in %d steps; active points per task %v\n",
-					tr.Iter+1, o.Iters, tr.HeldOut, tr.Before, tr.After, tr.Steps, tr.ActivePerTask)
-			}
-		}
-		var res *multitask.LearnResult
-		if model, res, err = multitask.Learn(tasks, k, lo); err != nil {
-			return err
-		}
-		trace = res.Trace
-	}
-	model.Scaler = scaler
-	meta := &multitask.ModelMeta{Labels: labels, Trace: multitask.Records(trace)}
-	meta.Training = multitask.Provenance{Rows: n, Args: o.Args}
+	model.Training = dataset.Provenance{Rows: n, Args: o.Args}
 	if o.TrainPath != "" {
 		hash, err := fileSHA256(o.TrainPath)
 		if err != nil {
 			return err
 		}
-		meta.Training.File, meta.Training.SHA256 = filepath.Base(o.TrainPath), hash
+		model.Training.File, model.Training.SHA256 = filepath.Base(o.TrainPath), hash
 	}
 	if !o.Start.IsZero() {
-		meta.Training.Time = o.Start.UTC().Format(time.RFC3339)
-		meta.Training.Seconds = time.Since(o.Start).Seconds()
+		model.Training.Time = o.Start.UTC().Format(time.RFC3339)
+		model.Training.Seconds = time.Since(o.Start).Seconds()
 	}
-	if err := multitask.WriteModel(out, model, meta); err != nil {
+	if err := model.Save(out); err != nil {
 		return err
 	}
 	if err := out.commit(); err != nil {
@@ -190,72 +106,54 @@ func trainTasks(data *dataset.Data, out *outputFile, o taskTrainOptions, stdout,
 	}
 	if !o.Quiet {
 		scaled := ""
-		if scaler != nil {
-			scaled = fmt.Sprintf(" (inputs scaled: %v)", scaler.Kind)
+		if model.Scaler != nil {
+			scaled = fmt.Sprintf(" (inputs scaled: %v)", model.Scaler.Kind)
 		}
 		fmt.Fprintf(stdout, "%s noise, kernel %s%s: %d active points of %d in %d tasks; model written to %s\n",
-			nm0.Name(), k, scaled, model.Size(), n, len(tasks), out.path)
+			model.Tasks[0].Noise.Name(), model.Kernel, scaled, model.Size(), n, len(model.Tasks), out.path)
 	}
 	return nil
 }
 
-// mtChooseNoise picks the noise model for targets y by name (auto: probit for two distinct
-// labels, gaussian for non-integer targets) and returns the targets in the model's coding:
-// binary labels as −1/+1 with the original labels of −1 and +1 in labels.
-func mtChooseNoise(name string, y []float64) (nm noise.Model, labels, coded []float64, err error) {
-	distinct := map[float64]bool{}
-	integer := true
-	for i, v := range y {
-		if math.IsNaN(v) {
-			if name != "ncnm" {
-				return nil, nil, nil, fmt.Errorf("row %d is unlabelled; only -noise ncnm uses unlabelled rows", i+1)
-			}
-			continue
-		}
-		distinct[v] = true
-		integer = integer && v == math.Trunc(v)
+// config translates the train command's flags into the multi-task learner's settings.
+func (o taskTrainOptions) config() (multitask.Config, error) {
+	cfg := multitask.Config{ActiveSize: o.ActiveSize, Kernel: o.Kernel, FixedKernel: o.Iters == 0, Iters: o.Iters,
+		KernelIters: o.KernelIters, NoiseIters: o.NoiseIters, LastIterate: o.LastIterate, Workers: o.Workers}
+	if o.KernelIters == 0 {
+		cfg.KernelIters = -1 // -kiters 0: no kernel steps
 	}
-	if name == "" || name == "auto" {
-		switch {
-		case len(distinct) == 2:
-			name = "probit"
-		case !integer:
-			name = "gaussian"
-		default:
-			return nil, nil, nil, fmt.Errorf("%d distinct integer targets: say -noise ordinal or -noise gaussian", len(distinct))
-		}
+	var err error
+	if cfg.Noise, err = multitask.ParseNoise(o.Noise); err != nil {
+		return cfg, err
 	}
-	if nm, err = noise.ByName(name); err != nil {
-		return nil, nil, nil, err
+	switch o.Objective {
+	case "", "full", "ep":
+	case "fixed":
+		cfg.Objective = multitask.FixedSites
+	default:
+		return cfg, fmt.Errorf("-objective %q: want ep or fixed for a multi-task model", o.Objective)
 	}
-	coded = y
-	if name == "probit" {
-		ls := make([]float64, 0, 2)
-		for v := range distinct {
-			ls = append(ls, v)
-		}
-		sort.Float64s(ls)
-		if len(ls) != 2 {
-			return nil, nil, nil, fmt.Errorf("probit needs exactly two distinct labels, found %d", len(ls))
-		}
-		if ls[0] != -1 || ls[1] != 1 {
-			labels = ls
-			coded = make([]float64, len(y))
-			for i, v := range y {
-				coded[i] = -1
-				if v == ls[1] {
-					coded[i] = 1
-				}
-			}
-		}
+	if cfg.Criterion, err = multitask.ParseCriterion(o.Criterion); err != nil {
+		return cfg, err
 	}
-	if name == "ncnm" {
-		coded = make([]float64, len(y))
-		for i, v := range y {
-			if !math.IsNaN(v) {
-				coded[i] = v
-			}
-		}
+	if cfg.Transform, err = multitask.ParseTransform(o.Transform); err != nil || cfg.Transform == multitask.TransformAuto && o.Transform != "" {
+		return cfg, fmt.Errorf("-transform %q: want softplus or exp", o.Transform)
 	}
-	return nm, labels, coded, nil
+	if cfg.Optimizer, err = multitask.ParseOptimizer(o.Optimizer); err != nil {
+		return cfg, err
+	}
+	if cfg.Scaling, err = dataset.ParseScaling(o.Scale); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// printTaskProgress reports an outer iteration of learning, or the final selection.
+func printTaskProgress(w io.Writer, p multitask.Progress) {
+	if p.Final {
+		fmt.Fprintf(w, "ivm train: final selection: held-out log likelihood %.4f per point; kernel %s\n", p.HeldOut, p.Kernel)
+		return
+	}
+	fmt.Fprintf(w, "ivm train: iteration %d/%d: held-out log likelihood %.4f per point; objective %.6g -> %.6g in %d steps; active points per task %v\n",
+		p.Iter+1, p.Iters, p.HeldOut, p.Before, p.After, p.Steps, p.ActivePerTask)
 }

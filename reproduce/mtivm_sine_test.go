@@ -1,4 +1,4 @@
-package multitask
+package reproduce
 
 import (
 	"os"
@@ -6,9 +6,10 @@ import (
 	"testing"
 
 	"github.com/ivmlab/ivm/internal/reftest"
+	"github.com/ivmlab/ivm/multitask"
 )
 
-func readSineFixture(t *testing.T) []Task {
+func readSineFixture(t *testing.T) []multitask.Task {
 	t.Helper()
 	f, err := os.Open(reftest.Path("data", "mtivm_toysine.csv.gz"))
 	if err != nil {

@@ -1,7 +1,6 @@
-package multitask
+package reproduce
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,9 +9,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/internal/gpsample"
+	"github.com/ivmlab/ivm/internal/rusage"
 	"github.com/ivmlab/ivm/kern"
-	"github.com/ivmlab/ivm/noise"
-	"github.com/ivmlab/ivm/param"
+	"github.com/ivmlab/ivm/multitask"
 )
 
 // The regression experiment of the learning-to-learn paper (§5.1, Fig. 4): tasks sampled
@@ -121,138 +121,22 @@ type RegressionPoint struct {
 // and half from N(−1, 0.125 I), targets from the GP with the true kernel, Gaussian noise
 // models with zero bias (σ² = 1e−6: the noise is the kernel's white term), and the test
 // inputs.
-func RegressionTasks(c RegressionConfig, rng *rand.Rand) ([]Task, *mat.Dense, error) {
+func RegressionTasks(c RegressionConfig, rng *rand.Rand) ([]multitask.Task, *mat.Dense, error) {
 	c.defaults()
 	truth, err := kern.Parse(RegressionTrueKernel, c.Dim)
 	if err != nil {
 		return nil, nil, err
 	}
-	tasks := make([]Task, c.Tasks)
+	tasks := make([]multitask.Task, c.Tasks)
 	for m := range tasks {
-		x := twoGaussians(c.PerTask, c.Dim, rng)
-		y, err := sampleGP(truth, x, rng)
+		x := gpsample.TwoGaussians(c.PerTask, c.Dim, rng)
+		y, err := gpsample.Sample(truth, x, rng)
 		if err != nil {
 			return nil, nil, err
 		}
-		tasks[m] = Task{Name: fmt.Sprint(m + 1), X: x, Y: y, Noise: &zeroMeanGaussian{noise.NewGaussian(0)}}
+		tasks[m] = multitask.Task{Name: fmt.Sprint(m + 1), X: x, Y: y, Noise: multitask.NewZeroMeanGaussian(0)}
 	}
-	return tasks, twoGaussians(c.Test, c.Dim, rng), nil
-}
-
-// zeroMeanGaussian is the Gaussian noise model without the reference's start-up bias (the
-// mean of the targets): the tasks are drawn from a zero-mean GP, p(y | θ) = N(0, K_θ), and
-// offsets are the kernel's bias term θ₄ to learn. Subtracting each task's mean would leave θ₄
-// undetermined, and its arbitrary value would dominate the KL divergence.
-type zeroMeanGaussian struct{ *noise.Gaussian }
-
-// Init checks the targets as the Gaussian model does and sets the bias to zero.
-func (g *zeroMeanGaussian) Init(y []float64) error {
-	if err := g.Gaussian.Init(y); err != nil {
-		return err
-	}
-	g.Bias = 0
-	return nil
-}
-
-// The noise step (RegressionConfig.NoiseIters) learns the variance only: the bias stays
-// zero, as the model says.
-
-// NumParams implements noise.Model: the variance.
-func (g *zeroMeanGaussian) NumParams() int { return 1 }
-
-// ParamNames implements noise.Model.
-func (g *zeroMeanGaussian) ParamNames() []string { return []string{"variance"} }
-
-// ParamKinds implements noise.Model.
-func (g *zeroMeanGaussian) ParamKinds() []param.Kind { return []param.Kind{param.Positive} }
-
-// Params implements noise.Model.
-func (g *zeroMeanGaussian) Params(dst []float64) {
-	var both [2]float64
-	g.Gaussian.Params(both[:])
-	dst[0] = both[1]
-}
-
-// SetParams implements noise.Model.
-func (g *zeroMeanGaussian) SetParams(src []float64) error {
-	if len(src) != 1 {
-		return fmt.Errorf("multitask: the zero-mean Gaussian has 1 parameter, got %d", len(src))
-	}
-	return g.Gaussian.SetParams([]float64{0, src[0]})
-}
-
-// GradParams implements noise.Model.
-func (g *zeroMeanGaussian) GradParams(dst []float64, n int, y, mu, varsigma float64) {
-	var both [2]float64
-	g.Gaussian.GradParams(both[:], n, y, mu, varsigma)
-	dst[0] += both[1]
-}
-
-// twoGaussians draws n inputs, the first half around +1 and the rest around −1 in every
-// dimension, variance 0.125 per dimension.
-func twoGaussians(n, dim int, rng *rand.Rand) *mat.Dense {
-	x := mat.NewDense(n, dim, nil)
-	sd := math.Sqrt(0.125)
-	for i := 0; i < n; i++ {
-		mean := 1.0
-		if i >= n/2 {
-			mean = -1
-		}
-		for j := 0; j < dim; j++ {
-			x.Set(i, j, mean+sd*rng.NormFloat64())
-		}
-	}
-	return x
-}
-
-// sampleGP draws y ~ N(0, K(x, x)).
-func sampleGP(k kern.Kernel, x *mat.Dense, rng *rand.Rand) ([]float64, error) {
-	n, _ := x.Dims()
-	kd := mat.NewDense(n, n, nil)
-	k.K(kd, x, nil)
-	var chol mat.Cholesky
-	if !chol.Factorize(mat.NewSymDense(n, kd.RawMatrix().Data)) {
-		return nil, errors.New("multitask: the generating covariance is not positive definite")
-	}
-	var l mat.TriDense
-	chol.LTo(&l)
-	z := mat.NewVecDense(n, nil)
-	for i := 0; i < n; i++ {
-		z.SetVec(i, rng.NormFloat64())
-	}
-	y := mat.NewVecDense(n, nil)
-	y.MulVec(&l, z)
-	return y.RawVector().Data, nil
-}
-
-// GaussianKL returns KL(N(0, k0) ‖ N(0, k1)) = ½[tr(K₁⁻¹K₀) − n + ln|K₁| − ln|K₀|] for the
-// covariances the two kernels give the rows of x.
-func GaussianKL(k0, k1 kern.Kernel, x *mat.Dense) (float64, error) {
-	n, _ := x.Dims()
-	c0, c1 := mat.NewDense(n, n, nil), mat.NewDense(n, n, nil)
-	k0.K(c0, x, nil)
-	k1.K(c1, x, nil)
-	var ch0, ch1 mat.Cholesky
-	if !ch0.Factorize(mat.NewSymDense(n, c0.RawMatrix().Data)) || !ch1.Factorize(mat.NewSymDense(n, c1.RawMatrix().Data)) {
-		return math.NaN(), errors.New("multitask: KL: a covariance is not positive definite")
-	}
-	var l0, l1 mat.TriDense
-	ch0.LTo(&l0)
-	ch1.LTo(&l1)
-	// tr(K₁⁻¹K₀) = ‖L₁⁻¹L₀‖²_F.
-	var w mat.Dense
-	if err := w.Solve(&l1, &l0); err != nil {
-		return math.NaN(), fmt.Errorf("multitask: KL: %w", err)
-	}
-	tr := 0.0
-	for _, v := range w.RawMatrix().Data {
-		tr += v * v
-	}
-	kl := 0.5 * (tr - float64(n) + ch1.LogDet() - ch0.LogDet())
-	if math.IsNaN(kl) || math.IsInf(kl, 0) {
-		return math.NaN(), errors.New("multitask: KL is not finite")
-	}
-	return kl, nil
+	return tasks, gpsample.TwoGaussians(c.Test, c.Dim, rng), nil
 }
 
 // RunRegression runs the experiment: for every run a new set of tasks; MT-IVM at every
@@ -284,9 +168,9 @@ func RunRegression(c RegressionConfig) ([]RegressionPoint, error) {
 			if noiseStep {
 				// Fresh noise models: the noise step changes them, and the tasks are shared
 				// by every fit of the run.
-				start, fitTasks = regressionStartNoiseless, make([]Task, len(tasks))
+				start, fitTasks = regressionStartNoiseless, make([]multitask.Task, len(tasks))
 				for m, t := range tasks {
-					t.Noise = &zeroMeanGaussian{noise.NewGaussian(regressionStartNoise)}
+					t.Noise = multitask.NewZeroMeanGaussian(regressionStartNoise)
 					fitTasks[m] = t
 				}
 			}
@@ -299,7 +183,7 @@ func RunRegression(c RegressionConfig) ([]RegressionPoint, error) {
 			// 2400 points, stopped with the bias variance still near its starting 10 (in
 			// 10 of 10 runs at 500–600 points per task, measured), a handicap of about
 			// 0.008 nats per test point that was the learner's, not the method's.
-			opt := LearnOptions{Iters: c.OuterIters, KernelIters: c.KernelIters, LastIterate: !c.Safeguard, Workers: c.Workers,
+			opt := multitask.LearnOptions{Iters: c.OuterIters, KernelIters: c.KernelIters, LastIterate: !c.Safeguard, Workers: c.Workers,
 				NetlabTolerances: true}
 			if pt.Method == "mtivm" {
 				opt.ActiveSize = pt.Size
@@ -309,13 +193,13 @@ func RunRegression(c RegressionConfig) ([]RegressionPoint, error) {
 			} else {
 				opt.PerTask, opt.Seed, opt.Iters, opt.KernelIters = pt.Size, uint64(run), 1, c.SubsampleIters
 			}
-			cpu0, _ := CPUTime()
+			cpu0, _ := rusage.CPU()
 			t0 := time.Now()
-			if _, _, err := Learn(fitTasks, k, opt); err != nil {
+			if _, _, err := multitask.Learn(fitTasks, k, opt); err != nil {
 				return nil, fmt.Errorf("run %d, %s %d: %w", run+1, pt.Method, pt.Size, err)
 			}
 			wall := time.Since(t0).Seconds()
-			cpu1, _ := CPUTime()
+			cpu1, _ := rusage.CPU()
 			learnt := k
 			if noiseStep {
 				var v [1]float64
@@ -326,7 +210,7 @@ func RunRegression(c RegressionConfig) ([]RegressionPoint, error) {
 				}
 				learnt = kern.NewSum(append(k.Parts(), w)...)
 			}
-			kl, err := GaussianKL(truth, learnt, xt)
+			kl, err := gpsample.KL(truth, learnt, xt)
 			if err != nil {
 				return nil, fmt.Errorf("run %d, %s %d: %w", run+1, pt.Method, pt.Size, err)
 			}
@@ -342,32 +226,14 @@ func RunRegression(c RegressionConfig) ([]RegressionPoint, error) {
 	return out, nil
 }
 
-// MeanSD returns the mean and the sample standard deviation of v.
-func MeanSD(v []float64) (mean, sd float64) {
-	if len(v) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	if len(v) < 2 {
-		return mean, 0
-	}
-	for _, x := range v {
-		sd += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(v)-1))
-}
-
 // WriteRegression prints the table behind Fig. 4: per method and budget, the points used,
 // the mean ± sd of the KL divergence per test point and the mean CPU and wall times.
 func WriteRegression(w io.Writer, pts []RegressionPoint) {
 	fmt.Fprintf(w, "%-10s %6s %7s %22s %10s %10s\n", "method", "size", "points", "KL nats/test point", "CPU s", "wall s")
 	for _, p := range pts {
-		kl, sd := MeanSD(p.KL)
-		cpu, _ := MeanSD(p.CPU)
-		wall, _ := MeanSD(p.Wall)
+		kl, sd := sampleMeanSD(p.KL)
+		cpu, _ := sampleMeanSD(p.CPU)
+		wall, _ := sampleMeanSD(p.Wall)
 		fmt.Fprintf(w, "%-10s %6d %7d %12.4f ± %-7.4f %10.2f %10.2f\n", p.Method, p.Size, p.Points, kl, sd, cpu, wall)
 	}
 }
@@ -390,8 +256,8 @@ func CompareAtCPU(pts []RegressionPoint) []CPUComparison {
 	var mt []xy
 	for _, p := range pts {
 		if p.Method == "mtivm" {
-			c, _ := MeanSD(p.CPU)
-			k, _ := MeanSD(p.KL)
+			c, _ := sampleMeanSD(p.CPU)
+			k, _ := sampleMeanSD(p.KL)
 			mt = append(mt, xy{c, k})
 		}
 	}
@@ -405,8 +271,8 @@ func CompareAtCPU(pts []RegressionPoint) []CPUComparison {
 		if p.Method != "subsample" {
 			continue
 		}
-		c, _ := MeanSD(p.CPU)
-		k, _ := MeanSD(p.KL)
+		c, _ := sampleMeanSD(p.CPU)
+		k, _ := sampleMeanSD(p.KL)
 		r := CPUComparison{Size: p.Size, CPU: c, SubsampleKL: k, MTIVMKL: math.NaN()}
 		for i := 0; i+1 < len(mt); i++ {
 			if mt[i].cpu <= c && c <= mt[i+1].cpu {
@@ -433,7 +299,7 @@ func CompareAtCPU(pts []RegressionPoint) []CPUComparison {
 func PointsToReach(pts []RegressionPoint, method string, threshold float64) int {
 	best := 0
 	for _, p := range pts {
-		if k, _ := MeanSD(p.KL); p.Method == method && k < threshold && (best == 0 || p.Points < best) {
+		if k, _ := sampleMeanSD(p.KL); p.Method == method && k < threshold && (best == 0 || p.Points < best) {
 			best = p.Points
 		}
 	}

@@ -1,4 +1,4 @@
-package multitask
+package reproduce
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/kern"
+	"github.com/ivmlab/ivm/multitask"
 	"github.com/ivmlab/ivm/noise"
 )
 
@@ -18,46 +19,46 @@ type SineResult struct {
 	// Tasks are the task names in file order.
 	Tasks []string
 	// Steps are the inclusions in order.
-	Steps []Step
+	Steps []multitask.Step
 	// PerTask are the active rows of every task (0-based within the task) in inclusion
 	// order.
 	PerTask [][]int
 	// Learnt, when learning ran, holds the same after learning, and Kernel its kernel.
-	Learnt        []Step
+	Learnt        []multitask.Step
 	LearntPerTask [][]int
 	Kernel        string
 }
 
 // ReadSine reads the sine toy (CSV with columns task,x,y) into tasks with Gaussian noise
 // (σ² = 1e−6, each task's bias the mean of its targets).
-func ReadSine(r io.Reader) ([]Task, error) {
+func ReadSine(r io.Reader) ([]multitask.Task, error) {
 	data, err := dataset.Read(r, dataset.ReadOptions{Format: dataset.CSV, TaskCol: dataset.TaskFirst, Header: dataset.HeaderAuto})
 	if err != nil {
 		return nil, err
 	}
 	if data.Task == nil {
-		return nil, fmt.Errorf("multitask: the sine toy has no task column")
+		return nil, fmt.Errorf("reproduce: the sine toy has no task column")
 	}
-	return Split(data.X, data.Y, data.Task, func() (noise.Model, error) { return noise.NewGaussian(0), nil })
+	return multitask.Split(data.X, data.Y, data.Task, func() (noise.Model, error) { return noise.NewGaussian(0), nil })
 }
 
 // RunSine runs the multi-task selection of d points on the sine toy with the fixed kernel
 // SineKernel and, when iters > 0, Algorithm 2 with iters outer iterations of the papers'
 // fixed-site objective (kIters SCG steps each, every iteration accepted, exp transform as
 // in the reference toolbox) followed by a final selection.
-func RunSine(tasks []Task, d, iters, kIters int) (*SineResult, error) {
+func RunSine(tasks []multitask.Task, d, iters, kIters int) (*SineResult, error) {
 	k, err := kern.Parse(SineKernel, 1)
 	if err != nil {
 		return nil, err
 	}
-	s, err := NewSelector(tasks, k, ivm.Options{Workers: 1})
+	s, err := multitask.NewSelector(tasks, k, ivm.Options{Workers: 1})
 	if err != nil {
 		return nil, err
 	}
 	if err := s.Select(d); err != nil {
 		return nil, err
 	}
-	res := &SineResult{Steps: append([]Step(nil), s.Steps()...)}
+	res := &SineResult{Steps: append([]multitask.Step(nil), s.Steps()...)}
 	for m, t := range tasks {
 		res.Tasks = append(res.Tasks, t.Name)
 		res.PerTask = append(res.PerTask, append([]int(nil), s.Active(m)...))
@@ -69,8 +70,8 @@ func RunSine(tasks []Task, d, iters, kIters int) (*SineResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, _, err := Learn(tasks, lk, LearnOptions{ActiveSize: d, Iters: iters, KernelIters: kIters,
-		Objective: FixedSites, LastIterate: true, NetlabTolerances: true, Workers: 1})
+	m, _, err := multitask.Learn(tasks, lk, multitask.LearnOptions{ActiveSize: d, Iters: iters, KernelIters: kIters,
+		Objective: multitask.FixedSites, LastIterate: true, NetlabTolerances: true, Workers: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +87,7 @@ func RunSine(tasks []Task, d, iters, kIters int) (*SineResult, error) {
 // WriteSine prints the sine toy's result in the layout of the reference's log
 // (1-based task numbers and rows).
 func WriteSine(w io.Writer, r *SineResult) {
-	write := func(title string, steps []Step, per [][]int) {
+	write := func(title string, steps []multitask.Step, per [][]int) {
 		fmt.Fprintf(w, "%s\ntask order of the %d inclusions:", title, len(steps))
 		for _, st := range steps {
 			fmt.Fprintf(w, " %d", st.Task+1)

@@ -1,4 +1,4 @@
-package multitask
+package reproduce
 
 import (
 	"math"
