@@ -188,11 +188,11 @@ func apportion(sizes []int, total int) []int {
 	return out
 }
 
-// standardise scales the columns of the listed matrices by the mean and
+// archStandardise scales the columns of the listed matrices by the mean and
 // standard deviation of ref's columns. It is not dataset.FitScaler: that computes the
 // same moments with other roundings (and multiplies by 1/sd), which moves nearly every
 // input by an ulp or two and so every chain of Table 1 off the trajectory it had.
-func standardise(ref *mat.Dense, ms ...*mat.Dense) error {
+func archStandardise(ref *mat.Dense, ms ...*mat.Dense) error {
 	n, d := ref.Dims()
 	for j := 0; j < d; j++ {
 		var m, v float64
@@ -228,7 +228,7 @@ func loadWine(path string, seed uint64) (*archProblem, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := standardise(mat.DenseCopyOf(d.X), d.X); err != nil {
+	if err := archStandardise(mat.DenseCopyOf(d.X), d.X); err != nil {
 		return nil, err
 	}
 	tr, te := stratifiedSplit(y, k, 89, len(y), rand.New(rand.NewPCG(seed, 0x3113)))
@@ -262,7 +262,7 @@ func loadOil(path string, seed uint64) (*archProblem, error) {
 	p.Test, p.TestY = archRows(d.X, y, te, 12)
 	all := mat.NewDense(len(tr)+len(te), 12, nil)
 	all.Stack(p.Train, p.Test)
-	if err := standardise(all, p.Train, p.Test); err != nil {
+	if err := archStandardise(all, p.Train, p.Test); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -179,7 +179,7 @@ func RunVowel(v *Vowel, c VowelConfig) ([]VowelPoint, error) {
 // vowelSpeaker learns the 11 one-vs-rest kernels without speaker s by one method and
 // returns the error on s's test points and the CPU and wall time of the learning.
 func vowelSpeaker(v *Vowel, c VowelConfig, s int, method string, size int) (errRate, cpu, wall float64, err error) {
-	x := standardise(v.X, v.Speaker, s)
+	x := standardiseOutside(v.X, v.Speaker, s)
 	_, dim := x.Dims()
 	var rowsOf [11][]int
 	for i, sp := range v.Speaker {
@@ -327,12 +327,12 @@ func vowelTasks(x *mat.Dense, v *Vowel, s, cl int) []multitask.Task {
 	return tasks
 }
 
-// standardise centres and scales every feature by its mean and standard deviation over the
+// standardiseOutside centres and scales every feature by its mean and standard deviation over the
 // training speakers (all but s). It is not dataset.FitScaler with ScaleStd: that computes
 // the deviation in two passes and multiplies by its inverse, which moves the standardised
 // inputs by up to 4e−14 and so the learnt kernels; the experiment's recorded numbers were
 // measured with this one.
-func standardise(x *mat.Dense, speaker []int, s int) *mat.Dense {
+func standardiseOutside(x *mat.Dense, speaker []int, s int) *mat.Dense {
 	n, dim := x.Dims()
 	out := mat.DenseCopyOf(x)
 	for j := 0; j < dim; j++ {
