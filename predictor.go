@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
@@ -260,7 +261,7 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	if len(y) != n {
 		return nil, fmt.Errorf("ivm: %d targets for %d input rows", len(y), n)
 	}
-	if err := checkFinite(x); err != nil {
+	if err := engine.CheckFinite(x); err != nil {
 		return nil, err
 	}
 	task, classes, err := chooseTask(cfg.Task, y)
@@ -662,7 +663,7 @@ func (p *Predictor) Predict(x mat.Matrix) ([]Prediction, error) {
 	if dim != p.InputDim() {
 		return nil, fmt.Errorf("ivm: %d input columns, the model has %d", dim, p.InputDim())
 	}
-	if err := checkFinite(x); err != nil {
+	if err := engine.CheckFinite(x); err != nil {
 		return nil, err
 	}
 	xs, err := p.Scaler.Apply(x)

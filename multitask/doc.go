@@ -9,8 +9,8 @@
 // Stacking the tasks' targets makes the multi-task GP one GP with a block-diagonal
 // covariance, and ADF keeps the posterior block-diagonal: every task has its own posterior
 // mean μ⁽ᵐ⁾, variances ς⁽ᵐ⁾, factor M⁽ᵐ⁾, noise model and active and inactive sets. So the
-// MT-IVM is exactly one ivm.Selector per task, all reading the same kernel. Selection runs
-// across tasks: each task proposes its best candidate (ivm.Selector.Best, already scored),
+// MT-IVM is exactly one engine.Selector per task, all reading the same kernel. Selection runs
+// across tasks: each task proposes its best candidate (engine.Selector.Best, already scored),
 // the largest entropy reduction wins and only the winning task is updated. Ties go to the
 // first task, and within it to the lowest index, as the reference toolbox does. d inclusions
 // in total are shared among the tasks as the scores decide: a task whose inputs spread
@@ -22,7 +22,7 @@
 // The kernel objective of Algorithm 2 is the sum of the tasks' active-set objectives,
 // −Σ_m ln p(y_{I_m}) − ln p(θ), with the prior on θ counted once (the reference adds it
 // once per task). Two forms are available: FixedSites, the papers' eq. (IVM paper eq. 32
-// per task, ivm.ActiveSetObjective) with the ADF sites of the last selection held fixed,
+// per task, engine.ActiveSetObjective) with the ADF sites of the last selection held fixed,
 // and EPEvidence, the default, in which the sites of each task's active set are refitted
 // by expectation propagation for every kernel the optimiser tries. For Gaussian noise the
 // two are the same function (exact sites: the exact marginal likelihood of the active
@@ -42,7 +42,7 @@
 // variance tried (noise_exact.go), which removes an oscillation between the variance and
 // the selection it was made with.
 //
-// A Model holds the shared kernel and one ivm.Model per task. Prediction for a training task
+// A Model holds the shared kernel and one engine.Model per task. Prediction for a training task
 // uses its own active set; a task with no active point predicts with the prior. A new task
 // is fitted from a handful of its own points with the learnt kernel (NewTaskModel): the
 // speaker experiment's protocol, where the kernel learnt from 14 speakers classifies a 15th
@@ -55,7 +55,7 @@
 //
 // A new task's model (NewTaskModel, TaskGP) fits EP sites on all its points and predicts
 // through B = I + S^½KS^½: a kernel learnt on separable classes can be almost noise-free and
-// singular on a handful of points, where the K + S⁻¹ form of ivm.Model fails to factorise.
+// singular on a handful of points, where the K + S⁻¹ form of engine.Model fails to factorise.
 //
 // The experiments of the papers (sine toy, GP-sampled regression tasks, vowel speakers) are
 // in sine.go, regression.go and vowel.go and are run by `ivm reproduce mtivm-sine`,
