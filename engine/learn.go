@@ -22,7 +22,7 @@ package engine
 //
 //  1. The objective is the EP approximation of the marginal likelihood of the active
 //     labels, −ln Z_EP(y_I | θ), with the sites refitted by EP on the active set for every θ
-//     the optimiser tries (ep.go). It is a proper function of θ, well defined as the sites
+//     the optimiser tries (infer.EP). It is a proper function of θ, well defined as the sites
 //     change, and its gradient ½ tr((A⁻¹ − ααᵀ)∂K/∂θ) is exact at the EP fixed point. For
 //     Gaussian noise it is the exact marginal likelihood of the active subset. The
 //     reference's objective remains available (FixedSites) for parity.

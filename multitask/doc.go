@@ -27,20 +27,20 @@
 // by expectation propagation for every kernel the optimiser tries. For Gaussian noise the
 // two are the same function (exact sites: the exact marginal likelihood of the active
 // subsets). For classification the fixed-site objective rewards shrinking the kernel
-// (the sites were fitted for the old kernel; see the root package's learn.go), which
+// (the sites were fitted for the old kernel; see package engine's learn.go), which
 // EP removes. The tasks' terms are computed in parallel; the kernel's parameters are set
 // once per evaluation, before the tasks read them.
 //
-// Learn runs Algorithm 2 over tasks: T outer iterations of [select d points across tasks;
-// minimise the objective by SCG]. As in the root package, an outer iteration is accepted
-// only if the model its parameters select predicts the tasks' inactive training points
+// Learn runs Algorithm 2 over tasks with the single-task IVM's loop (engine.RunLearn, this
+// package's Selector supplying the per-task parts): T outer iterations of [select d points
+// across tasks; minimise the objective by SCG]. An outer iteration is accepted only if the model its parameters select predicts the tasks' inactive training points
 // about as well as the best so far (LearnOptions.LastIterate turns this off).
 // LearnOptions.NoiseIters adds Algorithm 2's optional noise step with the noise parameters
 // tied across tasks: the predictive log probability of the inactive points (IVM paper eq.
 // 34 without the active points, whose marginals already contain their own labels), and for
 // homoscedastic Gaussian tasks with the active sets' posteriors recomputed at every
-// variance tried (noise_exact.go), which removes an oscillation between the variance and
-// the selection it was made with.
+// variance tried (engine.NoiseOptions.Exact), which removes an oscillation between the
+// variance and the selection it was made with.
 //
 // A Model holds the shared kernel and one engine.Model per task. Prediction for a training task
 // uses its own active set; a task with no active point predicts with the prior. A new task

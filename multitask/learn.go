@@ -36,10 +36,11 @@ type LearnOptions struct {
 	// NoiseIters > 0 adds Algorithm 2's optional noise step to every outer iteration:
 	// select, then at most NoiseIters optimiser steps on IVM paper eq. 34 (Σ ln Z_n over
 	// the inactive training points of every task at the selection's marginals; see
-	// noiseProblem for why not the active ones; for homoscedastic Gaussian tasks the
-	// active sets' posteriors are recomputed at every noise variance tried, exactTerm)
-	// with the noise parameters tied across tasks. The tasks' noise models must have the same parameters; a Gaussian model's
-	// bias is then shared too. The next kernel step runs on the same active set with the
+	// engine.NoiseOptions.InactiveOnly for why not the active ones; for homoscedastic
+	// Gaussian tasks the active sets' posteriors are recomputed at every noise variance
+	// tried, engine.NoiseOptions.Exact) with the noise parameters tied across tasks. The
+	// tasks' noise models must have the same parameters; a Gaussian model's bias is then
+	// shared too. The next kernel step runs on the same active set with the
 	// new noise parameters, and a final selection follows the last noise step.
 	NoiseIters int
 	// Objective is the kernel objective (default EPEvidence).
