@@ -333,7 +333,7 @@ func (l *loop) state() ([]float64, error) {
 	if l.noise == nil {
 		return x, nil
 	}
-	nx, err := l.noise.State(l.opt.BlendNoiseNatural)
+	nx, err := l.noise.state(l.opt.BlendNoiseNatural)
 	return append(x, nx...), err
 }
 
@@ -345,7 +345,7 @@ func (l *loop) setState(x []float64) error {
 	if l.noise == nil {
 		return nil
 	}
-	return l.noise.SetState(l.opt.BlendNoiseNatural, x[nk:])
+	return l.noise.setState(l.opt.BlendNoiseNatural, x[nk:])
 }
 
 // inactive counts the points outside the selectors' active sets.

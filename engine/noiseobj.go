@@ -186,10 +186,10 @@ func (p *NoiseObjective) exactTerm(m int) (lz float64, ok bool) {
 	return lz, true
 }
 
-// State returns the noise parameters for the safeguard of Algorithm 2 to keep and blend:
+// state returns the noise parameters for the safeguard of Algorithm 2 to keep and blend:
 // natural (every noise parameter's range is an interval, so a midpoint stays valid) or in
 // free space.
-func (p *NoiseObjective) State(natural bool) ([]float64, error) {
+func (p *NoiseObjective) state(natural bool) ([]float64, error) {
 	if !natural {
 		return p.Free()
 	}
@@ -198,8 +198,8 @@ func (p *NoiseObjective) State(natural bool) ([]float64, error) {
 	return nat, nil
 }
 
-// SetState sets what State returned, or a blend of such.
-func (p *NoiseObjective) SetState(natural bool, x []float64) error {
+// setState sets what state returned, or a blend of such.
+func (p *NoiseObjective) setState(natural bool, x []float64) error {
 	if !natural {
 		if math.IsNaN(p.Eval(x, nil)) {
 			return fmt.Errorf("ivm: the noise models refuse the parameters %v", x)
