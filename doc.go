@@ -13,33 +13,13 @@
 // Predict gives labels, class probabilities and latent moments; Save and Load read and
 // write versioned model files. The command-line tool is a thin layer over them.
 //
-// The engine is Algorithm 1 of that paper in the representation Σ = K − MᵀM of its
-// eqs. 27–30: kernel columns are computed on demand and the N×N kernel matrix is never
-// formed, so selecting d points from N costs O(d²N) time and O(dN) memory. A Selector runs
-// the selection on one data set; its Model predicts from the active set alone.
+// The engine — Algorithm 1 of that paper in the representation Σ = K − MᵀM of its
+// eqs. 27–30 (O(d²N) time, O(dN) memory), the Model it leaves, refinement and Algorithm 2 —
+// lives in package engine, which the multi-task IVM (package multitask) shares; package
+// infer holds the inference both use (EP on site approximations, Cholesky with recorded
+// jitter). This package re-exports the engine's user-facing names (Selector, Model, Learn,
+// …) as aliases, so ivm.Model and engine.Model are the same type.
 //
 // Kernels live in package kern and noise models (Gaussian, probit, ordered categorical,
-// null category) in package noise. The conventions — start-up bias, ν floor, tie-breaking
-// by lowest index, the negative-site-precision rule — are those of the reference MATLAB
-// toolbox, whose outputs the tests reproduce.
+// null category) in package noise.
 package ivm
-
-import (
-	"gonum.org/v1/gonum/mat"
-
-	"github.com/ivmlab/ivm/kern"
-	"github.com/ivmlab/ivm/noise"
-)
-
-// FitFixed selects an active set of d points from the rows of x with targets y and returns the
-// trained model. It is NewSelector, Select and Model in one call.
-func FitFixed(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, d int, opt Options) (*Model, error) {
-	s, err := NewSelector(x, y, k, nm, opt)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.Select(d); err != nil {
-		return nil, err
-	}
-	return s.Model()
-}

@@ -80,11 +80,11 @@ type partFileJSON struct {
 	Classes []float64 `json:"classes,omitempty"`
 	Scale   *Scaler   `json:"scale,omitempty"`
 	// Sharpness is Predictor.Sharpness, chosen from all the classes in every part.
-	Sharpness float64     `json:"sharpness"`
+	Sharpness float64 `json:"sharpness"`
 	// LabelNoise is Predictor.LabelNoise, chosen with the sharpness.
-	LabelNoise float64 `json:"label_noise,omitempty"`
-	Models    []modelJSON `json:"models"`
-	Training  Provenance  `json:"training"`
+	LabelNoise float64     `json:"label_noise,omitempty"`
+	Models     []modelJSON `json:"models"`
+	Training   Provenance  `json:"training"`
 }
 
 // problems is the number of binary (or single) problems of a predictor's task.

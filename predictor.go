@@ -6,13 +6,13 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
@@ -214,23 +214,9 @@ type Prediction struct {
 	Mean, Var []float64
 }
 
-// DefaultKernel is the kernel Fit uses when Config.Kernel is empty: rbfard+bias+white for
-// up to 32 inputs and rbf+bias+white above, with the rbf's inverse width γ = 1/D for D
-// inputs. With few inputs one learnt scale per input switches irrelevant inputs off
-// (bench/robust.sh's flips set: 63.7 % → 92.0 % accuracy against libsvm tuned's 88.8 %);
-// with many (USPS has 256) the scales cost more time than they give and the isotropic
-// kernel, the reference toolbox's, is used. γ = 1/D rather than the papers' γ = 1: on
-// standardised inputs the squared distance between two points is about 2D, so γ = 1
-// makes every kernel value exp(−D) — on USPS exp(−256), a kernel with no gradient to
-// learn from, and learning then switched the rbf off (97.3 % on digit 3 against the
-// rest); γ = 1/D puts typical values near exp(−1), libsvm's choice of scale.
-func DefaultKernel(dim int) string {
-	g := strconv.FormatFloat(1/float64(max(dim, 1)), 'g', -1, 64)
-	if dim <= 32 {
-		return "rbfard(gamma=" + g + ")+bias+white"
-	}
-	return "rbf(gamma=" + g + ")+bias+white"
-}
+// DefaultKernel is the kernel Fit uses when Config.Kernel is empty and Algorithm 2 learns
+// it (see engine.DefaultKernel).
+func DefaultKernel(dim int) string { return engine.DefaultKernel(dim) }
 
 // DefaultActiveSize is the d Fit uses when Config.ActiveSize is 0 for n training rows and
 // the given number of binary problems (one-vs-rest classes; 1 otherwise): every row when
@@ -285,7 +271,7 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	if len(y) != n {
 		return nil, fmt.Errorf("ivm: %d targets for %d input rows", len(y), n)
 	}
-	if err := checkFinite(x); err != nil {
+	if err := engine.CheckFinite(x); err != nil {
 		return nil, err
 	}
 	task, classes, err := chooseTask(cfg.Task, y)
@@ -688,7 +674,7 @@ func (p *Predictor) Predict(x mat.Matrix) ([]Prediction, error) {
 	if dim != p.InputDim() {
 		return nil, fmt.Errorf("ivm: %d input columns, the model has %d", dim, p.InputDim())
 	}
-	if err := checkFinite(x); err != nil {
+	if err := engine.CheckFinite(x); err != nil {
 		return nil, err
 	}
 	xs, err := p.Scaler.Apply(x)

@@ -688,7 +688,7 @@ func (s *searcher) fitProblem(fd *searchFold, c int, p searchParams, workers int
 
 // selectActive selects d points, or includes them all when d is every training point.
 func selectActive(s *Selector, d int) error {
-	if d == s.n {
+	if d == s.NumPoints() {
 		return s.IncludeAll()
 	}
 	return s.Select(d)

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/optimize"
 )
 
@@ -19,7 +19,7 @@ type Config struct {
 	// probit for two distinct labels and Gaussian for targets that are not all integers;
 	// other integer targets are an error that asks for NoiseOrdinal or NoiseGaussian.
 	Noise Noise
-	// Kernel is the shared kernel (kern.Parse syntax); "" is ivm.DefaultKernel of the input
+	// Kernel is the shared kernel (kern.Parse syntax); "" is engine.DefaultKernel of the input
 	// dimension.
 	Kernel string
 	// Transform maps the kernel's positive parameters to the optimiser's free ones;
@@ -151,10 +151,10 @@ type Criterion int
 const (
 	// CriterionAuto is CriterionExpected for the probit model, CriterionEntropy otherwise.
 	CriterionAuto Criterion = iota
-	// CriterionEntropy is the entropy reduction of the observed label (ivm.Entropy).
+	// CriterionEntropy is the entropy reduction of the observed label (engine.Entropy).
 	CriterionEntropy
 	// CriterionExpected is the entropy reduction averaged over the possible labels
-	// (ivm.ExpectedEntropy).
+	// (engine.ExpectedEntropy).
 	CriterionExpected
 )
 
@@ -182,11 +182,11 @@ func (c *Criterion) UnmarshalText(b []byte) error {
 }
 
 // engine returns the ivm criterion c stands for with noise model name nm.
-func (c Criterion) engine(nm string) ivm.Criterion {
+func (c Criterion) engine(nm string) engine.Criterion {
 	if c == CriterionExpected || (c == CriterionAuto && nm == "probit") {
-		return ivm.ExpectedEntropy
+		return engine.ExpectedEntropy
 	}
-	return ivm.Entropy
+	return engine.Entropy
 }
 
 // Optimizer names the optimiser of the kernel and noise steps.

@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 	"github.com/ivmlab/ivm/param"
@@ -73,7 +73,7 @@ func Fit(x *mat.Dense, y []float64, task []string, cfg Config) (*Model, error) {
 func fitKernel(cfg Config, dim int) (*kern.Sum, error) {
 	spec := cfg.Kernel
 	if spec == "" {
-		spec = ivm.DefaultKernel(dim)
+		spec = engine.DefaultKernel(dim)
 	}
 	k, err := kern.Parse(spec, dim)
 	if err != nil {
@@ -97,7 +97,7 @@ func fitKernel(cfg Config, dim int) (*kern.Sum, error) {
 func fitTasks(tasks []Task, k *kern.Sum, d int, nm string, cfg Config) (*Model, []IterTrace, error) {
 	crit := cfg.Criterion.engine(nm)
 	if cfg.FixedKernel {
-		sel, err := NewSelector(tasks, k, ivm.Options{Workers: cfg.Workers, Criterion: crit})
+		sel, err := NewSelector(tasks, k, engine.Options{Workers: cfg.Workers, Criterion: crit})
 		if err != nil {
 			return nil, nil, err
 		}

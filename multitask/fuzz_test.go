@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -31,7 +31,7 @@ func fuzzModelFile(f *testing.F, probit bool) []byte {
 	if err != nil {
 		f.Fatal(err)
 	}
-	s, err := NewSelector(tasks, k, ivm.Options{})
+	s, err := NewSelector(tasks, k, engine.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}

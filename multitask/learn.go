@@ -3,12 +3,11 @@ package multitask
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 
-	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/kern"
-	"github.com/ivmlab/ivm/optimize"
+	"github.com/ivmlab/ivm/noise"
 )
 
 // LearnOptions configures Learn. The zero value gives the papers' settings (d = 100, 8 outer
@@ -37,17 +36,18 @@ type LearnOptions struct {
 	// NoiseIters > 0 adds Algorithm 2's optional noise step to every outer iteration:
 	// select, then at most NoiseIters optimiser steps on IVM paper eq. 34 (Σ ln Z_n over
 	// the inactive training points of every task at the selection's marginals; see
-	// noiseProblem for why not the active ones; for homoscedastic Gaussian tasks the
-	// active sets' posteriors are recomputed at every noise variance tried, exactTerm)
-	// with the noise parameters tied across tasks. The tasks' noise models must have the same parameters; a Gaussian model's
-	// bias is then shared too. The next kernel step runs on the same active set with the
+	// engine.NoiseOptions.InactiveOnly for why not the active ones; for homoscedastic
+	// Gaussian tasks the active sets' posteriors are recomputed at every noise variance
+	// tried, engine.NoiseOptions.Exact) with the noise parameters tied across tasks. The
+	// tasks' noise models must have the same parameters; a Gaussian model's bias is then
+	// shared too. The next kernel step runs on the same active set with the
 	// new noise parameters, and a final selection follows the last noise step.
 	NoiseIters int
 	// Objective is the kernel objective (default EPEvidence).
 	Objective Objective
 	// Priors maps free kernel parameter names (kern.Sum.FreeNames) to priors on their
 	// natural values; the prior is counted once, not once per task.
-	Priors map[string]ivm.Prior
+	Priors map[string]engine.Prior
 	// LastIterate accepts every outer iteration and keeps the last parameters, as the
 	// papers do. By default an iteration is accepted only if the model its parameters select
 	// predicts the inactive training points of all tasks (Selector.HeldOutLogLik) about as
@@ -57,7 +57,7 @@ type LearnOptions struct {
 	// Workers bounds the goroutines across tasks and within a task's selector (0: all
 	// cores); Criterion is the tasks' selection score.
 	Workers   int
-	Criterion ivm.Criterion
+	Criterion engine.Criterion
 	// Progress, when set, is called after every outer iteration.
 	Progress func(IterTrace)
 }
@@ -96,19 +96,11 @@ type LearnResult struct {
 	Best int
 }
 
-// Safeguard constants, as in the root package's Learn.
-const (
-	maxHalvings    = 3
-	acceptTol      = 2e-3
-	minGuardPoints = 50
-	kernelTolX     = 1e-3
-	kernelTolF     = 1e-5
-)
-
 // Learn runs Algorithm 2 over tasks: T outer iterations of [select the active points across
 // tasks; minimise the multi-task objective over the shared kernel's parameters by SCG],
-// then a final selection with the accepted parameters. It changes k's parameters to the
-// learnt ones and returns the model of the final selection.
+// then a final selection with the accepted parameters (engine.RunLearn, the loop the
+// single-task IVM uses too). It changes k's parameters to the learnt ones and returns the
+// model of the final selection.
 func Learn(tasks []Task, k *kern.Sum, opt LearnOptions) (*Model, *LearnResult, error) {
 	if k == nil {
 		return nil, nil, errors.New("multitask: Learn needs a kernel")
@@ -117,192 +109,93 @@ func Learn(tasks []Task, k *kern.Sum, opt LearnOptions) (*Model, *LearnResult, e
 	if d == 0 {
 		d = 100
 	}
-	iters := opt.Iters
-	if iters == 0 {
-		iters = 8
-	}
-	kIters := opt.KernelIters
-	if kIters == 0 {
-		kIters = 100
-	}
-	priors, err := ivm.FreePriors(k, opt.Priors)
+	priors, err := engine.FreePriors(k, opt.Priors)
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := NewSelector(tasks, k, ivm.Options{Workers: opt.Workers, Criterion: opt.Criterion})
+	s, err := NewSelector(tasks, k, engine.Options{Workers: opt.Workers, Criterion: opt.Criterion})
 	if err != nil {
 		return nil, nil, err
 	}
-	var subset [][]int
+	ts := &taskSet{s: s, d: d}
 	if opt.PerTask > 0 {
-		subset = randomSubsets(tasks, opt.PerTask, opt.Seed)
-		d = 0
-		for _, sub := range subset {
-			d += len(sub)
+		ts.subset = randomSubsets(tasks, opt.PerTask, opt.Seed)
+		ts.d = 0
+		for _, sub := range ts.subset {
+			ts.d += len(sub)
 		}
 	}
-	if n := s.NumPoints(); d > n {
-		return nil, nil, fmt.Errorf("multitask: %d active points requested from %d training points", d, n)
+	if n := s.NumPoints(); ts.d > n {
+		return nil, nil, fmt.Errorf("multitask: %d active points requested from %d training points", ts.d, n)
 	}
-	selectAll := func() (float64, error) {
-		if err := s.Reset(); err != nil {
-			return 0, err
-		}
-		if subset == nil {
-			err = s.Select(d)
-		} else {
-			err = s.includeSubsets(subset)
-		}
-		if err != nil {
-			return 0, err
-		}
-		return s.HeldOutLogLik(), nil
+	iters := opt.Iters
+	if opt.KernelIters < 0 {
+		iters = -1 // no kernel step: the selection alone
 	}
-	h, err := selectAll()
-	if err != nil {
-		return nil, nil, err
+	names := make([]string, len(tasks))
+	for m, t := range tasks {
+		names[m] = t.Name
 	}
-	var np *noiseProblem
-	if opt.NoiseIters > 0 && tasks[0].Noise.NumParams() > 0 {
-		if np, err = newNoiseProblem(s, k.PositiveTransform()); err != nil {
-			return nil, nil, err
-		}
-	}
-	// The safeguard keeps and blends the state: the kernel's free parameters, then the
-	// shared noise parameters (transformed) when there is a noise step.
-	nk := k.NumFree()
-	state := func() ([]float64, error) {
-		x := make([]float64, nk)
-		k.Free(x)
-		if np == nil {
-			return x, nil
-		}
-		nx, err := np.free()
-		return append(x, nx...), err
-	}
-	setState := func(x []float64) error {
-		if err := k.SetFree(x[:nk]); err != nil {
-			return err
-		}
-		if np != nil && math.IsNaN(np.eval(x[nk:], nil)) {
-			return fmt.Errorf("multitask: the noise models refuse the parameters %v", x[nk:])
-		}
-		return nil
-	}
-	res := &LearnResult{}
-	best, err := state()
-	if err != nil {
-		return nil, nil, err
-	}
-	bestScore, bestIter := h, 0
-	stale := false
-	guard := !opt.LastIterate && s.NumPoints()-d >= minGuardPoints
-	for t := 0; t < iters && kIters > 0; t++ {
-		tr := IterTrace{Iter: t, HeldOut: h, KernelParams: naturalParams(k), ActivePerTask: s.perTask()}
-		free := make([]float64, k.NumFree())
-		k.Free(free)
-		p := newProblem(s, k, opt.Objective, priors)
-		f0 := p.eval(free, nil)
-		if math.IsNaN(f0) {
-			return nil, nil, fmt.Errorf("multitask: outer iteration %d: the objective is undefined at the starting parameters", t+1)
-		}
-		tol := optimize.SCG{TolX: kernelTolX, TolF: math.Max(1e-4, kernelTolF*math.Abs(f0))}
-		if opt.NetlabTolerances {
-			tol = optimize.SCG{}
-		}
-		r, err := optimize.Minimize(p.eval, free, optimize.Options{Method: opt.Optimizer, MaxIter: kIters, SCG: tol})
-		if err != nil {
-			return nil, nil, fmt.Errorf("multitask: kernel optimisation, outer iteration %d: %w", t+1, err)
-		}
-		if err := k.SetFree(r.X); err != nil {
-			return nil, nil, err
-		}
-		tr.Before, tr.After, tr.Steps = r.F0, r.F, r.Iterations
-		tr.Failures, tr.Unconverged = p.failures, p.unconverged
-		if h, err = selectAll(); err != nil {
-			return nil, nil, err
-		}
-		if np != nil {
-			// The noise step uses this selection's marginals. Without the safeguard the
-			// next kernel step runs on this active set (its objective takes the new
-			// noise parameters) and the next selection, or the last one below, follows
-			// it: one selection per outer iteration, as without a noise step.
-			if err := np.prepare(); err != nil {
-				return nil, nil, err
-			}
-			x0, err := np.free()
-			if err != nil {
-				return nil, nil, err
-			}
-			r, err := optimize.Minimize(np.eval, x0, optimize.Options{Method: opt.Optimizer, MaxIter: opt.NoiseIters})
-			if err != nil {
-				return nil, nil, fmt.Errorf("multitask: noise optimisation, outer iteration %d: %w", t+1, err)
-			}
-			np.eval(r.X, nil) // leave the tasks at the optimiser's answer
-			tr.NoiseBefore, tr.NoiseAfter, tr.NoiseSteps = r.F0, r.F, r.Iterations
-			stale = true
-			if guard {
-				if h, err = selectAll(); err != nil {
-					return nil, nil, err
-				}
-				stale = false
-			}
-		}
-		if guard {
-			ok := func() bool { return h >= bestScore-acceptTol }
-			for tr.Halvings = 0; !ok() && tr.Halvings < maxHalvings; tr.Halvings++ {
-				cur, err := state()
-				if err != nil {
-					return nil, nil, err
-				}
-				for i := range cur {
-					cur[i] = 0.5 * (cur[i] + best[i])
-				}
-				if err := setState(cur); err != nil {
-					return nil, nil, err
-				}
-				if h, err = selectAll(); err != nil {
-					return nil, nil, err
-				}
-			}
-			switch {
-			case !ok():
-				tr.Rejected = true
-			case h > bestScore:
-				if best, err = state(); err != nil {
-					return nil, nil, err
-				}
-				bestScore, bestIter = h, t+1
-			}
-		}
-		res.Trace = append(res.Trace, tr)
-		if opt.Progress != nil {
-			opt.Progress(tr)
-		}
-		if tr.Rejected {
-			break
-		}
-	}
-	res.Best = len(res.Trace)
-	if guard && len(res.Trace) > 0 && (res.Trace[len(res.Trace)-1].Rejected || bestIter != len(res.Trace)) {
-		res.Best = bestIter
-		if err := setState(best); err != nil {
-			return nil, nil, err
-		}
-		stale = true
-	}
-	if stale { // the parameters changed after the last selection
-		if h, err = selectAll(); err != nil {
-			return nil, nil, err
-		}
-	}
-	final := IterTrace{Iter: len(res.Trace), HeldOut: h, KernelParams: naturalParams(k), ActivePerTask: s.perTask(), Final: true}
-	res.Trace = append(res.Trace, final)
+	lo := engine.LoopOptions{Iters: iters, KernelIters: opt.KernelIters, NoiseIters: opt.NoiseIters,
+		Noise:     engine.NoiseOptions{Names: names, InactiveOnly: true, Exact: gaussianParams, Workers: s.workers},
+		Optimizer: opt.Optimizer, NetlabTolerances: opt.NetlabTolerances, Objective: opt.Objective.engine(),
+		Priors: priors, LastIterate: opt.LastIterate, LazyNoiseSelect: true, Workers: s.workers}
 	if opt.Progress != nil {
-		opt.Progress(final)
+		lo.Progress = func(tr engine.IterTrace) { opt.Progress(fromEngine(tr)) }
+	}
+	er, err := engine.RunLearn(ts, k, lo)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &LearnResult{Best: er.Best}
+	for _, tr := range er.Trace {
+		res.Trace = append(res.Trace, fromEngine(tr))
 	}
 	m, err := s.Model()
 	return m, res, err
+}
+
+// fromEngine is the multi-task view of the loop's record.
+func fromEngine(tr engine.IterTrace) IterTrace {
+	return IterTrace{Iter: tr.Iter, HeldOut: tr.HeldOut, Before: tr.KernelBefore, After: tr.KernelAfter, Steps: tr.KernelSteps,
+		NoiseBefore: tr.NoiseBefore, NoiseAfter: tr.NoiseAfter, NoiseSteps: tr.NoiseSteps,
+		Failures: tr.Failures, Unconverged: tr.EPUnconverged, Halvings: tr.Halvings, Rejected: tr.Rejected, Final: tr.Final,
+		KernelParams: tr.KernelParams, ActivePerTask: tr.ActivePerTask}
+}
+
+// taskSet is the loop's Tasks for the multi-task selector: d points chosen across tasks, or
+// the fixed random subsets of the sub-sampling baseline.
+type taskSet struct {
+	s      *Selector
+	d      int
+	subset [][]int
+}
+
+func (t *taskSet) Selectors() []*engine.Selector { return t.s.sels }
+
+func (t *taskSet) Select() error {
+	if err := t.s.Reset(); err != nil {
+		return err
+	}
+	if t.subset != nil {
+		return t.s.includeSubsets(t.subset)
+	}
+	return t.s.Select(t.d)
+}
+
+func (t *taskSet) HeldOutLogLik() float64 { return t.s.HeldOutLogLik() }
+
+// gaussianParams returns how the model's natural parameters map to (bias, variance):
+// the index of each in Params (−1 for a bias fixed at zero), or ok = false when the noise
+// step cannot use the exact path (not a homoscedastic Gaussian; engine.NoiseOptions.Exact).
+func gaussianParams(nm noise.Model) (bias, variance int, ok bool) {
+	switch g := nm.(type) {
+	case *noise.Gaussian:
+		return 0, 1, g.Precision == nil
+	case *zeroMeanGaussian:
+		return -1, 0, g.Precision == nil
+	}
+	return 0, 0, false
 }
 
 // randomSubsets draws per points of every task without replacement (all of a smaller
@@ -328,19 +221,4 @@ func (s *Selector) includeSubsets(sub [][]int) error {
 		}
 	}
 	return nil
-}
-
-// perTask returns the number of active points of every task.
-func (s *Selector) perTask() []int {
-	out := make([]int, len(s.sels))
-	for m, sel := range s.sels {
-		out[m] = sel.Size()
-	}
-	return out
-}
-
-func naturalParams(k *kern.Sum) []float64 {
-	p := make([]float64, k.NumParams())
-	k.Params(p)
-	return p
 }

@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/infer"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -41,8 +41,8 @@ type Model struct {
 	// scale the inputs they are given. Selector.Model leaves it nil (the selector sees
 	// the tasks' inputs as they are); whoever scaled the tasks sets it.
 	Scaler *dataset.Scaler
-	// InputDim is the number of inputs (0 for a model a Selector made, whose inputs are
-	// the tasks').
+	// InputDim is the number of inputs, as a model file declares it (0 for a model built
+	// in memory, whose inputs are the tasks').
 	InputDim int
 	// ModelMeta holds the labels, the provenance and the learning trace, which Save writes
 	// beside the model.
@@ -50,7 +50,7 @@ type Model struct {
 }
 
 // Model returns the trained model of the current active sets: for every task, its active
-// inputs and the sites of its inclusions (ivm.Inclusion's SiteM, SiteBeta and FactorBeta).
+// inputs and the sites of its inclusions (engine.Inclusion's SiteM, SiteBeta and FactorBeta).
 func (s *Selector) Model() (*Model, error) {
 	out := &Model{Kernel: s.Kernel, Tasks: make([]TaskModel, len(s.Tasks)), Steps: append([]Step(nil), s.steps...)}
 	err := s.parallel(func(m int) error {
@@ -153,9 +153,9 @@ type TaskGP struct {
 	X *mat.Dense
 	// SiteM and SiteBeta are the sites' means and precisions; FactorBeta the precisions the
 	// posterior uses, equal to SiteBeta except where the engine replaced a negative
-	// precision (ivm.NegativeSitePrecision).
+	// precision (engine.NegativeSitePrecision).
 	SiteM, SiteBeta, FactorBeta []float64
-	ep                          *ivm.SiteEP
+	ep                          *infer.EP
 	// Unconverged reports that EP stopped at its sweep limit (the sites are still used).
 	Unconverged bool
 }
@@ -178,7 +178,7 @@ func NewSiteModel(k kern.Kernel, nm noise.Model, x *mat.Dense, siteM, siteBeta, 
 			return nil, fmt.Errorf("multitask: point %d has site mean %v, precision %v, factor precision %v", i, siteM[i], siteBeta[i], factorBeta[i])
 		}
 	}
-	e := ivm.NewSiteEP(nm, make([]float64, n), make([]int, n))
+	e := infer.NewEP(nm, make([]float64, n), make([]int, n))
 	copy(e.M, siteM)
 	copy(e.Beta, factorBeta)
 	setKernel(e, k, x)
@@ -190,7 +190,7 @@ func NewSiteModel(k kern.Kernel, nm noise.Model, x *mat.Dense, siteM, siteBeta, 
 }
 
 // setKernel writes K(x, x) into the EP state.
-func setKernel(e *ivm.SiteEP, k kern.Kernel, x *mat.Dense) {
+func setKernel(e *infer.EP, k kern.Kernel, x *mat.Dense) {
 	n, _ := x.Dims()
 	kd := mat.NewDense(n, n, nil)
 	k.K(kd, x, nil)
@@ -223,7 +223,7 @@ func NewTaskModel(k kern.Kernel, x *mat.Dense, y []float64, nm noise.Model) (*Ta
 	for i := range idx {
 		idx[i] = i
 	}
-	e := ivm.NewSiteEP(nm, y, idx)
+	e := infer.NewEP(nm, y, idx)
 	if ex, ok := nm.(noise.ExactSite); ok {
 		for i := range idx {
 			e.M[i], e.Beta[i] = ex.Site(i, y[i])
@@ -231,8 +231,8 @@ func NewTaskModel(k kern.Kernel, x *mat.Dense, y []float64, nm noise.Model) (*Ta
 	}
 	setKernel(e, k, x)
 	g := &TaskGP{Kernel: k, Noise: nm, X: x, ep: e}
-	if err := e.Run(); err != nil {
-		if !errors.Is(err, ivm.ErrEPNotConverged) {
+	if _, err := e.Run(); err != nil {
+		if !errors.Is(err, infer.ErrNotConverged) {
 			return nil, err
 		}
 		g.Unconverged = true
@@ -244,7 +244,7 @@ func NewTaskModel(k kern.Kernel, x *mat.Dense, y []float64, nm noise.Model) (*Ta
 
 // Latent returns the latent posterior mean μ* = k*ᵀα and variance ς* = k(x*, x*) −
 // ‖L⁻¹S^½k*‖² at each row of x (the prior diagonal includes white noise and bias, as for
-// ivm.Model).
+// engine.Model).
 func (g *TaskGP) Latent(x mat.Matrix) (mu, varsigma []float64, err error) {
 	r, _ := x.Dims()
 	n, _ := g.X.Dims()

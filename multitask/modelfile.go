@@ -11,8 +11,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -211,7 +211,7 @@ func Load(r io.Reader) (*Model, error) {
 	if err := json.Unmarshal(in.Kernel, sum); err != nil {
 		return nil, fmt.Errorf("multitask: the model's kernel: %w", err)
 	}
-	if in.InputDim < 1 || in.InputDim > ivm.MaxInputDim {
+	if in.InputDim < 1 || in.InputDim > engine.MaxInputDim {
 		return nil, fmt.Errorf("multitask: input_dim %d", in.InputDim)
 	}
 	if sum.Dim() != 0 && sum.Dim() != in.InputDim {
@@ -275,7 +275,7 @@ func readTask(tj taskJSON, sum *kern.Sum, dim int) (TaskModel, error) {
 		return tm, fmt.Errorf("%d active inputs, %d site means, %d site precisions, %d factor precisions",
 			d, len(tj.SiteMean), len(tj.SitePrecision), len(tj.FactorPrecision))
 	}
-	if err := ivm.CheckSites(nm, tj.SitePrecision, tj.FactorPrecision); err != nil {
+	if err := engine.CheckSites(nm, tj.SitePrecision, tj.FactorPrecision); err != nil {
 		return tm, err
 	}
 	if d == 0 {

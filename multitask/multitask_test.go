@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -57,14 +57,14 @@ func TestObjectiveGradient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := NewSelector(tasks, k, ivm.Options{Workers: 2})
+			s, err := NewSelector(tasks, k, engine.Options{Workers: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := s.Select(30); err != nil {
 				t.Fatal(err)
 			}
-			pr := map[string]ivm.Prior{"rbfard.gamma": ivm.GammaPrior{Shape: 2, Rate: 1}}
+			pr := map[string]engine.Prior{"rbfard.gamma": engine.GammaPrior{Shape: 2, Rate: 1}}
 			x0 := make([]float64, k.NumFree())
 			k.Free(x0)
 			grad := make([]float64, len(x0))
@@ -120,7 +120,7 @@ func TestObjectiveGaussianExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewSelector(tasks, k, ivm.Options{})
+	s, err := NewSelector(tasks, k, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestObjectiveGaussianExact(t *testing.T) {
 func TestSelectorAcrossTasks(t *testing.T) {
 	tasks := toyTasks(t, 4, 25, true, 11)
 	k, _ := kern.Parse("rbf(gamma=0.5)+bias+white", 2)
-	s, err := NewSelector(tasks, k, ivm.Options{Workers: 3})
+	s, err := NewSelector(tasks, k, engine.Options{Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,10 +209,10 @@ func TestSelectorAcrossTasks(t *testing.T) {
 	if err := s.Select(61); err == nil {
 		t.Error("selecting more points than remain: no error")
 	}
-	if _, err := NewSelector([]Task{tasks[0], {Name: "x", X: tasks[1].X, Y: tasks[1].Y, Noise: tasks[0].Noise}}, k, ivm.Options{}); err == nil {
+	if _, err := NewSelector([]Task{tasks[0], {Name: "x", X: tasks[1].X, Y: tasks[1].Y, Noise: tasks[0].Noise}}, k, engine.Options{}); err == nil {
 		t.Error("two tasks sharing a noise model: no error")
 	}
-	if _, err := NewSelector(nil, k, ivm.Options{}); err == nil {
+	if _, err := NewSelector(nil, k, engine.Options{}); err == nil {
 		t.Error("no tasks: no error")
 	}
 }
@@ -271,7 +271,7 @@ func TestModelFileRoundTrip(t *testing.T) {
 		}
 	}
 	k, _ := kern.Parse("rbf(gamma=0.5)+bias+white", 2)
-	s, err := NewSelector(tasks, k, ivm.Options{})
+	s, err := NewSelector(tasks, k, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestModelFileRoundTrip(t *testing.T) {
 func TestPriorTask(t *testing.T) {
 	tasks := toyTasks(t, 2, 10, false, 2)
 	k, _ := kern.Parse("rbf+white(variance=0.2)", 2)
-	s, _ := NewSelector(tasks, k, ivm.Options{})
+	s, _ := NewSelector(tasks, k, engine.Options{})
 	if err := s.Include(0, 3); err != nil {
 		t.Fatal(err)
 	}

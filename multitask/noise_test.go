@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 	"github.com/ivmlab/ivm/param"
@@ -27,22 +27,22 @@ func TestNoiseProblemGradient(t *testing.T) {
 			}
 		}
 		k, _ := kern.Parse("rbf(gamma=0.7,variance=1.3)+bias", 2)
-		s, err := NewSelector(tasks, k, ivm.Options{Workers: 2})
+		s, err := NewSelector(tasks, k, engine.Options{Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Select(15); err != nil {
 			t.Fatal(err)
 		}
-		p, err := newNoiseProblem(s, param.Softplus{})
+		p, err := engine.NewNoiseObjective(s.sels, param.Softplus{}, engine.NoiseOptions{InactiveOnly: true, Exact: gaussianParams})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if c.exact {
-			if err := p.prepare(); err != nil {
+			if err := p.Prepare(); err != nil {
 				t.Fatal(err)
 			}
-			if p.terms == nil {
+			if !p.Exact() {
 				t.Fatal("Gaussian tasks did not take the exact path")
 			}
 		}
@@ -51,7 +51,7 @@ func TestNoiseProblemGradient(t *testing.T) {
 			x = []float64{-2.1}
 		}
 		g := make([]float64, len(x))
-		f := p.eval(x, g)
+		f := p.Eval(x, g)
 		if math.IsNaN(f) {
 			t.Fatal("objective is NaN")
 		}
@@ -60,7 +60,7 @@ func TestNoiseProblemGradient(t *testing.T) {
 			xp, xm := append([]float64(nil), x...), append([]float64(nil), x...)
 			xp[i] += h
 			xm[i] -= h
-			fd := (p.eval(xp, nil) - p.eval(xm, nil)) / (2 * h)
+			fd := (p.Eval(xp, nil) - p.Eval(xm, nil)) / (2 * h)
 			if math.Abs(fd-g[i]) > 1e-6*math.Max(1, math.Abs(fd)) {
 				t.Errorf("%+v, parameter %d: gradient %.10g, finite difference %.10g", c, i, g[i], fd)
 			}
@@ -129,7 +129,7 @@ func TestNoiseStepNeedsOneModel(t *testing.T) {
 func TestProblemExactSitesFollowNoise(t *testing.T) {
 	tasks := toyTasks(t, 2, 30, false, 5)
 	k, _ := kern.Parse("rbf+bias", 2)
-	s, err := NewSelector(tasks, k, ivm.Options{Workers: 1})
+	s, err := NewSelector(tasks, k, engine.Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,15 +141,16 @@ func TestProblemExactSitesFollowNoise(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := newProblem(s, k, EPEvidence, nil)
-	for m, term := range p.terms {
-		for i, b := range term.b0 {
+	p := s.objective(k, EPEvidence, nil)
+	for m := range tasks {
+		m0, b0 := p.Sites(m)
+		for i, b := range b0 {
 			if math.Abs(b-1/0.3) > 1e-12 {
 				t.Fatalf("task %d site %d: precision %g, want 1/0.3 from the noise model", m, i, b)
 			}
 		}
 		st := s.sels[m].Steps()
-		for i, mm := range term.m0 {
+		for i, mm := range m0 {
 			if want := tasks[m].Y[st[i].Index] - 0.25; math.Abs(mm-want) > 1e-12 {
 				t.Fatalf("task %d site %d: mean %g, want y − bias = %g", m, i, mm, want)
 			}
@@ -162,20 +163,30 @@ func TestProblemExactSitesFollowNoise(t *testing.T) {
 func TestExactTermDirect(t *testing.T) {
 	tasks := toyTasks(t, 1, 50, false, 9)
 	k, _ := kern.Parse("rbf(gamma=0.8,variance=1.1)+bias(variance=0.3)", 2)
-	s, err := NewSelector(tasks, k, ivm.Options{Workers: 1})
+	s, err := NewSelector(tasks, k, engine.Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Select(12); err != nil {
 		t.Fatal(err)
 	}
-	term, err := newExactTerm(s, 0)
+	const b, v = 0.2, 0.05
+	if err := tasks[0].Noise.SetParams([]float64{b, v}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := engine.NewNoiseObjective(s.sels, param.Softplus{}, engine.NoiseOptions{InactiveOnly: true, Exact: gaussianParams})
 	if err != nil {
 		t.Fatal(err)
 	}
-	const b, v = 0.2, 0.05
-	got, _, _, ok := term.eval(b, v)
-	if !ok {
+	if err := p.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	free, err := p.Free()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := -p.Eval(free, nil)
+	if math.IsNaN(got) {
 		t.Fatal("eval refused")
 	}
 	x, y := tasks[0].X, tasks[0].Y

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
@@ -41,13 +41,13 @@ type Step struct {
 	Ties  int
 }
 
-// Selector runs Algorithm 3 of the extensions paper: one ivm.Selector per task, all on the
+// Selector runs Algorithm 3 of the extensions paper: one engine.Selector per task, all on the
 // same kernel, with every inclusion chosen across tasks.
 type Selector struct {
 	Kernel kern.Kernel
 	Tasks  []Task
 
-	sels    []*ivm.Selector
+	sels    []*engine.Selector
 	steps   []Step
 	workers int
 }
@@ -56,7 +56,7 @@ type Selector struct {
 // task's noise model's Init on the task's targets and scores every point against the prior,
 // tasks in parallel. opt is passed to the tasks' selectors; opt.Workers also bounds the
 // goroutines across tasks.
-func NewSelector(tasks []Task, k kern.Kernel, opt ivm.Options) (*Selector, error) {
+func NewSelector(tasks []Task, k kern.Kernel, opt engine.Options) (*Selector, error) {
 	if len(tasks) == 0 {
 		return nil, errors.New("multitask: no tasks")
 	}
@@ -82,10 +82,10 @@ func NewSelector(tasks []Task, k kern.Kernel, opt ivm.Options) (*Selector, error
 			return nil, fmt.Errorf("multitask: task %q has %d rows but %d row numbers", t.Name, n, len(t.Rows))
 		}
 	}
-	s := &Selector{Kernel: k, Tasks: tasks, sels: make([]*ivm.Selector, len(tasks)), workers: workers(opt.Workers)}
+	s := &Selector{Kernel: k, Tasks: tasks, sels: make([]*engine.Selector, len(tasks)), workers: workers(opt.Workers)}
 	err := s.parallel(func(m int) error {
 		t := tasks[m]
-		sel, err := ivm.NewSelector(t.X, t.Y, k, t.Noise, opt)
+		sel, err := engine.NewSelector(t.X, t.Y, k, t.Noise, opt)
 		if err != nil {
 			return fmt.Errorf("multitask: task %q: %w", t.Name, err)
 		}
@@ -215,9 +215,9 @@ func (s *Selector) Size() int { return len(s.steps) }
 // own slice).
 func (s *Selector) Active(m int) []int { return s.sels[m].Active() }
 
-// Task returns the ivm.Selector of task m, for callers that need its posterior (Mean, Var)
+// Task returns the engine.Selector of task m, for callers that need its posterior (Mean, Var)
 // or its inclusion records. Changing its active set directly bypasses Steps.
-func (s *Selector) Task(m int) *ivm.Selector { return s.sels[m] }
+func (s *Selector) Task(m int) *engine.Selector { return s.sels[m] }
 
 // HeldOutLogLik returns the mean of ln p(y_n | active set of n's task) over the inactive
 // points of all tasks: the predictive log likelihood of the training labels the active sets

@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
-	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -29,7 +29,7 @@ func Demo(seed uint64) (*Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := ivm.FitFixed(x, y, k, noise.NewProbit(), 100, ivm.Options{Criterion: ivm.ExpectedEntropy, Workers: 1})
+	m, err := engine.FitFixed(x, y, k, noise.NewProbit(), 100, engine.Options{Criterion: engine.ExpectedEntropy, Workers: 1})
 	if err != nil {
 		return nil, err
 	}

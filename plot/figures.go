@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/noise"
 )
 
@@ -20,7 +20,7 @@ import (
 // grey dots; active inputs circled in blue. With 1-D inputs: the curve p(y=+1|x) (Series
 // "p(y=+1)"), the data at heights 0 (class −1) and 1 (class +1), active points circled.
 // y is in the model's coding (−1, +1; NaN unlabelled); see Model.
-func Classification(m *ivm.Model, x *mat.Dense, y []float64, opt Options) (*Figure, error) {
+func Classification(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Figure, error) {
 	s, err := prepare(m, x, y, opt)
 	if err != nil {
 		return nil, err
@@ -112,7 +112,7 @@ func xyOf(x, y []float64) plotter.XYs {
 // the decision boundary its 0 contour (solid) and the edges of the null region its ±w/2
 // contours (dotted, w = noise.NullWidth). With 1-D inputs the latent mean is Series 0, the
 // boundary and edges horizontal lines, labelled points at ±1 and unlabelled ones at 0.
-func NullCategory(m *ivm.Model, x *mat.Dense, y []float64, opt Options) (*Figure, error) {
+func NullCategory(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Figure, error) {
 	s, err := prepare(m, x, y, opt)
 	if err != nil {
 		return nil, err
@@ -187,7 +187,7 @@ func NullCategory(m *ivm.Model, x *mat.Dense, y []float64, opt Options) (*Figure
 // k+1 (red, solid) and its 0.25 and 0.75 contours the expected quartiles (blue, dashed).
 // The categories get different markers and colours, active inputs are circled. With 1-D
 // inputs Series 0 is the expected category E[y|x] and the data are drawn at their categories.
-func Ordinal(m *ivm.Model, x *mat.Dense, y []float64, opt Options) (*Figure, error) {
+func Ordinal(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Figure, error) {
 	s, err := prepare(m, x, y, opt)
 	if err != nil {
 		return nil, err
@@ -271,7 +271,7 @@ func Ordinal(m *ivm.Model, x *mat.Dense, y []float64, opt Options) (*Figure, err
 // the predictive distribution (Series 1 and 2, "mean-2sd", "mean+2sd"), active points
 // circled in red. With 2-D inputs: the predictive mean (Surfaces[0]) as a heat map (blue
 // low, red high), the data as small black dots and the active inputs circled.
-func Regression(m *ivm.Model, x *mat.Dense, y []float64, opt Options) (*Figure, error) {
+func Regression(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Figure, error) {
 	s, err := prepare(m, x, y, opt)
 	if err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/noise"
 )
 
@@ -23,7 +23,7 @@ import (
 // data to show, in the model's coding (binary: −1, +1; ordinal: 0 … C−1; unlabelled: NaN
 // or, for the null category model, 0); x may be nil to draw the model and its active set
 // alone.
-func Model(m *ivm.Model, x *mat.Dense, y []float64, opt Options) (*Figure, error) {
+func Model(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Figure, error) {
 	if m == nil || m.Noise == nil {
 		return nil, errors.New("plot: no model")
 	}
@@ -42,7 +42,7 @@ func Model(m *ivm.Model, x *mat.Dense, y []float64, opt Options) (*Figure, error
 
 // setup is what every model figure needs: the checked inputs and the region drawn.
 type setup struct {
-	m   *ivm.Model
+	m   *engine.Model
 	dim int
 	x   *mat.Dense
 	// xa holds the active inputs in the data's coordinates.
@@ -54,7 +54,7 @@ type setup struct {
 	grid   int
 }
 
-func prepare(m *ivm.Model, x *mat.Dense, y []float64, opt Options) (*setup, error) {
+func prepare(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*setup, error) {
 	if m == nil || m.Noise == nil || m.XActive == nil {
 		return nil, errors.New("plot: no model")
 	}

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 )
 
 // Predictor draws model k (0-based; 0 unless the predictor is multi-class, whose model k
@@ -35,7 +36,7 @@ func Predictor(p *ivm.Predictor, k int, x *mat.Dense, y []float64, opt Options) 
 }
 
 // PredictorModel returns model k of p, checking k.
-func PredictorModel(p *ivm.Predictor, k int) (*ivm.Model, error) {
+func PredictorModel(p *ivm.Predictor, k int) (*engine.Model, error) {
 	if p == nil || len(p.Models) == 0 {
 		return nil, errors.New("plot: the predictor holds no model")
 	}

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 )
 
 // Trace draws the learning trace of Algorithm 2 (ModelMeta.Trace or LearnResult.Trace) in
@@ -22,7 +22,7 @@ import (
 // iteration, with the final model's at the iteration after the last ("held-out",
 // "held-out final"). Objectives that were not computed (zero in the trace) are left out;
 // iterations whose parameters were rejected are marked with a cross on the held-out curve.
-func Trace(trace []ivm.IterTrace, opt Options) (*Figure, error) {
+func Trace(trace []engine.IterTrace, opt Options) (*Figure, error) {
 	if len(trace) == 0 {
 		return nil, errors.New("plot: the learning trace is empty (was the kernel learnt?)")
 	}

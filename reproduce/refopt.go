@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/reftest"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
@@ -95,7 +96,7 @@ func runOne(c Config, r refOptRun) (RefOptResult, error) {
 		crit = ivm.ExpectedEntropy
 	}
 	start := time.Now()
-	m, lr, err := ivm.Learn(x, y, k, nm, ivm.LearnOptions{ActiveSize: r.d, NoiseIters: r.noiseIters,
+	m, lr, err := engine.Learn(x, y, k, nm, engine.LearnOptions{ActiveSize: r.d, NoiseIters: r.noiseIters,
 		Criterion: crit, Workers: c.Workers})
 	if err != nil {
 		return RefOptResult{}, err

@@ -13,6 +13,7 @@ import (
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/data"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/noise"
 )
 
@@ -80,7 +81,7 @@ func USPSTable3(c Config) ([][11]float64, error) {
 			if err != nil {
 				return nil, err
 			}
-			sel, err := ivm.NewSelector(aug, yaug, m.Kernel, noise.NewProbit(), ivm.Options{Workers: c.Workers})
+			sel, err := engine.NewSelector(aug, yaug, m.Kernel, noise.NewProbit(), engine.Options{Workers: c.Workers})
 			if err != nil {
 				return nil, err
 			}

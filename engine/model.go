@@ -1,4 +1,4 @@
-package ivm
+package engine
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/infer"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
@@ -100,39 +101,22 @@ func NewModel(k kern.Kernel, nm noise.Model, xActive *mat.Dense, active []int, s
 
 func bad(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
 
-// maxJitterTries, like the reference, bounds the retries of a failed Cholesky factorisation.
-const maxJitterTries = 10
-
 // factorise computes the Cholesky factor of A = K_II + diag(1/β) and α = A⁻¹m. If A is not
-// numerically positive definite it retries with jitter |mean diag|·1e−6, ×10 per retry,
-// and records the jitter used in m.Jitter.
+// numerically positive definite, infer.FactorizeJitter adds jitter, which m.Jitter records.
 func (m *Model) factorise() error {
 	d, _ := m.XActive.Dims()
 	kd := mat.NewDense(d, d, nil)
 	m.Kernel.K(kd, m.XActive, nil)
 	a := mat.NewSymDense(d, nil)
-	mean := 0.0
 	for i := 0; i < d; i++ {
 		for j := i; j < d; j++ {
 			a.SetSym(i, j, kd.At(i, j))
 		}
 		a.SetSym(i, i, kd.At(i, i)+1/m.FactorBeta[i])
-		mean += a.At(i, i)
 	}
-	mean = math.Abs(mean / float64(d))
-	jitter := 0.0
-	for try := 0; ; try++ {
-		if m.chol.Factorize(a) {
-			break
-		}
-		if try == maxJitterTries {
-			return fmt.Errorf("ivm: K_II + B⁻¹ is not positive definite even with jitter %g", jitter)
-		}
-		add := mean * 1e-6 * math.Pow(10, float64(try))
-		for i := 0; i < d; i++ {
-			a.SetSym(i, i, a.At(i, i)+add-jitter)
-		}
-		jitter = add
+	jitter, err := infer.FactorizeJitter(&m.chol, a, "K_II + B⁻¹")
+	if err != nil {
+		return err
 	}
 	m.Jitter = jitter
 	// Uᵀ is the lower factor the variances need; using chol's own storage instead of a

@@ -1,17 +1,17 @@
-package ivm_test
+package engine_test
 
 import (
 	"encoding/json"
 	"math"
 	"testing"
 
-	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 )
 
 // The learning trace stored in model files survives a round trip, undefined figures
 // (NaN held-out likelihood) included, which plain encoding/json would refuse.
 func TestIterTraceJSON(t *testing.T) {
-	in := []ivm.IterTrace{
+	in := []engine.IterTrace{
 		{Iter: 0, HeldOut: math.NaN(), KernelBefore: 12.5, KernelAfter: 10.25, KernelSteps: 7, KernelParams: []float64{1, 2}},
 		{Iter: 1, HeldOut: -0.25, NoiseBefore: 3, NoiseAfter: 2, NoiseSteps: 4, NoiseParams: []float64{0.5}, Halvings: 2, Rejected: true},
 		{Iter: 2, HeldOut: 0, Final: true, EPFailures: 1, EPUnconverged: 3},
@@ -20,7 +20,7 @@ func TestIterTraceJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []ivm.IterTrace
+	var out []engine.IterTrace
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatalf("%v in %s", err, b)
 	}

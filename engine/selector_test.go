@@ -1,14 +1,13 @@
-package ivm_test
+package engine_test
 
 import (
-	"bytes"
 	"math"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -27,8 +26,8 @@ func refProblem(t testing.TB, train string) (*mat.Dense, []float64, *kern.Sum) {
 // merged with the same tie rule), on a problem large enough to be split.
 func TestParallelSelectionEqualsSerial(t *testing.T) {
 	x, y, k := refProblem(t, "class_train_5000.csv")
-	run := func(workers int) *ivm.Selector {
-		s, err := ivm.NewSelector(x, y, k, noise.NewProbit(), ivm.Options{Workers: workers})
+	run := func(workers int) *engine.Selector {
+		s, err := engine.NewSelector(x, y, k, noise.NewProbit(), engine.Options{Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +52,7 @@ func TestParallelSelectionEqualsSerial(t *testing.T) {
 // Reset restores the prior; selecting again reproduces the first selection exactly.
 func TestResetReproducesSelection(t *testing.T) {
 	x, y, k := refProblem(t, "class_train_500.csv")
-	s, err := ivm.NewSelector(x, y, k, noise.NewProbit(), ivm.Options{})
+	s, err := engine.NewSelector(x, y, k, noise.NewProbit(), engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +89,7 @@ func TestResetReproducesSelection(t *testing.T) {
 // including a point by hand (not the best) is allowed.
 func TestIncludeByHand(t *testing.T) {
 	x, y, k := refProblem(t, "class_train_500.csv")
-	s, err := ivm.NewSelector(x, y, k, noise.NewProbit(), ivm.Options{})
+	s, err := engine.NewSelector(x, y, k, noise.NewProbit(), engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,17 +115,17 @@ func TestIncludeByHand(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	x, y, k := refProblem(t, "class_train_500.csv")
-	if _, err := ivm.NewSelector(x, y[:10], k, noise.NewProbit(), ivm.Options{}); err == nil {
+	if _, err := engine.NewSelector(x, y[:10], k, noise.NewProbit(), engine.Options{}); err == nil {
 		t.Error("mismatched targets: no error")
 	}
 	xn := mat.DenseCopyOf(x)
 	xn.Set(3, 1, math.NaN())
-	if _, err := ivm.NewSelector(xn, y, k, noise.NewProbit(), ivm.Options{}); err == nil || !strings.Contains(err.Error(), "row 3") {
+	if _, err := engine.NewSelector(xn, y, k, noise.NewProbit(), engine.Options{}); err == nil || !strings.Contains(err.Error(), "row 3") {
 		t.Errorf("NaN input: %v", err)
 	}
 	yb := append([]float64(nil), y...)
 	yb[5] = 0.5
-	if _, err := ivm.NewSelector(x, yb, k, noise.NewProbit(), ivm.Options{}); err == nil {
+	if _, err := engine.NewSelector(x, yb, k, noise.NewProbit(), engine.Options{}); err == nil {
 		t.Error("probit target 0.5: no error")
 	}
 }
@@ -150,7 +149,7 @@ func (l leakyNoise) Moments(n int, y, mu, vs float64) (float64, float64, float64
 func TestNegativeSitePrecisionRule(t *testing.T) {
 	x, y, k := refProblem(t, "class_train_500.csv")
 	for _, concave := range []bool{true, false} {
-		s, err := ivm.NewSelector(x, y, k, leakyNoise{noise.NewProbit(), concave}, ivm.Options{})
+		s, err := engine.NewSelector(x, y, k, leakyNoise{noise.NewProbit(), concave}, engine.Options{})
 		if concave {
 			if err == nil || !strings.Contains(err.Error(), "numerical breakdown") {
 				t.Errorf("log-concave model with νς > 1: %v", err)
@@ -167,8 +166,8 @@ func TestNegativeSitePrecisionRule(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := s.Steps()[0]
-		if st.SiteBeta != ivm.NegativeSitePrecision || !(st.FactorBeta < 0) {
-			t.Errorf("site β %v, factor β %v; want %v and a negative factor precision", st.SiteBeta, st.FactorBeta, ivm.NegativeSitePrecision)
+		if st.SiteBeta != engine.NegativeSitePrecision || !(st.FactorBeta < 0) {
+			t.Errorf("site β %v, factor β %v; want %v and a negative factor precision", st.SiteBeta, st.FactorBeta, engine.NegativeSitePrecision)
 		}
 		if err := s.Select(20); err != nil {
 			t.Fatal(err)
@@ -191,65 +190,6 @@ func TestNegativeSitePrecisionRule(t *testing.T) {
 	}
 }
 
-// A model written to a file and read back predicts exactly what the original predicts.
-func TestModelFileRoundTrip(t *testing.T) {
-	for _, c := range []struct{ train, test, noise string }{
-		{"class_train_500.csv", "class_test_2000.csv", "probit"},
-		{"reg_train_2000.csv", "reg_test_1000.csv", "gaussian"},
-		{"ord_train_500.csv", "ord_test_1000.csv", "ordinal"},
-		{"semi_train_500.csv", "class_test_2000.csv", "ncnm"},
-	} {
-		x, y, k := refProblem(t, c.train)
-		xt, _ := readXY(t, c.test)
-		nm, _ := noise.ByName(c.noise)
-		m, err := ivm.FitFixed(x, y, k, nm, 50, ivm.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var buf bytes.Buffer
-		meta := &ivm.ModelMeta{Training: ivm.Provenance{File: c.train, Rows: 500}}
-		if err := ivm.WriteModel(&buf, m, meta); err != nil {
-			t.Fatal(err)
-		}
-		text := buf.String()
-		m2, meta2, err := ivm.ReadModel(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if meta2.Training.File != c.train {
-			t.Errorf("provenance %+v", meta2.Training)
-		}
-		p1, p2 := m.Predict(xt), m2.Predict(xt)
-		for i := range p1 {
-			if p1[i].Label != p2[i].Label || p1[i].Mean != p2[i].Mean || p1[i].Var != p2[i].Var {
-				t.Fatalf("%s test point %d: %+v before, %+v after the round trip", c.noise, i, p1[i], p2[i])
-			}
-		}
-		var again bytes.Buffer
-		if err := ivm.WriteModel(&again, m2, meta2); err != nil {
-			t.Fatal(err)
-		}
-		if again.String() != text {
-			t.Errorf("%s: the model file changed on a second round trip", c.noise)
-		}
-	}
-}
-
-func TestReadModelErrors(t *testing.T) {
-	for _, c := range []struct{ file, want string }{
-		{`not json`, "not a readable model file"},
-		{`{}`, "no \"format\""},
-		{`{"format":"ivm-model/2"}`, "not supported"},
-		{`{"format":"svm"}`, "unknown model format"},
-		{`{"format":"ivm-model/1"}`, "lacks its kernel"},
-	} {
-		_, _, err := ivm.ReadModel(strings.NewReader(c.file))
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want one mentioning %q", c.file, err, c.want)
-		}
-	}
-}
-
 // TestBestIsArgmaxOfDelta checks the selector's choice against the Entropy criterion
 // computed by brute force after every inclusion: Δ_j = −½ log₂(1 − ς_j ν_j) over the
 // inactive points, the largest winning and ties going to the lowest index. Every row appears
@@ -266,7 +206,7 @@ func TestBestIsArgmaxOfDelta(t *testing.T) {
 		y[i], y[n0+i] = y0[i], y0[i]
 	}
 	for _, nm := range []noise.Model{noise.NewProbit(), noise.NewGaussian(0.1)} {
-		sel, err := ivm.NewSelector(x, y, k, nm, ivm.Options{Workers: 2})
+		sel, err := engine.NewSelector(x, y, k, nm, engine.Options{Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package ivm
+package infer
 
 import (
 	"math"
@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// cholFactor agrees with gonum's mat.Cholesky on ln|B|, B⁻¹x, B⁻¹ and L, and refuses a
+// Chol agrees with gonum's mat.Cholesky on ln|B|, B⁻¹x, B⁻¹ and L, and refuses a
 // matrix that is not positive definite.
 func TestCholFactor(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -36,11 +36,11 @@ func TestCholFactor(t *testing.T) {
 			raw[i*n+j] = b.At(i, j)
 		}
 	}
-	var c cholFactor
-	if !c.factorize(blas64.Symmetric{N: n, Stride: n, Data: raw, Uplo: blas.Upper}) {
+	var c Chol
+	if !c.Factorize(blas64.Symmetric{N: n, Stride: n, Data: raw, Uplo: blas.Upper}) {
 		t.Fatal("factorize refused a positive definite matrix")
 	}
-	if got, want := c.logDet(), ref.LogDet(); math.Abs(got-want) > 1e-10*math.Abs(want) {
+	if got, want := c.LogDet(), ref.LogDet(); math.Abs(got-want) > 1e-10*math.Abs(want) {
 		t.Errorf("logDet %v, want %v", got, want)
 	}
 	x := make([]float64, n)
@@ -51,7 +51,7 @@ func TestCholFactor(t *testing.T) {
 	if err := ref.SolveVecTo(&want, mat.NewVecDense(n, append([]float64(nil), x...))); err != nil {
 		t.Fatal(err)
 	}
-	c.solveVec(x)
+	c.SolveVec(x)
 	for i := range x {
 		if math.Abs(x[i]-want.AtVec(i)) > 1e-10*(1+math.Abs(want.AtVec(i))) {
 			t.Fatalf("solveVec[%d] = %v, want %v", i, x[i], want.AtVec(i))
@@ -62,10 +62,10 @@ func TestCholFactor(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := mat.NewDense(n, n, nil)
-	c.inverse(got)
+	c.Inverse(got)
 	var l mat.TriDense
 	ref.LTo(&l)
-	lo := c.lower()
+	lo := c.Lower()
 	for i := range n {
 		for j := range n {
 			if math.Abs(got.At(i, j)-inv.At(i, j)) > 1e-10*(1+math.Abs(inv.At(i, j))) {
@@ -77,7 +77,7 @@ func TestCholFactor(t *testing.T) {
 		}
 	}
 	bad := []float64{1, 2, 0, 1} // [[1 2] [2 1]]: indefinite
-	if c.factorize(blas64.Symmetric{N: 2, Stride: 2, Data: bad, Uplo: blas.Upper}) {
+	if c.Factorize(blas64.Symmetric{N: 2, Stride: 2, Data: bad, Uplo: blas.Upper}) {
 		t.Error("factorize accepted an indefinite matrix")
 	}
 }

@@ -1,4 +1,4 @@
-package ivm_test
+package engine_test
 
 // Parity with the reference MATLAB toolbox (testdata/ref/README.md).
 //
@@ -17,7 +17,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/reftest"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
@@ -104,7 +104,7 @@ func checkParity(t *testing.T, run parityRun) {
 	}
 	d, _ := strconv.Atoi(sum["d"][0])
 
-	sel, err := ivm.NewSelector(x, y, k, nm, ivm.Options{})
+	sel, err := engine.NewSelector(x, y, k, nm, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package ivm
+package engine
 
 import (
 	"fmt"
@@ -57,11 +57,11 @@ func TestReferenceKernelObjectiveAndGradient(t *testing.T) {
 		d, _ := reftest.Floats(sum["d"])
 		s, k := refSelector(t, run.data, run.noise, int(d[0]))
 		k.SetPositiveTransform(param.Exp{})
-		p := newKernelProblem(s, k, FixedSites, nil, 0, nil)
+		p := NewKernelObjective(k, []*Selector{s}, ObjectiveOptions{Kind: FixedSites})
 		x := make([]float64, k.NumFree())
 		k.Free(x)
 		g := make([]float64, len(x))
-		f := p.eval(x, g)
+		f := p.Eval(x, g)
 		if math.Abs(f-wantF[0]) > 1e-8*math.Abs(wantF[0]) {
 			t.Errorf("%s: objective %.15g, reference %.15g", run.name, f, wantF[0])
 		}
@@ -95,17 +95,19 @@ func TestObjectiveGradients(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := newKernelProblem(s, k, c.obj, priors, 150, rand.New(rand.NewPCG(1, 2)))
-		p.ep.tol = 1e-10 // the EP gradient is exact at the fixed point: converge tightly
+		p := NewKernelObjective(k, []*Selector{s}, ObjectiveOptions{Kind: c.obj, Priors: priors, HeldOut: 150, Rand: rand.New(rand.NewPCG(1, 2))})
+		if ep := p.terms[0].ep; ep != nil {
+			ep.Tol = 1e-10 // the EP gradient is exact at the fixed point: converge tightly
+		}
 		x := make([]float64, k.NumFree())
 		k.Free(x)
 		x[0] += 0.3 // away from the selection's kernel, where the EP sites must move
 		g := make([]float64, len(x))
-		f := p.eval(x, g)
+		f := p.Eval(x, g)
 		if math.IsNaN(f) {
 			t.Fatalf("%s %v: objective NaN", c.noise, c.obj)
 		}
-		checkFD(t, fmt.Sprintf("%s %v", c.noise, c.obj), k.FreeNames(), p.eval, x, g, 1e-5)
+		checkFD(t, fmt.Sprintf("%s %v", c.noise, c.obj), k.FreeNames(), p.Eval, x, g, 1e-5)
 	}
 }
 
@@ -119,8 +121,11 @@ func TestNoiseObjectiveGradient(t *testing.T) {
 		{"semi_train_500.csv", "ncnm"},
 	} {
 		s, k := refSelector(t, c.data, c.noise, 30)
-		p := newNoiseProblem(s, k.PositiveTransform())
-		x, err := p.free()
+		p, err := NewNoiseObjective([]*Selector{s}, k.PositiveTransform(), NoiseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := p.Free()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,10 +133,10 @@ func TestNoiseObjectiveGradient(t *testing.T) {
 			x[i] += 0.1 * float64(i+1) // away from the start-up values
 		}
 		g := make([]float64, len(x))
-		if f := p.eval(x, g); math.IsNaN(f) {
+		if f := p.Eval(x, g); math.IsNaN(f) {
 			t.Fatalf("%s: objective NaN", c.noise)
 		}
-		checkFD(t, c.noise, s.Noise.ParamNames(), p.eval, x, g, 1e-6)
+		checkFD(t, c.noise, s.Noise.ParamNames(), p.Eval, x, g, 1e-6)
 	}
 }
 

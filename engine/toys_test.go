@@ -1,4 +1,4 @@
-package ivm_test
+package engine_test
 
 // The toy experiments of the IVM paper §4.1 (Lawrence, Seeger & Herbrich 2005) as tests of
 // Algorithm 2 (Learn): data from package dataset's generators with fixed seeds (seed 1 of
@@ -20,8 +20,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -32,7 +32,7 @@ type toyRun struct {
 	y    []float64
 	spec string
 	nm   noise.Model
-	opt  ivm.LearnOptions
+	opt  engine.LearnOptions
 }
 
 // learnToy runs Learn, logs the trace and the learnt parameters, and returns the kernel's
@@ -45,7 +45,7 @@ func learnToy(t *testing.T, r toyRun) map[string]float64 {
 		t.Fatal(err)
 	}
 	names := k.ParamNames()
-	_, res, err := ivm.Learn(r.x, r.y, k, r.nm, r.opt)
+	_, res, err := engine.Learn(r.x, r.y, k, r.nm, r.opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestToyRegressionIrrelevantInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := learnToy(t, toyRun{x, y, "rbfard(gamma=1,variance=1)+linard(variance=1)+bias+white", noise.NewGaussian(0),
-		ivm.LearnOptions{ActiveSize: 50, Iters: 4, Criterion: ivm.Entropy}})
+		engine.LearnOptions{ActiveSize: 50, Iters: 4, Criterion: engine.Entropy}})
 	s := sharedScales(t, p)
 	if math.Abs(s[0]-0) > 0.1 || math.Abs(s[1]-1) > 0.1 {
 		t.Errorf("learnt input scales %.3g, want [0, 1] within 0.1", s)
@@ -139,7 +139,7 @@ func TestToyRegressionScales(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := learnToy(t, toyRun{x, y, "rbfard(gamma=1,variance=1)+linard(variance=1)+bias+white", noise.NewGaussian(0),
-		ivm.LearnOptions{ActiveSize: 100, Iters: 4, Criterion: ivm.Entropy}})
+		engine.LearnOptions{ActiveSize: 100, Iters: 4, Criterion: engine.Entropy}})
 	s := sharedScales(t, p)
 	if math.Abs(s[0]-1) > 0.1 || math.Abs(s[1]-0.2) > 0.1 {
 		t.Errorf("learnt input scales %.3g, want [1, 0.2] within 0.1", s)
@@ -161,7 +161,7 @@ func TestToyClassificationGP(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := learnToy(t, toyRun{x, y, "rbf(gamma=1,variance=1)+bias+white", noise.NewProbit(),
-		ivm.LearnOptions{ActiveSize: 200, Iters: 4, Criterion: ivm.Entropy}})
+		engine.LearnOptions{ActiveSize: 200, Iters: 4, Criterion: engine.Entropy}})
 	if g := p["rbf.gamma"]; g < 5 || g > 15 {
 		t.Errorf("learnt inverse width γ = %.3g, want in [5, 15] (true 10)", g)
 	}
@@ -190,7 +190,7 @@ func TestToyOrdinalLinear(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := learnToy(t, toyRun{x, y, "rbfard(gamma=1,variance=1)+linard(variance=1)+bias+white", noise.NewOrdinal(),
-		ivm.LearnOptions{ActiveSize: 200, Iters: 4, NoiseIters: 100, Criterion: ivm.Entropy}})
+		engine.LearnOptions{ActiveSize: 200, Iters: 4, NoiseIters: 100, Criterion: engine.Entropy}})
 	if v := p["rbfard.variance"]; v >= 1e-2 {
 		t.Errorf("RBF variance θ_rbf = %.3g, want < 1e-2 (RBF switched off)", v)
 	}

@@ -1,4 +1,4 @@
-package ivm_test
+package engine_test
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -19,7 +19,7 @@ func TestIllConditionedModelIsAWarning(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := mat.NewDense(2, 1, []float64{0, 30})
-	m, err := ivm.NewModel(k, noise.NewProbit(), x, []int{0, 1}, []float64{1, 1}, []float64{1, 1e20}, []float64{1, 1e20})
+	m, err := engine.NewModel(k, noise.NewProbit(), x, []int{0, 1}, []float64{1, 1}, []float64{1, 1e20}, []float64{1, 1e20})
 	if err != nil {
 		t.Fatalf("ill-conditioned model refused: %v", err)
 	}
@@ -49,7 +49,7 @@ func TestActiveSetObjectiveWithTinySitePrecision(t *testing.T) {
 	free := make([]float64, k.NumFree())
 	k.Free(free)
 	grad := make([]float64, len(free))
-	f, err := ivm.ActiveSetObjective(k, x, m, beta, grad)
+	f, err := engine.ActiveSetObjective(k, x, m, beta, grad)
 	if err != nil || math.IsNaN(f) {
 		t.Fatalf("objective %v, %v", f, err)
 	}
@@ -90,12 +90,12 @@ func TestActiveSetObjectiveWithTinySitePrecision(t *testing.T) {
 		if err := k.SetFree(xp); err != nil {
 			t.Fatal(err)
 		}
-		fp, _ := ivm.ActiveSetObjective(k, x, m, beta, nil)
+		fp, _ := engine.ActiveSetObjective(k, x, m, beta, nil)
 		xp[p] -= 2 * h
 		if err := k.SetFree(xp); err != nil {
 			t.Fatal(err)
 		}
-		fm, _ := ivm.ActiveSetObjective(k, x, m, beta, nil)
+		fm, _ := engine.ActiveSetObjective(k, x, m, beta, nil)
 		fd := (fp - fm) / (2 * h)
 		if math.Abs(fd-grad[p]) > 1e-5*(1+math.Abs(fd)) {
 			t.Errorf("gradient %d: analytic %.8g, finite differences %.8g", p, grad[p], fd)

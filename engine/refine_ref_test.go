@@ -1,4 +1,4 @@
-package ivm
+package engine
 
 // Refinement on the reference data sets: the toolbox's figures (REFERENCE-FACTS.md, "Point
 // removal and EP refinement") and the parallel path.

@@ -1,4 +1,4 @@
-package ivm
+package engine
 
 import (
 	"errors"
@@ -151,7 +151,7 @@ func NewSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt O
 	if len(y) != n {
 		return nil, fmt.Errorf("ivm: %d targets for %d input rows", len(y), n)
 	}
-	if err := checkFinite(x); err != nil {
+	if err := CheckFinite(x); err != nil {
 		return nil, err
 	}
 	if err := nm.Init(y); err != nil {
@@ -180,7 +180,8 @@ func NewSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt O
 // minParallelRows is the size below which one goroutine is faster than several.
 const minParallelRows = 4096
 
-func checkFinite(x mat.Matrix) error {
+// CheckFinite returns an error naming the first NaN or infinite input, if any.
+func CheckFinite(x mat.Matrix) error {
 	r, c := x.Dims()
 	for i := 0; i < r; i++ {
 		for j := 0; j < c; j++ {
@@ -228,6 +229,9 @@ func (s *Selector) Reset() error {
 	s.scoreAll()
 	return s.err
 }
+
+// NumPoints returns the number of training points N.
+func (s *Selector) NumPoints() int { return s.n }
 
 // Size returns the number of points included so far.
 func (s *Selector) Size() int { return s.size }

@@ -1,4 +1,4 @@
-package ivm_test
+package engine_test
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -38,7 +38,7 @@ func TestFullActiveSetEqualsExactGP(t *testing.T) {
 	}
 	const noiseVar = 0.05
 	nm := noise.NewGaussian(noiseVar)
-	model, err := ivm.FitFixed(x, y, k, nm, n, ivm.Options{})
+	model, err := engine.FitFixed(x, y, k, nm, n, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

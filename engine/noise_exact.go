@@ -1,12 +1,10 @@
-package multitask
+package engine
 
 import (
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/ivmlab/ivm/noise"
 )
 
 // exactTerm is one task's part of the noise step for homoscedastic Gaussian noise: the
@@ -35,28 +33,14 @@ type exactTerm struct {
 	y      []float64  // inactive targets
 }
 
-// gaussianParams returns how the model's natural parameters map to (bias, variance):
-// the index of each in Params (−1 for a bias fixed at zero), or ok = false when the noise
-// step cannot use the exact path (not a homoscedastic Gaussian).
-func gaussianParams(nm noise.Model) (bias, variance int, ok bool) {
-	switch g := nm.(type) {
-	case *noise.Gaussian:
-		return 0, 1, g.Precision == nil
-	case *zeroMeanGaussian:
-		return -1, 0, g.Precision == nil
-	}
-	return 0, 0, false
-}
-
-// newExactTerm prepares task m's term on the selector's current active set.
-func newExactTerm(s *Selector, m int) (*exactTerm, error) {
-	sel, t := s.sels[m], s.Tasks[m]
+// newExactTerm prepares the term of sel's current active set (name: the task's, for errors).
+func newExactTerm(sel *Selector, name string) (*exactTerm, error) {
 	act := sel.Active()
 	d := len(act)
-	n, dim := t.X.Dims()
+	n, dim := sel.X.Dims()
 	xa := mat.NewDense(max(d, 1), dim, nil)
 	for k, i := range act {
-		xa.SetRow(k, t.X.RawRowView(i))
+		xa.SetRow(k, sel.X.RawRowView(i))
 	}
 	var inact []int
 	for i := 0; i < n; i++ {
@@ -70,26 +54,26 @@ func newExactTerm(s *Selector, m int) (*exactTerm, error) {
 	}
 	xi := mat.NewDense(len(inact), dim, nil)
 	for k, i := range inact {
-		xi.SetRow(k, t.X.RawRowView(i))
-		term.y[k] = t.Y[i]
+		xi.SetRow(k, sel.X.RawRowView(i))
+		term.y[k] = sel.Y[i]
 	}
-	s.Kernel.Diag(term.kdiag, xi)
+	sel.Kernel.Diag(term.kdiag, xi)
 	kd := mat.NewDense(d, d, nil)
-	s.Kernel.K(kd, xa, nil)
+	sel.Kernel.K(kd, xa, nil)
 	var eig mat.EigenSym
 	if !eig.Factorize(mat.NewSymDense(d, kd.RawMatrix().Data), true) {
-		return nil, fmt.Errorf("multitask: task %q: the eigendecomposition of the active kernel failed", t.Name)
+		return nil, fmt.Errorf("ivm: task %q: the eigendecomposition of the active kernel failed", name)
 	}
 	term.lambda = eig.Values(nil)
 	var q mat.Dense
 	eig.VectorsTo(&q)
 	kin := mat.NewDense(d, len(inact), nil)
-	s.Kernel.K(kin, xa, xi)
+	sel.Kernel.K(kin, xa, xi)
 	term.c = mat.NewDense(d, len(inact), nil)
 	term.c.Mul(q.T(), kin)
 	ya, ones := mat.NewVecDense(d, nil), mat.NewVecDense(d, nil)
 	for k, i := range act {
-		ya.SetVec(k, t.Y[i])
+		ya.SetVec(k, sel.Y[i])
 		ones.SetVec(k, 1)
 	}
 	term.zy, term.z1 = make([]float64, d), make([]float64, d)

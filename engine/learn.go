@@ -1,4 +1,4 @@
-package ivm
+package engine
 
 // Kernel and noise parameter learning: Algorithm 2 of the IVM paper.
 //
@@ -22,7 +22,7 @@ package ivm
 //
 //  1. The objective is the EP approximation of the marginal likelihood of the active
 //     labels, −ln Z_EP(y_I | θ), with the sites refitted by EP on the active set for every θ
-//     the optimiser tries (ep.go). It is a proper function of θ, well defined as the sites
+//     the optimiser tries (infer.EP). It is a proper function of θ, well defined as the sites
 //     change, and its gradient ½ tr((A⁻¹ − ααᵀ)∂K/∂θ) is exact at the EP fixed point. For
 //     Gaussian noise it is the exact marginal likelihood of the active subset. The
 //     reference's objective remains available (FixedSites) for parity.
@@ -46,14 +46,11 @@ package ivm
 import (
 	"errors"
 	"fmt"
-	"math"
-	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
-	"github.com/ivmlab/ivm/optimize"
 )
 
 // LearnOptions configures Learn. The zero value gives the papers' defaults.
@@ -127,6 +124,12 @@ type IterTrace struct {
 	Rejected bool
 	// Final marks the record of the model Learn returns (HeldOut and parameters only).
 	Final bool
+	// Failures counts objective evaluations refused because EP or a factorisation failed
+	// on some active set (EPFailures counts the EP ones).
+	Failures int
+	// ActivePerTask holds the active points of every task at the iteration's start (one
+	// entry for a single task).
+	ActivePerTask []int
 }
 
 // LearnResult is the record of a Learn run.
@@ -139,10 +142,11 @@ type LearnResult struct {
 	Refine *RefineStats
 }
 
-// Learn runs Algorithm 2: T outer iterations of [select d points; optimise the kernel
-// parameters on the active set] and, with NoiseIters > 0, [select; optimise the noise
-// parameters on all points at the posterior], then a final selection with the parameters
-// that scored best. It changes k's and nm's parameters to the learnt ones.
+// Learn runs Algorithm 2 on one task: T outer iterations of [select d points; optimise the
+// kernel parameters on the active set] and, with NoiseIters > 0, [select; optimise the
+// noise parameters on all points at the posterior], then a final selection with the
+// parameters that scored best (RunLearn's loop, shared with the multi-task IVM). It changes
+// k's and nm's parameters to the learnt ones.
 func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOptions) (*Model, *LearnResult, error) {
 	if k == nil {
 		return nil, nil, errors.New("ivm: Learn needs a kernel")
@@ -151,23 +155,10 @@ func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOpti
 	if d == 0 {
 		d = 100
 	}
-	iters := opt.Iters
-	if iters == 0 {
-		iters = 8
-	}
-	kIters := opt.KernelIters
-	if kIters == 0 {
-		kIters = 100
-	}
 	priors, err := FreePriors(k, opt.Priors)
 	if err != nil {
 		return nil, nil, err
 	}
-	heldOut := opt.HeldOut
-	if heldOut == 0 {
-		heldOut = 500
-	}
-	rng := rand.New(rand.NewPCG(opt.Seed, 0x1f7))
 	sel, err := NewSelector(x, y, k, nm, Options{Workers: opt.Workers, Criterion: opt.Criterion, Step: opt.Step})
 	if err != nil {
 		return nil, nil, err
@@ -175,181 +166,45 @@ func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOpti
 	if d > sel.n {
 		return nil, nil, fmt.Errorf("ivm: active set of %d points requested from %d training points", d, sel.n)
 	}
-	res := &LearnResult{}
-	selectWith := func() (float64, error) {
-		if err := sel.Reset(); err != nil {
-			return 0, err
+	lo := LoopOptions{Iters: opt.Iters, KernelIters: opt.KernelIters, NoiseIters: opt.NoiseIters,
+		Optimizer: opt.Optimizer, Objective: opt.Objective, HeldOut: opt.HeldOut, Seed: opt.Seed, Priors: priors,
+		LastIterate: opt.LastIterate, BlendNoiseNatural: true, Workers: opt.Workers, Progress: opt.Progress}
+	var refine *RefineStats
+	if opt.Refine {
+		lo.Finish = func() (float64, error) {
+			st, err := sel.Refine(RefineOptions{})
+			if err != nil {
+				return 0, fmt.Errorf("ivm: refining the final active set: %w", err)
+			}
+			refine = &st
+			return sel.HeldOutLogLik(), nil
 		}
-		if err := sel.Select(d); err != nil {
-			return 0, err
-		}
-		return sel.HeldOutLogLik(), nil
 	}
-	h, err := selectWith()
+	res, err := RunLearn(oneTask{sel, d}, k, lo)
 	if err != nil {
 		return nil, nil, err
 	}
-	best := snapshot{k: make([]float64, k.NumFree()), n: noiseParams(nm), score: h}
-	// The safeguard needs enough held-out points to measure anything; with fewer than
-	// minGuardPoints inactive points every iteration is accepted, as with LastIterate.
-	guard := !opt.LastIterate && sel.n-d >= minGuardPoints
-	k.Free(best.k)
-	for t := 0; t < iters; t++ {
-		tr := IterTrace{Iter: t, HeldOut: h, KernelParams: naturalParams(k), NoiseParams: noiseParams(nm)}
-		if kIters > 0 {
-			free := make([]float64, k.NumFree())
-			k.Free(free)
-			p := newKernelProblem(sel, k, opt.Objective, priors, heldOut, rng)
-			// Netlab's stopping rule (|Δx| and |Δf| both small at a successful step) with
-			// tolerances that suit this objective: it sums over up to HeldOut + d points,
-			// so |Δf| is judged relative to |f|, and 1e−3 in a transformed parameter (0.1 %
-			// of a softplus or exp parameter) is below anything a selection can resolve.
-			f0 := p.eval(free, nil)
-			if math.IsNaN(f0) {
-				// Say so here: the optimiser would only report a NaN tolerance.
-				return nil, nil, fmt.Errorf("ivm: outer iteration %d: the kernel objective is undefined at the parameters the selection used (%s): K_II + B⁻¹ could not be factorised or EP failed on the active set", t+1, k)
-			}
-			tol := optimize.SCG{TolX: kernelTolX, TolF: math.Max(1e-4, kernelTolF*math.Abs(f0))}
-			r, err := optimize.Minimize(p.eval, free, optimize.Options{Method: opt.Optimizer, MaxIter: kIters, SCG: tol})
-			if err != nil {
-				return nil, nil, fmt.Errorf("ivm: kernel optimisation, outer iteration %d: %w", t+1, err)
-			}
-			if err := k.SetFree(r.X); err != nil {
-				return nil, nil, err
-			}
-			tr.KernelBefore, tr.KernelAfter, tr.KernelSteps = r.F0, r.F, r.Iterations
-			tr.EPFailures, tr.EPUnconverged = p.epFailures, p.epUnconverged
-		}
-		if opt.NoiseIters > 0 && nm.NumParams() > 0 {
-			if _, err := selectWith(); err != nil {
-				return nil, nil, err
-			}
-			p := newNoiseProblem(sel, k.PositiveTransform())
-			x0, err := p.free()
-			if err != nil {
-				return nil, nil, err
-			}
-			r, err := optimize.Minimize(p.eval, x0, optimize.Options{Method: opt.Optimizer, MaxIter: opt.NoiseIters})
-			if err != nil {
-				return nil, nil, fmt.Errorf("ivm: noise optimisation, outer iteration %d: %w", t+1, err)
-			}
-			p.eval(r.X, nil) // leave the model at the optimiser's answer
-			tr.NoiseBefore, tr.NoiseAfter, tr.NoiseSteps = r.F0, r.F, r.Iterations
-		}
-		if h, err = selectWith(); err != nil {
-			return nil, nil, err
-		}
-		if guard {
-			// Accept the new parameters only if the model they select predicts the held-out
-			// labels about as well as the best so far (within acceptTol per point);
-			// otherwise move halfway back towards the best, up to maxHalvings times, and
-			// stop learning if that does not help either. The best stays on record.
-			ok := func() bool { return h >= best.score-acceptTol }
-			for tr.Halvings = 0; !ok() && tr.Halvings < maxHalvings; tr.Halvings++ {
-				if err := best.blend(k, nm); err != nil {
-					return nil, nil, err
-				}
-				if h, err = selectWith(); err != nil {
-					return nil, nil, err
-				}
-			}
-			switch {
-			case !ok():
-				tr.Rejected = true
-			case h > best.score:
-				k.Free(best.k)
-				best.n, best.score, best.iter = noiseParams(nm), h, t+1
-			}
-		}
-		res.Trace = append(res.Trace, tr)
-		if opt.Progress != nil {
-			opt.Progress(tr)
-		}
-		if tr.Rejected {
-			break
-		}
-	}
-	res.Best = len(res.Trace)
-	if guard && (tracesEnd(res) || best.iter != len(res.Trace)) {
-		res.Best = best.iter
-		if err := best.restore(k, nm); err != nil {
-			return nil, nil, err
-		}
-		if h, err = selectWith(); err != nil {
-			return nil, nil, err
-		}
-	}
-	if opt.Refine {
-		st, err := sel.Refine(RefineOptions{})
-		if err != nil {
-			return nil, nil, fmt.Errorf("ivm: refining the final active set: %w", err)
-		}
-		res.Refine = &st
-		h = sel.HeldOutLogLik()
-	}
-	final := IterTrace{Iter: len(res.Trace), HeldOut: h, KernelParams: naturalParams(k), NoiseParams: noiseParams(nm), Final: true}
-	res.Trace = append(res.Trace, final)
-	if opt.Progress != nil {
-		opt.Progress(final)
-	}
+	res.Refine = refine
 	m, err := sel.Model()
 	return m, res, err
 }
 
-// kernelTolX and kernelTolF are the kernel optimiser's stopping tolerances (see Learn).
-const (
-	kernelTolX = 1e-3
-	kernelTolF = 1e-5
-)
-
-// maxHalvings bounds the steps back towards the best parameters in one outer iteration;
-// acceptTol is how much worse per point an iterate's held-out log likelihood may be than
-// the best's and still be accepted (so learning can cross a flat stretch).
-const (
-	maxHalvings    = 3
-	acceptTol      = 2e-3
-	minGuardPoints = 50
-)
-
-// tracesEnd reports whether the last outer iteration was rejected (its parameters are not
-// the ones the selector holds any more).
-func tracesEnd(res *LearnResult) bool {
-	return len(res.Trace) > 0 && res.Trace[len(res.Trace)-1].Rejected
+// oneTask is Algorithm 2's Tasks for a single selector choosing d points.
+type oneTask struct {
+	sel *Selector
+	d   int
 }
 
-// snapshot holds the best parameters found so far and their held-out score.
-type snapshot struct {
-	k, n  []float64 // kernel free parameters, natural noise parameters
-	score float64
-	iter  int // outer iterations that led to these parameters
-}
+func (o oneTask) Selectors() []*Selector { return []*Selector{o.sel} }
 
-// blend moves the kernel and noise parameters halfway towards the snapshot: the kernel in
-// its free space, the noise model in natural space (every noise parameter's range is an
-// interval, so the midpoint stays valid).
-func (b *snapshot) blend(k *kern.Sum, nm noise.Model) error {
-	cur := make([]float64, k.NumFree())
-	k.Free(cur)
-	for i := range cur {
-		cur[i] = 0.5 * (cur[i] + b.k[i])
-	}
-	if err := k.SetFree(cur); err != nil {
+func (o oneTask) Select() error {
+	if err := o.sel.Reset(); err != nil {
 		return err
 	}
-	np := noiseParams(nm)
-	for i := range np {
-		np[i] = 0.5 * (np[i] + b.n[i])
-	}
-	return nm.SetParams(np)
+	return o.sel.Select(o.d)
 }
 
-// restore sets the snapshot's parameters.
-func (b *snapshot) restore(k *kern.Sum, nm noise.Model) error {
-	if err := k.SetFree(b.k); err != nil {
-		return err
-	}
-	return nm.SetParams(b.n)
-}
+func (o oneTask) HeldOutLogLik() float64 { return o.sel.HeldOutLogLik() }
 
 // FreePriors maps priors named by free kernel parameter (kern.Sum.FreeNames) to a slice
 // indexed like the free parameters (nil entries: flat); a name that is not a free

@@ -1,4 +1,4 @@
-package ivm_test
+package engine_test
 
 import (
 	"math/rand/v2"
@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -37,7 +37,7 @@ func benchSelect(b *testing.B, x *mat.Dense, y []float64, spec string, d int) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		sel, err := ivm.NewSelector(x, y, k, noise.NewProbit(), ivm.Options{})
+		sel, err := engine.NewSelector(x, y, k, noise.NewProbit(), engine.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,0 +1,96 @@
+package ivm
+
+import (
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/kern"
+	"github.com/ivmlab/ivm/noise"
+)
+
+// The engine's user-facing names, re-exported so that programs written against package ivm
+// keep compiling; each is the engine's own type or function (see package engine).
+type (
+	// Selector runs Algorithm 1 on one data set (engine.Selector).
+	Selector = engine.Selector
+	// Options configures a Selector (engine.Options).
+	Options = engine.Options
+	// Criterion is the selection score (engine.Criterion).
+	Criterion = engine.Criterion
+	// Inclusion records one step of Algorithm 1 (engine.Inclusion).
+	Inclusion = engine.Inclusion
+	// Model is a trained IVM (engine.Model).
+	Model = engine.Model
+	// LearnOptions configures Learn (engine.LearnOptions).
+	LearnOptions = engine.LearnOptions
+	// LearnResult is the record of a Learn run (engine.LearnResult).
+	LearnResult = engine.LearnResult
+	// IterTrace reports one outer iteration of Algorithm 2 (engine.IterTrace).
+	IterTrace = engine.IterTrace
+	// Objective is Algorithm 2's kernel objective (engine.Objective).
+	Objective = engine.Objective
+	// Prior is a prior density on a kernel parameter (engine.Prior).
+	Prior = engine.Prior
+	// GammaPrior and ExponentialPrior are the priors on offer (engine.GammaPrior,
+	// engine.ExponentialPrior).
+	GammaPrior       = engine.GammaPrior
+	ExponentialPrior = engine.ExponentialPrior
+	// RefineOptions and RefineStats configure and report Selector.Refine.
+	RefineOptions = engine.RefineOptions
+	RefineStats   = engine.RefineStats
+)
+
+// The selection criteria, kernel objectives and the negative-site-precision rule (see
+// package engine).
+const (
+	Entropy               = engine.Entropy
+	ExpectedEntropy       = engine.ExpectedEntropy
+	FullData              = engine.FullData
+	EPEvidence            = engine.EPEvidence
+	FixedSites            = engine.FixedSites
+	NegativeSitePrecision = engine.NegativeSitePrecision
+	// MaxInputDim is the largest input dimension a model file may declare.
+	MaxInputDim = engine.MaxInputDim
+)
+
+// NewSelector prepares Algorithm 1 (engine.NewSelector).
+func NewSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt Options) (*Selector, error) {
+	return engine.NewSelector(x, y, k, nm, opt)
+}
+
+// FitFixed selects d points and returns the model (engine.FitFixed).
+func FitFixed(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, d int, opt Options) (*Model, error) {
+	return engine.FitFixed(x, y, k, nm, d, opt)
+}
+
+// NewModel makes a model from an active set (engine.NewModel).
+func NewModel(k kern.Kernel, nm noise.Model, xActive *mat.Dense, active []int, siteM, siteBeta, factorBeta []float64) (*Model, error) {
+	return engine.NewModel(k, nm, xActive, active, siteM, siteBeta, factorBeta)
+}
+
+// Learn runs Algorithm 2 on one task (engine.Learn).
+func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOptions) (*Model, *LearnResult, error) {
+	return engine.Learn(x, y, k, nm, opt)
+}
+
+// ParseCriterion parses "entropy" or "expected" (engine.ParseCriterion).
+func ParseCriterion(s string) (Criterion, error) { return engine.ParseCriterion(s) }
+
+// ParseObjective parses "full", "ep" or "fixed" (engine.ParseObjective).
+func ParseObjective(s string) (Objective, error) { return engine.ParseObjective(s) }
+
+// FreePriors maps priors named by free kernel parameter to a slice indexed like the free
+// parameters (engine.FreePriors).
+func FreePriors(k *kern.Sum, named map[string]Prior) ([]Prior, error) {
+	return engine.FreePriors(k, named)
+}
+
+// ActiveSetObjective is the reference toolbox's kernel objective (engine.ActiveSetObjective).
+func ActiveSetObjective(k *kern.Sum, xActive *mat.Dense, siteM, siteBeta, grad []float64) (float64, error) {
+	return engine.ActiveSetObjective(k, xActive, siteM, siteBeta, grad)
+}
+
+// CheckSites validates the site precisions of a model read from a file (engine.CheckSites).
+func CheckSites(nm noise.Model, siteBeta, factorBeta []float64) error {
+	return engine.CheckSites(nm, siteBeta, factorBeta)
+}
