@@ -16,7 +16,7 @@ func init() {
 	}})
 }
 
-// runSSMTR runs the paper's protocol (ssmtr.RunExperiment): 10 splits with at most 5
+// runSSMTR runs the paper's protocol (RunExperiment): 10 splits with at most 5
 // alternations of the multi-task fit (the objective changes by < 0.1 % after that), or with
 // Quick 1 split and, for SARCOS, 1000 points per task (10 labelled, 100 unlabelled), 2
 // alternations of at most 30 iterations.
@@ -28,11 +28,11 @@ func runSSMTR(w io.Writer, c Config, data string) error {
 		ec.Options.OuterIters = 2
 		ec.Options.InnerIters = 30
 	}
-	paper := ssmtr.PaperSARCOS
+	paper := PaperSARCOS
 	if data == "school" {
-		paper = ssmtr.PaperSchool
+		paper = PaperSchool
 	}
-	res, err := ssmtr.RunExperiment(ec)
+	res, err := RunExperiment(ec)
 	if err != nil {
 		return err
 	}
@@ -48,11 +48,11 @@ func runSSMTR(w io.Writer, c Config, data string) error {
 
 // ssmtrConfig is the full protocol the SSMTR experiments share: ten splits seeded by
 // c.Seed (0: 1), at most 5 alternations of the multi-task fit.
-func ssmtrConfig(c Config, data string) ssmtr.ExperimentConfig {
+func ssmtrConfig(c Config, data string) ExperimentConfig {
 	seed := uint64(c.Seed)
 	if c.Seed == 0 {
 		seed = 1
 	}
-	return ssmtr.ExperimentConfig{Data: data, DataDir: c.DataDir, Splits: 10, Seed: seed, Log: c.Log,
-		Options: ssmtr.Options{Workers: c.Workers, OuterIters: 5}}
+	return ExperimentConfig{Data: data, DataDir: c.DataDir, Splits: 10, Seed: seed, Log: c.Log,
+		Options: ssmtr.Config{Workers: c.Workers, OuterIters: 5}}
 }

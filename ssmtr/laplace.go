@@ -198,8 +198,8 @@ func (t *task) laplace(h hyper, withGraph bool, g *hgrad) (float64, *laplaceMode
 		kb := mat.NewVecDense(n, nil)
 		kb.MulVec(kt, mat.NewVecDense(n, b))
 		x := mat.NewVecDense(len(st.cols), vtVec(st.cols, kb.RawVector().Data))
-		if err := bch.SolveVecTo(x, x); err != nil {
-			return math.NaN(), nil, fmt.Errorf("%w: %v", errNotPD, err)
+		if err := solved(bch.SolveVecTo(x, x)); err != nil {
+			return math.NaN(), nil, fmt.Errorf("ssmtr: Newton step: solving with I + VᵀK̃V: %w", err)
 		}
 		anew := append([]float64(nil), b...)
 		addVx(anew, st.cols, x.RawVector().Data, -1)

@@ -110,8 +110,10 @@ func (ks *kernelStage) minvT(c int) (*mat.Dense, error) {
 }
 
 // solved passes on the error of a gonum solve or inverse except mat.Condition, which warns
-// that the system is ill-conditioned but still gives the result: the evidence and its
-// gradient built from it are checked for finiteness where they are used.
+// that the system is ill-conditioned but still gives the result (the root package treats
+// its active-set solves alike): the evidence and its gradient built from it are checked for
+// finiteness where they are used, and a fitted task records the warning
+// (TaskModel.Condition).
 func solved(err error) error {
 	var c mat.Condition
 	if errors.As(err, &c) {
@@ -235,16 +237,16 @@ func (t *task) exact(h hyper, withGraph bool, g *hgrad) (float64, error) {
 		return math.NaN(), fmt.Errorf("%w: K̃ + σ²I (σ² = %g)", errNotPD, h.sigma2)
 	}
 	beta := mat.NewVecDense(l, nil)
-	if err := ch.SolveVecTo(beta, mat.NewVecDense(l, t.y)); err != nil {
-		return math.NaN(), fmt.Errorf("%w: %v", errNotPD, err)
+	if err := solved(ch.SolveVecTo(beta, mat.NewVecDense(l, t.y))); err != nil {
+		return math.NaN(), fmt.Errorf("ssmtr: solving with K̃ + σ²I: %w", err)
 	}
 	f := 0.5*mat.Dot(beta, mat.NewVecDense(l, t.y)) + 0.5*ch.LogDet() + 0.5*float64(l)*math.Log(2*math.Pi)
 	if g == nil {
 		return f, nil
 	}
 	var cinv mat.SymDense
-	if err := ch.InverseTo(&cinv); err != nil {
-		return math.NaN(), fmt.Errorf("%w: %v", errNotPD, err)
+	if err := solved(ch.InverseTo(&cinv)); err != nil {
+		return math.NaN(), fmt.Errorf("ssmtr: inverting K̃ + σ²I: %w", err)
 	}
 	// G = ∂F/∂K̃_LL = ½(C⁻¹ − ββᵀ).
 	gm := mat.NewDense(l, l, nil)
