@@ -41,7 +41,7 @@ func plotTasks(m *multitask.Model, dataPath string, df dataFlags, grid int, opt 
 	for ti, tm := range m.Tasks {
 		pos := map[int]int{} // file row → index in the task's points
 		for i, name := range data.Task {
-			if name == tm.Name {
+			if name == tm.Name && !math.IsNaN(data.Y[i]) {
 				pos[i] = len(pos)
 			}
 		}
@@ -57,9 +57,9 @@ func plotTasks(m *multitask.Model, dataPath string, df dataFlags, grid int, opt 
 }
 
 // taskPanels lays out the figure of a task model of one input over data (task names the
-// task of each row): one panel per task of names with the task's points and the
-// predictive mean ± 2 sd on a grid over the data's range, predict giving task k's
-// predictions at the grid.
+// task of each row): one panel per task of names with the task's labelled points and the
+// predictive mean ± 2 sd on a grid over the data's range (unlabelled rows included),
+// predict giving task k's predictions at the grid.
 func taskPanels(data *dataset.Data, task, names []string, grid int,
 	predict func(k int, gm *mat.Dense) ([]noise.Prediction, error)) ([]ivmplot.Task, error) {
 	n, _ := data.X.Dims()
@@ -79,7 +79,7 @@ func taskPanels(data *dataset.Data, task, names []string, grid int,
 	for k, name := range names {
 		t := ivmplot.Task{Name: "task " + name, GridX: gx}
 		for i := 0; i < n; i++ {
-			if task[i] == name {
+			if task[i] == name && !math.IsNaN(data.Y[i]) {
 				t.X = append(t.X, data.X.At(i, 0))
 				t.Y = append(t.Y, data.Y[i])
 			}
