@@ -15,7 +15,7 @@ type Laplacian int
 const (
 	// Normalized is I − D^{-1/2} S D^{-1/2} (the default). Its spectrum lies in [0, 2]
 	// whatever the degrees, so α_i means a comparable amount of smoothing in every task
-	// (which matters most when α_i shares the tasks' prior, Options.AlphaPrior).
+	// (which matters most when α_i shares the tasks' prior, Config.AlphaPrior).
 	Normalized Laplacian = iota
 	// Unnormalized is D − S.
 	Unnormalized

@@ -40,7 +40,7 @@ type OuterStep struct {
 
 // layout maps the optimiser's vector to the tasks' hyperparameters, all as logarithms.
 // Multi-task: [ψ_1 … ψ_m, ln σ, (ln ε)], ψ_i = [ln θ_i, (ln α_i)], of which the first
-// prior entries (ln θ_i, and ln α_i with Options.AlphaPrior) are under the common prior.
+// prior entries (ln θ_i, and ln α_i with Config.AlphaPrior) are under the common prior.
 // SSTR: [ln θ_i, ln σ_i] per task, each optimised alone.
 type layout struct {
 	m, p, q  int

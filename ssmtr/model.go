@@ -146,7 +146,7 @@ type Prior struct {
 	// Sigma and Epsilon are the learnt shared noise levels (standardised units): the
 	// starting values of a new task's maximum-likelihood estimates.
 	Sigma, Epsilon float64
-	// AlphaPrior says whether ln α is the last dimension of the prior (Options.AlphaPrior).
+	// AlphaPrior says whether ln α is the last dimension of the prior (Config.AlphaPrior).
 	// Without it a new task's α is a maximum-likelihood estimate started at Alpha, the
 	// geometric mean of the training tasks' α_i.
 	AlphaPrior bool
