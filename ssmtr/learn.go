@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/infer"
 	"github.com/ivmlab/ivm/optimize"
 )
 
@@ -425,7 +426,7 @@ func (f *fitter) invertCov() error {
 		return errors.New("ssmtr: prior covariance Σ_θ is not positive definite (use PriorPseudoTasks > 0)")
 	}
 	f.covInv = mat.NewSymDense(f.cov.SymmetricDim(), nil)
-	if err := solved(ch.InverseTo(f.covInv)); err != nil {
+	if err := infer.Solved(ch.InverseTo(f.covInv)); err != nil {
 		return fmt.Errorf("ssmtr: inverting the prior covariance Σ_θ: %w", err)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/infer"
 	"github.com/ivmlab/ivm/internal/safestat"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
@@ -355,8 +356,8 @@ func (t *task) posterior(tm *TaskModel, h hyper, method Method) error {
 		k := len(mode.cols)
 		vd := mat.NewDense(n, k, nil)
 		for c, col := range mode.cols {
-			for p, i := range col.idx {
-				vd.Set(i, c, col.val[p])
+			for p, i := range col.Idx {
+				vd.Set(i, c, col.Val[p])
 			}
 		}
 		sv, err := ks.applyS(vd)
@@ -455,7 +456,7 @@ func addAlphaP(a *mat.Dense, ks *kernelStage) error {
 	r := ks.t.r
 	n, rr := r.Dims()
 	z := mat.NewDense(rr, n, nil)
-	if err := solved(ks.chol.SolveTo(z, r.T())); err != nil {
+	if err := infer.Solved(ks.chol.SolveTo(z, r.T())); err != nil {
 		return err
 	}
 	p := mat.NewDense(n, n, nil)
