@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// The quick graph-weight scan on the school data (the copy in ssmtr/testdata) prints one
+// The quick graph-weight scan on the school data (the copy in testdata/ssmtr) prints one
 // split and finds the evidence largest at the smallest weight, as the full run does.
 func TestSSMTRAlphaQuick(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("testdata", "ssmtr", "school_mtl.csv.gz"))

@@ -69,7 +69,7 @@ func registerSSMTRFlags(fs *flag.FlagSet, method string) *ssmtrFlags {
 	f.outer = fs.Int("iters", 10, "alternations between gradient steps and the prior update")
 	f.inner = fs.Int("kiters", 100, "optimiser iterations per alternation")
 	f.workers = fs.Int("workers", 0, "goroutines (0: all cores)")
-	f.quiet = fs.Bool("quiet", false, "no progress on stderr and no summary")
+	f.quiet = fs.Bool("quiet", false, "no progress on stderr (train: no summary either)")
 	return f
 }
 
