@@ -147,7 +147,7 @@ func (f *fileModel) model() (*Model, error) {
 	}
 	cfg := Config{Method: f.Method, Targets: f.Targets, Graph: f.Graph}
 	if err := cfg.check(); err != nil {
-		return nil, fmt.Errorf("model file: %w", err)
+		return nil, fmt.Errorf("ssmtr: model file: %s", strings.TrimPrefix(err.Error(), "ssmtr: "))
 	}
 	m := &Model{Method: f.Method, Kernel: f.Kernel, Dim: f.Dim, Scaling: f.Scaling, Scaler: f.Scaler, Targets: f.Targets,
 		Graph: f.Graph, Objective: f.Objective, Training: f.Training}
@@ -210,11 +210,13 @@ func (ft *fileTask) taskModel(spec string, dim int) (*TaskModel, error) {
 	if n == 0 || len(ft.W) != n || len(ft.A) != n*(n+1)/2 {
 		return nil, fmt.Errorf("%d training rows, %d weights and %d entries of A (want %d)", n, len(ft.W), len(ft.A), n*(n+1)/2)
 	}
-	x := mat.NewDense(n, dim, nil)
-	for i, row := range ft.X {
+	for i, row := range ft.X { // before allocating n×dim: dim is the file's word
 		if len(row) != dim {
 			return nil, fmt.Errorf("training row %d has %d inputs, want %d", i+1, len(row), dim)
 		}
+	}
+	x := mat.NewDense(n, dim, nil)
+	for i, row := range ft.X {
 		x.SetRow(i, row)
 	}
 	a := mat.NewDense(n, n, nil)
