@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/ssmtr"
 )
 
@@ -62,6 +63,7 @@ func scanSplit(splits []Split, opt ssmtr.Config, alphas []float64) (GraphScanSpl
 		truth[i] = sp.YU
 	}
 	x, y, task, _ := splitData(splits)
+	opt.Scaling = dataset.ScaleNone // as RunSplit: the splits' inputs are as the protocol leaves them
 	m, err := ssmtr.Fit(x, y, task, opt)
 	if err != nil {
 		return GraphScanSplit{}, err
