@@ -5,8 +5,6 @@ import (
 	"io"
 	"math"
 	"strings"
-
-	"github.com/ivmlab/ivm/ssmtr"
 )
 
 func init() {
@@ -16,7 +14,7 @@ func init() {
 // ssmtrAlphas is the grid of graph weights the diagnostic scans.
 var ssmtrAlphas = []float64{1e-8, 0.01, 0.03, 0.1, 0.3, 1, 3, 10, 30, 100}
 
-// runSSMTRAlpha runs ssmtr.GraphWeightScan on the school data (or SARCOS with -only
+// runSSMTRAlpha runs GraphWeightScan on the school data (or SARCOS with -only
 // sarcos): the ten splits of ssmtr-school, SMTR fitted as there, then every task's
 // data-dependent kernel formed with each weight of a grid. It prints, per split, the weight
 // the evidence prefers and what it predicts, the weight that predicts the unlabelled
@@ -34,7 +32,7 @@ func runSSMTRAlpha(w io.Writer, c Config) error {
 	if c.Quick {
 		ec.Splits = 1
 	}
-	res, err := ssmtr.GraphWeightScan(ec, ssmtrAlphas)
+	res, err := GraphWeightScan(ec, ssmtrAlphas)
 	if err != nil {
 		return err
 	}
@@ -42,7 +40,7 @@ func runSSMTRAlpha(w io.Writer, c Config) error {
 	return nil
 }
 
-func writeSSMTRAlpha(w io.Writer, data string, seed uint64, res []ssmtr.GraphScanSplit) {
+func writeSSMTRAlpha(w io.Writer, data string, seed uint64, res []GraphScanSplit) {
 	fmt.Fprintf(w, "SSMTR's graph weight on the %s data (seed %d): SMTR fitted, then each task's kernel of eq. 6 with a common α\n", data, seed)
 	fmt.Fprintln(w, "transductive nMSE per task, averaged over tasks; −ln p summed over tasks; \"on the test points\" is chosen on the unlabelled targets themselves")
 	fmt.Fprintf(w, "%-6s %8s %22s %12s %24s %18s\n", "split", "SMTR", "α by the evidence", "−ln p", "best α on test points", "best α per task")

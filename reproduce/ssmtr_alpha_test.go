@@ -7,19 +7,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ivmlab/ivm/ssmtr"
 )
 
-// The quick graph-weight scan on the school data (the copy in ssmtr/testdata) prints one
+// The quick graph-weight scan on the school data (the copy in testdata/ssmtr) prints one
 // split and finds the evidence largest at the smallest weight, as the full run does.
 func TestSSMTRAlphaQuick(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "ssmtr", "testdata", "school_mtl.csv.gz"))
+	b, err := os.ReadFile(filepath.Join("testdata", "ssmtr", "school_mtl.csv.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	dst := filepath.Join(dir, ssmtr.SchoolFile)
+	dst := filepath.Join(dir, SchoolFile)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		t.Fatal(err)
 	}

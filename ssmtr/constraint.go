@@ -8,14 +8,14 @@ import (
 )
 
 // Pair is the pairwise constraint (i, u, v, d) of paper §4: y_u − y_v ≥ D for the task it
-// belongs to. U and V index the task's training points: 0 … l−1 are the labelled rows
-// (Task.X), l … l+u−1 the unlabelled rows (Task.U). D is in the targets' units.
+// belongs to. In Config.Pairs, U and V are rows of Fit's x (0-based), labelled or not, of
+// one task. D is in the targets' units.
 type Pair struct {
 	U, V int
 	D    float64
 }
 
-// Quad is the constraint y_U − y_V ≥ y_W − y_Z of paper §4.2, indexed like Pair.
+// Quad is the constraint y_U − y_V ≥ y_W − y_Z of paper §4.2, its rows given like Pair's.
 type Quad struct {
 	U, V, W, Z int
 }

@@ -8,7 +8,7 @@
 // one σ shared by all tasks (eqs. 1–2). SMTR ties the tasks through a common prior on
 // their kernel parameters, θ_i ~ N(m_θ, Σ_θ) (eq. 3), learnt by alternating gradient steps
 // on all θ_i and σ given (m_θ, Σ_θ) with the closed-form update of (m_θ, Σ_θ) (§2.1). A
-// new task is fitted under the learnt prior alone (§2.2, Prior.FitTask): MAP kernel
+// new task is fitted under the learnt prior alone (§2.2, Model.AddTask): MAP kernel
 // parameters, maximum-likelihood σ; the training tasks' data are not needed.
 //
 // SSMTR adds each task's unlabelled points through the prior term exp(−α_i/2 fᵀLf) of
@@ -16,10 +16,6 @@
 // scaling (Zelnik-Manor & Perona; SimilarityGraph), which gives the data-dependent kernel
 // of eq. 6, k̃(x, z) = k(x, z) − k_xᵀ(α⁻¹I + LK)⁻¹L k_z. Its labelled block is the
 // covariance of the Gaussian evidence (§3.1); α_i is learnt with the other parameters.
-// Model.WithGraphWeight and GraphWeightScan put a fitted model's kernels under the graph at
-// given weights without refitting: they show whether the evidence wants the graph and
-// whether the unlabelled targets would have rewarded it (on the school data the evidence
-// is largest without the graph on every split, so SSMTR ties SMTR there).
 //
 // SSMTRPI adds constraints y_u − y_v ≥ d (Pair) and y_u − y_v ≥ y_w − y_z (Quad, §4.2)
 // with the probit likelihood Φ((aᵀf − d)/(‖a‖ε)), ε learnt and shared by all tasks, and
@@ -37,7 +33,7 @@
 // parameterised: kern's RBF uses the inverse width γ where the paper uses the length
 // scale θ₃ = γ^{-1/2}, and ln γ = −2 ln θ₃ is linear, so the model is the same. The graph
 // weights α_i are free per task, each learnt by maximum likelihood, as the paper's gradient
-// for α_i (§3.1, §4.1: no prior term) has them. Options.AlphaPrior puts ln α_i under the
+// for α_i (§3.1, §4.1: no prior term) has them. Config.AlphaPrior puts ln α_i under the
 // prior as well, which keeps a task with a handful of labels from driving α_i to 0 or ∞
 // alone, but on SARCOS it held α near one value for all seven torques and made SSMTR worse
 // than SMTR; free, SSMTR is better than SMTR on 8 of 10 splits (bench/RESULTS.md). The
@@ -47,8 +43,8 @@
 // The paper's update Σ_θ = (1/m) Σ_i d_i d_iᵀ makes the joint objective unbounded (all
 // ψ_i → m_θ, Σ_θ → 0) and is singular with fewer tasks than parameters. Fit adds an
 // inverse-Wishart-like term, ½ tr(ν₀s²Σ⁻¹) + (ν₀/2) ln|Σ|, whose maximiser is
-// Σ_θ = (Σ_i d_i d_iᵀ + ν₀s²I)/(m + ν₀) (Options.PriorPseudoTasks ν₀ = 1 and
-// Options.PriorScale s² = 1 by default). The alternation is then coordinate descent on one
+// Σ_θ = (Σ_i d_i d_iᵀ + ν₀s²I)/(m + ν₀) (Config.PriorPseudoTasks ν₀ = 1 and
+// Config.PriorScale s² = 1 by default). The alternation is then coordinate descent on one
 // bounded objective J, which decreases monotonically (Model.Trace). Its gradient phase
 // profiles m_θ out (m_θ is the ψ_i's mean while the ψ_i move; Σ_θ is held): with many tasks
 // Σ_θ shrinks to the ψ_i's small spread after a few updates, and with m_θ held as well the
@@ -57,9 +53,8 @@
 // was 5 nats of evidence short of its optimum and no better than predicting the labelled
 // mean. Both schemes have the same fixed points.
 //
-// Targets are standardised before fitting (Options.Targets): per task for tasks measuring
-// different quantities, pooled for tasks measuring the same one. Inputs are used as given;
-// the experiments and the command line z-score them.
+// Targets are standardised before fitting (Config.Targets): per task for tasks measuring
+// different quantities, pooled for tasks measuring the same one.
 //
 // # Numerics
 //
@@ -80,20 +75,34 @@
 //
 // There is no jitter. A Cholesky failure or a Laplace mode not found during optimisation
 // makes the objective NaN, which the optimisers treat as a failed step (counted in
-// Model.Stats with its cause); at the final parameters it is an error.
+// Model.Stats with its cause); at the final parameters it is an error. gonum's
+// mat.Condition, its warning that a solve was ill-conditioned, is not a failure: the
+// result is used, as the root package does, and checked for finiteness; at the final
+// parameters the condition number is kept (TaskModel.Condition).
 //
-// # Experiments
+// # Data, prediction and model files
 //
-// RunExperiment runs the paper's §5 protocols (`ivm reproduce ssmtr-sarcos`,
-// `ivm reproduce ssmtr-school`). SARCOS: only the GPML test file (4449 rows) is available;
-// the paper draws 2000 points per task independently, which this file allows, but the pool
-// differs from the paper's (the full 44484-row training file). Each torque is a task; 1 %
-// labelled, 10 % unlabelled, the rest test; per-task target scaling; inputs z-scored with
-// the training rows. School: school_mtl (one-hot encoding of the attributes the paper
-// lists, bias column dropped, percentages as fractions), 2 % labelled (at least one point
-// per school), 20 % unlabelled, pooled target scaling. Pairs: 100 in all (the paper's
-// "100 pairs of data points"; 14–15 per SARCOS task, at most one per school) among each
-// task's training points, at least one unlabelled, constraining the order of the two labels,
-// d = 0 (Protocol.Margin says why not a share of their difference). nMSE is MSE divided by the variance of the task's evaluation
-// targets, averaged over tasks (the pooled form is printed too).
+// Fit(x, y, task, cfg) takes the rows of all tasks together: row r is an input of task
+// task[r], y[r] its target or NaN for an unlabelled row (SSMTR and SSMTRPI put those in the
+// graph; SSTR and SMTR ignore them). Tasks are numbered in the order their names first
+// occur. Inputs are scaled first (Config.Scaling, standardised by default; the scaler is
+// kept in the model). Config.Pairs and Config.Quads refer to rows of x.
+//
+// Model.Predict gives the predictive mean and variance (latent variance plus σ², in the
+// targets' units) at any rows, training rows or new ones: eq. 6 defines k̃ for every pair
+// of inputs, so a new row outside the graph is predicted inductively under the graph of
+// the task's training rows, held fixed (the paper's inductive error). Each task's
+// posterior is folded into a weight vector w and a matrix A over its training rows,
+// mean k(x, X)·w and latent variance k(x, x) − k(x, X) A k(X, x) with the base kernel k,
+// which is all a model file (Save, Load; format "ivm-ssmtr/1") keeps besides the kernel
+// parameters, the scalers and the common prior: the graph itself is not needed again.
+// Model.AddTask fits a new task under the learnt prior (§2.2).
+//
+// Model.GraphWeights puts a fitted model's kernels under the graph at given weights
+// without refitting: it shows whether the evidence wants the graph (on the school data
+// the evidence is largest without the graph on every split, so SSMTR ties SMTR there;
+// `ivm reproduce ssmtr-alpha`).
+//
+// The paper's experiments (§5) are in package reproduce: `ivm reproduce ssmtr-sarcos` and
+// `ivm reproduce ssmtr-school`.
 package ssmtr

@@ -9,14 +9,15 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/internal/safestat"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/param"
 )
 
-// Task is one task's training data.
-type Task struct {
+// taskData is one task's training data, as Fit has split it.
+type taskData struct {
 	// X holds the labelled inputs (l×d, l ≥ 1) and Y their targets.
 	X *mat.Dense
 	Y []float64
@@ -32,8 +33,47 @@ type Task struct {
 // and the optimiser is told the point is outside the domain.
 const maxLogParam = 25
 
-// Fit learns the model of opt.Method from the tasks.
-func Fit(tasks []Task, opt Options) (*Model, error) {
+// Fit learns the model of cfg.Method. Row r of x is an input of task task[r]; y[r] is its
+// target, NaN for an unlabelled row (used by SSMTR and SSMTRPI through the graph, ignored by
+// SSTR and SMTR). Tasks are numbered in the order their names first occur; every task
+// needs a labelled row. The inputs are scaled by cfg.Scaling first.
+func Fit(x *mat.Dense, y []float64, task []string, cfg Config) (*Model, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if x == nil {
+		return nil, errors.New("ssmtr: no inputs")
+	}
+	sc, err := dataset.FitScaler(x, cfg.Scaling)
+	if err != nil {
+		return nil, fmt.Errorf("ssmtr: input scaling: %w", err)
+	}
+	xs, err := sc.Apply(x)
+	if err != nil {
+		return nil, fmt.Errorf("ssmtr: input scaling: %w", err)
+	}
+	sp, err := splitRows(xs, y, task)
+	if err != nil {
+		return nil, err
+	}
+	if err := sp.constraints(cfg.Pairs, cfg.Quads); err != nil {
+		return nil, err
+	}
+	m, err := fitTasks(sp.tasks, cfg)
+	if err != nil {
+		return nil, err
+	}
+	m.Names, m.Scaler = sp.names, sc
+	m.Scaling = cfg.Scaling
+	if sc == nil {
+		m.Scaling = dataset.ScaleNone
+	}
+	return m, nil
+}
+
+// fitTasks learns the model of opt.Method from the tasks, whose inputs are scaled.
+func fitTasks(tasks []taskData, opt Config) (*Model, error) {
 	opt = opt.withDefaults()
 	if err := opt.check(); err != nil {
 		return nil, err
@@ -96,7 +136,7 @@ func Fit(tasks []Task, opt Options) (*Model, error) {
 	return m, nil
 }
 
-func checkTasks(tasks []Task) (int, error) {
+func checkTasks(tasks []taskData) (int, error) {
 	dim := -1
 	for i, t := range tasks {
 		if t.X == nil {
@@ -145,7 +185,7 @@ func finite(x *mat.Dense) error {
 }
 
 // targetScaling returns every task's centre and scale and the pooled ones.
-func targetScaling(tasks []Task, s Scaling) (means, scales []float64, pm, ps float64) {
+func targetScaling(tasks []taskData, s TargetScaling) (means, scales []float64, pm, ps float64) {
 	var all []float64
 	for _, t := range tasks {
 		all = append(all, t.Y...)
@@ -157,7 +197,7 @@ func targetScaling(tasks []Task, s Scaling) (means, scales []float64, pm, ps flo
 	means, scales = make([]float64, len(tasks)), make([]float64, len(tasks))
 	for i, t := range tasks {
 		switch s {
-		case None:
+		case Unscaled:
 			means[i], scales[i] = 0, 1
 		case Pooled:
 			means[i], scales[i] = pm, ps
@@ -168,14 +208,14 @@ func targetScaling(tasks []Task, s Scaling) (means, scales []float64, pm, ps flo
 			}
 		}
 	}
-	if s == None {
+	if s == Unscaled {
 		pm, ps = 0, 1
 	}
 	return
 }
 
 // initialKernel parses the kernel spec and returns the starting natural parameters.
-func initialKernel(spec string, tasks []Task, dim int) (string, []float64, error) {
+func initialKernel(spec string, tasks []taskData, dim int) (string, []float64, error) {
 	auto := spec == ""
 	if auto {
 		spec = "rbf"
@@ -251,7 +291,7 @@ func pairDistances(x, u *mat.Dense, max int) []float64 {
 }
 
 // newTask builds the internal form of task i.
-func newTask(t Task, i int, opt Options, spec string, init []float64, mean, scale float64) (*task, error) {
+func newTask(t taskData, i int, opt Config, spec string, init []float64, mean, scale float64) (*task, error) {
 	l, dim := t.X.Dims()
 	k, err := parseKernel(spec, dim)
 	if err != nil {

@@ -15,7 +15,7 @@ type Laplacian int
 const (
 	// Normalized is I − D^{-1/2} S D^{-1/2} (the default). Its spectrum lies in [0, 2]
 	// whatever the degrees, so α_i means a comparable amount of smoothing in every task
-	// (which matters most when α_i shares the tasks' prior, Options.AlphaPrior).
+	// (which matters most when α_i shares the tasks' prior, Config.AlphaPrior).
 	Normalized Laplacian = iota
 	// Unnormalized is D − S.
 	Unnormalized
@@ -41,6 +41,24 @@ func ParseLaplacian(s string) (Laplacian, error) {
 	return 0, fmt.Errorf("ssmtr: unknown Laplacian %q (want normalized or unnormalized)", s)
 }
 
+// MarshalText writes the Laplacian's name.
+func (l Laplacian) MarshalText() ([]byte, error) {
+	if l != Normalized && l != Unnormalized {
+		return nil, fmt.Errorf("ssmtr: unknown Laplacian %d", int(l))
+	}
+	return []byte(l.String()), nil
+}
+
+// UnmarshalText parses a Laplacian's name.
+func (l *Laplacian) UnmarshalText(b []byte) error {
+	v, err := ParseLaplacian(string(b))
+	if err != nil {
+		return err
+	}
+	*l = v
+	return nil
+}
+
 // DefaultNeighbours is the K of the K-nearest-neighbour graph when GraphOptions.K is 0:
 // Zelnik-Manor and Perona's choice for the local scale (their 7th neighbour); the paper
 // does not state its K.
@@ -50,9 +68,9 @@ const DefaultNeighbours = 7
 type GraphOptions struct {
 	// K is the number of nearest neighbours (0: DefaultNeighbours). It is also the
 	// neighbour whose distance sets a point's local scale, as in the paper.
-	K int
+	K int `json:"k"`
 	// Laplacian picks L (default Normalized).
-	Laplacian Laplacian
+	Laplacian Laplacian `json:"laplacian"`
 }
 
 // SimilarityGraph returns the K-nearest-neighbour similarity matrix of the rows of x with

@@ -2,6 +2,8 @@ package ssmtr
 
 import (
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/infer"
 )
 
 // laplaceGrad adds the gradient of the Laplace objective F (see laplace) to g.
@@ -26,7 +28,7 @@ func (t *task) laplaceGrad(h hyper, ks *kernelStage, kt, kv *mat.Dense, st *site
 	var ub mat.TriDense
 	mode.bch.UTo(&ub)
 	y := mat.NewDense(k, n, nil)
-	if err := solved(ub.SolveTo(y, true, kv.T())); err != nil {
+	if err := infer.Solved(ub.SolveTo(y, true, kv.T())); err != nil {
 		return err
 	}
 	hinv := func(i, j int) float64 {
@@ -60,11 +62,11 @@ func (t *task) laplaceGrad(h hyper, ks *kernelStage, kt, kv *mat.Dense, st *site
 	if nc > 0 {
 		ks3 := mat.NewVecDense(n, nil)
 		ks3.MulVec(kt, mat.NewVecDense(n, s3))
-		x := mat.NewVecDense(k, vtVec(st.cols, ks3.RawVector().Data))
-		if err := solved(mode.bch.SolveVecTo(x, x)); err != nil {
+		x := mat.NewVecDense(k, infer.VtVec(st.cols, ks3.RawVector().Data))
+		if err := infer.Solved(mode.bch.SolveVecTo(x, x)); err != nil {
 			return err
 		}
-		addVx(q, st.cols, x.RawVector().Data, -1)
+		infer.AddVx(q, st.cols, x.RawVector().Data, -1)
 	}
 	kqv := mat.NewVecDense(n, nil)
 	kqv.MulVec(kt, mat.NewVecDense(n, q))
@@ -97,8 +99,8 @@ func (t *task) laplaceGrad(h hyper, ks *kernelStage, kt, kv *mat.Dense, st *site
 		u.Set(i, 1, q[i])
 	}
 	for c, col := range st.cols {
-		for p, i := range col.idx {
-			u.Set(i, c+2, u.At(i, c+2)+col.val[p])
+		for p, i := range col.Idx {
+			u.Set(i, c+2, u.At(i, c+2)+col.Val[p])
 		}
 	}
 	ghat := mat.NewDense(m, m, nil)
@@ -106,7 +108,7 @@ func (t *task) laplaceGrad(h hyper, ks *kernelStage, kt, kv *mat.Dense, st *site
 	ghat.Set(0, 1, 0.5)
 	ghat.Set(1, 0, 0.5)
 	var binv mat.SymDense
-	if err := solved(mode.bch.InverseTo(&binv)); err != nil {
+	if err := infer.Solved(mode.bch.InverseTo(&binv)); err != nil {
 		return err
 	}
 	for i := 0; i < k; i++ {

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/infer"
 	"github.com/ivmlab/ivm/optimize"
 )
 
@@ -40,7 +41,7 @@ type OuterStep struct {
 
 // layout maps the optimiser's vector to the tasks' hyperparameters, all as logarithms.
 // Multi-task: [ψ_1 … ψ_m, ln σ, (ln ε)], ψ_i = [ln θ_i, (ln α_i)], of which the first
-// prior entries (ln θ_i, and ln α_i with Options.AlphaPrior) are under the common prior.
+// prior entries (ln θ_i, and ln α_i with Config.AlphaPrior) are under the common prior.
 // SSTR: [ln θ_i, ln σ_i] per task, each optimised alone.
 type layout struct {
 	m, p, q  int
@@ -103,7 +104,7 @@ func (l layout) hyper(z []float64, i int) hyper {
 // fitter runs the optimisation.
 type fitter struct {
 	ts    []*task
-	opt   Options
+	opt   Config
 	p     int
 	stats *Stats
 	mu    sync.Mutex
@@ -234,7 +235,7 @@ func (f *fitter) fitIndependent(init []float64) ([]float64, error) {
 			}
 			return v
 		}
-		res, err := optimize.Minimize(obj, zi, optimize.Options{Method: f.opt.Optimizer, MaxIter: f.opt.InnerIters})
+		res, err := optimize.Minimize(obj, zi, optimize.Options{Method: f.opt.Optimizer.String(), MaxIter: f.opt.InnerIters})
 		if err != nil {
 			errs[i] = fmt.Errorf("ssmtr: task %d: %w", i, err)
 			return
@@ -297,7 +298,7 @@ func (f *fitter) fitMultiTask(init []float64, trace *[]OuterStep) ([]float64, er
 			}
 			return v + f.profiledPriorTerm(lay, x, grad)
 		}
-		res, err := optimize.Minimize(obj, z, optimize.Options{Method: f.opt.Optimizer, MaxIter: f.opt.InnerIters})
+		res, err := optimize.Minimize(obj, z, optimize.Options{Method: f.opt.Optimizer.String(), MaxIter: f.opt.InnerIters})
 		if err != nil {
 			why := "the kernel parameters or the targets may be far from unit scale; standardise the inputs and targets or give -kernel parameters"
 			if f.stats.LastFailure != "" {
@@ -316,10 +317,10 @@ func (f *fitter) fitMultiTask(init []float64, trace *[]OuterStep) ([]float64, er
 		}
 		j := data + f.priorTerm(lay, z, nil) + f.covTerm(lay.m)
 		*trace = append(*trace, OuterStep{Objective: j, Data: data, Iterations: res.Iterations, Evaluations: res.FuncEvals, Reason: res.Reason})
-		if f.opt.Log != nil {
+		if f.opt.Progress != nil {
 			h := lay.hyper(z, 0)
-			fmt.Fprintf(f.opt.Log, "%v: outer %d: J = %.6f (data %.6f), σ = %.4g, ε = %.4g, m_θ = %.3g, %d iterations (%s)\n",
-				f.opt.Method, it+1, j, data, math.Sqrt(h.sigma2), h.eps, f.mean, res.Iterations, res.Reason)
+			f.opt.Progress(Progress{Method: f.opt.Method, Outer: it + 1, Step: (*trace)[len(*trace)-1],
+				Sigma: math.Sqrt(h.sigma2), Epsilon: h.eps, PriorMean: append([]float64(nil), f.mean...)})
 		}
 		f.last = j
 		if math.Abs(prev-j) <= f.opt.Tol*(1+math.Abs(j)) {
@@ -425,7 +426,10 @@ func (f *fitter) invertCov() error {
 		return errors.New("ssmtr: prior covariance Σ_θ is not positive definite (use PriorPseudoTasks > 0)")
 	}
 	f.covInv = mat.NewSymDense(f.cov.SymmetricDim(), nil)
-	return ch.InverseTo(f.covInv)
+	if err := infer.Solved(ch.InverseTo(f.covInv)); err != nil {
+		return fmt.Errorf("ssmtr: inverting the prior covariance Σ_θ: %w", err)
+	}
+	return nil
 }
 
 // priorNames names the prior's dimensions.

@@ -7,35 +7,126 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/infer"
 	"github.com/ivmlab/ivm/internal/safestat"
+	"github.com/ivmlab/ivm/kern"
+	"github.com/ivmlab/ivm/noise"
 	"github.com/ivmlab/ivm/optimize"
 )
 
 // Model is a fitted multi-task regressor.
 type Model struct {
-	Method  Method
-	Kernel  string // kern spec with the starting values
-	Dim     int
-	Targets Scaling
+	Method Method
+	Kernel string // kern spec with the starting values
+	Dim    int
+	// Names are the tasks' names, in the order of Tasks.
+	Names []string
+	// Scaling is the input scaling Fit did and Scaler its fit (nil for ScaleNone):
+	// Predict applies it to new rows.
+	Scaling dataset.Scaling
+	Scaler  *dataset.Scaler
+	Targets TargetScaling
 	Graph   GraphOptions
 	// Tasks holds one fitted GP per training task, in order.
 	Tasks []*TaskModel
 	// Prior is the learnt common prior (nil for SSTR). It is all that inductive inference
-	// for a new task needs (paper §2.2).
+	// for a new task needs (paper §2.2; AddTask).
 	Prior *Prior
 	// Objective is the final regularised negative log-likelihood J (SSTR: Σ_i F_i).
 	Objective float64
 	Trace     []OuterStep
 	Stats     Stats
+	// Training describes the training data (filled by the command line; saved).
+	Training dataset.Provenance
 }
 
-// Predict writes task t's predictive mean (and, if variance is not nil, the latent
-// variance) at the rows of x, in the targets' units.
-func (m *Model) Predict(t int, x *mat.Dense, mean, variance []float64) error {
-	if t < 0 || t >= len(m.Tasks) {
-		return fmt.Errorf("ssmtr: task %d out of range (model has %d)", t, len(m.Tasks))
+// Predict returns the predictive distribution of y at each row of x (in the units Fit
+// was given) for the task named by task[r]: Label and Mean are the predictive mean, Var the
+// variance of the latent function plus the noise σ², in the targets' units. Rows need not
+// be training rows: the data-dependent kernel of eq. 6 is a kernel function, so new rows
+// outside the graph are predicted inductively with the fitted graph held fixed.
+func (m *Model) Predict(x *mat.Dense, task []string) ([]noise.Prediction, error) {
+	if x == nil {
+		return nil, errors.New("ssmtr: no inputs to predict")
 	}
-	return m.Tasks[t].Predict(x, mean, variance)
+	n, d := x.Dims()
+	if d != m.Dim {
+		return nil, fmt.Errorf("ssmtr: %d input columns, the model takes %d", d, m.Dim)
+	}
+	if len(task) != n {
+		return nil, fmt.Errorf("ssmtr: %d rows but %d task names", n, len(task))
+	}
+	xs, err := m.Scaler.Apply(x)
+	if err != nil {
+		return nil, fmt.Errorf("ssmtr: prediction inputs: %w", err)
+	}
+	index := make(map[string]int, len(m.Names))
+	for k, name := range m.Names {
+		index[name] = k
+	}
+	byTask := map[int][]int{}
+	var order []int
+	for r, name := range task {
+		k, ok := index[name]
+		if !ok {
+			return nil, fmt.Errorf("ssmtr: row %d: task %q is not one of the model's %d tasks", r+1, name, len(m.Names))
+		}
+		if byTask[k] == nil {
+			order = append(order, k)
+		}
+		byTask[k] = append(byTask[k], r)
+	}
+	out := make([]noise.Prediction, n)
+	for _, k := range order {
+		rows := byTask[k]
+		mean, latent := make([]float64, len(rows)), make([]float64, len(rows))
+		if err := m.Tasks[k].predict(pickRows(xs, rows), mean, latent); err != nil {
+			return nil, fmt.Errorf("ssmtr: task %q: %w", m.Names[k], err)
+		}
+		tm := m.Tasks[k]
+		for i, r := range rows {
+			v := latent[i] + tm.Scale*tm.Scale*tm.Sigma*tm.Sigma
+			out[r] = noise.Prediction{Label: mean[i], Mean: mean[i], Var: v}
+		}
+	}
+	return out, nil
+}
+
+// AddTask fits a new task named name under the learnt prior (paper §2.2) and adds it to
+// the model: x holds its inputs in Fit's units, y its targets (NaN: unlabelled, used by the
+// graph of SSMTR and SSMTRPI). The training tasks' data are not needed. innerIters bounds
+// the optimiser (0: 100).
+func (m *Model) AddTask(name string, x *mat.Dense, y []float64, innerIters int) error {
+	if m.Prior == nil {
+		return fmt.Errorf("ssmtr: a %v model has no common prior to fit a new task under", m.Method)
+	}
+	for _, n := range m.Names {
+		if n == name {
+			return fmt.Errorf("ssmtr: the model has a task %q already", name)
+		}
+	}
+	if x == nil {
+		return errors.New("ssmtr: no inputs")
+	}
+	xs, err := m.Scaler.Apply(x)
+	if err != nil {
+		return fmt.Errorf("ssmtr: new task's inputs: %w", err)
+	}
+	task := make([]string, len(y))
+	for i := range task {
+		task[i] = name
+	}
+	sp, err := splitRows(xs, y, task)
+	if err != nil {
+		return err
+	}
+	tm, err := m.Prior.fitTask(sp.tasks[0], innerIters)
+	if err != nil {
+		return err
+	}
+	m.Names, m.Tasks = append(m.Names, name), append(m.Tasks, tm)
+	return nil
 }
 
 // Prior is the common Gaussian prior N(m_θ, Σ_θ) of the tasks' log kernel parameters
@@ -51,24 +142,23 @@ type Prior struct {
 	Dim                     int
 	Method                  Method
 	Graph                   GraphOptions
-	Targets                 Scaling
+	Targets                 TargetScaling
 	PooledMean, PooledScale float64
 	// Sigma and Epsilon are the learnt shared noise levels (standardised units): the
 	// starting values of a new task's maximum-likelihood estimates.
 	Sigma, Epsilon float64
-	// AlphaPrior says whether ln α is the last dimension of the prior (Options.AlphaPrior).
+	// AlphaPrior says whether ln α is the last dimension of the prior (Config.AlphaPrior).
 	// Without it a new task's α is a maximum-likelihood estimate started at Alpha, the
 	// geometric mean of the training tasks' α_i.
 	AlphaPrior bool
 	Alpha      float64
 }
 
-// FitTask fits a new task under the prior (paper §2.2): its kernel parameters (and α, with
+// fitTask fits a new task under the prior (paper §2.2): its kernel parameters (and α, with
 // AlphaPrior) by MAP under N(m_θ, Σ_θ), its noise level σ (α without AlphaPrior; ε, when
-// it has constraints) by maximum likelihood. The training tasks' data are not needed.
-// innerIters bounds the optimiser (0: 100).
-func (p *Prior) FitTask(t Task, innerIters int) (*TaskModel, error) {
-	dim, err := checkTasks([]Task{t})
+// it has constraints) by maximum likelihood.
+func (p *Prior) fitTask(t taskData, innerIters int) (*TaskModel, error) {
+	dim, err := checkTasks([]taskData{t})
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +167,7 @@ func (p *Prior) FitTask(t Task, innerIters int) (*TaskModel, error) {
 	}
 	mean, scale := p.PooledMean, p.PooledScale
 	switch p.Targets {
-	case None:
+	case Unscaled:
 		mean, scale = 0, 1
 	case PerTask:
 		if mu, sd := safestat.MeanSD(t.Y, 1); sd > 0 {
@@ -86,7 +176,7 @@ func (p *Prior) FitTask(t Task, innerIters int) (*TaskModel, error) {
 			mean = mu
 		}
 	}
-	opt := Options{Method: p.Method, Graph: p.Graph, InnerIters: innerIters, AlphaPrior: p.AlphaPrior}.withDefaults()
+	opt := Config{Method: p.Method, Graph: p.Graph, InnerIters: innerIters, AlphaPrior: p.AlphaPrior}.withDefaults()
 	np := len(p.Mean) - btoi(p.Method.graph() && p.AlphaPrior)
 	init := make([]float64, np)
 	for i := range init {
@@ -130,7 +220,7 @@ func (p *Prior) FitTask(t Task, innerIters int) (*TaskModel, error) {
 		}
 		return v + fr.priorTerm(lay, x, grad)
 	}
-	res, err := optimize.Minimize(obj, z, optimize.Options{Method: opt.Optimizer, MaxIter: opt.InnerIters})
+	res, err := optimize.Minimize(obj, z, optimize.Options{Method: opt.Optimizer.String(), MaxIter: opt.InnerIters})
 	if err != nil {
 		return nil, fmt.Errorf("ssmtr: new task: %w", err)
 	}
@@ -158,19 +248,31 @@ type TaskModel struct {
 	// NegLogEvidence is the task's −ln p(y | hyperparameters) (Laplace approximation for
 	// SSMTRPI).
 	NegLogEvidence float64
+	// Condition is the condition number gonum reported for the matrix factorised for the
+	// posterior when it warned that the matrix is ill-conditioned (0: no warning). The
+	// result of such a solve is still used, as the root package does with its active-set
+	// matrix; the predictive weights are checked for finiteness.
+	Condition float64
 
-	kernel interface {
-		K(dst *mat.Dense, x1, x2 mat.Matrix)
-		Diag(dst []float64, x mat.Matrix)
-	}
+	kernel *kern.Sum
+	// x holds the task's training rows (scaled): the labelled ones, then with a graph the
+	// unlabelled ones. w and amat are the posterior's weights and the symmetric A.
 	x    *mat.Dense
 	w    []float64
 	amat *mat.Dense
 }
 
-// Predict writes the predictive mean at the rows of x into mean (len = rows) and, if
-// variance is not nil, the latent function's variance (without the noise σ²·Scale²).
-func (tm *TaskModel) Predict(x *mat.Dense, mean, variance []float64) error {
+// Rows returns the number of training rows the task's predictions are built on: its
+// labelled rows, and with a graph its unlabelled ones.
+func (tm *TaskModel) Rows() int {
+	n, _ := tm.x.Dims()
+	return n
+}
+
+// predict writes the predictive mean at the rows of x (scaled inputs) into mean and, if
+// variance is not nil, the latent function's variance (without the noise σ²·Scale²), both
+// in the targets' units.
+func (tm *TaskModel) predict(x *mat.Dense, mean, variance []float64) error {
 	nt, d := x.Dims()
 	if _, dx := tm.x.Dims(); d != dx {
 		return fmt.Errorf("ssmtr: inputs have %d columns, the task %d", d, dx)
@@ -205,6 +307,33 @@ func (tm *TaskModel) Predict(x *mat.Dense, mean, variance []float64) error {
 // finish computes the predictive weights of a fitted task.
 func (t *task) finish(h hyper, method Method, mean, scale float64) (*TaskModel, error) {
 	tm := &TaskModel{Theta: h.theta, Sigma: math.Sqrt(h.sigma2), Mean: mean, Scale: scale, kernel: t.k}
+	if err := t.posterior(tm, h, method); err != nil {
+		return nil, err
+	}
+	symmetrise(tm.amat)
+	for i, v := range tm.w {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("ssmtr: predictive weight %d is %v (condition number %g)", i, v, tm.Condition)
+		}
+	}
+	return tm, nil
+}
+
+// symmetrise sets a to (a + aᵀ)/2: A is symmetric in exact arithmetic, and a model file
+// keeps one triangle of it.
+func symmetrise(a *mat.Dense) {
+	n, _ := a.Dims()
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			v := 0.5 * (a.At(i, j) + a.At(j, i))
+			a.Set(i, j, v)
+			a.Set(j, i, v)
+		}
+	}
+}
+
+// posterior computes tm's predictive weights w and matrix A at the fitted h.
+func (t *task) posterior(tm *TaskModel, h hyper, method Method) error {
 	if method.graph() && t.r != nil {
 		tm.Alpha = h.alpha
 	}
@@ -212,7 +341,7 @@ func (t *task) finish(h hyper, method Method, mean, scale float64) (*TaskModel, 
 		tm.Epsilon = h.eps
 		v, mode, err := t.laplace(h, true, nil)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		tm.NegLogEvidence = v
 		ks := mode.ks
@@ -220,39 +349,39 @@ func (t *task) finish(h hyper, method Method, mean, scale float64) (*TaskModel, 
 		tm.x = t.x
 		s, err := ks.applyS(mat.NewDense(n, 1, append([]float64(nil), mode.a...)))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		tm.w = s.RawMatrix().Data
 		// A = αP + (SV) B⁻¹ (SV)ᵀ.
 		k := len(mode.cols)
 		vd := mat.NewDense(n, k, nil)
 		for c, col := range mode.cols {
-			for p, i := range col.idx {
-				vd.Set(i, c, col.val[p])
+			for p, i := range col.Idx {
+				vd.Set(i, c, col.Val[p])
 			}
 		}
 		sv, err := ks.applyS(vd)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var binv mat.SymDense
-		if err := solved(mode.bch.InverseTo(&binv)); err != nil {
-			return nil, err
+		if err := tm.warned(mode.bch.InverseTo(&binv)); err != nil {
+			return err
 		}
 		tmp := mat.NewDense(n, k, nil)
 		tmp.Mul(sv, &binv)
 		tm.amat = mat.NewDense(n, n, nil)
 		tm.amat.Mul(tmp, sv.T())
-		return tm, addAlphaP(tm.amat, ks)
+		return addAlphaP(tm.amat, ks)
 	}
 	withGraph := method.graph()
 	ks, err := t.newKernelStage(h, withGraph, false)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	v, err := t.exact(h, withGraph, nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	tm.NegLogEvidence = v
 	l := t.l
@@ -265,7 +394,7 @@ func (t *task) finish(h hyper, method Method, mean, scale float64) (*TaskModel, 
 			e.Set(i, i, 1)
 		}
 		if sl, err = ks.applyS(e); err != nil {
-			return nil, err
+			return err
 		}
 		kl = mat.NewDense(l, l, nil)
 		kl.Mul(ks.kmat.Slice(0, l, 0, n), sl)
@@ -283,11 +412,11 @@ func (t *task) finish(h hyper, method Method, mean, scale float64) (*TaskModel, 
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(c) {
-		return nil, errors.New("ssmtr: K̃ + σ²I is not positive definite at the fitted parameters")
+		return errors.New("ssmtr: K̃ + σ²I is not positive definite at the fitted parameters")
 	}
 	var cinv mat.SymDense
-	if err := ch.InverseTo(&cinv); err != nil {
-		return nil, err
+	if err := tm.warned(ch.InverseTo(&cinv)); err != nil {
+		return fmt.Errorf("ssmtr: inverting K̃ + σ²I: %w", err)
 	}
 	beta := mat.NewVecDense(l, nil)
 	beta.MulVec(&cinv, mat.NewVecDense(l, t.y))
@@ -295,7 +424,7 @@ func (t *task) finish(h hyper, method Method, mean, scale float64) (*TaskModel, 
 		tm.w = beta.RawVector().Data
 		tm.amat = mat.NewDense(l, l, nil)
 		tm.amat.Copy(&cinv)
-		return tm, nil
+		return nil
 	}
 	n := t.n
 	w := mat.NewVecDense(n, nil)
@@ -305,7 +434,17 @@ func (t *task) finish(h hyper, method Method, mean, scale float64) (*TaskModel, 
 	tmp.Mul(sl, &cinv)
 	tm.amat = mat.NewDense(n, n, nil)
 	tm.amat.Mul(tmp, sl.T())
-	return tm, addAlphaP(tm.amat, ks)
+	return addAlphaP(tm.amat, ks)
+}
+
+// warned records a mat.Condition warning in tm.Condition and passes on any other error.
+func (tm *TaskModel) warned(err error) error {
+	var c mat.Condition
+	if errors.As(err, &c) {
+		tm.Condition = math.Max(tm.Condition, float64(c))
+		return nil
+	}
+	return err
 }
 
 // addAlphaP adds αP = α R M⁻¹ Rᵀ to a (nothing without a graph): the reduction of the prior
@@ -317,7 +456,7 @@ func addAlphaP(a *mat.Dense, ks *kernelStage) error {
 	r := ks.t.r
 	n, rr := r.Dims()
 	z := mat.NewDense(rr, n, nil)
-	if err := solved(ks.chol.SolveTo(z, r.T())); err != nil {
+	if err := infer.Solved(ks.chol.SolveTo(z, r.T())); err != nil {
 		return err
 	}
 	p := mat.NewDense(n, n, nil)

@@ -163,7 +163,7 @@ func TestPredictMatchesGP(t *testing.T) {
 	}
 	xs := mat.NewDense(3, 2, []float64{0.1, 0.2, -1, 0.5, 2, 2})
 	mean, vr := make([]float64, 3), make([]float64, 3)
-	if err := tm.Predict(xs, mean, vr); err != nil {
+	if err := tm.predict(xs, mean, vr); err != nil {
 		t.Fatal(err)
 	}
 	c := mat.NewDense(10, 10, nil)
@@ -202,7 +202,7 @@ func TestFitPriorUpdate(t *testing.T) {
 		alphaPrior bool
 	}{{SMTR, false}, {SSMTR, false}, {SSMTR, true}} {
 		meth := v.meth
-		m, err := Fit(tasks, Options{Method: meth, OuterIters: 4, InnerIters: 40, Tol: 1e-12, AlphaPrior: v.alphaPrior})
+		m, err := fitTasks(tasks, Config{Method: meth, OuterIters: 4, InnerIters: 40, Tol: 1e-12, AlphaPrior: v.alphaPrior})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,15 +263,15 @@ func psiOf(tm *TaskModel, alphaPrior bool) []float64 {
 
 // synthTasks draws m related tasks: y = a_i sin(b_i x₁) + c_i x₂ + noise, with l labelled
 // and u unlabelled points each.
-func synthTasks(m, l, u int, seed uint64) []Task {
+func synthTasks(m, l, u int, seed uint64) []taskData {
 	ts, _ := synthTasksU(m, l, u, seed)
 	return ts
 }
 
 // synthTasksU is synthTasks that also returns the unlabelled points' targets.
-func synthTasksU(m, l, u int, seed uint64) ([]Task, [][]float64) {
+func synthTasksU(m, l, u int, seed uint64) ([]taskData, [][]float64) {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	var out []Task
+	var out []taskData
 	var yus [][]float64
 	for i := 0; i < m; i++ {
 		a, b, c := 1+0.2*rng.NormFloat64(), 1.5+0.2*rng.NormFloat64(), 0.3*rng.NormFloat64()
@@ -288,7 +288,7 @@ func synthTasksU(m, l, u int, seed uint64) ([]Task, [][]float64) {
 		}
 		x, y := gen(l)
 		xu, yu := gen(u)
-		out = append(out, Task{X: x, Y: y, U: xu})
+		out = append(out, taskData{X: x, Y: y, U: xu})
 		yus = append(yus, yu)
 	}
 	return out, yus
@@ -296,7 +296,7 @@ func synthTasksU(m, l, u int, seed uint64) ([]Task, [][]float64) {
 
 // testFitter builds the fitter Fit would use for 2-input tasks with unscaled targets, and
 // returns it with the kernel's starting parameters.
-func testFitter(t *testing.T, tasks []Task, opt Options) (*fitter, []float64) {
+func testFitter(t *testing.T, tasks []taskData, opt Config) (*fitter, []float64) {
 	t.Helper()
 	opt = opt.withDefaults()
 	spec, init, err := initialKernel("", tasks, 2)
@@ -324,7 +324,7 @@ func TestMultiTaskObjectiveGrad(t *testing.T) {
 	}
 	for _, v := range []variant{{SMTR, false}, {SSMTR, false}, {SSMTRPI, false}, {SSMTR, true}, {SSMTRPI, true}} {
 		meth := v.meth
-		fr, _ := testFitter(t, tasks, Options{Method: meth, AlphaPrior: v.alphaPrior})
+		fr, _ := testFitter(t, tasks, Config{Method: meth, AlphaPrior: v.alphaPrior})
 		lay := fr.layout()
 		rng := rand.New(rand.NewPCG(9, 9))
 		z := make([]float64, lay.len)
@@ -389,7 +389,7 @@ func TestMultiTaskObjectiveGrad(t *testing.T) {
 
 func TestNewTaskUnderPrior(t *testing.T) {
 	tasks, yu := synthTasksU(5, 15, 40, 31)
-	m, err := Fit(tasks[:4], Options{Method: SMTR, OuterIters: 3, InnerIters: 40})
+	m, err := fitTasks(tasks[:4], Config{Method: SMTR, OuterIters: 3, InnerIters: 40})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +399,7 @@ func TestNewTaskUnderPrior(t *testing.T) {
 	for k := range tight.Mean {
 		tight.Cov.SetSym(k, k, 1e-8)
 	}
-	tm, err := tight.FitTask(tasks[4], 0)
+	tm, err := tight.fitTask(tasks[4], 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,12 +410,12 @@ func TestNewTaskUnderPrior(t *testing.T) {
 	}
 	// Under the learnt prior the new task predicts points it has not seen (its U rows,
 	// unused by SMTR) far better than their mean does.
-	tm, err = m.Prior.FitTask(tasks[4], 0)
+	tm, err = m.Prior.fitTask(tasks[4], 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pred := make([]float64, len(yu[4]))
-	if err := tm.Predict(tasks[4].U, pred, nil); err != nil {
+	if err := tm.predict(tasks[4].U, pred, nil); err != nil {
 		t.Fatal(err)
 	}
 	nm, _, _ := NMSE([][]float64{pred}, [][]float64{yu[4]})
@@ -428,7 +428,7 @@ func TestNewTaskUnderPrior(t *testing.T) {
 	// started at the training tasks' geometric mean; with AlphaPrior it is the prior's
 	// last dimension.
 	for _, ap := range []bool{false, true} {
-		ms, err := Fit(tasks[:4], Options{Method: SSMTR, OuterIters: 2, InnerIters: 30, AlphaPrior: ap})
+		ms, err := fitTasks(tasks[:4], Config{Method: SSMTR, OuterIters: 2, InnerIters: 30, AlphaPrior: ap})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -439,14 +439,14 @@ func TestNewTaskUnderPrior(t *testing.T) {
 		if pr.AlphaPrior != ap || !(pr.Alpha > 0) {
 			t.Errorf("AlphaPrior %v: prior says AlphaPrior %v, Alpha %v", ap, pr.AlphaPrior, pr.Alpha)
 		}
-		nt, err := pr.FitTask(tasks[4], 0)
+		nt, err := pr.fitTask(tasks[4], 0)
 		if err != nil {
 			t.Fatalf("AlphaPrior %v: %v", ap, err)
 		}
 		if !(nt.Alpha > 0) || math.IsInf(nt.Alpha, 0) {
 			t.Errorf("AlphaPrior %v: new task's α = %v", ap, nt.Alpha)
 		}
-		if err := nt.Predict(tasks[4].U, pred, nil); err != nil {
+		if err := nt.predict(tasks[4].U, pred, nil); err != nil {
 			t.Fatal(err)
 		}
 		if nm, _, _ := NMSE([][]float64{pred}, [][]float64{yu[4]}); nm > 0.5 || math.IsNaN(nm) {
@@ -457,35 +457,35 @@ func TestNewTaskUnderPrior(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	good := synthTasks(2, 5, 5, 1)
-	cases := map[string]func() ([]Task, Options){
-		"no tasks": func() ([]Task, Options) { return nil, Options{} },
-		"NaN target": func() ([]Task, Options) {
+	cases := map[string]func() ([]taskData, Config){
+		"no tasks": func() ([]taskData, Config) { return nil, Config{} },
+		"NaN target": func() ([]taskData, Config) {
 			ts := synthTasks(2, 5, 5, 1)
 			ts[1].Y[2] = math.NaN()
-			return ts, Options{}
+			return ts, Config{}
 		},
-		"length mismatch": func() ([]Task, Options) {
+		"length mismatch": func() ([]taskData, Config) {
 			ts := synthTasks(2, 5, 5, 1)
 			ts[0].Y = ts[0].Y[:3]
-			return ts, Options{}
+			return ts, Config{}
 		},
-		"columns differ": func() ([]Task, Options) {
+		"columns differ": func() ([]taskData, Config) {
 			ts := synthTasks(2, 5, 5, 1)
 			ts[1].X = mat.NewDense(5, 3, nil)
-			return ts, Options{}
+			return ts, Config{}
 		},
-		"pair out of range": func() ([]Task, Options) {
+		"pair out of range": func() ([]taskData, Config) {
 			ts := synthTasks(2, 5, 5, 1)
 			ts[0].Pairs = []Pair{{0, 10, 0}}
-			return ts, Options{Method: SSMTRPI}
+			return ts, Config{Method: SSMTRPI}
 		},
-		"white kernel":  func() ([]Task, Options) { return good, Options{Kernel: "rbf+white"} },
-		"ARD scales":    func() ([]Task, Options) { return good, Options{Kernel: "rbfard"} },
-		"bad optimizer": func() ([]Task, Options) { return good, Options{Optimizer: "newton"} },
+		"white kernel":  func() ([]taskData, Config) { return good, Config{Kernel: "rbf+white"} },
+		"ARD scales":    func() ([]taskData, Config) { return good, Config{Kernel: "rbfard"} },
+		"bad optimizer": func() ([]taskData, Config) { return good, Config{Optimizer: Optimizer(7)} },
 	}
 	for name, mk := range cases {
 		ts, opt := mk()
-		if _, err := Fit(ts, opt); err == nil {
+		if _, err := fitTasks(ts, opt); err == nil {
 			t.Errorf("%s: no error", name)
 		} else if !strings.HasPrefix(err.Error(), "ssmtr") {
 			t.Errorf("%s: error %q does not name the package", name, err)
@@ -503,7 +503,7 @@ func TestBadInput(t *testing.T) {
 func TestMultiTaskFitReachesTiedOptimum(t *testing.T) {
 	// 80 tasks of 2 points: y = a_i sin(x₁) + 0.5 x₂ + noise of sd 0.5, a_i ~ 1 + 0.3 N(0, 1).
 	rng := rand.New(rand.NewPCG(11, 1))
-	var tasks []Task
+	var tasks []taskData
 	for i := 0; i < 80; i++ {
 		a := 1 + 0.3*rng.NormFloat64()
 		x := mat.NewDense(2, 2, nil)
@@ -514,10 +514,10 @@ func TestMultiTaskFitReachesTiedOptimum(t *testing.T) {
 			x.Set(j, 1, x2)
 			y[j] = a*math.Sin(x1) + 0.5*x2 + 0.5*rng.NormFloat64()
 		}
-		tasks = append(tasks, Task{X: x, Y: y})
+		tasks = append(tasks, taskData{X: x, Y: y})
 	}
-	opt := Options{Method: SMTR, Targets: None, OuterIters: 5}
-	m, err := Fit(tasks, opt)
+	opt := Config{Method: SMTR, Targets: Unscaled, OuterIters: 5}
+	m, err := fitTasks(tasks, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

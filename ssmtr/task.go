@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/infer"
 	"github.com/ivmlab/ivm/kern"
 )
 
@@ -103,21 +104,10 @@ func (ks *kernelStage) graph() bool { return ks.tm != nil }
 func (ks *kernelStage) minvT(c int) (*mat.Dense, error) {
 	rr, _ := ks.tm.Dims()
 	z := mat.NewDense(rr, c, nil)
-	if err := solved(ks.chol.SolveTo(z, ks.tm.Slice(0, rr, 0, c))); err != nil {
+	if err := infer.Solved(ks.chol.SolveTo(z, ks.tm.Slice(0, rr, 0, c))); err != nil {
 		return nil, err
 	}
 	return z, nil
-}
-
-// solved passes on the error of a gonum solve or inverse except mat.Condition, which warns
-// that the system is ill-conditioned but still gives the result: the evidence and its
-// gradient built from it are checked for finiteness where they are used.
-func solved(err error) error {
-	var c mat.Condition
-	if errors.As(err, &c) {
-		return nil
-	}
-	return err
 }
 
 // applyS returns S U = U − α R M⁻¹ T U for U (n×k); U itself without a graph.
@@ -132,7 +122,7 @@ func (ks *kernelStage) applyS(u *mat.Dense) (*mat.Dense, error) {
 	tu := mat.NewDense(rr, k, nil)
 	tu.Mul(ks.tm, u)
 	z := mat.NewDense(rr, k, nil)
-	if err := solved(ks.chol.SolveTo(z, tu)); err != nil {
+	if err := infer.Solved(ks.chol.SolveTo(z, tu)); err != nil {
 		return nil, err
 	}
 	rz := mat.NewDense(n, k, nil)
@@ -235,16 +225,16 @@ func (t *task) exact(h hyper, withGraph bool, g *hgrad) (float64, error) {
 		return math.NaN(), fmt.Errorf("%w: K̃ + σ²I (σ² = %g)", errNotPD, h.sigma2)
 	}
 	beta := mat.NewVecDense(l, nil)
-	if err := ch.SolveVecTo(beta, mat.NewVecDense(l, t.y)); err != nil {
-		return math.NaN(), fmt.Errorf("%w: %v", errNotPD, err)
+	if err := infer.Solved(ch.SolveVecTo(beta, mat.NewVecDense(l, t.y))); err != nil {
+		return math.NaN(), fmt.Errorf("ssmtr: solving with K̃ + σ²I: %w", err)
 	}
 	f := 0.5*mat.Dot(beta, mat.NewVecDense(l, t.y)) + 0.5*ch.LogDet() + 0.5*float64(l)*math.Log(2*math.Pi)
 	if g == nil {
 		return f, nil
 	}
 	var cinv mat.SymDense
-	if err := ch.InverseTo(&cinv); err != nil {
-		return math.NaN(), fmt.Errorf("%w: %v", errNotPD, err)
+	if err := infer.Solved(ch.InverseTo(&cinv)); err != nil {
+		return math.NaN(), fmt.Errorf("ssmtr: inverting K̃ + σ²I: %w", err)
 	}
 	// G = ∂F/∂K̃_LL = ½(C⁻¹ − ββᵀ).
 	gm := mat.NewDense(l, l, nil)

@@ -86,33 +86,24 @@ func FuzzMtregInput(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, ok := fuzzRead(data, dataset.ReadOptions{Format: dataset.CSV})
+		d, ok := fuzzRead(data, dataset.ReadOptions{Format: dataset.CSV, TaskCol: dataset.TaskFirst})
 		if !ok {
 			return
 		}
-		tr, err := mtregSplit(d, "fuzz.csv", 1, dataset.LabelLast, 0)
+		if d.Task == nil {
+			return
+		}
+		m, err := ssmtr.Fit(d.X, d.Y, d.Task, ssmtr.Config{Method: ssmtr.SSMTR, OuterIters: 1, InnerIters: 3, Workers: 1})
 		if err != nil {
 			return
 		}
-		if err := tr.zscore(); err != nil {
-			return
-		}
-		ids := tr.ids()
-		tasks, _, err := tr.tasks(ids)
-		if err != nil {
-			return
-		}
-		m, err := ssmtr.Fit(tasks, ssmtr.Options{Method: ssmtr.SSMTR, OuterIters: 1, InnerIters: 3, Workers: 1})
-		if err != nil {
-			return
-		}
-		pred, err := mtregPredict(m, tr, ids)
+		preds, err := predictSSMTR(m, d)
 		if err != nil {
 			t.Fatalf("a fitted model does not predict its own rows: %v", err)
 		}
-		for r, v := range pred.mean {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				t.Fatalf("row %d: predictive mean %v from a fit that reported success", r+1, v)
+		for r, p := range preds {
+			if math.IsNaN(p.Mean) || math.IsInf(p.Mean, 0) || math.IsNaN(p.Var) || math.IsInf(p.Var, 0) {
+				t.Fatalf("row %d: prediction %+v from a fit that reported success", r+1, p)
 			}
 		}
 	})

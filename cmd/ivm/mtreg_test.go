@@ -127,3 +127,26 @@ func TestMtregErrors(t *testing.T) {
 		t.Errorf("no arguments: exit %d, want 2", code)
 	}
 }
+
+// mtreg reads libsvm through the shared data flags (tasks from task:NAME tokens) and takes
+// -task-col as train does: first, last or a column number.
+func TestMtregLibsvmAndTaskCol(t *testing.T) {
+	dir := t.TempDir()
+	svm, csv := filepath.Join(dir, "train.svm"), filepath.Join(dir, "train.csv")
+	ssmtrWriteLibsvm(t, svm, 20, 4)
+	out := mustRun(t, "mtreg", "-quiet", "-method", "smtr", "-iters", "2", "-kiters", "30", svm, svm)
+	if !strings.Contains(out, "SMTR on 3 tasks (60 labelled, 0 unlabelled rows)") || mtregFigure(t, out, "nMSE (per task, averaged) = ") > 0.2 {
+		t.Errorf("libsvm:\n%s", out)
+	}
+	mtregWriteCSV(t, csv, 20, 4, 5)
+	var ref float64
+	for i, tc := range []string{"1", "first"} {
+		out := mustRun(t, "mtreg", "-quiet", "-method", "sstr", "-task-col", tc, "-iters", "2", "-kiters", "30", csv, csv)
+		v := mtregFigure(t, out, "nMSE (per task, averaged) = ")
+		if i == 0 {
+			ref = v
+		} else if v != ref {
+			t.Errorf("-task-col %s: nMSE %v, -task-col 1 %v", tc, v, ref)
+		}
+	}
+}

@@ -7,7 +7,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/multitask"
+	"github.com/ivmlab/ivm/noise"
 	ivmplot "github.com/ivmlab/ivm/plot"
 )
 
@@ -26,6 +28,43 @@ func plotTasks(m *multitask.Model, dataPath string, df dataFlags, grid int, opt 
 	if data.Task == nil {
 		return nil, fmt.Errorf("%s has no task labels (-task-col for CSV, task:NAME tokens for libsvm)", dataPath)
 	}
+	names := make([]string, len(m.Tasks))
+	for i, tm := range m.Tasks {
+		names[i] = tm.Name
+	}
+	tasks, err := taskPanels(data, data.Task, names, grid, func(ti int, gm *mat.Dense) ([]noise.Prediction, error) {
+		return m.PredictTask(ti, gm)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for ti, tm := range m.Tasks {
+		pos := map[int]int{} // file row → index in the task's points
+		for i, name := range data.Task {
+			if name == tm.Name && !math.IsNaN(data.Y[i]) {
+				pos[i] = len(pos)
+			}
+		}
+		for _, r := range tm.Rows {
+			k, ok := pos[r]
+			if !ok && r < len(data.Task) && data.Task[r] == tm.Name {
+				continue // an unlabelled active row (null-category noise): not drawn
+			}
+			if !ok {
+				return nil, fmt.Errorf("%s: row %d, active in task %s, is not in that task here: is it the training file?", dataPath, r+1, tm.Name)
+			}
+			tasks[ti].Active = append(tasks[ti].Active, k)
+		}
+	}
+	return ivmplot.MultiTask(tasks, opt)
+}
+
+// taskPanels lays out the figure of a task model of one input over data (task names the
+// task of each row): one panel per task of names with the task's labelled points and the
+// predictive mean ± 2 sd on a grid over the data's range (unlabelled rows included),
+// predict giving task k's predictions at the grid.
+func taskPanels(data *dataset.Data, task, names []string, grid int,
+	predict func(k int, gm *mat.Dense) ([]noise.Prediction, error)) ([]ivmplot.Task, error) {
 	n, _ := data.X.Dims()
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i := 0; i < n; i++ {
@@ -40,24 +79,15 @@ func plotTasks(m *multitask.Model, dataPath string, df dataFlags, grid int, opt 
 	}
 	gm := mat.NewDense(grid, 1, gx)
 	var tasks []ivmplot.Task
-	for ti, tm := range m.Tasks {
-		t := ivmplot.Task{Name: "task " + tm.Name, GridX: gx}
-		pos := map[int]int{} // file row → index in the task's points
+	for k, name := range names {
+		t := ivmplot.Task{Name: "task " + name, GridX: gx}
 		for i := 0; i < n; i++ {
-			if data.Task[i] == tm.Name {
-				pos[i] = len(t.X)
+			if task[i] == name && !math.IsNaN(data.Y[i]) {
 				t.X = append(t.X, data.X.At(i, 0))
 				t.Y = append(t.Y, data.Y[i])
 			}
 		}
-		for _, r := range tm.Rows {
-			k, ok := pos[r]
-			if !ok {
-				return nil, fmt.Errorf("%s: row %d, active in task %s, is not in that task here: is it the training file?", dataPath, r+1, tm.Name)
-			}
-			t.Active = append(t.Active, k)
-		}
-		preds, err := m.PredictTask(ti, gm)
+		preds, err := predict(k, gm)
 		if err != nil {
 			return nil, err
 		}
@@ -67,5 +97,5 @@ func plotTasks(m *multitask.Model, dataPath string, df dataFlags, grid int, opt 
 		}
 		tasks = append(tasks, t)
 	}
-	return ivmplot.MultiTask(tasks, opt)
+	return tasks, nil
 }

@@ -1,17 +1,18 @@
-package ssmtr
+package reproduce
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"slices"
+	"strconv"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/internal/safestat"
+	"github.com/ivmlab/ivm/ssmtr"
 )
 
 // Split is one task's data divided for the paper's protocol: labelled (training targets
@@ -20,7 +21,7 @@ import (
 type Split struct {
 	X, U, T    *mat.Dense
 	Y, YU, YT  []float64
-	Pairs      []Pair
+	Pairs      []ssmtr.Pair
 	Unlabelled int
 }
 
@@ -35,7 +36,7 @@ type Protocol struct {
 	// reads it as that task's number.
 	Pairs int
 	// Targets is the target standardisation (PerTask for SARCOS, Pooled for school).
-	Targets Scaling
+	Targets ssmtr.TargetScaling
 	// Margin sets a constraint's offset to d = Margin·(y_u − y_v) for the ordered pair
 	// y_u ≥ y_v. The paper does not say how it chose d ("generate the pairwise constraint
 	// using their labels"). The protocols use 0, the order of the two labels alone (the
@@ -47,21 +48,21 @@ type Protocol struct {
 	// evidence is then maximal as ε → ∞ and the constraints are learnt away (we measured
 	// this). bench/RESULTS.md has the runs.
 	Margin float64
-	// AlphaPrior is Options.AlphaPrior for the fits.
+	// AlphaPrior is ssmtr.Config.AlphaPrior for the fits.
 	AlphaPrior bool
 }
 
 // SARCOSProtocol is §5.1: 1 % labelled, 10 % unlabelled, the rest test, 100 pairs
 // constraining the order of their labels. The graph weights α_i are free per task, as in
 // the paper.
-var SARCOSProtocol = Protocol{LabelFrac: 0.01, UnlabelFrac: 0.10, Pairs: 100, Targets: PerTask}
+var SARCOSProtocol = Protocol{LabelFrac: 0.01, UnlabelFrac: 0.10, Pairs: 100, Targets: ssmtr.PerTask}
 
 // SchoolProtocol is §5.2: 2 % labelled, 20 % unlabelled, the rest test, 100 pairs
 // constraining the order of their labels. The graph weights α_i are under the common
 // prior: one or two labels per school cannot determine a school's α_i by maximum
 // likelihood, and with α_i free (the paper's model) SSMTR is worse than SMTR (1.372 against
 // 1.292 over ten splits), where under the prior it ties with SMTR (bench/RESULTS.md).
-var SchoolProtocol = Protocol{LabelFrac: 0.02, UnlabelFrac: 0.20, Pairs: 100, Targets: Pooled, AlphaPrior: true}
+var SchoolProtocol = Protocol{LabelFrac: 0.02, UnlabelFrac: 0.20, Pairs: 100, Targets: ssmtr.Pooled, AlphaPrior: true}
 
 // LoadSARCOS reads the GPML SARCOS file (21 inputs, 7 torques, CSV with a header) and
 // returns the inputs and the n×7 torques.
@@ -186,46 +187,14 @@ func SplitTask(x *mat.Dense, y []float64, p Protocol, rng *rand.Rand) (Split, er
 		if yall[a] < yall[b] {
 			a, b = b, a
 		}
-		s.Pairs = append(s.Pairs, Pair{U: a, V: b, D: p.Margin * (yall[a] - yall[b])})
+		s.Pairs = append(s.Pairs, ssmtr.Pair{U: a, V: b, D: p.Margin * (yall[a] - yall[b])})
 	}
 	return s, nil
 }
 
-// NMSE returns the normalised mean squared error of each task, MSE divided by the
-// (population) variance of that task's targets, averaged over the tasks whose targets vary,
-// and the pooled form Σ_t SSE_t / Σ_t n_t var_t.
-func NMSE(pred, truth [][]float64) (mean, pooled float64, used int) {
-	var sse, sv float64
-	c := safestat.Scale(append(slices.Clone(truth), pred...)...) // the ratios do not depend on it
-	for t := range truth {
-		n := len(truth[t])
-		if n < 2 {
-			continue
-		}
-		m, _ := safestat.MeanSD(truth[t], 1)
-		var v, e float64
-		for i, y := range truth[t] {
-			d, r := (y-m)/c, (pred[t][i]-y)/c
-			v += d * d
-			e += r * r
-		}
-		if v == 0 {
-			continue
-		}
-		mean += e / v
-		used++
-		sse += e
-		sv += v
-	}
-	if used == 0 {
-		return math.NaN(), math.NaN(), 0
-	}
-	return mean / float64(used), sse / sv, used
-}
-
 // MethodResult is one method's figures on one split.
 type MethodResult struct {
-	Method                  Method
+	Method                  ssmtr.Method
 	Trans, Induct           float64 // nMSE averaged over tasks
 	TransPooled, InductPool float64 // pooled nMSE
 	Wall, CPU               time.Duration
@@ -233,19 +202,69 @@ type MethodResult struct {
 	Evaluations, OuterIters int
 }
 
-// RunSplit fits every method on the splits (one per task) and measures the transductive
-// nMSE on the unlabelled points and the inductive nMSE on the test points.
-func RunSplit(splits []Split, methods []Method, opt Options) ([]MethodResult, error) {
-	var out []MethodResult
-	for _, meth := range methods {
-		tasks := make([]Task, len(splits))
-		for i, s := range splits {
-			tasks[i] = Task{X: s.X, Y: s.Y, U: s.U, Pairs: s.Pairs}
+// splitData lays the splits' training rows out as ssmtr.Fit takes them: task i (named
+// i+1) has its labelled rows, then its unlabelled rows (target NaN), and its pairs refer to
+// those rows by their index in x.
+func splitData(splits []Split) (x *mat.Dense, y []float64, task []string, pairs []ssmtr.Pair) {
+	var rows [][]float64
+	for i, s := range splits {
+		name := strconv.Itoa(i + 1)
+		first := len(rows)
+		for k, m := range []*mat.Dense{s.X, s.U} {
+			if m == nil {
+				continue
+			}
+			r, _ := m.Dims()
+			for j := 0; j < r; j++ {
+				rows = append(rows, m.RawRowView(j))
+				task = append(task, name)
+				if k == 0 {
+					y = append(y, s.Y[j])
+				} else {
+					y = append(y, math.NaN())
+				}
+			}
 		}
+		for _, p := range s.Pairs {
+			pairs = append(pairs, ssmtr.Pair{U: first + p.U, V: first + p.V, D: p.D})
+		}
+	}
+	x = mat.NewDense(len(rows), len(rows[0]), nil)
+	for i, r := range rows {
+		x.SetRow(i, r)
+	}
+	return x, y, task, pairs
+}
+
+// predictMeans returns model m's predictive means for task i (named i+1) at the rows of u.
+func predictMeans(m *ssmtr.Model, i int, u *mat.Dense) ([]float64, error) {
+	n, _ := u.Dims()
+	task := make([]string, n)
+	for j := range task {
+		task[j] = strconv.Itoa(i + 1)
+	}
+	preds, err := m.Predict(u, task)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, n)
+	for j, p := range preds {
+		out[j] = p.Mean
+	}
+	return out, nil
+}
+
+// RunSplit fits every method on the splits (one per task) and measures the transductive
+// nMSE on the unlabelled points and the inductive nMSE on the test points. The inputs are
+// used as they are (the splits' are z-scored already).
+func RunSplit(splits []Split, methods []ssmtr.Method, opt ssmtr.Config) ([]MethodResult, error) {
+	var out []MethodResult
+	x, y, task, pairs := splitData(splits)
+	for _, meth := range methods {
 		o := opt
-		o.Method = meth
+		o.Method, o.Scaling, o.Pairs = meth, dataset.ScaleNone, pairs
 		w0, c0 := time.Now(), cpuTime()
-		m, err := Fit(tasks, o)
+		m, err := ssmtr.Fit(x, y, task, o)
 		if err != nil {
 			return nil, fmt.Errorf("%v: %w", meth, err)
 		}
@@ -253,39 +272,46 @@ func RunSplit(splits []Split, methods []Method, opt Options) ([]MethodResult, er
 		pte, yte := make([][]float64, len(splits)), make([][]float64, len(splits))
 		for i, s := range splits {
 			if s.U != nil {
-				ptr[i] = make([]float64, len(s.YU))
-				if err := m.Predict(i, s.U, ptr[i], nil); err != nil {
+				if ptr[i], err = predictMeans(m, i, s.U); err != nil {
 					return nil, err
 				}
 				ytr[i] = s.YU
 			}
-			pte[i] = make([]float64, len(s.YT))
-			if err := m.Predict(i, s.T, pte[i], nil); err != nil {
+			if pte[i], err = predictMeans(m, i, s.T); err != nil {
 				return nil, err
 			}
 			yte[i] = s.YT
 		}
 		r := MethodResult{Method: meth, Wall: time.Since(w0), CPU: cpuTime() - c0, Objective: m.Objective,
 			Evaluations: m.Stats.Evaluations, OuterIters: len(m.Trace)}
-		r.Trans, r.TransPooled, _ = NMSE(ptr, ytr)
-		r.Induct, r.InductPool, _ = NMSE(pte, yte)
+		r.Trans, r.TransPooled, _ = ssmtr.NMSE(ptr, ytr)
+		r.Induct, r.InductPool, _ = ssmtr.NMSE(pte, yte)
 		out = append(out, r)
 	}
 	return out, nil
 }
 
 // PriorMeanNMSE returns the transductive and inductive nMSE (per-task average and pooled,
-// as NMSE) of predicting every point by the models' prior mean in the targets' units: each
-// task's labelled mean under PerTask scaling, all tasks' labelled mean under Pooled, 0
-// under None. It is what a regressor scores when it has learnt nothing from the inputs,
+// as ssmtr.NMSE) of predicting every point by the models' prior mean in the targets' units:
+// each task's labelled mean under PerTask scaling, all tasks' labelled mean under Pooled, 0
+// under Unscaled. It is what a regressor scores when it has learnt nothing from the inputs,
 // the yardstick for the methods' figures (on the school data SMTR was above it until the
 // fit profiled the prior mean; bench/RESULTS.md).
-func PriorMeanNMSE(splits []Split, s Scaling) (trans, induct, transPooled, inductPooled float64) {
-	tasks := make([]Task, len(splits))
-	for i, sp := range splits {
-		tasks[i] = Task{Y: sp.Y}
+func PriorMeanNMSE(splits []Split, s ssmtr.TargetScaling) (trans, induct, transPooled, inductPooled float64) {
+	var all []float64
+	for _, sp := range splits {
+		all = append(all, sp.Y...)
 	}
-	means, _, _, _ := targetScaling(tasks, s)
+	pooled, _ := safestat.MeanSD(all, 1)
+	means := make([]float64, len(splits))
+	for i, sp := range splits {
+		switch s {
+		case ssmtr.PerTask:
+			means[i], _ = safestat.MeanSD(sp.Y, 1)
+		case ssmtr.Pooled:
+			means[i] = pooled
+		}
+	}
 	constant := func(n int, v float64) []float64 {
 		out := make([]float64, n)
 		for i := range out {
@@ -299,14 +325,16 @@ func PriorMeanNMSE(splits []Split, s Scaling) (trans, induct, transPooled, induc
 		ptr[i], ytr[i] = constant(len(sp.YU), means[i]), sp.YU
 		pte[i], yte[i] = constant(len(sp.YT), means[i]), sp.YT
 	}
-	trans, transPooled, _ = NMSE(ptr, ytr)
-	induct, inductPooled, _ = NMSE(pte, yte)
+	trans, transPooled, _ = ssmtr.NMSE(ptr, ytr)
+	induct, inductPooled, _ = ssmtr.NMSE(pte, yte)
 	return
 }
 
 // standardiseInputs z-scores the columns of every split's inputs with the mean and
 // standard deviation of all tasks' training (labelled and unlabelled) rows; constant
-// columns are only centred.
+// columns are only centred. It is not dataset.FitScaler(ScaleStd): that divides by the
+// population standard deviation, this by the sample one (n − 1), and the published runs'
+// numbers depend on which.
 func standardiseInputs(splits []Split) {
 	var d int
 	var rows [][]float64

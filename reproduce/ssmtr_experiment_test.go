@@ -1,23 +1,25 @@
-package ssmtr
+package reproduce
 
 import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
+
+	"github.com/ivmlab/ivm/ssmtr"
 )
 
 // reducedRun runs the four methods on nsplit splits and returns the mean transductive and
 // inductive nMSE of each.
 func reducedRun(t *testing.T, draw func(rng *rand.Rand) ([]Split, error), p Protocol, nsplit int) (trans, induct [4]float64) {
 	t.Helper()
-	methods := []Method{SSTR, SMTR, SSMTR, SSMTRPI}
+	methods := []ssmtr.Method{ssmtr.SSTR, ssmtr.SMTR, ssmtr.SSMTR, ssmtr.SSMTRPI}
 	for s := 0; s < nsplit; s++ {
 		splits, err := draw(rand.New(rand.NewPCG(1, uint64(s))))
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := RunSplit(splits, methods, Options{Targets: p.Targets, AlphaPrior: p.AlphaPrior, OuterIters: 3, InnerIters: 30})
+		res, err := RunSplit(splits, methods, ssmtr.Config{Targets: p.Targets, AlphaPrior: p.AlphaPrior, OuterIters: 3, InnerIters: 30})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +46,7 @@ func reducedRun(t *testing.T, draw func(rng *rand.Rand) ([]Split, error), p Prot
 // by a fifth). The full protocol's ordering
 // is measured by `ivm reproduce ssmtr-sarcos`.
 func TestSARCOSReduced(t *testing.T) {
-	x, y, err := LoadSARCOS(filepath.Join("testdata", "sarcos600.csv.gz"))
+	x, y, err := LoadSARCOS(filepath.Join("testdata", "ssmtr", "sarcos600.csv.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func TestSARCOSReduced(t *testing.T) {
 // On fewer schools (15 or 30) the shared kernel parameters, fitted by maximum likelihood to
 // 30–60 labels, can overfit (σ → 0 with a short length scale) and lose to the prior mean.
 func TestSchoolReduced(t *testing.T) {
-	xs, ys, err := LoadSchool(filepath.Join("testdata", "school_mtl.csv.gz"))
+	xs, ys, err := LoadSchool(filepath.Join("testdata", "ssmtr", "school_mtl.csv.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,10 +93,10 @@ func TestSchoolReduced(t *testing.T) {
 	t.Logf("mean y   transductive %.4f inductive %.4f", ref[0], ref[1])
 	for k := 1; k < 4; k++ {
 		if !(tr[k] < tr[0]) || !(in[k] < in[0]) {
-			t.Errorf("%v (%.4f/%.4f) does not beat SSTR (%.4f/%.4f)", Method(k), tr[k], in[k], tr[0], in[0])
+			t.Errorf("%v (%.4f/%.4f) does not beat SSTR (%.4f/%.4f)", ssmtr.Method(k), tr[k], in[k], tr[0], in[0])
 		}
 		if !(tr[k] < ref[0]) || !(in[k] < ref[1]) {
-			t.Errorf("%v (%.4f/%.4f) does not beat the prior mean (%.4f/%.4f)", Method(k), tr[k], in[k], ref[0], ref[1])
+			t.Errorf("%v (%.4f/%.4f) does not beat the prior mean (%.4f/%.4f)", ssmtr.Method(k), tr[k], in[k], ref[0], ref[1])
 		}
 	}
 	if !(tr[3] < 0.95*tr[2]) {
@@ -105,7 +107,7 @@ func TestSchoolReduced(t *testing.T) {
 // TestPairsCountedOverTasks checks that Protocol.Pairs is the number of constraints over
 // all tasks (the paper's 100 per data set), divided as evenly as the tasks allow.
 func TestPairsCountedOverTasks(t *testing.T) {
-	x, y, err := LoadSARCOS(filepath.Join("testdata", "sarcos600.csv.gz"))
+	x, y, err := LoadSARCOS(filepath.Join("testdata", "ssmtr", "sarcos600.csv.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +138,7 @@ func TestPriorMeanNMSE(t *testing.T) {
 	}
 	// Per task: task 1 predicts 2 (unlabelled MSE 4 / var 4; test MSE 8 / var 4), task 2
 	// predicts 10 (unlabelled MSE 2 / var 1; test MSE 1 / var 1).
-	tr, in, trp, inp := PriorMeanNMSE(splits, PerTask)
+	tr, in, trp, inp := PriorMeanNMSE(splits, ssmtr.PerTask)
 	for _, c := range []struct {
 		name      string
 		got, want float64
@@ -150,12 +152,12 @@ func TestPriorMeanNMSE(t *testing.T) {
 	sq := func(v float64) float64 { return v * v }
 	wantTr := ((sq(m)+sq(m-4))/2/4 + (sq(m-10)+sq(m-12))/2/1) / 2
 	wantIn := ((sq(m-2)+sq(m-6))/2/4 + (sq(m-9)+sq(m-11))/2/1) / 2
-	tr, in, _, _ = PriorMeanNMSE(splits, Pooled)
+	tr, in, _, _ = PriorMeanNMSE(splits, ssmtr.Pooled)
 	if math.Abs(tr-wantTr) > 1e-12 || math.Abs(in-wantIn) > 1e-12 {
 		t.Errorf("pooled scaling: trans %v induct %v, want %v %v", tr, in, wantTr, wantIn)
 	}
 	// None: the models' prior mean is 0.
-	tr, _, _, _ = PriorMeanNMSE(splits, None)
+	tr, _, _, _ = PriorMeanNMSE(splits, ssmtr.Unscaled)
 	wantTr = ((sq(0)+sq(4))/2/4 + (sq(10)+sq(12))/2/1) / 2
 	if math.Abs(tr-wantTr) > 1e-12 {
 		t.Errorf("no scaling: trans %v, want %v", tr, wantTr)

@@ -1,4 +1,4 @@
-package ssmtr
+package reproduce
 
 import (
 	"fmt"
@@ -9,28 +9,29 @@ import (
 	"time"
 
 	"github.com/ivmlab/ivm/internal/safestat"
+	"github.com/ivmlab/ivm/ssmtr"
 )
 
 // PaperFigure is a published mean ± sd.
 type PaperFigure struct{ Mean, SD float64 }
 
 // PaperTable holds a table of the paper: transductive and inductive nMSE per method.
-type PaperTable map[Method][2]PaperFigure
+type PaperTable map[ssmtr.Method][2]PaperFigure
 
 // PaperSARCOS is Table 1 of the paper.
 var PaperSARCOS = PaperTable{
-	SSTR:    {{1.0228, 0.1318}, {1.0270, 0.1450}},
-	SMTR:    {{0.4149, 0.1109}, {0.4368, 0.1020}},
-	SSMTR:   {{0.3810, 0.1080}, {0.3905, 0.1123}},
-	SSMTRPI: {{0.3500, 0.1088}, {0.3486, 0.1010}},
+	ssmtr.SSTR:    {{1.0228, 0.1318}, {1.0270, 0.1450}},
+	ssmtr.SMTR:    {{0.4149, 0.1109}, {0.4368, 0.1020}},
+	ssmtr.SSMTR:   {{0.3810, 0.1080}, {0.3905, 0.1123}},
+	ssmtr.SSMTRPI: {{0.3500, 0.1088}, {0.3486, 0.1010}},
 }
 
 // PaperSchool is Table 2 of the paper.
 var PaperSchool = PaperTable{
-	SSTR:    {{1.2914, 0.3146}, {1.3240, 0.3274}},
-	SMTR:    {{1.1151, 0.3025}, {1.1535, 0.3128}},
-	SSMTR:   {{1.0506, 0.2804}, {1.0612, 0.2813}},
-	SSMTRPI: {{0.9817, 0.2809}, {0.9824, 0.2832}},
+	ssmtr.SSTR:    {{1.2914, 0.3146}, {1.3240, 0.3274}},
+	ssmtr.SMTR:    {{1.1151, 0.3025}, {1.1535, 0.3128}},
+	ssmtr.SSMTR:   {{1.0506, 0.2804}, {1.0612, 0.2813}},
+	ssmtr.SSMTRPI: {{0.9817, 0.2809}, {0.9824, 0.2832}},
 }
 
 // ExperimentConfig configures RunExperiment.
@@ -45,7 +46,7 @@ type ExperimentConfig struct {
 	// Protocol overrides the data set's protocol when not nil.
 	Protocol *Protocol
 	// Options are the fitting options (Method and Targets are set per run).
-	Options Options
+	Options ssmtr.Config
 	// Log receives a line per split (may be nil).
 	Log io.Writer
 }
@@ -53,7 +54,7 @@ type ExperimentConfig struct {
 // ExperimentResult holds every split's figures, methods in the paper's order.
 type ExperimentResult struct {
 	Config  ExperimentConfig
-	Methods []Method
+	Methods []ssmtr.Method
 	Splits  [][]MethodResult // [split][method]
 	// PriorMean holds, per split, the nMSE of predicting the models' prior mean
 	// (PriorMeanNMSE) in its Trans, Induct, TransPooled and InductPool fields.
@@ -99,7 +100,7 @@ func (c ExperimentConfig) Splitter() (Protocol, func(s int) ([]Split, error), er
 
 // RunExperiment runs the paper's protocol on SARCOS or school.
 func RunExperiment(c ExperimentConfig) (*ExperimentResult, error) {
-	methods := []Method{SSTR, SMTR, SSMTR, SSMTRPI}
+	methods := []ssmtr.Method{ssmtr.SSTR, ssmtr.SMTR, ssmtr.SSMTR, ssmtr.SSMTRPI}
 	res := &ExperimentResult{Config: c, Methods: methods}
 	proto, draw, err := c.Splitter()
 	if err != nil {
@@ -133,14 +134,6 @@ func RunExperiment(c ExperimentConfig) (*ExperimentResult, error) {
 	return res, nil
 }
 
-func meanSDOf(v []float64) (float64, float64) {
-	m, sd := safestat.MeanSD(v, 1)
-	if len(v) < 2 {
-		sd = math.NaN()
-	}
-	return m, sd
-}
-
 // priorMeanSummary is Summary for the prior-mean reference predictor.
 func (r *ExperimentResult) priorMeanSummary(pooled bool) (trans, induct [2]float64) {
 	return summarise(r.PriorMean, pooled)
@@ -166,8 +159,11 @@ func summarise(rs []MethodResult, pooled bool) (trans, induct [2]float64) {
 			tv, iv = append(tv, s.Trans), append(iv, s.Induct)
 		}
 	}
-	trans[0], trans[1] = meanSDOf(tv)
-	induct[0], induct[1] = meanSDOf(iv)
+	trans[0], trans[1] = safestat.MeanSD(tv, 1)
+	induct[0], induct[1] = safestat.MeanSD(iv, 1)
+	if len(rs) < 2 {
+		trans[1], induct[1] = math.NaN(), math.NaN() // printed "n/a"
+	}
 	return
 }
 
