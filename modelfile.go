@@ -249,6 +249,9 @@ func Load(r io.Reader) (*Predictor, error) {
 		if strings.HasPrefix(in.Format, "ivm-model/") {
 			return nil, fmt.Errorf("ivm: model format %q is not supported by this version (it reads %q)", in.Format, ModelFormat)
 		}
+		if strings.HasPrefix(in.Format, "ivm-") {
+			return nil, fmt.Errorf("ivm: model format %q is another family's than the single-task IVM's; LoadAny reads every family's", in.Format)
+		}
 		return nil, fmt.Errorf("ivm: unknown model format %q", in.Format)
 	case in.model() != nil && len(in.Models) > 0:
 		return nil, errors.New(`ivm: model file has both a top-level model and "models"`)

@@ -13,8 +13,8 @@ import (
 	"github.com/ivmlab/ivm/dataset"
 )
 
-// Format is the "format" field of the model files Save writes.
-const Format = "ivm-ssmtr/1"
+// ModelFormat is the "format" field of the model files Save writes.
+const ModelFormat = "ivm-ssmtr/1"
 
 // fileModel is the JSON form of a Model. It keeps what inductive prediction needs and
 // nothing of the fit's history: per task the kernel parameters, the training rows the
@@ -65,12 +65,12 @@ type filePrior struct {
 	PooledScale float64     `json:"pooled_scale"`
 }
 
-// Save writes the model as versioned JSON (Format).
+// Save writes the model as versioned JSON (ModelFormat).
 func (m *Model) Save(w io.Writer) error {
 	if len(m.Tasks) != len(m.Names) {
 		return fmt.Errorf("ssmtr: %d tasks but %d names", len(m.Tasks), len(m.Names))
 	}
-	f := fileModel{Format: Format, Method: m.Method, Kernel: m.Kernel, Dim: m.Dim, Scaling: m.Scaling, Scaler: m.Scaler,
+	f := fileModel{Format: ModelFormat, Method: m.Method, Kernel: m.Kernel, Dim: m.Dim, Scaling: m.Scaling, Scaler: m.Scaler,
 		Targets: m.Targets, Graph: m.Graph, Objective: m.Objective, Training: m.Training}
 	for k, tm := range m.Tasks {
 		n, _ := tm.x.Dims()
@@ -120,12 +120,12 @@ func Load(r io.Reader) (*Model, error) {
 	if err := json.Unmarshal(b, &head); err != nil {
 		return nil, fmt.Errorf("ssmtr: not a model file: %w", err)
 	}
-	if head.Format != Format {
-		name, _, _ := strings.Cut(Format, "/")
+	if head.Format != ModelFormat {
+		name, _, _ := strings.Cut(ModelFormat, "/")
 		if strings.HasPrefix(head.Format, name+"/") {
-			return nil, fmt.Errorf("ssmtr: model format %q is not supported by this version (it reads %q)", head.Format, Format)
+			return nil, fmt.Errorf("ssmtr: model format %q is not supported by this version (it reads %q)", head.Format, ModelFormat)
 		}
-		return nil, fmt.Errorf("ssmtr: model format %q is not %q", head.Format, Format)
+		return nil, fmt.Errorf("ssmtr: model format %q is not %q", head.Format, ModelFormat)
 	}
 	var f fileModel
 	if err := json.Unmarshal(b, &f); err != nil {

@@ -26,7 +26,7 @@ import (
 // others write an ivm-ssmtr/1 model file that predict, info and plot read; "ivm mtreg"
 // (mtreg.go) is train then predict in one call, through the same functions.
 func init() {
-	registerFamily(modelFamily{Methods: []string{"sstr", "smtr", "ssmtr", "ssmtrpi"}, Format: ssmtr.Format,
+	registerFamily(modelFamily{Methods: []string{"sstr", "smtr", "ssmtr", "ssmtrpi"}, Format: ssmtr.ModelFormat,
 		Train: trainSSMTR, Read: readSSMTR})
 }
 
@@ -330,7 +330,7 @@ func readSSMTR(b []byte) (familyModel, error) {
 // WriteInfo describes the model for ivm info.
 func (f ssmtrFile) WriteInfo(w io.Writer, path string) {
 	m := f.m
-	fmt.Fprintf(w, "model file:  %s (%v, %s)\n", path, m.Method, ssmtr.Format)
+	fmt.Fprintf(w, "model file:  %s (%v, %s)\n", path, m.Method, ssmtr.ModelFormat)
 	fmt.Fprintf(w, "kernel:      %s (per-task parameters), targets standardised %v\n", m.Kernel, m.Targets)
 	fmt.Fprintf(w, "inputs:      %d", m.Dim)
 	if m.Scaler != nil {

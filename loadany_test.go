@@ -1,0 +1,191 @@
+package ivm_test
+
+import (
+	"bytes"
+	"fmt"
+	"log"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/archipelago"
+	"github.com/ivmlab/ivm/multitask"
+	"github.com/ivmlab/ivm/noise"
+	"github.com/ivmlab/ivm/ssmtr"
+)
+
+// anyFamilyModels fits a small model of every family and returns each with the rows (and
+// tasks) to predict and its own predictions of them.
+func anyFamilyModels(t *testing.T) map[string]struct {
+	save  func(*bytes.Buffer) error
+	x     *mat.Dense
+	task  []string
+	preds []noise.Prediction
+} {
+	t.Helper()
+	n := 40
+	rows, y, yc, task := make([]float64, n), make([]float64, n), make([]float64, n), make([]string, n)
+	for i := range rows {
+		rows[i] = -3 + 6*float64(i)/float64(n-1)
+		y[i] = math.Sin(rows[i]) + 0.3*float64(i%2)
+		yc[i] = 1
+		if rows[i] < 0 {
+			yc[i] = 2
+		}
+		task[i] = fmt.Sprintf("t%d", i%2)
+	}
+	x := mat.NewDense(n, 1, rows)
+	test := mat.NewDense(3, 1, []float64{-1.5, 0.1, 2})
+	testTask := []string{"t0", "t1", "t0"}
+	out := map[string]struct {
+		save  func(*bytes.Buffer) error
+		x     *mat.Dense
+		task  []string
+		preds []noise.Prediction
+	}{}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := ivm.Fit(x, yc, ivm.Config{})
+	must(err)
+	pr, err := p.Predict(test)
+	must(err)
+	ivmPreds := make([]noise.Prediction, len(pr))
+	for i, q := range pr {
+		ivmPreds[i] = noise.Prediction{Label: q.Label, Prob: q.Prob, Mean: q.Mean[0], Var: q.Var[0]}
+	}
+	out[ivm.ModelFormat] = struct {
+		save  func(*bytes.Buffer) error
+		x     *mat.Dense
+		task  []string
+		preds []noise.Prediction
+	}{func(b *bytes.Buffer) error { return p.Save(b) }, test, nil, ivmPreds}
+
+	mt, err := multitask.Fit(x, y, task, multitask.Config{Kernel: "rbf+bias+white(variance=0.01)", ActiveSize: 20, FixedKernel: true})
+	must(err)
+	mp, err := mt.Predict(test, testTask)
+	must(err)
+	out[multitask.ModelFormat] = struct {
+		save  func(*bytes.Buffer) error
+		x     *mat.Dense
+		task  []string
+		preds []noise.Prediction
+	}{func(b *bytes.Buffer) error { return mt.Save(b) }, test, testTask, mp}
+
+	sm, err := ssmtr.Fit(x, y, task, ssmtr.Config{Method: ssmtr.SMTR, OuterIters: 2})
+	must(err)
+	sp, err := sm.Predict(test, testTask)
+	must(err)
+	out[ssmtr.ModelFormat] = struct {
+		save  func(*bytes.Buffer) error
+		x     *mat.Dense
+		task  []string
+		preds []noise.Prediction
+	}{func(b *bytes.Buffer) error { return sm.Save(b) }, test, testTask, sp}
+
+	ya := append([]float64(nil), yc...)
+	for i := range ya {
+		if i%3 != 0 {
+			ya[i] = math.NaN()
+		}
+	}
+	am, err := archipelago.Fit(x, ya, archipelago.Config{Sweeps: 30, Burn: 15, Samples: 5, Seed: 1})
+	must(err)
+	ap, err := am.Predict(test)
+	must(err)
+	out[archipelago.ModelFormat] = struct {
+		save  func(*bytes.Buffer) error
+		x     *mat.Dense
+		task  []string
+		preds []noise.Prediction
+	}{func(b *bytes.Buffer) error { return am.Save(b) }, test, nil, ap}
+	return out
+}
+
+// LoadAny reads every family's model file and predicts exactly what the model did before
+// it was saved; saving it again writes the same bytes.
+func TestLoadAnyEveryFamily(t *testing.T) {
+	for format, c := range anyFamilyModels(t) {
+		var b bytes.Buffer
+		if err := c.save(&b); err != nil {
+			t.Fatal(err)
+		}
+		m, err := ivm.LoadAny(bytes.NewReader(b.Bytes()))
+		if err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if m.Format != format {
+			t.Errorf("format %q read as %q", format, m.Format)
+		}
+		got, err := m.Predict(c.x, c.task)
+		if err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		for i, want := range c.preds {
+			g := got[i]
+			same := math.Float64bits(g.Label) == math.Float64bits(want.Label) && math.Float64bits(g.Mean) == math.Float64bits(want.Mean) &&
+				math.Float64bits(g.Var) == math.Float64bits(want.Var) && len(g.Prob) == len(want.Prob)
+			for k := range want.Prob {
+				same = same && math.Float64bits(g.Prob[k]) == math.Float64bits(want.Prob[k])
+			}
+			if !same {
+				t.Errorf("%s row %d: %+v after LoadAny, %+v before", format, i, g, want)
+			}
+		}
+		var again bytes.Buffer
+		if err := m.Save(&again); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(again.Bytes(), b.Bytes()) {
+			t.Errorf("%s: saving the loaded model writes other bytes", format)
+		}
+	}
+}
+
+// What LoadAny cannot read it refuses with a message saying what the file is.
+func TestLoadAnyErrors(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{`{"format": "ivm-ssmtr/9"}`, `"ivm-ssmtr/9" is not`},
+		{`{"format": "ivm-mtmodel/2"}`, `"ivm-mtmodel/2"`},
+		{`{"format": "svm-model"}`, "unknown model format"},
+		{`{"format": "ivm-part/1"}`, "part"},
+		{`{"rows": 3}`, "format"},
+		{`[1, 2]`, "not"},
+	} {
+		if _, err := ivm.LoadAny(strings.NewReader(c.file)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("LoadAny(%s): %v, want an error containing %q", c.file, err, c.want)
+		}
+	}
+}
+
+// LoadAny reads a model file of any family (IVM, multi-task IVM, SSMTR, Archipelago) and
+// gives something that predicts rows.
+func ExampleLoadAny() {
+	x := mat.NewDense(6, 1, []float64{-3, -2, -1, 1, 2, 3})
+	y := []float64{0, 0, 0, 1, 1, 1}
+	p, err := ivm.Fit(x, y, ivm.Config{Kernel: "rbf(gamma=0.5)+bias+white", FixedKernel: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	var file bytes.Buffer
+	if err := p.Save(&file); err != nil {
+		log.Fatal(err)
+	}
+	m, err := ivm.LoadAny(&file)
+	if err != nil {
+		log.Fatal(err)
+	}
+	preds, err := m.Predict(mat.NewDense(2, 1, []float64{-2.5, 2.5}), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(m.Format, preds[0].Label, preds[1].Label)
+	// Output:
+	// ivm-model/1 0 1
+}
