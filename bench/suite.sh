@@ -54,7 +54,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
-out=bench/out/suite
+out=${SUITE_OUT:-bench/out/suite}
 
 all_sets="breast_cancer iris wine digits diabetes sonar ionosphere glass pima vehicle vowel boston spambase oilflow usps fashion10k fashion"
 r_sets=" sonar ionosphere glass pima vehicle boston spambase "
