@@ -188,3 +188,41 @@ func b2f(b bool) float64 {
 	}
 	return 0
 }
+
+// The enum flags parse into the Config enums but keep their documented spellings: the
+// values they always took train, and spellings the enums' parsers would also take (upper
+// case, "auto" where the flag has no such value) are refused as before.
+func TestEnumFlagSpellings(t *testing.T) {
+	dir := t.TempDir()
+	train, model := filepath.Join(dir, "train.csv"), filepath.Join(dir, "m.json")
+	familyCSV(t, train, 60, 3, func(x1 float64, _ int, _ *rand.Rand) float64 { return b2f(x1 > 0) })
+	learn := []string{"-quiet", "-workers", "1", "-d", "20", "-iters", "1", "-kiters", "3"}
+	for _, flags := range [][]string{
+		{"-objective", "full"}, {"-objective", "ep"}, {"-objective", "fixed"}, {"-objective", ""},
+		{"-optimizer", "scg"}, {"-optimizer", "lbfgs"},
+		{"-criterion", "auto"}, {"-criterion", "entropy"}, {"-criterion", "expected"}, {"-criterion", ""},
+		{"-transform", "softplus"}, {"-transform", "exp"},
+	} {
+		args := append(append(append([]string{"train"}, learn...), flags...), train, model)
+		if code, out, errs := runCLI(t, args...); code != 0 {
+			t.Errorf("ivm %v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"-objective", "auto"}, `ivm train: unknown objective "auto" (want full, ep or fixed)`},
+		{[]string{"-objective", "EP"}, `ivm train: unknown objective "EP" (want full, ep or fixed)`},
+		{[]string{"-optimizer", "LBFGS"}, `ivm train: -optimizer "LBFGS": want scg or lbfgs`},
+		{[]string{"-optimizer", ""}, `ivm train: -optimizer "": want scg or lbfgs`},
+		{[]string{"-criterion", "Entropy"}, `ivm train: unknown selection criterion "Entropy" (want entropy or expected)`},
+		{[]string{"-transform", "auto"}, `ivm train: -transform "auto": want softplus or exp`},
+		{[]string{"-transform", ""}, `ivm train: -transform "": want softplus or exp`},
+	} {
+		args := append(append(append([]string{"train"}, learn...), c.flags...), train, model)
+		if code, _, errs := runCLI(t, args...); code != 1 || strings.TrimSpace(errs) != c.want {
+			t.Errorf("ivm %v: exit %d, stderr %q; want 1, %q", args, code, errs, c.want)
+		}
+	}
+}
