@@ -41,8 +41,9 @@ type LoopOptions struct {
 	// |Δf| below 1e−4 at a successful step) instead of tolerances that suit the EP
 	// objectives (1e−3 in x, 1e−5 relative in f).
 	NetlabTolerances bool
-	// Objective is the kernel objective (ObjectiveAuto: FullData); HeldOut bounds FullData's predictive term per
-	// task (0: 500), a random subset drawn anew every outer iteration from Seed's stream.
+	// Objective is the kernel objective (ObjectiveAuto: FullData); HeldOut bounds
+	// FullData's predictive term per task (0: 500), a random subset drawn anew every outer
+	// iteration from Seed's stream.
 	Objective Objective
 	HeldOut   int
 	Seed      uint64
