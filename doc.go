@@ -20,6 +20,15 @@
 // jitter). This package re-exports the engine's user-facing names (Selector, Model, Learn,
 // …) as aliases, so ivm.Model and engine.Model are the same type.
 //
+// Config's choices are typed enums whose zero value is the documented default (Task,
+// Learning, Scaling, CriterionChoice, Transform, and in Learn the Objective and Optimizer),
+// each with String, a ParseX function taking the command line's spellings, and
+// MarshalText/UnmarshalText. The last four are package engine's types, shared with
+// multitask.Config, so that a value means the same thing, with the same number, in both
+// families; where a family's default differs (the kernel objective: full-data here,
+// EP evidence for the multi-task IVM) the zero value is an explicit "auto" that each family
+// documents.
+//
 // Kernels live in package kern and noise models (Gaussian, probit, ordered categorical,
 // null category) in package noise.
 package ivm

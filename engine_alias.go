@@ -27,8 +27,18 @@ type (
 	LearnResult = engine.LearnResult
 	// IterTrace reports one outer iteration of Algorithm 2 (engine.IterTrace).
 	IterTrace = engine.IterTrace
-	// Objective is Algorithm 2's kernel objective (engine.Objective).
+	// Objective is Algorithm 2's kernel objective (engine.Objective), the same enum as
+	// multitask.Objective; its zero value, ObjectiveAuto, is FullData for Fit and Learn.
 	Objective = engine.Objective
+	// CriterionChoice is Config.Criterion: CriterionAuto (Fit chooses) or one of the
+	// criteria (engine.CriterionChoice, the same type as multitask.Criterion).
+	CriterionChoice = engine.CriterionChoice
+	// Transform is Config.Transform (engine.Transform, the same type as
+	// multitask.Transform).
+	Transform = engine.Transform
+	// Optimizer is LearnOptions.Optimizer (engine.Optimizer, the same type as
+	// multitask.Optimizer).
+	Optimizer = engine.Optimizer
 	// Prior is a prior density on a kernel parameter (engine.Prior).
 	Prior = engine.Prior
 	// GammaPrior and ExponentialPrior are the priors on offer (engine.GammaPrior,
@@ -45,10 +55,19 @@ type (
 const (
 	Entropy               = engine.Entropy
 	ExpectedEntropy       = engine.ExpectedEntropy
+	ObjectiveAuto         = engine.ObjectiveAuto
 	FullData              = engine.FullData
 	EPEvidence            = engine.EPEvidence
 	FixedSites            = engine.FixedSites
 	NegativeSitePrecision = engine.NegativeSitePrecision
+	CriterionAuto         = engine.CriterionAuto
+	CriterionEntropy      = engine.CriterionEntropy
+	CriterionExpected     = engine.CriterionExpected
+	TransformAuto         = engine.TransformAuto
+	TransformSoftplus     = engine.TransformSoftplus
+	TransformExp          = engine.TransformExp
+	OptimizerSCG          = engine.OptimizerSCG
+	OptimizerLBFGS        = engine.OptimizerLBFGS
 	// MaxInputDim is the largest input dimension a model file may declare.
 	MaxInputDim = engine.MaxInputDim
 )
@@ -76,8 +95,18 @@ func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOpti
 // ParseCriterion parses "entropy" or "expected" (engine.ParseCriterion).
 func ParseCriterion(s string) (Criterion, error) { return engine.ParseCriterion(s) }
 
-// ParseObjective parses "full", "ep" or "fixed" (engine.ParseObjective).
+// ParseObjective parses "auto" (or ""), "full", "ep" or "fixed" (engine.ParseObjective).
 func ParseObjective(s string) (Objective, error) { return engine.ParseObjective(s) }
+
+// ParseCriterionChoice parses "auto" (or ""), "entropy" or "expected"
+// (engine.ParseCriterionChoice).
+func ParseCriterionChoice(s string) (CriterionChoice, error) { return engine.ParseCriterionChoice(s) }
+
+// ParseTransform parses "auto" (or ""), "softplus" or "exp" (engine.ParseTransform).
+func ParseTransform(s string) (Transform, error) { return engine.ParseTransform(s) }
+
+// ParseOptimizer parses "scg" (or "") or "lbfgs" (engine.ParseOptimizer).
+func ParseOptimizer(s string) (Optimizer, error) { return engine.ParseOptimizer(s) }
 
 // FreePriors maps priors named by free kernel parameter to a slice indexed like the free
 // parameters (engine.FreePriors).

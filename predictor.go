@@ -16,7 +16,6 @@ import (
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
-	"github.com/ivmlab/ivm/param"
 )
 
 // Task is what a Predictor learns to predict.
@@ -104,12 +103,19 @@ type Config struct {
 	// otherwise or when Learn.Iters is set).
 	Learning Learning
 	// Transform is the transform of positive kernel parameters the optimiser sees:
-	// "softplus" (default, the papers') or "exp" (the reference toolbox's).
-	Transform string
-	// Criterion is the selection score: "expected", "entropy", or "" / "auto" for expected
-	// on binary and multi-class problems (robust to label noise, bench/RESULTS.md) and
-	// entropy otherwise (it recovers the ordinal toy's structure more often).
-	Criterion string
+	// TransformAuto (the zero value) keeps the kernel spec's, which is softplus (the
+	// papers') unless the spec says transform=exp; TransformSoftplus and TransformExp (the
+	// reference toolbox's) override it. The same enum as multitask.Config.Transform.
+	Transform Transform
+	// Criterion is the selection score. CriterionAuto (the zero value) is not a score of
+	// its own but lets Fit choose one (engine.Criterion): with the Search learning, the
+	// search picks entropy or expected by held-out loss on binary and multi-class tasks and
+	// uses entropy for regression; otherwise it is expected (engine.ExpectedEntropy) on
+	// binary and multi-class problems (robust to label noise, bench/RESULTS.md) and entropy
+	// (engine.Entropy) otherwise (it recovers the ordinal toy's structure more often).
+	// CriterionEntropy and CriterionExpected fix the score. The same enum as
+	// multitask.Config.Criterion.
+	Criterion CriterionChoice
 	// ZeroBias starts the bias of the probit model (Binary, each one-vs-rest problem of
 	// MultiClass) or of the null category model (SemiSupervised) at 0, as in the papers'
 	// likelihoods, instead of at Φ⁻¹ of the positive fraction among the labelled points
@@ -307,13 +313,8 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 			}
 		}
 	}
-	var pos param.Transform = param.Softplus{}
-	if cfg.Transform != "" {
-		t, err := param.ByName(cfg.Transform)
-		if err != nil || (t.Name() != "softplus" && t.Name() != "exp") {
-			return nil, fmt.Errorf("ivm: transform %q: want softplus or exp", cfg.Transform)
-		}
-		pos = t
+	if err := cfg.Transform.Apply(k0); err != nil { // checks it before any work
+		return nil, err
 	}
 	d, dFinal := cfg.ActiveSize, cfg.ActiveSize
 	if d < 0 {
@@ -330,17 +331,14 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("active set size %d exceeds the %d training points; using d = %d", d, n, n))
 		d, dFinal = n, n
 	}
-	crit := cfg.Criterion
-	if crit == "" || crit == "auto" {
-		crit = "entropy"
-		if task == Binary || task == MultiClass {
-			crit = "expected"
-		}
+	autoCrit := Entropy
+	if task == Binary || task == MultiClass {
+		autoCrit = ExpectedEntropy
 	}
-	criterion, err := ParseCriterion(crit)
-	if err != nil {
-		return nil, err
+	if cfg.Criterion < CriterionAuto || cfg.Criterion > CriterionExpected {
+		return nil, fmt.Errorf("ivm: unknown selection criterion %v", cfg.Criterion)
 	}
+	criterion := cfg.Criterion.Resolve(autoCrit)
 	problems := 1
 	if task == MultiClass {
 		problems = len(classes)
@@ -352,7 +350,7 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		return nil, fmt.Errorf("ivm: the search learns rbf+bias+white kernels for binary, multi-class and regression tasks, not a given kernel or a %s task; use Algorithm 2", task)
 	}
 	if !cfg.FixedKernel && cfg.resolveLearning(task) == Search {
-		auto := cfg.Criterion == "" || cfg.Criterion == "auto"
+		auto := cfg.Criterion == CriterionAuto
 		if auto && task == Regression {
 			criterion = Entropy
 		}
@@ -409,7 +407,7 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	errs := make([]error, problems)
 	pool.ForEach(last-first, parallel, func(i int) {
 		c := first + i
-		job := problem{index: c, count: problems, d: d, spec: spec, pos: pos, criterion: criterion,
+		job := problem{index: c, count: problems, d: d, spec: spec, transform: cfg.Transform, criterion: criterion,
 			workers: max(1, workers/parallel), cfg: &cfg, report: report}
 		job.y, job.class = codeTargets(task, classes, y, c)
 		p.Models[c], p.Traces[c], errs[c] = job.run(xs, task)
@@ -481,7 +479,7 @@ type problem struct {
 	y            []float64
 	d            int
 	spec         string
-	pos          param.Transform
+	transform    Transform
 	criterion    Criterion
 	workers      int
 	cfg          *Config
@@ -494,7 +492,9 @@ func (pb *problem) run(x *mat.Dense, task Task) (*Model, []IterTrace, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	k.SetPositiveTransform(pb.pos)
+	if err := pb.transform.Apply(k); err != nil {
+		return nil, nil, err
+	}
 	nm, err := noise.ByName(task.noiseName())
 	if err != nil {
 		return nil, nil, err

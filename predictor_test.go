@@ -203,8 +203,8 @@ func TestFitErrors(t *testing.T) {
 		{[]float64{1, 2, 3}, ivm.Config{}, "3 targets for 4 input rows"},
 		{[]float64{1, 2, 1, 2}, ivm.Config{Kernel: "rbf+nope"}, "nope"},
 		{[]float64{0.5, 2, 1, 2}, ivm.Config{Task: ivm.Ordinal}, "integers"},
-		{[]float64{1, 2, 1, 2}, ivm.Config{Criterion: "best"}, "criterion"},
-		{[]float64{1, 2, 1, 2}, ivm.Config{Transform: "log"}, "transform"},
+		{[]float64{1, 2, 1, 2}, ivm.Config{Criterion: ivm.CriterionChoice(9)}, "criterion"},
+		{[]float64{1, 2, 1, 2}, ivm.Config{Transform: ivm.Transform(9)}, "transform"},
 	} {
 		_, err := ivm.Fit(x, c.y, c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -35,14 +35,15 @@ type LoopOptions struct {
 	NoiseIters int
 	// Noise configures the noise objective.
 	Noise NoiseOptions
-	// Optimizer is optimize.MethodSCG (the default) or optimize.MethodLBFGS.
-	Optimizer string
+	// Optimizer is the optimiser of the kernel and noise steps (default OptimizerSCG).
+	Optimizer Optimizer
 	// NetlabTolerances stops SCG by Netlab's rule as the reference toolbox does (|Δx| and
 	// |Δf| below 1e−4 at a successful step) instead of tolerances that suit the EP
 	// objectives (1e−3 in x, 1e−5 relative in f).
 	NetlabTolerances bool
-	// Objective is the kernel objective; HeldOut bounds FullData's predictive term per
-	// task (0: 500), a random subset drawn anew every outer iteration from Seed's stream.
+	// Objective is the kernel objective (ObjectiveAuto: FullData); HeldOut bounds
+	// FullData's predictive term per task (0: 500), a random subset drawn anew every outer
+	// iteration from Seed's stream.
 	Objective Objective
 	HeldOut   int
 	Seed      uint64
@@ -88,11 +89,13 @@ type loop struct {
 	sels  []*Selector
 	k     *kern.Sum
 	opt   LoopOptions
-	noise *NoiseObjective // nil without a noise step
-	rng   *rand.Rand
-	guard bool
-	h     float64 // held-out log likelihood of the last selection
-	stale bool    // the parameters changed after the last selection
+	// method is opt.Optimizer as optimize.Options.Method, checked once.
+	method string
+	noise  *NoiseObjective // nil without a noise step
+	rng    *rand.Rand
+	guard  bool
+	h      float64 // held-out log likelihood of the last selection
+	stale  bool    // the parameters changed after the last selection
 
 	best      []float64 // kernel free parameters, then the noise state
 	bestScore float64
@@ -118,7 +121,12 @@ func RunLearn(tasks Tasks, k *kern.Sum, opt LoopOptions) (*LearnResult, error) {
 	if opt.HeldOut == 0 {
 		opt.HeldOut = 500
 	}
-	l := &loop{tasks: tasks, sels: tasks.Selectors(), k: k, opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, 0x1f7))}
+	opt.Objective = opt.Objective.Or(FullData)
+	method, err := opt.Optimizer.method()
+	if err != nil {
+		return nil, err
+	}
+	l := &loop{tasks: tasks, sels: tasks.Selectors(), k: k, opt: opt, method: method, rng: rand.New(rand.NewPCG(opt.Seed, 0x1f7))}
 	if err := l.selectAll(); err != nil {
 		return nil, err
 	}
@@ -129,7 +137,6 @@ func RunLearn(tasks Tasks, k *kern.Sum, opt LoopOptions) (*LearnResult, error) {
 		}
 		l.noise = np
 	}
-	var err error
 	if l.best, err = l.state(); err != nil {
 		return nil, err
 	}
@@ -258,7 +265,7 @@ func (l *loop) kernelStep(t int, tr *IterTrace) error {
 	if l.opt.NetlabTolerances {
 		tol = optimize.SCG{}
 	}
-	r, err := optimize.Minimize(p.Eval, free, optimize.Options{Method: l.opt.Optimizer, MaxIter: l.opt.KernelIters, SCG: tol})
+	r, err := optimize.Minimize(p.Eval, free, optimize.Options{Method: l.method, MaxIter: l.opt.KernelIters, SCG: tol})
 	if err != nil {
 		return fmt.Errorf("ivm: kernel optimisation, outer iteration %d: %w", t+1, err)
 	}
@@ -280,7 +287,7 @@ func (l *loop) noiseStep(t int, tr *IterTrace) error {
 	if err != nil {
 		return err
 	}
-	r, err := optimize.Minimize(l.noise.Eval, x0, optimize.Options{Method: l.opt.Optimizer, MaxIter: l.opt.NoiseIters})
+	r, err := optimize.Minimize(l.noise.Eval, x0, optimize.Options{Method: l.method, MaxIter: l.opt.NoiseIters})
 	if err != nil {
 		return fmt.Errorf("ivm: noise optimisation, outer iteration %d: %w", t+1, err)
 	}

@@ -15,7 +15,7 @@ import (
 
 // ObjectiveOptions configures NewKernelObjective.
 type ObjectiveOptions struct {
-	// Kind is the objective (FullData, EPEvidence or FixedSites).
+	// Kind is the objective (ObjectiveAuto: FullData).
 	Kind Objective
 	// Priors holds a prior per free kernel parameter (nil entries, or a nil slice: flat),
 	// counted once however many active sets there are (FreePriors makes it).
@@ -48,6 +48,7 @@ type KernelObjective struct {
 // NewKernelObjective sets up the objective on the selectors' current active sets.
 func NewKernelObjective(sum *kern.Sum, sels []*Selector, opt ObjectiveOptions) *KernelObjective {
 	p := &KernelObjective{sum: sum, priors: opt.Priors, workers: opt.Workers}
+	opt.Kind = opt.Kind.Or(FullData)
 	if p.workers <= 0 {
 		p.workers = runtime.GOMAXPROCS(0)
 	}

@@ -65,9 +65,10 @@ type LearnOptions struct {
 	// NoiseIters bounds the optimiser's iterations on the noise parameters per outer
 	// iteration (IVM paper eq. 34); 0, the default, leaves them as Init set them.
 	NoiseIters int
-	// Optimizer is optimize.MethodSCG (the papers', the default) or optimize.MethodLBFGS.
-	Optimizer string
-	// Objective is the kernel objective (default FullData).
+	// Optimizer is the optimiser of the kernel and noise steps (default OptimizerSCG, the
+	// papers').
+	Optimizer Optimizer
+	// Objective is the kernel objective (default ObjectiveAuto, which is FullData here).
 	Objective Objective
 	// HeldOut bounds the inactive points in FullData's predictive term (default 500; a
 	// random subset, drawn anew every outer iteration, when there are more).

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"errors"
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -15,18 +14,23 @@ import (
 )
 
 // Objective picks the function of the kernel parameters that Algorithm 2 minimises on the
-// current active set.
+// current active set. It is one enum for every family: the multi-task IVM's Objective is
+// this type, with the same names and numbers. Its zero value, ObjectiveAuto, is each
+// family's documented default: FullData for the single-task IVM (Learn, RunLearn,
+// ivm.Fit), EPEvidence for the multi-task IVM (the multi-task papers' objective).
 type Objective int
 
 const (
-	// FullData, the default, approximates the marginal likelihood of all N labels by the
-	// chain rule p(y) = p(y_I) p(y_R | y_I): −ln Z_EP(y_I | θ) − Σ_{n∉I} ln p(y_n | y_I, θ)
+	// ObjectiveAuto is the family's default (see Objective): FullData here.
+	ObjectiveAuto Objective = iota
+	// FullData approximates the marginal likelihood of all N labels by the chain rule
+	// p(y) = p(y_I) p(y_R | y_I): −ln Z_EP(y_I | θ) − Σ_{n∉I} ln p(y_n | y_I, θ)
 	// − ln p(θ). The first term is EPEvidence; the second is the predictive log likelihood
 	// of the inactive points given the active set's sites from the selection (up to
 	// LearnOptions.HeldOut of them, a fixed random subset). Counting every label removes
 	// the bias of an active set chosen for being surprising. For noise models that are not
 	// log-concave (null category) EP is unreliable and the first term is FixedSites'.
-	FullData Objective = iota
+	FullData
 	// EPEvidence is −ln Z_EP(y_I | θ) − ln p(θ): the expectation-propagation approximation
 	// of the marginal likelihood of the active points' labels, with the sites refitted by EP
 	// on the active set for every θ the optimiser tries. Its gradient,
@@ -39,28 +43,13 @@ const (
 	FixedSites
 )
 
-// String returns "full", "ep" or "fixed".
-func (o Objective) String() string {
-	switch o {
-	case FixedSites:
-		return "fixed"
-	case EPEvidence:
-		return "ep"
-	}
-	return "full"
-}
+// String returns "auto", "full", "ep" or "fixed".
+func (o Objective) String() string { return enumString("Objective", objectiveNames, int(o)) }
 
-// ParseObjective parses "full", "ep" or "fixed".
+// ParseObjective parses "auto" (or ""), "full", "ep" or "fixed".
 func ParseObjective(s string) (Objective, error) {
-	switch s {
-	case "full", "":
-		return FullData, nil
-	case "ep":
-		return EPEvidence, nil
-	case "fixed":
-		return FixedSites, nil
-	}
-	return 0, fmt.Errorf("ivm: unknown objective %q (want full, ep or fixed)", s)
+	v, err := parseEnum("objective", objectiveNames, s)
+	return Objective(v), err
 }
 
 // Prior is a prior density on one natural parameter, given by its log density and that

@@ -6,7 +6,6 @@ import (
 
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/engine"
-	"github.com/ivmlab/ivm/optimize"
 )
 
 // Config configures Fit. The zero value is the documented default of every field: the
@@ -41,7 +40,8 @@ type Config struct {
 	// negative: none); NoiseIters > 0 adds the noise step with the noise parameters tied
 	// across tasks (LearnOptions.NoiseIters).
 	Iters, KernelIters, NoiseIters int
-	// Objective is the kernel objective (default EPEvidence).
+	// Objective is the kernel objective (default ObjectiveAuto: EPEvidence, the multi-task
+	// papers').
 	Objective Objective
 	// Criterion is the selection score; CriterionAuto is expected entropy reduction for
 	// the probit model (robust to label noise), entropy reduction otherwise.
@@ -110,135 +110,57 @@ func (n *Noise) UnmarshalText(b []byte) error {
 	return err
 }
 
-// Transform names the map from positive kernel parameters to free ones.
-type Transform int
+// Transform names the map from positive kernel parameters to free ones: the engine's enum
+// (engine.Transform), the same type as ivm.Config's. TransformAuto, the zero value, keeps
+// the kernel spec's (softplus unless the spec says transform=exp).
+type Transform = engine.Transform
 
+// The transforms (see Transform).
 const (
-	// TransformAuto keeps the kernel spec's transform.
-	TransformAuto Transform = iota
-	// TransformSoftplus is ln(eˣ − 1), the papers'.
-	TransformSoftplus
-	// TransformExp is ln x, the reference toolbox's.
-	TransformExp
+	TransformAuto     = engine.TransformAuto
+	TransformSoftplus = engine.TransformSoftplus
+	TransformExp      = engine.TransformExp
 )
-
-var transformNames = []string{"auto", "softplus", "exp"}
-
-// String returns the name ParseTransform accepts.
-func (t Transform) String() string { return enumString("Transform", transformNames, int(t)) }
 
 // ParseTransform parses "auto" (or ""), "softplus" or "exp".
-func ParseTransform(s string) (Transform, error) {
-	v, err := parseEnum("transform", transformNames, s)
-	return Transform(v), err
-}
+func ParseTransform(s string) (Transform, error) { return engine.ParseTransform(s) }
 
-// MarshalText lets a Transform appear by name in JSON.
-func (t Transform) MarshalText() ([]byte, error) {
-	return marshalEnum("Transform", transformNames, int(t))
-}
+// Criterion is the selection score setting: the engine's enum (engine.CriterionChoice), the
+// same type as ivm.Config's. CriterionAuto, the zero value, is CriterionExpected for the
+// probit model (robust to label noise) and CriterionEntropy otherwise.
+type Criterion = engine.CriterionChoice
 
-// UnmarshalText parses a transform's name.
-func (t *Transform) UnmarshalText(b []byte) error {
-	v, err := ParseTransform(string(b))
-	*t = v
-	return err
-}
-
-// Criterion names the selection score.
-type Criterion int
-
+// The selection criteria (see Criterion).
 const (
-	// CriterionAuto is CriterionExpected for the probit model, CriterionEntropy otherwise.
-	CriterionAuto Criterion = iota
-	// CriterionEntropy is the entropy reduction of the observed label (engine.Entropy).
-	CriterionEntropy
-	// CriterionExpected is the entropy reduction averaged over the possible labels
-	// (engine.ExpectedEntropy).
-	CriterionExpected
+	CriterionAuto     = engine.CriterionAuto
+	CriterionEntropy  = engine.CriterionEntropy
+	CriterionExpected = engine.CriterionExpected
 )
-
-var criterionNames = []string{"auto", "entropy", "expected"}
-
-// String returns the name ParseCriterion accepts.
-func (c Criterion) String() string { return enumString("Criterion", criterionNames, int(c)) }
 
 // ParseCriterion parses "auto" (or ""), "entropy" or "expected".
-func ParseCriterion(s string) (Criterion, error) {
-	v, err := parseEnum("selection criterion", criterionNames, s)
-	return Criterion(v), err
-}
+func ParseCriterion(s string) (Criterion, error) { return engine.ParseCriterionChoice(s) }
 
-// MarshalText lets a Criterion appear by name in JSON.
-func (c Criterion) MarshalText() ([]byte, error) {
-	return marshalEnum("Criterion", criterionNames, int(c))
-}
-
-// UnmarshalText parses a criterion's name.
-func (c *Criterion) UnmarshalText(b []byte) error {
-	v, err := ParseCriterion(string(b))
-	*c = v
-	return err
-}
-
-// engine returns the ivm criterion c stands for with noise model name nm.
-func (c Criterion) engine(nm string) engine.Criterion {
-	if c == CriterionExpected || (c == CriterionAuto && nm == "probit") {
-		return engine.ExpectedEntropy
+// selectionCriterion returns the engine criterion c stands for with noise model name nm.
+func selectionCriterion(c Criterion, nm string) engine.Criterion {
+	auto := engine.Entropy
+	if nm == "probit" {
+		auto = engine.ExpectedEntropy
 	}
-	return engine.Entropy
+	return c.Resolve(auto)
 }
 
-// Optimizer names the optimiser of the kernel and noise steps.
-type Optimizer int
+// Optimizer names the optimiser of the kernel and noise steps: the engine's enum
+// (engine.Optimizer), OptimizerSCG (the zero value, the papers') or OptimizerLBFGS.
+type Optimizer = engine.Optimizer
 
+// The optimisers (see Optimizer).
 const (
-	// OptimizerSCG is scaled conjugate gradients (the papers').
-	OptimizerSCG Optimizer = iota
-	// OptimizerLBFGS is gonum's L-BFGS.
-	OptimizerLBFGS
+	OptimizerSCG   = engine.OptimizerSCG
+	OptimizerLBFGS = engine.OptimizerLBFGS
 )
 
-var optimizerNames = []string{optimize.MethodSCG, optimize.MethodLBFGS}
-
-// String returns the name ParseOptimizer accepts.
-func (o Optimizer) String() string { return enumString("Optimizer", optimizerNames, int(o)) }
-
 // ParseOptimizer parses "scg" (or "") or "lbfgs".
-func ParseOptimizer(s string) (Optimizer, error) {
-	if strings.TrimSpace(s) == "" {
-		return OptimizerSCG, nil
-	}
-	v, err := parseEnum("optimizer", optimizerNames, s)
-	return Optimizer(v), err
-}
-
-// MarshalText lets an Optimizer appear by name in JSON.
-func (o Optimizer) MarshalText() ([]byte, error) {
-	return marshalEnum("Optimizer", optimizerNames, int(o))
-}
-
-// UnmarshalText parses an optimiser's name.
-func (o *Optimizer) UnmarshalText(b []byte) error {
-	v, err := ParseOptimizer(string(b))
-	*o = v
-	return err
-}
-
-// MarshalText lets an Objective appear by name in JSON.
-func (o Objective) MarshalText() ([]byte, error) {
-	if o != EPEvidence && o != FixedSites {
-		return nil, fmt.Errorf("multitask: Objective(%d) has no name", int(o))
-	}
-	return []byte(o.String()), nil
-}
-
-// UnmarshalText parses an objective's name.
-func (o *Objective) UnmarshalText(b []byte) error {
-	v, err := ParseObjective(string(b))
-	*o = v
-	return err
-}
+func ParseOptimizer(s string) (Optimizer, error) { return engine.ParseOptimizer(s) }
 
 // enumString returns names[v], or Type(v) for a value without a name.
 func enumString(typ string, names []string, v int) string {

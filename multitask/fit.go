@@ -12,7 +12,6 @@ import (
 	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
-	"github.com/ivmlab/ivm/param"
 )
 
 // Fit trains a multi-task IVM on the rows of x with targets y (NaN marks an unlabelled row,
@@ -79,23 +78,15 @@ func fitKernel(cfg Config, dim int) (*kern.Sum, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch cfg.Transform {
-	case TransformAuto:
-	case TransformSoftplus, TransformExp:
-		pos, err := param.ByName(cfg.Transform.String())
-		if err != nil {
-			return nil, err
-		}
-		k.SetPositiveTransform(pos)
-	default:
-		return nil, fmt.Errorf("multitask: unknown transform %v", cfg.Transform)
+	if err := cfg.Transform.Apply(k); err != nil {
+		return nil, err
 	}
 	return k, nil
 }
 
 // fitTasks selects d points across tasks with kernel k fixed, or learns k by Algorithm 2.
 func fitTasks(tasks []Task, k *kern.Sum, d int, nm string, cfg Config) (*Model, []IterTrace, error) {
-	crit := cfg.Criterion.engine(nm)
+	crit := selectionCriterion(cfg.Criterion, nm)
 	if cfg.FixedKernel {
 		sel, err := NewSelector(tasks, k, engine.Options{Workers: cfg.Workers, Criterion: crit})
 		if err != nil {
@@ -116,7 +107,7 @@ func fitTasks(tasks []Task, k *kern.Sum, d int, nm string, cfg Config) (*Model, 
 	}
 	lo := LearnOptions{ActiveSize: d, Iters: iters, KernelIters: cfg.KernelIters, NoiseIters: max(cfg.NoiseIters, 0),
 		Objective: cfg.Objective, LastIterate: cfg.LastIterate, Workers: cfg.Workers, Criterion: crit,
-		Optimizer: cfg.Optimizer.String()}
+		Optimizer: cfg.Optimizer}
 	if cfg.Progress != nil {
 		lo.Progress = func(tr IterTrace) { cfg.Progress(Progress{IterTrace: tr, Iters: iters, Kernel: k.String()}) }
 	}

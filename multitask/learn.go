@@ -27,8 +27,8 @@ type LearnOptions struct {
 	// KernelIters bounds the optimiser's iterations per outer iteration (default 100); a
 	// negative value skips kernel learning (the selection alone).
 	KernelIters int
-	// Optimizer is optimize.MethodSCG (the default) or optimize.MethodLBFGS.
-	Optimizer string
+	// Optimizer is the optimiser of the kernel and noise steps (default OptimizerSCG).
+	Optimizer Optimizer
 	// NetlabTolerances stops SCG by Netlab's rule as the reference toolbox does (|Δx| and
 	// |Δf| below 1e−4 at a successful step) instead of the looser tolerances that suit the
 	// EP objective (1e−3 in x, 1e−5 relative in f).
@@ -43,7 +43,7 @@ type LearnOptions struct {
 	// shared too. The next kernel step runs on the same active set with the
 	// new noise parameters, and a final selection follows the last noise step.
 	NoiseIters int
-	// Objective is the kernel objective (default EPEvidence).
+	// Objective is the kernel objective (default ObjectiveAuto, which is EPEvidence here).
 	Objective Objective
 	// Priors maps free kernel parameter names (kern.Sum.FreeNames) to priors on their
 	// natural values; the prior is counted once, not once per task.
@@ -138,7 +138,7 @@ func Learn(tasks []Task, k *kern.Sum, opt LearnOptions) (*Model, *LearnResult, e
 	}
 	lo := engine.LoopOptions{Iters: iters, KernelIters: opt.KernelIters, NoiseIters: opt.NoiseIters,
 		Noise:     engine.NoiseOptions{Names: names, InactiveOnly: true, Exact: gaussianParams, Workers: s.workers},
-		Optimizer: opt.Optimizer, NetlabTolerances: opt.NetlabTolerances, Objective: opt.Objective.engine(),
+		Optimizer: opt.Optimizer, NetlabTolerances: opt.NetlabTolerances, Objective: opt.Objective.Or(defaultObjective),
 		Priors: priors, LastIterate: opt.LastIterate, LazyNoiseSelect: true, Workers: s.workers}
 	if opt.Progress != nil {
 		lo.Progress = func(tr engine.IterTrace) { opt.Progress(fromEngine(tr)) }

@@ -9,47 +9,30 @@ import (
 	"github.com/ivmlab/ivm/kern"
 )
 
-// Objective picks the per-task active-set objective whose sum over tasks Learn minimises.
-type Objective int
+// Objective is the kernel objective whose sum over tasks Learn minimises: the engine's
+// enum (engine.Objective), so the names and numbers are those of every family. Its zero
+// value, ObjectiveAuto, is EPEvidence here, the multi-task papers' objective:
+// −Σ_m ln Z_EP(y_{I_m} | θ) − ln p(θ), each task's expectation-propagation approximation of
+// the marginal likelihood of its active labels (for Gaussian noise, the exact marginal
+// likelihood of the active subsets). FixedSites is the papers' reference objective,
+// Σ_m [½ ln|A_m| + ½ m_mᵀA_m⁻¹m_m] − ln p(θ) with the sites of the last selection held
+// fixed (IVM paper eq. 32 per task). FullData adds every task's predictive term over its
+// inactive points (engine.FullData), which the shared loop supports for several tasks.
+type Objective = engine.Objective
 
+// The kernel objectives (see Objective).
 const (
-	// EPEvidence, the default, is −Σ_m ln Z_EP(y_{I_m} | θ) − ln p(θ): each task's
-	// expectation-propagation approximation of the marginal likelihood of its active labels,
-	// with the sites refitted for every θ the optimiser tries. For Gaussian noise it is the
-	// exact marginal likelihood of the active subsets.
-	EPEvidence Objective = iota
-	// FixedSites is the papers' objective, Σ_m [½ ln|A_m| + ½ m_mᵀA_m⁻¹m_m] − ln p(θ) with
-	// A_m = K_{I_m} + B_m⁻¹ and the sites of the last selection held fixed (IVM paper eq. 32
-	// per task, engine.ActiveSetObjective).
-	FixedSites
+	ObjectiveAuto = engine.ObjectiveAuto
+	FullData      = engine.FullData
+	EPEvidence    = engine.EPEvidence
+	FixedSites    = engine.FixedSites
 )
 
-// String returns "ep" or "fixed".
-func (o Objective) String() string {
-	if o == FixedSites {
-		return "fixed"
-	}
-	return "ep"
-}
+// ParseObjective parses "auto" (or ""), "full", "ep" or "fixed" (engine.ParseObjective).
+func ParseObjective(s string) (Objective, error) { return engine.ParseObjective(s) }
 
-// ParseObjective parses "ep" or "fixed".
-func ParseObjective(s string) (Objective, error) {
-	switch s {
-	case "ep", "":
-		return EPEvidence, nil
-	case "fixed":
-		return FixedSites, nil
-	}
-	return 0, fmt.Errorf("multitask: unknown objective %q (want ep or fixed)", s)
-}
-
-// engine is the engine's objective of the same meaning.
-func (o Objective) engine() engine.Objective {
-	if o == FixedSites {
-		return engine.FixedSites
-	}
-	return engine.EPEvidence
-}
+// defaultObjective is the multi-task IVM's objective for ObjectiveAuto.
+const defaultObjective = EPEvidence
 
 // Objective returns the multi-task kernel objective (kind) on the selector's current active
 // sets at the kernel's current parameters, and its gradient with respect to the kernel's free
@@ -76,7 +59,7 @@ func (s *Selector) Objective(kind Objective, priors map[string]engine.Prior, gra
 // objective is the multi-task kernel objective on the selector's current active sets: the
 // engine's, with one term per task.
 func (s *Selector) objective(sum *kern.Sum, kind Objective, priors []engine.Prior) *engine.KernelObjective {
-	return engine.NewKernelObjective(sum, s.sels, engine.ObjectiveOptions{Kind: kind.engine(), Priors: priors, Workers: s.workers})
+	return engine.NewKernelObjective(sum, s.sels, engine.ObjectiveOptions{Kind: kind.Or(defaultObjective), Priors: priors, Workers: s.workers})
 }
 
 func nan() float64 { return math.NaN() }

@@ -171,7 +171,7 @@ func uspsTable1(c Config, done func(USPSRow)) ([]USPSRow, error) {
 // kernel and nIters noise steps, the eq. 32 objective, every iteration accepted, the
 // entropy criterion, inputs as given.
 func table1Config(spec string, d, iters, kIters, nIters, workers int) ivm.Config {
-	return ivm.Config{Task: ivm.MultiClass, Kernel: spec, ActiveSize: d, Scale: ivm.ScaleNone, Workers: workers, Criterion: "entropy",
+	return ivm.Config{Task: ivm.MultiClass, Kernel: spec, ActiveSize: d, Scale: ivm.ScaleNone, Workers: workers, Criterion: ivm.CriterionEntropy,
 		Learn: ivm.LearnOptions{Iters: iters, KernelIters: kIters, NoiseIters: nIters, Objective: ivm.FixedSites, LastIterate: true}}
 }
 

@@ -149,7 +149,7 @@ func USPSNCNM(c Config) ([]NCNMResult, error) {
 	if slices.Contains(kinds, "fixed") {
 		start := time.Now()
 		sup, err := ivm.Fit(x, y, ivm.Config{Task: ivm.MultiClass, Kernel: ncnmKernel, ActiveSize: d, Scale: ivm.ScaleNone,
-			Criterion: "entropy", Workers: c.Workers,
+			Criterion: ivm.CriterionEntropy, Workers: c.Workers,
 			Learn: ivm.LearnOptions{Iters: supIters, NoiseIters: 20, Objective: ivm.FixedSites, LastIterate: true}})
 		if err != nil {
 			return nil, fmt.Errorf("usps-ncnm: supervised kernels: %w", err)

@@ -108,7 +108,7 @@ func USPSWidths(c Config) (*WidthScan, error) {
 					}
 				}
 				m, err := ivm.Fit(x, yk, ivm.Config{Task: ivm.Binary, Kernel: specs[f][k], FixedKernel: true, ActiveSize: d,
-					Scale: ivm.ScaleNone, Workers: 1, Criterion: "entropy"})
+					Scale: ivm.ScaleNone, Workers: 1, Criterion: ivm.CriterionEntropy})
 				if err != nil {
 					fails[f*10+k] = err
 					return

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/ivmlab/ivm"
@@ -102,19 +103,22 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-learn %q: want auto, search or alg2", *learn)
 	}
-	obj, err := ivm.ParseObjective(*objective)
-	if err != nil {
-		return err
+	// The enum flags take exactly the spellings they document and give the errors they
+	// always gave; the enums' own parsers are more lenient (upper case, "auto").
+	obj, ok := exactEnum(*objective, ivm.ParseObjective, "")
+	if !ok || obj == ivm.ObjectiveAuto && *objective != "" { // "": the default, as before
+		return fmt.Errorf("ivm: unknown objective %q (want full, ep or fixed)", *objective)
 	}
-	if *optimizer != "scg" && *optimizer != "lbfgs" {
+	optim, ok := exactEnum(*optimizer, ivm.ParseOptimizer)
+	if !ok {
 		return fmt.Errorf("-optimizer %q: want scg or lbfgs", *optimizer)
 	}
-	if *criterion != "auto" {
-		if _, err := ivm.ParseCriterion(*criterion); err != nil {
-			return err
-		}
+	crit, ok := exactEnum(*criterion, ivm.ParseCriterionChoice, "")
+	if !ok {
+		return fmt.Errorf("ivm: unknown selection criterion %q (want entropy or expected)", *criterion)
 	}
-	if *transform != "softplus" && *transform != "exp" {
+	posTransform, ok := exactEnum(*transform, ivm.ParseTransform)
+	if !ok || posTransform == ivm.TransformAuto {
 		return fmt.Errorf("-transform %q: want softplus or exp", *transform)
 	}
 	if *bias != "fraction" && *bias != "zero" {
@@ -168,8 +172,8 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *tasks {
 		return trainTasks(data, out, taskTrainOptions{Noise: *noiseName, ActiveSize: *d, Iters: taskIters(*iters), KernelIters: *kiters, NoiseIters: *niters,
-			Objective: *objective, Kernel: *spec, Transform: *transform, Criterion: *criterion, Scale: *scale, LastIterate: *lastIterate,
-			Optimizer: *optimizer, Workers: *workers, Quiet: *quiet, TrainPath: trainPath, Args: append([]string{"train"}, args...), Start: start, MaxMem: *df.maxMem},
+			Objective: obj, Kernel: *spec, Transform: posTransform, Criterion: crit, Scale: *scale, LastIterate: *lastIterate,
+			Optimizer: optim, Workers: *workers, Quiet: *quiet, TrainPath: trainPath, Args: append([]string{"train"}, args...), Start: start, MaxMem: *df.maxMem},
 			stdout, stderr)
 	}
 	if data.Task != nil {
@@ -204,9 +208,9 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg := ivm.Config{Task: task, Kernel: *spec, ActiveSize: *d, Scale: scaling, FixedKernel: *iters == 0, Learning: learning,
-		Transform: *transform, Criterion: *criterion, Workers: *workers, ZeroBias: *bias == "zero", SplitGamma: *gamma == "split",
+		Transform: posTransform, Criterion: crit, Workers: *workers, ZeroBias: *bias == "zero", SplitGamma: *gamma == "split",
 		Learn: ivm.LearnOptions{Iters: max(*iters, 0), KernelIters: *kiters, NoiseIters: *niters, Objective: obj,
-			LastIterate: *lastIterate, Refine: *refine, HeldOut: *heldOut, Optimizer: *optimizer, Seed: *seed}, Part: slice}
+			LastIterate: *lastIterate, Refine: *refine, HeldOut: *heldOut, Optimizer: optim, Seed: *seed}, Part: slice}
 	if *kiters == 0 {
 		cfg.Learn.KernelIters = -1
 	}
@@ -279,6 +283,14 @@ func refuseTaskFlags(fs *flag.FlagSet) error {
 		}
 	})
 	return err
+}
+
+// exactEnum parses a flag's value s into an enum and accepts it only when s is the
+// value's own name or one of also: the enums' parsers also take upper case and surrounding
+// space, which the flags never did.
+func exactEnum[T fmt.Stringer](s string, parse func(string) (T, error), also ...string) (T, bool) {
+	v, err := parse(s)
+	return v, err == nil && (v.String() == s || slices.Contains(also, s))
 }
 
 // taskIters is -iters for the multi-task learner: -1 means the papers' 8.
