@@ -45,6 +45,9 @@ func (f *dataFlags) options() (dataset.ReadOptions, error) {
 	return opt, nil
 }
 
+// cmdTrain is ivm train. It is long because it defines and checks every flag of the
+// single-task IVM (one statement each) before it trains; the other families parse their
+// own flags (familyOfMethod), and the shared steps are trainingRun's.
 func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	method := methodArg(args)
 	if f := familyOfMethod(method); f != nil {
@@ -212,6 +215,20 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w%s", trainPath, err, hugeTargetsHint(y))
 	}
+	warnTrained(stderr, p)
+	if err := run.save(p, &p.Training, n); err != nil {
+		return err
+	}
+	if !*quiet {
+		fmt.Fprintf(run.summary, "%s: %s\n", modelPath, summary(p))
+		run.printTrained(p.Training, dim)
+	}
+	return nil
+}
+
+// warnTrained prints the warnings of a fitted predictor: Fit's own, and each model's
+// jitter and ill-conditioning.
+func warnTrained(stderr io.Writer, p *ivm.Predictor) {
 	for _, w := range p.Warnings {
 		fmt.Fprintf(stderr, "ivm train: warning: %s\n", w)
 	}
@@ -226,14 +243,6 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "ivm train: warning: model %d's active-set matrix has condition number %.3g; predictions may be inaccurate\n", c+1, m.Condition)
 		}
 	}
-	if err := run.save(p, &p.Training, n); err != nil {
-		return err
-	}
-	if !*quiet {
-		fmt.Fprintf(run.summary, "%s: %s\n", modelPath, summary(p))
-		run.printTrained(p.Training, dim)
-	}
-	return nil
 }
 
 // taskFlagsRefused are the train flags the multi-task learner has no counterpart for, and
