@@ -194,16 +194,13 @@ func predictBytes(m *archipelago.Model, rows int) float64 {
 
 func (a archModel) Predict(c predictCall) error {
 	m := a.m
-	opt := c.Read
-	opt.Dim, opt.IgnoreExtra = m.Inputs, true
-	data, err := dataset.ReadFile(c.TestPath, opt)
+	data, err := readTest(c.TestPath, c.Read, m.Inputs, c.Stderr)
 	if err != nil {
 		return err
 	}
-	warnDropped(c.Stderr, c.TestPath, data, opt.Dim)
 	warnUnknownLabels(c.Stderr, c.TestPath, data.Y, m.Classes)
 	rows, _ := data.X.Dims()
-	if err := memLimit(opt.MaxBytes/4).check(predictBytes(m, rows), fmt.Sprintf("predicting %d rows with %s", rows, c.ModelPath)); err != nil {
+	if err := memLimit(c.Read.MaxBytes/4).check(predictBytes(m, rows), fmt.Sprintf("predicting %d rows with %s", rows, c.ModelPath)); err != nil {
 		return err
 	}
 	preds, err := m.Predict(data.X)

@@ -343,13 +343,10 @@ func (f ssmtrFile) WriteInfo(w io.Writer, path string) {
 
 // Predict serves ivm predict.
 func (f ssmtrFile) Predict(c predictCall) error {
-	opt := c.Read
-	opt.Dim, opt.IgnoreExtra = f.m.Dim, true
-	data, err := dataset.ReadFile(c.TestPath, opt)
+	data, err := readTest(c.TestPath, c.Read, f.m.Dim, c.Stderr)
 	if err != nil {
 		return err
 	}
-	warnDropped(c.Stderr, c.TestPath, data, opt.Dim)
 	warnSSMTRCondition(c.Stderr, f.m)
 	preds, err := predictSSMTR(f.m, data)
 	if err != nil {

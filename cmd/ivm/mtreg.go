@@ -71,8 +71,7 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		opt.Dim = m.Dim
-		if te, err = dataset.ReadFile(fs.Arg(1), opt); err != nil {
+		if te, err = readTest(fs.Arg(1), opt, m.Dim, stderr); err != nil {
 			return err
 		}
 	}
