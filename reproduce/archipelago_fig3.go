@@ -28,10 +28,7 @@ func init() {
 }
 
 func runArchipelagoFig3(w io.Writer, c Config) error {
-	seed := uint64(c.Seed)
-	if c.Seed == 0 {
-		seed = 1
-	}
+	seed := seedOr(c, 1)
 	out := outDir(c)
 	so := archipelago.Options{}
 	grid := 50
@@ -42,10 +39,7 @@ func runArchipelagoFig3(w io.Writer, c Config) error {
 	problems := []string{"Toy3", "Toy4", "Toy5"}
 	rows := make([][]*gplot.Plot, len(problems))
 	lines := make([]string, len(problems))
-	workers := c.Workers
-	if workers <= 0 {
-		workers = 2
-	}
+	workers := workersOr(c, 2)
 	if err := pool.ForEachErr(len(problems), workers, func(i int) (err error) {
 		if rows[i], lines[i], err = fig3Row(c, problems[i], seed, so, grid); err != nil {
 			return fmt.Errorf("%s: %w", problems[i], err)

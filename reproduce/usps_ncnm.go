@@ -126,10 +126,7 @@ func USPSNCNM(c Config) ([]NCNMResult, error) {
 	if seed == 0 {
 		seed = 1
 	}
-	workers := c.Workers
-	if workers <= 0 {
-		workers = 2
-	}
+	workers := workersOr(c, 2)
 	logf := func(format string, a ...any) {
 		if c.Log != nil {
 			fmt.Fprintf(c.Log, format, a...)

@@ -80,10 +80,7 @@ func USPSWidths(c Config) (*WidthScan, error) {
 			specs[f] = append(specs[f], spec)
 		}
 	}
-	workers := c.Workers
-	if workers <= 0 {
-		workers = 2
-	}
+	workers := workersOr(c, 2)
 	// probs[f][k][i]: digit k's p(y = +1) for test image i at factor f.
 	probs := make([][][]float64, len(factors))
 	for f := range probs {
