@@ -232,6 +232,16 @@ func (s *state) removePoint(j int) {
 // refactor recomputes L from the covariance at the points and ν = L⁻¹g. If the
 // factorisation fails, jitter (10⁻⁸σ², ×10 up to 10⁻²σ²) is added and counted in
 // s.jitter: a recorded fallback, not a silent fix.
+//
+// This ladder is not infer.FactorizeJitter with other parameters: that one starts at
+// 10⁻⁶ × the mean diagonal, computes rung k as start·10^k and replaces the previous rung's
+// jitter (the diagonal holds one rung), on a mat.Cholesky; this one starts at 10⁻⁸σ² (σ²
+// the kernel's amplitude at a point), multiplies the rung by 10 each try, adds every rung
+// on top of the last (the diagonal holds their sum), stops past 10⁻²σ² rather than after
+// a count, counts each fallback for the chain's statistics, and factorises into the
+// growable factor that extend and remove update. One function with parameters for start,
+// growth and tries would still need a switch for each of these, and any rung computed the
+// other way would change the chain's numbers in their last bits.
 func (s *state) refactor() error {
 	n := s.n
 	if n == 0 {

@@ -42,7 +42,10 @@ const (
 const MaxJitter = 1e-6
 
 // minJitter is the first jitter SampleNormal tries, relative to the mean diagonal; it
-// grows tenfold up to MaxJitter.
+// grows tenfold up to MaxJitter. The ladder is its own rather than infer.FactorizeJitter's
+// (which starts at 10⁻⁶ and goes up to 10³ times the mean diagonal, a model's fallback):
+// a sample drawn for a toy wants the least jitter that works, and the toys' data depend
+// on these rungs.
 const minJitter = 1e-12
 
 // errNilRand is returned by every generator given a nil source.

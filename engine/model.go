@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -158,46 +157,33 @@ func (m *Model) Latent(x mat.Matrix, muDst, varDst []float64) (mu, varsigma []fl
 	m.Kernel.Diag(varsigma, x)
 	chunks := (n + predictChunk - 1) / predictChunk
 	workers := min(runtime.GOMAXPROCS(0), chunks)
-	var wg sync.WaitGroup
-	var panics pool.Catcher
-	next := make(chan int, chunks)
-	for c := 0; c < chunks; c++ {
-		next <- c
-	}
-	close(next)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer panics.Catch()                           // the chunks are queued already: no sender waits
-			buf := make([]float64, d*min(predictChunk, n)) // one row (a served request) needs d, not d×512
-			for c := range next {
-				lo, hi := c*predictChunk, min((c+1)*predictChunk, n)
-				kt := mat.NewDense(d, hi-lo, buf[:d*(hi-lo)])
-				m.Kernel.K(kt, m.XActive, subRows(x, lo, hi))
-				raw := kt.RawMatrix()
-				for j := lo; j < hi; j++ {
-					sum := 0.0
-					for k := 0; k < d; k++ {
-						sum += raw.Data[k*raw.Stride+j-lo] * m.alpha[k]
-					}
-					mu[j] = sum
-				}
-				blas64.Trsm(blas.Left, blas.Trans, 1, m.upper, raw) // L⁻¹k* with L = Uᵀ
-				for j := lo; j < hi; j++ {
-					ss := 0.0
-					for k := 0; k < d; k++ {
-						v := raw.Data[k*raw.Stride+j-lo]
-						ss += v * v
-					}
-					// Rounding can take ς* a hair below zero when x* is an active input.
-					varsigma[j] = max(0, varsigma[j]-ss)
-				}
+	bufs := make([][]float64, workers) // one per goroutine, reused across its chunks
+	pool.ForEachWorker(chunks, workers, func(w, c int) {
+		if bufs[w] == nil {
+			bufs[w] = make([]float64, d*min(predictChunk, n)) // one row (a served request) needs d, not d×512
+		}
+		lo, hi := c*predictChunk, min((c+1)*predictChunk, n)
+		kt := mat.NewDense(d, hi-lo, bufs[w][:d*(hi-lo)])
+		m.Kernel.K(kt, m.XActive, subRows(x, lo, hi))
+		raw := kt.RawMatrix()
+		for j := lo; j < hi; j++ {
+			sum := 0.0
+			for k := 0; k < d; k++ {
+				sum += raw.Data[k*raw.Stride+j-lo] * m.alpha[k]
 			}
-		}()
-	}
-	wg.Wait()
-	panics.Rethrow()
+			mu[j] = sum
+		}
+		blas64.Trsm(blas.Left, blas.Trans, 1, m.upper, raw) // L⁻¹k* with L = Uᵀ
+		for j := lo; j < hi; j++ {
+			ss := 0.0
+			for k := 0; k < d; k++ {
+				v := raw.Data[k*raw.Stride+j-lo]
+				ss += v * v
+			}
+			// Rounding can take ς* a hair below zero when x* is an active input.
+			varsigma[j] = max(0, varsigma[j]-ss)
+		}
+	})
 	return mu, varsigma
 }
 

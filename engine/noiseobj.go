@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"math"
-	"runtime"
 
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/noise"
@@ -91,20 +90,10 @@ func (p *NoiseObjective) Prepare() error {
 		return nil
 	}
 	p.terms = make([]*exactTerm, len(p.sels))
-	errs := make([]error, len(p.sels))
-	w := p.opt.Workers
-	if w <= 0 {
-		w = runtime.GOMAXPROCS(0)
-	}
-	pool.ForEach(len(p.sels), w, func(m int) {
-		p.terms[m], errs[m] = newExactTerm(p.sels[m], p.opt.name(m))
+	return pool.ForEachErr(len(p.sels), pool.Workers(p.opt.Workers), func(m int) (err error) {
+		p.terms[m], err = newExactTerm(p.sels[m], p.opt.name(m))
+		return err
 	})
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Exact reports whether the exact terms are in use (after Prepare).

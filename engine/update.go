@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -52,24 +51,15 @@ func (s *Selector) forRanges(f func(lo, hi int) candidate) candidate {
 		return f(0, s.n)
 	}
 	res := make([]candidate, w)
-	var wg sync.WaitGroup
-	var panics pool.Catcher
 	chunk := (s.n + w - 1) / w
-	for t := 0; t < w; t++ {
+	pool.ForEach(w, w, func(t int) {
 		lo, hi := t*chunk, min((t+1)*chunk, s.n)
 		if lo >= hi {
 			res[t] = candidate{idx: -1}
-			continue
+			return
 		}
-		wg.Add(1)
-		go func(t, lo, hi int) {
-			defer wg.Done()
-			defer panics.Catch()
-			res[t] = f(lo, hi)
-		}(t, lo, hi)
-	}
-	wg.Wait()
-	panics.Rethrow()
+		res[t] = f(lo, hi)
+	})
 	best := candidate{idx: -1}
 	for _, c := range res {
 		best = best.merge(c)

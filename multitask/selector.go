@@ -108,20 +108,7 @@ func workers(w int) int {
 // parallel runs f(m) for every task on up to s.workers goroutines and returns the first
 // error by task order.
 func (s *Selector) parallel(f func(m int) error) error {
-	return forTasks(len(s.Tasks), s.workers, f)
-}
-
-// forTasks runs f(0) … f(n−1) on up to w goroutines and returns the error of the lowest
-// index that failed.
-func forTasks(n, w int, f func(m int) error) error {
-	errs := make([]error, n)
-	pool.ForEach(n, w, func(m int) { errs[m] = f(m) })
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return pool.ForEachErr(len(s.Tasks), s.workers, f)
 }
 
 // Reset empties every task's active set and restores the prior (call it after changing

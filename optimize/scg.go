@@ -253,7 +253,9 @@ func (c *core) setFunc(f float64) { c.fe = f }
 // setGrad hands back ∇f(xe).
 func (c *core) setGrad(g []float64) { copy(c.ge, g) }
 
-// next advances the iteration to its next request.
+// next advances the iteration to its next request. It is long because it is the whole
+// state machine, one case per step of Møller's algorithm in its order; split up, the
+// steps' hand-offs through c.state would be harder to follow than the switch.
 func (c *core) next() request {
 	for {
 		switch c.state {

@@ -74,7 +74,10 @@ func toys(t *testing.T) []toy {
 		xc, yc := must(dataset.ToyClassificationGP(200, rng(1)))
 		xr, yr := must(dataset.ToyRegression(200, [2]float64{1, 0.2}, rng(1)))
 		xo, yo := must(dataset.ToyOrdinal(20, 4, rng(1)))
-		xn, yn := must(toydata.Interlocking(200, 0.2, rng(1)))
+		xn, _, yn, err := dataset.ToyInterlocking(200, 0.2, rng(1))
+		if err != nil {
+			panic(err)
+		}
 		for i, v := range yn {
 			if math.IsNaN(v) {
 				yn[i] = 0 // the null category model's coding of unlabelled points

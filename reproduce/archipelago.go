@@ -25,14 +25,8 @@ func init() {
 }
 
 func runArchipelago(w io.Writer, c Config) error {
-	seed := uint64(c.Seed)
-	if c.Seed == 0 {
-		seed = 1
-	}
-	workers := c.Workers
-	if workers <= 0 {
-		workers = 2
-	}
+	seed := seedOr(c, 1)
+	workers := workersOr(c, 2)
 	opt := archTableOptions{
 		DataDir:  c.DataDir,
 		Cell:     archCellOptions{Labellings: 10, Workers: workers, Seed: seed, Log: c.Log},

@@ -2,13 +2,14 @@ package reproduce
 
 import (
 	"fmt"
-	"github.com/ivmlab/ivm/archipelago"
-	"github.com/ivmlab/ivm/internal/rusage"
 	"io"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ivmlab/ivm/archipelago"
+	"github.com/ivmlab/ivm/internal/rusage"
 )
 
 // archTableOptions configures archTable1.

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/ivmlab/ivm/archipelago"
+	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/plot"
 )
 
@@ -28,10 +28,7 @@ func init() {
 }
 
 func runArchipelagoFig3(w io.Writer, c Config) error {
-	seed := uint64(c.Seed)
-	if c.Seed == 0 {
-		seed = 1
-	}
+	seed := seedOr(c, 1)
 	out := outDir(c)
 	so := archipelago.Options{}
 	grid := 50
@@ -42,27 +39,14 @@ func runArchipelagoFig3(w io.Writer, c Config) error {
 	problems := []string{"Toy3", "Toy4", "Toy5"}
 	rows := make([][]*gplot.Plot, len(problems))
 	lines := make([]string, len(problems))
-	errs := make([]error, len(problems))
-	workers := c.Workers
-	if workers <= 0 {
-		workers = 2
-	}
-	sem := make(chan struct{}, workers)
-	var wg sync.WaitGroup
-	for i, name := range problems {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			rows[i], lines[i], errs[i] = fig3Row(c, name, seed, so, grid)
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
+	workers := workersOr(c, 2)
+	if err := pool.ForEachErr(len(problems), workers, func(i int) (err error) {
+		if rows[i], lines[i], err = fig3Row(c, problems[i], seed, so, grid); err != nil {
 			return fmt.Errorf("%s: %w", problems[i], err)
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	fmt.Fprintln(w, "Archipelago Fig. 3: one labelled point per class (the first labelling of the Table-1 cell)")
 	for _, l := range lines {

@@ -2,13 +2,15 @@ package reproduce
 
 import (
 	"fmt"
-	"github.com/ivmlab/ivm/archipelago"
-	"github.com/ivmlab/ivm/internal/safestat"
 	"io"
 	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"github.com/ivmlab/ivm/archipelago"
+	"github.com/ivmlab/ivm/internal/pool"
+	"github.com/ivmlab/ivm/internal/safestat"
 )
 
 // archMethods are the columns of Table 1, in the paper's order.
@@ -109,45 +111,32 @@ func archRunCell(p *archProblem, perClass int, opt archCellOptions) (*archCell, 
 		c.Perp[m] = make([]float64, opt.Labellings)
 	}
 	start := time.Now()
-	var mu sync.Mutex
-	var firstErr error
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < opt.Workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range jobs {
-				res, notes, rej, err := archRunLabelling(p, labs[r], methods, opt.Sampler, archChainSeed(opt.Seed, r), opt.Chains)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("%s, %d per class, labelling %d: %w", p.Name, perClass, r, err)
-				}
-				for m, v := range res {
-					c.Err[m][r], c.Perp[m][r] = v[0], v[1]
-				}
-				c.Rejections[r] = rej
-				for _, n := range notes {
-					c.Notes = append(c.Notes, fmt.Sprintf("labelling %d: %s", r, n))
-				}
-				if opt.Log != nil && err == nil {
-					fmt.Fprintf(opt.Log, "%s %d/class labelling %d:", p.Name, perClass, r)
-					for _, m := range methods {
-						fmt.Fprintf(opt.Log, " %s %.3f/%s", m, res[m][0], archFmtStat(res[m][1]))
-					}
-					fmt.Fprintf(opt.Log, " (M ≈ %.0f, %s)\n", rej, time.Since(start).Round(time.Second))
-				}
-				mu.Unlock()
+	var mu sync.Mutex // guards c and the log
+	err = pool.ForEachErr(len(labs), opt.Workers, func(r int) error {
+		res, notes, rej, err := archRunLabelling(p, labs[r], methods, opt.Sampler, archChainSeed(opt.Seed, r), opt.Chains)
+		mu.Lock()
+		defer mu.Unlock()
+		for m, v := range res {
+			c.Err[m][r], c.Perp[m][r] = v[0], v[1]
+		}
+		c.Rejections[r] = rej
+		for _, n := range notes {
+			c.Notes = append(c.Notes, fmt.Sprintf("labelling %d: %s", r, n))
+		}
+		if err != nil {
+			return fmt.Errorf("%s, %d per class, labelling %d: %w", p.Name, perClass, r, err)
+		}
+		if opt.Log != nil {
+			fmt.Fprintf(opt.Log, "%s %d/class labelling %d:", p.Name, perClass, r)
+			for _, m := range methods {
+				fmt.Fprintf(opt.Log, " %s %.3f/%s", m, res[m][0], archFmtStat(res[m][1]))
 			}
-		}()
-	}
-	for r := range labs {
-		jobs <- r
-	}
-	close(jobs)
-	wg.Wait()
+			fmt.Fprintf(opt.Log, " (M ≈ %.0f, %s)\n", rej, time.Since(start).Round(time.Second))
+		}
+		return nil
+	})
 	c.Wall = time.Since(start)
-	return c, firstErr
+	return c, err
 }
 
 // archLabellings draws the n labellings of archRunCell(p, perClass, {Seed: seed}), in

@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -223,15 +222,5 @@ func sampleMeanSD(v []float64) (mean, sd float64) {
 // forEachErr runs f(0) … f(n−1) on up to workers goroutines (0: all cores) and returns the
 // error of the lowest index that failed.
 func forEachErr(n, workers int, f func(i int) error) error {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	errs := make([]error, n)
-	pool.ForEach(n, workers, func(i int) { errs[i] = f(i) })
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return pool.ForEachErr(n, pool.Workers(workers), f)
 }

@@ -262,7 +262,7 @@ func vowelSpeaker(v *Vowel, c VowelConfig, s int, method string, size int) (errR
 // newSpeakerErrors builds, for every vowel, a model of the new speaker's training rows with
 // that vowel's learnt kernel and counts the test rows whose most probable vowel is wrong.
 func newSpeakerErrors(v *Vowel, x *mat.Dense, kernels []*kern.Sum, train, test []int) (int, error) {
-	xTrain, xTest := rowsOfMatrix(x, train), rowsOfMatrix(x, test)
+	xTrain, xTest := dataset.RowsOf(x, train), dataset.RowsOf(x, test)
 	probs := make([][]float64, len(kernels)) // probs[vowel][test point]
 	for cl, k := range kernels {
 		y := make([]float64, len(train))
@@ -322,7 +322,7 @@ func vowelTasks(x *mat.Dense, v *Vowel, s, cl int) []multitask.Task {
 				y[k] = 1
 			}
 		}
-		tasks = append(tasks, multitask.Task{Name: strconv.Itoa(sp), X: rowsOfMatrix(x, r), Y: y, Noise: noise.NewProbit(), Rows: r})
+		tasks = append(tasks, multitask.Task{Name: strconv.Itoa(sp), X: dataset.RowsOf(x, r), Y: y, Noise: noise.NewProbit(), Rows: r})
 	}
 	return tasks
 }
@@ -350,15 +350,6 @@ func standardiseOutside(x *mat.Dense, speaker []int, s int) *mat.Dense {
 		for i := 0; i < n; i++ {
 			out.Set(i, j, (x.At(i, j)-mean)/sd)
 		}
-	}
-	return out
-}
-
-func rowsOfMatrix(x *mat.Dense, rows []int) *mat.Dense {
-	_, dim := x.Dims()
-	out := mat.NewDense(len(rows), dim, nil)
-	for k, i := range rows {
-		out.SetRow(k, x.RawRowView(i))
 	}
 	return out
 }

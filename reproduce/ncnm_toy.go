@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
-	"sync"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/plot"
 )
 
@@ -86,23 +86,13 @@ func NCNMToy(c Config) ([]NCNMToyRow, error) {
 		row := NCNMToyRow{Toy: toy.name, Kernel: toy.kernel, Labelled: make([]int, seeds),
 			ErrLabelled: make([]float64, seeds), ErrNCNM: make([]float64, seeds),
 			DensLabelled: make([]float64, seeds), DensNCNM: make([]float64, seeds)}
-		errs := make([]error, seeds)
-		sem := make(chan struct{}, atOnce)
-		var wg sync.WaitGroup
-		for s := 0; s < seeds; s++ {
-			wg.Add(1)
-			go func(s int) {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				errs[s] = ncnmToySeed(toy, uint64(c.Seed)+uint64(s), &row, s)
-			}(s)
-		}
-		wg.Wait()
-		for s, err := range errs {
-			if err != nil {
-				return nil, fmt.Errorf("ncnm-toy %s, seed %d: %w", toy.name, s, err)
+		if err := pool.ForEachErr(seeds, atOnce, func(s int) error {
+			if err := ncnmToySeed(toy, uint64(c.Seed)+uint64(s), &row, s); err != nil {
+				return fmt.Errorf("ncnm-toy %s, seed %d: %w", toy.name, s, err)
 			}
+			return nil
+		}); err != nil {
+			return nil, err
 		}
 		fmt.Fprintf(logOf(c), "ncnm-toy %s: done\n", toy.name)
 		rows = append(rows, row)

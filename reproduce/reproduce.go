@@ -70,6 +70,24 @@ func Names() []string {
 	return out
 }
 
+// seedOr is c.Seed, or the experiment's default seed def when c.Seed is 0.
+func seedOr(c Config, def uint64) uint64 {
+	if c.Seed == 0 {
+		return def
+	}
+	return uint64(c.Seed)
+}
+
+// workersOr is c.Workers, or def when c.Workers is 0 or less: the experiments whose jobs
+// are whole chains or whole sets of one-vs-rest fits run def of them at a time by default
+// rather than one per core.
+func workersOr(c Config, def int) int {
+	if c.Workers <= 0 {
+		return def
+	}
+	return c.Workers
+}
+
 // outDir is the folder figures are written to: c.Out, or the current folder.
 func outDir(c Config) string {
 	if c.Out == "" {

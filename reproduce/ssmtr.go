@@ -62,10 +62,7 @@ func runSSMTR(w io.Writer, c Config, data string) error {
 // ssmtrConfig is the full protocol the SSMTR experiments share: ten splits seeded by
 // c.Seed (0: 1), at most 5 alternations of the multi-task fit.
 func ssmtrConfig(c Config, data string) ExperimentConfig {
-	seed := uint64(c.Seed)
-	if c.Seed == 0 {
-		seed = 1
-	}
+	seed := seedOr(c, 1)
 	return ExperimentConfig{Data: data, DataDir: c.DataDir, Splits: 10, Seed: seed, Log: c.Log,
 		Options: ssmtr.Config{Workers: c.Workers, OuterIters: 5}}
 }

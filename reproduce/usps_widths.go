@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/data"
+	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
 )
 
@@ -80,59 +80,42 @@ func USPSWidths(c Config) (*WidthScan, error) {
 			specs[f] = append(specs[f], spec)
 		}
 	}
-	workers := c.Workers
-	if workers <= 0 {
-		workers = 2
-	}
+	workers := workersOr(c, 2)
 	// probs[f][k][i]: digit k's p(y = +1) for test image i at factor f.
 	probs := make([][][]float64, len(factors))
 	for f := range probs {
 		probs[f] = make([][]float64, 10)
 	}
-	fails := make([]error, len(factors)*10)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, workers)
-	for f := range factors {
-		for k := 0; k < 10; k++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				cl := p.Classes[k]
-				yk := make([]float64, len(y))
-				for i, v := range y {
-					yk[i] = -1
-					if v == cl {
-						yk[i] = 1
-					}
-				}
-				m, err := ivm.Fit(x, yk, ivm.Config{Task: ivm.Binary, Kernel: specs[f][k], FixedKernel: true, ActiveSize: d,
-					Scale: ivm.ScaleNone, Workers: 1, Criterion: ivm.CriterionEntropy})
-				if err != nil {
-					fails[f*10+k] = err
-					return
-				}
-				preds, err := m.Predict(test.X)
-				if err != nil {
-					fails[f*10+k] = err
-					return
-				}
-				probs[f][k] = make([]float64, len(preds))
-				for i, q := range preds {
-					probs[f][k][i] = q.Prob[len(m.Classes)-1]
-					if (q.Label > 0) != (test.Y[i] == cl) {
-						res.Errors[f][k]++
-					}
-				}
-			}()
+	// One job per digit and factor, digit k of factor f as job 10f + k.
+	if err := pool.ForEachErr(len(factors)*10, workers, func(j int) error {
+		f, k := j/10, j%10
+		cl := p.Classes[k]
+		yk := make([]float64, len(y))
+		for i, v := range y {
+			yk[i] = -1
+			if v == cl {
+				yk[i] = 1
+			}
 		}
-	}
-	wg.Wait()
-	for _, err := range fails {
+		m, err := ivm.Fit(x, yk, ivm.Config{Task: ivm.Binary, Kernel: specs[f][k], FixedKernel: true, ActiveSize: d,
+			Scale: ivm.ScaleNone, Workers: 1, Criterion: ivm.CriterionEntropy})
 		if err != nil {
-			return nil, fmt.Errorf("usps-widths: %w", err)
+			return err
 		}
+		preds, err := m.Predict(test.X)
+		if err != nil {
+			return err
+		}
+		probs[f][k] = make([]float64, len(preds))
+		for i, q := range preds {
+			probs[f][k][i] = q.Prob[len(m.Classes)-1]
+			if (q.Label > 0) != (test.Y[i] == cl) {
+				res.Errors[f][k]++
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("usps-widths: %w", err)
 	}
 	for f := range factors {
 		res.TenClass = append(res.TenClass, oneVsRestError(func(i, k int) float64 { return probs[f][k][i] }, p.Classes, test.Y))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ivmlab/ivm/dataset"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -53,7 +54,7 @@ func splitRows(x *mat.Dense, y []float64, task []string) (*rowSplit, error) {
 			return nil, fmt.Errorf("ssmtr: task %q has no labelled rows; every task needs at least one", name)
 		}
 		t := &sp.tasks[k]
-		t.X, t.U = pickRows(x, lab[k]), pickRows(x, unl[k])
+		t.X, t.U = dataset.RowsOf(x, lab[k]), dataset.RowsOf(x, unl[k])
 		for i, r := range lab[k] {
 			t.Y = append(t.Y, y[r])
 			sp.at[r] = [2]int{k, i}
@@ -63,19 +64,6 @@ func splitRows(x *mat.Dense, y []float64, task []string) (*rowSplit, error) {
 		}
 	}
 	return sp, nil
-}
-
-// pickRows copies the rows idx of x (nil for none).
-func pickRows(x *mat.Dense, idx []int) *mat.Dense {
-	if len(idx) == 0 {
-		return nil
-	}
-	_, d := x.Dims()
-	m := mat.NewDense(len(idx), d, nil)
-	for i, r := range idx {
-		m.SetRow(i, x.RawRowView(r))
-	}
-	return m
 }
 
 // constraints hands Config's pairs and quadruples, indexed by rows of x, to their tasks.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
@@ -341,10 +340,7 @@ func newTask(t taskData, i int, opt Config, spec string, init []float64, mean, s
 	return tk, nil
 }
 
-// parallelFor runs fn(i) for i < n on at most workers goroutines.
+// parallelFor runs fn(i) for i < n on at most workers goroutines (0: all cores).
 func parallelFor(n, workers int, fn func(i int)) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	pool.ForEach(n, workers, fn)
+	pool.ForEach(n, pool.Workers(workers), fn)
 }

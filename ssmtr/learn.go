@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/infer"
+	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/optimize"
 )
 
@@ -179,24 +180,23 @@ func outside(z []float64) bool {
 func (f *fitter) dataTerm(lay layout, z, grad []float64) (float64, error) {
 	m := len(f.ts)
 	vals := make([]float64, m)
-	errs := make([]error, m)
 	var grads [][]float64
 	if grad != nil {
 		grads = make([][]float64, m)
 	}
-	parallelFor(m, f.opt.Workers, func(i int) {
+	if err := pool.ForEachErr(m, pool.Workers(f.opt.Workers), func(i int) (err error) {
 		var g []float64
 		if grad != nil {
 			g = make([]float64, len(z))
 			grads[i] = g
 		}
-		vals[i], errs[i] = f.evalTask(lay, z, i, g)
-	})
+		vals[i], err = f.evalTask(lay, z, i, g)
+		return err
+	}); err != nil {
+		return math.NaN(), err
+	}
 	var sum float64
 	for i := 0; i < m; i++ {
-		if errs[i] != nil {
-			return math.NaN(), errs[i]
-		}
 		sum += vals[i]
 		if grad != nil {
 			for k, v := range grads[i] {

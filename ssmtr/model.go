@@ -81,7 +81,7 @@ func (m *Model) Predict(x *mat.Dense, task []string) ([]noise.Prediction, error)
 	for _, k := range order {
 		rows := byTask[k]
 		mean, latent := make([]float64, len(rows)), make([]float64, len(rows))
-		if err := m.Tasks[k].predict(pickRows(xs, rows), mean, latent); err != nil {
+		if err := m.Tasks[k].predict(dataset.RowsOf(xs, rows), mean, latent); err != nil {
 			return nil, fmt.Errorf("ssmtr: task %q: %w", m.Names[k], err)
 		}
 		tm := m.Tasks[k]

@@ -28,6 +28,7 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/internal/pool"
 )
 
 type options struct {
@@ -209,16 +210,9 @@ func loadavg() string {
 	return string(b)
 }
 
+// parallel runs f on n goroutines at once (n clients) and returns when all are done.
 func parallel(n int, f func()) {
-	var wg sync.WaitGroup
-	for c := 0; c < n; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f()
-		}()
-	}
-	wg.Wait()
+	pool.ForEach(n, n, func(int) { f() })
 }
 
 type loadResult struct {

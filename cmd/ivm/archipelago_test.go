@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"image/png"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -32,9 +31,7 @@ func writePinwheel(t *testing.T, path string, perClass, labelled int, seed uint6
 			fmt.Fprintf(&b, "%.5f,%.5f,%s\n", r*c+tt*s, -r*s+tt*c, lab)
 		}
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTestFile(t, path, b.String())
 }
 
 func TestArchipelagoCommand(t *testing.T) {
@@ -88,26 +85,15 @@ func TestArchipelagoMaps(t *testing.T) {
 	if !strings.Contains(out, "maps: "+fig) {
 		t.Errorf("output does not name the figure:\n%s", out)
 	}
-	f, err := os.Open(fig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Two rows (Archipelago, softmax GP) of 9 cm at 96 dpi.
-	if h := img.Bounds().Dy(); h != 680 && h != 681 {
+	if _, h := pngSize(t, fig); h != 680 && h != 681 {
 		t.Errorf("figure %d pixels high, want two 9 cm rows", h)
 	}
 	if code, _, errs := runCLI(t, "archipelago", "-sweeps", "5", "-o", filepath.Join(dir, "m.jpg"), train, test); code != 1 || !strings.Contains(errs, ".png, .svg or .pdf") {
 		t.Errorf("-o m.jpg: exit %d, %s", code, errs)
 	}
 	three := filepath.Join(dir, "three.csv")
-	if err := os.WriteFile(three, []byte("a,b,c,label\n0,0,0,1\n1,1,1,2\n0,1,0,?\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTestFile(t, three, "a,b,c,label\n0,0,0,1\n1,1,1,2\n0,1,0,?\n")
 	if code, _, errs := runCLI(t, "archipelago", "-sweeps", "5", "-o", fig, three, three); code != 1 || !strings.Contains(errs, "2-D") {
 		t.Errorf("3-D inputs: exit %d, %s", code, errs)
 	}

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -128,24 +126,14 @@ func trainArchipelago(method string, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	trainPath, modelPath := fs.Arg(0), fs.Arg(1)
-	if err := checkOutputs([]string{trainPath}, modelPath); err != nil {
-		return err
-	}
-	out, err := createOutput(modelPath, stdout)
+	run, err := startTraining([]string{trainPath}, modelPath, args, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	if modelPath == stdoutPath {
-		stdout = stderr // the model goes to standard output, the summary beside it
-	}
-	defer out.discard()
-	start := time.Now()
-	data, err := dataset.ReadFile(trainPath, opt)
+	defer run.discard()
+	data, err := readTraining(trainPath, opt, "-method "+method+" ignores them", stderr)
 	if err != nil {
 		return err
-	}
-	if data.Task != nil {
-		fmt.Fprintf(stderr, "ivm train: warning: %s has task labels; -method %s ignores them\n", trainPath, method)
 	}
 	n, dim := data.X.Dims()
 	if err := checkArchMemory(*df.maxMem, n); err != nil {
@@ -161,22 +149,12 @@ func trainArchipelago(method string, args []string, stdout, stderr io.Writer) er
 	if j := model.Chain.Stats.Jitter; j > 0 {
 		fmt.Fprintf(stderr, "ivm train: warning: jitter up to %g added %d times to factorise the chain's covariance\n", model.Chain.Stats.MaxJitter, j)
 	}
-	hash, err := fileSHA256(trainPath)
-	if err != nil {
-		return err
-	}
-	elapsed := time.Since(start).Seconds()
-	model.Training = dataset.Provenance{File: filepath.Base(trainPath), SHA256: hash, Rows: n,
-		Args: append([]string{"train"}, args...), Time: start.UTC().Format(time.RFC3339), Seconds: elapsed}
-	if err := model.Save(out); err != nil {
-		return err
-	}
-	if err := out.commit(); err != nil {
+	if err := run.save(model, &model.Training, n); err != nil {
 		return err
 	}
 	if !*quiet {
-		fmt.Fprintf(stdout, "%s: %s\n", modelPath, archSummary(model))
-		fmt.Fprintf(stdout, "trained on %d rows of %d inputs in %.3g s\n", n, dim, elapsed)
+		fmt.Fprintf(run.summary, "%s: %s\n", modelPath, archSummary(model))
+		run.printTrained(model.Training, dim)
 	}
 	return nil
 }
@@ -216,16 +194,13 @@ func predictBytes(m *archipelago.Model, rows int) float64 {
 
 func (a archModel) Predict(c predictCall) error {
 	m := a.m
-	opt := c.Read
-	opt.Dim, opt.IgnoreExtra = m.Inputs, true
-	data, err := dataset.ReadFile(c.TestPath, opt)
+	data, err := readTest(c.TestPath, c.Read, m.Inputs, c.Stderr)
 	if err != nil {
 		return err
 	}
-	warnDropped(c.Stderr, c.TestPath, data, opt.Dim)
 	warnUnknownLabels(c.Stderr, c.TestPath, data.Y, m.Classes)
 	rows, _ := data.X.Dims()
-	if err := memLimit(opt.MaxBytes/4).check(predictBytes(m, rows), fmt.Sprintf("predicting %d rows with %s", rows, c.ModelPath)); err != nil {
+	if err := memLimit(c.Read.MaxBytes/4).check(predictBytes(m, rows), fmt.Sprintf("predicting %d rows with %s", rows, c.ModelPath)); err != nil {
 		return err
 	}
 	preds, err := m.Predict(data.X)
@@ -335,16 +310,7 @@ func (a archModel) WriteInfo(w io.Writer, path string) {
 		archipelago.Rate(st.InsertAccepted, st.InsertTried), archipelago.Rate(st.DeleteAccepted, st.DeleteTried), archipelago.Rate(st.MoveAccepted, st.MoveTried),
 		archipelago.Rate(st.GAccepted, st.GTried), archipelago.Rate(st.HyperAccepted, st.HyperTried), archipelago.Rate(st.AmpAccepted, st.AmpTried), st.Jitter)
 	fmt.Fprintf(w, "predictions: seed %d (each row's draws seeded by the row)\n", m.Seed)
-	t := m.Training
-	if t.File != "" || t.Time != "" {
-		fmt.Fprintf(w, "training:    %s, %d rows, %.3g s, %s\n", t.File, t.Rows, t.Seconds, t.Time)
-		if t.SHA256 != "" {
-			fmt.Fprintf(w, "             sha256 %s\n", t.SHA256)
-		}
-		if len(t.Args) > 0 {
-			fmt.Fprintf(w, "             ivm %s\n", strings.Join(t.Args, " "))
-		}
-	}
+	writeProvenance(w, m.Training)
 }
 
 // classProbs adapts a model's Predict to the class-map plots.

@@ -9,10 +9,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -131,7 +129,7 @@ func fitSSMTR(trainPath string, f *ssmtrFlags, stderr io.Writer) (*ssmtr.Model, 
 	if err != nil {
 		return nil, nil, err
 	}
-	data, err := dataset.ReadFile(trainPath, opt)
+	data, err := readTraining(trainPath, opt, "", stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -233,40 +231,24 @@ func trainSSMTR(method string, args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	trainPath, modelPath := fs.Arg(0), fs.Arg(1)
-	if err := checkOutputs([]string{trainPath, *f.pairs, *f.quads}, modelPath); err != nil {
-		return err
-	}
-	out, err := createOutput(modelPath, stdout)
+	run, err := startTraining([]string{trainPath, *f.pairs, *f.quads}, modelPath, args, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	if modelPath == stdoutPath {
-		stdout = stderr // the model goes to standard output, the summary beside it
-	}
-	defer out.discard()
-	start := time.Now()
+	defer run.discard()
 	m, data, err := fitSSMTR(trainPath, f, stderr)
 	if err != nil {
 		return err
 	}
-	hash, err := fileSHA256(trainPath)
-	if err != nil {
-		return err
-	}
 	n, dim := data.X.Dims()
-	elapsed := time.Since(start).Seconds()
-	m.Training = dataset.Provenance{File: filepath.Base(trainPath), SHA256: hash, Rows: n,
-		Args: append([]string{"train"}, args...), Time: start.UTC().Format(time.RFC3339), Seconds: elapsed}
-	if err := m.Save(out); err != nil {
-		return err
-	}
-	if err := out.commit(); err != nil {
+	if err := run.save(m, &m.Training, n); err != nil {
 		return err
 	}
 	warnSSMTRCondition(stderr, m)
 	if !*f.quiet {
-		writeSSMTRSummary(stdout, m, data)
-		fmt.Fprintf(stdout, "%s: trained on %d rows of %d inputs in %.3g s\n", modelPath, n, dim, elapsed)
+		writeSSMTRSummary(run.summary, m, data)
+		fmt.Fprintf(run.summary, "%s: ", modelPath)
+		run.printTrained(m.Training, dim)
 	}
 	return nil
 }
@@ -356,20 +338,15 @@ func (f ssmtrFile) WriteInfo(w io.Writer, path string) {
 		}
 		fmt.Fprintf(w, "; %d training rows, −ln p(y) = %.6g\n", t.Rows(), t.NegLogEvidence)
 	}
-	if tr := m.Training; tr.File != "" {
-		fmt.Fprintf(w, "training:    %s, %d rows, %.3g s, %s\n", tr.File, tr.Rows, tr.Seconds, tr.Time)
-	}
+	writeProvenance(w, m.Training)
 }
 
 // Predict serves ivm predict.
 func (f ssmtrFile) Predict(c predictCall) error {
-	opt := c.Read
-	opt.Dim, opt.IgnoreExtra = f.m.Dim, true
-	data, err := dataset.ReadFile(c.TestPath, opt)
+	data, err := readTest(c.TestPath, c.Read, f.m.Dim, c.Stderr)
 	if err != nil {
 		return err
 	}
-	warnDropped(c.Stderr, c.TestPath, data, opt.Dim)
 	warnSSMTRCondition(c.Stderr, f.m)
 	preds, err := predictSSMTR(f.m, data)
 	if err != nil {

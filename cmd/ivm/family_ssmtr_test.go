@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,34 +10,19 @@ import (
 	"testing"
 )
 
-// ssmtrWriteLibsvm writes the rows of mtregWriteCSV's tasks as libsvm with task:NAME tokens.
+// ssmtrWriteLibsvm writes mtregRows as libsvm with task:NAME tokens.
 func ssmtrWriteLibsvm(t *testing.T, path string, perTask int, seed uint64) {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 2))
 	var b strings.Builder
-	for task := 1; task <= 3; task++ {
-		a := 1 + 0.2*float64(task)
-		for i := 0; i < perTask; i++ {
-			x1, x2 := 2*rng.NormFloat64(), rng.NormFloat64()
-			y := 10 + a*math.Sin(0.6*x1) + 0.3*x2 + 0.05*rng.NormFloat64()
-			fmt.Fprintf(&b, "%g task:%d 1:%g 2:%g\n", y, 10*task, x1, x2)
-		}
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mtregRows(perTask, seed, func(task int, x1, x2, y float64) {
+		fmt.Fprintf(&b, "%g task:%d 1:%g 2:%g\n", y, task, x1, x2)
+	})
+	writeTestFile(t, path, b.String())
 }
 
 // train → MODEL → predict on new rows → info, for every method, through the command line.
 func TestSSMTRTrainPredictInfo(t *testing.T) {
-	dir := t.TempDir()
-	train, test := filepath.Join(dir, "train.csv"), filepath.Join(dir, "test.csv")
-	mtregWriteCSV(t, train, 30, 3, 1)
-	mtregWriteCSV(t, test, 40, 0, 2)
-	pairs := filepath.Join(dir, "pairs.csv")
-	if err := os.WriteFile(pairs, []byte("1,2,-5\n32,34,0.1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, train, test, pairs := mtregFiles(t)
 	for _, m := range []string{"sstr", "smtr", "ssmtr", "ssmtrpi"} {
 		model, out := filepath.Join(dir, m+".json"), filepath.Join(dir, m+".out")
 		got := mustRun(t, "train", "-method", m, "-task-col", "first", "-iters", "3", "-kiters", "40", "-pairs", pairs, train, model)

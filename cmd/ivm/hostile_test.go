@@ -650,9 +650,7 @@ func TestSignalsLeaveNothing(t *testing.T) {
 		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(model, []byte("the old model"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeTestFile(t, model, "the old model")
 		cmd := exec.Command(bin, "train", fifo, model)
 		var errOut bytes.Buffer
 		cmd.Stderr = &errOut

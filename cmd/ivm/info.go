@@ -55,9 +55,7 @@ func writeTaskInfo(w io.Writer, path string, m *multitask.Model) {
 	for _, t := range m.Tasks {
 		fmt.Fprintf(w, "task %-7s %s noise%s; %d active points\n", t.Name, t.Noise.Name(), noiseParams(t.Noise), len(t.Rows))
 	}
-	if tr := m.Training; tr.File != "" {
-		fmt.Fprintf(w, "training:    %s, %d rows, %.3g s, %s\n", tr.File, tr.Rows, tr.Seconds, tr.Time)
-	}
+	writeProvenance(w, m.Training)
 }
 
 // writeInfo describes a predictor: task, classes, inputs and scaling, each model's noise
@@ -110,16 +108,7 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 			fmt.Fprintf(w, "             learnt in %d outer iterations; final held-out log likelihood %.4f per point\n", iters, last.HeldOut)
 		}
 	}
-	t := p.Training
-	if t.File != "" || t.Time != "" {
-		fmt.Fprintf(w, "training:    %s, %d rows, %.3g s, %s\n", t.File, t.Rows, t.Seconds, t.Time)
-		if t.SHA256 != "" {
-			fmt.Fprintf(w, "             sha256 %s\n", t.SHA256)
-		}
-		if len(t.Args) > 0 {
-			fmt.Fprintf(w, "             ivm %s\n", strings.Join(t.Args, " "))
-		}
-	}
+	writeProvenance(w, p.Training)
 }
 
 func noiseParams(nm noise.Model) string {

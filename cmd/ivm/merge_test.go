@@ -22,9 +22,7 @@ func writeBlobsCSV(t *testing.T, path string, perClass int, seed uint64) {
 			fmt.Fprintf(&b, "%.4f,%.4f,%.4f,%d\n", float64(c%3)*2+rng.NormFloat64(), float64(c/3)*2+rng.NormFloat64(), rng.NormFloat64(), c)
 		}
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTestFile(t, path, b.String())
 }
 
 // The parts of `ivm train -part i/K`, run as separate processes at once and merged, predict

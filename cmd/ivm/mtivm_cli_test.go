@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/ivmlab/ivm/dataset"
-	"github.com/ivmlab/ivm/multitask"
 )
 
 // writeTaskFiles writes n rows of three tasks with labels 0 and 5 (two inputs in large
@@ -31,12 +30,8 @@ func writeTaskFiles(t *testing.T, dir, name string, n int, seed uint64) (csv, li
 		fmt.Fprintf(&l, "%d task:%s 1:%g 2:%g\n", y, task, a, b)
 	}
 	csv, libsvm = filepath.Join(dir, name+".csv"), filepath.Join(dir, name+".libsvm")
-	if err := os.WriteFile(csv, []byte(c.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(libsvm, []byte(l.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTestFile(t, csv, c.String())
+	writeTestFile(t, libsvm, l.String())
 	return csv, libsvm
 }
 
@@ -63,14 +58,9 @@ func TestMTIVMTrainPredictInfo(t *testing.T) {
 		if len(lines) != 61 || lines[0] != "label p(5) latent_mean latent_variance" {
 			t.Fatalf("%d lines, header %q", len(lines), lines[0])
 		}
-		f, err := os.Open(model)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := multitask.Load(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
+		m, _, ok, err := readTaskModel(model)
+		if err != nil || !ok {
+			t.Fatal(ok, err)
 		}
 		data, err := dataset.ReadFile(c.test, dataset.ReadOptions{TaskCol: dataset.TaskFirst})
 		if err != nil {
@@ -106,9 +96,7 @@ func TestMTIVMBadInput(t *testing.T) {
 	model := filepath.Join(dir, "m.json")
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeTestFile(t, p, text)
 		return p
 	}
 	unlabelled := write("unl.csv", "task,x,y\na,1,1\na,2,?\nb,3,-1\nb,4,1\n")

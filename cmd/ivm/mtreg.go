@@ -7,8 +7,6 @@ import (
 	"math"
 	"strconv"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/noise"
 	"github.com/ivmlab/ivm/ssmtr"
@@ -73,8 +71,7 @@ func cmdMtreg(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		opt.Dim = m.Dim
-		if te, err = dataset.ReadFile(fs.Arg(1), opt); err != nil {
+		if te, err = readTest(fs.Arg(1), opt, m.Dim, stderr); err != nil {
 			return err
 		}
 	}
@@ -103,7 +100,7 @@ func unlabelledRows(data *dataset.Data) *dataset.Data {
 	}
 	u := &dataset.Data{Y: make([]float64, len(rows))}
 	if len(rows) > 0 {
-		u.X = denseRowsOf(data.X, rows)
+		u.X = dataset.RowsOf(data.X, rows)
 	}
 	for i, r := range rows {
 		u.Y[i] = math.NaN()
@@ -140,14 +137,4 @@ func writeMtregPredictions(path string, stdout io.Writer, task []string, preds [
 		fmt.Fprintf(&w, "%s,%s,%s\n", task[r], strconv.FormatFloat(p.Mean, 'g', 10, 64), strconv.FormatFloat(p.Var, 'g', 10, 64))
 	}
 	return writeOutput(path, w.Bytes(), stdout)
-}
-
-// denseRowsOf returns the rows of src listed in rows, copied.
-func denseRowsOf(src *mat.Dense, rows []int) *mat.Dense {
-	_, dim := src.Dims()
-	x := mat.NewDense(len(rows), dim, nil)
-	for k, i := range rows {
-		x.SetRow(k, src.RawRowView(i))
-	}
-	return x
 }

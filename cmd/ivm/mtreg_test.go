@@ -11,27 +11,41 @@ import (
 	"testing"
 )
 
-// mtregWriteCSV writes rows "task,x1,x2,y" for three related tasks; every unlabelledEvery-th
-// row has target "?" when unlabelledEvery > 0.
-func mtregWriteCSV(t *testing.T, path string, perTask, unlabelledEvery int, seed uint64) {
-	t.Helper()
+// mtregRows draws perTask rows of each of three related tasks, named 10, 20 and 30, and
+// hands them to row in order.
+func mtregRows(perTask int, seed uint64, row func(task int, x1, x2, y float64)) {
 	rng := rand.New(rand.NewPCG(seed, 2))
-	var b strings.Builder
-	b.WriteString("school,x1,x2,score\n")
-	row := 0
 	for task := 1; task <= 3; task++ {
 		a := 1 + 0.2*float64(task)
 		for i := 0; i < perTask; i++ {
 			x1, x2 := 2*rng.NormFloat64(), rng.NormFloat64()
-			y := strconv.FormatFloat(10+a*math.Sin(0.6*x1)+0.3*x2+0.05*rng.NormFloat64(), 'g', -1, 64)
-			if unlabelledEvery > 0 && row%unlabelledEvery == 0 {
-				y = "?"
-			}
-			fmt.Fprintf(&b, "%d,%g,%g,%s\n", 10*task, x1, x2, y)
-			row++
+			row(10*task, x1, x2, 10+a*math.Sin(0.6*x1)+0.3*x2+0.05*rng.NormFloat64())
 		}
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+}
+
+// mtregWriteCSV writes mtregRows as "task,x1,x2,y"; every unlabelledEvery-th row has
+// target "?" when unlabelledEvery > 0.
+func mtregWriteCSV(t *testing.T, path string, perTask, unlabelledEvery int, seed uint64) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("school,x1,x2,score\n")
+	r := 0
+	mtregRows(perTask, seed, func(task int, x1, x2, y float64) {
+		target := strconv.FormatFloat(y, 'g', -1, 64)
+		if unlabelledEvery > 0 && r%unlabelledEvery == 0 {
+			target = "?"
+		}
+		fmt.Fprintf(&b, "%d,%g,%g,%s\n", task, x1, x2, target)
+		r++
+	})
+	writeTestFile(t, path, b.String())
+}
+
+// writeTestFile writes text to path.
+func writeTestFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -54,16 +68,23 @@ func mtregFigure(t *testing.T, out, prefix string) float64 {
 	return v
 }
 
-func TestMtreg(t *testing.T) {
-	dir := t.TempDir()
-	train, test := filepath.Join(dir, "train.csv"), filepath.Join(dir, "test.csv")
+// mtregFiles writes into a new directory the training file of the mtreg and SSMTR tests
+// (30 rows per task, every third unlabelled), a test file (40 labelled rows per task) and
+// two pairwise constraints.
+func mtregFiles(t *testing.T) (dir, train, test, pairs string) {
+	t.Helper()
+	dir = t.TempDir()
+	train, test = filepath.Join(dir, "train.csv"), filepath.Join(dir, "test.csv")
 	mtregWriteCSV(t, train, 30, 3, 1)
 	mtregWriteCSV(t, test, 40, 0, 2)
-	pairs := filepath.Join(dir, "pairs.csv")
+	pairs = filepath.Join(dir, "pairs.csv")
 	// Rows 1 and 2 are task 10 (row 1 unlabelled); rows 31..60 task 20.
-	if err := os.WriteFile(pairs, []byte("# u,v,d\n1,2,-5\n32,34,0.1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTestFile(t, pairs, "# u,v,d\n1,2,-5\n32,34,0.1\n")
+	return dir, train, test, pairs
+}
+
+func TestMtreg(t *testing.T) {
+	dir, train, test, pairs := mtregFiles(t)
 	preds := filepath.Join(dir, "pred.csv")
 	for _, m := range []string{"sstr", "smtr", "ssmtr", "ssmtrpi"} {
 		out := mustRun(t, "mtreg", "-quiet", "-method", m, "-iters", "3", "-kiters", "40", "-pairs", pairs, "-out", preds, train, test)

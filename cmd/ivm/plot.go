@@ -91,103 +91,109 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if mf.family != nil {
-		pl, ok := mf.family.(familyPlotter)
-		if !ok {
-			return fmt.Errorf("%s: ivm plot does not draw this kind of model", modelPath)
-		}
-		if *trace || *which != 0 {
-			return fmt.Errorf("%s: -trace and -model are for single-task IVM models", modelPath)
-		}
-		fig, err := pl.Plot(plotCall{ModelPath: modelPath, DataPath: fs.Arg(1), Data: df, Grid: *grid,
-			Options: ivmplot.Options{Title: *title, Grid: *grid, NoLegend: *noLegend}})
-		if err != nil {
-			return err
-		}
-		if err := saveFigure(path, figOut, fig, w, h); err != nil {
-			return err
-		}
-		if !*quiet {
-			fmt.Fprintf(stdout, "figure written to %s\n", path)
-		}
-		return nil
-	}
-	if tm := mf.multi; tm != nil {
-		if *trace || *which != 0 {
-			return fmt.Errorf("%s is a multi-task model: -trace and -model are for single-task models", modelPath)
-		}
-		fig, err := plotTasks(tm, fs.Arg(1), df, *grid, ivmplot.Options{Title: *title, NoLegend: *noLegend})
-		if err != nil {
-			return err
-		}
-		if err := saveFigure(path, figOut, fig, w, max(h, vg.Length(len(tm.Tasks))*4*vg.Centimeter)); err != nil {
-			return err
-		}
-		if !*quiet {
-			fmt.Fprintf(stdout, "figure written to %s\n", path)
-		}
-		return nil
-	}
-	pred := mf.single
-	k, err := pickModel(pred, *which)
-	if err != nil {
-		return fmt.Errorf("%s: %w", modelPath, err)
-	}
-	opt := ivmplot.Options{Title: *title, Grid: *grid, NoLegend: *noLegend}
-	var fig *ivmplot.Figure
-	if *trace {
-		var tr []ivm.IterTrace
-		if k < len(pred.Traces) {
-			tr = pred.Traces[k]
-		}
-		if len(tr) == 0 {
-			return fmt.Errorf("%s holds no learning trace (was it trained with -iters 0, a fixed kernel?)", modelPath)
-		}
-		if fig, err = ivmplot.Trace(tr, opt); err != nil {
-			return err
-		}
-	} else {
-		dim := pred.InputDim()
-		if dim != 1 && dim != 2 {
-			return fmt.Errorf("%s has %d inputs; ivm plot draws models of 1 or 2 inputs (-trace draws the learning trace of any model)", modelPath, dim)
-		}
-		if err := df.maxMem.check(plotBytes(*grid, dim, pred.Models[k].Size()), fmt.Sprintf("drawing %s", modelPath)); err != nil {
-			return err
-		}
-		var x *mat.Dense
-		var y []float64
-		if fs.NArg() == 2 {
-			data, err := readPlotData(fs.Arg(1), df, dim)
-			if err != nil {
-				return err
-			}
-			x, y = data.X, data.Y
-			if len(data.Names) == dim {
-				opt.XLabel = data.Names[0]
-				if dim == 2 {
-					opt.YLabel = data.Names[1]
-				}
-			}
-		}
-		if fig, err = ivmplot.Predictor(pred, k, x, y, opt); err != nil {
-			if fs.NArg() == 2 {
-				return fmt.Errorf("%s: %w", fs.Arg(1), err)
-			}
-			return err
-		}
-	}
 	hSet := false
 	fs.Visit(func(f *flag.Flag) { hSet = hSet || f.Name == "h" })
-	if *trace && !hSet {
-		h = max(h, vg.Length(len(fig.Panels))*4*vg.Centimeter+2*vg.Centimeter)
+	fig, minH, err := drawModel(mf, plotRequest{modelPath: modelPath, dataPath: fs.Arg(1), data: df, trace: *trace, which: *which,
+		grid: *grid, title: *title, noLegend: *noLegend, heightSet: hSet})
+	if err != nil {
+		return err
 	}
-	if err := saveFigure(path, figOut, fig, w, h); err != nil {
+	if err := saveFigure(path, figOut, fig, w, max(h, minH)); err != nil {
 		return err
 	}
 	if !*quiet {
 		fmt.Fprintf(stdout, "figure written to %s\n", path)
 	}
 	return nil
+}
+
+// plotRequest is what ivm plot was asked to draw.
+type plotRequest struct {
+	modelPath, dataPath string // dataPath "" when no DATA was given
+	data                dataFlags
+	trace               bool
+	which, grid         int
+	title               string
+	noLegend            bool
+	heightSet           bool // -h was given
+}
+
+// drawModel draws the model file read into mf as r asks, with the least height its panels
+// need (0: any).
+func drawModel(mf *modelFile, r plotRequest) (*ivmplot.Figure, vg.Length, error) {
+	if mf.family != nil {
+		pl, ok := mf.family.(familyPlotter)
+		if !ok {
+			return nil, 0, fmt.Errorf("%s: ivm plot does not draw this kind of model", r.modelPath)
+		}
+		if r.trace || r.which != 0 {
+			return nil, 0, fmt.Errorf("%s: -trace and -model are for single-task IVM models", r.modelPath)
+		}
+		fig, err := pl.Plot(plotCall{ModelPath: r.modelPath, DataPath: r.dataPath, Data: r.data, Grid: r.grid,
+			Options: ivmplot.Options{Title: r.title, Grid: r.grid, NoLegend: r.noLegend}})
+		return fig, 0, err
+	}
+	if tm := mf.multi; tm != nil {
+		if r.trace || r.which != 0 {
+			return nil, 0, fmt.Errorf("%s is a multi-task model: -trace and -model are for single-task models", r.modelPath)
+		}
+		fig, err := plotTasks(tm, r.dataPath, r.data, r.grid, ivmplot.Options{Title: r.title, NoLegend: r.noLegend})
+		return fig, vg.Length(len(tm.Tasks)) * 4 * vg.Centimeter, err
+	}
+	pred := mf.single
+	k, err := pickModel(pred, r.which)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", r.modelPath, err)
+	}
+	opt := ivmplot.Options{Title: r.title, Grid: r.grid, NoLegend: r.noLegend}
+	if r.trace {
+		var tr []ivm.IterTrace
+		if k < len(pred.Traces) {
+			tr = pred.Traces[k]
+		}
+		if len(tr) == 0 {
+			return nil, 0, fmt.Errorf("%s holds no learning trace (was it trained with -iters 0, a fixed kernel?)", r.modelPath)
+		}
+		fig, err := ivmplot.Trace(tr, opt)
+		if err != nil || r.heightSet {
+			return fig, 0, err
+		}
+		return fig, vg.Length(len(fig.Panels))*4*vg.Centimeter + 2*vg.Centimeter, nil
+	}
+	fig, err := drawPredictor(pred, k, r, opt)
+	return fig, 0, err
+}
+
+// drawPredictor draws model k of a single-task predictor of 1 or 2 inputs, over DATA's
+// rows when given.
+func drawPredictor(pred *ivm.Predictor, k int, r plotRequest, opt ivmplot.Options) (*ivmplot.Figure, error) {
+	dim := pred.InputDim()
+	if dim != 1 && dim != 2 {
+		return nil, fmt.Errorf("%s has %d inputs; ivm plot draws models of 1 or 2 inputs (-trace draws the learning trace of any model)", r.modelPath, dim)
+	}
+	if err := r.data.maxMem.check(plotBytes(r.grid, dim, pred.Models[k].Size()), fmt.Sprintf("drawing %s", r.modelPath)); err != nil {
+		return nil, err
+	}
+	var x *mat.Dense
+	var y []float64
+	if r.dataPath != "" {
+		data, err := readPlotData(r.dataPath, r.data, dim)
+		if err != nil {
+			return nil, err
+		}
+		x, y = data.X, data.Y
+		if len(data.Names) == dim {
+			opt.XLabel = data.Names[0]
+			if dim == 2 {
+				opt.YLabel = data.Names[1]
+			}
+		}
+	}
+	fig, err := ivmplot.Predictor(pred, k, x, y, opt)
+	if err != nil && r.dataPath != "" {
+		return nil, fmt.Errorf("%s: %w", r.dataPath, err)
+	}
+	return fig, err
 }
 
 // plotBytes estimates what drawing a model of d active points on a grid of points per

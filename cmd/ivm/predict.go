@@ -57,13 +57,10 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "ivm predict: warning: model %d of %s needed jitter %g to factorise its active-set matrix; predictions may be inaccurate\n", c+1, modelPath, m.Jitter)
 		}
 	}
-	opt.Dim = p.InputDim()
-	opt.IgnoreExtra = true // as svm-predict: features the model never saw are dropped
-	data, err := dataset.ReadFile(testPath, opt)
+	data, err := readTest(testPath, opt, p.InputDim(), stderr)
 	if err != nil {
 		return err
 	}
-	warnDropped(stderr, testPath, data, opt.Dim)
 	if p.Task != ivm.Regression {
 		warnUnknownLabels(stderr, testPath, data.Y, p.Classes)
 	}
@@ -80,6 +77,19 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 		printMetrics(report, p.Task == ivm.Regression, preds, data.Y)
 	}
 	return nil
+}
+
+// readTest reads the rows to predict for a model of dim inputs with the data flags'
+// options opt. As svm-predict, it drops the features of a libsvm file the model never saw,
+// but says so on stderr.
+func readTest(path string, opt dataset.ReadOptions, dim int, stderr io.Writer) (*dataset.Data, error) {
+	opt.Dim, opt.IgnoreExtra = dim, true
+	data, err := dataset.ReadFile(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	warnDropped(stderr, path, data, dim)
+	return data, nil
 }
 
 // warnDropped says on stderr that a libsvm test file's features beyond the model's inputs

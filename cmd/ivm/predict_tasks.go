@@ -16,15 +16,13 @@ import (
 // predictTaskFile applies a multi-task model to the rows of testPath for ivm predict (opt
 // holds the data flags' reading options).
 func predictTaskFile(testPath, modelPath, outPath string, opt dataset.ReadOptions, m *multitask.Model, prob, quiet bool, report, stdout, stderr io.Writer) error {
-	opt.Dim, opt.IgnoreExtra = m.Dim(), true
-	data, err := dataset.ReadFile(testPath, opt)
+	data, err := readTest(testPath, opt, m.Dim(), stderr)
 	if errors.Is(err, dataset.ErrDim) && opt.TaskCol == dataset.TaskNone {
 		return fmt.Errorf("%w (%s is a multi-task model: name the task column with -task-col)", err, modelPath)
 	}
 	if err != nil {
 		return err
 	}
-	warnDropped(stderr, testPath, data, opt.Dim)
 	if classes := m.Classes(); classes != nil {
 		warnUnknownLabels(stderr, testPath, data.Y, classes)
 	}

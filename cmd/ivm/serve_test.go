@@ -186,9 +186,7 @@ func TestServeConcurrentMatchesPredictAcrossReload(t *testing.T) {
 		t.Errorf("no answer from the reloaded model (%d); log:\n%s", fromNew, ts.logs.String())
 	}
 	// A corrupt file is refused and the model in service stays.
-	if err := os.WriteFile(model, []byte(`{"format": "ivm-model/1", "task": `), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTestFile(t, model, `{"format": "ivm-model/1", "task": `)
 	ts.reload <- syscall.SIGHUP
 	if msg, usedNew := checkAnswer(client, ts.url+"/v1/models/digits/predict", [][]float64{{1, 2, 3}}, oldP, newP); msg != "" || !usedNew {
 		t.Errorf("after a corrupt reload: %q (answered by the new model: %v)", msg, usedNew)
@@ -588,9 +586,7 @@ func trainedTaskClassifier(t *testing.T, dir string) (string, string) {
 		fmt.Fprintf(&b, "s%d,%g,%g,%d\n", i%4, x1, x2, y)
 	}
 	train, model := filepath.Join(dir, "speakers.csv"), filepath.Join(dir, "speakers.json")
-	if err := os.WriteFile(train, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTestFile(t, train, b.String())
 	mustRun(t, "train", "-quiet", "-tasks", "-task-col", "first", "-kernel", "rbf+bias+white", "-d", "20", "-iters", "0", train, model)
 	return model, train
 }

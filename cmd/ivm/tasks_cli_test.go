@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,14 +48,8 @@ func TestTrainTasksSineToy(t *testing.T) {
 	// Fig. 7 of the extensions paper: one panel per task, the points each task gave circled.
 	fig := filepath.Join(dir, "mt.png")
 	mustRun(t, "plot", "-quiet", "-task-col", "first", "-o", fig, model, refData+"mtivm_toysine.csv.gz")
-	if f, err := os.Open(fig); err != nil {
-		t.Error(err)
-	} else {
-		cfg, err := png.DecodeConfig(f)
-		f.Close()
-		if err != nil || cfg.Width < 400 || cfg.Height < 400 {
-			t.Errorf("multi-task figure: %v, %dx%d", err, cfg.Width, cfg.Height)
-		}
+	if w, h := pngSize(t, fig); w < 400 || h < 400 {
+		t.Errorf("multi-task figure: %dx%d", w, h)
 	}
 	info := mustRun(t, "info", model)
 	if !strings.Contains(info, "shared by the 3 tasks), 15 active points") || !strings.Contains(info, "task 3       gaussian noise") {

@@ -29,8 +29,8 @@ func TestTrainTasksSine(t *testing.T) {
 	}
 	model := filepath.Join(dir, "mt.json")
 	var out, errOut bytes.Buffer
-	o := taskTrainOptions{Noise: "gaussian", ActiveSize: 15, Kernel: "rbf(gamma=1,variance=1)", TrainPath: train, Args: []string{"train", "-tasks"}}
-	if err := trainTasksTo(data, model, o, &out, &errOut); err != nil {
+	o := taskTrainOptions{Noise: "gaussian", ActiveSize: 15, Kernel: "rbf(gamma=1,variance=1)"}
+	if err := trainTasksTo(data, train, model, o, &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
 	b, err := os.ReadFile(model)
@@ -88,9 +88,7 @@ func TestTrainTasksSine(t *testing.T) {
 	}
 	// A single-task model file is not taken for a multi-task one.
 	other := filepath.Join(dir, "single.json")
-	if err := os.WriteFile(other, []byte(`{"format":"ivm-model/1"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTestFile(t, other, `{"format":"ivm-model/1"}`)
 	if _, _, _, err := readTaskModel(other); err == nil || !strings.Contains(err.Error(), "lacks its kernel") {
 		t.Errorf("single-task model: error %v, want the single-task loader's", err)
 	}
@@ -112,9 +110,7 @@ func TestTrainTasksClassification(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "train.csv")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTestFile(t, path, b.String())
 	data, err := dataset.ReadFile(path, dataset.ReadOptions{TaskCol: dataset.TaskFirst})
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +118,7 @@ func TestTrainTasksClassification(t *testing.T) {
 	model := filepath.Join(dir, "m.json")
 	var out, errOut bytes.Buffer
 	o := taskTrainOptions{Noise: "auto", ActiveSize: 40, Iters: 2, KernelIters: 20, Kernel: "rbf+bias+white"}
-	if err := trainTasksTo(data, model, o, &out, &errOut); err != nil {
+	if err := trainTasksTo(data, path, model, o, &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
 	if !strings.Contains(errOut.String(), "iteration 1/2") {
@@ -151,19 +147,19 @@ func TestTrainTasksClassification(t *testing.T) {
 	}
 	// Data without tasks is refused.
 	data.Task = nil
-	if err := trainTasksTo(data, model, o, &out, &errOut); err == nil {
+	if err := trainTasksTo(data, path, model, o, &out, &errOut); err == nil {
 		t.Error("training without task labels: no error")
 	}
 }
 
-// trainTasksTo runs trainTasks writing the model to path.
-func trainTasksTo(data *dataset.Data, path string, o taskTrainOptions, stdout, stderr io.Writer) error {
-	out, err := createOutput(path, stdout)
+// trainTasksTo runs trainTasks on data read from trainPath, writing the model to path.
+func trainTasksTo(data *dataset.Data, trainPath, path string, o taskTrainOptions, stdout, stderr io.Writer) error {
+	run, err := startTraining([]string{trainPath}, path, []string{"-tasks"}, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	defer out.discard()
-	return trainTasks(data, out, o, stdout, stderr)
+	defer run.discard()
+	return trainTasks(data, run, o, stderr)
 }
 
 // readTaskModel reads path if it is a multi-task model file; ok is false, with no error,
@@ -215,9 +211,7 @@ func TestTrainTasksScaling(t *testing.T) {
 	dir := t.TempDir()
 	read := func(name, text string) *dataset.Data {
 		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeTestFile(t, path, text)
 		d, err := dataset.ReadFile(path, dataset.ReadOptions{TaskCol: dataset.TaskFirst})
 		if err != nil {
 			t.Fatal(err)
@@ -225,11 +219,11 @@ func TestTrainTasksScaling(t *testing.T) {
 		return d
 	}
 	rawData, stdData := read("raw.csv", raw.String()), read("std.csv", std.String())
-	predict := func(data *dataset.Data, scale string) ([]float64, *multitask.Model) {
+	predict := func(data *dataset.Data, file, scale string) ([]float64, *multitask.Model) {
 		model := filepath.Join(dir, "m-"+scale+".json")
 		o := taskTrainOptions{Noise: "gaussian", ActiveSize: 30, Kernel: "rbf(gamma=1,variance=1)+white(variance=0.01)", Scale: scale, Quiet: true}
 		var out, errOut bytes.Buffer
-		if err := trainTasksTo(data, model, o, &out, &errOut); err != nil {
+		if err := trainTasksTo(data, filepath.Join(dir, file), model, o, &out, &errOut); err != nil {
 			t.Fatalf("-scale %s: %v", scale, err)
 		}
 		m, _, ok, err := readTaskModel(model)
@@ -242,20 +236,20 @@ func TestTrainTasksScaling(t *testing.T) {
 		}
 		return mu, m
 	}
-	scaled, m := predict(rawData, "std")
+	scaled, m := predict(rawData, "raw.csv", "std")
 	if m.Scaler == nil || m.Scaler.Kind != ivm.ScaleStd {
 		t.Fatalf("-scale std: model scaler %+v", m.Scaler)
 	}
 	if out := mustRun(t, "info", filepath.Join(dir, "m-std.json")); !strings.Contains(out, "scaled (std)") {
 		t.Errorf("ivm info does not say the inputs are scaled:\n%s", out)
 	}
-	byHand, _ := predict(stdData, "none")
+	byHand, _ := predict(stdData, "std.csv", "none")
 	for i := range scaled {
 		if math.Abs(scaled[i]-byHand[i]) > 1e-6*(1+math.Abs(byHand[i])) {
 			t.Fatalf("prediction %d: %v with -scale std, %v on inputs standardised by hand", i, scaled[i], byHand[i])
 		}
 	}
-	if _, m := predict(rawData, "auto"); m.Scaler != nil {
+	if _, m := predict(rawData, "raw.csv", "auto"); m.Scaler != nil {
 		t.Errorf("-scale auto with -tasks scaled the inputs: %+v", m.Scaler)
 	}
 }

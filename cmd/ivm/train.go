@@ -9,10 +9,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"time"
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
@@ -48,6 +46,9 @@ func (f *dataFlags) options() (dataset.ReadOptions, error) {
 	return opt, nil
 }
 
+// cmdTrain is ivm train. It is long because it defines and checks every flag of the
+// single-task IVM (one statement each) before it trains; the other families parse their
+// own flags (familyOfMethod), and the shared steps are trainingRun's.
 func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	method := methodArg(args)
 	if f := familyOfMethod(method); f != nil {
@@ -152,32 +153,24 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if err := checkOutputs([]string{trainPath}, modelPath); err != nil {
-		return err
-	}
-	// Create the model's temporary file first: a model that cannot be written should fail
-	// before training, not after.
-	out, err := createOutput(modelPath, stdout)
+	run, err := startTraining([]string{trainPath}, modelPath, args, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	if modelPath == stdoutPath {
-		stdout = stderr // the model goes to standard output, the summary beside it
+	defer run.discard()
+	ignored := "they are ignored without -tasks"
+	if *tasks {
+		ignored = ""
 	}
-	defer out.discard()
-	start := time.Now()
-	data, err := dataset.ReadFile(trainPath, opt)
+	data, err := readTraining(trainPath, opt, ignored, stderr)
 	if err != nil {
 		return err
 	}
 	if *tasks {
-		return trainTasks(data, out, taskTrainOptions{Noise: *noiseName, ActiveSize: *d, Iters: taskIters(*iters), KernelIters: *kiters, NoiseIters: *niters,
+		return trainTasks(data, run, taskTrainOptions{Noise: *noiseName, ActiveSize: *d, Iters: taskIters(*iters), KernelIters: *kiters, NoiseIters: *niters,
 			Objective: obj, Kernel: *spec, Transform: posTransform, Criterion: crit, Scale: *scale, LastIterate: *lastIterate,
-			Optimizer: optim, Workers: *workers, Quiet: *quiet, TrainPath: trainPath, Args: append([]string{"train"}, args...), Start: start, MaxMem: *df.maxMem},
-			stdout, stderr)
-	}
-	if data.Task != nil {
-		fmt.Fprintf(stderr, "ivm train: warning: %s has task labels; they are ignored without -tasks\n", trainPath)
+			Optimizer: optim, Workers: *workers, Quiet: *quiet, MaxMem: *df.maxMem},
+			stderr)
 	}
 	n, dim := data.X.Dims()
 	if *d > n {
@@ -226,6 +219,20 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w%s", trainPath, err, hugeTargetsHint(y))
 	}
+	warnTrained(stderr, p)
+	if err := run.save(p, &p.Training, n); err != nil {
+		return err
+	}
+	if !*quiet {
+		fmt.Fprintf(run.summary, "%s: %s\n", modelPath, summary(p))
+		run.printTrained(p.Training, dim)
+	}
+	return nil
+}
+
+// warnTrained prints the warnings of a fitted predictor: Fit's own, and each model's
+// jitter and ill-conditioning.
+func warnTrained(stderr io.Writer, p *ivm.Predictor) {
 	for _, w := range p.Warnings {
 		fmt.Fprintf(stderr, "ivm train: warning: %s\n", w)
 	}
@@ -240,24 +247,6 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "ivm train: warning: model %d's active-set matrix has condition number %.3g; predictions may be inaccurate\n", c+1, m.Condition)
 		}
 	}
-	hash, err := fileSHA256(trainPath)
-	if err != nil {
-		return err
-	}
-	elapsed := time.Since(start).Seconds()
-	p.Training = ivm.Provenance{File: filepath.Base(trainPath), SHA256: hash, Rows: n,
-		Args: append([]string{"train"}, args...), Time: start.UTC().Format(time.RFC3339), Seconds: elapsed}
-	if err := p.Save(out); err != nil {
-		return err
-	}
-	if err := out.commit(); err != nil {
-		return err
-	}
-	if !*quiet {
-		fmt.Fprintf(stdout, "%s: %s\n", modelPath, summary(p))
-		fmt.Fprintf(stdout, "trained on %d rows of %d inputs in %.3g s\n", n, dim, elapsed)
-	}
-	return nil
 }
 
 // taskFlagsRefused are the train flags the multi-task learner has no counterpart for, and

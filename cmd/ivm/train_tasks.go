@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"time"
 
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/multitask"
@@ -44,17 +42,13 @@ type taskTrainOptions struct {
 	LastIterate bool
 	Workers     int
 	Quiet       bool
-	// TrainPath, Args and Start are the provenance written into the model file.
-	TrainPath string
-	Args      []string
-	Start     time.Time
 }
 
 // trainTasks trains a multi-task IVM (multitask.Fit) on data, whose Task field holds
-// every row's task label, and writes an ivm-mtmodel/1 file to out. Its "active" list
-// gives every inclusion in order as {"task": label, "row": 0-based row of the training
-// file}.
-func trainTasks(data *dataset.Data, out *outputFile, o taskTrainOptions, stdout, stderr io.Writer) error {
+// every row's task label, and writes an ivm-mtmodel/1 file to run's model file. Its
+// "active" list gives every inclusion in order as {"task": label, "row": 0-based row of
+// the training file}.
+func trainTasks(data *dataset.Data, run *trainingRun, o taskTrainOptions, stderr io.Writer) error {
 	if data == nil || data.Task == nil {
 		return errors.New("multi-task training needs a task label on every row (-task-col for CSV, task:NAME tokens for libsvm)")
 	}
@@ -82,28 +76,10 @@ func trainTasks(data *dataset.Data, out *outputFile, o taskTrainOptions, stdout,
 		cfg.Progress = func(p multitask.Progress) { printTaskProgress(stderr, p) }
 	}
 	model, err := multitask.Fit(data.X, y, data.Task, cfg)
-	if err != nil && o.TrainPath != "" {
-		return fmt.Errorf("%s: %w", o.TrainPath, err)
-	}
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", run.trainPath, err)
 	}
-	model.Training = dataset.Provenance{Rows: n, Args: o.Args}
-	if o.TrainPath != "" {
-		hash, err := fileSHA256(o.TrainPath)
-		if err != nil {
-			return err
-		}
-		model.Training.File, model.Training.SHA256 = filepath.Base(o.TrainPath), hash
-	}
-	if !o.Start.IsZero() {
-		model.Training.Time = o.Start.UTC().Format(time.RFC3339)
-		model.Training.Seconds = time.Since(o.Start).Seconds()
-	}
-	if err := model.Save(out); err != nil {
-		return err
-	}
-	if err := out.commit(); err != nil {
+	if err := run.save(model, &model.Training, n); err != nil {
 		return err
 	}
 	if !o.Quiet {
@@ -111,8 +87,8 @@ func trainTasks(data *dataset.Data, out *outputFile, o taskTrainOptions, stdout,
 		if model.Scaler != nil {
 			scaled = fmt.Sprintf(" (inputs scaled: %v)", model.Scaler.Kind)
 		}
-		fmt.Fprintf(stdout, "%s noise, kernel %s%s: %d active points of %d in %d tasks; model written to %s\n",
-			model.Tasks[0].Noise.Name(), model.Kernel, scaled, model.Size(), n, len(model.Tasks), out.path)
+		fmt.Fprintf(run.summary, "%s noise, kernel %s%s: %d active points of %d in %d tasks; model written to %s\n",
+			model.Tasks[0].Noise.Name(), model.Kernel, scaled, model.Size(), n, len(model.Tasks), run.out.path)
 	}
 	return nil
 }

@@ -4,7 +4,10 @@
 // line's top-level recover, which reports it in one line and asks for a bug report.
 package pool
 
-import "sync"
+import (
+	"runtime"
+	"sync"
+)
 
 // Catcher records the first panic of the workers that defer its Catch.
 type Catcher struct {
@@ -36,13 +39,42 @@ func (c *Catcher) Rethrow() {
 	}
 }
 
+// Workers returns w, or for w ≤ 0 (the callers' "all cores") GOMAXPROCS.
+func Workers(w int) int {
+	if w <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return w
+}
+
 // ForEach runs f(i) for every i < n on at most workers goroutines (in the calling goroutine
 // when workers ≤ 1 or n ≤ 1) and returns when all are done; a panic of f is re-raised in the
 // caller after the others have run.
 func ForEach(n, workers int, f func(i int)) {
+	ForEachWorker(n, workers, func(_, i int) { f(i) })
+}
+
+// ForEachErr runs f(i) for every i < n as ForEach does and returns the error of the lowest
+// i that failed (nil when none did), so that which error is reported does not depend on
+// the goroutines' timing.
+func ForEachErr(n, workers int, f func(i int) error) error {
+	errs := make([]error, n)
+	ForEach(n, workers, func(i int) { errs[i] = f(i) })
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ForEachWorker is ForEach that also passes f the number w < min(workers, n) of the
+// goroutine running it (0 when it runs in the caller), so that each goroutine can keep its
+// own scratch space across items.
+func ForEachWorker(n, workers int, f func(w, i int)) {
 	if workers <= 1 || n <= 1 {
 		for i := 0; i < n; i++ {
-			f(i)
+			f(0, i)
 		}
 		return
 	}
@@ -56,7 +88,7 @@ func ForEach(n, workers int, f func(i int)) {
 			for i := range next {
 				func() {
 					defer panics.Catch()
-					f(i)
+					f(w, i)
 				}()
 			}
 		}()

@@ -1,6 +1,6 @@
 // Package toydata generates the toy problems the figures need that package dataset does not
-// provide: the IVM paper's polar ordinal toy (Fig. 4 right), interlocking classes for the
-// null category model (extensions paper Fig. 5) and a 1-D sine.
+// provide: the IVM paper's polar ordinal toy (Fig. 4 right) and a 1-D sine. The null
+// category model's interlocking classes are dataset.ToyInterlocking.
 package toydata
 
 import (
@@ -32,32 +32,6 @@ func PolarOrdinal(perClass, categories int, rng *rand.Rand) (*mat.Dense, []float
 			x.Set(row, 0, r*math.Sin(theta))
 			x.Set(row, 1, r*math.Cos(theta))
 			y[row] = float64(k)
-		}
-	}
-	return x, y, nil
-}
-
-// Interlocking returns n points of two interlocking crescents (class +1 above, −1 below,
-// each an arc of radius 1 with Gaussian noise of standard deviation 0.15), each labelled
-// with probability pLabel and unlabelled (NaN) otherwise; at least one point of each class
-// is labelled.
-func Interlocking(n int, pLabel float64, rng *rand.Rand) (*mat.Dense, []float64, error) {
-	if n < 4 || !(pLabel > 0 && pLabel <= 1) {
-		return nil, nil, fmt.Errorf("%d points labelled with probability %g", n, pLabel)
-	}
-	x := mat.NewDense(n, 2, nil)
-	y := make([]float64, n)
-	for i := 0; i < n; i++ {
-		t := math.Pi * rng.Float64()
-		cx, cy, c := math.Cos(t), math.Sin(t)-0.25, 1.0
-		if i%2 == 1 {
-			cx, cy, c = 1-math.Cos(t), 0.25-math.Sin(t), -1
-		}
-		x.Set(i, 0, cx+0.15*rng.NormFloat64())
-		x.Set(i, 1, cy+0.15*rng.NormFloat64())
-		y[i] = math.NaN()
-		if i < 2 || rng.Float64() < pLabel {
-			y[i] = c
 		}
 	}
 	return x, y, nil

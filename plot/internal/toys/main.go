@@ -52,7 +52,10 @@ func run(dir string, seed uint64) error {
 		{"fig3-right.csv", func() (*mat.Dense, []float64, error) { return dataset.ToyClassificationGP(500, rng()) }},
 		{"fig4-left.csv", func() (*mat.Dense, []float64, error) { return dataset.ToyOrdinal(30, 7, rng()) }},
 		{"fig4-right.csv", func() (*mat.Dense, []float64, error) { return toydata.PolarOrdinal(30, 7, rng()) }},
-		{"fig5.csv", func() (*mat.Dense, []float64, error) { return toydata.Interlocking(400, 0.1, rng()) }},
+		{"fig5.csv", func() (*mat.Dense, []float64, error) {
+			x, _, observed, err := dataset.ToyInterlocking(400, 0.1, rng())
+			return x, observed, err
+		}},
 		{"sine1d.csv", func() (*mat.Dense, []float64, error) { return toydata.Sine1D(100, rng()) }},
 	}
 	for _, f := range files {
