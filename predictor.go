@@ -267,17 +267,8 @@ func SearchActiveSize(n, problems int) int {
 // Search (see search.go); other tasks, or a Kernel or Learn.Iters given, standardise the
 // inputs and learn the kernel (DefaultKernel if none is given) by Algorithm 2.
 func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
-	if x == nil {
-		return nil, errors.New("ivm: no inputs")
-	}
-	n, dim := x.Dims()
-	if n == 0 {
-		return nil, errors.New("ivm: no training points")
-	}
-	if len(y) != n {
-		return nil, fmt.Errorf("ivm: %d targets for %d input rows", len(y), n)
-	}
-	if err := engine.CheckFinite(x); err != nil {
+	n, dim, err := checkTraining(x, y)
+	if err != nil {
 		return nil, err
 	}
 	task, classes, err := chooseTask(cfg.Task, y)
@@ -316,20 +307,10 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	if err := cfg.Transform.Apply(k0); err != nil { // checks it before any work
 		return nil, err
 	}
-	d, dFinal := cfg.ActiveSize, cfg.ActiveSize
-	if d < 0 {
-		return nil, fmt.Errorf("ivm: active set size %d", d)
-	}
-	if d == 0 {
-		problems := 1
-		if task == MultiClass {
-			problems = len(classes)
-		}
-		d, dFinal = DefaultActiveSize(n, problems), SearchActiveSize(n, problems)
-	}
-	if d > n {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("active set size %d exceeds the %d training points; using d = %d", d, n, n))
-		d, dFinal = n, n
+	problems := p.problems()
+	d, dFinal, err := p.activeSizes(cfg.ActiveSize, n)
+	if err != nil {
+		return nil, err
 	}
 	autoCrit := Entropy
 	if task == Binary || task == MultiClass {
@@ -339,10 +320,6 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		return nil, fmt.Errorf("ivm: unknown selection criterion %v", cfg.Criterion)
 	}
 	criterion := cfg.Criterion.Resolve(autoCrit)
-	problems := 1
-	if task == MultiClass {
-		problems = len(classes)
-	}
 	if err := cfg.Part.check(task, problems); err != nil {
 		return nil, err
 	}
@@ -350,29 +327,9 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		return nil, fmt.Errorf("ivm: the search learns rbf+bias+white kernels for binary, multi-class and regression tasks, not a given kernel or a %s task; use Algorithm 2", task)
 	}
 	if !cfg.FixedKernel && cfg.resolveLearning(task) == Search {
-		auto := cfg.Criterion == CriterionAuto
-		if auto && task == Regression {
-			criterion = Entropy
-		}
-		report := func(evals int, kernel string, score float64) {
-			if cfg.Progress != nil {
-				cfg.Progress(Progress{Problems: problems, Search: evals, SearchKernel: kernel, SearchScore: score})
-			}
-		}
-		scalers := []*Scaler{p.Scaler}
-		if cfg.Scale == ScaleAuto {
-			mm, err := FitScaler(x, ScaleMinMax)
-			if err != nil {
-				return nil, err
-			}
-			scalers = append(scalers, mm)
-		}
-		res, err := searchKernel(x, scalers, y, task, classes, d, dFinal, criterion, auto && task != Regression, &cfg, report)
-		if err != nil {
+		if spec, criterion, err = p.search(x, y, &cfg, d, dFinal, criterion); err != nil {
 			return nil, err
 		}
-		p.Scaler = scalers[res.input]
-		spec, criterion, p.Sharpness, p.LabelNoise = res.spec, res.crit, res.sharpness, res.labelNoise
 		cfg.FixedKernel = true // the final selection on all rows, with the kernel found
 		d = dFinal
 	}
@@ -382,43 +339,8 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A partitioned training dispatches only its slice of the problems. Everything above
-	// (task, classes, scaling, the kernel search, d, sharpness) and anything else shared by
-	// all classes must be computed from the whole data in every part, so that the merged
-	// parts are the single run's model; the per-class results do not depend on the workers
-	// a job gets.
-	first, last := cfg.Part.Range(problems)
-	p.Part = cfg.Part
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	parallel := ClassesAtOnce(last-first, workers, n, d)
-	var mu sync.Mutex
-	report := func(pr Progress) {
-		if cfg.Progress != nil {
-			mu.Lock()
-			defer mu.Unlock()
-			cfg.Progress(pr)
-		}
-	}
-	p.Models = make([]*Model, problems)
-	p.Traces = make([][]IterTrace, problems)
-	errs := make([]error, problems)
-	pool.ForEach(last-first, parallel, func(i int) {
-		c := first + i
-		job := problem{index: c, count: problems, d: d, spec: spec, transform: cfg.Transform, criterion: criterion,
-			workers: max(1, workers/parallel), cfg: &cfg, report: report}
-		job.y, job.class = codeTargets(task, classes, y, c)
-		p.Models[c], p.Traces[c], errs[c] = job.run(xs, task)
-	})
-	for c, err := range errs {
-		if err != nil {
-			if problems > 1 {
-				return nil, fmt.Errorf("ivm: class %g against the rest: %w", classes[c], err)
-			}
-			return nil, err
-		}
+	if err := p.fitProblems(xs, y, &cfg, spec, criterion, d); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -774,4 +696,110 @@ func (p *Predictor) PredictRows(rows [][]float64) ([]Prediction, error) {
 		return nil, err
 	}
 	return p.Predict(x)
+}
+
+// checkTraining checks the training inputs and targets before anything is fitted.
+func checkTraining(x mat.Matrix, y []float64) (n, dim int, err error) {
+	if x == nil {
+		return 0, 0, errors.New("ivm: no inputs")
+	}
+	n, dim = x.Dims()
+	if n == 0 {
+		return 0, 0, errors.New("ivm: no training points")
+	}
+	if len(y) != n {
+		return 0, 0, fmt.Errorf("ivm: %d targets for %d input rows", len(y), n)
+	}
+	return n, dim, engine.CheckFinite(x)
+}
+
+// activeSizes returns the d the search scores kernels at and the d of the final model for
+// Config.ActiveSize d of n rows (0: DefaultActiveSize and SearchActiveSize).
+func (p *Predictor) activeSizes(d, n int) (dSearch, dFinal int, err error) {
+	switch {
+	case d < 0:
+		return 0, 0, fmt.Errorf("ivm: active set size %d", d)
+	case d == 0:
+		return DefaultActiveSize(n, p.problems()), SearchActiveSize(n, p.problems()), nil
+	case d > n:
+		p.Warnings = append(p.Warnings, fmt.Sprintf("active set size %d exceeds the %d training points; using d = %d", d, n, n))
+		return n, n, nil
+	}
+	return d, d, nil
+}
+
+// search chooses the kernel, the input scaling, the criterion and the calibration by the
+// held-out search (search.go) and sets p's scaler, sharpness and label noise.
+func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int, criterion Criterion) (string, Criterion, error) {
+	task, problems := p.Task, p.problems()
+	auto := cfg.Criterion == CriterionAuto
+	if auto && task == Regression {
+		criterion = Entropy
+	}
+	report := func(evals int, kernel string, score float64) {
+		if cfg.Progress != nil {
+			cfg.Progress(Progress{Problems: problems, Search: evals, SearchKernel: kernel, SearchScore: score})
+		}
+	}
+	scalers := []*Scaler{p.Scaler}
+	if cfg.Scale == ScaleAuto {
+		mm, err := FitScaler(x, ScaleMinMax)
+		if err != nil {
+			return "", 0, err
+		}
+		scalers = append(scalers, mm)
+	}
+	res, err := searchKernel(x, scalers, y, task, p.Classes, d, dFinal, criterion, auto && task != Regression, cfg, report)
+	if err != nil {
+		return "", 0, err
+	}
+	p.Scaler = scalers[res.input]
+	p.Sharpness, p.LabelNoise = res.sharpness, res.labelNoise
+	return res.spec, res.crit, nil
+}
+
+// fitProblems fits p's binary problems (one per class for multi-class, or only a
+// partitioned training's slice of them) on the scaled inputs xs with the kernel spec.
+func (p *Predictor) fitProblems(xs *mat.Dense, y []float64, cfg *Config, spec string, criterion Criterion, d int) error {
+	// A partitioned training dispatches only its slice of the problems. Everything above
+	// (task, classes, scaling, the kernel search, d, sharpness) and anything else shared by
+	// all classes must be computed from the whole data in every part, so that the merged
+	// parts are the single run's model; the per-class results do not depend on the workers
+	// a job gets.
+	n, _ := xs.Dims()
+	problems, task, classes := p.problems(), p.Task, p.Classes
+	first, last := cfg.Part.Range(problems)
+	p.Part = cfg.Part
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	parallel := ClassesAtOnce(last-first, workers, n, d)
+	var mu sync.Mutex
+	report := func(pr Progress) {
+		if cfg.Progress != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			cfg.Progress(pr)
+		}
+	}
+	p.Models = make([]*Model, problems)
+	p.Traces = make([][]IterTrace, problems)
+	errs := make([]error, problems)
+	pool.ForEach(last-first, parallel, func(i int) {
+		c := first + i
+		job := problem{index: c, count: problems, d: d, spec: spec, transform: cfg.Transform, criterion: criterion,
+			workers: max(1, workers/parallel), cfg: cfg, report: report}
+		job.y, job.class = codeTargets(task, classes, y, c)
+		p.Models[c], p.Traces[c], errs[c] = job.run(xs, task)
+	})
+	for c, err := range errs {
+		if err != nil {
+			if problems > 1 {
+				return fmt.Errorf("ivm: class %g against the rest: %w", classes[c], err)
+			}
+			return err
+		}
+	}
+	return nil
 }
