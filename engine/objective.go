@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/infer"
+	"github.com/ivmlab/ivm/internal/enum"
 	"github.com/ivmlab/ivm/kern"
 )
 
@@ -44,11 +45,11 @@ const (
 )
 
 // String returns "auto", "full", "ep" or "fixed".
-func (o Objective) String() string { return enumString("Objective", objectiveNames, int(o)) }
+func (o Objective) String() string { return enum.String("Objective", objectiveNames, int(o)) }
 
 // ParseObjective parses "auto" (or ""), "full", "ep" or "fixed".
 func ParseObjective(s string) (Objective, error) {
-	v, err := parseEnum("objective", objectiveNames, s)
+	v, err := enum.Parse("ivm", "objective", objectiveNames, s)
 	return Objective(v), err
 }
 

@@ -2,8 +2,8 @@ package engine
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/ivmlab/ivm/internal/enum"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/optimize"
 	"github.com/ivmlab/ivm/param"
@@ -50,18 +50,18 @@ var criterionChoiceNames = []string{"auto", "entropy", "expected"}
 
 // String returns the name ParseCriterionChoice accepts.
 func (c CriterionChoice) String() string {
-	return enumString("Criterion", criterionChoiceNames, int(c))
+	return enum.String("Criterion", criterionChoiceNames, int(c))
 }
 
 // ParseCriterionChoice parses "auto" (or ""), "entropy" or "expected".
 func ParseCriterionChoice(s string) (CriterionChoice, error) {
-	v, err := parseEnum("selection criterion", criterionChoiceNames, s)
+	v, err := enum.Parse("ivm", "selection criterion", criterionChoiceNames, s)
 	return CriterionChoice(v), err
 }
 
 // MarshalText lets a CriterionChoice appear by name in JSON.
 func (c CriterionChoice) MarshalText() ([]byte, error) {
-	return marshalEnum("Criterion", criterionChoiceNames, int(c))
+	return enum.Marshal("ivm", "Criterion", criterionChoiceNames, int(c))
 }
 
 // UnmarshalText parses a criterion's name.
@@ -95,17 +95,17 @@ const (
 var optimizerNames = []string{optimize.MethodSCG, optimize.MethodLBFGS}
 
 // String returns the name ParseOptimizer accepts (optimize.MethodSCG or MethodLBFGS).
-func (o Optimizer) String() string { return enumString("Optimizer", optimizerNames, int(o)) }
+func (o Optimizer) String() string { return enum.String("Optimizer", optimizerNames, int(o)) }
 
 // ParseOptimizer parses "scg" (or "") or "lbfgs".
 func ParseOptimizer(s string) (Optimizer, error) {
-	v, err := parseEnum("optimizer", optimizerNames, s)
+	v, err := enum.Parse("ivm", "optimizer", optimizerNames, s)
 	return Optimizer(v), err
 }
 
 // MarshalText lets an Optimizer appear by name in JSON.
 func (o Optimizer) MarshalText() ([]byte, error) {
-	return marshalEnum("Optimizer", optimizerNames, int(o))
+	return enum.Marshal("ivm", "Optimizer", optimizerNames, int(o))
 }
 
 // UnmarshalText parses an optimiser's name.
@@ -140,17 +140,17 @@ const (
 var transformNames = []string{"auto", "softplus", "exp"}
 
 // String returns the name ParseTransform accepts.
-func (t Transform) String() string { return enumString("Transform", transformNames, int(t)) }
+func (t Transform) String() string { return enum.String("Transform", transformNames, int(t)) }
 
 // ParseTransform parses "auto" (or ""), "softplus" or "exp".
 func ParseTransform(s string) (Transform, error) {
-	v, err := parseEnum("transform", transformNames, s)
+	v, err := enum.Parse("ivm", "transform", transformNames, s)
 	return Transform(v), err
 }
 
 // MarshalText lets a Transform appear by name in JSON.
 func (t Transform) MarshalText() ([]byte, error) {
-	return marshalEnum("Transform", transformNames, int(t))
+	return enum.Marshal("ivm", "Transform", transformNames, int(t))
 }
 
 // UnmarshalText parses a transform's name.
@@ -178,7 +178,7 @@ var objectiveNames = []string{"auto", "full", "ep", "fixed"}
 
 // MarshalText lets an Objective appear by name in JSON.
 func (o Objective) MarshalText() ([]byte, error) {
-	return marshalEnum("Objective", objectiveNames, int(o))
+	return enum.Marshal("ivm", "Objective", objectiveNames, int(o))
 }
 
 // UnmarshalText parses an objective's name.
@@ -194,34 +194,4 @@ func (o Objective) Or(def Objective) Objective {
 		return def
 	}
 	return o
-}
-
-// enumString returns names[v], or Type(v) for a value without a name.
-func enumString(typ string, names []string, v int) string {
-	if v >= 0 && v < len(names) {
-		return names[v]
-	}
-	return fmt.Sprintf("%s(%d)", typ, v)
-}
-
-// marshalEnum returns names[v], refusing a value without a name (it would not read back).
-func marshalEnum(typ string, names []string, v int) ([]byte, error) {
-	if v < 0 || v >= len(names) {
-		return nil, fmt.Errorf("ivm: %s(%d) has no name", typ, v)
-	}
-	return []byte(names[v]), nil
-}
-
-// parseEnum returns the index of s in names; "" is the first (the zero value).
-func parseEnum(what string, names []string, s string) (int, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	if s == "" {
-		return 0, nil
-	}
-	for i, n := range names {
-		if s == n {
-			return i, nil
-		}
-	}
-	return 0, fmt.Errorf("ivm: unknown %s %q (want %s)", what, s, strings.Join(names, ", "))
 }

@@ -1,11 +1,9 @@
 package multitask
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/internal/enum"
 )
 
 // Config configures Fit. The zero value is the documented default of every field: the
@@ -92,16 +90,18 @@ const (
 var noiseNames = []string{"auto", "probit", "gaussian", "ordinal", "ncnm"}
 
 // String returns the name ParseNoise accepts.
-func (n Noise) String() string { return enumString("Noise", noiseNames, int(n)) }
+func (n Noise) String() string { return enum.String("Noise", noiseNames, int(n)) }
 
 // ParseNoise parses "auto" (or ""), "probit", "gaussian", "ordinal" or "ncnm".
 func ParseNoise(s string) (Noise, error) {
-	v, err := parseEnum("noise model", noiseNames, s)
+	v, err := enum.Parse("multitask", "noise model", noiseNames, s)
 	return Noise(v), err
 }
 
 // MarshalText lets a Noise appear by name in JSON.
-func (n Noise) MarshalText() ([]byte, error) { return marshalEnum("Noise", noiseNames, int(n)) }
+func (n Noise) MarshalText() ([]byte, error) {
+	return enum.Marshal("multitask", "Noise", noiseNames, int(n))
+}
 
 // UnmarshalText parses a noise model's name.
 func (n *Noise) UnmarshalText(b []byte) error {
@@ -161,33 +161,3 @@ const (
 
 // ParseOptimizer parses "scg" (or "") or "lbfgs".
 func ParseOptimizer(s string) (Optimizer, error) { return engine.ParseOptimizer(s) }
-
-// enumString returns names[v], or Type(v) for a value without a name.
-func enumString(typ string, names []string, v int) string {
-	if v >= 0 && v < len(names) {
-		return names[v]
-	}
-	return fmt.Sprintf("%s(%d)", typ, v)
-}
-
-// marshalEnum returns names[v], refusing a value without a name (it would not read back).
-func marshalEnum(typ string, names []string, v int) ([]byte, error) {
-	if v < 0 || v >= len(names) {
-		return nil, fmt.Errorf("multitask: %s(%d) has no name", typ, v)
-	}
-	return []byte(names[v]), nil
-}
-
-// parseEnum returns the index of s in names; "" is the first (the zero value).
-func parseEnum(what string, names []string, s string) (int, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	if s == "" {
-		return 0, nil
-	}
-	for i, n := range names {
-		if s == n {
-			return i, nil
-		}
-	}
-	return 0, fmt.Errorf("multitask: unknown %s %q (want %s)", what, s, strings.Join(names, ", "))
-}
