@@ -19,7 +19,7 @@ import (
 
 // anyFamilyModels fits a small model of every family and returns each with the rows (and
 // tasks) to predict and its own predictions of them.
-func anyFamilyModels(t *testing.T) map[string]struct {
+func anyFamilyModels(t testing.TB) map[string]struct {
 	save  func(*bytes.Buffer) error
 	x     *mat.Dense
 	task  []string
@@ -188,4 +188,36 @@ func ExampleLoadAny() {
 	fmt.Println(m.Format, preds[0].Label, preds[1].Label)
 	// Output:
 	// ivm-model/1 0 1
+}
+
+// FuzzLoadAny feeds arbitrary bytes to LoadAny: it must never panic, and whatever it
+// accepts must save to bytes that load again to the same bytes. Seeds: a valid file of
+// every family.
+func FuzzLoadAny(f *testing.F) {
+	for _, c := range anyFamilyModels(f) {
+		var b bytes.Buffer
+		if err := c.save(&b); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b.Bytes())
+	}
+	f.Add([]byte(`{"format":"ivm-archipelago/1"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ivm.LoadAny(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		var a bytes.Buffer
+		if err := m.Save(&a); err != nil {
+			t.Fatalf("a loaded %s model cannot be saved: %v", m.Format, err)
+		}
+		again, err := ivm.LoadAny(bytes.NewReader(a.Bytes()))
+		if err != nil {
+			t.Fatalf("a saved %s model does not load: %v", m.Format, err)
+		}
+		var b bytes.Buffer
+		if err := again.Save(&b); err != nil || !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Fatalf("%s: second round trip differs (%v)", m.Format, err)
+		}
+	})
 }
