@@ -208,11 +208,11 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 	}
 	res := searchResult{crit: c.p.crit, input: c.input}
 	out := c.s.outs[c.p]
-	if dFinal != d {
+	if folds := c.s.foldsAt(dFinal, n); folds[0].d != c.s.folds[0].d {
 		// The final model is larger than the ones scored, and more confident: calibrate
 		// on models of its size.
 		var err error
-		if out, err = c.s.outputs(c.s.foldsAt(dFinal, n), c.p); err != nil {
+		if out, err = c.s.outputs(folds, c.p); err != nil {
 			return searchResult{}, err
 		}
 	}
