@@ -1,6 +1,6 @@
 package ivm
 
-import "fmt"
+import "github.com/ivmlab/ivm/internal/enum"
 
 // Config's option enums follow one convention across the model families: a typed int whose
 // zero value is the documented default, String and ParseX for the CLI's spellings, and
@@ -11,10 +11,7 @@ import "fmt"
 
 // MarshalText lets a Learning appear by name in JSON.
 func (l Learning) MarshalText() ([]byte, error) {
-	if l < LearnAuto || l > Algorithm2 {
-		return nil, fmt.Errorf("ivm: Learning(%d) has no name", int(l))
-	}
-	return []byte(l.String()), nil
+	return enum.Marshal("ivm", "Learning", learningNames, int(l))
 }
 
 // UnmarshalText parses a learning's name.

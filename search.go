@@ -35,6 +35,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/ivmlab/ivm/internal/enum"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
@@ -57,21 +58,12 @@ const (
 var learningNames = []string{"auto", "search", "alg2"}
 
 // String returns the name ParseLearning accepts.
-func (l Learning) String() string {
-	if l >= 0 && int(l) < len(learningNames) {
-		return learningNames[l]
-	}
-	return fmt.Sprintf("Learning(%d)", int(l))
-}
+func (l Learning) String() string { return enum.String("Learning", learningNames, int(l)) }
 
-// ParseLearning parses "auto", "search" or "alg2".
+// ParseLearning parses "auto" (or ""), "search" or "alg2".
 func ParseLearning(s string) (Learning, error) {
-	for i, n := range learningNames {
-		if s == n {
-			return Learning(i), nil
-		}
-	}
-	return LearnAuto, fmt.Errorf("ivm: unknown learning %q (want one of %v)", s, learningNames)
+	v, err := enum.Parse("ivm", "learning", learningNames, s)
+	return Learning(v), err
 }
 
 // Search sizes: the training rows are dealt into searchFolds stratified folds (two where
