@@ -1,7 +1,7 @@
 // Command ivm trains and applies Informative Vector Machines from the command line, in the
 // manner of libsvm's svm-train and svm-predict:
 //
-//	ivm train [flags] TRAIN MODEL
+//	ivm train [-method M] [flags] TRAIN MODEL
 //	ivm predict [flags] TEST MODEL [OUTPUT]
 //	ivm demo
 //	ivm reproduce EXPERIMENT
@@ -54,7 +54,7 @@ func register(name string, c command) {
 }
 
 func init() {
-	register("train", command{Synopsis: "ivm train [flags] TRAIN MODEL", Short: "select an active set and write a model file", Order: 10, Run: cmdTrain})
+	register("train", command{Synopsis: "ivm train [flags] TRAIN MODEL", Short: "fit a model and write its model file (-method ivm, mtivm, sstr, smtr, ssmtr,\n" + strings.Repeat(" ", 40) + "ssmtrpi, archipelago or softmax)", Order: 10, Run: cmdTrain})
 	register("predict", command{Synopsis: "ivm predict [flags] TEST MODEL [OUT]", Short: "predict, print accuracy or mean squared error", Order: 20, Run: cmdPredict})
 	register("demo", command{Synopsis: "ivm demo", Short: "train and test on the USPS digits shipped with ivm", Order: 30, Run: cmdDemo})
 	register("reproduce", command{Synopsis: "ivm reproduce EXPERIMENT", Short: "rerun a paper's or the reference's experiment", Order: 90, Run: cmdReproduce})
