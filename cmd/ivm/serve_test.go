@@ -182,7 +182,7 @@ func TestServeConcurrentMatchesPredictAcrossReload(t *testing.T) {
 	if len(failures) > 0 {
 		t.Fatalf("%d of %d requests failed, first: %s", len(failures), clients*requests, failures[0])
 	}
-	if !strings.Contains(ts.logs.String(), `"msg":"model reloaded"`) || fromNew == 0 {
+	if !waitForLog(ts, `"msg":"model reloaded"`) || fromNew == 0 {
 		t.Errorf("no answer from the reloaded model (%d); log:\n%s", fromNew, ts.logs.String())
 	}
 	// A corrupt file is refused and the model in service stays.
@@ -191,9 +191,20 @@ func TestServeConcurrentMatchesPredictAcrossReload(t *testing.T) {
 	if msg, usedNew := checkAnswer(client, ts.url+"/v1/models/digits/predict", [][]float64{{1, 2, 3}}, oldP, newP); msg != "" || !usedNew {
 		t.Errorf("after a corrupt reload: %q (answered by the new model: %v)", msg, usedNew)
 	}
-	if !strings.Contains(ts.logs.String(), "reload refused: keeping the model loaded before") {
+	if !waitForLog(ts, "reload refused: keeping the model loaded before") {
 		t.Errorf("the refused reload is not logged:\n%s", ts.logs.String())
 	}
+}
+
+// waitForLog reports whether the server's log comes to hold text within 10 s: a reload
+// runs on the signal handler's goroutine, so the test may get there before its log line.
+func waitForLog(ts *testServer, text string) bool {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if strings.Contains(ts.logs.String(), text) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkAnswer posts rows and says what is wrong with the answer ("" if nothing), and whether
