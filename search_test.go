@@ -168,3 +168,17 @@ func TestPatternFollowsRidge(t *testing.T) {
 		t.Errorf("pattern search ended at lattice point %v, want along the ridge γ = variance^-½ with variance ≥ 2⁴", c.at)
 	}
 }
+
+// Calibration never leaves a class impossible: even outputs without a mistake get label
+// noise 0.001, and outputs with a confident mistake get more.
+func TestCalibrationLabelNoiseFloor(t *testing.T) {
+	s := &searcher{task: Binary, valClass: []int{1, 1, 1, 0, 0, 0, 1, 0}}
+	clean := [][2][]float64{{{0.9, 0.8, 0.95, 0.1, 0.2, 0.05, 0.7, 0.3}, nil}}
+	if _, eps := s.calibration(clean); eps != searchLabelNoise[0] {
+		t.Errorf("label noise %v on outputs without a mistake, want the least, %v", eps, searchLabelNoise[0])
+	}
+	wrong := [][2][]float64{{{0.9, 0.8, 0.95, 0.1, 0.2, 0.05, 0.7, 1 - 1e-12}, nil}}
+	if _, eps := s.calibration(wrong); eps <= searchLabelNoise[0] {
+		t.Errorf("label noise %v with a confident mistake, want more than %v", eps, searchLabelNoise[0])
+	}
+}
