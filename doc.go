@@ -9,9 +9,16 @@
 // inputs, chooses the active set size and the kernel — by default (Search) one rbf kernel
 // for all of a task's classes, with the input scaling and the selection criterion, by the
 // log loss of held-out rows; Algorithm 2 of the paper on request and for ordinal and
-// semi-supervised tasks — and tempers the reported probabilities (Predictor.Sharpness);
-// Predict gives labels, class probabilities and latent moments; Save and Load read and
-// write versioned model files. The command-line tool is a thin layer over them.
+// semi-supervised tasks — and calibrates the reported probabilities (Predictor.Sharpness,
+// Predictor.LabelNoise); Predict gives labels, class probabilities and latent moments; Save
+// and Load read and write versioned model files. The command-line tool is a thin layer over
+// them.
+//
+// Every model family has the same shape — Fit(x, y[, task], Config) → model, Predict,
+// Save, and a package Load: this package's IVM, package multitask (the multi-task IVM),
+// package ssmtr (SSTR, SMTR, SSMTR, SSMTRPI) and package archipelago (Archipelago and the
+// softmax GP). NaN in y marks an unlabelled row in all of them. LoadAny reads a model file
+// of any family and returns an AnyModel that predicts rows.
 //
 // The engine — Algorithm 1 of that paper in the representation Σ = K − MᵀM of its
 // eqs. 27–30 (O(d²N) time, O(dN) memory), the Model it leaves, refinement and Algorithm 2 —
