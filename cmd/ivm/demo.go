@@ -101,7 +101,7 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	m := p.Models[0]
-	fmt.Fprintf(stdout, "Kernel: %s; inputs scaled (%v); probabilities tempered by a = %.3g\n", m.Kernel, p.Scaler.Method(), p.Sharpness)
+	fmt.Fprintf(stdout, "Kernel: %s; inputs scaled (%v); probabilities tempered by a = %.3g, label noise ε = %.3g\n", m.Kernel, p.Scaler.Method(), p.Sharpness, p.LabelNoise)
 	fmt.Fprintf(stdout, "Training (%d active points): %.1f s; prediction of %d images: %.2f s; Go heap in use %.0f MB\n",
 		m.Size(), trainTime.Seconds(), nt, predTime.Seconds(), float64(ms.HeapAlloc)/(1<<20))
 	fmt.Fprintf(stdout, "Accuracy = %.2f%% (%d/%d) (classification); mean test log probability %.4f\n",
