@@ -182,3 +182,26 @@ func TestCalibrationLabelNoiseFloor(t *testing.T) {
 		t.Errorf("label noise %v with a confident mistake, want more than %v", eps, searchLabelNoise[0])
 	}
 }
+
+// The covering sharpness keeps the 95 % intervals covering the validation targets: with
+// standard normal residuals of unit predicted variance it is near 1; with heavy tails it
+// widens the intervals (a < 1).
+func TestCoveringSharpness(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 2000
+	s := &searcher{task: Regression, yVal: make([]float64, n)}
+	mu, vs := make([]float64, n), make([]float64, n)
+	for i := range s.yVal {
+		s.yVal[i], vs[i] = rng.NormFloat64(), 1
+	}
+	a := s.coveringSharpness([][2][]float64{{mu, vs}})
+	if a < 0.8 || a > 1.05 {
+		t.Errorf("normal residuals: covering sharpness %v, want about 1 (a little below)", a)
+	}
+	for i := range s.yVal {
+		s.yVal[i] = rng.NormFloat64() / math.Sqrt(rng.ExpFloat64()) // heavy-tailed
+	}
+	if a := s.coveringSharpness([][2][]float64{{mu, vs}}); a >= 0.8 {
+		t.Errorf("heavy-tailed residuals: covering sharpness %v, want the intervals widened (a < 0.8)", a)
+	}
+}
