@@ -2,7 +2,6 @@ package ivm
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/archipelago"
+	"github.com/ivmlab/ivm/internal/fileformat"
 	"github.com/ivmlab/ivm/multitask"
 	"github.com/ivmlab/ivm/noise"
 	"github.com/ivmlab/ivm/ssmtr"
@@ -54,29 +54,27 @@ func LoadAny(r io.Reader) (*AnyModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	var head struct {
-		Format string `json:"format"`
+	format, err := fileformat.Of(b)
+	switch {
+	case errors.Is(err, fileformat.ErrNoFormat):
+		return nil, errors.New(`ivm: not a model file (no "format" field)`)
+	case err != nil:
+		return nil, fmt.Errorf("ivm: not a readable model file: %w", err)
 	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, jsonError(err)
-	}
-	family, _, _ := strings.Cut(head.Format, "/")
+	family, _, _ := strings.Cut(format, "/")
 	for _, f := range formats {
 		if name, _, _ := strings.Cut(f.format, "/"); name == family {
-			m := &AnyModel{Format: head.Format}
+			m := &AnyModel{Format: format}
 			if err := f.read(bytes.NewReader(b), m); err != nil {
 				return nil, err
 			}
 			return m, nil
 		}
 	}
-	if head.Format == PartFormat {
+	if format == PartFormat {
 		return nil, errPartFile("a part")
 	}
-	if head.Format == "" {
-		return nil, errors.New(`ivm: not a model file (no "format" field)`)
-	}
-	return nil, fmt.Errorf("ivm: unknown model format %q (this version reads %s)", head.Format, knownFormats())
+	return nil, fmt.Errorf("ivm: unknown model format %q (this version reads %s)", format, knownFormats())
 }
 
 func knownFormats() string {

@@ -182,15 +182,6 @@ func finite(name string, vs []float64) error {
 	return nil
 }
 
-// IsModelFile reports whether the JSON document b (the start of a model file is not enough:
-// pass the whole file) is a multi-task model, by its "format" field.
-func IsModelFile(b []byte) bool {
-	var head struct {
-		Format string `json:"format"`
-	}
-	return json.Unmarshal(b, &head) == nil && head.Format == ModelFormat
-}
-
 // Load reads a model written by Save (or by earlier versions of this package in the same
 // format). An unknown format, a missing or inconsistent field, or a task whose active-set
 // matrix cannot be factorised is an error that says which. Steps of the model read have

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/internal/fileformat"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -287,7 +288,7 @@ func TestModelFileRoundTrip(t *testing.T) {
 	if err := mod.Save(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if !IsModelFile(buf.Bytes()) || !strings.Contains(buf.String(), `"format": "ivm-mtmodel/1"`) {
+	if f, _ := fileformat.Of(buf.Bytes()); f != ModelFormat || !strings.Contains(buf.String(), `"format": "ivm-mtmodel/1"`) {
 		t.Fatalf("not a multi-task model file:\n%.300s", buf.String())
 	}
 	back, err := Load(bytes.NewReader(buf.Bytes()))

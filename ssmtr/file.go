@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/internal/fileformat"
 )
 
 // ModelFormat is the "format" field of the model files Save writes.
@@ -114,18 +115,16 @@ func Load(r io.Reader) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	var head struct {
-		Format string `json:"format"`
-	}
-	if err := json.Unmarshal(b, &head); err != nil {
+	format, err := fileformat.Of(b)
+	if err != nil {
 		return nil, fmt.Errorf("ssmtr: not a model file: %w", err)
 	}
-	if head.Format != ModelFormat {
+	if format != ModelFormat {
 		name, _, _ := strings.Cut(ModelFormat, "/")
-		if strings.HasPrefix(head.Format, name+"/") {
-			return nil, fmt.Errorf("ssmtr: model format %q is not supported by this version (it reads %q)", head.Format, ModelFormat)
+		if strings.HasPrefix(format, name+"/") {
+			return nil, fmt.Errorf("ssmtr: model format %q is not supported by this version (it reads %q)", format, ModelFormat)
 		}
-		return nil, fmt.Errorf("ssmtr: model format %q is not %q", head.Format, ModelFormat)
+		return nil, fmt.Errorf("ssmtr: model format %q is not %q", format, ModelFormat)
 	}
 	var f fileModel
 	if err := json.Unmarshal(b, &f); err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/internal/fileformat"
 	"github.com/ivmlab/ivm/multitask"
 )
 
@@ -145,20 +145,17 @@ func readModelKind(path string, limit memLimit, allowPart bool) (*modelFile, err
 	if err != nil {
 		return nil, err
 	}
-	var head struct {
-		Format string `json:"format"`
-	}
-	json.Unmarshal(b, &head) // a file that is not JSON is for the loader to explain
-	if strings.HasPrefix(head.Format, "ivm-mtmodel/") && head.Format != multitask.ModelFormat {
-		return nil, fmt.Errorf("%s: multi-task model format %q is not supported by this version (it reads %q)", path, head.Format, multitask.ModelFormat)
+	format, _ := fileformat.Of(b) // a file that is not JSON is for the loader to explain
+	if strings.HasPrefix(format, "ivm-mtmodel/") && format != multitask.ModelFormat {
+		return nil, fmt.Errorf("%s: multi-task model format %q is not supported by this version (it reads %q)", path, format, multitask.ModelFormat)
 	}
 	mf := &modelFile{}
-	switch f := familyOfFormat(head.Format); {
+	switch f := familyOfFormat(format); {
 	case f != nil:
-		mf.family, err = readFamily(f, head.Format, b)
-	case head.Format == multitask.ModelFormat:
+		mf.family, err = readFamily(f, format, b)
+	case format == multitask.ModelFormat:
 		mf.multi, err = multitask.Load(bytes.NewReader(b))
-	case head.Format == ivm.PartFormat && allowPart:
+	case format == ivm.PartFormat && allowPart:
 		mf.part, err = ivm.LoadPart(bytes.NewReader(b))
 	default:
 		mf.single, err = ivm.Load(bytes.NewReader(b))
