@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/archipelago"
@@ -119,11 +120,7 @@ func (m *AnyModel) predictIVM(x *mat.Dense) ([]noise.Prediction, error) {
 	for i, p := range preds {
 		k := 0
 		if m.IVM.Task == MultiClass {
-			for c, v := range p.Prob {
-				if v > p.Prob[k] {
-					k = c
-				}
-			}
+			k = floats.MaxIdx(p.Prob)
 		}
 		out[i] = noise.Prediction{Label: p.Label, Prob: p.Prob, Mean: p.Mean[k], Var: p.Var[k]}
 	}
