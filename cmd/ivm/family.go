@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -18,8 +17,8 @@ type modelFamily struct {
 	// Methods are the -method values that select the family ("ssmtr", "smtr", ...).
 	Methods []string
 	// Format is the "format" field of the family's model files ("ivm-ssmtr/1"); a file
-	// whose format has the same name before the "/" but another version is refused
-	// with a message naming both.
+	// whose format has the same name before the "/" goes to Read, whose loader refuses
+	// another version with a message naming both.
 	Format string
 	// Train fits the family's model: args are train's arguments as given (-method
 	// included, to be parsed by the family's own flag set), method the -method value.
@@ -128,12 +127,4 @@ func methodNames() string {
 		names = append(names, f.Methods...)
 	}
 	return strings.Join(names, ", ")
-}
-
-// readFamily decodes b with the family of its format, checking the version.
-func readFamily(f *modelFamily, format string, b []byte) (familyModel, error) {
-	if format != f.Format {
-		return nil, fmt.Errorf("model format %q is not supported by this version (it reads %q)", format, f.Format)
-	}
-	return f.Read(b)
 }

@@ -152,7 +152,7 @@ func readModelKind(path string, limit memLimit, allowPart bool) (*modelFile, err
 	mf := &modelFile{}
 	switch f := familyOfFormat(format); {
 	case f != nil:
-		mf.family, err = readFamily(f, format, b)
+		mf.family, err = f.Read(b)
 	case format == multitask.ModelFormat:
 		mf.multi, err = multitask.Load(bytes.NewReader(b))
 	case format == ivm.PartFormat && allowPart:
