@@ -53,9 +53,20 @@ type modelJSON struct {
 	Trace []IterTrace `json:"trace,omitempty"`
 }
 
+// pairJSON is a one-vs-one pair's binary predictor in a model or part file: its two
+// classes, scaling and calibration, and its model.
+type pairJSON struct {
+	Classes    []float64 `json:"classes"`
+	Scale      *Scaler   `json:"scale,omitempty"`
+	Sharpness  float64   `json:"sharpness,omitempty"`
+	LabelNoise float64   `json:"label_noise,omitempty"`
+	modelJSON
+}
+
 // fileJSON is a model file, ivm-model/1: a Predictor. A single model's fields sit at the
 // top level (so a binary, regression, ordinal or semi-supervised file reads as one flat
-// object); a multi-class file lists its one-vs-rest models under "models".
+// object); a one-vs-rest multi-class file lists its models under "models", a one-vs-one
+// file its pairs under "pairs".
 type fileJSON struct {
 	Format  string    `json:"format"`
 	Task    Task      `json:"task"`
@@ -76,7 +87,9 @@ type fileJSON struct {
 	SitePrecision   []float64       `json:"site_precision,omitempty"`
 	FactorPrecision []float64       `json:"factor_precision,omitempty"`
 	// Models holds a multi-class file's one-vs-rest models.
-	Models   []modelJSON `json:"models,omitempty"`
+	Models []modelJSON `json:"models,omitempty"`
+	// Pairs holds a one-vs-one multi-class file's pairs.
+	Pairs    []pairJSON  `json:"pairs,omitempty"`
 	Training Provenance  `json:"training"`
 	Trace    []IterTrace `json:"trace,omitempty"`
 }
@@ -186,11 +199,52 @@ func finite(name string, vs []float64) error {
 	return nil
 }
 
+// encodePair converts a one-vs-one pair's binary predictor for a model or part file.
+func encodePair(pp *Predictor) (*pairJSON, error) {
+	mj, err := encodeModel(pp.Models[0])
+	if err != nil {
+		return nil, err
+	}
+	if err := finite("class label", pp.Classes); err != nil {
+		return nil, err
+	}
+	out := &pairJSON{Classes: pp.Classes, Scale: pp.Scaler, LabelNoise: pp.LabelNoise, modelJSON: *mj}
+	if pp.Sharpness != 1 {
+		out.Sharpness = pp.Sharpness
+	}
+	if len(pp.Traces) > 0 {
+		out.Trace = pp.Traces[0]
+	}
+	return out, nil
+}
+
+// decodePair rebuilds pair j of a one-vs-one predictor with the given classes, checking
+// that it is a binary predictor of the pair's two classes.
+func decodePair(in *pairJSON, j int, classes []float64) (*Predictor, error) {
+	a, b := pairOf(j, len(classes))
+	if !slices.Equal(in.Classes, []float64{classes[a], classes[b]}) {
+		return nil, fmt.Errorf("ivm: model file pair %d has classes %v, want [%g %g]", j+1, in.Classes, classes[a], classes[b])
+	}
+	m, err := decodeModel(&in.modelJSON)
+	if err != nil {
+		return nil, fmt.Errorf("%w (pair %d, classes %g and %g)", err, j+1, classes[a], classes[b])
+	}
+	pp := &Predictor{Task: Binary, Classes: in.Classes, Scaler: in.Scale, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
+		Models: []*Model{m}, Traces: [][]IterTrace{in.Trace}}
+	if err := pp.checkSharpness(); err != nil {
+		return nil, fmt.Errorf("ivm: model file pair %d: %w", j+1, err)
+	}
+	if err := pp.check(); err != nil {
+		return nil, fmt.Errorf("ivm: model file pair %d: %w", j+1, err)
+	}
+	return pp, nil
+}
+
 // Save writes the predictor as a versioned JSON model file (ModelFormat). Nothing is
 // written when a value cannot be stored (NaN, ±Inf); write to a temporary file and rename
 // it for an atomic update.
 func (p *Predictor) Save(w io.Writer) error {
-	if len(p.Models) == 0 {
+	if len(p.Models) == 0 && len(p.Pairs) == 0 {
 		return errors.New("ivm: a predictor without models cannot be saved")
 	}
 	if p.Part.IsPart() {
@@ -203,6 +257,13 @@ func (p *Predictor) Save(w io.Writer) error {
 	out.LabelNoise = p.LabelNoise
 	if p.Sharpness != 1 {
 		out.Sharpness = p.Sharpness
+	}
+	for _, pp := range p.Pairs {
+		pj, err := encodePair(pp)
+		if err != nil {
+			return err
+		}
+		out.Pairs = append(out.Pairs, *pj)
 	}
 	for c, m := range p.Models {
 		mj, err := encodeModel(m)
@@ -255,15 +316,20 @@ func Load(r io.Reader) (*Predictor, error) {
 		return nil, fmt.Errorf("ivm: unknown model format %q", in.Format)
 	case in.model() != nil && len(in.Models) > 0:
 		return nil, errors.New(`ivm: model file has both a top-level model and "models"`)
-	case in.model() == nil && len(in.Models) == 0:
+	case len(in.Pairs) > 0 && (in.model() != nil || len(in.Models) > 0):
+		return nil, errors.New(`ivm: model file has both one-vs-one "pairs" and other models`)
+	case in.model() == nil && len(in.Models) == 0 && len(in.Pairs) == 0:
 		return nil, errors.New("ivm: model file lacks its kernel or noise model")
 	}
 	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Training: in.Training, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise}
-	switch {
-	case p.Sharpness == 0:
-		p.Sharpness = 1
-	case !(p.Sharpness > 0) || math.IsInf(p.Sharpness, 0) || (p.Task != MultiClass && p.Task != Binary && p.Task != Regression):
-		return nil, fmt.Errorf("ivm: model file sharpness %v: want a positive finite value, and only for a binary, multi-class or regression model", in.Sharpness)
+	if err := p.checkSharpness(); err != nil {
+		return nil, fmt.Errorf("ivm: model file %w", err)
+	}
+	if len(in.Pairs) > 0 {
+		if err := p.loadPairs(in.Pairs); err != nil {
+			return nil, err
+		}
+		return p, nil
 	}
 	if mj := in.model(); mj != nil {
 		m, err := decodeModel(mj)
@@ -293,6 +359,69 @@ func Load(r io.Reader) (*Predictor, error) {
 		return nil, fmt.Errorf("ivm: model file: %w", err)
 	}
 	return p, nil
+}
+
+// checkSharpness checks a sharpness read from a file, 0 (absent) meaning 1.
+func (p *Predictor) checkSharpness() error {
+	switch {
+	case p.Sharpness == 0:
+		p.Sharpness = 1
+	case !(p.Sharpness > 0) || math.IsInf(p.Sharpness, 0) || (p.Task != MultiClass && p.Task != Binary && p.Task != Regression):
+		return fmt.Errorf("sharpness %v: want a positive finite value, and only for a binary, multi-class or regression model", p.Sharpness)
+	}
+	return nil
+}
+
+// loadPairs reads a one-vs-one file's pairs into p and checks the whole.
+func (p *Predictor) loadPairs(in []pairJSON) error {
+	k := len(p.Classes)
+	if p.Task != MultiClass || k < 3 || len(in) != pairCount(k) {
+		return fmt.Errorf("ivm: model file: a %v task of %d classes with %d one-vs-one pairs", p.Task, k, len(in))
+	}
+	if err := p.checkClasses(); err != nil {
+		return fmt.Errorf("ivm: model file: %w", err)
+	}
+	p.Pairs = make([]*Predictor, len(in))
+	for j := range in {
+		pp, err := decodePair(&in[j], j, p.Classes)
+		if err != nil {
+			return err
+		}
+		p.Pairs[j] = pp
+	}
+	if err := p.checkPairs(); err != nil {
+		return fmt.Errorf("ivm: model file: %w", err)
+	}
+	return nil
+}
+
+// checkPairs validates a one-vs-one predictor: one binary predictor per pair of its
+// classes, in order, all with the same inputs; no scaling or sharpness of its own.
+func (p *Predictor) checkPairs() error {
+	k := len(p.Classes)
+	switch {
+	case p.Task != MultiClass || k < 3:
+		return fmt.Errorf("a %v task of %d classes with one-vs-one pairs", p.Task, k)
+	case len(p.Pairs) != pairCount(k):
+		return fmt.Errorf("%d one-vs-one pairs for %d classes (want %d)", len(p.Pairs), k, pairCount(k))
+	case len(p.Models) > 0 || p.Scaler != nil || p.Sharpness != 1:
+		return errors.New("a one-vs-one model's models, scaling and sharpness are its pairs'")
+	case !(p.LabelNoise >= 0 && p.LabelNoise < 1):
+		return fmt.Errorf("label_noise %v: want 0 ≤ ε < 1", p.LabelNoise)
+	}
+	if err := p.checkClasses(); err != nil {
+		return err
+	}
+	for j, pp := range p.Pairs {
+		a, b := pairOf(j, k)
+		switch {
+		case pp == nil || pp.Task != Binary || !slices.Equal(pp.Classes, []float64{p.Classes[a], p.Classes[b]}):
+			return fmt.Errorf("pair %d is not a binary predictor of classes %g and %g", j+1, p.Classes[a], p.Classes[b])
+		case pp.InputDim() != p.Pairs[0].InputDim():
+			return fmt.Errorf("pair %d has %d inputs, pair 1 %d", j+1, pp.InputDim(), p.Pairs[0].InputDim())
+		}
+	}
+	return nil
 }
 
 // jsonError explains why a model file could not be decoded.
@@ -361,6 +490,14 @@ func (p *Predictor) check() error {
 		return errors.New("regression with class labels")
 	case (p.Task == Binary || p.Task == SemiSupervised || p.Task == Ordinal) && len(p.Classes) != nc:
 		return fmt.Errorf("%d class labels for a %v model of %d classes", len(p.Classes), p.Task, nc)
+	}
+	return p.checkClasses()
+}
+
+// checkClasses checks that the class labels are finite, distinct and ascending.
+func (p *Predictor) checkClasses() error {
+	if err := finite("class label", p.Classes); err != nil {
+		return err
 	}
 	if !slices.IsSorted(p.Classes) || len(slices.Compact(slices.Clone(p.Classes))) != len(p.Classes) {
 		return fmt.Errorf("class labels %v are not distinct and ascending", p.Classes)

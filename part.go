@@ -14,10 +14,11 @@ import (
 // partitioned training (Config.Part), which MergeParts joins into a model file.
 const PartFormat = "ivm-part/1"
 
-// Part names one slice of a partitioned training, for spreading the one-vs-rest classes of a
-// multi-class problem over machines (a batch engine's job array): the Index-th (0-based) of
-// Count slices. Slice i holds the classes [⌊iC/K⌋, ⌊(i+1)C/K⌋) of the C classes in
-// ascending order. The zero value is no partition: the whole model.
+// Part names one slice of a partitioned training, for spreading the binary problems of a
+// multi-class task (its one-vs-rest classes or its one-vs-one pairs) over machines (a batch
+// engine's job array): the Index-th (0-based) of Count slices. Slice i holds the problems
+// [⌊iC/K⌋, ⌊(i+1)C/K⌋) of the C problems (classes in ascending order; pairs in
+// Predictor.Pairs' order). The zero value is no partition: the whole model.
 type Part struct {
 	Index int `json:"index"`
 	Count int `json:"count"`
@@ -57,9 +58,9 @@ func (pt Part) check(task Task, problems int) error {
 	case pt.Index < 0 || pt.Index >= pt.Count:
 		return fmt.Errorf("ivm: part %v: want 0 ≤ i < K", pt)
 	case pt.Count > problems && task != MultiClass:
-		return fmt.Errorf("ivm: part %v: a %v task is one problem; only the one-vs-rest classes of a multi-class task are partitioned", pt, task)
+		return fmt.Errorf("ivm: part %v: a %v task is one problem; only the binary problems of a multi-class task are partitioned", pt, task)
 	case pt.Count > problems:
-		return fmt.Errorf("ivm: part %v: %d classes cannot be split into %d parts (K must not exceed the classes)", pt, problems, pt.Count)
+		return fmt.Errorf("ivm: part %v: %d binary problems cannot be split into %d parts (K must not exceed them)", pt, problems, pt.Count)
 	}
 	return nil
 }
@@ -72,7 +73,7 @@ func errPartFile(what string) error {
 
 // partFileJSON is a part file, ivm-part/1: the shared fields of the model a single run
 // writes (task, all the classes, the scaling, the provenance) and the models of the part's
-// classes, each with its class.
+// classes, each with its class, or a one-vs-one training's pairs.
 type partFileJSON struct {
 	Format  string    `json:"format"`
 	Part    Part      `json:"part"`
@@ -84,12 +85,16 @@ type partFileJSON struct {
 	// LabelNoise is Predictor.LabelNoise, chosen with the sharpness.
 	LabelNoise float64     `json:"label_noise,omitempty"`
 	Models     []modelJSON `json:"models"`
+	Pairs      []pairJSON  `json:"pairs,omitempty"`
 	Training   Provenance  `json:"training"`
 }
 
 // problems is the number of binary (or single) problems of a predictor's task.
 func (p *Predictor) problems() int {
-	if p.Task == MultiClass {
+	switch {
+	case p.Task == MultiClass && p.Pairs != nil:
+		return len(p.Pairs)
+	case p.Task == MultiClass:
 		return len(p.Classes)
 	}
 	return 1
@@ -99,6 +104,17 @@ func (p *Predictor) problems() int {
 func (p *Predictor) savePart(w io.Writer) error {
 	out := partFileJSON{Format: PartFormat, Part: p.Part, Task: p.Task, Classes: p.Classes, Scale: p.Scaler, Sharpness: p.Sharpness, LabelNoise: p.LabelNoise,
 		Training: p.Training, Models: []modelJSON{}}
+	if p.Pairs != nil {
+		lo, hi := p.Part.Range(len(p.Pairs))
+		for _, pp := range p.Pairs[lo:hi] {
+			pj, err := encodePair(pp)
+			if err != nil {
+				return err
+			}
+			out.Pairs = append(out.Pairs, *pj)
+		}
+		return writePart(w, &out)
+	}
 	if len(p.Models) != p.problems() {
 		return fmt.Errorf("ivm: part %v holds %d model slots for %d problems", p.Part, len(p.Models), p.problems())
 	}
@@ -117,6 +133,10 @@ func (p *Predictor) savePart(w io.Writer) error {
 		}
 		out.Models = append(out.Models, *mj)
 	}
+	return writePart(w, &out)
+}
+
+func writePart(w io.Writer, out *partFileJSON) error {
 	b, err := json.MarshalIndent(out, "", " ")
 	if err != nil {
 		return fmt.Errorf("ivm: encoding the part: %w", err)
@@ -137,6 +157,9 @@ func LoadPart(r io.Reader) (*Predictor, error) {
 		return nil, fmt.Errorf("ivm: format %q is not a part file (want %q)", in.Format, PartFormat)
 	}
 	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise, Training: in.Training, Part: in.Part}
+	if len(in.Pairs) > 0 {
+		return p.loadPartPairs(&in)
+	}
 	if err := in.Part.check(in.Task, p.problems()); err != nil || !in.Part.IsPart() {
 		return nil, fmt.Errorf("ivm: part file with part %v for a %v task of %d classes", in.Part, in.Task, len(in.Classes))
 	}
@@ -155,6 +178,37 @@ func LoadPart(r io.Reader) (*Predictor, error) {
 			return nil, fmt.Errorf("%w (part %v, model %d)", err, in.Part, k+1)
 		}
 		p.Models[c], p.Traces[c] = m, in.Models[k].Trace
+	}
+	return p, nil
+}
+
+// loadPartPairs reads a one-vs-one part file's pairs into p.
+func (p *Predictor) loadPartPairs(in *partFileJSON) (*Predictor, error) {
+	k := len(p.Classes)
+	switch {
+	case p.Task != MultiClass || k < 3 || len(in.Models) > 0:
+		return nil, fmt.Errorf("ivm: part file with one-vs-one pairs for a %v task of %d classes and %d one-vs-rest models", p.Task, k, len(in.Models))
+	case p.Scaler != nil || p.Sharpness != 1:
+		return nil, errors.New("ivm: part file: a one-vs-one model's scaling and sharpness are its pairs'")
+	}
+	if err := p.checkClasses(); err != nil {
+		return nil, fmt.Errorf("ivm: part file: %w", err)
+	}
+	pairs := pairCount(k)
+	if err := in.Part.check(p.Task, pairs); err != nil || !in.Part.IsPart() {
+		return nil, fmt.Errorf("ivm: part file with part %v for %d one-vs-one pairs", in.Part, pairs)
+	}
+	lo, hi := in.Part.Range(pairs)
+	if len(in.Pairs) != hi-lo {
+		return nil, fmt.Errorf("ivm: part file %v holds %d pairs, its slice has %d", in.Part, len(in.Pairs), hi-lo)
+	}
+	p.Pairs = make([]*Predictor, pairs)
+	for i := range in.Pairs {
+		pp, err := decodePair(&in.Pairs[i], lo+i, p.Classes)
+		if err != nil {
+			return nil, fmt.Errorf("%w (part %v)", err, in.Part)
+		}
+		p.Pairs[lo+i] = pp
 	}
 	return p, nil
 }
@@ -191,10 +245,20 @@ func MergeParts(parts []*Predictor) (*Predictor, error) {
 	out.Training.Seconds = 0
 	for _, pt := range byIndex {
 		lo, hi := pt.Part.Range(pt.problems())
-		out.Models = append(out.Models, pt.Models[lo:hi]...)
-		out.Traces = append(out.Traces, pt.Traces[lo:hi]...)
+		if pt.Pairs != nil {
+			out.Pairs = append(out.Pairs, pt.Pairs[lo:hi]...)
+		} else {
+			out.Models = append(out.Models, pt.Models[lo:hi]...)
+			out.Traces = append(out.Traces, pt.Traces[lo:hi]...)
+		}
 		out.Training.Seconds += pt.Training.Seconds
 		out.Training.Time = min(out.Training.Time, pt.Training.Time)
+	}
+	if out.Pairs != nil {
+		// Each part chose its label noise from its own pairs: the whole model's is
+		// the mean over all of them, as a single run computes it.
+		out.LabelNoise = pairsLabelNoise(out.Pairs)
+		return out, out.checkPairs()
 	}
 	if err := out.check(); err != nil {
 		return nil, fmt.Errorf("ivm: merged model: %w", err)
@@ -217,7 +281,9 @@ func sameTraining(a, b *Predictor) error {
 			b.Part, a.Part, tb.SHA256, tb.Rows, ta.SHA256, ta.Rows)
 	case b.Task != a.Task || !slices.Equal(b.Classes, a.Classes):
 		return fmt.Errorf("ivm: part %v is a %v task with classes %v, part %v a %v task with classes %v", b.Part, b.Task, b.Classes, a.Part, a.Task, a.Classes)
-	case b.Sharpness != a.Sharpness || b.LabelNoise != a.LabelNoise:
+	case (a.Pairs == nil) != (b.Pairs == nil):
+		return fmt.Errorf("ivm: part %v and part %v decompose the classes differently (one-vs-rest and one-vs-one)", a.Part, b.Part)
+	case a.Pairs == nil && (b.Sharpness != a.Sharpness || b.LabelNoise != a.LabelNoise):
 		return fmt.Errorf("ivm: part %v has sharpness %g and label noise %g, part %v %g and %g", b.Part, b.Sharpness, b.LabelNoise, a.Part, a.Sharpness, a.LabelNoise)
 	case !sameScaler(a.Scaler, b.Scaler):
 		return fmt.Errorf("ivm: part %v scales its inputs differently from part %v", b.Part, a.Part)

@@ -116,7 +116,7 @@ func TestPartErrors(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
 	x, y := blobs(rng, 20, [][]float64{{0, 0}, {3, 0}, {0, 3}}, []float64{1, 2, 3}, 0.8)
-	if _, err := ivm.Fit(x, y, ivm.Config{FixedKernel: true, Part: ivm.Part{Index: 0, Count: 4}}); err == nil || !strings.Contains(err.Error(), "3 classes") {
+	if _, err := ivm.Fit(x, y, ivm.Config{FixedKernel: true, Part: ivm.Part{Index: 0, Count: 4}}); err == nil || !strings.Contains(err.Error(), "3 binary problems") {
 		t.Errorf("4 parts of 3 classes: %v", err)
 	}
 	if _, err := ivm.Fit(x, y[:60:60], ivm.Config{Task: ivm.Regression, FixedKernel: true, Part: ivm.Part{Index: 1, Count: 2}}); err == nil || !strings.Contains(err.Error(), "one problem") {

@@ -136,8 +136,13 @@ type Config struct {
 	Workers int
 	// Progress, when set, receives progress reports. Fit serialises the calls.
 	Progress func(Progress)
-	// Part, when set, fits only that slice of a multi-class task's one-vs-rest classes
-	// (a partitioned training; see Part and MergeParts). Zero: every class.
+	// Decomposition is how a multi-class task is split into binary problems (default
+	// DecomposeAuto: AutoDecomposition with the default search, OneVsRest otherwise).
+	// Other tasks ignore it.
+	Decomposition Decomposition
+	// Part, when set, fits only that slice of a multi-class task's binary problems (its
+	// one-vs-rest classes or one-vs-one pairs: a partitioned training; see Part and
+	// MergeParts). Zero: every problem.
 	Part Part
 }
 
@@ -150,9 +155,13 @@ type Progress struct {
 	SearchKernel string
 	SearchScore  float64
 	// Problem is the problem's index and Problems their number (the classes of a
-	// multi-class task, else 1); Class is the problem's positive class (multi-class).
+	// one-vs-rest multi-class task, the pairs of a one-vs-one one, else 1); Class is the
+	// problem's positive class (multi-class). A one-vs-one pair (Pair set) tells Class from
+	// Against; its search reports come too.
 	Problem, Problems int
 	Class             float64
+	Against           float64
+	Pair              bool
 	// Selection counts the selections this problem has started (Algorithm 2 runs one per
 	// outer iteration and a final one; more when a step is halved), Selections the planned
 	// number; Included and ActiveSize are the current selection's progress.
@@ -167,8 +176,9 @@ type Progress struct {
 }
 
 // Predictor is a trained model as users meet it: the task, the class labels as they were
-// in the training data, the input scaling and one IVM model (one per class for
-// multi-class). It is what model files hold (Save, Load).
+// in the training data, the input scaling and one IVM model (one per class for a
+// one-vs-rest multi-class task; a binary Predictor per pair of classes for a one-vs-one
+// one). It is what model files hold (Save, Load).
 type Predictor struct {
 	Task Task
 	// Classes are the labels as in the training data: binary and semi-supervised [negative,
@@ -176,9 +186,14 @@ type Predictor struct {
 	Classes []float64
 	// Scaler is the input scaling (nil: none).
 	Scaler *Scaler
-	// Models holds one model, or for multi-class one per class (class c's model tells
-	// Classes[c] from the rest).
+	// Models holds one model, or for one-vs-rest multi-class one per class (class c's
+	// model tells Classes[c] from the rest); nil for one-vs-one.
 	Models []*Model
+	// Pairs holds a one-vs-one multi-class predictor's binary predictors, one per pair of
+	// classes a < b (Classes[a] its class −1, Classes[b] its class +1), in libsvm's order
+	// (0,1), (0,2), …, (0,K−1), (1,2), …, (K−2,K−1); each has its own scaler, kernel,
+	// sharpness and label noise. nil otherwise; Models and Scaler are nil when it is set.
+	Pairs []*Predictor
 	// Traces holds each model's learning trace (nil entries for a fixed kernel).
 	Traces [][]IterTrace
 	// Sharpness is the exponent a of the class probabilities p_c ∝ q_c^a reported for
@@ -213,11 +228,13 @@ type Prediction struct {
 	// Label is the predicted class as in the training data, or the predictive mean for
 	// regression.
 	Label float64
-	// Prob holds the probability of each of Predictor.Classes (multi-class: the
-	// one-vs-rest probabilities p(y=+1) normalised to sum to one); nil for regression.
+	// Prob holds the probability of each of Predictor.Classes (one-vs-rest multi-class:
+	// the models' p(y=+1), sharpened and normalised; one-vs-one: the pairs' probabilities
+	// coupled); nil for regression.
 	Prob []float64
 	// Mean and Var hold, per model, the latent mean (bias included) and variance for
-	// classification, the predictive mean and variance for regression.
+	// classification (one-vs-one: per pair in Predictor.Pairs' order, positive for the
+	// pair's second class), the predictive mean and variance for regression.
 	Mean, Var []float64
 }
 
@@ -285,6 +302,16 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		return nil, fmt.Errorf("ivm: split γ₋, γ₊ are for the null category model, not a %s task", task)
 	}
 	p := &Predictor{Task: task, Classes: classes, Sharpness: 1}
+	search := !cfg.FixedKernel && cfg.resolveLearning(task) == Search
+	if task == MultiClass && cfg.Decomposition.resolve(n, len(classes), search) == OneVsOne {
+		if err := p.fitPairs(x, y, cfg); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	if cfg.Decomposition < DecomposeAuto || cfg.Decomposition > OneVsOne {
+		return nil, fmt.Errorf("ivm: unknown multi-class decomposition %v", cfg.Decomposition)
+	}
 	if p.Scaler, err = FitScaler(x, cfg.Scale); err != nil {
 		return nil, err
 	}
@@ -581,6 +608,11 @@ func codeTargets(task Task, classes, y []float64, c int) ([]float64, float64) {
 
 // InputDim is the number of inputs the predictor expects.
 func (p *Predictor) InputDim() int {
+	for _, pp := range p.Pairs {
+		if pp != nil {
+			return pp.InputDim()
+		}
+	}
 	for _, m := range p.Models { // a part's first models may be nil
 		if m != nil {
 			_, dim := m.XActive.Dims()
@@ -601,6 +633,9 @@ func (p *Predictor) Predict(x mat.Matrix) ([]Prediction, error) {
 	}
 	if err := engine.CheckFinite(x); err != nil {
 		return nil, err
+	}
+	if p.Pairs != nil {
+		return p.predictPairs(x)
 	}
 	xs, err := p.Scaler.Apply(x)
 	if err != nil {

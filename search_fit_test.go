@@ -24,12 +24,13 @@ func polygon(n, k int, seed uint64) (*mat.Dense, []float64) {
 	return blobs(rand.New(rand.NewPCG(seed, 7)), n/k, centres, labels, 1)
 }
 
-// The default Fit of a multi-class task searches one kernel for every class, tempers the
-// probabilities, and predicts well (the Bayes rule errs on about 4 % of these blobs).
+// The default Fit of a one-vs-rest multi-class task searches one kernel for every class,
+// tempers the probabilities, and predicts well (the Bayes rule errs on about 4 % of these
+// blobs).
 func TestSearchSharesOneKernelAcrossClasses(t *testing.T) {
 	x, y := polygon(600, 4, 1)
 	xt, yt := polygon(2000, 4, 2)
-	p, err := ivm.Fit(x, y, ivm.Config{})
+	p, err := ivm.Fit(x, y, ivm.Config{Decomposition: ivm.OneVsRest})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestSearchRegressionErrorBars(t *testing.T) {
 // and a negative one is refused.
 func TestSharpnessInModelFiles(t *testing.T) {
 	x, y := polygon(200, 3, 6)
-	p, err := ivm.Fit(x, y, ivm.Config{})
+	p, err := ivm.Fit(x, y, ivm.Config{Decomposition: ivm.OneVsRest}) // one-vs-one's sharpness is per pair
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,6 +43,9 @@ RDATA = {
     "pima": ("mlbench", "PimaIndiansDiabetes", "diabetes"),
     "boston": ("mlbench", "BostonHousing", "medv"),
     "spambase": ("kernlab", "spam", "type"),
+    "satellite": ("mlbench", "Satellite", "classes"),
+    "dna": ("mlbench", "DNA", "Class"),
+    "soybean": ("mlbench", "Soybean", "Class"),
 }
 FASHION = "/usr/share/datasets/fashion-mnist"
 SHARED = os.path.join("..", "shared", "data")

@@ -58,6 +58,39 @@ func writeTaskInfo(w io.Writer, path string, m *multitask.Model) {
 	writeProvenance(w, m.Training)
 }
 
+// writeSubmodel describes one of a predictor's models: its noise model, active set and
+// kernel, a one-vs-one pair's scaling and calibration, and its learning.
+func writeSubmodel(w io.Writer, sm ivm.Submodel) {
+	m, lead := sm.Model, "model:      "
+	if sm.Name != "" {
+		lead = fmt.Sprintf("%-12s", sm.Name)
+	}
+	fmt.Fprintf(w, "%s %s noise%s; %d active points; kernel %s\n", lead, m.Noise.Name(), noiseParams(m.Noise), m.Size(), m.Kernel)
+	if pp := sm.Pair; pp != nil {
+		scaled := "not scaled"
+		if pp.Scaler != nil {
+			scaled = fmt.Sprintf("inputs scaled (%v)", pp.Scaler.Kind)
+		}
+		fmt.Fprintf(w, "             %s; sharpness a = %.4g, label noise ε = %.3g\n", scaled, pp.Sharpness, pp.LabelNoise)
+	}
+	if m.Condition != 0 {
+		fmt.Fprintf(w, "             the active-set matrix has condition number %.3g\n", m.Condition)
+	}
+	if m.Jitter != 0 {
+		fmt.Fprintf(w, "             jitter %g was added to factorise the active-set matrix\n", m.Jitter)
+	}
+	if tr := sm.Trace; len(tr) > 0 {
+		iters := 0
+		for _, t := range tr {
+			if !t.Final {
+				iters++
+			}
+		}
+		last := tr[len(tr)-1]
+		fmt.Fprintf(w, "             learnt in %d outer iterations; final held-out log likelihood %.4f per point\n", iters, last.HeldOut)
+	}
+}
+
 // writeInfo describes a predictor: task, classes, inputs and scaling, each model's noise
 // model, kernel, active set and learning, and the training provenance.
 func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
@@ -66,11 +99,17 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 	if len(p.Classes) > 0 {
 		fmt.Fprintf(w, ", classes %s", floats(p.Classes))
 	}
+	if len(p.Pairs) > 0 {
+		fmt.Fprintf(w, " (one-vs-one: %d pairs, probabilities coupled)", len(p.Pairs))
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "inputs:      %d", p.InputDim())
-	if p.Scaler != nil {
+	switch {
+	case len(p.Pairs) > 0:
+		fmt.Fprint(w, ", scaled by each pair as at its training")
+	case p.Scaler != nil:
 		fmt.Fprintf(w, ", scaled (%v) as at training", p.Scaler.Kind)
-	} else {
+	default:
 		fmt.Fprint(w, ", not scaled")
 	}
 	fmt.Fprintln(w)
@@ -84,29 +123,8 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 	if p.LabelNoise != 0 {
 		fmt.Fprintf(w, "label noise: ε = %.3g (p_c = (1−ε)·p_c + ε/%d, chosen on held-out rows)\n", p.LabelNoise, len(p.Classes))
 	}
-	for c, m := range p.Models {
-		lead := "model:      "
-		if len(p.Models) > 1 {
-			lead = fmt.Sprintf("class %-5g ", p.Classes[c])
-		}
-		fmt.Fprintf(w, "%s %s noise%s; %d active points; kernel %s\n", lead, m.Noise.Name(), noiseParams(m.Noise), m.Size(), m.Kernel)
-		if m.Condition != 0 {
-			fmt.Fprintf(w, "             the active-set matrix has condition number %.3g\n", m.Condition)
-		}
-		if m.Jitter != 0 {
-			fmt.Fprintf(w, "             jitter %g was added to factorise the active-set matrix\n", m.Jitter)
-		}
-		if c < len(p.Traces) && len(p.Traces[c]) > 0 {
-			tr := p.Traces[c]
-			iters := 0
-			for _, t := range tr {
-				if !t.Final {
-					iters++
-				}
-			}
-			last := tr[len(tr)-1]
-			fmt.Fprintf(w, "             learnt in %d outer iterations; final held-out log likelihood %.4f per point\n", iters, last.HeldOut)
-		}
+	for _, sm := range p.Submodels() {
+		writeSubmodel(w, sm)
 	}
 	writeProvenance(w, p.Training)
 }

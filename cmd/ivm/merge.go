@@ -33,6 +33,12 @@ func partSummary(p *ivm.Predictor) string {
 	if p.Task != ivm.MultiClass {
 		return fmt.Sprintf("part %v: the whole %v model, for ivm merge", p.Part, p.Task)
 	}
+	if len(p.Pairs) > 0 {
+		lo, hi := p.Part.Range(len(p.Pairs))
+		first, last := p.Pairs[lo].Classes, p.Pairs[hi-1].Classes
+		return fmt.Sprintf("part %v: one-vs-one pairs %d–%d of %d (classes %g and %g to %g and %g), for ivm merge",
+			p.Part, lo+1, hi, len(p.Pairs), first[0], first[1], last[0], last[1])
+	}
 	lo, hi := p.Part.Range(len(p.Models))
 	return fmt.Sprintf("part %v: classes %s of %s, for ivm merge", p.Part, floats(p.Classes[lo:hi]), floats(p.Classes))
 }
@@ -40,13 +46,8 @@ func partSummary(p *ivm.Predictor) string {
 // writePartInfo describes a part file (ivm info).
 func writePartInfo(w io.Writer, path string, p *ivm.Predictor) {
 	fmt.Fprintf(w, "part file:   %s (%s), %s\n", path, ivm.PartFormat, partSummary(p))
-	lo, hi := p.Part.Range(len(p.Models))
-	for c := lo; c < hi; c++ {
-		m, lead := p.Models[c], "model:      "
-		if p.Task == ivm.MultiClass {
-			lead = fmt.Sprintf("class %-5g", p.Classes[c])
-		}
-		fmt.Fprintf(w, "%s %s noise%s; %d active points; kernel %s\n", lead, m.Noise.Name(), noiseParams(m.Noise), m.Size(), m.Kernel)
+	for _, sm := range p.Submodels() {
+		writeSubmodel(w, sm)
 	}
 	t := p.Training
 	fmt.Fprintf(w, "training:    %s, %d rows, sha256 %s, %.3g s\n             ivm %s\n", t.File, t.Rows, t.SHA256, t.Seconds, strings.Join(t.Args, " "))

@@ -26,8 +26,9 @@ func writeBlobsCSV(t *testing.T, path string, perClass int, seed uint64) {
 }
 
 // The parts of `ivm train -part i/K`, run as separate processes at once and merged, predict
-// byte for byte what a single run predicts, with the default kernel search (every part
-// searches the kernel of all classes) and with Algorithm 2 (a kernel learnt per class).
+// byte for byte what a single run predicts, with the defaults (one-vs-one: every part
+// searches the kernels of its pairs) and with Algorithm 2 (one-vs-rest, a kernel learnt per
+// class).
 func TestMergeOfPartProcessesEqualsSingleRun(t *testing.T) {
 	bin := builtIVM(t)
 	dir := t.TempDir()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -116,6 +117,8 @@ type plotRequest struct {
 	title               string
 	noLegend            bool
 	heightSet           bool // -h was given
+	// pairClasses, for a one-vs-one pair's model, keeps DATA's rows of its two classes.
+	pairClasses []float64
 }
 
 // drawModel draws the model file read into mf as r asks, with the least height its panels
@@ -141,6 +144,13 @@ func drawModel(mf *modelFile, r plotRequest) (*ivmplot.Figure, vg.Length, error)
 		return fig, vg.Length(len(tm.Tasks)) * 4 * vg.Centimeter, err
 	}
 	pred := mf.single
+	if len(pred.Pairs) > 0 {
+		j, err := pickPair(pred, r.which)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: %w", r.modelPath, err)
+		}
+		pred, r.which, r.pairClasses = pred.Pairs[j], 0, pred.Pairs[j].Classes
+	}
 	k, err := pickModel(pred, r.which)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", r.modelPath, err)
@@ -182,6 +192,9 @@ func drawPredictor(pred *ivm.Predictor, k int, r plotRequest, opt ivmplot.Option
 			return nil, err
 		}
 		x, y = data.X, data.Y
+		if r.pairClasses != nil {
+			x, y = rowsOfClasses(x, y, r.pairClasses)
+		}
 		if len(data.Names) == dim {
 			opt.XLabel = data.Names[0]
 			if dim == 2 {
@@ -220,6 +233,34 @@ func pickModel(p *ivm.Predictor, k int) (int, error) {
 		return 0, fmt.Errorf("-model %d: the file holds %d model(s)", k, n)
 	}
 	return k - 1, nil
+}
+
+// pickPair returns the 0-based index of the one-vs-one pair -model K names.
+func pickPair(p *ivm.Predictor, k int) (int, error) {
+	n := len(p.Pairs)
+	switch {
+	case k == 0:
+		return 0, fmt.Errorf("the file holds %d one-vs-one pairs of classes %v (classes %g and %g first); pick one with -model K (1 to %d; ivm info lists them)",
+			n, p.Classes, p.Pairs[0].Classes[0], p.Pairs[0].Classes[1], n)
+	case k < 1 || k > n:
+		return 0, fmt.Errorf("-model %d: the file holds %d one-vs-one pairs", k, n)
+	}
+	return k - 1, nil
+}
+
+// rowsOfClasses keeps the rows of x and y whose label is one of classes.
+func rowsOfClasses(x *mat.Dense, y, classes []float64) (*mat.Dense, []float64) {
+	var idx []int
+	for i, v := range y {
+		if slices.Contains(classes, v) {
+			idx = append(idx, i)
+		}
+	}
+	ys := make([]float64, len(idx))
+	for r, i := range idx {
+		ys[r] = y[i]
+	}
+	return dataset.RowsOf(x, idx), ys
 }
 
 // readPlotData reads DATA and checks that it has the model's dim inputs; a libsvm file

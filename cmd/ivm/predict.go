@@ -52,8 +52,8 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 		return predictTaskFile(testPath, modelPath, outPath, opt, mf.multi, *prob, *quiet, report, stdout, stderr)
 	}
 	p := mf.single
-	for c, m := range p.Models {
-		if m.Jitter != 0 {
+	for c, sm := range p.Submodels() {
+		if m := sm.Model; m.Jitter != 0 {
 			fmt.Fprintf(stderr, "ivm predict: warning: model %d of %s needed jitter %g to factorise its active-set matrix; predictions may be inaccurate\n", c+1, modelPath, m.Jitter)
 		}
 	}
@@ -165,7 +165,8 @@ func printMetrics(w io.Writer, regression bool, preds []ivm.Prediction, y []floa
 // writePredictions writes one line per test row: the predicted label (regression: the
 // predictive mean). With prob a header line comes first and each row holds the label, the
 // probability of every class (in the header's order), and the latent mean and variance
-// of each model (multi-class: one pair per class's one-vs-rest model); regression writes
+// of each model (multi-class: one pair per class's one-vs-rest model, or per one-vs-one pair
+// of classes a,b, positive for b); regression writes
 // the predictive mean and variance. The file is written atomically.
 func writePredictions(path string, p *ivm.Predictor, preds []ivm.Prediction, prob bool, stdout io.Writer) error {
 	var b strings.Builder
@@ -178,9 +179,15 @@ func writePredictions(path string, p *ivm.Predictor, preds []ivm.Prediction, pro
 			for _, c := range p.Classes {
 				fmt.Fprintf(&b, " p(%s)", g(c))
 			}
-			if len(p.Models) == 1 {
+			switch {
+			case len(p.Pairs) > 0:
+				for _, pp := range p.Pairs {
+					ab := g(pp.Classes[0]) + "," + g(pp.Classes[1])
+					fmt.Fprintf(&b, " latent_mean(%s) latent_variance(%s)", ab, ab)
+				}
+			case len(p.Models) == 1:
 				b.WriteString(" latent_mean latent_variance")
-			} else {
+			default:
 				for _, c := range p.Classes {
 					fmt.Fprintf(&b, " latent_mean(%s) latent_variance(%s)", g(c), g(c))
 				}

@@ -42,6 +42,9 @@ func (p *progress) report(pr ivm.Progress) {
 		p.frac = make([]float64, pr.Problems)
 	}
 	if pr.Search > 0 {
+		if pr.Pair && !p.terminal {
+			return // a line per kernel of every pair would bury the pairs' progress
+		}
 		p.logSearch(pr)
 		return
 	}
@@ -71,9 +74,16 @@ func (p *progress) report(pr ivm.Progress) {
 // logSearch reports one kernel the search scored: on a terminal in the bar's line,
 // otherwise as a line of its own.
 func (p *progress) logSearch(pr ivm.Progress) {
-	p.searchEnd = time.Now()
+	if !pr.Pair {
+		// A one-vs-one training searches in every pair: its estimate counts from the start.
+		p.searchEnd = time.Now()
+	}
 	if p.terminal {
-		fmt.Fprintf(p.w, "\r%s: choosing the kernel: %d scored, last %.4f %.0fs\033[K", p.prefix, pr.Search, pr.SearchScore, time.Since(p.start).Seconds())
+		what := ""
+		if pr.Pair {
+			what = fmt.Sprintf(" %s (%d/%d)", problemName(pr), pr.Problem+1, pr.Problems)
+		}
+		fmt.Fprintf(p.w, "\r%s:%s choosing the kernel: %d scored, last %.4f %.0fs\033[K", p.prefix, what, pr.Search, pr.SearchScore, time.Since(p.start).Seconds())
 		p.drawn = true
 		return
 	}
@@ -88,7 +98,7 @@ func (p *progress) logDone(pr ivm.Progress) {
 	}
 	lead := p.prefix + ": "
 	if pr.Problems > 1 {
-		lead += fmt.Sprintf("class %g ", pr.Class)
+		lead += problemName(pr) + " "
 	}
 	done := 0.0
 	for _, f := range p.frac {
@@ -104,6 +114,15 @@ func (p *progress) logDone(pr ivm.Progress) {
 		lead, pr.Included, pr.ActiveSize, done, len(p.frac), elapsed.Round(time.Second), left.Round(time.Second))
 }
 
+// problemName names the binary problem a report is about: "class 3" (one-vs-rest) or
+// "classes 1 and 3" (a one-vs-one pair).
+func problemName(pr ivm.Progress) string {
+	if pr.Pair {
+		return fmt.Sprintf("classes %g and %g", pr.Against, pr.Class)
+	}
+	return fmt.Sprintf("class %g", pr.Class)
+}
+
 func (p *progress) draw(pr ivm.Progress) {
 	total := 0.0
 	for _, f := range p.frac {
@@ -114,7 +133,7 @@ func (p *progress) draw(pr ivm.Progress) {
 	fill := int(total * width)
 	what := fmt.Sprintf("selection %d/%d, %d/%d active", pr.Selection, pr.Selections, pr.Included, pr.ActiveSize)
 	if pr.Problems > 1 {
-		what = fmt.Sprintf("class %g (%d/%d): ", pr.Class, pr.Problem+1, pr.Problems) + what
+		what = fmt.Sprintf("%s (%d/%d): ", problemName(pr), pr.Problem+1, pr.Problems) + what
 	}
 	eta := ""
 	if total > 0.02 {
@@ -134,7 +153,7 @@ func (p *progress) logTrace(pr ivm.Progress) {
 	tr := pr.Trace
 	lead := p.prefix + ": "
 	if pr.Problems > 1 {
-		lead += fmt.Sprintf("class %g: ", pr.Class)
+		lead += problemName(pr) + ": "
 	}
 	if tr.Final {
 		fmt.Fprintf(p.w, "%sfinal selection: held-out log likelihood %.4f per point\n", lead, tr.HeldOut)

@@ -78,7 +78,8 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "seed of the held-out subsets drawn during learning")
 	workers := fs.Int("workers", 0, "goroutines (0: all cores); multi-class problems train side by side")
 	quiet := fs.Bool("quiet", false, "print nothing on success")
-	part := fs.String("part", "", "train only slice i/K (0 ≤ i < K) of the one-vs-rest classes and write a part file for ivm merge")
+	multiclass := fs.String("multiclass", "auto", "multi-class decomposition: ovr (one model per class against the rest), ovo (one binary model per pair\nof classes, its own kernel searched, the pairs' probabilities coupled as libsvm's -b 1), or auto: ovo with the\ndefault search on up to 5 000 rows, ovr otherwise (ivm.AutoDecomposition)")
+	part := fs.String("part", "", "train only slice i/K (0 ≤ i < K) of a multi-class task's binary problems (one-vs-rest classes or\none-vs-one pairs) and write a part file for ivm merge")
 	tasks := fs.Bool("tasks", false, "multi-task IVM: one shared kernel, selection across the tasks of -task-col or task:NAME tokens\n(the model file is ivm-mtmodel/1)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -135,6 +136,10 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	scaling, err := ivm.ParseScaling(*scale)
 	if err != nil {
 		return err
+	}
+	decomposition, ok := exactEnum(*multiclass, ivm.ParseDecomposition)
+	if !ok {
+		return fmt.Errorf("-multiclass %q: want auto, ovr or ovo", *multiclass)
 	}
 	task, err := taskFor(*noiseName)
 	if err != nil {
@@ -203,7 +208,8 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	cfg := ivm.Config{Task: task, Kernel: *spec, ActiveSize: *d, Scale: scaling, FixedKernel: *iters == 0, Learning: learning,
 		Transform: posTransform, Criterion: crit, Workers: *workers, ZeroBias: *bias == "zero", SplitGamma: *gamma == "split",
 		Learn: ivm.LearnOptions{Iters: max(*iters, 0), KernelIters: *kiters, NoiseIters: *niters, Objective: obj,
-			LastIterate: *lastIterate, Refine: *refine, HeldOut: *heldOut, Optimizer: optim, Seed: *seed}, Part: slice}
+			LastIterate: *lastIterate, Refine: *refine, HeldOut: *heldOut, Optimizer: optim, Seed: *seed}, Part: slice,
+		Decomposition: decomposition}
 	if *kiters == 0 {
 		cfg.Learn.KernelIters = -1
 	}
@@ -236,15 +242,16 @@ func warnTrained(stderr io.Writer, p *ivm.Predictor) {
 	for _, w := range p.Warnings {
 		fmt.Fprintf(stderr, "ivm train: warning: %s\n", w)
 	}
-	for c, m := range p.Models {
-		if m == nil { // another part's class
-			continue
+	for _, sm := range p.Submodels() { // a part's own models only
+		name := "the model"
+		if sm.Name != "" {
+			name = sm.Name + "'s model"
 		}
-		if m.Jitter != 0 {
-			fmt.Fprintf(stderr, "ivm train: warning: jitter %g added to model %d's active-set matrix to factorise it\n", m.Jitter, c+1)
+		if m := sm.Model; m.Jitter != 0 {
+			fmt.Fprintf(stderr, "ivm train: warning: jitter %g added to %s's active-set matrix to factorise it\n", m.Jitter, name)
 		}
-		if m.Condition != 0 {
-			fmt.Fprintf(stderr, "ivm train: warning: model %d's active-set matrix has condition number %.3g; predictions may be inaccurate\n", c+1, m.Condition)
+		if m := sm.Model; m.Condition != 0 {
+			fmt.Fprintf(stderr, "ivm train: warning: %s's active-set matrix has condition number %.3g; predictions may be inaccurate\n", name, m.Condition)
 		}
 	}
 }
@@ -257,6 +264,8 @@ var taskFlagsRefused = map[string]string{
 	"seed":    "it seeds the held-out subsets of the single-task learner",
 	"heldout": "the multi-task learner's safeguard uses every inactive point",
 	"refine":  "swap refinement is for single-task models",
+	// The multi-task learner's problems are its tasks.
+	"multiclass": "a multi-task model has one problem per task",
 }
 
 // refuseTaskFlags refuses a flag of taskFlagsRefused set on the command line with -tasks.
@@ -337,6 +346,11 @@ func distinctLabels(y []float64) (int, bool) {
 func summary(p *ivm.Predictor) string {
 	if p.Part.IsPart() {
 		return partSummary(p)
+	}
+	if len(p.Pairs) > 0 {
+		pp := p.Pairs[0]
+		return fmt.Sprintf("%v (%d one-vs-one pairs, probabilities coupled), %s noise; classes %g and %g: kernel %s, %d active points, inputs scaled (%v)",
+			p.Task, len(p.Pairs), pp.Models[0].Noise.Name(), pp.Classes[0], pp.Classes[1], pp.Models[0].Kernel, pp.Models[0].Size(), pp.Scaler.Kind)
 	}
 	m := p.Models[0]
 	s := fmt.Sprintf("%v, %s noise, kernel %s, %d active points", p.Task, m.Noise.Name(), m.Kernel, m.Size())
