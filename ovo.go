@@ -116,7 +116,6 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 	parallel := ClassesAtOnce(last-first, workers, biggest, SearchActiveSize(biggest, 1))
 	var mu sync.Mutex
 	errs := make([]error, pairs)
-	warnings := make([][]string, pairs)
 	pool.ForEach(last-first, parallel, func(i int) {
 		j := first + i
 		a, b := pairOf(j, k)
@@ -135,31 +134,29 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 				cfg.Progress(pr)
 			}
 		}
-		yp := make([]float64, len(idx))
-		for r, row := range idx {
-			yp[r] = y[row]
-		}
-		var pp *Predictor
-		pp, errs[j] = Fit(subRows(x, idx), yp, pc)
-		if errs[j] == nil {
-			p.Pairs[j], warnings[j] = pp, pp.Warnings
-			pp.Warnings = nil
-		}
+		p.Pairs[j], errs[j] = Fit(subRows(x, idx), subTargets(y, idx), pc)
 	})
-	for j, err := range errs {
-		if err != nil {
-			a, b := pairOf(j, k)
-			return fmt.Errorf("ivm: classes %g and %g: %w", p.Classes[a], p.Classes[b], err)
-		}
-	}
-	for j, ws := range warnings {
+	for j := first; j < last; j++ {
 		a, b := pairOf(j, k)
-		for _, w := range ws {
+		if errs[j] != nil {
+			return fmt.Errorf("ivm: classes %g and %g: %w", p.Classes[a], p.Classes[b], errs[j])
+		}
+		for _, w := range p.Pairs[j].Warnings {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("classes %g and %g: %s", p.Classes[a], p.Classes[b], w))
 		}
+		p.Pairs[j].Warnings = nil
 	}
 	p.LabelNoise = pairsLabelNoise(p.Pairs)
 	return nil
+}
+
+// subTargets returns y at rows idx.
+func subTargets(y []float64, idx []int) []float64 {
+	out := make([]float64, len(idx))
+	for r, i := range idx {
+		out[r] = y[i]
+	}
+	return out
 }
 
 // pairsLabelNoise is the label noise mixed into coupled probabilities: the mean of the
