@@ -32,6 +32,7 @@ import (
 	"slices"
 	"strconv"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
@@ -198,22 +199,65 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 			return searchResult{}, err
 		}
 	}
-	res := searchResult{crit: c.p.crit, input: c.input}
 	out := c.s.outs[c.p]
 	if folds := c.s.foldsAt(dFinal, n); folds[0].d != c.s.folds[0].d {
 		// The final model is larger than the ones scored, and more confident: calibrate
 		// on models of its size.
 		var err error
-		if out, err = c.s.outputs(folds, c.p); err != nil {
+		if out, err = c.s.finalSize(c, folds); err != nil {
 			return searchResult{}, err
 		}
 	}
+	res := searchResult{crit: c.p.crit, input: c.input}
 	res.sharpness, res.labelNoise = c.s.calibration(out)
 	p := c.p
 	p.variance *= c.sd * c.sd
 	p.white *= c.sd * c.sd
 	res.spec = p.spec()
 	return res, nil
+}
+
+// finalSize returns the validation outputs of the chosen kernel fitted on folds, the
+// search's folds at the final model's size. Where the search scored small models of a
+// subsample (above searchCVRows rows: at most searchMaxD active points of searchMaxFit
+// rows) and the final model is much larger, it also fits the sharper neighbour (γ·2,
+// variance·4) at that size and keeps it, in c.p, if its held-out log loss is lower by more
+// than the standard error of the rows' paired differences (a gain below it is what another
+// held-out sample could reverse: USPS 0.0009 ± 0.0042 per row, kept; spambase 0.0120 ±
+// 0.0062 and Fashion-MNIST 0.0085 ± 0.0061, moved): a
+// model of 200 active points cannot carry the narrow, confident kernel that one of 1 200
+// can (Fashion-MNIST, first 10 000 images: the kernel searched at d = 200 scores 86.10 %
+// at d = 1 200, its sharper neighbour 86.84 %).
+func (s *searcher) finalSize(c *climb, folds []searchFold) ([][2][]float64, error) {
+	out, err := s.outputs(folds, c.p)
+	if err != nil || len(folds) > 1 || s.task == Regression || folds[0].d < 2*s.folds[0].d {
+		return out, err
+	}
+	q := c.p
+	q.gamma, q.variance = 2*q.gamma, 4*q.variance
+	alt, err := s.outputs(folds, q)
+	if err != nil {
+		return nil, err
+	}
+	eps := searchLabelNoise[0]
+	gain, se := pairedGain(s.rowLosses(out, s.sharpness(out, eps), eps), s.rowLosses(alt, s.sharpness(alt, eps), eps))
+	if searchTrace {
+		fmt.Fprintf(os.Stderr, "search: final size d = %d: %s → %s lowers the held-out log loss by %.5f ± %.5f\n", folds[0].d, c.p.spec(), q.spec(), gain, se)
+	}
+	if gain > se {
+		c.p, out = q, alt
+	}
+	return out, nil
+}
+
+// pairedGain returns the mean of a[i] − b[i] and its standard error.
+func pairedGain(a, b []float64) (mean, se float64) {
+	diff := make([]float64, len(a))
+	for i := range a {
+		diff[i] = a[i] - b[i]
+	}
+	mean, sd := stat.MeanStdDev(diff, nil)
+	return mean, sd / math.Sqrt(float64(len(diff)))
 }
 
 // startGamma is the rbf width the search starts from: 1/(D·v̄) for D inputs of mean
@@ -556,15 +600,27 @@ func (s *searcher) foldsAt(d, n int) []searchFold {
 // probabilities sharpened by sharpness and mixed with label noise eps (see
 // Predictor.Sharpness and Predictor.LabelNoise).
 func (s *searcher) logLoss(out [][2][]float64, sharpness, eps float64) float64 {
-	problems := len(out)
-	total := 0.0
+	losses := s.rowLosses(out, sharpness, eps)
+	v := floats.Sum(losses) / float64(len(losses))
+	if math.IsNaN(v) {
+		v = math.Inf(1)
+	}
+	return v
+}
+
+// rowLosses returns −ln p(y_n) of each validation row (see logLoss).
+func (s *searcher) rowLosses(out [][2][]float64, sharpness, eps float64) []float64 {
 	if s.task == Regression {
 		mu, vs := out[0][0], out[0][1]
+		losses := make([]float64, len(s.yVal))
 		for i, y := range s.yVal {
 			v := vs[i] / sharpness
-			total += 0.5*math.Log(2*math.Pi*v) + (y-mu[i])*(y-mu[i])/(2*v)
+			losses[i] = 0.5*math.Log(2*math.Pi*v) + (y-mu[i])*(y-mu[i])/(2*v)
 		}
+		return losses
 	}
+	problems := len(out)
+	losses := make([]float64, len(s.valClass))
 	q := make([]float64, max(problems, 2))
 	for i, k := range s.valClass {
 		if problems == 1 {
@@ -576,13 +632,9 @@ func (s *searcher) logLoss(out [][2][]float64, sharpness, eps float64) float64 {
 		}
 		sharpen(q, sharpness)
 		mixUniform(q, eps)
-		total -= math.Log(math.Max(q[k], 1e-12))
+		losses[i] = -math.Log(math.Max(q[k], 1e-12))
 	}
-	v := total / float64(max(len(s.valClass), len(s.yVal)))
-	if math.IsNaN(v) {
-		v = math.Inf(1)
-	}
-	return v
+	return losses
 }
 
 // sharpness returns the exponent a that minimises the validation log loss of the class

@@ -205,3 +205,18 @@ func TestCoveringSharpness(t *testing.T) {
 		t.Errorf("heavy-tailed residuals: covering sharpness %v, want the intervals widened (a < 0.8)", a)
 	}
 }
+
+// The final-size check moves to the sharper kernel only on a gain larger than its standard
+// error: the mean of the paired differences and the error of that mean.
+func TestPairedGain(t *testing.T) {
+	a := []float64{1, 2, 3, 4}
+	b := []float64{0.5, 1.5, 2.5, 3.5}
+	if m, se := pairedGain(a, b); m != 0.5 || se != 0 {
+		t.Errorf("constant gain: %v ± %v, want 0.5 ± 0", m, se)
+	}
+	b = []float64{0, 2, 3, 5}
+	// differences 1, 0, 0, −1: mean 0, sd √(2/3), se √(2/3)/2
+	if m, se := pairedGain(a, b); m != 0 || math.Abs(se-math.Sqrt(2.0/3)/2) > 1e-15 {
+		t.Errorf("noisy gain: %v ± %v, want 0 ± %v", m, se, math.Sqrt(2.0/3)/2)
+	}
+}
