@@ -378,9 +378,6 @@ func (p *Predictor) loadPairs(in []pairJSON) error {
 	if p.Task != MultiClass || k < 3 || len(in) != pairCount(k) {
 		return fmt.Errorf("ivm: model file: a %v task of %d classes with %d one-vs-one pairs", p.Task, k, len(in))
 	}
-	if err := p.checkClasses(); err != nil {
-		return fmt.Errorf("ivm: model file: %w", err)
-	}
 	p.Pairs = make([]*Predictor, len(in))
 	for j := range in {
 		pp, err := decodePair(&in[j], j, p.Classes)

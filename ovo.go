@@ -47,19 +47,21 @@ func ParseDecomposition(s string) (Decomposition, error) {
 
 // ovoMaxRows is the most training rows DecomposeAuto splits one-vs-one. Below it the pair
 // problems are small enough that every pair's own kernel search costs about what the
-// one-vs-rest search does (bench/RESULTS.md, "One-vs-one in the library"); above it the
-// K(K−1)/2 models cost K/2 times the one-vs-rest prediction time and more training.
+// one-vs-rest search does; above it the K(K−1)/2 models cost more to train and K/2 times
+// the one-vs-rest prediction time (bench/RESULTS.md, "Third pass on the defaults": on USPS,
+// 7 291 rows, one-vs-one took 3.8× the CPU for 0.35 points less; satellite, 4 504 rows,
+// is the largest set measured where it still pays).
 const ovoMaxRows = 5000
 
 // AutoDecomposition is the decomposition DecomposeAuto means for a multi-class task of n
 // training rows and k classes whose kernels the default search learns: OneVsOne up to
 // ovoMaxRows rows, OneVsRest above.
 //
-// Measured over five random splits each (bench/RESULTS.md), one-vs-one with a kernel
-// searched per pair closes most of the gap one-vs-rest leaves to libsvm's one-vs-one SVM
-// where classes overlap in different ways per pair (vowel, 11 classes: 96.9 → 98.4 %,
-// libsvm 99.1; vehicle 82.5 → 83.9 %, libsvm 84.9; glass 68.9 → 70.2 %), with lower log loss,
-// at about the same training cost.
+// Measured over five random splits each (bench/RESULTS.md, "One-vs-one: the evidence"),
+// one-vs-one with a kernel searched per pair closes most of the gap one-vs-rest leaves to
+// libsvm's one-vs-one SVM where classes overlap in different ways per pair (vowel, 11
+// classes: 96.9 → 98.4 %, libsvm 99.1; vehicle 82.5 → 83.9 %, libsvm 84.9; glass 68.9 →
+// 70.2 %), with lower log loss, at about the same training cost.
 func AutoDecomposition(n, k int) Decomposition {
 	if k >= 3 && n <= ovoMaxRows {
 		return OneVsOne
@@ -217,7 +219,7 @@ func (p *Predictor) predictPairs(x mat.Matrix) ([]Prediction, error) {
 		r[i] = make([]float64, k*k)
 	}
 	for j, pp := range p.Pairs {
-		preds, err := pp.Predict(x)
+		preds, err := pp.predictChecked(x) // x was checked once for all pairs
 		if err != nil {
 			a, b := pairOf(j, k)
 			return nil, fmt.Errorf("ivm: classes %g and %g: %w", p.Classes[a], p.Classes[b], err)
@@ -324,10 +326,10 @@ type Submodel struct {
 // one per one-vs-one pair. A part's models outside its slice are left out.
 func (p *Predictor) Submodels() []Submodel {
 	var out []Submodel
-	for j, pp := range p.Pairs {
+	for _, pp := range p.Pairs {
 		if pp != nil {
 			out = append(out, Submodel{Name: fmt.Sprintf("classes %g and %g", pp.Classes[0], pp.Classes[1]),
-				Model: pp.Models[0], Trace: traceOf(pp.Traces, 0), Pair: p.Pairs[j]})
+				Model: pp.Models[0], Trace: traceOf(pp.Traces, 0), Pair: pp})
 		}
 	}
 	for c, m := range p.Models {

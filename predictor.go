@@ -301,6 +301,9 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	if cfg.SplitGamma && task != SemiSupervised {
 		return nil, fmt.Errorf("ivm: split γ₋, γ₊ are for the null category model, not a %s task", task)
 	}
+	if cfg.Decomposition < DecomposeAuto || cfg.Decomposition > OneVsOne {
+		return nil, fmt.Errorf("ivm: unknown multi-class decomposition %v", cfg.Decomposition)
+	}
 	p := &Predictor{Task: task, Classes: classes, Sharpness: 1}
 	search := !cfg.FixedKernel && cfg.resolveLearning(task) == Search
 	if task == MultiClass && cfg.Decomposition.resolve(n, len(classes), search) == OneVsOne {
@@ -308,9 +311,6 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 			return nil, err
 		}
 		return p, nil
-	}
-	if cfg.Decomposition < DecomposeAuto || cfg.Decomposition > OneVsOne {
-		return nil, fmt.Errorf("ivm: unknown multi-class decomposition %v", cfg.Decomposition)
 	}
 	if p.Scaler, err = FitScaler(x, cfg.Scale); err != nil {
 		return nil, err
@@ -627,7 +627,7 @@ func (p *Predictor) Predict(x mat.Matrix) ([]Prediction, error) {
 	if p.Part.IsPart() {
 		return nil, errPartFile("part " + p.Part.String())
 	}
-	n, dim := x.Dims()
+	_, dim := x.Dims()
 	if dim != p.InputDim() {
 		return nil, fmt.Errorf("ivm: %d input columns, the model has %d", dim, p.InputDim())
 	}
@@ -637,6 +637,12 @@ func (p *Predictor) Predict(x mat.Matrix) ([]Prediction, error) {
 	if p.Pairs != nil {
 		return p.predictPairs(x)
 	}
+	return p.predictChecked(x)
+}
+
+// predictChecked is Predict on inputs already checked (their width, finite values).
+func (p *Predictor) predictChecked(x mat.Matrix) ([]Prediction, error) {
+	n, _ := x.Dims()
 	xs, err := p.Scaler.Apply(x)
 	if err != nil {
 		return nil, err

@@ -74,3 +74,22 @@ func TestOneVsOneThroughTheBinary(t *testing.T) {
 		return out
 	})
 }
+
+// A one-vs-one model of unscaled inputs (-scale none: no pair has a scaler) trains,
+// summarises and predicts.
+func TestOneVsOneUnscaled(t *testing.T) {
+	dir := t.TempDir()
+	train := filepath.Join(dir, "train.csv")
+	writeBlobsCSV(t, train, 10, 6)
+	model := filepath.Join(dir, "m.json")
+	out := mustRun(t, "train", "-scale", "none", train, model)
+	if !strings.Contains(out, "one-vs-one pairs") || strings.Contains(out, "inputs scaled") {
+		t.Errorf("train printed\n%s", out)
+	}
+	if out := mustRun(t, "predict", train, model, filepath.Join(dir, "p.txt")); !strings.HasPrefix(out, "Accuracy = ") {
+		t.Errorf("predict printed %q", out)
+	}
+	if info := mustRun(t, "info", model); !strings.Contains(info, "not scaled; sharpness a = ") {
+		t.Errorf("info:\n%s", info)
+	}
+}

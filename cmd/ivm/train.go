@@ -349,8 +349,12 @@ func summary(p *ivm.Predictor) string {
 	}
 	if len(p.Pairs) > 0 {
 		pp := p.Pairs[0]
-		return fmt.Sprintf("%v (%d one-vs-one pairs, probabilities coupled), %s noise; classes %g and %g: kernel %s, %d active points, inputs scaled (%v)",
-			p.Task, len(p.Pairs), pp.Models[0].Noise.Name(), pp.Classes[0], pp.Classes[1], pp.Models[0].Kernel, pp.Models[0].Size(), pp.Scaler.Kind)
+		s := fmt.Sprintf("%v (%d one-vs-one pairs, probabilities coupled), %s noise; classes %g and %g: kernel %s, %d active points",
+			p.Task, len(p.Pairs), pp.Models[0].Noise.Name(), pp.Classes[0], pp.Classes[1], pp.Models[0].Kernel, pp.Models[0].Size())
+		if pp.Scaler != nil {
+			s += fmt.Sprintf(", inputs scaled (%v)", pp.Scaler.Kind)
+		}
+		return s
 	}
 	m := p.Models[0]
 	s := fmt.Sprintf("%v, %s noise, kernel %s, %d active points", p.Task, m.Noise.Name(), m.Kernel, m.Size())
