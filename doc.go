@@ -5,10 +5,12 @@
 // SVM"; the papers are listed in README.md).
 //
 // Most callers need Fit and the Predictor it returns: Fit picks the task from the targets
-// (binary, multi-class by one-vs-rest, regression, ordinal, semi-supervised), scales the
-// inputs, chooses the active set size and the kernel — by default (Search) one rbf kernel
-// for all of a task's classes, with the input scaling and the selection criterion, by the
-// log loss of held-out rows; Algorithm 2 of the paper on request and for ordinal and
+// (binary, multi-class by one-vs-one or one-vs-rest, regression, ordinal,
+// semi-supervised), scales the inputs, chooses the active set size (on large sets, chosen
+// from a random pool of ten rows per active point: SearchCandidates) and the kernel — by
+// default (Search) one rbf kernel for all of a task's classes, with the input scaling and
+// the selection criterion, by the log loss of held-out rows; Algorithm 2 of the paper on
+// request and for ordinal and
 // semi-supervised tasks — and calibrates the reported probabilities (Predictor.Sharpness,
 // Predictor.LabelNoise); Predict gives labels, class probabilities and latent moments; Save
 // and Load read and write versioned model files. The command-line tool is a thin layer over

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -195,5 +196,43 @@ func TestLabelNoiseInModelFiles(t *testing.T) {
 		if _, err := ivm.Load(bytes.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "label_noise") {
 			t.Errorf("label_noise %s: %v, want an error naming it", v, err)
 		}
+	}
+}
+
+// Past ten rows per active point the default final selection chooses SearchActiveSize
+// points from SearchCandidates rows; the model still names its active points by their
+// training rows, and predicts well.
+func TestFitChoosesFromCandidatePool(t *testing.T) {
+	x, y := polygon(16000, 2, 3)
+	xt, yt := polygon(2000, 2, 4)
+	n, _ := x.Dims()
+	d := ivm.SearchActiveSize(n, 1)
+	if pool := ivm.SearchCandidates(n, d); pool >= n {
+		t.Fatalf("%d rows, d = %d: pool of %d, want fewer than the rows", n, d, pool)
+	}
+	p, err := ivm.Fit(x, y, ivm.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := p.Models[0]
+	if m.Size() != d {
+		t.Fatalf("%d active points, want SearchActiveSize = %d", m.Size(), d)
+	}
+	xs, err := p.Scaler.Apply(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for i, r := range m.Active {
+		if r < 0 || r >= n || seen[r] {
+			t.Fatalf("active point %d names row %d: outside the %d rows or repeated", i, r, n)
+		}
+		seen[r] = true
+		if !slices.Equal(m.XActive.RawRowView(i), xs.RawRowView(r)) {
+			t.Fatalf("active point %d is not training row %d", i, r)
+		}
+	}
+	if acc := accuracy(t, p, xt, yt); acc < 0.97 {
+		t.Errorf("test accuracy %.3f, want ≥ 0.97", acc)
 	}
 }

@@ -3,6 +3,7 @@ package ivm
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -117,14 +118,40 @@ func TestIncludeAllMatchesSelectingEveryPoint(t *testing.T) {
 }
 
 // The final model of the search grows to 12√n (at most 1 250) or about 10¹⁰ flops of
-// selection, never below DefaultActiveSize and never above n.
+// selection, never below DefaultActiveSize and never above n; past ten rows per active
+// point, the same selection time buys more active points from fewer candidates.
 func TestSearchActiveSize(t *testing.T) {
-	for _, c := range []struct{ n, problems, want int }{
-		{150, 3, 150}, {1000, 3, 1000}, {3220, 1, 1762}, {693, 11, 693}, {7291, 10, 1025}, {10000, 10, 1200}, {60000, 10, 1250},
+	for _, c := range []struct{ n, problems, want, pool int }{
+		{150, 3, 150, 150}, {1000, 3, 1000, 1000}, {3220, 1, 1762, 3220}, {693, 11, 693, 693}, {7291, 10, 1025, 7291},
+		{10000, 10, 1200, 10000}, {12500, 26, 1250, 12500}, {14000, 26, 1298, 12980}, {60000, 10, 2108, 21080},
 	} {
-		if got := SearchActiveSize(c.n, c.problems); got != c.want {
-			t.Errorf("SearchActiveSize(%d, %d) = %d, want %d", c.n, c.problems, got, c.want)
+		d := SearchActiveSize(c.n, c.problems)
+		if pool := SearchCandidates(c.n, d); d != c.want || pool != c.pool {
+			t.Errorf("SearchActiveSize(%d, %d) = %d of %d candidates, want %d of %d", c.n, c.problems, d, pool, c.want, c.pool)
 		}
+		if big := max(1250, DefaultActiveSize(c.n, c.problems)); c.n > 10*big {
+			if cost, same := float64(d)*float64(d)*float64(SearchCandidates(c.n, d)), float64(big)*float64(big)*float64(c.n); math.Abs(cost/same-1) > 0.01 {
+				t.Errorf("n = %d: selection cost d²·candidates %.3g, want that of %d of all rows, %.3g", c.n, cost, big, same)
+			}
+		}
+	}
+}
+
+// The candidate pool is every row when it is no smaller, else a sorted random subset
+// that depends on the seed only.
+func TestCandidateRows(t *testing.T) {
+	if rows := candidateRows(100, 100, 1); rows != nil {
+		t.Errorf("pool of all 100 rows: %v, want nil (every row)", rows)
+	}
+	a, b := candidateRows(1000, 300, 7), candidateRows(1000, 300, 7)
+	if len(a) != 300 || !slices.Equal(a, b) || !slices.IsSorted(a) {
+		t.Fatalf("pool of 300 of 1000 rows: %d rows, sorted %v, same for one seed %v", len(a), slices.IsSorted(a), slices.Equal(a, b))
+	}
+	if len(slices.Compact(slices.Clone(a))) != 300 || a[0] < 0 || a[299] >= 1000 {
+		t.Errorf("pool rows repeat or fall outside [0, 1000): %v…%v", a[0], a[299])
+	}
+	if slices.Equal(a, candidateRows(1000, 300, 8)) {
+		t.Error("two seeds drew the same pool")
 	}
 }
 
@@ -218,5 +245,71 @@ func TestPairedGain(t *testing.T) {
 	// differences 1, 0, 0, −1: mean 0, sd √(2/3), se √(2/3)/2
 	if m, se := pairedGain(a, b); m != 0 || math.Abs(se-math.Sqrt(2.0/3)/2) > 1e-15 {
 		t.Errorf("noisy gain: %v ± %v, want 0 ± %v", m, se, math.Sqrt(2.0/3)/2)
+	}
+}
+
+// On one held-out fold of a large set, finalSize validates on more rows than the search:
+// rows of the same fold, none of them the search's, with their classes, drawn alike by
+// every searcher of the same seed.
+func TestFinalValidationRows(t *testing.T) {
+	n := 30000
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := mat.NewDense(n, 2, nil)
+	y := make([]float64, n)
+	for i := range y {
+		x.Set(i, 0, float64(i)) // the row's index, to recognise it after scaling
+		x.Set(i, 1, rng.NormFloat64())
+		y[i] = float64(i % 3)
+	}
+	sc, err := FitScaler(x, ScaleNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{}
+	s, _, err := newSearcher(x, sc, y, MultiClass, []float64{0, 1, 2}, 500, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.folds) != 1 || s.xValExtra == nil {
+		t.Fatalf("%d folds, extra validation rows %v: want one fold with extra rows", len(s.folds), s.xValExtra != nil)
+	}
+	nVal, _ := s.folds[0].xVal.Dims()
+	nExtra, _ := s.xValExtra.Dims()
+	if nVal != searchMaxVal || nVal+nExtra != finalValRows(n) || len(s.valClassExtra) != nExtra {
+		t.Errorf("%d search + %d extra validation rows (%d classes), want %d + %d", nVal, nExtra, len(s.valClassExtra), searchMaxVal, finalValRows(n)-searchMaxVal)
+	}
+	rowOf := func(m *mat.Dense, i int) int { return int(m.At(i, 0)) }
+	seen := map[int]bool{}
+	for i := range nVal {
+		seen[rowOf(s.folds[0].xVal, i)] = true
+	}
+	nFit, _ := s.folds[0].xFit.Dims()
+	fit := map[int]bool{}
+	for i := range nFit {
+		fit[rowOf(s.folds[0].xFit, i)] = true
+	}
+	for i := range nExtra {
+		r := rowOf(s.xValExtra, i)
+		if seen[r] || fit[r] {
+			t.Fatalf("extra validation row %d is also a search validation or fitting row", r)
+		}
+		seen[r] = true
+		if s.valClassExtra[i] != r%3 {
+			t.Fatalf("extra validation row %d has class %d, want %d", r, s.valClassExtra[i], r%3)
+		}
+	}
+	fs := s.withFinalVal(s.foldsAt(1250, n))
+	if v, _ := fs.folds[0].xVal.Dims(); v != nVal+nExtra || len(fs.valClass) != v {
+		t.Errorf("final searcher validates %d rows with %d classes, want %d", v, len(fs.valClass), nVal+nExtra)
+	}
+	if v, _ := s.folds[0].xVal.Dims(); v != nVal || len(s.valClass) != nVal {
+		t.Errorf("the search's own validation rows changed to %d", v)
+	}
+	again, _, err := newSearcher(x, sc, y, MultiClass, []float64{0, 1, 2}, 500, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(again.folds[0].xFit, s.folds[0].xFit) || !mat.Equal(again.xValExtra, s.xValExtra) {
+		t.Error("the rows drawn differ between two searchers of the same seed")
 	}
 }
