@@ -165,26 +165,36 @@ func (m *Model) Latent(x mat.Matrix, muDst, varDst []float64) (mu, varsigma []fl
 		lo, hi := c*predictChunk, min((c+1)*predictChunk, n)
 		kt := mat.NewDense(d, hi-lo, bufs[w][:d*(hi-lo)])
 		m.Kernel.K(kt, m.XActive, subRows(x, lo, hi))
-		raw := kt.RawMatrix()
-		for j := lo; j < hi; j++ {
-			sum := 0.0
-			for k := 0; k < d; k++ {
-				sum += raw.Data[k*raw.Stride+j-lo] * m.alpha[k]
-			}
-			mu[j] = sum
-		}
-		blas64.Trsm(blas.Left, blas.Trans, 1, m.upper, raw) // L⁻¹k* with L = Uᵀ
-		for j := lo; j < hi; j++ {
-			ss := 0.0
-			for k := 0; k < d; k++ {
-				v := raw.Data[k*raw.Stride+j-lo]
-				ss += v * v
-			}
-			// Rounding can take ς* a hair below zero when x* is an active input.
-			varsigma[j] = max(0, varsigma[j]-ss)
-		}
+		m.LatentFromKernel(kt, mu[lo:hi], varsigma[lo:hi])
 	})
 	return mu, varsigma
+}
+
+// LatentFromKernel is Latent for rows whose kernel values against the active inputs are
+// known: kt (d×n) holds k(x_k, x*_j) and is overwritten; varsigma holds the rows' prior
+// variances k(x*, x*) (white noise included, as Kernel.Diag) and receives their latent
+// variances, mu their latent means. Models that share a kernel can so share the kernel
+// values of their common active inputs.
+func (m *Model) LatentFromKernel(kt *mat.Dense, mu, varsigma []float64) {
+	raw := kt.RawMatrix()
+	d, n := raw.Rows, raw.Cols
+	for j := range n {
+		sum := 0.0
+		for k := range d {
+			sum += raw.Data[k*raw.Stride+j] * m.alpha[k]
+		}
+		mu[j] = sum
+	}
+	blas64.Trsm(blas.Left, blas.Trans, 1, m.upper, raw) // L⁻¹k* with L = Uᵀ
+	for j := range n {
+		ss := 0.0
+		for k := range d {
+			v := raw.Data[k*raw.Stride+j]
+			ss += v * v
+		}
+		// Rounding can take ς* a hair below zero when x* is an active input.
+		varsigma[j] = max(0, varsigma[j]-ss)
+	}
 }
 
 // Predict returns the noise model's prediction at each row of x.

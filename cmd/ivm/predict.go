@@ -40,6 +40,7 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 	if outPath == stdoutPath {
 		report = stderr
 	}
+	df.maxMem.softLimit() // a large model's file text and decoded numbers are garbage soon after loading
 	mf, err := readModel(modelPath, *df.maxMem)
 	if err != nil {
 		return err
