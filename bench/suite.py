@@ -46,6 +46,7 @@ RDATA = {
     "satellite": ("mlbench", "Satellite", "classes"),
     "dna": ("mlbench", "DNA", "Class"),
     "soybean": ("mlbench", "Soybean", "Class"),
+    "letter": ("mlbench", "LetterRecognition", "lettr"),
 }
 FASHION = "/usr/share/datasets/fashion-mnist"
 SHARED = os.path.join("..", "shared", "data")

@@ -56,8 +56,8 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 out=${SUITE_OUT:-bench/out/suite}
 
-all_sets="breast_cancer iris wine digits diabetes sonar ionosphere glass pima vehicle vowel boston spambase oilflow soybean dna satellite usps fashion10k fashion"
-r_sets=" sonar ionosphere glass pima vehicle boston spambase soybean dna satellite "
+all_sets="breast_cancer iris wine digits diabetes sonar ionosphere glass pima vehicle vowel boston spambase oilflow soybean dna satellite letter usps fashion10k fashion"
+r_sets=" sonar ionosphere glass pima vehicle boston spambase soybean dna satellite letter "
 
 # libsvm_recipe TASK TRAIN TEST DIR [C GAMMA PROB]: the recipe above, run under GNU time by
 # the caller; writes DIR/model, DIR/test (the scaled test file) and DIR/params.
