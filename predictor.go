@@ -394,10 +394,12 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	}
 	// One scaled copy of the inputs, made after the search: the search scales only the rows
 	// it uses, so a large data set is never held in two scalings at once.
-	xs, err := p.Scaler.Apply(x)
+	var xs *mat.Dense
 	if rows != nil {
 		xs, err = scaledRows(x, p.Scaler, rows)
 		y = pickRows(y, rows)
+	} else {
+		xs, err = p.Scaler.Apply(x)
 	}
 	if err != nil {
 		return nil, err

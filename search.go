@@ -519,9 +519,9 @@ func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []flo
 	return s, sd, nil
 }
 
-// keepFinalVal keeps, for finalSize, up to total−len(val) more of the validation fold's
-// rows all than the search's val, drawn by their own generator so that the search's own
-// rows are those it always drew.
+// keepFinalVal keeps for finalSize more of the validation fold's rows (all) besides the
+// search's own (val), up to total in all, drawn by their own generator so that the
+// search's rows are those it would draw without them.
 func (s *searcher) keepFinalVal(x mat.Matrix, sc *Scaler, y, classes []float64, all, val []int, total int, seed uint64) error {
 	more := min(len(all), total) - len(val)
 	if more <= 0 {
