@@ -2,8 +2,11 @@ package ivm_test
 
 import (
 	"bytes"
+	"io"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
 )
@@ -12,24 +15,11 @@ import (
 // must predict without error and save back to a file that loads to the same bytes again.
 // Seeds: the committed corpus in testdata/fuzz/FuzzLoad and the valid files made here.
 func FuzzLoad(f *testing.F) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	x, y := blobs(rng, 6, [][]float64{{0, 0}, {2, 2}, {0, 3}}, []float64{1, 2, 3}, 0.5)
-	for _, cfg := range []ivm.Config{
-		{FixedKernel: true, ActiveSize: 4},
-		{FixedKernel: true, ActiveSize: 5, Task: ivm.Ordinal, Scale: ivm.ScaleMinMax},
-		{FixedKernel: true, ActiveSize: 3, Task: ivm.Regression, Scale: ivm.ScaleNone},
-		{FixedKernel: true, ActiveSize: 4, Decomposition: ivm.OneVsOne},
-	} {
-		p, err := ivm.Fit(x, y, cfg)
-		if err != nil {
-			f.Fatal(err)
-		}
-		var buf bytes.Buffer
-		if err := p.Save(&buf); err != nil {
-			f.Fatal(err)
-		}
-		f.Add(buf.Bytes())
-	}
+	x := addFittedSeeds(f,
+		ivm.Config{FixedKernel: true, ActiveSize: 4},
+		ivm.Config{FixedKernel: true, ActiveSize: 5, Task: ivm.Ordinal, Scale: ivm.ScaleMinMax},
+		ivm.Config{FixedKernel: true, ActiveSize: 3, Task: ivm.Regression, Scale: ivm.ScaleNone},
+		ivm.Config{FixedKernel: true, ActiveSize: 4, Decomposition: ivm.OneVsOne})
 	f.Add([]byte(`{"format":"ivm-model/1"}`))
 	f.Add([]byte(`{"format":"ivm-model/1","task":"multiclass","classes":[1,2,3],"models":[{}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -40,30 +30,32 @@ func FuzzLoad(f *testing.F) {
 		if _, err := p.Predict(x.Slice(0, 2, 0, p.InputDim())); err != nil && p.InputDim() <= 2 {
 			t.Fatalf("a loaded model fails to predict: %v", err)
 		}
-		var a bytes.Buffer
-		if err := p.Save(&a); err != nil {
-			t.Fatalf("a loaded model cannot be saved: %v", err)
-		}
-		q, err := ivm.Load(bytes.NewReader(a.Bytes()))
-		if err != nil {
-			t.Fatalf("a saved model does not load: %v\n%s", err, a.Bytes())
-		}
-		var b bytes.Buffer
-		if err := q.Save(&b); err != nil || !bytes.Equal(a.Bytes(), b.Bytes()) {
-			t.Fatalf("second round trip differs (%v)", err)
-		}
+		checkSavesBack(t, p, ivm.Load)
 	})
 }
 
 // FuzzLoadPart feeds arbitrary bytes to LoadPart: it must never panic, and a part it
 // accepts must save back to a part file that loads to the same bytes again.
 func FuzzLoadPart(f *testing.F) {
+	addFittedSeeds(f,
+		ivm.Config{FixedKernel: true, ActiveSize: 4, Part: ivm.Part{Index: 1, Count: 2}},
+		ivm.Config{FixedKernel: true, ActiveSize: 4, Decomposition: ivm.OneVsOne, Part: ivm.Part{Index: 0, Count: 2}})
+	f.Add([]byte(`{"format":"ivm-part/1","part":{"index":0,"count":2},"task":"multiclass","classes":[1,2,3],"pairs":[{}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ivm.LoadPart(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		checkSavesBack(t, p, ivm.LoadPart)
+	})
+}
+
+// addFittedSeeds adds to f's corpus the files of models fitted with each configuration on
+// three small classes, and returns their inputs.
+func addFittedSeeds(f *testing.F, cfgs ...ivm.Config) *mat.Dense {
 	rng := rand.New(rand.NewPCG(5, 6))
 	x, y := blobs(rng, 6, [][]float64{{0, 0}, {2, 2}, {0, 3}}, []float64{1, 2, 3}, 0.5)
-	for _, cfg := range []ivm.Config{
-		{FixedKernel: true, ActiveSize: 4, Part: ivm.Part{Index: 1, Count: 2}},
-		{FixedKernel: true, ActiveSize: 4, Decomposition: ivm.OneVsOne, Part: ivm.Part{Index: 0, Count: 2}},
-	} {
+	for _, cfg := range cfgs {
 		p, err := ivm.Fit(x, y, cfg)
 		if err != nil {
 			f.Fatal(err)
@@ -74,23 +66,23 @@ func FuzzLoadPart(f *testing.F) {
 		}
 		f.Add(buf.Bytes())
 	}
-	f.Add([]byte(`{"format":"ivm-part/1","part":{"index":0,"count":2},"task":"multiclass","classes":[1,2,3],"pairs":[{}]}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := ivm.LoadPart(bytes.NewReader(data))
-		if err != nil {
-			return
-		}
-		var a bytes.Buffer
-		if err := p.Save(&a); err != nil {
-			t.Fatalf("a loaded part cannot be saved: %v", err)
-		}
-		q, err := ivm.LoadPart(bytes.NewReader(a.Bytes()))
-		if err != nil {
-			t.Fatalf("a saved part does not load: %v\n%s", err, a.Bytes())
-		}
-		var b bytes.Buffer
-		if err := q.Save(&b); err != nil || !bytes.Equal(a.Bytes(), b.Bytes()) {
-			t.Fatalf("second round trip differs (%v)", err)
-		}
-	})
+	return x
+}
+
+// checkSavesBack saves a loaded p, loads that file with load and checks that saving it
+// again gives the same bytes.
+func checkSavesBack(t *testing.T, p *ivm.Predictor, load func(io.Reader) (*ivm.Predictor, error)) {
+	t.Helper()
+	var a bytes.Buffer
+	if err := p.Save(&a); err != nil {
+		t.Fatalf("a loaded file cannot be saved: %v", err)
+	}
+	q, err := load(bytes.NewReader(a.Bytes()))
+	if err != nil {
+		t.Fatalf("a saved file does not load: %v\n%s", err, a.Bytes())
+	}
+	var b bytes.Buffer
+	if err := q.Save(&b); err != nil || !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatalf("second round trip differs (%v)", err)
+	}
 }
