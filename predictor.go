@@ -397,7 +397,7 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	var xs *mat.Dense
 	if rows != nil {
 		xs, err = scaledRows(x, p.Scaler, rows)
-		y = pickRows(y, rows)
+		y = subTargets(y, rows)
 	} else {
 		xs, err = p.Scaler.Apply(x)
 	}
@@ -429,14 +429,6 @@ func candidateRows(n, pool int, seed uint64) []int {
 		rows[i] = i
 	}
 	return subsample(rows, pool, rand.New(rand.NewPCG(seed, 0xca9d1)))
-}
-
-func pickRows(y []float64, rows []int) []float64 {
-	out := make([]float64, len(rows))
-	for i, r := range rows {
-		out[i] = y[r]
-	}
-	return out
 }
 
 // ClassMemory bounds the memory that the classes Fit trains side by side may hold in their
