@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/internal/pool"
+	"github.com/ivmlab/ivm/internal/rowhash"
 	"github.com/ivmlab/ivm/kern"
 )
 
@@ -95,7 +96,8 @@ func maxSize(models []*Model) int {
 }
 
 // distinctActive returns the distinct rows among the models' active inputs and, per model,
-// the row of each of its active points in them.
+// the row of each of its active points in them. Rows that hash apart though equal (a zero's
+// sign) are kept twice, which costs time, never accuracy.
 func distinctActive(models []*Model) (*mat.Dense, [][]int) {
 	byHash := map[uint64][]int{} // hash of a row → its candidates in rows
 	var rows [][]float64
@@ -104,7 +106,7 @@ func distinctActive(models []*Model) (*mat.Dense, [][]int) {
 		idx[c] = make([]int, m.Size())
 		for k := range m.Size() {
 			row := m.XActive.RawRowView(k)
-			h := hashRow(row)
+			h := rowhash.Sum(0, row)
 			at := slices.IndexFunc(byHash[h], func(r int) bool { return slices.Equal(rows[r], row) })
 			if at < 0 {
 				byHash[h] = append(byHash[h], len(rows))
@@ -121,14 +123,4 @@ func distinctActive(models []*Model) (*mat.Dense, [][]int) {
 		union.SetRow(i, r)
 	}
 	return union, idx
-}
-
-// hashRow is the FNV-1a hash of a row's values taken as 64-bit words: rows that differ only
-// in the sign of a zero hash apart and are kept as two, which costs time, never accuracy.
-func hashRow(row []float64) uint64 {
-	var h uint64 = 14695981039346656037
-	for _, v := range row {
-		h = (h ^ math.Float64bits(v)) * 1099511628211
-	}
-	return h
 }

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/internal/rowhash"
 	"github.com/ivmlab/ivm/internal/safestat"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -222,7 +223,7 @@ func (m *Model) Predict(x *mat.Dense) ([]noise.Prediction, error) {
 	}
 	rngs := make([]*rand.Rand, rows)
 	for i := range rngs {
-		rngs[i] = rand.New(rand.NewPCG(rowSeed(m.Seed, xs.RawRowView(i)), 0x9e37))
+		rngs[i] = rand.New(rand.NewPCG(rowhash.Sum(m.Seed, xs.RawRowView(i)), 0x9e37))
 	}
 	probs, err := predictMixture(m.cov, len(m.Classes), m.Inputs, m.samples(), xs, predictChunk, func(i int) *rand.Rand { return rngs[i] })
 	if err != nil {
@@ -246,22 +247,4 @@ func (m *Model) samples() []Sample {
 			X: mat.NewDense(n, m.Inputs, x), G: mat.NewDense(n, len(m.Classes), s.G)}
 	}
 	return out
-}
-
-// rowSeed mixes the model's seed with a row's values (FNV-1a over their bits, then a
-// final avalanche), so that a row's predictive draws depend on the row alone.
-func rowSeed(seed uint64, row []float64) uint64 {
-	h := seed ^ 0xcbf29ce484222325
-	for _, v := range row {
-		b := math.Float64bits(v)
-		for range 8 {
-			h ^= b & 0xff
-			h *= 0x100000001b3
-			b >>= 8
-		}
-	}
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	return h
 }
