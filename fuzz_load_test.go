@@ -51,20 +51,28 @@ func FuzzLoadPart(f *testing.F) {
 }
 
 // addFittedSeeds adds to f's corpus the files of models fitted with each configuration on
-// three small classes, and returns their inputs.
+// three small classes (one-vs-rest ones also with softmax probabilities), and returns their
+// inputs.
 func addFittedSeeds(f *testing.F, cfgs ...ivm.Config) *mat.Dense {
 	rng := rand.New(rand.NewPCG(5, 6))
 	x, y := blobs(rng, 6, [][]float64{{0, 0}, {2, 2}, {0, 3}}, []float64{1, 2, 3}, 0.5)
-	for _, cfg := range cfgs {
-		p, err := ivm.Fit(x, y, cfg)
-		if err != nil {
-			f.Fatal(err)
-		}
+	add := func(p *ivm.Predictor) {
 		var buf bytes.Buffer
 		if err := p.Save(&buf); err != nil {
 			f.Fatal(err)
 		}
 		f.Add(buf.Bytes())
+	}
+	for _, cfg := range cfgs {
+		p, err := ivm.Fit(x, y, cfg)
+		if err != nil {
+			f.Fatal(err)
+		}
+		add(p)
+		if p.Task == ivm.MultiClass && p.Pairs == nil {
+			p.Softmax = true
+			add(p)
+		}
 	}
 	return x
 }

@@ -76,6 +76,8 @@ type fileJSON struct {
 	Sharpness float64 `json:"sharpness,omitempty"`
 	// LabelNoise is Predictor.LabelNoise; absent means 0.
 	LabelNoise float64 `json:"label_noise,omitempty"`
+	// Softmax is Predictor.Softmax; absent means false.
+	Softmax bool `json:"softmax,omitempty"`
 	// The fields of modelJSON, for a single model.
 	KernelSpec      string          `json:"kernel_spec,omitempty"`
 	Kernel          json.RawMessage `json:"kernel,omitempty"`
@@ -254,7 +256,7 @@ func (p *Predictor) Save(w io.Writer) error {
 		return err
 	}
 	out := fileJSON{Format: ModelFormat, Task: p.Task, Classes: p.Classes, Scale: p.Scaler, Training: p.Training}
-	out.LabelNoise = p.LabelNoise
+	out.LabelNoise, out.Softmax = p.LabelNoise, p.Softmax
 	if p.Sharpness != 1 {
 		out.Sharpness = p.Sharpness
 	}
@@ -321,7 +323,8 @@ func Load(r io.Reader) (*Predictor, error) {
 	case in.model() == nil && len(in.Models) == 0 && len(in.Pairs) == 0:
 		return nil, errors.New("ivm: model file lacks its kernel or noise model")
 	}
-	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Training: in.Training, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise}
+	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Training: in.Training, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
+		Softmax: in.Softmax}
 	if err := p.checkSharpness(); err != nil {
 		return nil, fmt.Errorf("ivm: model file %w", err)
 	}
@@ -401,8 +404,8 @@ func (p *Predictor) checkPairs() error {
 		return fmt.Errorf("a %v task of %d classes with one-vs-one pairs", p.Task, k)
 	case len(p.Pairs) != pairCount(k):
 		return fmt.Errorf("%d one-vs-one pairs for %d classes (want %d)", len(p.Pairs), k, pairCount(k))
-	case len(p.Models) > 0 || p.Scaler != nil || p.Sharpness != 1:
-		return errors.New("a one-vs-one model's models, scaling and sharpness are its pairs'")
+	case len(p.Models) > 0 || p.Scaler != nil || p.Sharpness != 1 || p.Softmax:
+		return errors.New("a one-vs-one model's models, scaling and calibration are its pairs'")
 	case !(p.LabelNoise >= 0 && p.LabelNoise < 1):
 		return fmt.Errorf("label_noise %v: want 0 ≤ ε < 1", p.LabelNoise)
 	}
@@ -458,6 +461,9 @@ func (p *Predictor) check() error {
 	}
 	if !(p.LabelNoise >= 0 && p.LabelNoise < 1) || (p.LabelNoise != 0 && p.Task != MultiClass && p.Task != Binary) {
 		return fmt.Errorf("label_noise %v: want 0 ≤ ε < 1, and only for a binary or multi-class model", p.LabelNoise)
+	}
+	if p.Softmax && p.Task != MultiClass {
+		return fmt.Errorf("softmax probabilities are for a one-vs-rest multi-class model, not a %v one", p.Task)
 	}
 	name := p.Models[0].Noise.Name()
 	want := p.Task.noiseName()

@@ -23,7 +23,7 @@ const (
 	// kernels, and OneVsRest (the papers' decomposition) with Algorithm 2 or a fixed kernel.
 	DecomposeAuto Decomposition = iota
 	// OneVsRest fits one model per class, telling it from all the others; the class
-	// probabilities are the models' p(y=+1), sharpened and normalised.
+	// probabilities are the models' p(y=+1), sharpened and normalised, or their softmax.
 	OneVsRest
 	// OneVsOne fits one binary Predictor per pair of classes on the rows of those two
 	// classes alone, each with its own kernel, scaling and calibration (libsvm's

@@ -147,7 +147,8 @@ func TestLoadOneVsOneErrors(t *testing.T) {
     2
    ]`, `"classes": [2, 1]`, "pair 1 has classes [2 1], want [1 2]"},
 		{`"task": "multiclass"`, `"task": "binary"`, "a binary task of 3 classes with 3 one-vs-one pairs"},
-		{`"training"`, `"sharpness": 2, "training"`, "scaling and sharpness are its pairs'"},
+		{`"training"`, `"sharpness": 2, "training"`, "scaling and calibration are its pairs'"},
+		{`"training"`, `"softmax": true, "training"`, "scaling and calibration are its pairs'"},
 		{`"training"`, `"kernel": {}, "training"`, `both one-vs-one "pairs" and other models`},
 	} {
 		if !strings.Contains(good, c.old) {

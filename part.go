@@ -83,10 +83,12 @@ type partFileJSON struct {
 	// Sharpness is Predictor.Sharpness, chosen from all the classes in every part.
 	Sharpness float64 `json:"sharpness"`
 	// LabelNoise is Predictor.LabelNoise, chosen with the sharpness.
-	LabelNoise float64     `json:"label_noise,omitempty"`
-	Models     []modelJSON `json:"models"`
-	Pairs      []pairJSON  `json:"pairs,omitempty"`
-	Training   Provenance  `json:"training"`
+	LabelNoise float64 `json:"label_noise,omitempty"`
+	// Softmax is Predictor.Softmax, chosen with the sharpness.
+	Softmax  bool        `json:"softmax,omitempty"`
+	Models   []modelJSON `json:"models"`
+	Pairs    []pairJSON  `json:"pairs,omitempty"`
+	Training Provenance  `json:"training"`
 }
 
 // problems is the number of binary (or single) problems of a predictor's task.
@@ -103,7 +105,7 @@ func (p *Predictor) problems() int {
 // savePart writes a part predictor (from Fit with Config.Part) as a part file.
 func (p *Predictor) savePart(w io.Writer) error {
 	out := partFileJSON{Format: PartFormat, Part: p.Part, Task: p.Task, Classes: p.Classes, Scale: p.Scaler, Sharpness: p.Sharpness, LabelNoise: p.LabelNoise,
-		Training: p.Training, Models: []modelJSON{}}
+		Softmax: p.Softmax, Training: p.Training, Models: []modelJSON{}}
 	if p.Pairs != nil {
 		lo, hi := p.Part.Range(len(p.Pairs))
 		for _, pp := range p.Pairs[lo:hi] {
@@ -156,7 +158,8 @@ func LoadPart(r io.Reader) (*Predictor, error) {
 	if in.Format != PartFormat {
 		return nil, fmt.Errorf("ivm: format %q is not a part file (want %q)", in.Format, PartFormat)
 	}
-	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise, Training: in.Training, Part: in.Part}
+	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise, Softmax: in.Softmax,
+		Training: in.Training, Part: in.Part}
 	if len(in.Pairs) > 0 {
 		return p.loadPartPairs(&in)
 	}
@@ -188,8 +191,8 @@ func (p *Predictor) loadPartPairs(in *partFileJSON) (*Predictor, error) {
 	switch {
 	case p.Task != MultiClass || k < 3 || len(in.Models) > 0:
 		return nil, fmt.Errorf("ivm: part file with one-vs-one pairs for a %v task of %d classes and %d one-vs-rest models", p.Task, k, len(in.Models))
-	case p.Scaler != nil || p.Sharpness != 1:
-		return nil, errors.New("ivm: part file: a one-vs-one model's scaling and sharpness are its pairs'")
+	case p.Scaler != nil || p.Sharpness != 1 || p.Softmax:
+		return nil, errors.New("ivm: part file: a one-vs-one model's scaling and calibration are its pairs'")
 	}
 	if err := p.checkClasses(); err != nil {
 		return nil, fmt.Errorf("ivm: part file: %w", err)
@@ -241,7 +244,8 @@ func MergeParts(parts []*Predictor) (*Predictor, error) {
 		}
 	}
 	first := byIndex[0]
-	out := &Predictor{Task: first.Task, Classes: first.Classes, Scaler: first.Scaler, Sharpness: first.Sharpness, LabelNoise: first.LabelNoise, Training: first.Training}
+	out := &Predictor{Task: first.Task, Classes: first.Classes, Scaler: first.Scaler, Sharpness: first.Sharpness, LabelNoise: first.LabelNoise,
+		Softmax: first.Softmax, Training: first.Training}
 	out.Training.Seconds = 0
 	for _, pt := range byIndex {
 		lo, hi := pt.Part.Range(pt.problems())
@@ -283,8 +287,9 @@ func sameTraining(a, b *Predictor) error {
 		return fmt.Errorf("ivm: part %v is a %v task with classes %v, part %v a %v task with classes %v", b.Part, b.Task, b.Classes, a.Part, a.Task, a.Classes)
 	case (a.Pairs == nil) != (b.Pairs == nil):
 		return fmt.Errorf("ivm: part %v and part %v decompose the classes differently (one-vs-rest and one-vs-one)", a.Part, b.Part)
-	case a.Pairs == nil && (b.Sharpness != a.Sharpness || b.LabelNoise != a.LabelNoise):
-		return fmt.Errorf("ivm: part %v has sharpness %g and label noise %g, part %v %g and %g", b.Part, b.Sharpness, b.LabelNoise, a.Part, a.Sharpness, a.LabelNoise)
+	case a.Pairs == nil && (b.Sharpness != a.Sharpness || b.LabelNoise != a.LabelNoise || b.Softmax != a.Softmax):
+		return fmt.Errorf("ivm: part %v has sharpness %g, label noise %g and softmax %v, part %v %g, %g and %v",
+			b.Part, b.Sharpness, b.LabelNoise, b.Softmax, a.Part, a.Sharpness, a.LabelNoise, a.Softmax)
 	case !sameScaler(a.Scaler, b.Scaler):
 		return fmt.Errorf("ivm: part %v scales its inputs differently from part %v", b.Part, a.Part)
 	case b.InputDim() != a.InputDim():

@@ -204,8 +204,20 @@ type Predictor struct {
 	// any class is near; for two classes a is a temperature on the log odds, as Platt
 	// scaling fits one for an SVM. For regression the predictive density is tempered the
 	// same way, N(y; μ, v)^a ∝ N(y; μ, v/a): the predictive variance is divided by a.
+	// With Softmax, a is instead the temperature of p_c ∝ exp(a·z_c) (see Softmax).
 	// Search chooses a by the held-out log loss or density; 1 otherwise.
 	Sharpness float64
+	// Softmax, for a one-vs-rest multi-class task, reports p_c ∝ exp(a·z_c) with z_c =
+	// μ_c/√(1+σ²_c), the latent mean of class c's model (bias included) over its standard
+	// deviation with a unit probit slope added, instead of p_c ∝ q_c^a; a is Sharpness.
+	// Where a row lies between two classes their q_c are both near ½ and the power a moves
+	// them little, while z_c keeps telling them apart, so the softmax can be confident about
+	// the pair where the power cannot (test log loss with the same models: USPS 0.182 →
+	// 0.179, letter 0.119 → 0.111, Fashion-MNIST 0.460 → 0.421 on 10 000 images and 0.439 →
+	// 0.389 on 60 000). Search sets it for one-vs-rest unless the power family fits the
+	// held-out rows clearly better (see searcher.calibration); false otherwise, and in files
+	// written before it.
+	Softmax bool
 	// LabelNoise is the weight ε of a uniform distribution over the classes mixed into the
 	// reported probabilities of a binary or multi-class task, p_c = (1−ε) p'_c + ε/K after
 	// the sharpening: the chance that a label is noise. It bounds what one confident
@@ -230,8 +242,8 @@ type Prediction struct {
 	// regression.
 	Label float64
 	// Prob holds the probability of each of Predictor.Classes (one-vs-rest multi-class:
-	// the models' p(y=+1), sharpened and normalised; one-vs-one: the pairs' probabilities
-	// coupled); nil for regression.
+	// the models' p(y=+1), sharpened and normalised, or their softmax (Predictor.Softmax);
+	// one-vs-one: the pairs' probabilities coupled); nil for regression.
 	Prob []float64
 	// Mean and Var hold, per model, the latent mean (bias included) and variance for
 	// classification (one-vs-one: per pair in Predictor.Pairs' order, positive for the
@@ -745,7 +757,11 @@ func (p *Predictor) predictChecked(x mat.Matrix) ([]Prediction, error) {
 	}
 	if p.Task == MultiClass || p.Task == Binary {
 		for i := range out {
-			sharpen(out[i].Prob, p.Sharpness)
+			if p.Softmax && p.Task == MultiClass {
+				softmaxProbs(out[i].Prob, out[i].Mean, out[i].Var, p.Sharpness)
+			} else {
+				sharpen(out[i].Prob, p.Sharpness)
+			}
 			mixUniform(out[i].Prob, p.LabelNoise)
 			if p.Task == MultiClass {
 				out[i].Label = p.Classes[floats.MaxIdx(out[i].Prob)]
@@ -789,6 +805,25 @@ func sharpen(q []float64, a float64) {
 		q[c] /= sum
 	}
 }
+
+// softmaxProbs sets the class probabilities q to p_c ∝ exp(a·z_c), z_c = mu_c/√(1+v_c)
+// (see Predictor.Softmax).
+func softmaxProbs(q, mu, v []float64, a float64) {
+	for c := range q {
+		q[c] = a * softmaxScore(mu[c], v[c])
+	}
+	top := floats.Max(q)
+	sum := 0.0
+	for c := range q {
+		q[c] = math.Exp(q[c] - top)
+		sum += q[c]
+	}
+	floats.Scale(1/sum, q)
+}
+
+// softmaxScore is z = mu/√(1+v), the score a one-vs-rest model's latent mean mu (bias
+// included) and variance v give its class in the softmax (see Predictor.Softmax).
+func softmaxScore(mu, v float64) float64 { return mu / math.Sqrt(1+v) }
 
 // PredictRows is Predict on inputs given as rows.
 func (p *Predictor) PredictRows(rows [][]float64) ([]Prediction, error) {
@@ -855,7 +890,7 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 		return "", 0, err
 	}
 	p.Scaler = scalers[res.input]
-	p.Sharpness, p.LabelNoise = res.sharpness, res.labelNoise
+	p.Sharpness, p.LabelNoise, p.Softmax = res.cal.a, res.cal.eps, res.cal.softmax
 	return res.spec, res.crit, nil
 }
 

@@ -44,8 +44,13 @@ func TestSearchSharesOneKernelAcrossClasses(t *testing.T) {
 			t.Errorf("class %d's kernel %s, class 0's %s: want one kernel", c, s, spec)
 		}
 	}
-	if !(p.Sharpness >= 0.5 && p.Sharpness <= 4) {
-		t.Errorf("sharpness %v outside the searched [0.5, 4]", p.Sharpness)
+	if lo, hi := 0.5, 4.0; p.Softmax {
+		lo, hi = 0.25, 16
+		if !(p.Sharpness >= lo && p.Sharpness <= hi) {
+			t.Errorf("softmax temperature %v outside the searched [%v, %v]", p.Sharpness, lo, hi)
+		}
+	} else if !(p.Sharpness >= lo && p.Sharpness <= hi) {
+		t.Errorf("sharpness %v outside the searched [%v, %v]", p.Sharpness, lo, hi)
 	}
 	if acc := accuracy(t, p, xt, yt); acc < 0.93 {
 		t.Errorf("test accuracy %.3f, want ≥ 0.93", acc)

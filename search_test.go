@@ -1,6 +1,7 @@
 package ivm
 
 import (
+	"gonum.org/v1/gonum/stat/distuv"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -201,12 +202,67 @@ func TestPatternFollowsRidge(t *testing.T) {
 func TestCalibrationLabelNoiseFloor(t *testing.T) {
 	s := &searcher{task: Binary, valClass: []int{1, 1, 1, 0, 0, 0, 1, 0}}
 	clean := [][2][]float64{{{0.9, 0.8, 0.95, 0.1, 0.2, 0.05, 0.7, 0.3}, nil}}
-	if _, eps := s.calibration(clean); eps != searchLabelNoise[0] {
-		t.Errorf("label noise %v on outputs without a mistake, want the least, %v", eps, searchLabelNoise[0])
+	if c := s.calibration(clean); c.eps != searchLabelNoise[0] || c.softmax {
+		t.Errorf("calibration %+v on outputs without a mistake, want the least label noise, %v, and no softmax (binary)", c, searchLabelNoise[0])
 	}
 	wrong := [][2][]float64{{{0.9, 0.8, 0.95, 0.1, 0.2, 0.05, 0.7, 1 - 1e-12}, nil}}
-	if _, eps := s.calibration(wrong); eps <= searchLabelNoise[0] {
-		t.Errorf("label noise %v with a confident mistake, want more than %v", eps, searchLabelNoise[0])
+	if c := s.calibration(wrong); c.eps <= searchLabelNoise[0] {
+		t.Errorf("label noise %v with a confident mistake, want more than %v", c.eps, searchLabelNoise[0])
+	}
+}
+
+// One-vs-rest calibration takes the softmax of the scores z_c unless the power of the q_c
+// fits the validation rows clearly better. Rows between two classes (both q_c near ½, one
+// score ahead) are what the softmax gets right and the power cannot; rows whose wrong class
+// scores highest while both are positive cost the power little (Φ is flat there) and the
+// softmax much.
+func TestCalibrationSoftmaxChoice(t *testing.T) {
+	// outputs builds three one-vs-rest problems' outputs, q_c = Φ(z_c) and the scores z_c,
+	// from rows of scores.
+	outputs := func(z [][3]float64) [][2][]float64 {
+		out := make([][2][]float64, 3)
+		for _, row := range z {
+			for c := range out {
+				out[c][0] = append(out[c][0], distuv.UnitNormal.CDF(row[c]))
+				out[c][1] = append(out[c][1], row[c])
+			}
+		}
+		return out
+	}
+	var between, flat [][3]float64
+	var valClass []int
+	for i := range 300 {
+		k, next := i%3, (i+1)%3
+		b, f := [3]float64{-3, -3, -3}, [3]float64{-4, -4, -4}
+		// Between class k and the next: both near 0, k ahead by 0.3 (behind on every
+		// sixth row, a mistake).
+		b[k], b[next] = 0.15, -0.15
+		if i%6 == 5 {
+			b[k], b[next] = -0.15, 0.15
+		}
+		// Half the rows clear but all scores negative, half a mistake between two
+		// positive scores.
+		f[k] = -1
+		if i%2 == 1 {
+			f[k], f[next] = 0.5, 1.5
+		}
+		between, flat = append(between, b), append(flat, f)
+		valClass = append(valClass, k)
+	}
+	s := &searcher{task: MultiClass, valClass: valClass}
+	cb := s.calibration(outputs(between))
+	if !cb.softmax {
+		t.Errorf("rows between two classes: calibration %+v, want the softmax", cb)
+	}
+	if got, power := s.logLoss(outputs(between), cb), s.logLoss(outputs(between), s.fitCalib(outputs(between), false)); got >= power {
+		t.Errorf("rows between two classes: log loss %v with %+v, not below the power family's %v", got, cb, power)
+	}
+	cf := s.calibration(outputs(flat))
+	if cf.softmax {
+		t.Errorf("mistakes between positive scores: calibration %+v, want the power family", cf)
+	}
+	if got, soft := s.logLoss(outputs(flat), cf), s.logLoss(outputs(flat), s.fitCalib(outputs(flat), true)); got >= soft {
+		t.Errorf("mistakes between positive scores: log loss %v with %+v, not below the softmax's %v", got, cf, soft)
 	}
 }
 

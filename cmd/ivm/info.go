@@ -113,10 +113,13 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 		fmt.Fprint(w, ", not scaled")
 	}
 	fmt.Fprintln(w)
-	if p.Sharpness != 0 && p.Sharpness != 1 {
+	if p.Sharpness != 0 && p.Sharpness != 1 || p.Softmax {
 		what := "class probabilities p_c ∝ q_c^a"
-		if p.Task == ivm.Regression {
+		switch {
+		case p.Task == ivm.Regression:
 			what = "predictive variance divided by a"
+		case p.Softmax:
+			what = "class probabilities p_c ∝ exp(a·μ_c/√(1+σ²_c)), a softmax of the one-vs-rest latents"
 		}
 		fmt.Fprintf(w, "sharpness:   a = %.4g (%s, chosen on held-out rows)\n", p.Sharpness, what)
 	}
