@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/internal/pool"
@@ -16,25 +17,38 @@ import (
 // against every distinct active input are held at once.
 const latentChunk = 512
 
-// latents returns every model's latent means and variances at the rows of xs. Models of one
-// kernel (one-vs-rest classes fitted together) share the kernel values of the active inputs
-// they have in common, which are most of prediction's time and many of the inputs: on
-// Fashion-MNIST's 60 000 images the ten classes' 21 080 active points are 10 580 distinct
-// rows, chosen from the same candidates.
-func latents(models []*Model, xs *mat.Dense) (mu, vs [][]float64) {
-	mu, vs = make([][]float64, len(models)), make([][]float64, len(models))
+// latents returns every model's latent means and, with variances, their variances (else
+// vs is nil) at the rows of xs. Models of one kernel (one-vs-rest classes fitted together)
+// share the kernel values of the active inputs they have in common, which are most of
+// prediction's time and many of the inputs: on Fashion-MNIST's 60 000 images the ten
+// classes' 21 080 active points are 10 580 distinct rows, chosen from the same candidates.
+func latents(models []*Model, xs *mat.Dense, variances bool) (mu, vs [][]float64) {
+	mu = make([][]float64, len(models))
+	if variances {
+		vs = make([][]float64, len(models))
+	}
 	if len(models) < 2 || !sameKernels(models) {
 		for c, m := range models {
-			mu[c], vs[c] = m.Latent(xs, nil, nil)
+			if variances {
+				mu[c], vs[c] = m.Latent(xs, nil, nil)
+			} else {
+				mu[c] = m.LatentMean(xs, nil)
+			}
 		}
 		return mu, vs
 	}
 	union, idx := distinctActive(models)
 	n, _ := xs.Dims()
-	prior := make([]float64, n)
-	models[0].Kernel.Diag(prior, xs)
+	var prior []float64
+	if variances {
+		prior = make([]float64, n)
+		models[0].Kernel.Diag(prior, xs)
+	}
 	for c := range models {
-		mu[c], vs[c] = make([]float64, n), slices.Clone(prior)
+		mu[c] = make([]float64, n)
+		if variances {
+			vs[c] = slices.Clone(prior)
+		}
 	}
 	u, _ := union.Dims()
 	chunks := (n + latentChunk - 1) / latentChunk
@@ -52,6 +66,10 @@ func latents(models []*Model, xs *mat.Dense) (mu, vs [][]float64) {
 		all := mat.NewDense(u, cols, b.all[:u*cols])
 		models[0].Kernel.K(all, union, xs.Slice(lo, hi, 0, xs.RawMatrix().Cols))
 		for c, m := range models {
+			if !variances {
+				meanFromRows(mu[c][lo:hi], m.Alpha(), all, idx[c])
+				continue
+			}
 			d := m.Size()
 			kt := mat.NewDense(d, cols, b.one[:d*cols])
 			for k, r := range idx[c] {
@@ -61,6 +79,15 @@ func latents(models []*Model, xs *mat.Dense) (mu, vs [][]float64) {
 		}
 	})
 	return mu, vs
+}
+
+// meanFromRows sets mu to the latent means Σ_k α_k k(x_k, x*) of a model whose active point
+// k has its kernel values in row idx[k] of all (one column per row x*).
+func meanFromRows(mu, alpha []float64, all *mat.Dense, idx []int) {
+	clear(mu)
+	for k, r := range idx {
+		floats.AddScaled(mu, alpha[k], all.RawRowView(r))
+	}
 }
 
 // sameKernels reports whether every model's kernel is the first's: the same type, parameter

@@ -52,12 +52,19 @@ func TestLatentsShareKernelValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	check := func(what string) {
-		mu, vs := latents(p.Models, xs)
+		mu, vs := latents(p.Models, xs, true)
+		means, none := latents(p.Models, xs, false)
+		if none != nil {
+			t.Fatalf("%s: variances %v asked for none", what, none)
+		}
 		for c, m := range p.Models {
 			wantMu, wantVs := m.Latent(xs, nil, nil)
 			for i := range wantMu {
 				if math.Abs(mu[c][i]-wantMu[i]) > 1e-10 || math.Abs(vs[c][i]-wantVs[i]) > 1e-10 {
 					t.Fatalf("%s: class %d row %d: (%v, %v), alone (%v, %v)", what, c, i, mu[c][i], vs[c][i], wantMu[i], wantVs[i])
+				}
+				if math.Abs(means[c][i]-wantMu[i]) > 1e-10 {
+					t.Fatalf("%s: class %d row %d: mean %v without variances, alone %v", what, c, i, means[c][i], wantMu[i])
 				}
 			}
 		}

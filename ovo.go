@@ -239,6 +239,44 @@ func (p *Predictor) predictPairs(x mat.Matrix) ([]Prediction, error) {
 	return out, nil
 }
 
+// votePairs is PredictLabels for a one-vs-one predictor: each pair votes for the class its
+// latent mean's sign picks; the label is the class with the most votes, the first of
+// those tied (libsvm's rule). Mean holds the pairs' latent means.
+func (p *Predictor) votePairs(x mat.Matrix) ([]Prediction, error) {
+	n, _ := x.Dims()
+	k := len(p.Classes)
+	out := make([]Prediction, n)
+	votes := make([][]int, n)
+	for i := range out {
+		out[i].Mean, votes[i] = make([]float64, len(p.Pairs)), make([]int, k)
+	}
+	for j, pp := range p.Pairs {
+		a, b := pairOf(j, k)
+		preds, err := pp.labelsChecked(x) // x was checked once for all pairs
+		if err != nil {
+			return nil, fmt.Errorf("ivm: classes %g and %g: %w", p.Classes[a], p.Classes[b], err)
+		}
+		for i, q := range preds {
+			out[i].Mean[j] = q.Mean[0]
+			if q.Label == pp.Classes[1] {
+				votes[i][b]++
+			} else {
+				votes[i][a]++
+			}
+		}
+	}
+	for i := range out {
+		best := 0
+		for c, v := range votes[i] {
+			if v > votes[i][best] {
+				best = c
+			}
+		}
+		out[i].Label = p.Classes[best]
+	}
+	return out, nil
+}
+
 // minPairProb bounds the pairwise probabilities coupling sees to [minPairProb,
 // 1 − minPairProb], as libsvm does: a pair probability of exactly 0 or 1 would make the
 // system singular.

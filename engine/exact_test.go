@@ -44,6 +44,11 @@ func TestFullActiveSetEqualsExactGP(t *testing.T) {
 	}
 	mu, vs := model.Latent(xt, nil, nil)
 	preds := model.Predict(xt)
+	for i, v := range model.LatentMean(xt, nil) {
+		if math.Float64bits(v) != math.Float64bits(mu[i]) {
+			t.Fatalf("row %d: LatentMean %v, Latent's mean %v", i, v, mu[i])
+		}
+	}
 
 	// Exact GP regression.
 	kxx := mat.NewDense(n, n, nil)

@@ -153,8 +153,26 @@ const predictChunk = 512
 func (m *Model) Latent(x mat.Matrix, muDst, varDst []float64) (mu, varsigma []float64) {
 	n, _ := x.Dims()
 	mu, varsigma = resize(muDst, n), resize(varDst, n)
-	d := m.Size()
 	m.Kernel.Diag(varsigma, x)
+	m.kernelChunks(x, func(kt *mat.Dense, lo, hi int) { m.LatentFromKernel(kt, mu[lo:hi], varsigma[lo:hi]) })
+	return mu, varsigma
+}
+
+// LatentMean returns Latent's mean alone, without the variance: d flops per row where the
+// variance's triangular solve costs d². dst is reused when long enough.
+func (m *Model) LatentMean(x mat.Matrix, dst []float64) []float64 {
+	n, _ := x.Dims()
+	mu := resize(dst, n)
+	m.kernelChunks(x, func(kt *mat.Dense, lo, hi int) { m.LatentMeanFromKernel(kt, mu[lo:hi]) })
+	return mu
+}
+
+// kernelChunks computes the kernel values between the active inputs and chunks of
+// predictChunk rows of x, side by side, and passes each chunk's d×rows matrix and its rows
+// [lo, hi) to f, which may overwrite it.
+func (m *Model) kernelChunks(x mat.Matrix, f func(kt *mat.Dense, lo, hi int)) {
+	n, _ := x.Dims()
+	d := m.Size()
 	chunks := (n + predictChunk - 1) / predictChunk
 	workers := min(runtime.GOMAXPROCS(0), chunks)
 	bufs := make([][]float64, workers) // one per goroutine, reused across its chunks
@@ -165,17 +183,13 @@ func (m *Model) Latent(x mat.Matrix, muDst, varDst []float64) (mu, varsigma []fl
 		lo, hi := c*predictChunk, min((c+1)*predictChunk, n)
 		kt := mat.NewDense(d, hi-lo, bufs[w][:d*(hi-lo)])
 		m.Kernel.K(kt, m.XActive, subRows(x, lo, hi))
-		m.LatentFromKernel(kt, mu[lo:hi], varsigma[lo:hi])
+		f(kt, lo, hi)
 	})
-	return mu, varsigma
 }
 
-// LatentFromKernel is Latent for rows whose kernel values against the active inputs are
-// known: kt (d×n) holds k(x_k, x*_j) and is overwritten; varsigma holds the rows' prior
-// variances k(x*, x*) (white noise included, as Kernel.Diag) and receives their latent
-// variances, mu their latent means. Models that share a kernel can so share the kernel
-// values of their common active inputs.
-func (m *Model) LatentFromKernel(kt *mat.Dense, mu, varsigma []float64) {
+// LatentMeanFromKernel is LatentMean for rows whose kernel values against the active
+// inputs are known: kt (d×n, not changed) holds k(x_k, x*_j); mu receives the means.
+func (m *Model) LatentMeanFromKernel(kt *mat.Dense, mu []float64) {
 	raw := kt.RawMatrix()
 	d, n := raw.Rows, raw.Cols
 	for j := range n {
@@ -185,6 +199,17 @@ func (m *Model) LatentFromKernel(kt *mat.Dense, mu, varsigma []float64) {
 		}
 		mu[j] = sum
 	}
+}
+
+// LatentFromKernel is Latent for rows whose kernel values against the active inputs are
+// known: kt (d×n) holds k(x_k, x*_j) and is overwritten; varsigma holds the rows' prior
+// variances k(x*, x*) (white noise included, as Kernel.Diag) and receives their latent
+// variances, mu their latent means. Models that share a kernel can so share the kernel
+// values of their common active inputs.
+func (m *Model) LatentFromKernel(kt *mat.Dense, mu, varsigma []float64) {
+	m.LatentMeanFromKernel(kt, mu)
+	raw := kt.RawMatrix()
+	d, n := raw.Rows, raw.Cols
 	blas64.Trsm(blas.Left, blas.Trans, 1, m.upper, raw) // L⁻¹k* with L = Uᵀ
 	for j := range n {
 		ss := 0.0
