@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -17,8 +18,14 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 	df.register(fs)
 	prob := fs.Bool("prob", false, "write each class's probability and the latent mean and variance to OUTPUT (regression: predictive mean and variance)")
 	quiet := fs.Bool("quiet", false, "do not print the accuracy or error")
+	labels := fs.Bool("labels", false, "labels from the latent means alone, without variances or probabilities (as svm-predict without -b):\n"+
+		"on large models several times faster; binary and regression labels are the same, one-vs-rest takes the class of the largest\n"+
+		"latent mean and one-vs-one the pairs' votes, which can differ on near ties (ivm.Predictor.PredictLabels)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *labels && *prob {
+		return errors.New("-labels writes labels alone and -prob the probabilities: give one of them")
 	}
 	if fs.NArg() < 2 || fs.NArg() > 3 {
 		fs.Usage()
@@ -45,6 +52,9 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *labels && (mf.family != nil || mf.multi != nil) {
+		return fmt.Errorf("%s: -labels is for single-task IVM models", modelPath)
+	}
 	if mf.family != nil {
 		return mf.family.Predict(predictCall{TestPath: testPath, ModelPath: modelPath, OutPath: outPath, Read: opt,
 			Prob: *prob, Quiet: *quiet, Report: report, Stdout: stdout, Stderr: stderr})
@@ -65,7 +75,11 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 	if p.Task != ivm.Regression {
 		warnUnknownLabels(stderr, testPath, data.Y, p.Classes)
 	}
-	preds, err := p.Predict(data.X)
+	predict := p.Predict
+	if *labels {
+		predict = p.PredictLabels
+	}
+	preds, err := predict(data.X)
 	if err != nil {
 		return fmt.Errorf("%s: %w", testPath, err)
 	}
