@@ -127,4 +127,7 @@ func TestMTIVMBadInput(t *testing.T) {
 	if code, _, errs := runCLI(t, "predict", train, model); code != 1 || !strings.Contains(errs, "-task-col") {
 		t.Errorf("no task column: exit %d, %q", code, errs)
 	}
+	if code, _, errs := runCLI(t, "predict", "-labels", "-task-col", "first", train, model); code != 1 || !strings.Contains(errs, "-labels is for single-task IVM models") {
+		t.Errorf("-labels on a multi-task model: exit %d, %q", code, errs)
+	}
 }
