@@ -60,7 +60,9 @@ func latents(models []*Model, xs *mat.Dense, variances bool) (mu, vs [][]float64
 		b := &bufs[w]
 		if b.all == nil {
 			b.all = make([]float64, u*min(latentChunk, n))
-			b.one = make([]float64, maxSize(models)*min(latentChunk, n))
+			if variances { // the means are read from b.all itself
+				b.one = make([]float64, maxSize(models)*min(latentChunk, n))
+			}
 		}
 		cols := hi - lo
 		all := mat.NewDense(u, cols, b.all[:u*cols])

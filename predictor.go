@@ -692,20 +692,25 @@ func (p *Predictor) InputDim() int {
 
 // Predict predicts the rows of x.
 func (p *Predictor) Predict(x mat.Matrix) ([]Prediction, error) {
-	if p.Part.IsPart() {
-		return nil, errPartFile("part " + p.Part.String())
-	}
-	_, dim := x.Dims()
-	if dim != p.InputDim() {
-		return nil, fmt.Errorf("ivm: %d input columns, the model has %d", dim, p.InputDim())
-	}
-	if err := engine.CheckFinite(x); err != nil {
+	if err := p.checkInputs(x); err != nil {
 		return nil, err
 	}
 	if p.Pairs != nil {
 		return p.predictPairs(x)
 	}
 	return p.predictChecked(x)
+}
+
+// checkInputs refuses what no prediction can use: a part's predictor, rows of another
+// width than the model's inputs, values that are not finite.
+func (p *Predictor) checkInputs(x mat.Matrix) error {
+	if p.Part.IsPart() {
+		return errPartFile("part " + p.Part.String())
+	}
+	if _, dim := x.Dims(); dim != p.InputDim() {
+		return fmt.Errorf("ivm: %d input columns, the model has %d", dim, p.InputDim())
+	}
+	return engine.CheckFinite(x)
 }
 
 // predictChecked is Predict on inputs already checked (their width, finite values).
@@ -758,7 +763,10 @@ func (p *Predictor) predictChecked(x mat.Matrix) ([]Prediction, error) {
 	if p.Task == MultiClass || p.Task == Binary {
 		for i := range out {
 			if p.Softmax && p.Task == MultiClass {
-				softmaxProbs(out[i].Prob, out[i].Mean, out[i].Var, p.Sharpness)
+				for c := range out[i].Prob {
+					out[i].Prob[c] = softmaxScore(out[i].Mean[c], out[i].Var[c])
+				}
+				softmaxProbs(out[i].Prob, p.Sharpness)
 			} else {
 				sharpen(out[i].Prob, p.Sharpness)
 			}
@@ -819,14 +827,7 @@ func (p *Predictor) PredictLabels(x mat.Matrix) ([]Prediction, error) {
 	if p.Task == Ordinal || p.Task == SemiSupervised {
 		return p.Predict(x)
 	}
-	if p.Part.IsPart() {
-		return nil, errPartFile("part " + p.Part.String())
-	}
-	_, dim := x.Dims()
-	if dim != p.InputDim() {
-		return nil, fmt.Errorf("ivm: %d input columns, the model has %d", dim, p.InputDim())
-	}
-	if err := engine.CheckFinite(x); err != nil {
+	if err := p.checkInputs(x); err != nil {
 		return nil, err
 	}
 	if p.Pairs != nil {
@@ -872,12 +873,10 @@ func (p *Predictor) labelsChecked(x mat.Matrix) ([]Prediction, error) {
 	return out, nil
 }
 
-// softmaxProbs sets the class probabilities q to p_c ∝ exp(a·z_c), z_c = mu_c/√(1+v_c)
+// softmaxProbs replaces the classes' scores z_c in q by the probabilities p_c ∝ exp(a·z_c)
 // (see Predictor.Softmax).
-func softmaxProbs(q, mu, v []float64, a float64) {
-	for c := range q {
-		q[c] = a * softmaxScore(mu[c], v[c])
-	}
+func softmaxProbs(q []float64, a float64) {
+	floats.Scale(a, q)
 	top := floats.Max(q)
 	sum := 0.0
 	for c := range q {

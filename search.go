@@ -711,7 +711,6 @@ func (s *searcher) rowLosses(out [][2][]float64, cal calib) []float64 {
 	problems := len(out)
 	losses := make([]float64, len(s.valClass))
 	q := make([]float64, max(problems, 2))
-	z, noVar := make([]float64, problems), make([]float64, problems)
 	for i, k := range s.valClass {
 		switch {
 		case problems == 1:
@@ -719,9 +718,9 @@ func (s *searcher) rowLosses(out [][2][]float64, cal calib) []float64 {
 			sharpen(q, cal.a)
 		case cal.softmax:
 			for c := range out {
-				z[c] = out[c][1][i]
+				q[c] = out[c][1][i]
 			}
-			softmaxProbs(q, z, noVar, cal.a) // z holds the scores already
+			softmaxProbs(q, cal.a)
 		default:
 			for c := range out {
 				q[c] = out[c][0][i]
