@@ -19,6 +19,9 @@ import (
 	"sort"
 	"strings"
 
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
 )
 
@@ -81,6 +84,10 @@ func usage() string {
 	b.WriteString(usageTail)
 	return b.String()
 }
+
+// init installs the faster BLAS for gonum's LAPACK: loading a model refactorises each
+// active-set matrix, and gonum's Cholesky spends its time in Dgemm.
+func init() { blas64.Use(ivm.BLAS()) }
 
 func main() {
 	catchSignals(os.Stderr)

@@ -1,0 +1,92 @@
+#include "textflag.h"
+
+// func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL sub+4(FP), CX
+	CPUID
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
+	RET
+
+// func xgetbv() (eax, edx uint32)
+TEXT ·xgetbv(SB), NOSPLIT, $0-8
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, eax+0(FP)
+	MOVL DX, edx+4(FP)
+	RET
+
+// func dot4x3(a *float64, lda int, b *float64, ldb int, k int, acc *[48]float64)
+//
+// Rows of a: SI, R10, R11, R12; rows of b: DI, R13, R14; AX is the byte offset along the
+// rows and CX its end. Y0–Y11 accumulate row r of a against row s of b in Y(3r+s).
+TEXT ·dot4x3(SB), NOSPLIT, $0-48
+	MOVQ a+0(FP), SI
+	MOVQ lda+8(FP), R8
+	SHLQ $3, R8
+	MOVQ b+16(FP), DI
+	MOVQ ldb+24(FP), R9
+	SHLQ $3, R9
+	MOVQ k+32(FP), CX
+	SHLQ $3, CX
+	MOVQ acc+40(FP), DX
+	LEAQ (SI)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	LEAQ (R11)(R8*1), R12
+	LEAQ (DI)(R9*1), R13
+	LEAQ (R13)(R9*1), R14
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	XORQ AX, AX
+loop:
+	CMPQ AX, CX
+	JGE done
+	VMOVUPD (DI)(AX*1), Y12
+	VMOVUPD (R13)(AX*1), Y13
+	VMOVUPD (R14)(AX*1), Y14
+	VMOVUPD (SI)(AX*1), Y15
+	VFMADD231PD Y12, Y15, Y0
+	VFMADD231PD Y13, Y15, Y1
+	VFMADD231PD Y14, Y15, Y2
+	VMOVUPD (R10)(AX*1), Y15
+	VFMADD231PD Y12, Y15, Y3
+	VFMADD231PD Y13, Y15, Y4
+	VFMADD231PD Y14, Y15, Y5
+	VMOVUPD (R11)(AX*1), Y15
+	VFMADD231PD Y12, Y15, Y6
+	VFMADD231PD Y13, Y15, Y7
+	VFMADD231PD Y14, Y15, Y8
+	VMOVUPD (R12)(AX*1), Y15
+	VFMADD231PD Y12, Y15, Y9
+	VFMADD231PD Y13, Y15, Y10
+	VFMADD231PD Y14, Y15, Y11
+	ADDQ $32, AX
+	JMP loop
+done:
+	VMOVUPD Y0, 0(DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VMOVUPD Y3, 96(DX)
+	VMOVUPD Y4, 128(DX)
+	VMOVUPD Y5, 160(DX)
+	VMOVUPD Y6, 192(DX)
+	VMOVUPD Y7, 224(DX)
+	VMOVUPD Y8, 256(DX)
+	VMOVUPD Y9, 288(DX)
+	VMOVUPD Y10, 320(DX)
+	VMOVUPD Y11, 352(DX)
+	VZEROUPPER
+	RET
