@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"slices"
 
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/internal/pool"
@@ -64,18 +63,21 @@ func latents(models []*Model, xs *mat.Dense, variances bool) (mu, vs [][]float64
 				b.one = make([]float64, maxSize(models)*min(latentChunk, n))
 			}
 		}
-		cols := hi - lo
-		all := mat.NewDense(u, cols, b.all[:u*cols])
-		models[0].Kernel.K(all, union, xs.Slice(lo, hi, 0, xs.RawMatrix().Cols))
+		rows := hi - lo
+		all := mat.NewDense(rows, u, b.all[:u*rows])
+		models[0].Kernel.K(all, xs.Slice(lo, hi, 0, xs.RawMatrix().Cols), union)
 		for c, m := range models {
 			if !variances {
-				meanFromRows(mu[c][lo:hi], m.Alpha(), all, idx[c])
+				meanFromColumns(mu[c][lo:hi], m.Alpha(), all, idx[c])
 				continue
 			}
 			d := m.Size()
-			kt := mat.NewDense(d, cols, b.one[:d*cols])
-			for k, r := range idx[c] {
-				copy(kt.RawRowView(k), all.RawRowView(r))
+			kt := mat.NewDense(rows, d, b.one[:d*rows])
+			for j := range rows {
+				src, dst := all.RawRowView(j), kt.RawRowView(j)
+				for k, r := range idx[c] {
+					dst[k] = src[r]
+				}
 			}
 			m.LatentFromKernel(kt, mu[c][lo:hi], vs[c][lo:hi])
 		}
@@ -83,12 +85,17 @@ func latents(models []*Model, xs *mat.Dense, variances bool) (mu, vs [][]float64
 	return mu, vs
 }
 
-// meanFromRows sets mu to the latent means Σ_k α_k k(x_k, x*) of a model whose active point
-// k has its kernel values in row idx[k] of all (one column per row x*).
-func meanFromRows(mu, alpha []float64, all *mat.Dense, idx []int) {
-	clear(mu)
-	for k, r := range idx {
-		floats.AddScaled(mu, alpha[k], all.RawRowView(r))
+// meanFromColumns sets mu to the latent means Σ_k α_k k(x*, x_k) of a model whose active
+// point k has its kernel values in column idx[k] of all (one row per row x*), summed in
+// the order engine.Model.LatentMean sums them, so the means are the same bits.
+func meanFromColumns(mu, alpha []float64, all *mat.Dense, idx []int) {
+	for j := range mu {
+		row := all.RawRowView(j)
+		sum := 0.0
+		for k, r := range idx {
+			sum += row[r] * alpha[k]
+		}
+		mu[j] = sum
 	}
 }
 

@@ -14,10 +14,16 @@ import (
 
 // With Gaussian noise and d = N the IVM's ADF posterior is the exact GP posterior: the
 // predictive mean and variance at test points must equal K*(K + σ²I)⁻¹(y − b) + b and
-// k** − K*(K + σ²I)⁻¹K*ᵀ computed directly.
+// k** − K*(K + σ²I)⁻¹K*ᵀ computed directly. The larger case has active points in several
+// blocks of the variance's blocked solve (the last one partial) and test rows in two chunks.
 func TestFullActiveSetEqualsExactGP(t *testing.T) {
+	checkExactGP(t, 120, 40)
+	checkExactGP(t, 200, 600)
+}
+
+func checkExactGP(t *testing.T, n, nt int) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	const n, nt, dim = 120, 40, 3
+	const dim = 3
 	x := mat.NewDense(n, dim, nil)
 	xt := mat.NewDense(nt, dim, nil)
 	y := make([]float64, n)
@@ -68,7 +74,7 @@ func TestFullActiveSetEqualsExactGP(t *testing.T) {
 	for _, v := range y {
 		bias += v
 	}
-	bias /= n
+	bias /= float64(n)
 	yc := mat.NewVecDense(n, nil)
 	for i, v := range y {
 		yc.SetVec(i, v-bias)

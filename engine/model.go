@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ivmlab/ivm/infer"
 	"github.com/ivmlab/ivm/internal/pool"
+	"github.com/ivmlab/ivm/internal/rowdot"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -167,9 +169,9 @@ func (m *Model) LatentMean(x mat.Matrix, dst []float64) []float64 {
 	return mu
 }
 
-// kernelChunks computes the kernel values between the active inputs and chunks of
-// predictChunk rows of x, side by side, and passes each chunk's d×rows matrix and its rows
-// [lo, hi) to f, which may overwrite it.
+// kernelChunks computes the kernel values between chunks of predictChunk rows of x and the
+// active inputs, one row of d values per row of x, and passes each chunk's rows×d matrix
+// and its rows [lo, hi) to f, which may overwrite it.
 func (m *Model) kernelChunks(x mat.Matrix, f func(kt *mat.Dense, lo, hi int)) {
 	n, _ := x.Dims()
 	d := m.Size()
@@ -181,44 +183,87 @@ func (m *Model) kernelChunks(x mat.Matrix, f func(kt *mat.Dense, lo, hi int)) {
 			bufs[w] = make([]float64, d*min(predictChunk, n)) // one row (a served request) needs d, not d×512
 		}
 		lo, hi := c*predictChunk, min((c+1)*predictChunk, n)
-		kt := mat.NewDense(d, hi-lo, bufs[w][:d*(hi-lo)])
-		m.Kernel.K(kt, m.XActive, subRows(x, lo, hi))
+		kt := mat.NewDense(hi-lo, d, bufs[w][:d*(hi-lo)])
+		m.Kernel.K(kt, subRows(x, lo, hi), m.XActive)
 		f(kt, lo, hi)
 	})
 }
 
 // LatentMeanFromKernel is LatentMean for rows whose kernel values against the active
-// inputs are known: kt (d×n, not changed) holds k(x_k, x*_j); mu receives the means.
+// inputs are known: row j of kt (n×d, not changed) holds k(x*_j, x_k); mu receives the means.
 func (m *Model) LatentMeanFromKernel(kt *mat.Dense, mu []float64) {
 	raw := kt.RawMatrix()
-	d, n := raw.Rows, raw.Cols
-	for j := range n {
-		sum := 0.0
-		for k := range d {
-			sum += raw.Data[k*raw.Stride+j] * m.alpha[k]
-		}
-		mu[j] = sum
+	for j := range raw.Rows {
+		mu[j] = weightedSum(raw.Data[j*raw.Stride:j*raw.Stride+raw.Cols], m.alpha)
 	}
 }
 
+// weightedSum returns Σ_k w_k v_k, summed in order.
+func weightedSum(v, w []float64) float64 {
+	sum := 0.0
+	for k, x := range v {
+		sum += x * w[k]
+	}
+	return sum
+}
+
 // LatentFromKernel is Latent for rows whose kernel values against the active inputs are
-// known: kt (d×n) holds k(x_k, x*_j) and is overwritten; varsigma holds the rows' prior
-// variances k(x*, x*) (white noise included, as Kernel.Diag) and receives their latent
-// variances, mu their latent means. Models that share a kernel can so share the kernel
-// values of their common active inputs.
+// known: row j of kt (n×d) holds k(x*_j, x_k) and is overwritten; varsigma holds the rows'
+// prior variances k(x*, x*) (white noise included, as Kernel.Diag) and receives their
+// latent variances, mu their latent means. Models that share a kernel can so share the
+// kernel values of their common active inputs.
 func (m *Model) LatentFromKernel(kt *mat.Dense, mu, varsigma []float64) {
 	m.LatentMeanFromKernel(kt, mu)
+	m.solveRows(kt)
 	raw := kt.RawMatrix()
-	d, n := raw.Rows, raw.Cols
-	blas64.Trsm(blas.Left, blas.Trans, 1, m.upper, raw) // L⁻¹k* with L = Uᵀ
-	for j := range n {
-		ss := 0.0
-		for k := range d {
-			v := raw.Data[k*raw.Stride+j]
-			ss += v * v
-		}
+	for j := range raw.Rows {
+		row := raw.Data[j*raw.Stride : j*raw.Stride+raw.Cols]
 		// Rounding can take ς* a hair below zero when x* is an active input.
-		varsigma[j] = max(0, varsigma[j]-ss)
+		varsigma[j] = max(0, varsigma[j]-weightedSum(row, row))
+	}
+}
+
+// solveBlock is the width of the column blocks solveRows solves at once: a multiple of
+// rowdot's blocks (4 rows by 3), so that no product has an edge.
+const solveBlock = 96
+
+// solveScratch holds solveRows' buffers between calls: a call needs ~2 MB at d = 2 000.
+var solveScratch = sync.Pool{New: func() any { return new([]float64) }}
+
+// solveRows overwrites each row k*ᵀ of kt (n×d) with k*ᵀU⁻¹, whose squared norm is
+// ‖L⁻¹k*‖². The solve goes by blocks of columns: block J of the solution is
+// (K_J − Z_{<J}·U_{<J,J})·U_JJ⁻¹, the product being most of the work and computed by
+// rowdot.ABt at several times the speed of gonum's unblocked triangular solve.
+func (m *Model) solveRows(kt *mat.Dense) {
+	z := kt.RawMatrix()
+	u := m.upper
+	n, d := z.Rows, z.Cols
+	buf := solveScratch.Get().(*[]float64)
+	defer solveScratch.Put(buf)
+	*buf = resize(*buf, solveBlock*(d+n))
+	for j0 := 0; j0 < d; j0 += solveBlock {
+		w := min(solveBlock, d-j0)
+		block := blas64.General{Rows: n, Cols: w, Stride: z.Stride, Data: z.Data[j0:]}
+		if j0 > 0 {
+			// U_{<J,J}ᵀ and Z_{<J}·U_{<J,J}
+			packed, prod := (*buf)[:w*j0], (*buf)[solveBlock*d:solveBlock*d+n*w]
+			for q := range w {
+				for p := range j0 {
+					packed[q*j0+p] = u.Data[p*u.Stride+j0+q]
+				}
+			}
+			rowdot.ABt(blas64.General{Rows: n, Cols: w, Stride: w, Data: prod},
+				blas64.General{Rows: n, Cols: j0, Stride: z.Stride, Data: z.Data},
+				blas64.General{Rows: w, Cols: j0, Stride: j0, Data: packed})
+			for i := range n {
+				row := block.Data[i*block.Stride : i*block.Stride+w]
+				for q, v := range prod[i*w : (i+1)*w] {
+					row[q] -= v
+				}
+			}
+		}
+		diag := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: w, Stride: u.Stride, Data: u.Data[j0*u.Stride+j0:]}
+		blas64.Trsm(blas.Right, blas.NoTrans, 1, diag, block)
 	}
 }
 

@@ -179,8 +179,11 @@ func readModelBytes(path string, limit memLimit) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	size := int64(0) // a regular file's size, to read it into one buffer without regrowing
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%s: is a directory, not a model file", path)
+	} else if err == nil && st.Mode().IsRegular() {
+		size = st.Size()
 	}
 	br := bufio.NewReader(f)
 	for {
@@ -200,10 +203,11 @@ func readModelBytes(path string, limit memLimit) ([]byte, error) {
 		break
 	}
 	maxBytes := int64(limit) / modelFileShare
-	b, err := io.ReadAll(io.LimitReader(br, maxBytes+1))
-	if err != nil {
+	buf := bytes.NewBuffer(make([]byte, 0, min(size, maxBytes)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(br, maxBytes+1)); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	b := buf.Bytes()
 	if int64(len(b)) > maxBytes {
 		return nil, fmt.Errorf("%s: larger than %s, the limit for a model file (-max-mem/%d; raise -max-mem to read it)", path, formatBytes(maxBytes), modelFileShare)
 	}
