@@ -14,7 +14,7 @@ import (
 
 // latentChunk is how many rows latents predicts together: the kernel values of a chunk
 // against every distinct active input are held at once.
-const latentChunk = 512
+const latentChunk = 504 // a multiple of rowdot's 4×3 blocks, as engine's
 
 // latents returns every model's latent means and, with variances, their variances (else
 // vs is nil) at the rows of xs. Models of one kernel (one-vs-rest classes fitted together)

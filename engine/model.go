@@ -146,8 +146,9 @@ func (m *Model) Size() int { return len(m.SiteM) }
 // Alpha returns A⁻¹m, the weights of the posterior mean μ(x) = Σ_k α_k k(x, x_k).
 func (m *Model) Alpha() []float64 { return m.alpha }
 
-// predictChunk is the number of test rows predicted together (bounds memory at d×chunk).
-const predictChunk = 512
+// predictChunk is the number of test rows predicted together (bounds memory at d×chunk): a
+// multiple of rowdot's 4×3 blocks, so that the kernel values' product has no edge there.
+const predictChunk = 504
 
 // Latent returns the latent posterior mean μ* = k*ᵀA⁻¹m and variance ς* = k(x*, x*) − ‖L⁻¹k*‖²
 // (L = Uᵀ, A's lower Cholesky factor)

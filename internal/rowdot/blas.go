@@ -67,10 +67,16 @@ func asRows(transposed bool, rows, k int, x []float64, ld int) (blas64.General, 
 		return blas64.General{Rows: rows, Cols: k, Stride: ld, Data: x}, func() {}
 	}
 	s := getScratch(rows * k)
-	for p := range k {
-		xp := x[p*ld : p*ld+rows]
-		for i, v := range xp {
-			(*s)[i*k+p] = v
+	// By tiles, so that the strided writes of a tile stay in cache.
+	const tile = 32
+	for p0 := 0; p0 < k; p0 += tile {
+		for i0 := 0; i0 < rows; i0 += tile {
+			for p := p0; p < min(p0+tile, k); p++ {
+				xp := x[p*ld+i0 : p*ld+min(i0+tile, rows)]
+				for i, v := range xp {
+					(*s)[(i0+i)*k+p] = v
+				}
+			}
 		}
 	}
 	return blas64.General{Rows: rows, Cols: k, Stride: k, Data: *s}, func() { putScratch(s) }

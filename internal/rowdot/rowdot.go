@@ -45,58 +45,81 @@ func ABt(c, a, b blas64.General) {
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, c)
 		return
 	}
+	// The kernel streams x in blocks of 4 rows and reads the whole of y for each: y should
+	// be the smaller operand, which stays in cache (on Fashion-MNIST's shape, 512 test rows
+	// against 10 572 active inputs, y = the active inputs runs at a fifth of the speed).
+	x, y, out := a, b, output{c.Data, c.Stride, false}
+	if b.Rows > a.Rows {
+		x, y, out.swap = b, a, true
+	}
 	parts := 1
-	if work := a.Rows * b.Rows * a.Cols; work >= parallelWork {
-		parts = min(runtime.GOMAXPROCS(0), a.Rows/blockRows)
+	if work := x.Rows * y.Rows * x.Cols; work >= parallelWork {
+		parts = min(runtime.GOMAXPROCS(0), x.Rows/blockRows)
 	}
 	if parts <= 1 {
-		rowsABt(c, a, b, 0, a.Rows)
+		rowsXYt(out, x, y, 0, x.Rows)
 		return
 	}
 	// Each part takes whole blocks of rows, so the blocks, and so the bits, do not depend
 	// on the number of parts.
-	blocks := (a.Rows + blockRows - 1) / blockRows
+	blocks := (x.Rows + blockRows - 1) / blockRows
 	var wg sync.WaitGroup
 	for p := range parts {
-		lo, hi := p*blocks/parts*blockRows, min(a.Rows, (p+1)*blocks/parts*blockRows)
-		wg.Go(func() { rowsABt(c, a, b, lo, hi) })
+		lo, hi := p*blocks/parts*blockRows, min(x.Rows, (p+1)*blocks/parts*blockRows)
+		wg.Go(func() { rowsXYt(out, x, y, lo, hi) })
 	}
 	wg.Wait()
 }
 
-// rowsABt sets rows [lo, hi) of c = a·bᵀ.
-func rowsABt(c, a, b blas64.General, lo, hi int) {
-	k := a.Cols
+// output is where x·yᵀ goes: entry (i, j) at data[i·stride+j], or with swap (x and y being
+// the caller's b and a) at data[j·stride+i]. Entries are the same bits either way, since
+// a fused multiply–add does not depend on its factors' order.
+type output struct {
+	data   []float64
+	stride int
+	swap   bool
+}
+
+func (o output) set(i, j int, v float64) {
+	if o.swap {
+		i, j = j, i
+	}
+	o.data[i*o.stride+j] = v
+}
+
+// rowsXYt sets the entries of x·yᵀ of x's rows [lo, hi).
+func rowsXYt(out output, x, y blas64.General, lo, hi int) {
+	k := x.Cols
 	k4 := k &^ (lanes - 1)
-	n3 := b.Rows - b.Rows%blockCols
+	n3 := y.Rows - y.Rows%blockCols
 	var acc [blockRows * blockCols * lanes]float64
 	i := lo
 	for ; i+blockRows <= hi; i += blockRows {
 		for j := 0; j < n3; j += blockCols {
-			dot4x3(&a.Data[i*a.Stride], a.Stride, &b.Data[j*b.Stride], b.Stride, k4, &acc)
+			dot4x3(&x.Data[i*x.Stride], x.Stride, &y.Data[j*y.Stride], y.Stride, k4, &acc)
 			for r := range blockRows {
-				ai := a.Data[(i+r)*a.Stride : (i+r)*a.Stride+k]
+				xi := x.Data[(i+r)*x.Stride : (i+r)*x.Stride+k]
 				for s := range blockCols {
-					bj := b.Data[(j+s)*b.Stride : (j+s)*b.Stride+k]
-					c.Data[(i+r)*c.Stride+j+s] = finish(acc[(r*blockCols+s)*lanes:], ai, bj, k4)
+					yj := y.Data[(j+s)*y.Stride : (j+s)*y.Stride+k]
+					out.set(i+r, j+s, finish(acc[(r*blockCols+s)*lanes:], xi, yj, k4))
 				}
 			}
 		}
 		for r := range blockRows {
-			edgeRow(c, a, b, i+r, n3)
+			edgeRow(out, x, y, i+r, n3)
 		}
 	}
 	for ; i < hi; i++ {
-		edgeRow(c, a, b, i, 0)
+		edgeRow(out, x, y, i, 0)
 	}
 }
 
-// edgeRow sets entries [from, b.Rows) of row i of c, outside the assembly kernel's blocks.
-func edgeRow(c, a, b blas64.General, i, from int) {
-	k := a.Cols
-	ai := a.Data[i*a.Stride : i*a.Stride+k]
-	for j := from; j < b.Rows; j++ {
-		c.Data[i*c.Stride+j] = dot(ai, b.Data[j*b.Stride:j*b.Stride+k])
+// edgeRow sets entries [from, y.Rows) of row i of x·yᵀ, outside the assembly kernel's blocks.
+func edgeRow(out output, x, y blas64.General, i, from int) {
+	k := x.Cols
+	xi := x.Data[i*x.Stride : i*x.Stride+k]
+	for j := from; j < y.Rows; j++ {
+		out.set(i, j, dot(xi, y.Data[j*y.Stride:j*y.Stride+k]))
 	}
 }
 

@@ -22,7 +22,7 @@ func randGeneral(r *rand.Rand, rows, cols, stride int) blas64.General {
 // rows, and products large enough to be split across goroutines.
 var shapes = []struct{ m, n, k, pad int }{
 	{1, 1, 1, 0}, {1, 5, 3, 2}, {3, 2, 9, 0}, {4, 3, 4, 0}, {4, 3, 7, 1}, {5, 4, 8, 3},
-	{8, 6, 16, 0}, {13, 11, 29, 5}, {64, 33, 100, 0}, {301, 97, 130, 7}, {1024, 100, 90, 0},
+	{8, 6, 16, 0}, {13, 11, 29, 5}, {64, 33, 100, 0}, {301, 97, 130, 7}, {97, 301, 130, 7}, {1024, 100, 90, 0}, {2, 1030, 90, 1},
 }
 
 // TestABtMatchesDot checks every entry against dot, bit for bit: the assembly kernel must
@@ -108,11 +108,13 @@ func BenchmarkABt(bm *testing.B) {
 	r := rand.New(rand.NewPCG(7, 8))
 	a, b := randGeneral(r, m, k, k), randGeneral(r, n, k, k)
 	c := blas64.General{Rows: m, Cols: n, Stride: n, Data: make([]float64, m*n)}
+	ct := blas64.General{Rows: n, Cols: m, Stride: m, Data: make([]float64, m*n)}
 	for _, impl := range []struct {
 		name string
 		f    func()
 	}{
 		{"gram", func() { ABt(c, a, b) }},
+		{"gram-transposed", func() { ABt(ct, b, a) }}, // the same product, the larger operand second
 		{"gonum", func() { blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, c) }},
 	} {
 		bm.Run(impl.name, func(bm *testing.B) {
