@@ -3,9 +3,9 @@
 //
 // Both operands keep their inner dimension contiguous, so each entry is a dot product of
 // two rows. On amd64 with AVX2 and FMA an assembly kernel computes a 4×3 block of entries
-// at a time with twelve vector accumulators; on Fashion-MNIST's shape (10 572 × 510 × 784)
-// it runs at ~50 GFlop/s on one core where gonum's Dgemm reaches ~10.5 (BenchmarkABt).
-// Elsewhere gonum's Dgemm computes the product.
+// at a time with twelve vector accumulators; on Fashion-MNIST's shape (10 572 × 512 × 784)
+// it runs at ~45 GFlop/s on one core where gonum's Dgemm reaches ~10.5 (BenchmarkABt).
+// Elsewhere, or built with -tags purego, gonum's Dgemm computes the product.
 //
 // Where the assembly runs, every entry is summed in one fixed order (see dot), so C[i][j]
 // has the same bits whichever block it falls in and whatever the shapes: a row predicted

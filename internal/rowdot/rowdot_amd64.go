@@ -1,3 +1,5 @@
+//go:build amd64 && !purego
+
 package rowdot
 
 // useAsm reports whether the processor and operating system support AVX2 and FMA, which
