@@ -108,11 +108,8 @@ func (m *Model) factorise() error {
 	d, _ := m.XActive.Dims()
 	kd := mat.NewDense(d, d, nil)
 	m.Kernel.K(kd, m.XActive, nil)
-	a := mat.NewSymDense(d, nil)
+	a := mat.NewSymDense(d, kd.RawMatrix().Data) // its upper triangle, in place
 	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			a.SetSym(i, j, kd.At(i, j))
-		}
 		a.SetSym(i, i, kd.At(i, i)+1/m.FactorBeta[i])
 	}
 	jitter, err := infer.FactorizeJitter(&m.chol, a, "K_II + B⁻¹")

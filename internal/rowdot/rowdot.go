@@ -92,18 +92,20 @@ func rowsXYt(out output, x, y blas64.General, lo, hi int) {
 	k := x.Cols
 	k4 := k &^ (lanes - 1)
 	n3 := y.Rows - y.Rows%blockCols
-	var acc [blockRows * blockCols * lanes]float64
+	var acc [blockRows * blockCols]float64
 	i := lo
 	for ; i+blockRows <= hi; i += blockRows {
 		for j := 0; j < n3; j += blockCols {
 			dot4x3(&x.Data[i*x.Stride], x.Stride, &y.Data[j*y.Stride], y.Stride, k4, &acc)
-			for r := range blockRows {
-				xi := x.Data[(i+r)*x.Stride : (i+r)*x.Stride+k]
-				for s := range blockCols {
-					yj := y.Data[(j+s)*y.Stride : (j+s)*y.Stride+k]
-					out.set(i+r, j+s, finish(acc[(r*blockCols+s)*lanes:], xi, yj, k4))
+			if k4 < k {
+				for r := range blockRows {
+					xi := x.Data[(i+r)*x.Stride : (i+r)*x.Stride+k]
+					for s := range blockCols {
+						acc[r*blockCols+s] = tail(acc[r*blockCols+s], xi, y.Data[(j+s)*y.Stride:(j+s)*y.Stride+k], k4)
+					}
 				}
 			}
+			out.setBlock(i, j, &acc)
 		}
 		for r := range blockRows {
 			edgeRow(out, x, y, i+r, n3)
@@ -111,6 +113,21 @@ func rowsXYt(out output, x, y blas64.General, lo, hi int) {
 	}
 	for ; i < hi; i++ {
 		edgeRow(out, x, y, i, 0)
+	}
+}
+
+// setBlock sets the 4×3 block of entries (i…i+3, j…j+2) from acc, row by row.
+func (o output) setBlock(i, j int, acc *[blockRows * blockCols]float64) {
+	if o.swap {
+		for s := range blockCols {
+			row := o.data[(j+s)*o.stride+i : (j+s)*o.stride+i+blockRows]
+			row[0], row[1], row[2], row[3] = acc[s], acc[blockCols+s], acc[2*blockCols+s], acc[3*blockCols+s]
+		}
+		return
+	}
+	for r := range blockRows {
+		row := o.data[(i+r)*o.stride+j : (i+r)*o.stride+j+blockCols]
+		row[0], row[1], row[2] = acc[r*blockCols], acc[r*blockCols+1], acc[r*blockCols+2]
 	}
 }
 
@@ -125,7 +142,8 @@ func edgeRow(out output, x, y blas64.General, i, from int) {
 
 // dot returns Σ x_k y_k summed as the assembly kernel sums it: lane l accumulates the
 // products of the elements l, l+lanes, … below the last multiple of lanes by fused
-// multiply–adds, the lanes are added pairwise, and the remaining elements follow.
+// multiply–adds, the lanes are added as (l0 + l2) + (l1 + l3), and the remaining elements
+// follow (tail).
 func dot(x, y []float64) float64 {
 	k4 := len(x) &^ (lanes - 1)
 	var acc [lanes]float64
@@ -134,12 +152,11 @@ func dot(x, y []float64) float64 {
 			acc[l] = math.FMA(x[k+l], y[k+l], acc[l])
 		}
 	}
-	return finish(acc[:], x, y, k4)
+	return tail((acc[0]+acc[2])+(acc[1]+acc[3]), x, y, k4)
 }
 
-// finish adds the lanes of acc pairwise and then the products of x and y from k4 on.
-func finish(acc, x, y []float64, k4 int) float64 {
-	s := (acc[0] + acc[1]) + (acc[2] + acc[3])
+// tail adds to s the products of x and y from k4 on, by fused multiply–adds.
+func tail(s float64, x, y []float64, k4 int) float64 {
 	for k := k4; k < len(x); k++ {
 		s = math.FMA(x[k], y[k], s)
 	}

@@ -28,10 +28,9 @@ func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 
 func xgetbv() (eax, edx uint32)
 
-// dot4x3 stores in acc the lane sums of the products of rows 0–3 of a (stride lda, in
-// elements) with rows 0–2 of b (stride ldb) over their first k elements (a multiple of 4):
-// acc[(r·3+s)·4+l] = Σ_{k ≡ l mod 4} a_rk·b_sk, accumulated in increasing k by fused
-// multiply–adds.
+// dot4x3 stores in acc[r·3+s] the inner product of row r (0–3) of a (stride lda, in
+// elements) and row s (0–2) of b (stride ldb) over their first k elements (a multiple of
+// 4), summed as dot sums them.
 //
 //go:noescape
-func dot4x3(a *float64, lda int, b *float64, ldb int, k int, acc *[blockRows * blockCols * lanes]float64)
+func dot4x3(a *float64, lda int, b *float64, ldb int, k int, acc *[blockRows * blockCols]float64)
