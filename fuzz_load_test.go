@@ -24,6 +24,10 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(`{"format":"ivm-model/1","task":"multiclass","classes":[1,2,3],"models":[{}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ivm.Load(bytes.NewReader(data))
+		// A *bytes.Buffer is decoded in place, by another route: it must agree.
+		if _, errHeld := ivm.Load(bytes.NewBuffer(bytes.Clone(data))); (err == nil) != (errHeld == nil) {
+			t.Fatalf("Load from a reader: %v; from a buffer: %v", err, errHeld)
+		}
 		if err != nil {
 			return
 		}

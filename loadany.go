@@ -66,7 +66,7 @@ func LoadAny(r io.Reader) (*AnyModel, error) {
 	for _, f := range formats {
 		if name, _, _ := strings.Cut(f.format, "/"); name == family {
 			m := &AnyModel{Format: format}
-			if err := f.read(bytes.NewReader(b), m); err != nil {
+			if err := f.read(bytes.NewBuffer(b), m); err != nil {
 				return nil, err
 			}
 			return m, nil

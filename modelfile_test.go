@@ -2,6 +2,8 @@ package ivm_test
 
 import (
 	"bytes"
+	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -77,6 +79,49 @@ func TestReadModelErrors(t *testing.T) {
 		_, _, err := ivm.ReadModel(strings.NewReader(c.file))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one mentioning %q", c.file, err, c.want)
+		}
+	}
+}
+
+// TestLoadReaderAndBuffer checks that Load reports the same for a reader and for a
+// *bytes.Buffer, which it decodes in place, on an empty file, a truncated one and one with
+// data after its JSON object.
+func TestLoadReaderAndBuffer(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	x, y := blobs(rng, 6, [][]float64{{0, 0}, {2, 2}}, []float64{1, 2}, 0.5)
+	p, err := ivm.Fit(x, y, ivm.Config{FixedKernel: true, ActiveSize: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := p.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	file := buf.Bytes()
+	for _, c := range []struct {
+		name, want string
+		data       []byte
+	}{
+		{"whole", "", file},
+		{"with white space after", "", append(bytes.Clone(file), " \n\t"...)},
+		{"empty", "it is empty", []byte(" \n")},
+		{"truncated", "ends early", file[:len(file)/2]},
+		{"data after the object", "not a readable model file", append(bytes.Clone(file), `{"format":"x"}`...)},
+		{"garbage after the object", "not a readable model file", append(bytes.Clone(file), "garbage"...)},
+	} {
+		for _, r := range []struct {
+			kind string
+			r    io.Reader
+		}{{"reader", bytes.NewReader(c.data)}, {"buffer", bytes.NewBuffer(bytes.Clone(c.data))}} {
+			got, err := ivm.Load(r.r)
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("%s from a %s: %v", c.name, r.kind, err)
+			case c.want == "" && got.InputDim() != 2:
+				t.Errorf("%s from a %s: %d inputs, want 2", c.name, r.kind, got.InputDim())
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("%s from a %s: error %v, want one saying %q", c.name, r.kind, err, c.want)
+			}
 		}
 	}
 }

@@ -152,7 +152,7 @@ func writePart(w io.Writer, out *partFileJSON) error {
 // predict, only be merged.
 func LoadPart(r io.Reader) (*Predictor, error) {
 	var in partFileJSON
-	if err := json.NewDecoder(r).Decode(&in); err != nil {
+	if err := decodeFile(r, &in); err != nil {
 		return nil, jsonError(err)
 	}
 	if in.Format != PartFormat {

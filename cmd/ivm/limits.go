@@ -156,9 +156,9 @@ func readModelKind(path string, limit memLimit, allowPart bool) (*modelFile, err
 	case format == multitask.ModelFormat:
 		mf.multi, err = multitask.Load(bytes.NewReader(b))
 	case format == ivm.PartFormat && allowPart:
-		mf.part, err = ivm.LoadPart(bytes.NewReader(b))
+		mf.part, err = ivm.LoadPart(bytes.NewBuffer(b))
 	default:
-		mf.single, err = ivm.Load(bytes.NewReader(b))
+		mf.single, err = ivm.Load(bytes.NewBuffer(b)) // decoded in place (ivm.Load)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
