@@ -19,10 +19,11 @@ func randGeneral(r *rand.Rand, rows, cols, stride int) blas64.General {
 }
 
 // shapes covers blocks with and without edges in every dimension, strides wider than the
-// rows, and products large enough to be split across goroutines.
+// rows, products large enough to be split across goroutines, and cache blocking.
 var shapes = []struct{ m, n, k, pad int }{
 	{1, 1, 1, 0}, {1, 5, 3, 2}, {3, 2, 9, 0}, {4, 3, 4, 0}, {4, 3, 7, 1}, {5, 4, 8, 3},
 	{8, 6, 16, 0}, {13, 11, 29, 5}, {64, 33, 100, 0}, {301, 97, 130, 7}, {97, 301, 130, 7}, {1024, 100, 90, 0}, {2, 1030, 90, 1},
+	{53, 37, 20001, 3}, // rows long enough for several panels of b and blocks of a
 }
 
 // TestABtMatchesDot checks every entry against dot, bit for bit: the assembly kernel must
