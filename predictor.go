@@ -715,18 +715,12 @@ func (p *Predictor) checkInputs(x mat.Matrix) error {
 
 // predictChecked is Predict on inputs already checked (their width, finite values).
 func (p *Predictor) predictChecked(x mat.Matrix) ([]Prediction, error) {
-	n, _ := x.Dims()
-	xs, err := p.Scaler.Apply(x)
+	out, mus, vss, err := p.latentsAt(x, true)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Prediction, n)
 	k := len(p.Models)
-	for i := range out {
-		out[i].Mean, out[i].Var = make([]float64, k), make([]float64, k)
-	}
 	var np noise.Prediction
-	mus, vss := latents(p.Models, xs, true)
 	for c, m := range p.Models {
 		mu, vs := mus[c], vss[c]
 		for i := range out {
@@ -777,6 +771,27 @@ func (p *Predictor) predictChecked(x mat.Matrix) ([]Prediction, error) {
 		}
 	}
 	return out, nil
+}
+
+// latentsAt scales the (checked) rows x and returns every model's latent means there and,
+// with variances, their variances (see latents), with one Prediction per row whose Mean
+// (and with variances Var) has a place for each model.
+func (p *Predictor) latentsAt(x mat.Matrix, variances bool) (out []Prediction, mus, vss [][]float64, err error) {
+	xs, err := p.Scaler.Apply(x)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	n, _ := x.Dims()
+	out = make([]Prediction, n)
+	k := len(p.Models)
+	for i := range out {
+		out[i].Mean = make([]float64, k)
+		if variances {
+			out[i].Var = make([]float64, k)
+		}
+	}
+	mus, vss = latents(p.Models, xs, variances)
+	return out, mus, vss, nil
 }
 
 // mixUniform replaces the probabilities q_c by (1−eps) q_c + eps/K.
@@ -838,18 +853,11 @@ func (p *Predictor) PredictLabels(x mat.Matrix) ([]Prediction, error) {
 
 // labelsChecked is PredictLabels on inputs already checked, for one model or one-vs-rest.
 func (p *Predictor) labelsChecked(x mat.Matrix) ([]Prediction, error) {
-	n, _ := x.Dims()
-	xs, err := p.Scaler.Apply(x)
+	out, mus, _, err := p.latentsAt(x, false)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Prediction, n)
-	k := len(p.Models)
-	for i := range out {
-		out[i].Mean = make([]float64, k)
-	}
 	var np noise.Prediction
-	mus, _ := latents(p.Models, xs, false)
 	for c, m := range p.Models {
 		for i := range out {
 			m.Noise.Predict(&np, mus[c][i], 0)
