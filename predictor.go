@@ -950,6 +950,9 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 			cfg.Progress(Progress{Problems: problems, Search: evals, SearchKernel: kernel, SearchScore: score})
 		}
 	}
+	if n, dim := x.Dims(); task == Regression && d == n && n <= exactMaxRows && dim > 0 {
+		return p.searchExact(x, y, cfg)
+	}
 	scalers := []*Scaler{p.Scaler}
 	if cfg.Scale == ScaleAuto {
 		mm, err := FitScaler(x, ScaleMinMax)
@@ -965,6 +968,26 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 	p.Scaler = scalers[res.input]
 	p.Sharpness, p.LabelNoise, p.Softmax = res.cal.a, res.cal.eps, res.cal.softmax
 	return res.spec, res.crit, nil
+}
+
+// searchExact is search for a regression task whose rows are all active: the exact GP's
+// marginal likelihood chooses the kernel, with a length scale per input (exact.go), on
+// inputs scaled by p.Scaler. Its one progress report counts the likelihood's evaluations
+// and scores the leave-one-out predictions.
+func (p *Predictor) searchExact(x mat.Matrix, y []float64, cfg *Config) (string, Criterion, error) {
+	xs, err := p.Scaler.Apply(x)
+	if err != nil {
+		return "", 0, err
+	}
+	res, err := exactRegression(xs, y)
+	if err != nil {
+		return "", 0, err
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(Progress{Problems: 1, Search: res.evals, SearchKernel: res.spec + ", by the marginal likelihood, scored leaving one row out", SearchScore: res.looLoss})
+	}
+	p.Sharpness = res.cal.a
+	return res.spec, Entropy, nil
 }
 
 // fitProblems fits p's binary problems (one per class for multi-class, or only a

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"sync"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -221,51 +220,18 @@ func (m *Model) LatentFromKernel(kt *mat.Dense, mu, varsigma []float64) {
 	}
 }
 
-// solveBlock is the width of the column blocks solveRows solves at once: a multiple of
-// rowdot's blocks (4 rows by 3), so that no product has an edge.
-const solveBlock = 96
-
 // solveScratch holds solveRows' buffers between calls: a call needs ~2 MB at d = 2 000.
 var solveScratch = sync.Pool{New: func() any { return new([]float64) }}
 
 // solveRows overwrites each row k*ᵀ of kt (n×d) with k*ᵀU⁻¹, whose squared norm is
-// ‖L⁻¹k*‖². The solve goes by blocks of columns: block J of the solution is
-// (K_J − Z_{<J}·U_{<J,J})·U_JJ⁻¹, the product being most of the work and computed by
-// rowdot.ABt at several times the speed of gonum's unblocked triangular solve.
+// ‖L⁻¹k*‖² (rowdot.SolveUpperRight). The transposed blocks of U it needs are copied again
+// for every chunk of rows: d²/2 copies against the chunk's d²·rows multiply–adds, where
+// keeping L = Uᵀ would hold another d² floats per model (355 MB for the ten classes of
+// Fashion-MNIST's 60 000-image model).
 func (m *Model) solveRows(kt *mat.Dense) {
-	z := kt.RawMatrix()
-	u := m.upper
-	n, d := z.Rows, z.Cols
 	buf := solveScratch.Get().(*[]float64)
-	defer solveScratch.Put(buf)
-	*buf = resize(*buf, solveBlock*(d+n))
-	for j0 := 0; j0 < d; j0 += solveBlock {
-		w := min(solveBlock, d-j0)
-		block := blas64.General{Rows: n, Cols: w, Stride: z.Stride, Data: z.Data[j0:]}
-		if j0 > 0 {
-			// U_{<J,J}ᵀ and Z_{<J}·U_{<J,J}. The transposed copy is made again for every
-			// chunk of rows: d²/2 copies against the chunk's d²·rows multiply–adds, where
-			// keeping L = Uᵀ would hold another d² floats per model (355 MB for the ten
-			// classes of Fashion-MNIST's 60 000-image model).
-			packed, prod := (*buf)[:w*j0], (*buf)[solveBlock*d:solveBlock*d+n*w]
-			for q := range w {
-				for p := range j0 {
-					packed[q*j0+p] = u.Data[p*u.Stride+j0+q]
-				}
-			}
-			rowdot.ABt(blas64.General{Rows: n, Cols: w, Stride: w, Data: prod},
-				blas64.General{Rows: n, Cols: j0, Stride: z.Stride, Data: z.Data},
-				blas64.General{Rows: w, Cols: j0, Stride: j0, Data: packed})
-			for i := range n {
-				row := block.Data[i*block.Stride : i*block.Stride+w]
-				for q, v := range prod[i*w : (i+1)*w] {
-					row[q] -= v
-				}
-			}
-		}
-		diag := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: w, Stride: u.Stride, Data: u.Data[j0*u.Stride+j0:]}
-		blas64.Trsm(blas.Right, blas.NoTrans, 1, diag, block)
-	}
+	*buf = rowdot.SolveUpperRight(kt.RawMatrix(), m.upper, *buf)
+	solveScratch.Put(buf)
 }
 
 // Predict returns the noise model's prediction at each row of x.
