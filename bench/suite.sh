@@ -64,7 +64,9 @@ cd "$(dirname "$0")/.."
 out=${SUITE_OUT:-bench/out/suite}
 
 all_sets="breast_cancer iris wine digits diabetes sonar ionosphere glass pima vehicle vowel boston spambase oilflow soybean dna satellite letter usps fashion10k fashion"
-r_sets=" sonar ionosphere glass pima vehicle boston spambase soybean dna satellite letter "
+# Accepted by name, not run by default: small regression sets for bench/splits.sh.
+extra_sets="ozone servo cpus airquality quakes swiss faithful"
+r_sets=" sonar ionosphere glass pima vehicle boston spambase soybean dna satellite letter $extra_sets "
 
 # libsvm_recipe TASK TRAIN TEST DIR [C GAMMA PROB]: the recipe above, run under GNU time by
 # the caller; writes DIR/model, DIR/test (the scaled test file) and DIR/params.
@@ -128,19 +130,19 @@ if ((${#sets[@]} == 0)); then
 	fi
 fi
 for s in "${sets[@]}"; do
-	case " $all_sets " in *" $s "*) ;; *) echo "suite.sh: unknown data set $s (want: $all_sets)" >&2; exit 2 ;; esac
+	case " $all_sets $extra_sets " in *" $s "*) ;; *) echo "suite.sh: unknown data set $s (want: $all_sets $extra_sets)" >&2; exit 2 ;; esac
 done
 
 bench_install libsvm-tools python3-sklearn time dataset-fashion-mnist
 # The extra sets' R packages: best effort, sets skipped without them.
-bench_install r-base-core r-cran-mlbench r-cran-kernlab || echo "suite.sh: R packages not installed; skipping$r_sets" >&2
+bench_install r-base-core r-cran-mlbench r-cran-kernlab r-cran-mass || echo "suite.sh: R packages not installed; skipping$r_sets" >&2
 
 mkdir -p "$out"
 go build -o "$out/ivm" ./cmd/ivm
 ok=()
 for s in "${sets[@]}"; do
-	if [[ $r_sets == *" $s "* ]] && ! Rscript -e 'suppressMessages(library(mlbench)); suppressMessages(library(kernlab))' >/dev/null 2>&1; then
-		echo "suite.sh: $s skipped (R, mlbench or kernlab missing)" >&2
+	if [[ $r_sets == *" $s "* ]] && ! Rscript -e 'suppressMessages(library(mlbench)); suppressMessages(library(kernlab)); suppressMessages(library(MASS))' >/dev/null 2>&1; then
+		echo "suite.sh: $s skipped (R, mlbench, kernlab or MASS missing)" >&2
 		continue
 	fi
 	if [ "$s" = oilflow ] && [ ! -d ../shared/data/oilflow ]; then
