@@ -233,15 +233,17 @@ type exactFit struct {
 	signal, bias, noise float64
 	length              []float64
 	evals               int
+	// objective is the negative log marginal likelihood at the fit (with the prior).
+	objective float64
 	// looMean and looVar are the leave-one-out predictive means and variances.
 	looMean, looVar []float64
 }
 
 // fitExact maximises the marginal likelihood of the standardised targets y given the
-// scaled inputs x: first with one length scale, then from there with one per input under
-// the prior about their common value. Each run stops when ten iterations have gained less
-// than exactTol nats.
-func fitExact(x *mat.Dense, y []float64) (*exactFit, error) {
+// scaled inputs x: first with one length scale, then, with ard, from there with one per
+// input under the prior about their common value. Each run stops when ten iterations have
+// gained less than exactTol nats.
+func fitExact(x *mat.Dense, y []float64, ard bool) (*exactFit, error) {
 	n, dim := x.Dims()
 	e := newExactGP(x, y)
 	th := []float64{0, math.Log(0.135), math.Log(0.135), 0.5 * math.Log(float64(dim))}
@@ -264,19 +266,19 @@ func fitExact(x *mat.Dense, y []float64) (*exactFit, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dim > 1 {
+	if ard && dim > 1 {
 		e.ard = true
 		if th, err = run(append(th, make([]float64, dim)...)); err != nil {
 			return nil, err
 		}
 	}
-	if _, ok := e.factor(th); !ok {
+	objective := e.eval(th, nil)
+	if math.IsInf(objective, 0) {
 		return nil, fmt.Errorf("ivm: the learnt kernel's matrix on %d rows is not positive definite", n)
 	}
-	e.solve()
 	e.inverse()
 	fit := &exactFit{signal: math.Exp(th[0]), bias: math.Exp(th[1]), noise: exactNoiseFloor + math.Exp(th[2]),
-		length: e.lengths(th), evals: evals, looMean: make([]float64, n), looVar: make([]float64, n)}
+		length: e.lengths(th), evals: evals, objective: objective, looMean: make([]float64, n), looVar: make([]float64, n)}
 	for i := range y {
 		v := 1 / e.kinv[i*n+i]
 		fit.looMean[i], fit.looVar[i] = y[i]-e.alpha[i]*v, v
@@ -323,7 +325,7 @@ func exactRegression(xs *mat.Dense, y []float64) (exactResult, error) {
 	for i, v := range y {
 		ys[i] = (v - mean) / sd
 	}
-	fit, err := fitExact(xs, ys)
+	fit, err := fitExact(xs, ys, true)
 	if err != nil {
 		return exactResult{}, err
 	}

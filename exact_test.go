@@ -57,7 +57,7 @@ func TestExactGradient(t *testing.T) {
 // under the same hyperparameters.
 func TestExactLeaveOneOut(t *testing.T) {
 	x, y := exactData(30, 2, 2)
-	fit, err := fitExact(x, y)
+	fit, err := fitExact(x, y, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestExactLeaveOneOut(t *testing.T) {
 // keeps the irrelevant inputs' scales finite.
 func TestExactLearnsRelevance(t *testing.T) {
 	x, y := exactData(150, 3, 3)
-	fit, err := fitExact(x, y)
+	fit, err := fitExact(x, y, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,6 +79,8 @@ type fileJSON struct {
 	LabelNoise float64 `json:"label_noise,omitempty"`
 	// Softmax is Predictor.Softmax; absent means false.
 	Softmax bool `json:"softmax,omitempty"`
+	// Logistic is Predictor.Logistic (a binary label regression); absent means none.
+	Logistic *Logistic `json:"logistic,omitempty"`
 	// The fields of modelJSON, for a single model.
 	KernelSpec      string          `json:"kernel_spec,omitempty"`
 	Kernel          json.RawMessage `json:"kernel,omitempty"`
@@ -257,7 +259,7 @@ func (p *Predictor) Save(w io.Writer) error {
 		return err
 	}
 	out := fileJSON{Format: ModelFormat, Task: p.Task, Classes: p.Classes, Scale: p.Scaler, Training: p.Training}
-	out.LabelNoise, out.Softmax = p.LabelNoise, p.Softmax
+	out.LabelNoise, out.Softmax, out.Logistic = p.LabelNoise, p.Softmax, p.Logistic
 	if p.Sharpness != 1 {
 		out.Sharpness = p.Sharpness
 	}
@@ -325,7 +327,7 @@ func Load(r io.Reader) (*Predictor, error) {
 		return nil, errors.New("ivm: model file lacks its kernel or noise model")
 	}
 	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Training: in.Training, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
-		Softmax: in.Softmax}
+		Softmax: in.Softmax, Logistic: in.Logistic}
 	if err := p.checkSharpness(); err != nil {
 		return nil, fmt.Errorf("ivm: model file %w", err)
 	}
@@ -496,8 +498,16 @@ func (p *Predictor) check() error {
 	if p.Softmax && p.Task != MultiClass {
 		return fmt.Errorf("softmax probabilities are for a one-vs-rest multi-class model, not a %v one", p.Task)
 	}
+	if p.Logistic != nil {
+		if p.Task != Binary {
+			return fmt.Errorf("a logistic map is for a binary label regression, not a %v model", p.Task)
+		}
+		if err := p.Logistic.check(); err != nil {
+			return err
+		}
+	}
 	name := p.Models[0].Noise.Name()
-	want := p.Task.noiseName()
+	want := p.noiseName()
 	switch p.Task {
 	case Binary, SemiSupervised, Ordinal, Regression:
 		if len(p.Models) != 1 {
@@ -522,7 +532,9 @@ func (p *Predictor) check() error {
 	switch {
 	case p.Task == Regression && len(p.Classes) != 0:
 		return errors.New("regression with class labels")
-	case (p.Task == Binary || p.Task == SemiSupervised || p.Task == Ordinal) && len(p.Classes) != nc:
+	case p.Logistic != nil && len(p.Classes) != 2:
+		return fmt.Errorf("%d class labels for a binary model", len(p.Classes))
+	case p.Logistic == nil && (p.Task == Binary || p.Task == SemiSupervised || p.Task == Ordinal) && len(p.Classes) != nc:
 		return fmt.Errorf("%d class labels for a %v model of %d classes", len(p.Classes), p.Task, nc)
 	}
 	return p.checkClasses()

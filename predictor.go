@@ -145,6 +145,8 @@ type Config struct {
 	// one-vs-rest classes or one-vs-one pairs: a partitioned training; see Part and
 	// MergeParts). Zero: every problem.
 	Part Part
+	// pair marks the fit of a one-vs-one pair, which keeps the probit search (labels.go).
+	pair bool
 }
 
 // Progress reports Fit's progress on one of its binary problems.
@@ -227,6 +229,11 @@ type Predictor struct {
 	// the held-out log loss, at least 0.001 (no held-out set shows a class impossible); 0
 	// otherwise.
 	LabelNoise float64
+	// Logistic, for a binary task whose model regresses the labels coded ±1 (Gaussian
+	// noise; Fit does so where every row is active, labels.go), maps the model's predictive
+	// mean μ to p(y = +1) = σ(Slope·μ + Offset); Sharpness is then 1 and LabelNoise mixes in
+	// as for a probit model. nil otherwise.
+	Logistic *Logistic
 	// Training records where the predictor came from.
 	Training Provenance
 	// Warnings are the adjustments Fit made to the configuration (not saved).
@@ -321,7 +328,8 @@ func SearchCandidates(n, d int) int { return min(n, candidatesPerActive*max(d, 1
 // above that. By default d is DefaultActiveSize, and for binary, multi-class and
 // regression tasks the kernel, the input scaling and the selection criterion are chosen by
 // Search (see search.go), whose final model has SearchActiveSize active points chosen from
-// SearchCandidates rows; other tasks, or a Kernel or Learn.Iters given, standardise the
+// SearchCandidates rows (a regression task of at most 700 rows, all active, gets the exact
+// GP's maximum-likelihood rbfard kernel: exact.go); other tasks, or a Kernel or Learn.Iters given, standardise the
 // inputs and learn the kernel (DefaultKernel if none is given) by Algorithm 2.
 func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	n, dim, err := checkTraining(x, y)
@@ -393,6 +401,14 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	}
 	if cfg.Learning == Search && (cfg.Kernel != "" || task == Ordinal || task == SemiSupervised) {
 		return nil, fmt.Errorf("ivm: the search learns rbf+bias+white kernels for binary, multi-class and regression tasks, not a given kernel or a %s task; use Algorithm 2", task)
+	}
+	if !cfg.FixedKernel && cfg.labelRegression(task, n, d) {
+		if spec, err = p.fitLabels(x, y, &cfg); err != nil && !errors.Is(err, errNoLogistic) {
+			return nil, err
+		}
+		if err == nil {
+			cfg.FixedKernel, criterion = true, Entropy // every row active: the criterion orders them only
+		}
 	}
 	if !cfg.FixedKernel && cfg.resolveLearning(task) == Search {
 		if spec, criterion, err = p.search(x, y, &cfg, d, dFinal, criterion); err != nil {
@@ -504,6 +520,7 @@ type problem struct {
 	workers      int
 	cfg          *Config
 	report       func(Progress)
+	noise        string // the noise model's name
 }
 
 func (pb *problem) run(x *mat.Dense, task Task) (*Model, []IterTrace, error) {
@@ -515,7 +532,7 @@ func (pb *problem) run(x *mat.Dense, task Task) (*Model, []IterTrace, error) {
 	if err := pb.transform.Apply(k); err != nil {
 		return nil, nil, err
 	}
-	nm, err := noise.ByName(task.noiseName())
+	nm, err := noise.ByName(pb.noise)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -740,6 +757,13 @@ func (p *Predictor) predictChecked(x mat.Matrix) ([]Prediction, error) {
 			case p.Task == Ordinal:
 				out[i].Prob = slices.Clone(np.Prob)
 				out[i].Label = p.Classes[int(np.Label)]
+			case p.Logistic != nil: // binary, the labels regressed
+				q := p.Logistic.prob(np.Mean)
+				out[i].Prob = []float64{1 - q, q}
+				out[i].Label = p.Classes[0]
+				if q > 0.5 {
+					out[i].Label = p.Classes[1]
+				}
 			default: // binary, semi-supervised: classes ±1 in the model
 				out[i].Prob = slices.Clone(np.Prob)
 				out[i].Label = p.Classes[0]
@@ -867,7 +891,7 @@ func (p *Predictor) labelsChecked(x mat.Matrix) ([]Prediction, error) {
 				out[i].Label = np.Mean
 			case Binary:
 				out[i].Label = p.Classes[0]
-				if np.Label > 0 {
+				if p.Logistic != nil && p.Logistic.prob(np.Mean) > 0.5 || p.Logistic == nil && np.Label > 0 {
 					out[i].Label = p.Classes[1]
 				}
 			}
@@ -970,6 +994,38 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 	return res.spec, res.crit, nil
 }
 
+// noiseName is the noise model of p's binary problems: the task's, or Gaussian for a
+// label regression.
+func (p *Predictor) noiseName() string {
+	if p.Logistic != nil {
+		return "gaussian"
+	}
+	return p.Task.noiseName()
+}
+
+// fitLabels chooses the scaling and kernel of a binary task's label regression (labels.go)
+// and sets p's scaler, logistic map and label noise; it returns the kernel spec.
+func (p *Predictor) fitLabels(x mat.Matrix, y []float64, cfg *Config) (string, error) {
+	scalers := []*Scaler{p.Scaler}
+	if cfg.Scale == ScaleAuto {
+		mm, err := FitScaler(x, ScaleMinMax)
+		if err != nil {
+			return "", err
+		}
+		scalers = append(scalers, mm)
+	}
+	res, err := fitLabels(x, scalers, y, p.Classes)
+	if err != nil {
+		return "", err
+	}
+	p.Scaler, p.Logistic, p.LabelNoise = scalers[res.input], &res.logit, res.eps
+	if cfg.Progress != nil {
+		cfg.Progress(Progress{Problems: 1, Search: res.evals, SearchKernel: res.spec + ", " + scalers[res.input].Method().String() +
+			" scaling, the labels regressed by the marginal likelihood, scored leaving one row out", SearchScore: res.looLoss})
+	}
+	return res.spec, nil
+}
+
 // searchExact is search for a regression task whose rows are all active: the exact GP's
 // marginal likelihood chooses the kernel, with a length scale per input (exact.go), on
 // inputs scaled by p.Scaler. Its one progress report counts the likelihood's evaluations
@@ -1021,7 +1077,7 @@ func (p *Predictor) fitProblems(xs *mat.Dense, y []float64, cfg *Config, spec st
 	pool.ForEach(last-first, parallel, func(i int) {
 		c := first + i
 		job := problem{index: c, count: problems, d: d, spec: spec, transform: cfg.Transform, criterion: criterion,
-			workers: max(1, workers/parallel), cfg: cfg, report: report}
+			workers: max(1, workers/parallel), cfg: cfg, report: report, noise: p.noiseName()}
 		job.y, job.class = codeTargets(task, classes, y, c)
 		p.Models[c], p.Traces[c], errs[c] = job.run(xs, task)
 	})

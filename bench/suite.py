@@ -57,6 +57,12 @@ RDATA = {
     "quakes": ("datasets", "quakes", "mag"),
     "swiss": ("datasets", "swiss", "Fertility"),
     "faithful": ("datasets", "faithful", "eruptions"),
+    # Small binary sets (bench/splits.sh; the label regression, labels.go).
+    "bcw": ("mlbench", "BreastCancer", "Class", "d$Id <- NULL;"),
+    "votes": ("mlbench", "HouseVotes84", "Class"),
+    "crabs": ("MASS", "crabs", "sp", "d$index <- NULL;"),
+    "cats": ("MASS", "cats", "Sex"),
+    "pima2": ("mlbench", "PimaIndiansDiabetes2", "diabetes"),
 }
 FASHION = "/usr/share/datasets/fashion-mnist"
 SHARED = os.path.join("..", "shared", "data")
@@ -89,7 +95,8 @@ write.csv(d, stdout(), row.names = FALSE)
     txt = subprocess.run(["Rscript", "-e", code], check=True, capture_output=True, text=True).stdout
     rows = txt.strip().splitlines()
     a = np.array([[float(v) for v in r.split(",")] for r in rows[1:]])
-    return a[:, :-1], a[:, -1], "R %s::%s (Debian r-cran-%s)" % (pkg, ds, pkg)
+    deb = "r-base-core" if pkg == "datasets" else "r-cran-" + pkg.lower()
+    return a[:, :-1], a[:, -1], "R %s::%s (Debian %s)" % (pkg, ds, deb)
 
 
 def idx(path):

@@ -123,6 +123,10 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 		}
 		fmt.Fprintf(w, "sharpness:   a = %.4g (%s, chosen on held-out rows)\n", p.Sharpness, what)
 	}
+	if p.Logistic != nil {
+		fmt.Fprintf(w, "calibration: p(%v) = σ(%.4g·μ %+.4g), μ the model's regression of the labels coded ±1 (fitted to its leave-one-out means)\n",
+			p.Classes[1], p.Logistic.Slope, p.Logistic.Offset)
+	}
 	if p.LabelNoise != 0 {
 		fmt.Fprintf(w, "label noise: ε = %.3g (p_c = (1−ε)·p_c + ε/%d, chosen on held-out rows)\n", p.LabelNoise, len(p.Classes))
 	}
