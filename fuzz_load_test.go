@@ -20,6 +20,24 @@ func FuzzLoad(f *testing.F) {
 		ivm.Config{FixedKernel: true, ActiveSize: 5, Task: ivm.Ordinal, Scale: ivm.ScaleMinMax},
 		ivm.Config{FixedKernel: true, ActiveSize: 3, Task: ivm.Regression, Scale: ivm.ScaleNone},
 		ivm.Config{FixedKernel: true, ActiveSize: 4, Decomposition: ivm.OneVsOne})
+	// A binary label regression (Predictor.Logistic) and a regression by the exact GP's
+	// marginal likelihood (rbfard): what Fit makes of small binary and regression tasks.
+	n, _ := x.Dims()
+	yb, yr := make([]float64, n), make([]float64, n)
+	for i := range yb {
+		yb[i], yr[i] = float64(i%2), x.At(i, 0)+0.1*float64(i%3)
+	}
+	for _, y := range [][]float64{yb, yr} {
+		p, err := ivm.Fit(x, y, ivm.Config{})
+		if err != nil {
+			f.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := p.Save(&buf); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf.Bytes())
+	}
 	f.Add([]byte(`{"format":"ivm-model/1"}`))
 	f.Add([]byte(`{"format":"ivm-model/1","task":"multiclass","classes":[1,2,3],"models":[{}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

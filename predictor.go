@@ -147,6 +147,8 @@ type Config struct {
 	Part Part
 	// pair marks the fit of a one-vs-one pair, which keeps the probit search (labels.go).
 	pair bool
+	// labelsAlways takes a binary task's label regression whatever the scores (tests).
+	labelsAlways bool
 }
 
 // Progress reports Fit's progress on one of its binary problems.
@@ -402,17 +404,19 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	if cfg.Learning == Search && (cfg.Kernel != "" || task == Ordinal || task == SemiSupervised) {
 		return nil, fmt.Errorf("ivm: the search learns rbf+bias+white kernels for binary, multi-class and regression tasks, not a given kernel or a %s task; use Algorithm 2", task)
 	}
-	if !cfg.FixedKernel && cfg.labelRegression(task, n, d) {
-		if spec, err = p.fitLabels(x, y, &cfg); err != nil && !errors.Is(err, errNoLogistic) {
-			return nil, err
-		}
-		if err == nil {
-			cfg.FixedKernel, criterion = true, Entropy // every row active: the criterion orders them only
-		}
-	}
 	if !cfg.FixedKernel && cfg.resolveLearning(task) == Search {
-		if spec, criterion, err = p.search(x, y, &cfg, d, dFinal, criterion); err != nil {
+		var score float64
+		if spec, criterion, score, err = p.search(x, y, &cfg, d, dFinal, criterion); err != nil {
 			return nil, err
+		}
+		if cfg.labelRegression(task, n, d) {
+			labels, err := p.fitLabels(x, y, &cfg, score)
+			if err != nil {
+				return nil, err
+			}
+			if labels != "" {
+				spec, criterion = labels, Entropy // every row active: the criterion orders them only
+			}
 		}
 		cfg.FixedKernel = true // the final selection, with the kernel found
 		d = dFinal
@@ -963,7 +967,8 @@ func (p *Predictor) activeSizes(d, n int) (dSearch, dFinal int, err error) {
 
 // search chooses the kernel, the input scaling, the criterion and the calibration by the
 // held-out search (search.go) and sets p's scaler, sharpness and label noise.
-func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int, criterion Criterion) (string, Criterion, error) {
+// The score is the chosen kernel's held-out −ln p(y) per row (see searchResult).
+func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int, criterion Criterion) (string, Criterion, float64, error) {
 	task, problems := p.Task, p.problems()
 	auto := cfg.Criterion == CriterionAuto
 	if auto && task == Regression {
@@ -981,17 +986,17 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 	if cfg.Scale == ScaleAuto {
 		mm, err := FitScaler(x, ScaleMinMax)
 		if err != nil {
-			return "", 0, err
+			return "", 0, 0, err
 		}
 		scalers = append(scalers, mm)
 	}
 	res, err := searchKernel(x, scalers, y, task, p.Classes, d, dFinal, criterion, auto && task != Regression, cfg, report)
 	if err != nil {
-		return "", 0, err
+		return "", 0, 0, err
 	}
 	p.Scaler = scalers[res.input]
 	p.Sharpness, p.LabelNoise, p.Softmax = res.cal.a, res.cal.eps, res.cal.softmax
-	return res.spec, res.crit, nil
+	return res.spec, res.crit, res.score, nil
 }
 
 // noiseName is the noise model of p's binary problems: the task's, or Gaussian for a
@@ -1003,26 +1008,27 @@ func (p *Predictor) noiseName() string {
 	return p.Task.noiseName()
 }
 
-// fitLabels chooses the scaling and kernel of a binary task's label regression (labels.go)
-// and sets p's scaler, logistic map and label noise; it returns the kernel spec.
-func (p *Predictor) fitLabels(x mat.Matrix, y []float64, cfg *Config) (string, error) {
-	scalers := []*Scaler{p.Scaler}
-	if cfg.Scale == ScaleAuto {
-		mm, err := FitScaler(x, ScaleMinMax)
-		if err != nil {
-			return "", err
-		}
-		scalers = append(scalers, mm)
+// fitLabels fits a binary task's label regression (labels.go) on the inputs as the search
+// scaled them, and takes it where its leave-one-out log loss is below probit, the held-out
+// log loss of the probit search's kernel (both at the least label noise): then it sets p's
+// logistic map, label noise and sharpness (1) and returns the kernel spec; "" keeps the
+// probit search's model.
+func (p *Predictor) fitLabels(x mat.Matrix, y []float64, cfg *Config, probit float64) (string, error) {
+	res, err := fitLabels(x, p.Scaler, y, p.Classes)
+	if errors.Is(err, errNoLogistic) {
+		return "", nil
 	}
-	res, err := fitLabels(x, scalers, y, p.Classes)
 	if err != nil {
 		return "", err
 	}
-	p.Scaler, p.Logistic, p.LabelNoise = scalers[res.input], &res.logit, res.eps
 	if cfg.Progress != nil {
-		cfg.Progress(Progress{Problems: 1, Search: res.evals, SearchKernel: res.spec + ", " + scalers[res.input].Method().String() +
-			" scaling, the labels regressed by the marginal likelihood, scored leaving one row out", SearchScore: res.looLoss})
+		cfg.Progress(Progress{Problems: 1, Search: res.evals, SearchKernel: fmt.Sprintf("%s, the labels regressed by the marginal likelihood, scored leaving one row out (the probit search's kernel: %.4f)",
+			res.spec, probit), SearchScore: res.looLoss})
 	}
+	if !(res.looLoss < probit) && !cfg.labelsAlways {
+		return "", nil
+	}
+	p.Logistic, p.LabelNoise, p.Sharpness = &res.logit, res.eps, 1
 	return res.spec, nil
 }
 
@@ -1030,20 +1036,23 @@ func (p *Predictor) fitLabels(x mat.Matrix, y []float64, cfg *Config) (string, e
 // marginal likelihood chooses the kernel, with a length scale per input (exact.go), on
 // inputs scaled by p.Scaler. Its one progress report counts the likelihood's evaluations
 // and scores the leave-one-out predictions.
-func (p *Predictor) searchExact(x mat.Matrix, y []float64, cfg *Config) (string, Criterion, error) {
+func (p *Predictor) searchExact(x mat.Matrix, y []float64, cfg *Config) (string, Criterion, float64, error) {
+	if n, _ := x.Dims(); checkSearchRows(n) != nil {
+		return "", 0, 0, checkSearchRows(n)
+	}
 	xs, err := p.Scaler.Apply(x)
 	if err != nil {
-		return "", 0, err
+		return "", 0, 0, err
 	}
 	res, err := exactRegression(xs, y)
 	if err != nil {
-		return "", 0, err
+		return "", 0, 0, err
 	}
 	if cfg.Progress != nil {
 		cfg.Progress(Progress{Problems: 1, Search: res.evals, SearchKernel: res.spec + ", by the marginal likelihood, scored leaving one row out", SearchScore: res.looLoss})
 	}
 	p.Sharpness = res.cal.a
-	return res.spec, Entropy, nil
+	return res.spec, Entropy, res.looLoss, nil
 }
 
 // fitProblems fits p's binary problems (one per class for multi-class, or only a

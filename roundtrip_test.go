@@ -41,6 +41,9 @@ func TestPredictorRoundTripBits(t *testing.T) {
 		cfg  ivm.Config
 	}{
 		{ivm.Binary, target(func(v float64, _ int) float64 { return b2f(v > 0.3) }), ivm.Config{ActiveSize: 30}},
+		// Every row active: the label regression where it scores better, the exact GP's rbfard.
+		{ivm.Binary, target(func(v float64, i int) float64 { return b2f(v+0.5*rng.NormFloat64() > 0.3) }), ivm.Config{}},
+		{ivm.Regression, target(func(v float64, i int) float64 { return math.Sin(v) + 0.1*rng.NormFloat64() }), ivm.Config{}},
 		{ivm.MultiClass, target(func(v float64, _ int) float64 { return math.Floor(v) + 3 }), ivm.Config{ActiveSize: 30}},
 		{ivm.Regression, target(func(v float64, i int) float64 { return math.Sin(v) + 0.1*rng.NormFloat64() }), ivm.Config{ActiveSize: 30}},
 		{ivm.Ordinal, target(func(v float64, _ int) float64 { return math.Floor(v/2) + 2 }), ivm.Config{Task: ivm.Ordinal, ActiveSize: 30, Learn: ivm.LearnOptions{Iters: 2}}},

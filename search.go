@@ -149,6 +149,9 @@ type searchResult struct {
 	crit  Criterion // the selection criterion
 	cal   calib     // Predictor.Sharpness, LabelNoise and Softmax
 	input int       // the index of the chosen scaler
+	// score is the kernel's held-out −ln p(y) per row as the search scored it (at the least
+	// label noise and its best sharpness), before any final-size move.
+	score float64
 }
 
 // searchKernel chooses the kernel, the criterion and, among several candidate scalings of
@@ -219,7 +222,7 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 			return searchResult{}, err
 		}
 	}
-	res := searchResult{crit: c.p.crit, input: c.input}
+	res := searchResult{crit: c.p.crit, input: c.input, score: c.best}
 	res.cal = cal.calibration(out)
 	p := c.p
 	p.variance *= c.sd * c.sd
@@ -447,13 +450,21 @@ func (c *climb) pattern(regression bool) error {
 	return nil
 }
 
+// checkSearchRows refuses to choose a kernel from fewer rows than two per fold.
+func checkSearchRows(n int) error {
+	if n < 2*searchFolds {
+		return fmt.Errorf("ivm: %d training rows are too few to choose a kernel; give one with -kernel and -iters 0", n)
+	}
+	return nil
+}
+
 // newSearcher deals the rows of x into folds (stratified by class for classification) and
 // scales the rows the folds use by sc. Regression targets are standardised; sd is their
 // scale.
 func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []float64, d int, cfg *Config) (*searcher, float64, error) {
 	n, _ := x.Dims()
-	if n < 2*searchFolds {
-		return nil, 0, fmt.Errorf("ivm: %d training rows are too few to choose a kernel; give one with -kernel and -iters 0", n)
+	if err := checkSearchRows(n); err != nil {
+		return nil, 0, err
 	}
 	rng := rand.New(rand.NewPCG(cfg.Learn.Seed, 0x5ea7c4))
 	s := &searcher{task: task, cfg: cfg, memo: map[searchParams]float64{}, outs: map[searchParams][][2][]float64{}}

@@ -1,0 +1,207 @@
+package ivm
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// fitLogistic recovers the map that generated the labels.
+func TestFitLogistic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 1))
+	n := 20000
+	mu, lab := make([]float64, n), make([]float64, n)
+	for i := range mu {
+		mu[i] = rng.NormFloat64()
+		lab[i] = -1
+		if rng.Float64() < 1/(1+math.Exp(-(2*mu[i]+0.5))) {
+			lab[i] = 1
+		}
+	}
+	lg, loss, err := fitLogistic(mu, lab, 0.001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(lg.Slope-2) > 0.1 || math.Abs(lg.Offset-0.5) > 0.06 || !(loss > 0 && loss < math.Ln2) {
+		t.Errorf("fitted slope %v, offset %v, loss %v; generated with 2, 0.5", lg.Slope, lg.Offset, loss)
+	}
+	for i := range lab {
+		lab[i] = -lab[i] // outputs that fall as the labels rise
+	}
+	if _, _, err := fitLogistic(mu, lab, 0.001); err != errNoLogistic {
+		t.Errorf("labels reversed: %v, want errNoLogistic", err)
+	}
+}
+
+// twoBlobs returns n rows of two inputs: class 1 around (1, 0), class 0 around (−1, 0),
+// unit spread, so the Bayes rule errs on Φ(−1) ≈ 15.9 % of rows.
+func twoBlobs(n int, seed uint64) (*mat.Dense, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	x := mat.NewDense(n, 2, nil)
+	y := make([]float64, n)
+	for i := range y {
+		y[i] = float64(i % 2)
+		x.Set(i, 0, 2*y[i]-1+rng.NormFloat64())
+		x.Set(i, 1, rng.NormFloat64())
+	}
+	return x, y
+}
+
+// A small binary task's label regression: a Gaussian model with a logistic map whose
+// probabilities are calibrated (test log loss near the Bayes rule's) and whose labels
+// agree with them, in Predict and PredictLabels, and after a model file's round trip.
+func TestFitLabelRegression(t *testing.T) {
+	x, y := twoBlobs(300, 1)
+	xt, yt := twoBlobs(4000, 2)
+	p, err := Fit(x, y, Config{labelsAlways: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Logistic == nil || p.Models[0].Noise.Name() != "gaussian" || p.Models[0].Size() != 300 {
+		t.Fatalf("logistic %v, noise %s, %d active: want the labels regressed on every row", p.Logistic, p.Models[0].Noise.Name(), p.Models[0].Size())
+	}
+	preds, err := p.Predict(xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, err := p.PredictLabels(xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong, loss, bayes := 0, 0.0, 0.0
+	for i, pr := range preds {
+		if pr.Label != yt[i] {
+			wrong++
+		}
+		if pr.Label != labels[i].Label || (pr.Prob[1] > 0.5) != (pr.Label == 1) {
+			t.Fatalf("row %d: label %v, probabilities %v, PredictLabels %v", i, pr.Label, pr.Prob, labels[i].Label)
+		}
+		loss -= math.Log(pr.Prob[int(yt[i])])
+		q := 1 / (1 + math.Exp(-2*xt.At(i, 0))) // the Bayes posterior of class 1
+		if yt[i] == 0 {
+			q = 1 - q
+		}
+		bayes -= math.Log(q)
+	}
+	n := float64(len(yt))
+	if e := float64(wrong) / n; e > 0.18 {
+		t.Errorf("test error %.3f; the Bayes rule's is 0.159", e)
+	}
+	if loss/n > bayes/n+0.03 {
+		t.Errorf("test log loss %.4f; the Bayes posterior's %.4f", loss/n, bayes/n)
+	}
+	var b bytes.Buffer
+	if err := p.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"logistic"`) {
+		t.Fatal(`the model file lacks "logistic"`)
+	}
+	back, err := Load(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := back.Predict(xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range again {
+		if again[i].Prob[1] != preds[i].Prob[1] {
+			t.Fatalf("row %d: p = %v after the round trip, %v before", i, again[i].Prob[1], preds[i].Prob[1])
+		}
+	}
+	// One-vs-one pairs keep the probit search.
+	y3 := make([]float64, len(y))
+	for i := range y3 {
+		y3[i] = float64(i % 3)
+	}
+	p3, err := Fit(x, y3, Config{Decomposition: OneVsOne})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pp := range p3.Pairs {
+		if pp.Logistic != nil || pp.Models[0].Noise.Name() != "probit" {
+			t.Fatalf("a one-vs-one pair with logistic %v and %s noise", pp.Logistic, pp.Models[0].Noise.Name())
+		}
+	}
+}
+
+// Model files whose logistic map cannot be used, or belongs to no label regression, are
+// refused with an error that names it.
+func TestLogisticInModelFiles(t *testing.T) {
+	x, y := twoBlobs(60, 4)
+	p, err := Fit(x, y, Config{labelsAlways: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := p.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	good := b.String()
+	i := strings.Index(good, `"logistic"`)
+	j := i + strings.Index(good[i:], "}") + 1
+	for name, bad := range map[string]string{
+		"slope 0":           good[:i] + `"logistic": {"slope": 0, "offset": 0.1}` + good[j:],
+		"negative slope":    good[:i] + `"logistic": {"slope": -2, "offset": 0.1}` + good[j:],
+		"no logistic map":   good[:i] + `"label_noise": 0.001` + good[j:],
+		"probit with a map": strings.Replace(good, `"type": "gaussian"`, `"type": "probit"`, 1),
+	} {
+		if _, err := Load(strings.NewReader(bad)); err == nil {
+			t.Errorf("%s: loaded", name)
+		} else if !strings.Contains(err.Error(), "logistic") && !strings.Contains(err.Error(), "noise") && !strings.Contains(err.Error(), "unknown field") {
+			t.Errorf("%s: %v, want an error naming the logistic map or the noise model", name, err)
+		}
+	}
+}
+
+// Fit takes the label regression where it predicts its left-out rows better than the
+// probit search's kernel predicts its held-out ones, and keeps the probit model otherwise:
+// here the first (120 rows in 10 dimensions, the class inside a sphere) and the second
+// (inputs with many repeated values, as the house votes, where the marginal likelihood
+// interpolates).
+func TestFitChoosesLabelRegression(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 2))
+	x := mat.NewDense(120, 10, nil)
+	y := make([]float64, 120)
+	for i := range y {
+		r := 0.0
+		for d := 0; d < 10; d++ {
+			v := rng.NormFloat64()
+			x.Set(i, d, v)
+			r += v * v
+		}
+		if r < 10 {
+			y[i] = 1
+		}
+	}
+	p, err := Fit(x, y, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Logistic == nil {
+		t.Errorf("the sphere in 10 dimensions: the probit search's model was kept")
+	}
+	votes := mat.NewDense(120, 8, nil)
+	yv := make([]float64, 120)
+	for i := range yv {
+		yv[i] = float64(i % 2)
+		for d := 0; d < 8; d++ {
+			v := yv[i]
+			if rng.Float64() < 0.2 {
+				v = 1 - v
+			}
+			votes.Set(i, d, v)
+		}
+	}
+	if p, err = Fit(votes, yv, Config{}); err != nil {
+		t.Fatal(err)
+	}
+	if p.Logistic != nil {
+		t.Errorf("120 rows of 8 binary inputs: the label regression was taken")
+	}
+}
