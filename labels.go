@@ -18,8 +18,8 @@ package ivm
 // splits; bench/RESULTS.md, "Seventh pass"). Why not always: on inputs with many repeated
 // values (the house votes' yes/no answers) the marginal likelihood's optimum interpolates
 // the labels with a vanishing length scale, whose leave-one-out log loss shows it (0.17–0.42
-// against the probit's 0.10–0.12). One-vs-one pairs keep the probit search: taking the
-// label regression for every pair lost 1.9 points on vehicle.
+// against the probit's 0.10–0.12). One-vs-one pairs keep the probit search (their Fit asks
+// for a Binary task): taking the label regression for every pair lost 1.9 points on vehicle.
 
 import (
 	"errors"
@@ -64,10 +64,12 @@ type labelFit struct {
 	looLoss float64
 }
 
-// labelRegression reports whether Fit regresses the labels of a binary task of n rows
-// with d active points (see the comment at the top of labels.go).
+// labelRegression reports whether Fit tries the label regression on a binary task of n
+// rows with d active points (see the comment at the top of labels.go): not where the task
+// was given as Binary, which asks for the probit model (as -noise probit and one-vs-one
+// pairs do).
 func (cfg *Config) labelRegression(task Task, n, d int) bool {
-	return task == Binary && !cfg.pair && d == n && n <= exactMaxRows && cfg.resolveLearning(task) == Search
+	return task == Binary && cfg.Task == TaskAuto && d == n && n <= exactMaxRows && cfg.resolveLearning(task) == Search
 }
 
 // fitLabels fits the label regression of the targets y (classes[1] is +1) on the inputs x

@@ -124,7 +124,7 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 		idx := slices.Concat(rows[a], rows[b])
 		slices.Sort(idx)
 		pc := cfg
-		pc.Task, pc.Part, pc.Decomposition, pc.pair = Binary, Part{}, DecomposeAuto, true
+		pc.Task, pc.Part, pc.Decomposition = Binary, Part{}, DecomposeAuto
 		pc.Workers = max(1, workers/parallel)
 		pc.ActiveSize = min(cfg.ActiveSize, len(idx))
 		pc.Progress = nil

@@ -88,7 +88,8 @@ const maxAutoClasses = 50
 
 // Config configures Fit. The zero value learns with the defaults described there.
 type Config struct {
-	// Task is what to learn (default TaskAuto: from the targets).
+	// Task is what to learn (default TaskAuto: from the targets). Binary asks for the probit
+	// model: with TaskAuto a small binary task may instead regress its labels (labels.go).
 	Task Task
 	// Kernel is a kernel spec (kern.Parse); "" means DefaultKernel for the input dimension.
 	Kernel string
@@ -145,8 +146,6 @@ type Config struct {
 	// one-vs-rest classes or one-vs-one pairs: a partitioned training; see Part and
 	// MergeParts). Zero: every problem.
 	Part Part
-	// pair marks the fit of a one-vs-one pair, which keeps the probit search (labels.go).
-	pair bool
 	// labelsAlways takes a binary task's label regression whatever the scores (tests).
 	labelsAlways bool
 }

@@ -58,7 +58,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	methodFlag := fs.String("method", "ivm", "model family: "+methodNames()+"\n(ivm: the IVM; mtivm: the multi-task IVM, as -tasks; the others: \"ivm train -method NAME -h\" for their flags)")
 	var df dataFlags
 	df.register(fs)
-	noiseName := fs.String("noise", "auto", "noise model: auto, probit, gaussian, ordinal or ncnm (auto: probit for two labels,\none-vs-rest probit for 3 to 50 integer labels, gaussian otherwise;\nwith ncnm, label 0 (libsvm) or ? (CSV) marks an unlabelled row)")
+	noiseName := fs.String("noise", "auto", "noise model: auto, probit, gaussian, ordinal or ncnm (auto: probit for two labels\n(up to 700 rows, or the labels ±1 regressed with Gaussian noise and a logistic map, where that predicts\nleft-out rows better), one-vs-rest probit for 3 to 50 integer labels, gaussian otherwise;\nwith ncnm, label 0 (libsvm) or ? (CSV) marks an unlabelled row)")
 	d := fs.Int("d", 0, "active set size (0: N when that is cheap, else min(N, max(200, 8·sqrt(N)), 1250); see ivm.DefaultActiveSize)")
 	scale := fs.String("scale", "auto", "input scaling, stored in the model: std (zero mean, unit variance), minmax ([-1, 1]), none;\nauto: chosen by the search between std and minmax, std with -learn alg2, none with -tasks")
 	learn := fs.String("learn", "auto", "how the kernel is chosen: search (rbf+bias+white, its width, variance, the input scaling and\nthe selection criterion by held-out log loss; one kernel for all classes), alg2 (the papers' Algorithm 2 per class),\nor auto: search for binary, multi-class and regression tasks without -kernel or -iters, alg2 otherwise")
