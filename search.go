@@ -789,7 +789,7 @@ var searchLabelNoise = []float64{0.001, 0.003, 0.01, 0.03}
 // power clearly (2.3–2.5 standard errors) on three splits of four, and kept it.
 func (s *searcher) calibration(out [][2][]float64) calib {
 	if s.task == Regression {
-		return calib{a: min(s.sharpness(out, 0, false), s.coveringSharpness(out, searchCoverZ))}
+		return calib{a: min(s.sharpness(out, 0, false), s.coveringSharpness(out))}
 	}
 	power := s.fitCalib(out, false)
 	if len(out) == 1 {
@@ -822,11 +822,11 @@ func (s *searcher) fitCalib(out [][2][]float64, softmax bool) calib {
 }
 
 // coveringSharpness is the largest regression sharpness at which the 95 % intervals
-// μ ± 1.96·√(v/a) still cover 95 % of the validation targets, with the confidence that z
-// standard errors of that proportion give (z = 1.2816: 90 %): the density-optimal a of a
-// Gaussian fitted to heavy-tailed residuals narrows the intervals until they miss more
-// than they say (Boston: 90 % covered), and error bars that mean what they say come first.
-func (s *searcher) coveringSharpness(out [][2][]float64, z float64) float64 {
+// μ ± 1.96·√(v/a) still cover 95 % of the validation targets, with 90 % confidence: the
+// density-optimal a of a Gaussian fitted to heavy-tailed residuals narrows the intervals
+// until they miss more than they say (Boston: 90 % covered), and error bars that mean what
+// they say come first.
+func (s *searcher) coveringSharpness(out [][2][]float64) float64 {
 	mu, vs := out[0][0], out[0][1]
 	r := make([]float64, len(s.yVal))
 	for i, y := range s.yVal {
@@ -834,20 +834,15 @@ func (s *searcher) coveringSharpness(out [][2][]float64, z float64) float64 {
 	}
 	slices.Sort(r)
 	// The validation rows' 95 % quantile is itself an estimate: take the order statistic
-	// that is above the true quantile with the confidence z gives (binomial, normal
-	// approximation).
+	// that is above the true quantile with probability 0.9 (binomial, normal approximation).
 	n := float64(len(r))
-	k := int(math.Ceil(0.95*n + z*math.Sqrt(0.95*0.05*n)))
+	k := int(math.Ceil(0.95*n + 1.2816*math.Sqrt(0.95*0.05*n)))
 	q := r[max(0, min(len(r), k)-1)]
 	if !(q > 0) {
 		return math.Inf(1)
 	}
 	return 1.959963984540054 * 1.959963984540054 / q
 }
-
-// searchCoverZ makes coveringSharpness cover with 90 % confidence on the search's held-out
-// rows, which were predicted by models of two thirds of the rows or fewer.
-const searchCoverZ = 1.2816
 
 // goldenMin returns an x in [lo, hi] at which the unimodal f is least, to within tol.
 func goldenMin(f func(float64) float64, lo, hi, tol float64) float64 {

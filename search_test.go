@@ -277,14 +277,14 @@ func TestCoveringSharpness(t *testing.T) {
 	for i := range s.yVal {
 		s.yVal[i], vs[i] = rng.NormFloat64(), 1
 	}
-	a := s.coveringSharpness([][2][]float64{{mu, vs}}, searchCoverZ)
+	a := s.coveringSharpness([][2][]float64{{mu, vs}})
 	if a < 0.8 || a > 1.05 {
 		t.Errorf("normal residuals: covering sharpness %v, want about 1 (a little below)", a)
 	}
 	for i := range s.yVal {
 		s.yVal[i] = rng.NormFloat64() / math.Sqrt(rng.ExpFloat64()) // heavy-tailed
 	}
-	if a := s.coveringSharpness([][2][]float64{{mu, vs}}, searchCoverZ); a >= 0.8 {
+	if a := s.coveringSharpness([][2][]float64{{mu, vs}}); a >= 0.8 {
 		t.Errorf("heavy-tailed residuals: covering sharpness %v, want the intervals widened (a < 0.8)", a)
 	}
 }
