@@ -47,8 +47,11 @@ const (
 	// than 1 or 2 on the smallest (Swiss: NLPD 3.96 against 4.30 and 4.37) and within
 	// 0.02 nats of them on the rest.
 	ardPriorSD = 0.5
-	// exactNoiseFloor is the least noise variance (standardised targets): a bound on
-	// K's condition number, not a belief about the data.
+	// exactNoiseFloor is the least noise variance as a fraction of the signal and bias
+	// variances: a bound on K's condition number (about N/exactNoiseFloor), not a belief
+	// about the data. Relative, because the likelihood of separable labels grows without
+	// bound along γ → 0 with the variance → ∞ (a pair of soybean's classes: variance 2.8·10⁸,
+	// condition number 5·10¹⁶ under an absolute floor of 10⁻⁶).
 	exactNoiseFloor = 1e-6
 	exactMaxIter    = 300
 	// exactTol and exactStall: a run stops when exactStall iterations have lowered the
@@ -60,8 +63,8 @@ const (
 // exactGP is the negative log marginal likelihood (plus the length scales' prior) of a
 // GP with kernel signal·exp(−½ Σ_d (x_d − x'_d)²/ℓ_d²) + bias + noise·δ on the scaled
 // inputs x and standardised targets y. Its parameters θ are log signal, log bias,
-// log(noise − exactNoiseFloor), the common log length scale log ℓ̄ and, with ard, the
-// offsets δ_d = log ℓ_d − log ℓ̄.
+// log(noise − exactNoiseFloor·(signal + bias)), the common log length scale log ℓ̄ and,
+// with ard, the offsets δ_d = log ℓ_d − log ℓ̄.
 type exactGP struct {
 	x   *mat.Dense
 	y   []float64
@@ -84,6 +87,12 @@ func newExactGP(x *mat.Dense, y []float64) *exactGP {
 // rows views data as a row-major matrix of cols columns.
 func rows(data []float64, cols int) blas64.General {
 	return blas64.General{Rows: len(data) / cols, Cols: cols, Stride: cols, Data: data}
+}
+
+// exactVariances returns the signal, bias and noise variances for the parameters th.
+func exactVariances(th []float64) (signal, bias, noise float64) {
+	signal, bias = math.Exp(th[0]), math.Exp(th[1])
+	return signal, bias, exactNoiseFloor*(signal+bias) + math.Exp(th[2])
 }
 
 // lengths returns ℓ_d for the parameters th.
@@ -111,7 +120,7 @@ func (e *exactGP) factor(th []float64) (float64, bool) {
 		}
 	}
 	rowdot.ABt(rows(e.gram, n), rows(e.xs, dim), rows(e.xs, dim))
-	signal, bias, noise := math.Exp(th[0]), math.Exp(th[1]), exactNoiseFloor+math.Exp(th[2])
+	signal, bias, noise := exactVariances(th)
 	for i := 0; i < n; i++ {
 		gi := e.gram[i*n+i]
 		for j := i; j < n; j++ {
@@ -205,7 +214,10 @@ func (e *exactGP) eval(th, grad []float64) float64 {
 		gNoise += 0.5 * (e.kinv[i*n+i] - a[i]*a[i])
 	}
 	clear(grad)
-	grad[0], grad[1], grad[2] = gSignal, gBias*math.Exp(th[1]), gNoise*math.Exp(th[2])
+	// The noise floor follows the signal and bias variances.
+	grad[0] = gSignal + gNoise*exactNoiseFloor*math.Exp(th[0])
+	grad[1] = (gBias + gNoise*exactNoiseFloor) * math.Exp(th[1])
+	grad[2] = gNoise * math.Exp(th[2])
 	// ∂K_ij/∂log ℓ_d = K_rbf,ij·(xs_id − xs_jd)², so g_d = Σ_ij B_ij (xs_id − xs_jd)²
 	// = 2 Σ_i xs_id² r_i − 2 Σ_i xs_id (B·xs)_id with r the row sums of the symmetric B.
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, rows(e.gram, n), rows(e.xs, dim), 0, rows(e.bx, dim))
@@ -277,7 +289,8 @@ func fitExact(x *mat.Dense, y []float64, ard bool) (*exactFit, error) {
 		return nil, fmt.Errorf("ivm: the learnt kernel's matrix on %d rows is not positive definite", n)
 	}
 	e.inverse()
-	fit := &exactFit{signal: math.Exp(th[0]), bias: math.Exp(th[1]), noise: exactNoiseFloor + math.Exp(th[2]),
+	signal, bias, noise := exactVariances(th)
+	fit := &exactFit{signal: signal, bias: bias, noise: noise,
 		length: e.lengths(th), evals: evals, objective: objective, looMean: make([]float64, n), looVar: make([]float64, n)}
 	for i := range y {
 		v := 1 / e.kinv[i*n+i]
