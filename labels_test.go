@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,6 +127,27 @@ func TestFitLabelRegression(t *testing.T) {
 	for _, pp := range p3.Pairs {
 		if pp.Logistic != nil || pp.Models[0].Noise.Name() != "probit" {
 			t.Fatalf("a one-vs-one pair with logistic %v and %s noise", pp.Logistic, pp.Models[0].Noise.Name())
+		}
+	}
+	// A pair that is a label regression (built here, from the binary model above, whose
+	// classes are the pair's 0 and 1; Fit does not make one) keeps its map in the file.
+	p3.Pairs[0] = p
+	b.Reset()
+	if err := p3.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	back3, err := Load(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := p3.Predict(xt)
+	after, err := back3.Predict(xt)
+	if err != nil || back3.Pairs[0].Logistic == nil {
+		t.Fatalf("the pair's logistic map after the round trip: %v, %v", back3.Pairs[0].Logistic, err)
+	}
+	for i := range after {
+		if !slices.Equal(after[i].Prob, before[i].Prob) {
+			t.Fatalf("row %d: %v after the round trip, %v before", i, after[i].Prob, before[i].Prob)
 		}
 	}
 }

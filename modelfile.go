@@ -61,6 +61,7 @@ type pairJSON struct {
 	Scale      *Scaler   `json:"scale,omitempty"`
 	Sharpness  float64   `json:"sharpness,omitempty"`
 	LabelNoise float64   `json:"label_noise,omitempty"`
+	Logistic   *Logistic `json:"logistic,omitempty"`
 	modelJSON
 }
 
@@ -213,7 +214,7 @@ func encodePair(pp *Predictor) (*pairJSON, error) {
 	if err := finite("class label", pp.Classes); err != nil {
 		return nil, err
 	}
-	out := &pairJSON{Classes: pp.Classes, Scale: pp.Scaler, LabelNoise: pp.LabelNoise, modelJSON: *mj}
+	out := &pairJSON{Classes: pp.Classes, Scale: pp.Scaler, LabelNoise: pp.LabelNoise, Logistic: pp.Logistic, modelJSON: *mj}
 	if pp.Sharpness != 1 {
 		out.Sharpness = pp.Sharpness
 	}
@@ -235,7 +236,7 @@ func decodePair(in *pairJSON, j int, classes []float64) (*Predictor, error) {
 		return nil, fmt.Errorf("%w (pair %d, classes %g and %g)", err, j+1, classes[a], classes[b])
 	}
 	pp := &Predictor{Task: Binary, Classes: in.Classes, Scaler: in.Scale, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
-		Models: []*Model{m}, Traces: [][]IterTrace{in.Trace}}
+		Logistic: in.Logistic, Models: []*Model{m}, Traces: [][]IterTrace{in.Trace}}
 	if err := pp.checkSharpness(); err != nil {
 		return nil, fmt.Errorf("ivm: model file pair %d: %w", j+1, err)
 	}
