@@ -329,9 +329,11 @@ func SearchCandidates(n, d int) int { return min(n, candidatesPerActive*max(d, 1
 // above that. By default d is DefaultActiveSize, and for binary, multi-class and
 // regression tasks the kernel, the input scaling and the selection criterion are chosen by
 // Search (see search.go), whose final model has SearchActiveSize active points chosen from
-// SearchCandidates rows (a regression task of at most 700 rows, all active, gets the exact
-// GP's maximum-likelihood rbfard kernel: exact.go); other tasks, or a Kernel or Learn.Iters given, standardise the
-// inputs and learn the kernel (DefaultKernel if none is given) by Algorithm 2.
+// SearchCandidates rows. Where all of at most 700 rows are active, a regression task gets
+// the exact GP's maximum-likelihood rbfard kernel instead (exact.go), and a binary task
+// with TaskAuto the regression of its labels where that predicts left-out rows better
+// (labels.go). Other tasks, or a Kernel or Learn.Iters given, standardise the inputs and
+// learn the kernel (DefaultKernel if none is given) by Algorithm 2.
 func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	n, dim, err := checkTraining(x, y)
 	if err != nil {
@@ -763,16 +765,10 @@ func (p *Predictor) predictChecked(x mat.Matrix) ([]Prediction, error) {
 			case p.Logistic != nil: // binary, the labels regressed
 				q := p.Logistic.prob(np.Mean)
 				out[i].Prob = []float64{1 - q, q}
-				out[i].Label = p.Classes[0]
-				if q > 0.5 {
-					out[i].Label = p.Classes[1]
-				}
+				out[i].Label = p.binaryLabel(&np)
 			default: // binary, semi-supervised: classes ±1 in the model
 				out[i].Prob = slices.Clone(np.Prob)
-				out[i].Label = p.Classes[0]
-				if np.Label > 0 {
-					out[i].Label = p.Classes[1]
-				}
+				out[i].Label = p.binaryLabel(&np)
 			}
 			if p.Task != Regression {
 				// The variance of y is not what classification reports: Mean is the
@@ -893,10 +889,7 @@ func (p *Predictor) labelsChecked(x mat.Matrix) ([]Prediction, error) {
 			case Regression:
 				out[i].Label = np.Mean
 			case Binary:
-				out[i].Label = p.Classes[0]
-				if p.Logistic != nil && p.Logistic.prob(np.Mean) > 0.5 || p.Logistic == nil && np.Label > 0 {
-					out[i].Label = p.Classes[1]
-				}
+				out[i].Label = p.binaryLabel(&np)
 			}
 		}
 	}
@@ -996,6 +989,16 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 	p.Scaler = scalers[res.input]
 	p.Sharpness, p.LabelNoise, p.Softmax = res.cal.a, res.cal.eps, res.cal.softmax
 	return res.spec, res.crit, res.score, nil
+}
+
+// binaryLabel is the class a binary (or semi-supervised) model's prediction np gives: the
+// positive one where p(+1) > ½, which for a label regression is where its logistic map says
+// so, and otherwise where the noise model's label is +1.
+func (p *Predictor) binaryLabel(np *noise.Prediction) float64 {
+	if p.Logistic != nil && p.Logistic.prob(np.Mean) > 0.5 || p.Logistic == nil && np.Label > 0 {
+		return p.Classes[1]
+	}
+	return p.Classes[0]
 }
 
 // noiseName is the noise model of p's binary problems: the task's, or Gaussian for a
