@@ -160,3 +160,32 @@ func TestFitRegressionByMarginalLikelihood(t *testing.T) {
 		t.Errorf("95 %% intervals cover %.3f of the test targets", c)
 	}
 }
+
+// Regression does not depend on the targets' units: targets in the millions (prices in
+// dollars) train without a numerical breakdown and predict the same as in units, scaled,
+// by the marginal likelihood (every row active) and by the search (fewer).
+func TestRegressionTargetScale(t *testing.T) {
+	x, y := exactData(150, 2, 6)
+	xt, _ := exactData(50, 2, 7)
+	big := make([]float64, len(y))
+	for i, v := range y {
+		big[i] = 1e6 * (v + 3)
+	}
+	for _, d := range []int{0, 40} {
+		p, err := Fit(x, y, Config{ActiveSize: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := Fit(x, big, Config{ActiveSize: d})
+		if err != nil {
+			t.Fatalf("d = %d, targets in the millions: %v", d, err)
+		}
+		a, _ := p.Predict(xt)
+		b, _ := q.Predict(xt)
+		for i := range a {
+			if m := 1e6 * (a[i].Mean[0] + 3); math.Abs(b[i].Mean[0]-m) > 1e-3*1e6 || math.Abs(b[i].Var[0]/1e12-a[i].Var[0]) > 1e-3*a[i].Var[0] {
+				t.Fatalf("d = %d, row %d: %v ± %v against %v ± %v scaled", d, i, b[i].Mean[0], b[i].Var[0], m, 1e12*a[i].Var[0])
+			}
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/pool"
@@ -546,6 +547,14 @@ func (pb *problem) run(x *mat.Dense, task Task) (*Model, []IterTrace, error) {
 		m.ZeroBias = pb.cfg.ZeroBias
 	case *noise.NullCategory:
 		m.ZeroBias, m.Split = pb.cfg.ZeroBias, pb.cfg.SplitGamma
+	case *noise.Gaussian:
+		if v := stat.Variance(pb.y, nil); task == Regression && v > 0 {
+			// The default noise variance, 10⁻⁶, is for targets of unit scale: against the
+			// prior variance of targets in the millions (prices in dollars) it vanishes in
+			// rounding, an included point's posterior variance comes out 0 and selection
+			// stops with a numerical breakdown. So it scales with the targets' variance.
+			m.Variance = noise.GaussianVariance * v
+		}
 	}
 	pr := Progress{Problem: pb.index, Problems: pb.count, Class: pb.class, ActiveSize: pb.d, Selections: 1}
 	step := func(size int) {
