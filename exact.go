@@ -245,8 +245,6 @@ type exactFit struct {
 	signal, bias, noise float64
 	length              []float64
 	evals               int
-	// objective is the negative log marginal likelihood at the fit (with the prior).
-	objective float64
 	// looMean and looVar are the leave-one-out predictive means and variances.
 	looMean, looVar []float64
 }
@@ -284,14 +282,13 @@ func fitExact(x *mat.Dense, y []float64, ard bool) (*exactFit, error) {
 			return nil, err
 		}
 	}
-	objective := e.eval(th, nil)
-	if math.IsInf(objective, 0) {
+	if math.IsInf(e.eval(th, nil), 0) {
 		return nil, fmt.Errorf("ivm: the learnt kernel's matrix on %d rows is not positive definite", n)
 	}
 	e.inverse()
 	signal, bias, noise := exactVariances(th)
 	fit := &exactFit{signal: signal, bias: bias, noise: noise,
-		length: e.lengths(th), evals: evals, objective: objective, looMean: make([]float64, n), looVar: make([]float64, n)}
+		length: e.lengths(th), evals: evals, looMean: make([]float64, n), looVar: make([]float64, n)}
 	for i := range y {
 		v := 1 / e.kinv[i*n+i]
 		fit.looMean[i], fit.looVar[i] = y[i]-e.alpha[i]*v, v
