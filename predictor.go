@@ -412,7 +412,7 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 			return nil, err
 		}
 		if cfg.labelRegression(task, n, d) {
-			labels, err := p.fitLabels(x, y, &cfg, score)
+			labels, err := p.chooseLabels(x, y, &cfg, score)
 			if err != nil {
 				return nil, err
 			}
@@ -552,7 +552,8 @@ func (pb *problem) run(x *mat.Dense, task Task) (*Model, []IterTrace, error) {
 			// The default noise variance, 10⁻⁶, is for targets of unit scale: against the
 			// prior variance of targets in the millions (prices in dollars) it vanishes in
 			// rounding, an included point's posterior variance comes out 0 and selection
-			// stops with a numerical breakdown. So it scales with the targets' variance.
+			// stops with a numerical breakdown. So it scales with the targets' variance
+			// (here, not in noise.Gaussian, whose default is the reference toolbox's).
 			m.Variance = noise.GaussianVariance * v
 		}
 	}
@@ -1019,12 +1020,12 @@ func (p *Predictor) noiseName() string {
 	return p.Task.noiseName()
 }
 
-// fitLabels fits a binary task's label regression (labels.go) on the inputs as the search
+// chooseLabels fits a binary task's label regression (labels.go) on the inputs as the search
 // scaled them, and takes it where its leave-one-out log loss is below probit, the held-out
 // log loss of the probit search's kernel (both at the least label noise): then it sets p's
 // logistic map, label noise and sharpness (1) and returns the kernel spec; "" keeps the
 // probit search's model.
-func (p *Predictor) fitLabels(x mat.Matrix, y []float64, cfg *Config, probit float64) (string, error) {
+func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit float64) (string, error) {
 	res, err := fitLabels(x, p.Scaler, y, p.Classes)
 	if errors.Is(err, errNoLogistic) {
 		return "", nil
@@ -1048,8 +1049,9 @@ func (p *Predictor) fitLabels(x mat.Matrix, y []float64, cfg *Config, probit flo
 // inputs scaled by p.Scaler. Its one progress report counts the likelihood's evaluations
 // and scores the leave-one-out predictions.
 func (p *Predictor) searchExact(x mat.Matrix, y []float64, cfg *Config) (string, Criterion, float64, error) {
-	if n, _ := x.Dims(); checkSearchRows(n) != nil {
-		return "", 0, 0, checkSearchRows(n)
+	n, _ := x.Dims()
+	if err := checkSearchRows(n); err != nil {
+		return "", 0, 0, err
 	}
 	xs, err := p.Scaler.Apply(x)
 	if err != nil {
