@@ -189,3 +189,48 @@ func TestRegressionTargetScale(t *testing.T) {
 		}
 	}
 }
+
+// wavyData returns n rows of dim inputs in [−3, 3] whose target, sin(2x₁) plus noise of
+// standard deviation 0.1, depends on the first input only: two periods across its range.
+func wavyData(n, dim int, seed uint64) (*mat.Dense, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	x := mat.NewDense(n, dim, nil)
+	y := make([]float64, n)
+	for i := range y {
+		for d := 0; d < dim; d++ {
+			x.Set(i, d, 6*rng.Float64()-3)
+		}
+		y[i] = math.Sin(2*x.At(i, 0)) + 0.1*rng.NormFloat64()
+	}
+	return x, y
+}
+
+// With one relevant input among many, the per-input fit finds it (fitARD's smooth, free
+// starts): from the isotropic optimum alone it kept the scales alike on these sets and
+// predicted about the mean.
+func TestExactFindsOneRelevantInputAmongMany(t *testing.T) {
+	for _, c := range []struct {
+		n, dim int
+		seed   uint64
+	}{{200, 17, 1}, {300, 9, 2}} {
+		x, y := wavyData(c.n, c.dim, c.seed)
+		xt, yt := wavyData(500, c.dim, c.seed+100)
+		p, err := Fit(x, y, Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		preds, err := p.Predict(xt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mse := 0.0
+		for i, pr := range preds {
+			e := yt[i] - pr.Mean[0]
+			mse += e * e / float64(len(yt))
+		}
+		// The noise variance is 0.01, the targets' variance about 0.5.
+		if mse > 2*0.01 {
+			t.Errorf("%d rows of %d inputs: test MSE %.4f against a noise variance of 0.01 (kernel %v)", c.n, c.dim, mse, p.Models[0].Kernel)
+		}
+	}
+}
