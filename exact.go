@@ -22,6 +22,7 @@ package ivm
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -379,14 +380,7 @@ type exactResult struct {
 // exactRegression chooses the kernel of a regression task on its scaled inputs xs by
 // fitExact and calibrates its error bars on the leave-one-out predictions.
 func exactRegression(xs *mat.Dense, y []float64) (exactResult, error) {
-	mean, sd := stat.MeanStdDev(y, nil)
-	if !(sd > 0) {
-		sd = 1
-	}
-	ys := make([]float64, len(y))
-	for i, v := range y {
-		ys[i] = (v - mean) / sd
-	}
+	ys, sd := standardised(y)
 	fit, err := fitExact(xs, ys, true)
 	if err != nil {
 		return exactResult{}, err
@@ -399,4 +393,59 @@ func exactRegression(xs *mat.Dense, y []float64) (exactResult, error) {
 	loo := [][2][]float64{{fit.looMean, fit.looVar}}
 	cal := s.calibration(loo)
 	return exactResult{spec: fit.spec(sd), cal: cal, evals: fit.evals, looLoss: s.logLoss(loo, cal)}, nil
+}
+
+// standardised returns the targets y less their mean, divided by their standard deviation
+// sd (1 for constant targets).
+func standardised(y []float64) (ys []float64, sd float64) {
+	mean, sd := stat.MeanStdDev(y, nil)
+	if !(sd > 0) {
+		sd = 1
+	}
+	ys = make([]float64, len(y))
+	for i, v := range y {
+		ys[i] = (v - mean) / sd
+	}
+	return ys, sd
+}
+
+const (
+	// relevanceRows is the most rows relevanceScaler fits the exact GP to: enough to tell
+	// an input that matters from one that does not (300 synthetic rows find one among 31,
+	// see fitARD), few enough that the fit costs about a second.
+	relevanceRows = 400
+	// relevanceFloor is the least weight of a column relative to the most relevant one's:
+	// below it a column is as good as ignored, and a scaler's factors must not be zero.
+	relevanceFloor = 1e-6
+)
+
+// relevanceScaler returns the scaling std (standardisation) with each column then weighted
+// by its relevance to the regression targets y: ℓ_min/ℓ_d, from the exact GP's per-input
+// length scales (fitARD) on at most relevanceRows rows drawn with seed. The search, whose
+// kernel has one width for every input, then weighs this scaling against the others on
+// its held-out rows: where most inputs do not matter (one relevant input among eight,
+// 2 000 synthetic rows) standardised inputs drown the one that does and the search's best
+// kernel predicted about the mean.
+func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scaler, error) {
+	n, _ := x.Dims()
+	rows := make([]int, n)
+	for i := range rows {
+		rows[i] = i
+	}
+	rows = subsample(rows, relevanceRows, rand.New(rand.NewPCG(seed, 0x5e1e)))
+	xs, err := scaledRows(x, std, rows)
+	if err != nil {
+		return nil, err
+	}
+	ys, _ := standardised(subTargets(y, rows))
+	fit, err := fitExact(xs, ys, true)
+	if err != nil {
+		return nil, err
+	}
+	lmin := slices.Min(fit.length)
+	sc := &Scaler{Kind: ScaleRelevance, Shift: slices.Clone(std.Shift), Factor: make([]float64, len(std.Factor))}
+	for d, l := range fit.length {
+		sc.Factor[d] = std.Factor[d] * max(lmin/l, relevanceFloor)
+	}
+	return sc, nil
 }

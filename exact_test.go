@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -232,5 +233,35 @@ func TestExactFindsOneRelevantInputAmongMany(t *testing.T) {
 		if mse > 2*0.01 {
 			t.Errorf("%d rows of %d inputs: test MSE %.4f against a noise variance of 0.01 (kernel %v)", c.n, c.dim, mse, p.Models[0].Kernel)
 		}
+	}
+}
+
+// A regression task with more rows than the exact GP takes is searched with one width for
+// every input; with one relevant input among eight its search also weighs inputs scaled by
+// the relevance the exact GP learns on a subsample, and takes that scaling.
+func TestRegressionSearchWeighsRelevance(t *testing.T) {
+	x, y := wavyData(1000, 8, 4)
+	xt, yt := wavyData(500, 8, 5)
+	p, err := Fit(x, y, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Scaler.Kind != ScaleRelevance {
+		t.Errorf("inputs scaled %v, want relevance", p.Scaler.Kind)
+	}
+	if w := p.Scaler.Factor[0]; slices.Max(p.Scaler.Factor[1:]) > w/5 {
+		t.Errorf("relevance weights %v: want the first input's at least five times the others'", p.Scaler.Factor)
+	}
+	preds, err := p.Predict(xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mse := 0.0
+	for i, pr := range preds {
+		e := yt[i] - pr.Mean[0]
+		mse += e * e / float64(len(yt))
+	}
+	if mse > 2*0.01 {
+		t.Errorf("test MSE %.4f against a noise variance of 0.01", mse)
 	}
 }

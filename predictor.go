@@ -991,6 +991,12 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 			return "", 0, 0, err
 		}
 		scalers = append(scalers, mm)
+		if _, dim := x.Dims(); task == Regression && dim > 1 {
+			// A candidate only: where its fit fails the others remain.
+			if rel, err := relevanceScaler(x, y, p.Scaler, cfg.Learn.Seed); err == nil {
+				scalers = append(scalers, rel)
+			}
+		}
 	}
 	res, err := searchKernel(x, scalers, y, task, p.Classes, d, dFinal, criterion, auto && task != Regression, cfg, report)
 	if err != nil {

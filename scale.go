@@ -16,6 +16,8 @@ const (
 	ScaleNone   = dataset.ScaleNone
 	ScaleMinMax = dataset.ScaleMinMax
 	ScaleStd    = dataset.ScaleStd
+	// ScaleRelevance is made by Fit's search for regression (see dataset.ScaleRelevance).
+	ScaleRelevance = dataset.ScaleRelevance
 )
 
 // Scaler is a per-column affine map of inputs fitted on training data (see dataset.Scaler).

@@ -25,6 +25,9 @@ const (
 	ScaleMinMax
 	// ScaleStd subtracts each column's training mean and divides by its standard deviation.
 	ScaleStd
+	// ScaleRelevance is ScaleStd with each column then weighted by its relevance to the
+	// targets, learnt from them (Fit's search makes it for regression; FitScaler cannot).
+	ScaleRelevance
 )
 
 // String returns the name ParseScaling accepts.
@@ -38,11 +41,14 @@ func (s Scaling) String() string {
 		return "minmax"
 	case ScaleStd:
 		return "std"
+	case ScaleRelevance:
+		return "relevance"
 	}
 	return fmt.Sprintf("Scaling(%d)", int(s))
 }
 
-// ParseScaling parses "auto", "none", "minmax" or "std".
+// ParseScaling parses "auto", "none", "minmax", "std" or "relevance" (a model file's
+// scaling: FitScaler cannot compute it).
 func ParseScaling(s string) (Scaling, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "auto", "":
@@ -53,6 +59,8 @@ func ParseScaling(s string) (Scaling, error) {
 		return ScaleMinMax, nil
 	case "std":
 		return ScaleStd, nil
+	case "relevance":
+		return ScaleRelevance, nil
 	}
 	return ScaleAuto, fmt.Errorf("ivm: unknown scaling %q (want none, minmax or std)", s)
 }
@@ -82,6 +90,9 @@ func FitScaler(x mat.Matrix, kind Scaling) (*Scaler, error) {
 	}
 	if kind == ScaleNone {
 		return nil, nil
+	}
+	if kind == ScaleRelevance {
+		return nil, fmt.Errorf("ivm: the relevance scaling is learnt from the targets by the default search (scaling auto), not computed from the inputs")
 	}
 	if kind != ScaleMinMax && kind != ScaleStd {
 		return nil, fmt.Errorf("ivm: unknown scaling %v", kind)
@@ -169,7 +180,7 @@ func (s *Scaler) Apply(x mat.Matrix) (*mat.Dense, error) {
 // Check validates a scaler read from a file for a model of dim inputs: a known kind, one
 // shift and one factor per input, all finite, no factor zero.
 func (s *Scaler) Check(dim int) error {
-	if s.Kind != ScaleMinMax && s.Kind != ScaleStd {
+	if s.Kind != ScaleMinMax && s.Kind != ScaleStd && s.Kind != ScaleRelevance {
 		return fmt.Errorf("ivm: scaling kind %d unknown", int(s.Kind))
 	}
 	if len(s.Shift) != dim || len(s.Factor) != dim {

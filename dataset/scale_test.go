@@ -40,3 +40,29 @@ func TestScalerExtremeColumns(t *testing.T) {
 		}
 	}
 }
+
+// Every scaling's name parses back to it; the relevance scaling is a model file's (it
+// checks as one) but FitScaler cannot compute it from the inputs alone.
+func TestScalingNames(t *testing.T) {
+	for _, s := range []Scaling{ScaleAuto, ScaleNone, ScaleMinMax, ScaleStd, ScaleRelevance} {
+		b, err := s.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Scaling
+		if err := back.UnmarshalText(b); err != nil || back != s {
+			t.Errorf("%v: marshalled %q, read back %v, %v", s, b, back, err)
+		}
+	}
+	if _, err := ParseScaling("zscore-ish"); err == nil {
+		t.Error("an unknown scaling name parsed")
+	}
+	x := mat.NewDense(3, 1, []float64{1, 2, 4})
+	if _, err := FitScaler(x, ScaleRelevance); err == nil {
+		t.Error("FitScaler computed a relevance scaling from the inputs alone")
+	}
+	s := &Scaler{Kind: ScaleRelevance, Shift: []float64{0}, Factor: []float64{1e-6}}
+	if err := s.Check(1); err != nil {
+		t.Errorf("a relevance scaler does not check: %v", err)
+	}
+}
