@@ -33,9 +33,10 @@ import time
 
 import numpy as np
 
-REGRESSION = {"diabetes", "boston", "ozone", "servo", "cpus", "airquality", "quakes", "swiss", "faithful"}
+REGRESSION = {"diabetes", "boston", "ozone", "servo", "cpus", "airquality", "quakes", "swiss", "faithful",
+              "friedman1", "friedman2", "friedman3"}
 # Sets that are read by Rscript: name -> (R package, data set, target column[, R code run
-# on the data frame d first]).
+# on the data frame d first]); a data set None is made by the R code, which sets d.
 RDATA = {
     "sonar": ("mlbench", "Sonar", "Class"),
     "ionosphere": ("mlbench", "Ionosphere", "Class"),
@@ -63,6 +64,12 @@ RDATA = {
     "crabs": ("MASS", "crabs", "sp", "d$index <- NULL;"),
     "cats": ("MASS", "cats", "Sex"),
     "pima2": ("mlbench", "PimaIndiansDiabetes2", "diabetes"),
+    # Regression past the exact GP's 700 rows (the search; relevance scaling): Friedman's
+    # benchmarks, 2 000 rows drawn with seed 1. #1 has 10 inputs of which 5 matter; #2 and
+    # #3 have 4 inputs of unequal ranges, all of which matter.
+    "friedman1": ("mlbench", None, "y", "set.seed(1); p <- mlbench.friedman1(2000, sd = 1); d <- data.frame(p$x, y = p$y);"),
+    "friedman2": ("mlbench", None, "y", "set.seed(1); p <- mlbench.friedman2(2000); d <- data.frame(p$x, y = p$y);"),
+    "friedman3": ("mlbench", None, "y", "set.seed(1); p <- mlbench.friedman3(2000); d <- data.frame(p$x, y = p$y);"),
 }
 FASHION = "/usr/share/datasets/fashion-mnist"
 SHARED = os.path.join("..", "shared", "data")
@@ -79,9 +86,10 @@ def read_r(name):
     pkg, ds, target, *pre = RDATA[name]
     # Factors among the inputs become numbers (their values if numeric, else codes); the
     # target becomes its factor code (classification) or stays numeric; constant inputs go.
+    load = "data(%s); d <- %s; " % (ds, ds) if ds else ""
     code = r"""
-suppressMessages(library(%s)); data(%s); d <- %s; tg <- "%s"
-""" % (pkg, ds, ds, target) + "".join(pre) + r"""
+suppressMessages(library(%s)); %stg <- "%s"
+""" % (pkg, load, target) + "".join(pre) + r"""
 y <- d[[tg]]; d[[tg]] <- NULL
 for (n in names(d)) if (is.factor(d[[n]])) {
   v <- suppressWarnings(as.numeric(as.character(d[[n]])))
@@ -96,7 +104,8 @@ write.csv(d, stdout(), row.names = FALSE)
     rows = txt.strip().splitlines()
     a = np.array([[float(v) for v in r.split(",")] for r in rows[1:]])
     deb = "r-base-core" if pkg == "datasets" else "r-cran-" + pkg.lower()
-    return a[:, :-1], a[:, -1], "R %s::%s (Debian %s)" % (pkg, ds, deb)
+    what = ds or "".join(pre).strip()
+    return a[:, :-1], a[:, -1], "R %s::%s (Debian %s)" % (pkg, what, deb)
 
 
 def idx(path):

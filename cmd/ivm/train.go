@@ -60,7 +60,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	df.register(fs)
 	noiseName := fs.String("noise", "auto", "noise model: auto, probit, gaussian, ordinal or ncnm (auto: probit for two labels\n(up to 700 rows, or the labels ±1 regressed with Gaussian noise and a logistic map, where that predicts\nleft-out rows better), one-vs-rest probit for 3 to 50 integer labels, gaussian otherwise;\nwith ncnm, label 0 (libsvm) or ? (CSV) marks an unlabelled row)")
 	d := fs.Int("d", 0, "active set size (0: N when that is cheap, else min(N, max(200, 8·sqrt(N)), 1250); see ivm.DefaultActiveSize)")
-	scale := fs.String("scale", "auto", "input scaling, stored in the model: std (zero mean, unit variance), minmax ([-1, 1]), none;\nauto: chosen by the search between std and minmax, std with -learn alg2, none with -tasks")
+	scale := fs.String("scale", "auto", "input scaling, stored in the model: std (zero mean, unit variance), minmax ([-1, 1]), none;\nauto: chosen by the search between std and minmax (and relevance, learnt, for regression), std with -learn alg2, none with -tasks")
 	learn := fs.String("learn", "auto", "how the kernel is chosen: search (rbf+bias+white, its width, variance, the input scaling and\nthe selection criterion by held-out log loss; one kernel for all classes), alg2 (the papers' Algorithm 2 per class),\nor auto: search for binary, multi-class and regression tasks without -kernel or -iters, alg2 otherwise")
 	iters := fs.Int("iters", -1, "outer iterations of parameter learning (Algorithm 2); 0 keeps the kernel fixed;\n-1: the task's default, 8 (the papers'), 15 for -noise ncnm (the extensions paper's)")
 	kiters := fs.Int("kiters", 100, "optimiser iterations on the kernel per outer iteration")
