@@ -18,6 +18,10 @@ package ivm
 //
 // The error bars are then calibrated like the search's, on the exact leave-one-out
 // predictions (Rasmussen & Williams §5.4.2), which cost nothing once K⁻¹ is known.
+//
+// Larger regression tasks go to the search, whose kernel has one width for every input;
+// the same per-input fit on a subsample gives it a candidate scaling that weights each
+// input by its relevance (relevanceScaler).
 
 import (
 	"fmt"

@@ -34,7 +34,7 @@ import time
 import numpy as np
 
 REGRESSION = {"diabetes", "boston", "ozone", "servo", "cpus", "airquality", "quakes", "swiss", "faithful",
-              "friedman1", "friedman2", "friedman3"}
+              "friedman1", "friedman2", "friedman3", "birthwt", "earthquake", "ethanol", "milk", "mathach"}
 # Sets that are read by Rscript: name -> (R package, data set, target column[, R code run
 # on the data frame d first]); a data set None is made by the R code, which sets d.
 RDATA = {
@@ -70,6 +70,15 @@ RDATA = {
     "friedman1": ("mlbench", None, "y", "set.seed(1); p <- mlbench.friedman1(2000, sd = 1); d <- data.frame(p$x, y = p$y);"),
     "friedman2": ("mlbench", None, "y", "set.seed(1); p <- mlbench.friedman2(2000); d <- data.frame(p$x, y = p$y);"),
     "friedman3": ("mlbench", None, "y", "set.seed(1); p <- mlbench.friedman3(2000); d <- data.frame(p$x, y = p$y);"),
+    # More real regression sets: birth weight (MASS, the low-weight flag dropped), peak
+    # ground acceleration (nlme, the quake's id dropped), engine NOx (lattice); and past 700
+    # rows nlme's milk protein (1 337 rows, the cow's id dropped) and mathematics
+    # achievement (7 185 pupils, the school's id dropped).
+    "birthwt": ("MASS", "birthwt", "bwt", "d$low <- NULL;"),
+    "earthquake": ("nlme", "Earthquake", "accel", "d <- as.data.frame(d); d$Quake <- NULL;"),
+    "ethanol": ("lattice", "ethanol", "NOx"),
+    "milk": ("nlme", "Milk", "protein", "d <- as.data.frame(d); d$Cow <- NULL;"),
+    "mathach": ("nlme", "MathAchieve", "MathAch", "d <- as.data.frame(d); d$School <- NULL;"),
 }
 FASHION = "/usr/share/datasets/fashion-mnist"
 SHARED = os.path.join("..", "shared", "data")

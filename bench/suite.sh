@@ -33,6 +33,9 @@
 # (pima2), MASS's crabs (species; index dropped) and cats (sex). Rows with missing values
 # dropped. And regression past the exact GP's 700 rows: mlbench's Friedman benchmarks
 # #1–#3 (friedman1..3; 2 000 rows drawn in R with seed 1; #1 has 5 irrelevant inputs of 10).
+# And more real regression sets: MASS's birthwt (bwt; low dropped), nlme's Earthquake (accel;
+# Quake dropped), lattice's ethanol (NOx), nlme's Milk (protein, 1 337 rows; Cow dropped) and
+# MathAchieve (MathAch, 7 185 rows; School dropped).
 #
 # libsvm recipe (libsvm-tools 3.24), timed as one process tree: `svm-scale -s range` on the
 # training file (scaled to [-1, 1]), `svm-scale -r range` on the test file; 5-fold CV
@@ -68,7 +71,7 @@ out=${SUITE_OUT:-bench/out/suite}
 
 all_sets="breast_cancer iris wine digits diabetes sonar ionosphere glass pima vehicle vowel boston spambase oilflow soybean dna satellite letter usps fashion10k fashion"
 # Accepted by name, not run by default: small regression sets for bench/splits.sh.
-extra_sets="ozone servo cpus airquality quakes swiss faithful bcw votes crabs cats pima2 friedman1 friedman2 friedman3"
+extra_sets="ozone servo cpus airquality quakes swiss faithful bcw votes crabs cats pima2 friedman1 friedman2 friedman3 birthwt earthquake ethanol milk mathach"
 r_sets=" sonar ionosphere glass pima vehicle boston spambase soybean dna satellite letter $extra_sets "
 
 # libsvm_recipe TASK TRAIN TEST DIR [C GAMMA PROB]: the recipe above, run under GNU time by
