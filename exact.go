@@ -425,12 +425,13 @@ const (
 
 // relevanceScaler returns the scaling std (standardisation) with each column then weighted
 // by its relevance to the regression targets y: ℓ_min/ℓ_d, from the exact GP's per-input
-// length scales (fitARD) on at most relevanceRows rows drawn with seed. The search, whose
+// length scales (fitARD) on at most relevanceRows rows drawn with seed; and a progress
+// report of that fit. The search, whose
 // kernel has one width for every input, then weighs this scaling against the others on
 // its held-out rows: where most inputs do not matter (one relevant input among eight,
 // 2 000 synthetic rows) standardised inputs drown the one that does and the search's best
 // kernel predicted about the mean.
-func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scaler, error) {
+func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scaler, Progress, error) {
 	n, _ := x.Dims()
 	rows := make([]int, n)
 	for i := range rows {
@@ -439,17 +440,21 @@ func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scal
 	rows = subsample(rows, relevanceRows, rand.New(rand.NewPCG(seed, 0x5e1e)))
 	xs, err := scaledRows(x, std, rows)
 	if err != nil {
-		return nil, err
+		return nil, Progress{}, err
 	}
 	ys, _ := standardised(subTargets(y, rows))
 	fit, err := fitExact(xs, ys, true)
 	if err != nil {
-		return nil, err
+		return nil, Progress{}, err
 	}
 	lmin := slices.Min(fit.length)
 	sc := &Scaler{Kind: ScaleRelevance, Shift: slices.Clone(std.Shift), Factor: make([]float64, len(std.Factor))}
 	for d, l := range fit.length {
 		sc.Factor[d] = std.Factor[d] * max(lmin/l, relevanceFloor)
 	}
-	return sc, nil
+	s := &searcher{task: Regression, yVal: ys}
+	loo := [][2][]float64{{fit.looMean, fit.looVar}}
+	report := Progress{Search: fit.evals, SearchScore: s.logLoss(loo, calib{a: 1}),
+		SearchKernel: fmt.Sprintf("%s on %d rows, by the marginal likelihood, scored leaving one row out: the relevance scaling's weights", fit.spec(1), len(rows))}
+	return sc, report, nil
 }

@@ -976,9 +976,10 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 	if auto && task == Regression {
 		criterion = Entropy
 	}
+	before := 0 // evaluations reported before the search's own (the relevance fit's)
 	report := func(evals int, kernel string, score float64) {
 		if cfg.Progress != nil {
-			cfg.Progress(Progress{Problems: problems, Search: evals, SearchKernel: kernel, SearchScore: score})
+			cfg.Progress(Progress{Problems: problems, Search: before + evals, SearchKernel: kernel, SearchScore: score})
 		}
 	}
 	if n, dim := x.Dims(); task == Regression && d == n && n <= exactMaxRows && dim > 0 {
@@ -993,8 +994,10 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 		scalers = append(scalers, mm)
 		if _, dim := x.Dims(); task == Regression && dim > 1 {
 			// A candidate only: where its fit fails the others remain.
-			if rel, err := relevanceScaler(x, y, p.Scaler, cfg.Learn.Seed); err == nil {
+			if rel, pr, err := relevanceScaler(x, y, p.Scaler, cfg.Learn.Seed); err == nil {
 				scalers = append(scalers, rel)
+				report(pr.Search, pr.SearchKernel, pr.SearchScore)
+				before = pr.Search
 			}
 		}
 	}
