@@ -242,9 +242,18 @@ func TestExactFindsOneRelevantInputAmongMany(t *testing.T) {
 func TestRegressionSearchWeighsRelevance(t *testing.T) {
 	x, y := wavyData(1000, 8, 4)
 	xt, yt := wavyData(500, 8, 5)
-	p, err := Fit(x, y, Config{})
+	var reports []Progress
+	p, err := Fit(x, y, Config{Progress: func(pr Progress) {
+		if pr.Search > 0 {
+			reports = append(reports, pr)
+		}
+	}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The relevance fit is reported first, and the search counts on from its evaluations.
+	if len(reports) < 2 || !strings.Contains(reports[0].SearchKernel, "relevance") || reports[1].Search != reports[0].Search+1 {
+		t.Errorf("search reports %+v: want the relevance fit's first, the search's counting on", reports[:min(2, len(reports))])
 	}
 	if p.Scaler.Kind != ScaleRelevance {
 		t.Errorf("inputs scaled %v, want relevance", p.Scaler.Kind)
