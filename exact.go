@@ -448,9 +448,10 @@ func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scal
 		return nil, Progress{}, err
 	}
 	lmin := slices.Min(fit.length)
-	sc := &Scaler{Kind: ScaleRelevance, Shift: slices.Clone(std.Shift), Factor: make([]float64, len(std.Factor))}
+	sc := &Scaler{Kind: ScaleRelevance, Shift: slices.Clone(std.Shift), Factor: make([]float64, len(std.Factor)), Weight: make([]float64, len(std.Factor))}
 	for d, l := range fit.length {
-		sc.Factor[d] = std.Factor[d] * max(lmin/l, relevanceFloor)
+		sc.Weight[d] = max(lmin/l, relevanceFloor)
+		sc.Factor[d] = std.Factor[d] * sc.Weight[d]
 	}
 	s := &searcher{task: Regression, yVal: ys}
 	loo := [][2][]float64{{fit.looMean, fit.looVar}}

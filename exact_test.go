@@ -258,8 +258,8 @@ func TestRegressionSearchWeighsRelevance(t *testing.T) {
 	if p.Scaler.Kind != ScaleRelevance {
 		t.Errorf("inputs scaled %v, want relevance", p.Scaler.Kind)
 	}
-	if w := p.Scaler.Factor[0]; slices.Max(p.Scaler.Factor[1:]) > w/5 {
-		t.Errorf("relevance weights %v: want the first input's at least five times the others'", p.Scaler.Factor)
+	if w := p.Scaler.Weight; len(w) != 8 || w[0] != 1 || slices.Max(w[1:]) > 0.2 {
+		t.Errorf("relevance weights %v: want the first input's 1, the others' below 0.2", w)
 	}
 	preds, err := p.Predict(xt)
 	if err != nil {

@@ -32,12 +32,15 @@ func FuzzLoad(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		if k == 2 {
-			p.Scaler.Kind = ivm.ScaleRelevance // as the search makes for larger regression tasks
+		if k == 2 { // a relevance scaling, as the search makes for larger regression tasks
+			p.Scaler.Kind, p.Scaler.Weight = ivm.ScaleRelevance, []float64{1, 0.5}
 		}
 		var buf bytes.Buffer
 		if err := p.Save(&buf); err != nil {
 			f.Fatal(err)
+		}
+		if _, err := ivm.Load(bytes.NewReader(buf.Bytes())); err != nil {
+			f.Fatalf("seed %d does not load: %v", k, err)
 		}
 		f.Add(buf.Bytes())
 	}

@@ -323,5 +323,5 @@ func sameScaler(a, b *Scaler) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Kind == b.Kind && slices.Equal(a.Shift, b.Shift) && slices.Equal(a.Factor, b.Factor)
+	return a.Kind == b.Kind && slices.Equal(a.Shift, b.Shift) && slices.Equal(a.Factor, b.Factor) && slices.Equal(a.Weight, b.Weight)
 }

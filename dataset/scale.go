@@ -68,10 +68,15 @@ func ParseScaling(s string) (Scaling, error) {
 // Scaler maps an input x to (x − Shift) ⊙ Factor column by column. A column that is
 // constant in the training data gets Factor 1 (it carries no information, and dividing by
 // a zero spread would turn test values into ±Inf).
+//
+// A relevance scaler (ScaleRelevance) also records Weight, each column's relevance weight
+// in (0, 1] (1 for the most relevant): its Factor is the standardising factor times the
+// weight. Weight says which inputs the model uses; Apply needs only Factor.
 type Scaler struct {
 	Kind   Scaling   `json:"kind"`
 	Shift  []float64 `json:"shift"`
 	Factor []float64 `json:"factor"`
+	Weight []float64 `json:"weight,omitempty"`
 }
 
 // Method is the scaling s does: its Kind, or ScaleNone for a nil Scaler.
@@ -189,6 +194,17 @@ func (s *Scaler) Check(dim int) error {
 	for j := range s.Shift {
 		if bad(s.Shift[j]) || bad(s.Factor[j]) || s.Factor[j] == 0 {
 			return fmt.Errorf("ivm: scaling of column %d is not usable (shift %g, factor %g)", j+1, s.Shift[j], s.Factor[j])
+		}
+	}
+	if (s.Weight != nil) != (s.Kind == ScaleRelevance) {
+		return fmt.Errorf("ivm: %v scaling with %d relevance weights", s.Kind, len(s.Weight))
+	}
+	if s.Weight != nil && len(s.Weight) != dim {
+		return fmt.Errorf("ivm: relevance weights for %d columns, the model has %d inputs", len(s.Weight), dim)
+	}
+	for j, w := range s.Weight {
+		if !(w > 0 && w <= 1) {
+			return fmt.Errorf("ivm: relevance weight of column %d is %g, want one in (0, 1]", j+1, w)
 		}
 	}
 	return nil

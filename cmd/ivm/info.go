@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/ivmlab/ivm"
@@ -113,6 +115,9 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 		fmt.Fprint(w, ", not scaled")
 	}
 	fmt.Fprintln(w)
+	if p.Scaler != nil && p.Scaler.Weight != nil {
+		fmt.Fprintf(w, "relevance:   %s\n", relevanceLine(p.Scaler.Weight))
+	}
 	if p.Sharpness != 0 && p.Sharpness != 1 || p.Softmax {
 		what := "class probabilities p_c ∝ q_c^a"
 		switch {
@@ -159,4 +164,25 @@ func floats(v []float64) string {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, " ")
+}
+
+// relevanceShown is how many inputs relevanceLine names.
+const relevanceShown = 8
+
+// relevanceLine lists the inputs by relevance weight, the most relevant first (1-based
+// column numbers as in the data file), the first relevanceShown of them.
+func relevanceLine(weight []float64) string {
+	order := make([]int, len(weight))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(weight[b], weight[a]) })
+	parts := make([]string, 0, relevanceShown+1)
+	for _, j := range order[:min(len(order), relevanceShown)] {
+		parts = append(parts, fmt.Sprintf("%d: %.3g", j+1, weight[j]))
+	}
+	if rest := len(order) - relevanceShown; rest > 0 {
+		parts = append(parts, fmt.Sprintf("%d more, at most %.3g", rest, weight[order[relevanceShown]]))
+	}
+	return "input weights (1: the most relevant) " + strings.Join(parts, ", ")
 }
