@@ -183,7 +183,8 @@ func (s *Scaler) Apply(x mat.Matrix) (*mat.Dense, error) {
 }
 
 // Check validates a scaler read from a file for a model of dim inputs: a known kind, one
-// shift and one factor per input, all finite, no factor zero.
+// shift and one factor per input, all finite, no factor zero; for a relevance scaler (and
+// only for one) a weight in (0, 1] per input.
 func (s *Scaler) Check(dim int) error {
 	if s.Kind != ScaleMinMax && s.Kind != ScaleStd && s.Kind != ScaleRelevance {
 		return fmt.Errorf("ivm: scaling kind %d unknown", int(s.Kind))
