@@ -16,16 +16,41 @@ import (
 // exactData returns n rows of dim inputs in [−2, 2] whose target depends on the first
 // input only, with noise of standard deviation 0.1.
 func exactData(n, dim int, seed uint64) (*mat.Dense, []float64) {
-	rng := rand.New(rand.NewPCG(seed, 1))
+	return sineData(n, dim, rand.NewPCG(seed, 1), 2, 1.5)
+}
+
+// wavyData returns n rows of dim inputs in [−3, 3] whose target, sin(2x₁) plus noise of
+// standard deviation 0.1, depends on the first input only: two periods across its range.
+func wavyData(n, dim int, seed uint64) (*mat.Dense, []float64) {
+	return sineData(n, dim, rand.NewPCG(seed, 2), 3, 2)
+}
+
+// sineData returns n rows of dim inputs uniform in [−half, half] drawn from src, and
+// targets sin(freq·x₁) plus noise of standard deviation 0.1.
+func sineData(n, dim int, src rand.Source, half, freq float64) (*mat.Dense, []float64) {
+	rng := rand.New(src)
 	x := mat.NewDense(n, dim, nil)
 	y := make([]float64, n)
 	for i := range y {
 		for d := 0; d < dim; d++ {
-			x.Set(i, d, 4*rng.Float64()-2)
+			x.Set(i, d, 2*half*rng.Float64()-half)
 		}
-		y[i] = math.Sin(1.5*x.At(i, 0)) + 0.1*rng.NormFloat64()
+		y[i] = math.Sin(freq*x.At(i, 0)) + 0.1*rng.NormFloat64()
 	}
 	return x, y
+}
+
+// testErrors returns the mean squared error of the predictive means on the targets y and
+// the share of them inside the 95 % intervals.
+func testErrors(preds []Prediction, y []float64) (mse, covered float64) {
+	for i, pr := range preds {
+		e := y[i] - pr.Mean[0]
+		mse += e * e / float64(len(y))
+		if math.Abs(e) <= 1.96*math.Sqrt(pr.Var[0]) {
+			covered += 1 / float64(len(y))
+		}
+	}
+	return mse, covered
 }
 
 // The marginal likelihood's gradient agrees with central differences, with one length
@@ -146,18 +171,11 @@ func TestFitRegressionByMarginalLikelihood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mse, covered := 0.0, 0
-	for i, pr := range preds {
-		e := yt[i] - pr.Mean[0]
-		mse += e * e / float64(len(yt))
-		if math.Abs(e) <= 1.96*math.Sqrt(pr.Var[0]) {
-			covered++
-		}
-	}
+	mse, c := testErrors(preds, yt)
 	if mse > 1.3*0.01 {
 		t.Errorf("test MSE %.4f; the noise variance is 0.01", mse)
 	}
-	if c := float64(covered) / float64(len(yt)); c < 0.92 || c > 0.985 {
+	if c < 0.92 || c > 0.985 {
 		t.Errorf("95 %% intervals cover %.3f of the test targets", c)
 	}
 }
@@ -191,21 +209,6 @@ func TestRegressionTargetScale(t *testing.T) {
 	}
 }
 
-// wavyData returns n rows of dim inputs in [−3, 3] whose target, sin(2x₁) plus noise of
-// standard deviation 0.1, depends on the first input only: two periods across its range.
-func wavyData(n, dim int, seed uint64) (*mat.Dense, []float64) {
-	rng := rand.New(rand.NewPCG(seed, 2))
-	x := mat.NewDense(n, dim, nil)
-	y := make([]float64, n)
-	for i := range y {
-		for d := 0; d < dim; d++ {
-			x.Set(i, d, 6*rng.Float64()-3)
-		}
-		y[i] = math.Sin(2*x.At(i, 0)) + 0.1*rng.NormFloat64()
-	}
-	return x, y
-}
-
 // With one relevant input among many, the per-input fit finds it (fitARD's smooth, free
 // starts): from the isotropic optimum alone it kept the scales alike on these sets and
 // predicted about the mean.
@@ -224,11 +227,7 @@ func TestExactFindsOneRelevantInputAmongMany(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mse := 0.0
-		for i, pr := range preds {
-			e := yt[i] - pr.Mean[0]
-			mse += e * e / float64(len(yt))
-		}
+		mse, _ := testErrors(preds, yt)
 		// The noise variance is 0.01, the targets' variance about 0.5.
 		if mse > 2*0.01 {
 			t.Errorf("%d rows of %d inputs: test MSE %.4f against a noise variance of 0.01 (kernel %v)", c.n, c.dim, mse, p.Models[0].Kernel)
@@ -265,11 +264,7 @@ func TestRegressionSearchWeighsRelevance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mse := 0.0
-	for i, pr := range preds {
-		e := yt[i] - pr.Mean[0]
-		mse += e * e / float64(len(yt))
-	}
+	mse, _ := testErrors(preds, yt)
 	if mse > 2*0.01 {
 		t.Errorf("test MSE %.4f against a noise variance of 0.01", mse)
 	}
