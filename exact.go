@@ -26,7 +26,6 @@ package ivm
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -433,11 +432,7 @@ const (
 // kernel predicted about the mean.
 func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scaler, Progress, error) {
 	n, _ := x.Dims()
-	rows := make([]int, n)
-	for i := range rows {
-		rows[i] = i
-	}
-	rows = subsample(rows, relevanceRows, rand.New(rand.NewPCG(seed, 0x5e1e)))
+	rows := randomRows(n, relevanceRows, seed, 0x5e1e)
 	xs, err := scaledRows(x, std, rows)
 	if err != nil {
 		return nil, Progress{}, err

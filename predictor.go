@@ -458,11 +458,17 @@ func candidateRows(n, pool int, seed uint64) []int {
 	if pool >= n {
 		return nil
 	}
+	return randomRows(n, pool, seed, 0xca9d1)
+}
+
+// randomRows returns, in ascending order, k of the row indices 0…n−1 drawn at random by
+// the generator (seed, stream), or all n when k ≥ n.
+func randomRows(n, k int, seed, stream uint64) []int {
 	rows := make([]int, n)
 	for i := range rows {
 		rows[i] = i
 	}
-	return subsample(rows, pool, rand.New(rand.NewPCG(seed, 0xca9d1)))
+	return subsample(rows, k, rand.New(rand.NewPCG(seed, stream)))
 }
 
 // ClassMemory bounds the memory that the classes Fit trains side by side may hold in their
