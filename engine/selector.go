@@ -36,6 +36,10 @@ type Options struct {
 	// Step, when set, is called by Select after every inclusion with the active set's
 	// size (for progress displays; it runs on the selecting goroutine).
 	Step func(size int)
+	// Inner, when set, holds the inner products of the rows of the selector's inputs
+	// (kern.NewInner of the same matrix), from which kernel columns are computed: share one
+	// among the selectors that fit many kernels or problems on the same rows.
+	Inner *kern.Inner
 }
 
 // Criterion is the score by which Algorithm 1 picks the next active point.
@@ -122,6 +126,7 @@ type Selector struct {
 	size int       // number of inclusions so far
 
 	cols    *kern.Columns   // kernel columns of X under Kernel, refreshed by Reset
+	inner   *kern.Inner     // X's inner products for cols (Options.Inner), or nil
 	colsK   kern.Kernel     // the kernel cols was made for
 	exact   noise.ExactSite // non-nil for noise models with closed-form sites
 	concave bool            // the noise model is log-concave
@@ -157,7 +162,10 @@ func NewSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt O
 	if err := nm.Init(y); err != nil {
 		return nil, err
 	}
-	s := &Selector{X: x, Y: y, Kernel: k, Noise: nm, n: n, dim: dim}
+	if opt.Inner != nil && opt.Inner.X() != x {
+		return nil, errors.New("ivm: the inner products given are of other inputs than the selector's")
+	}
+	s := &Selector{X: x, Y: y, Kernel: k, Noise: nm, n: n, dim: dim, inner: opt.Inner}
 	s.workers = opt.Workers
 	s.step = opt.Step
 	if s.workers <= 0 {
@@ -210,7 +218,12 @@ func (s *Selector) Reset() error {
 		s.active[i] = false
 	}
 	if s.cols == nil || s.colsK != s.Kernel {
-		s.cols, s.colsK = kern.NewColumns(s.Kernel, s.X), s.Kernel
+		s.colsK = s.Kernel
+		if s.inner != nil && s.inner.X() == s.X {
+			s.cols, _ = kern.NewInnerColumns(s.Kernel, s.inner)
+		} else {
+			s.cols = kern.NewColumns(s.Kernel, s.X)
+		}
 	} else {
 		s.cols.Refresh()
 	}

@@ -243,3 +243,46 @@ func TestBestIsArgmaxOfDelta(t *testing.T) {
 		}
 	}
 }
+
+// Selection with the inputs' inner products precomputed (Options.Inner, shared by two
+// selectors of different kernels) includes the same points as selection without them, with
+// posteriors equal up to the rounding of the products' other summation order; inner
+// products of other inputs are refused.
+func TestSelectionWithInnerProducts(t *testing.T) {
+	x, y, _ := refProblem(t, "class_train_500.csv")
+	in := kern.NewInner(x)
+	_, dim := x.Dims()
+	for _, spec := range []string{"rbf(gamma=1,variance=1)+bias+white(variance=0.01)", "rbf(gamma=4,variance=2)+lin(variance=0.1)+bias"} {
+		run := func(opt engine.Options) *engine.Selector {
+			k, err := kern.Parse(spec, dim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := engine.NewSelector(x, y, k, noise.NewProbit(), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Select(60); err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		plain, shared := run(engine.Options{}), run(engine.Options{Inner: in})
+		for i, st := range plain.Steps() {
+			if got := shared.Steps()[i]; got.Index != st.Index || math.Abs(got.Delta-st.Delta) > 1e-9 {
+				t.Fatalf("%s: inclusion %d: without inner products %+v, with %+v", spec, i, st, got)
+			}
+		}
+		for i := range plain.Mean() {
+			if math.Abs(plain.Mean()[i]-shared.Mean()[i]) > 1e-9 || math.Abs(plain.Var()[i]-shared.Var()[i]) > 1e-9 {
+				t.Fatalf("%s: point %d: μ, ς = %v, %v without inner products, %v, %v with", spec, i,
+					plain.Mean()[i], plain.Var()[i], shared.Mean()[i], shared.Var()[i])
+			}
+		}
+	}
+	other := kern.NewInner(mat.DenseCopyOf(x))
+	k, _ := kern.Parse(refKernel, dim)
+	if _, err := engine.NewSelector(x, y, k, noise.NewProbit(), engine.Options{Inner: other}); err == nil || !strings.Contains(err.Error(), "other inputs") {
+		t.Errorf("inner products of another matrix: error %v", err)
+	}
+}

@@ -25,6 +25,8 @@ import (
 // distance to itself, and to an identical row, is exactly 0; on the Dgemv path the
 // self-product is set to the norm for the same reason.
 //
+// Columns made by NewInnerColumns read the inner products from an Inner instead.
+//
 // Values equal K's up to rounding: inner products are summed in Dgemv's or the dot
 // product's order rather than K's.
 //
@@ -34,6 +36,7 @@ type Columns struct {
 	k     Kernel
 	xm    *mat.Dense
 	x     raw
+	inner *Inner       // the unweighted inner products, precomputed; nil: computed per column
 	parts []columnPart // nil: fall back to K
 	views []*dotView
 }
@@ -58,13 +61,17 @@ type dotView struct {
 	xs    []float64 // rows of X scaled by √w (row-major, stride cols); nil when w is nil
 	norms []float64 // squared (weighted) norms of the rows
 	dots  []float64 // the current column's inner products; goroutines write disjoint ranges
+	inner *Inner    // where the (unweighted) products are read from; nil: dots computes them
 	ready bool      // norms computed (plain norms do not depend on parameters)
 }
 
 // NewColumns prepares kernel columns of k on the rows of x (which must not change while
 // the Columns is in use). Call Refresh after changing k's parameters.
-func NewColumns(k Kernel, x *mat.Dense) *Columns {
-	c := &Columns{k: k, xm: x, x: asRaw(x)}
+func NewColumns(k Kernel, x *mat.Dense) *Columns { return newColumns(k, x, nil) }
+
+// newColumns is NewColumns, reading the unweighted inner products from in when it is not nil.
+func newColumns(k Kernel, x *mat.Dense, in *Inner) *Columns {
+	c := &Columns{k: k, xm: x, x: asRaw(x), inner: in}
 	parts := []Kernel{k}
 	if s, ok := k.(*Sum); ok {
 		parts = s.parts
@@ -89,9 +96,15 @@ func (c *Columns) view(w []float64) *dotView {
 		}
 	}
 	n := c.x.rows
-	v := &dotView{w: w, norms: make([]float64, n), dots: make([]float64, n)}
-	if w != nil {
+	v := &dotView{w: w, norms: make([]float64, n)}
+	switch {
+	case w != nil:
 		v.xs = make([]float64, n*c.x.cols)
+		v.dots = make([]float64, n)
+	case c.inner != nil:
+		v.inner = c.inner
+	default:
+		v.dots = make([]float64, n)
 	}
 	c.views = append(c.views, v)
 	return v
@@ -107,8 +120,17 @@ func (c *Columns) Refresh() {
 	}
 }
 
-// fill computes the scaled rows (ARD) and the squared norms.
+// fill computes the scaled rows (ARD) and the squared norms. With precomputed inner
+// products the norms are their diagonal, summed as the other products are, so that a
+// row's distance to itself and to an identical row is exactly 0.
 func (v *dotView) fill(x raw) {
+	if v.inner != nil {
+		for i := range v.norms {
+			v.norms[i] = v.inner.row(i)[i]
+		}
+		v.ready = true
+		return
+	}
 	d := x.cols
 	for i := 0; i < x.rows; i++ {
 		r := x.row(i)
@@ -152,6 +174,9 @@ func (c *Columns) Column(dst []float64, lo, hi, i int) {
 		return
 	}
 	for _, v := range c.views {
+		if v.inner != nil {
+			continue
+		}
 		rows := v.rows(c.x, lo, hi)
 		xi := v.rows(c.x, i, i+1).Data[:c.x.cols]
 		dots := v.dots[lo:hi]
@@ -169,7 +194,11 @@ func (c *Columns) Column(dst []float64, lo, hi, i int) {
 	clear(dst[:hi-lo])
 	for _, p := range c.parts {
 		v := p.view
-		p.k.addColumn(dst[:hi-lo], v.dots[lo:hi], v.norms[lo:hi], v.norms[i])
+		dots := v.dots
+		if v.inner != nil {
+			dots = v.inner.row(i)
+		}
+		p.k.addColumn(dst[:hi-lo], dots[lo:hi], v.norms[lo:hi], v.norms[i])
 	}
 }
 

@@ -207,3 +207,76 @@ func TestGramCacheConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestInnerColumnsMatchK checks columns read from precomputed inner products: they match K
+// for every test kernel (ARD components, whose products are weighted, computing theirs),
+// on short and long rows, and a duplicate row is at distance exactly 0 from its twin.
+func TestInnerColumnsMatchK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, dim := range []int{testDim, rowDotMinCols + 8} {
+		x := randMat(rng, 37, dim)
+		x.SetRow(5, x.RawRowView(2))
+		in := NewInner(x)
+		kernels := testKernels()
+		if dim != testDim {
+			kernels = []namedKernel{{"rbf+lin+bias", must(Parse("rbf(gamma=0.05,variance=1.7)+lin(variance=0.3)+bias", dim))}}
+		}
+		for _, nk := range kernels {
+			c, err := NewInnerColumns(nk.k, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			label := fmt.Sprintf("%s, %d inputs", nk.label, dim)
+			checkColumns(t, label, nk.k, c, x, 3)
+			if nk.k.Name() == "rbf" || dim != testDim {
+				// (ARD components of short rows take their products from Dgemv, which
+				// does not promise this.)
+				col := make([]float64, 37)
+				c.Column(col, 0, 37, 2)
+				if col[5] != col[2] {
+					t.Errorf("%s: duplicate rows 2 and 5: k = %v and %v, want equal", label, col[5], col[2])
+				}
+			}
+		}
+	}
+	if _, err := NewInnerColumns(must(NewRBF(1, 1)), nil); err == nil {
+		t.Error("NewInnerColumns without inner products: no error")
+	}
+}
+
+// TestSharedInnerConcurrent computes columns of two kernels from one Inner on several
+// goroutines at once, as a kernel search does (run under -race in CI): each equals its
+// serial column exactly, and a column allocates nothing.
+func TestSharedInnerConcurrent(t *testing.T) {
+	const n, dim, workers = 600, rowDotMinCols + 8, 4
+	rng := rand.New(rand.NewPCG(11, 12))
+	x := randMat(rng, n, dim)
+	in := NewInner(x)
+	var cols [2]*Columns
+	var want [2][]float64
+	for i, spec := range []string{"rbf(gamma=0.05)+bias", "rbf(gamma=0.2)+lin"} {
+		c, err := NewInnerColumns(must(Parse(spec, dim)), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols[i], want[i] = c, make([]float64, n)
+		c.Column(want[i], 0, n, 17)
+	}
+	got := [2][]float64{make([]float64, n), make([]float64, n)}
+	inRangesConcurrently(2*n, workers, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			k := j / n
+			cols[k].Column(got[k][j%n:j%n+1], j%n, j%n+1, 17)
+		}
+	})
+	for k := range want {
+		for j := range want[k] {
+			if got[k][j] != want[k][j] {
+				t.Fatalf("kernel %d row %d: concurrent %v, serial %v", k, j, got[k][j], want[k][j])
+			}
+		}
+	}
+	if a := testing.AllocsPerRun(10, func() { cols[0].Column(got[0], 0, n, 3) }); a != 0 {
+		t.Errorf("%v allocations per column", a)
+	}
+}
