@@ -33,6 +33,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -126,7 +127,9 @@ type searcher struct {
 	cfg      *Config
 	memo     map[searchParams]float64
 	outs     map[searchParams][][2][]float64 // validation outputs of every kernel scored
-	report   func(p searchParams, score float64)
+	// report receives every kernel scored, with the active set size its models had when
+	// that differs from the search's (finalSize; 0 otherwise).
+	report func(p searchParams, d int, score float64)
 	// scoreFunc, when set, scores kernels in place of fitting them (the search's own tests).
 	scoreFunc func(p searchParams) float64
 	// xValExtra and valClassExtra are validation rows (scaled) and their classes that
@@ -141,6 +144,30 @@ type searchFold struct {
 	xFit, xVal *mat.Dense
 	yFit       [][]float64
 	d          int
+	// inner is xFit's inner products, made when a selection first needs them and shared by
+	// every kernel and problem fitted on the fold (nil where they would take too much
+	// memory, searchInnerBytes).
+	inner *lazyInner
+}
+
+// searchInnerBytes bounds the memory of a searcher's folds' inner products (kern.Inner):
+// three folds of 2 000 rows take 64 MB, one of searchMaxFit rows 72 MB.
+const searchInnerBytes = 96 << 20
+
+// lazyInner makes the inner products of x's rows the first time they are asked for.
+type lazyInner struct {
+	once sync.Once
+	x    *mat.Dense
+	in   *kern.Inner
+}
+
+// get returns the inner products, or nil for a nil lazyInner.
+func (l *lazyInner) get() *kern.Inner {
+	if l == nil {
+		return nil
+	}
+	l.once.Do(func() { l.in = kern.NewInner(l.x) })
+	return l.in
 }
 
 // searchResult is what the search chose.
@@ -174,10 +201,14 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 		if err != nil {
 			return searchResult{}, err
 		}
-		s.report = func(p searchParams, score float64) {
+		s.report = func(p searchParams, d int, score float64) {
 			evals++
 			if report != nil {
-				report(evals, fmt.Sprintf("%s, %v scaling, %v criterion", p.spec(), sc.Method(), p.crit), score)
+				at := ""
+				if d > 0 {
+					at = fmt.Sprintf(" at %d active points", d)
+				}
+				report(evals, fmt.Sprintf("%s, %v scaling, %v criterion%s", p.spec(), sc.Method(), p.crit, at), score)
 			}
 		}
 		ci := &climb{s: s, sd: sd, input: i, evals: &evals, origin: searchParams{gamma: startGamma(x, sc), variance: 1, white: math.Exp(-2)}}
@@ -263,6 +294,7 @@ func (s *searcher) finalSize(c *climb, folds []searchFold, finalCost float64) (*
 		return fs.rowLosses(out, calib{a: fs.sharpness(out, eps, false), eps: eps})
 	}
 	cur := losses(out)
+	fs.reportFinal(c.p, cur)
 	nFit, _ := folds[0].xFit.Dims()
 	fits := max(1, int(finalCost/2/(float64(folds[0].d)*float64(folds[0].d)*float64(nFit))))
 	for moved := true; moved && fits > 0; {
@@ -279,6 +311,7 @@ func (s *searcher) finalSize(c *climb, folds []searchFold, finalCost float64) (*
 				return nil, nil, err
 			}
 			next := losses(alt)
+			fs.reportFinal(q, next)
 			gain, se := pairedGain(cur, next)
 			if searchTrace {
 				fmt.Fprintf(os.Stderr, "search: final size d = %d, %d validation rows: %s → %s lowers the held-out log loss by %.5f ± %.5f\n", folds[0].d, len(cur), c.p.spec(), q.spec(), gain, se)
@@ -290,6 +323,14 @@ func (s *searcher) finalSize(c *climb, folds []searchFold, finalCost float64) (*
 		}
 	}
 	return fs, out, nil
+}
+
+// reportFinal reports a kernel finalSize fitted, with its validation rows' losses, as a
+// step of the search: it takes as long as several of the search's.
+func (s *searcher) reportFinal(p searchParams, losses []float64) {
+	if s.report != nil {
+		s.report(p, s.folds[0].d, stat.Mean(losses, nil))
+	}
 }
 
 // withFinalVal returns a copy of s that validates folds on its rows and the extra
@@ -532,6 +573,15 @@ func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []flo
 		}
 		s.folds = append(s.folds, fd)
 	}
+	innerBytes := 0.0
+	for _, fd := range s.folds {
+		innerBytes += kern.InnerBytes(fd.xFit.RawMatrix().Rows)
+	}
+	if innerBytes <= searchInnerBytes {
+		for i := range s.folds {
+			s.folds[i].inner = &lazyInner{x: s.folds[i].xFit}
+		}
+	}
 	return s, sd, nil
 }
 
@@ -646,7 +696,7 @@ func (s *searcher) score(p searchParams) (float64, error) {
 		fmt.Fprintf(os.Stderr, "search: %s %v: %.5f\n", p.spec(), p.crit, v)
 	}
 	if s.report != nil {
-		s.report(p, v)
+		s.report(p, 0, v)
 	}
 	return v, nil
 }
@@ -883,7 +933,7 @@ func (s *searcher) fitProblem(fd *searchFold, c int, p searchParams, workers int
 	}
 	nVal, _ := fd.xVal.Dims()
 	a, b = make([]float64, nVal), make([]float64, nVal)
-	sel, err := NewSelector(fd.xFit, fd.yFit[c], k, nm, Options{Workers: workers, Criterion: p.crit})
+	sel, err := NewSelector(fd.xFit, fd.yFit[c], k, nm, Options{Workers: workers, Criterion: p.crit, Inner: fd.inner.get()})
 	if err == nil {
 		err = selectActive(sel, fd.d)
 	}
