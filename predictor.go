@@ -408,7 +408,7 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	}
 	if !cfg.FixedKernel && cfg.resolveLearning(task) == Search {
 		var score float64
-		if spec, criterion, score, err = p.search(x, y, &cfg, d, dFinal, criterion); err != nil {
+		if spec, criterion, score, dFinal, err = p.search(x, y, &cfg, d, dFinal, criterion); err != nil {
 			return nil, err
 		}
 		if cfg.labelRegression(task, n, d) {
@@ -975,8 +975,9 @@ func (p *Predictor) activeSizes(d, n int) (dSearch, dFinal int, err error) {
 
 // search chooses the kernel, the input scaling, the criterion and the calibration by the
 // held-out search (search.go) and sets p's scaler, sharpness and label noise.
-// The score is the chosen kernel's held-out −ln p(y) per row (see searchResult).
-func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int, criterion Criterion) (string, Criterion, float64, error) {
+// The score is the chosen kernel's held-out −ln p(y) per row, dFinal the final model's
+// active set size (see searchResult).
+func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int, criterion Criterion) (string, Criterion, float64, int, error) {
 	task, problems := p.Task, p.problems()
 	auto := cfg.Criterion == CriterionAuto
 	if auto && task == Regression {
@@ -989,13 +990,14 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 		}
 	}
 	if n, dim := x.Dims(); task == Regression && d == n && n <= exactMaxRows && dim > 0 {
-		return p.searchExact(x, y, cfg)
+		spec, crit, score, err := p.searchExact(x, y, cfg)
+		return spec, crit, score, dFinal, err
 	}
 	scalers := []*Scaler{p.Scaler}
 	if cfg.Scale == ScaleAuto {
 		mm, err := FitScaler(x, ScaleMinMax)
 		if err != nil {
-			return "", 0, 0, err
+			return "", 0, 0, 0, err
 		}
 		scalers = append(scalers, mm)
 		if _, dim := x.Dims(); task == Regression && dim > 1 {
@@ -1009,11 +1011,11 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 	}
 	res, err := searchKernel(x, scalers, y, task, p.Classes, d, dFinal, criterion, auto && task != Regression, cfg, report)
 	if err != nil {
-		return "", 0, 0, err
+		return "", 0, 0, 0, err
 	}
 	p.Scaler = scalers[res.input]
 	p.Sharpness, p.LabelNoise, p.Softmax = res.cal.a, res.cal.eps, res.cal.softmax
-	return res.spec, res.crit, res.score, nil
+	return res.spec, res.crit, res.score, res.d, nil
 }
 
 // binaryLabel is the class a binary (or semi-supervised) model's prediction np gives: the

@@ -179,7 +179,20 @@ type searchResult struct {
 	// score is the kernel's held-out −ln p(y) per row as the search scored it (at the least
 	// label noise and its best sharpness), before any final-size move.
 	score float64
+	// d is the final model's active set size: the one asked for, or the search's where its
+	// models leave nothing to gain (flatLoss).
+	d int
 }
+
+// flatLoss is the held-out −ln p(y) per row below which a classification search keeps the
+// final model at the size it scored kernels at (DefaultActiveSize) instead of growing it
+// (SearchActiveSize): its models already give nearly every held-out row its label
+// confidently (a row at the least label noise costs 0.0005), and a larger model can lower
+// the loss by at most what is left, while its selection costs up to searchFinalFlops
+// whatever the problem's difficulty. On near-separable data libsvm's whole recipe is then
+// cheap: the space shuttle's radiator data (2 795 rows, 80 % one class), one-vs-one pairs
+// of 2 226 rows with 8 of one class grew to 2 119 active points.
+const flatLoss = 0.01
 
 // searchKernel chooses the kernel, the criterion and, among several candidate scalings of
 // the inputs, the scaling for the targets y of a binary, multi-class or regression task.
@@ -240,6 +253,12 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 			return searchResult{}, err
 		}
 	}
+	if task != Regression && cfg.ActiveSize == 0 && c.best < flatLoss && dFinal > d {
+		if searchTrace {
+			fmt.Fprintf(os.Stderr, "search: held-out log loss %.5f below %g: final d = %d, not %d\n", c.best, flatLoss, d, dFinal)
+		}
+		dFinal = d
+	}
 	out, cal := c.s.outs[c.p], c.s
 	if folds := c.s.foldsAt(dFinal, n); folds[0].d != c.s.folds[0].d {
 		// The final model is larger than the ones scored, and more confident: calibrate
@@ -253,7 +272,7 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 			return searchResult{}, err
 		}
 	}
-	res := searchResult{crit: c.p.crit, input: c.input, score: c.best}
+	res := searchResult{crit: c.p.crit, input: c.input, score: c.best, d: dFinal}
 	res.cal = cal.calibration(out)
 	p := c.p
 	p.variance *= c.sd * c.sd

@@ -250,3 +250,32 @@ func TestFitChoosesFromCandidatePool(t *testing.T) {
 		t.Errorf("test accuracy %.3f, want ≥ 0.97", acc)
 	}
 }
+
+// Where the search's models already predict their held-out rows right and confidently
+// (well separated blobs), the final model keeps the size the search scored at
+// (DefaultActiveSize) instead of growing to SearchActiveSize; where the classes overlap it
+// grows. 1 200 rows: the default d is 277, the grown one every row.
+func TestSearchKeepsSizeWhereNothingIsLeft(t *testing.T) {
+	const n = 1200
+	for _, tc := range []struct {
+		name   string
+		centre float64
+		want   int
+	}{
+		{"separated", 4, ivm.DefaultActiveSize(n, 1)},
+		{"overlapping", 0.7, ivm.SearchActiveSize(n, 1)},
+	} {
+		rng := rand.New(rand.NewPCG(11, 12))
+		x, y := blobs(rng, n/2, [][]float64{{-tc.centre, 0}, {tc.centre, 0}}, []float64{-1, 1}, 1)
+		p, err := ivm.Fit(x, y, ivm.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(p.Models[0].Active); got != tc.want {
+			t.Errorf("%s: %d active points, want %d", tc.name, got, tc.want)
+		}
+	}
+	if ivm.DefaultActiveSize(n, 1) >= ivm.SearchActiveSize(n, 1) {
+		t.Fatal("the test needs a size the search grows")
+	}
+}

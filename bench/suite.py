@@ -79,6 +79,18 @@ RDATA = {
     "ethanol": ("lattice", "ethanol", "NOx"),
     "milk": ("nlme", "Milk", "protein", "d <- as.data.frame(d); d$Cow <- NULL;"),
     "mathach": ("nlme", "MathAchieve", "MathAch", "d <- as.data.frame(d); d$School <- NULL;"),
+    # More classification sets of the hidden suite's kinds: musk (166 inputs), an imbalanced
+    # insurance set (6 % positive; 3 000 random rows of 9 822), DNA promoters (57 nucleotide
+    # codes, 106 rows), 4 000 random rows of the space shuttle's radiator data (classes of
+    # fewer than 10 rows dropped; 80 % one class), and Breiman's waveform, ringnorm and twonorm.
+    "musk": ("kernlab", "musk", "Class"),
+    "ticdata": ("kernlab", "ticdata", "CARAVAN", "set.seed(1); d <- d[sample(nrow(d), 3000), ];"),
+    "promoters": ("kernlab", "promotergene", "Class"),
+    "shuttle": ("mlbench", "Shuttle", "Class", "set.seed(1); d <- d[sample(nrow(d), 4000), ]; "
+                "d <- d[d$Class %in% names(which(table(d$Class) >= 10)), ]; d$Class <- droplevels(d$Class);"),
+    "waveform": ("mlbench", None, "y", "set.seed(1); p <- mlbench.waveform(1000); d <- data.frame(p$x, y = p$classes);"),
+    "ringnorm": ("mlbench", None, "y", "set.seed(1); p <- mlbench.ringnorm(1000, d = 20); d <- data.frame(p$x, y = p$classes);"),
+    "twonorm": ("mlbench", None, "y", "set.seed(1); p <- mlbench.twonorm(1000, d = 20); d <- data.frame(p$x, y = p$classes);"),
 }
 FASHION = "/usr/share/datasets/fashion-mnist"
 SHARED = os.path.join("..", "shared", "data")
