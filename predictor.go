@@ -286,7 +286,8 @@ func DefaultActiveSize(n, problems int) int {
 const searchFinalFlops = 1e10
 
 // SearchActiveSize is the d of the final model when the default search chose the kernel
-// and Config.ActiveSize is 0: DefaultActiveSize (which the search scores its kernels at),
+// and Config.ActiveSize is 0 (unless the search's held-out loss leaves nothing to gain: see
+// flatLoss in search.go): DefaultActiveSize (which the search scores its kernels at),
 // grown to min(n, 12√n, 1250) and to the largest d with problems·n·d² ≤ 10¹⁰ where either is
 // more. The search's cost grows with the d it scores at, the final model's only once; and a
 // larger d brings the sparse model closer to the full GP, in its accuracy (USPS: 94.9 % at
