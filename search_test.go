@@ -369,3 +369,36 @@ func TestFinalValidationRows(t *testing.T) {
 		t.Error("the rows drawn differ between two searchers of the same seed")
 	}
 }
+
+// SearchInnerBytes bounds what the searcher's folds hold: three folds of two thirds of the
+// rows below searchCVRows, one of at most searchMaxFit rows above, none past the budget.
+func TestSearchInnerBytes(t *testing.T) {
+	for _, n := range []int{6, 145, 1999, 2000, 2001, 3220, 4500, 10000} {
+		y := make([]float64, n)
+		for i := range y {
+			y[i] = float64(i % 2)
+		}
+		x := mat.NewDense(n, 1, nil)
+		for i := 0; i < n; i++ {
+			x.Set(i, 0, float64(i))
+		}
+		sc, err := FitScaler(x, ScaleStd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Config{}
+		s, _, err := newSearcher(x, sc, y, Binary, []float64{0, 1}, min(n, 200), &cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := 0.0
+		for _, fd := range s.folds {
+			if in := fd.inner.get(); in != nil {
+				held += kern.InnerBytes(in.X().RawMatrix().Rows)
+			}
+		}
+		if bound := SearchInnerBytes(n); held > bound || held == 0 && bound < searchInnerBytes {
+			t.Errorf("n = %d: the folds hold %.0f bytes of inner products, bound %.0f", n, held, bound)
+		}
+	}
+}

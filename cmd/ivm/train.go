@@ -398,7 +398,8 @@ func problemsOf(task ivm.Task, y []float64) int {
 
 // trainingBytes estimates what training allocates for n rows of dim inputs and the given
 // number of binary problems (d = 0: ivm.DefaultActiveSize). The default search holds the
-// inputs and two scaled copies while it searches (on a subsample, little more), then a
+// inputs and two scaled copies while it searches (on a subsample, little more) and its
+// folds' inner products (ivm.SearchInnerBytes), then a
 // scaled copy of the final selection's candidate rows and the d×candidates selection
 // matrix of every class trained at once; Algorithm 2 holds the
 // inputs, a scaled copy and per class trained at once M and two d×N companions in its
@@ -417,7 +418,7 @@ func trainingBytes(n, dim, d, problems, workers int, search bool) float64 {
 	}
 	data := 8 * float64(n) * float64(dim)
 	if search {
-		return max(3*data, data+8*float64(pool)*float64(dim)+float64(ivm.ClassesAtOnce(problems, workers, pool, d))*8*float64(pool)*float64(d))
+		return max(3*data+ivm.SearchInnerBytes(n), data+8*float64(pool)*float64(dim)+float64(ivm.ClassesAtOnce(problems, workers, pool, d))*8*float64(pool)*float64(d))
 	}
 	return 3*data + float64(min(problems, workers))*3*8*float64(n)*float64(d)
 }
