@@ -392,9 +392,16 @@ func exactRegression(xs *mat.Dense, y []float64) (exactResult, error) {
 	// leave-one-out predictions: the 90 %-confidence margin of the covering rule keeps the
 	// intervals wide enough that a test set of a few hundred rows sees 93 % or more covered
 	// (without it, Boston's suite split: 90.8 %).
+	//
+	// The calibration widens intervals that the left-out residuals show too narrow, and does
+	// not narrow them (a ≤ 1): the residuals left out of a fit whose parameters were chosen
+	// on all the rows are optimistic, most where the rows are few (R's stackloss, 14 of its
+	// 21 rows: a = 1.46 narrowed the intervals and 3 of 7 test targets were covered). On
+	// every public regression set measured the sharpness was below 1 anyway.
 	s := &searcher{task: Regression, yVal: ys}
 	loo := [][2][]float64{{fit.looMean, fit.looVar}}
 	cal := s.calibration(loo)
+	cal.a = min(cal.a, 1)
 	return exactResult{spec: fit.spec(sd), cal: cal, evals: fit.evals, looLoss: s.logLoss(loo, cal)}, nil
 }
 

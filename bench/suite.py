@@ -34,7 +34,8 @@ import time
 import numpy as np
 
 REGRESSION = {"diabetes", "boston", "ozone", "servo", "cpus", "airquality", "quakes", "swiss", "faithful",
-              "friedman1", "friedman2", "friedman3", "birthwt", "earthquake", "ethanol", "milk", "mathach"}
+              "friedman1", "friedman2", "friedman3", "birthwt", "earthquake", "ethanol", "milk", "mathach",
+              "longley", "stackloss", "trees", "cars", "savings", "rock"}
 # Sets that are read by Rscript: name -> (R package, data set, target column[, R code run
 # on the data frame d first]); a data set None is made by the R code, which sets d.
 RDATA = {
@@ -91,6 +92,14 @@ RDATA = {
     "waveform": ("mlbench", None, "y", "set.seed(1); p <- mlbench.waveform(1000); d <- data.frame(p$x, y = p$classes);"),
     "ringnorm": ("mlbench", None, "y", "set.seed(1); p <- mlbench.ringnorm(1000, d = 20); d <- data.frame(p$x, y = p$classes);"),
     "twonorm": ("mlbench", None, "y", "set.seed(1); p <- mlbench.twonorm(1000, d = 20); d <- data.frame(p$x, y = p$classes);"),
+    # R's smallest regression sets (16-50 rows), below the suites' sizes: robustness of the
+    # exact GP and its calibration where a dozen rows are all there is.
+    "longley": ("datasets", "longley", "Employed"),
+    "stackloss": ("datasets", "stackloss", "stack.loss"),
+    "trees": ("datasets", "trees", "Volume"),
+    "cars": ("datasets", "cars", "dist"),
+    "savings": ("datasets", "LifeCycleSavings", "sr"),
+    "rock": ("datasets", "rock", "perm"),
 }
 FASHION = "/usr/share/datasets/fashion-mnist"
 SHARED = os.path.join("..", "shared", "data")

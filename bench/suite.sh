@@ -38,7 +38,9 @@
 # MathAchieve (MathAch, 7 185 rows; School dropped). And more classification: kernlab's musk,
 # ticdata (CARAVAN, 3 000 random rows of 9 822, 6 % positive) and promotergene (promoters),
 # mlbench's Shuttle (4 000 random rows, classes of fewer than 10 rows dropped), and Breiman's
-# waveform, ringnorm and twonorm (mlbench, 1 000 rows drawn with seed 1).
+# waveform, ringnorm and twonorm (mlbench, 1 000 rows drawn with seed 1). And R's smallest
+# regression sets (datasets): longley (Employed), stackloss, trees (Volume), cars (dist),
+# LifeCycleSavings (savings: sr) and rock (perm), 16–50 rows.
 #
 # libsvm recipe (libsvm-tools 3.24), timed as one process tree: `svm-scale -s range` on the
 # training file (scaled to [-1, 1]), `svm-scale -r range` on the test file; 5-fold CV
@@ -74,7 +76,7 @@ out=${SUITE_OUT:-bench/out/suite}
 
 all_sets="breast_cancer iris wine digits diabetes sonar ionosphere glass pima vehicle vowel boston spambase oilflow soybean dna satellite letter usps fashion10k fashion"
 # Accepted by name, not run by default: small regression sets for bench/splits.sh.
-extra_sets="ozone servo cpus airquality quakes swiss faithful bcw votes crabs cats pima2 friedman1 friedman2 friedman3 birthwt earthquake ethanol milk mathach musk ticdata promoters shuttle waveform ringnorm twonorm"
+extra_sets="ozone servo cpus airquality quakes swiss faithful bcw votes crabs cats pima2 friedman1 friedman2 friedman3 birthwt earthquake ethanol milk mathach musk ticdata promoters shuttle waveform ringnorm twonorm longley stackloss trees cars savings rock"
 r_sets=" sonar ionosphere glass pima vehicle boston spambase soybean dna satellite letter $extra_sets "
 
 # libsvm_recipe TASK TRAIN TEST DIR [C GAMMA PROB]: the recipe above, run under GNU time by
