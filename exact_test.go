@@ -40,9 +40,14 @@ func sineData(n, dim int, src rand.Source, half, freq float64) (*mat.Dense, []fl
 	return x, y
 }
 
-// testErrors returns the mean squared error of the predictive means on the targets y and
-// the share of them inside the 95 % intervals.
-func testErrors(preds []Prediction, y []float64) (mse, covered float64) {
+// testErrors returns the mean squared error of p's predictive means at the rows of x on
+// the targets y and the share of them inside the 95 % intervals.
+func testErrors(t *testing.T, p *Predictor, x mat.Matrix, y []float64) (mse, covered float64) {
+	t.Helper()
+	preds, err := p.Predict(x)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, pr := range preds {
 		e := y[i] - pr.Mean[0]
 		mse += e * e / float64(len(y))
@@ -167,11 +172,7 @@ func TestFitRegressionByMarginalLikelihood(t *testing.T) {
 	if spec := fmt.Sprint(p.Models[0].Kernel); !strings.HasPrefix(spec, "rbfard(") {
 		t.Fatalf("kernel %s, want the marginal likelihood's rbfard", spec)
 	}
-	preds, err := p.Predict(xt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mse, c := testErrors(preds, yt)
+	mse, c := testErrors(t, p, xt, yt)
 	if mse > 1.3*0.01 {
 		t.Errorf("test MSE %.4f; the noise variance is 0.01", mse)
 	}
@@ -223,11 +224,7 @@ func TestExactFindsOneRelevantInputAmongMany(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		preds, err := p.Predict(xt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mse, _ := testErrors(preds, yt)
+		mse, _ := testErrors(t, p, xt, yt)
 		// The noise variance is 0.01, the targets' variance about 0.5.
 		if mse > 2*0.01 {
 			t.Errorf("%d rows of %d inputs: test MSE %.4f against a noise variance of 0.01 (kernel %v)", c.n, c.dim, mse, p.Models[0].Kernel)
@@ -260,11 +257,7 @@ func TestRegressionSearchWeighsRelevance(t *testing.T) {
 	if w := p.Scaler.Weight; len(w) != 8 || w[0] != 1 || slices.Max(w[1:]) > 0.2 {
 		t.Errorf("relevance weights %v: want the first input's 1, the others' below 0.2", w)
 	}
-	preds, err := p.Predict(xt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mse, _ := testErrors(preds, yt)
+	mse, _ := testErrors(t, p, xt, yt)
 	if mse > 2*0.01 {
 		t.Errorf("test MSE %.4f against a noise variance of 0.01", mse)
 	}
