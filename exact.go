@@ -24,6 +24,7 @@ package ivm
 // input by its relevance (relevanceScaler).
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -301,17 +302,18 @@ func fitARD(e *exactGP, run func([]float64, int) ([]float64, error), iso []float
 type exactFit struct {
 	signal, bias, noise float64
 	length              []float64
-	evals               int
+	// th holds the parameters (exactGP's θ) the fit is at.
+	th    []float64
+	evals int
 	// looMean and looVar are the leave-one-out predictive means and variances.
 	looMean, looVar []float64
 }
 
-// fitExact maximises the marginal likelihood of the standardised targets y given the
-// scaled inputs x: first with one length scale, then, with ard, with one per input under
+// fitExact maximises the marginal likelihood of e's standardised targets given its scaled
+// inputs: first with one length scale, then, with ard, with one per input under
 // the prior about their common value (fitARD).
-func fitExact(x *mat.Dense, y []float64, ard bool) (*exactFit, error) {
-	n, dim := x.Dims()
-	e := newExactGP(x, y)
+func fitExact(e *exactGP, ard bool) (*exactFit, error) {
+	n, dim := e.x.Dims()
 	evals := 0
 	// run minimises from th; a run stops when exactStall iterations have gained less than
 	// exactTol nats, or after maxIter.
@@ -338,16 +340,30 @@ func fitExact(x *mat.Dense, y []float64, ard bool) (*exactFit, error) {
 			return nil, err
 		}
 	}
-	if math.IsInf(e.eval(th, nil), 0) {
+	fit, err := e.fitAt(th)
+	if err != nil {
 		return nil, fmt.Errorf("ivm: the learnt kernel's matrix on %d rows is not positive definite", n)
 	}
+	fit.evals = evals
+	return fit, nil
+}
+
+// errNotPD is fitAt's answer where K is not positive definite.
+var errNotPD = errors.New("ivm: the kernel matrix is not positive definite")
+
+// fitAt returns the fit at the parameters th, with its leave-one-out predictions.
+func (e *exactGP) fitAt(th []float64) (*exactFit, error) {
+	if math.IsInf(e.eval(th, nil), 0) {
+		return nil, errNotPD
+	}
 	e.inverse()
+	n := len(e.y)
 	signal, bias, noise := exactVariances(th)
 	fit := &exactFit{signal: signal, bias: bias, noise: noise,
-		length: e.lengths(th), evals: evals, looMean: make([]float64, n), looVar: make([]float64, n)}
-	for i := range y {
+		length: e.lengths(th), th: slices.Clone(th), looMean: make([]float64, n), looVar: make([]float64, n)}
+	for i, y := range e.y {
 		v := 1 / e.kinv[i*n+i]
-		fit.looMean[i], fit.looVar[i] = y[i]-e.alpha[i]*v, v
+		fit.looMean[i], fit.looVar[i] = y-e.alpha[i]*v, v
 	}
 	return fit, nil
 }
@@ -384,7 +400,7 @@ type exactResult struct {
 // fitExact and calibrates its error bars on the leave-one-out predictions.
 func exactRegression(xs *mat.Dense, y []float64) (exactResult, error) {
 	ys, sd := standardised(y)
-	fit, err := fitExact(xs, ys, true)
+	fit, err := fitExact(newExactGP(xs, ys), true)
 	if err != nil {
 		return exactResult{}, err
 	}
@@ -445,7 +461,7 @@ func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scal
 		return nil, Progress{}, err
 	}
 	ys, _ := standardised(subTargets(y, rows))
-	fit, err := fitExact(xs, ys, true)
+	fit, err := fitExact(newExactGP(xs, ys), true)
 	if err != nil {
 		return nil, Progress{}, err
 	}

@@ -88,7 +88,7 @@ func TestExactGradient(t *testing.T) {
 // under the same hyperparameters.
 func TestExactLeaveOneOut(t *testing.T) {
 	x, y := exactData(30, 2, 2)
-	fit, err := fitExact(x, y, true)
+	fit, err := fitExact(newExactGP(x, y), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestExactLeaveOneOut(t *testing.T) {
 // keeps the irrelevant inputs' scales finite.
 func TestExactLearnsRelevance(t *testing.T) {
 	x, y := exactData(150, 3, 3)
-	fit, err := fitExact(x, y, true)
+	fit, err := fitExact(newExactGP(x, y), true)
 	if err != nil {
 		t.Fatal(err)
 	}
