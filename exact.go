@@ -76,6 +76,9 @@ type exactGP struct {
 	ard bool
 	// free drops the offsets' prior (fitARD's first runs).
 	free bool
+	// stall and tol, where stall > 0, replace exactStall and exactTol.
+	stall int
+	tol   float64
 	// Scratch, n×n or n×D row-major, reused across evaluations.
 	xs, bx      []float64 // inputs divided by the length scales; B·xs
 	gram, kr, u []float64 // xs·xsᵀ (then B); the rbf part of K; K's Cholesky factor U
@@ -322,7 +325,11 @@ func fitExact(e *exactGP, ard bool) (*exactFit, error) {
 		stall := func(it optimize.Iteration) bool {
 			hist = append(hist, it.F)
 			k := len(hist)
-			return k > exactStall && hist[k-1-exactStall]-it.F < exactTol
+			stall, tol := exactStall, exactTol
+			if e.stall > 0 {
+				stall, tol = e.stall, e.tol
+			}
+			return k > stall && hist[k-1-stall]-it.F < tol
 		}
 		r, err := optimize.Minimize(e.eval, th, optimize.Options{Method: optimize.MethodLBFGS, MaxIter: maxIter, GradTol: 1e-6, Callback: stall})
 		evals += r.FuncEvals
