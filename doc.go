@@ -12,7 +12,9 @@
 // the selection criterion, by the log loss of held-out rows; Algorithm 2 of the paper on
 // request and for ordinal and
 // semi-supervised tasks — and calibrates the reported probabilities (Predictor.Sharpness,
-// Predictor.LabelNoise, Predictor.Softmax); Predict gives labels, class probabilities and latent moments; Save
+// Predictor.LabelNoise, Predictor.Softmax; a small binary task's label regression,
+// Predictor.Logistic, alone or blended with the probit model, Predictor.Blend); Predict
+// gives labels, class probabilities and latent moments; Save
 // and Load read and write versioned model files. The command-line tool is a thin layer over
 // them.
 //

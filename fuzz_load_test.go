@@ -20,20 +20,32 @@ func FuzzLoad(f *testing.F) {
 		ivm.Config{FixedKernel: true, ActiveSize: 5, Task: ivm.Ordinal, Scale: ivm.ScaleMinMax},
 		ivm.Config{FixedKernel: true, ActiveSize: 3, Task: ivm.Regression, Scale: ivm.ScaleNone},
 		ivm.Config{FixedKernel: true, ActiveSize: 4, Decomposition: ivm.OneVsOne})
-	// A binary label regression (Predictor.Logistic) and a regression by the exact GP's
-	// marginal likelihood (rbfard): what Fit makes of small binary and regression tasks.
+	// A binary label regression (Predictor.Logistic, alone or blended) and a regression by
+	// the exact GP's marginal likelihood (rbfard): what Fit makes of small binary and
+	// regression tasks.
 	n, _ := x.Dims()
 	yb, yr := make([]float64, n), make([]float64, n)
 	for i := range yb {
 		yb[i], yr[i] = float64(i%2), x.At(i, 0)+0.1*float64(i%3)
 	}
-	for k, y := range [][]float64{yb, yr, yr} {
+	for k, y := range [][]float64{yb, yr, yr, yb} {
 		p, err := ivm.Fit(x, y, ivm.Config{})
 		if err != nil {
 			f.Fatal(err)
 		}
-		if k == 2 { // a relevance scaling, as the search makes for larger regression tasks
+		switch k {
+		case 2: // a relevance scaling, as the search makes for larger regression tasks
 			p.Scaler.Kind, p.Scaler.Weight = ivm.ScaleRelevance, []float64{1, 0.5}
+		case 3: // a blend of the label regression and the probit model (blend.go)
+			probit, err := ivm.Fit(x, y, ivm.Config{Task: ivm.Binary})
+			if err != nil {
+				f.Fatal(err)
+			}
+			labels := p
+			if p.Blend != nil {
+				labels = p.Blend[0]
+			}
+			p = &ivm.Predictor{Task: ivm.Binary, Classes: probit.Classes, Sharpness: 1, Blend: []*ivm.Predictor{labels, probit}}
 		}
 		var buf bytes.Buffer
 		if err := p.Save(&buf); err != nil {

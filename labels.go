@@ -10,9 +10,10 @@ package ivm
 // (refineLabels: the likelihood scores how well the Gaussian noise fits the ±1 labels, not
 // how well the mapped probabilities predict them), and turns the predictive mean μ into
 // p(y = +1) = σ(slope·μ + offset), fitted to the exact leave-one-out means as Platt scales
-// an SVM's outputs, with label noise as the search's calibration has it. It takes this
-// model where its leave-one-out log loss is below the held-out log loss of the probit
-// search's kernel, both at the least label noise.
+// an SVM's outputs, with label noise as the search's calibration has it. It blends this
+// model with the probit search's (blend.go) where their held-out log losses (leave-one-out
+// here), both at the least label noise, are within blendRatio of each other, and otherwise
+// takes the one whose loss is lower.
 //
 // Why. On few rows the probit model can do worse than a regression of its labels: on sonar
 // (145 training rows, 60 inputs), at libsvm's chosen width, the probit GP (full EP) scores

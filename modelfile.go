@@ -95,7 +95,9 @@ type fileJSON struct {
 	// Models holds a multi-class file's one-vs-rest models.
 	Models []modelJSON `json:"models,omitempty"`
 	// Pairs holds a one-vs-one multi-class file's pairs.
-	Pairs    []pairJSON  `json:"pairs,omitempty"`
+	Pairs []pairJSON `json:"pairs,omitempty"`
+	// Blend holds a blended binary file's members (Predictor.Blend).
+	Blend    []pairJSON  `json:"blend,omitempty"`
 	Training Provenance  `json:"training"`
 	Trace    []IterTrace `json:"trace,omitempty"`
 }
@@ -231,17 +233,23 @@ func decodePair(in *pairJSON, j int, classes []float64) (*Predictor, error) {
 	if !slices.Equal(in.Classes, []float64{classes[a], classes[b]}) {
 		return nil, fmt.Errorf("ivm: model file pair %d has classes %v, want [%g %g]", j+1, in.Classes, classes[a], classes[b])
 	}
+	return decodeBinary(in, fmt.Sprintf("pair %d", j+1), fmt.Sprintf("pair %d, classes %g and %g", j+1, classes[a], classes[b]))
+}
+
+// decodeBinary rebuilds a binary predictor held as a pairJSON (a one-vs-one pair, a blend's
+// member); what and where name it in errors.
+func decodeBinary(in *pairJSON, what, where string) (*Predictor, error) {
 	m, err := decodeModel(&in.modelJSON)
 	if err != nil {
-		return nil, fmt.Errorf("%w (pair %d, classes %g and %g)", err, j+1, classes[a], classes[b])
+		return nil, fmt.Errorf("%w (%s)", err, where)
 	}
 	pp := &Predictor{Task: Binary, Classes: in.Classes, Scaler: in.Scale, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
 		Logistic: in.Logistic, Models: []*Model{m}, Traces: [][]IterTrace{in.Trace}}
 	if err := pp.checkSharpness(); err != nil {
-		return nil, fmt.Errorf("ivm: model file pair %d: %w", j+1, err)
+		return nil, fmt.Errorf("ivm: model file %s: %w", what, err)
 	}
 	if err := pp.check(); err != nil {
-		return nil, fmt.Errorf("ivm: model file pair %d: %w", j+1, err)
+		return nil, fmt.Errorf("ivm: model file %s: %w", what, err)
 	}
 	return pp, nil
 }
@@ -250,7 +258,7 @@ func decodePair(in *pairJSON, j int, classes []float64) (*Predictor, error) {
 // written when a value cannot be stored (NaN, ±Inf); write to a temporary file and rename
 // it for an atomic update.
 func (p *Predictor) Save(w io.Writer) error {
-	if len(p.Models) == 0 && len(p.Pairs) == 0 {
+	if len(p.Models) == 0 && len(p.Pairs) == 0 && len(p.Blend) == 0 {
 		return errors.New("ivm: a predictor without models cannot be saved")
 	}
 	if p.Part.IsPart() {
@@ -270,6 +278,13 @@ func (p *Predictor) Save(w io.Writer) error {
 			return err
 		}
 		out.Pairs = append(out.Pairs, *pj)
+	}
+	for _, mp := range p.Blend {
+		mj, err := encodePair(mp)
+		if err != nil {
+			return err
+		}
+		out.Blend = append(out.Blend, *mj)
 	}
 	for c, m := range p.Models {
 		mj, err := encodeModel(m)
@@ -324,7 +339,9 @@ func Load(r io.Reader) (*Predictor, error) {
 		return nil, errors.New(`ivm: model file has both a top-level model and "models"`)
 	case len(in.Pairs) > 0 && (in.model() != nil || len(in.Models) > 0):
 		return nil, errors.New(`ivm: model file has both one-vs-one "pairs" and other models`)
-	case in.model() == nil && len(in.Models) == 0 && len(in.Pairs) == 0:
+	case len(in.Blend) > 0 && (in.model() != nil || len(in.Models) > 0 || len(in.Pairs) > 0):
+		return nil, errors.New(`ivm: model file has both a "blend" and other models`)
+	case in.model() == nil && len(in.Models) == 0 && len(in.Pairs) == 0 && len(in.Blend) == 0:
 		return nil, errors.New("ivm: model file lacks its kernel or noise model")
 	}
 	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Training: in.Training, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
@@ -334,6 +351,12 @@ func Load(r io.Reader) (*Predictor, error) {
 	}
 	if len(in.Pairs) > 0 {
 		if err := p.loadPairs(in.Pairs); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	if len(in.Blend) > 0 {
+		if err := p.loadBlend(in.Blend); err != nil {
 			return nil, err
 		}
 		return p, nil

@@ -349,21 +349,30 @@ func (c *coupler) votes(r []float64) []float64 {
 
 // Submodel is one of a Predictor's IVM models with what names it.
 type Submodel struct {
-	// Name is "" for a predictor's single model, "class 3" for a one-vs-rest model and
-	// "classes 1 and 3" for a one-vs-one pair's.
+	// Name is "" for a predictor's single model, "class 3" for a one-vs-rest model,
+	// "classes 1 and 3" for a one-vs-one pair's and "labels" or "probit" for a blend's
+	// label regression and probit model.
 	Name  string
 	Model *Model
 	// Trace is the model's learning trace (nil for a fixed or searched kernel).
 	Trace []IterTrace
-	// Pair is the one-vs-one pair's binary predictor holding the model (its scaling and
-	// calibration), nil for other predictors.
+	// Pair is the one-vs-one pair's or blend member's binary predictor holding the model
+	// (its scaling and calibration), nil for other predictors.
 	Pair *Predictor
 }
 
-// Submodels lists p's IVM models in order: the single one, one per one-vs-rest class, or
-// one per one-vs-one pair. A part's models outside its slice are left out.
+// Submodels lists p's IVM models in order: the single one, one per one-vs-rest class, one
+// per one-vs-one pair, or one per blend member. A part's models outside its slice are left
+// out.
 func (p *Predictor) Submodels() []Submodel {
 	var out []Submodel
+	for _, mp := range p.Blend {
+		name := "probit"
+		if mp.Logistic != nil {
+			name = "labels"
+		}
+		out = append(out, Submodel{Name: name, Model: mp.Models[0], Trace: traceOf(mp.Traces, 0), Pair: mp})
+	}
 	for _, pp := range p.Pairs {
 		if pp != nil {
 			out = append(out, Submodel{Name: fmt.Sprintf("classes %g and %g", pp.Classes[0], pp.Classes[1]),

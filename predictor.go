@@ -199,6 +199,11 @@ type Predictor struct {
 	// (0,1), (0,2), …, (0,K−1), (1,2), …, (K−2,K−1); each has its own scaler, kernel,
 	// sharpness and label noise. nil otherwise; Models and Scaler are nil when it is set.
 	Pairs []*Predictor
+	// Blend holds a binary predictor's members whose class probabilities it averages: the
+	// label regression (labels.go) and the probit model, each with its own kernel,
+	// scaling and calibration (see blend.go). nil otherwise; Models and Scaler are nil
+	// when it is set.
+	Blend []*Predictor
 	// Traces holds each model's learning trace (nil entries for a fixed kernel).
 	Traces [][]IterTrace
 	// Sharpness is the exponent a of the class probabilities p_c ∝ q_c^a reported for
@@ -389,6 +394,12 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	}
 	problems := p.problems()
 	var rows []int // the final selection's candidate rows, when not all
+	// A binary task's label regression, when it is blended with the probit model.
+	var (
+		labels    *Predictor
+		labelSpec string
+		blend     bool
+	)
 	d, dFinal, err := p.activeSizes(cfg.ActiveSize, n)
 	if err != nil {
 		return nil, err
@@ -413,12 +424,13 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 			return nil, err
 		}
 		if cfg.labelRegression(task, n, d) {
-			labels, err := p.chooseLabels(x, y, &cfg, score)
-			if err != nil {
+			if labels, labelSpec, blend, err = p.chooseLabels(x, y, &cfg, score); err != nil {
 				return nil, err
 			}
-			if labels != "" {
-				spec, criterion = labels, Entropy // every row active: the criterion orders them only
+			if labels != nil && !blend {
+				p.Logistic, p.LabelNoise, p.Sharpness = labels.Logistic, labels.LabelNoise, 1
+				spec, criterion = labelSpec, Entropy // every row active: the criterion orders them only
+				labels = nil
 			}
 		}
 		cfg.FixedKernel = true // the final selection, with the kernel found
@@ -438,6 +450,12 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if labels != nil {
+		if err := p.fitBlend(xs, y, &cfg, labels, labelSpec, spec, criterion, d); err != nil {
+			return nil, err
+		}
+		return p, nil
 	}
 	if err := p.fitProblems(xs, y, &cfg, spec, criterion, d); err != nil {
 		return nil, err
@@ -715,9 +733,11 @@ func codeTargets(task Task, classes, y []float64, c int) ([]float64, float64) {
 
 // InputDim is the number of inputs the predictor expects.
 func (p *Predictor) InputDim() int {
-	for _, pp := range p.Pairs {
-		if pp != nil {
-			return pp.InputDim()
+	for _, members := range [][]*Predictor{p.Pairs, p.Blend} {
+		for _, pp := range members {
+			if pp != nil {
+				return pp.InputDim()
+			}
 		}
 	}
 	for _, m := range p.Models { // a part's first models may be nil
@@ -736,6 +756,9 @@ func (p *Predictor) Predict(x mat.Matrix) ([]Prediction, error) {
 	}
 	if p.Pairs != nil {
 		return p.predictPairs(x)
+	}
+	if p.Blend != nil {
+		return p.predictBlend(x)
 	}
 	return p.predictChecked(x)
 }
@@ -877,9 +900,10 @@ func sharpen(q []float64, a float64) {
 // included), which can differ from Predict's where classes are nearly tied (Fashion-MNIST,
 // 60 000 images: 87.56 % of the test images against Predict's 87.58 %); a one-vs-one label
 // is the class with the most pairs' votes, ties to the first, as svm-predict's. Ordinal and
-// semi-supervised labels need the variances: those get Predict's.
+// semi-supervised labels need the variances, and a blend's its members' probabilities:
+// those get Predict's.
 func (p *Predictor) PredictLabels(x mat.Matrix) ([]Prediction, error) {
-	if p.Task == Ordinal || p.Task == SemiSupervised {
+	if p.Task == Ordinal || p.Task == SemiSupervised || p.Blend != nil {
 		return p.Predict(x)
 	}
 	if err := p.checkInputs(x); err != nil {
@@ -1039,27 +1063,32 @@ func (p *Predictor) noiseName() string {
 }
 
 // chooseLabels fits a binary task's label regression (labels.go) on the inputs as the search
-// scaled them, and takes it where its leave-one-out log loss is below probit, the held-out
-// log loss of the probit search's kernel (both at the least label noise): then it sets p's
-// logistic map, label noise and sharpness (1) and returns the kernel spec; "" keeps the
-// probit search's model.
-func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit float64) (string, error) {
+// scaled them and compares its leave-one-out log loss with probit, the held-out log loss of
+// the probit search's kernel (both at the least label noise). It returns the label
+// regression as a binary predictor to be fitted with the kernel spec, and whether to blend
+// it with the probit model (blend.go); a nil predictor keeps the probit model alone.
+func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit float64) (labels *Predictor, spec string, blend bool, err error) {
 	res, err := fitLabels(x, p.Scaler, y, p.Classes)
 	if errors.Is(err, errNoLogistic) {
-		return "", nil
+		return nil, "", false, nil
 	}
 	if err != nil {
-		return "", err
+		return nil, "", false, err
 	}
 	if cfg.Progress != nil {
 		cfg.Progress(Progress{Problems: 1, Search: res.evals, SearchKernel: fmt.Sprintf("%s, the labels regressed by the marginal likelihood, scored leaving one row out (the probit search's kernel: %.4f)",
 			res.spec, probit), SearchScore: res.looLoss})
 	}
-	if !(res.looLoss < probit) && !cfg.labelsAlways {
-		return "", nil
+	labels = &Predictor{Task: Binary, Classes: p.Classes, Scaler: p.Scaler, Sharpness: 1, LabelNoise: res.eps, Logistic: &res.logit}
+	switch {
+	case cfg.labelsAlways:
+		return labels, res.spec, false, nil
+	case blendable(res.looLoss, probit) && !cfg.Part.IsPart():
+		return labels, res.spec, true, nil
+	case res.looLoss < probit:
+		return labels, res.spec, false, nil
 	}
-	p.Logistic, p.LabelNoise, p.Sharpness = &res.logit, res.eps, 1
-	return res.spec, nil
+	return nil, "", false, nil
 }
 
 // searchExact is search for a regression task whose rows are all active: the exact GP's

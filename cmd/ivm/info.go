@@ -74,6 +74,9 @@ func writeSubmodel(w io.Writer, sm ivm.Submodel) {
 			scaled = fmt.Sprintf("inputs scaled (%v)", pp.Scaler.Kind)
 		}
 		fmt.Fprintf(w, "             %s; sharpness a = %.4g, label noise ε = %.3g\n", scaled, pp.Sharpness, pp.LabelNoise)
+		if lg := pp.Logistic; lg != nil {
+			fmt.Fprintf(w, "             p(%v) = σ(%.4g·μ %+.4g), μ the regression of the labels coded ±1\n", pp.Classes[1], lg.Slope, lg.Offset)
+		}
 	}
 	if m.Condition != 0 {
 		fmt.Fprintf(w, "             the active-set matrix has condition number %.3g\n", m.Condition)
@@ -104,11 +107,16 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 	if len(p.Pairs) > 0 {
 		fmt.Fprintf(w, " (one-vs-one: %d pairs, probabilities coupled)", len(p.Pairs))
 	}
+	if len(p.Blend) > 0 {
+		fmt.Fprintf(w, " (a blend of %d models, probabilities averaged)", len(p.Blend))
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "inputs:      %d", p.InputDim())
 	switch {
 	case len(p.Pairs) > 0:
 		fmt.Fprint(w, ", scaled by each pair as at its training")
+	case len(p.Blend) > 0:
+		fmt.Fprint(w, ", scaled by each blended model as at its training")
 	case p.Scaler != nil:
 		fmt.Fprintf(w, ", scaled (%v) as at training", p.Scaler.Kind)
 	default:

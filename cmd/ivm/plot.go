@@ -151,6 +151,13 @@ func drawModel(mf *modelFile, r plotRequest) (*ivmplot.Figure, vg.Length, error)
 		}
 		pred, r.which, r.pairClasses = pred.Pairs[j], 0, pred.Pairs[j].Classes
 	}
+	if len(pred.Blend) > 0 {
+		j, err := pickMember(pred, r.which)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: %w", r.modelPath, err)
+		}
+		pred, r.which = pred.Blend[j], 0
+	}
 	k, err := pickModel(pred, r.which)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", r.modelPath, err)
@@ -244,6 +251,22 @@ func pickPair(p *ivm.Predictor, k int) (int, error) {
 			n, p.Classes, p.Pairs[0].Classes[0], p.Pairs[0].Classes[1], n)
 	case k < 1 || k > n:
 		return 0, fmt.Errorf("-model %d: the file holds %d one-vs-one pairs", k, n)
+	}
+	return k - 1, nil
+}
+
+// pickMember returns the 0-based index of the blend member -model K names.
+func pickMember(p *ivm.Predictor, k int) (int, error) {
+	var names []string
+	for _, sm := range p.Submodels() {
+		names = append(names, sm.Name)
+	}
+	n := len(p.Blend)
+	switch {
+	case k == 0:
+		return 0, fmt.Errorf("the file blends %d models (%s); pick one with -model K (1 to %d)", n, strings.Join(names, ", "), n)
+	case k < 1 || k > n:
+		return 0, fmt.Errorf("-model %d: the file blends %d models", k, n)
 	}
 	return k - 1, nil
 }

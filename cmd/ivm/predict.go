@@ -200,6 +200,10 @@ func writePredictions(path string, p *ivm.Predictor, preds []ivm.Prediction, pro
 					ab := g(pp.Classes[0]) + "," + g(pp.Classes[1])
 					fmt.Fprintf(&b, " latent_mean(%s) latent_variance(%s)", ab, ab)
 				}
+			case len(p.Blend) > 0:
+				for _, sm := range p.Submodels() {
+					fmt.Fprintf(&b, " latent_mean(%s) latent_variance(%s)", sm.Name, sm.Name)
+				}
 			case len(p.Models) == 1:
 				b.WriteString(" latent_mean latent_variance")
 			default:

@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
@@ -353,6 +354,18 @@ func summary(p *ivm.Predictor) string {
 			p.Task, len(p.Pairs), pp.Models[0].Noise.Name(), pp.Classes[0], pp.Classes[1], pp.Models[0].Kernel, pp.Models[0].Size())
 		if pp.Scaler != nil {
 			s += fmt.Sprintf(", inputs scaled (%v)", pp.Scaler.Kind)
+		}
+		return s
+	}
+	if len(p.Blend) > 0 {
+		var parts []string
+		for _, sm := range p.Submodels() {
+			parts = append(parts, fmt.Sprintf("%s: %s noise, kernel %s", sm.Name, sm.Model.Noise.Name(), sm.Model.Kernel))
+		}
+		s := fmt.Sprintf("%v, a blend of %d models (probabilities averaged; %s), %d active points each",
+			p.Task, len(p.Blend), strings.Join(parts, "; "), p.Blend[0].Models[0].Size())
+		if sc := p.Blend[0].Scaler; sc != nil {
+			s += fmt.Sprintf(", inputs scaled (%v)", sc.Kind)
 		}
 		return s
 	}

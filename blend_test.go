@@ -1,0 +1,111 @@
+package ivm
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+)
+
+// Where the label regression and the probit model predict their held-out rows about as
+// well, Fit blends them: the probabilities are the mean of its members' (each a complete
+// binary predictor with its own calibration), the label the likelier class, PredictLabels
+// agrees with Predict, and a model file's round trip keeps every probability.
+func TestFitBlend(t *testing.T) {
+	x, y := twoBlobs(200, 1)
+	xt, _ := twoBlobs(500, 2)
+	p, err := Fit(x, y, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Blend) != 2 || p.Blend[0].Logistic == nil || p.Blend[1].Logistic != nil || p.Models != nil || p.Scaler != nil {
+		t.Fatalf("blend of %d, models %v, scaler %v: want the label regression and the probit model, nothing else", len(p.Blend), p.Models, p.Scaler)
+	}
+	if a, b := p.Blend[0].Models[0].Noise.Name(), p.Blend[1].Models[0].Noise.Name(); a != "gaussian" || b != "probit" {
+		t.Fatalf("members' noise %s and %s", a, b)
+	}
+	preds, err := p.Predict(xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var members [2][]Prediction
+	for j, mp := range p.Blend {
+		if members[j], err = mp.Predict(xt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	labels, err := p.PredictLabels(xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apart := 0
+	for i, pr := range preds {
+		for c := range 2 {
+			want := (members[0][i].Prob[c] + members[1][i].Prob[c]) / 2
+			if math.Abs(pr.Prob[c]-want) > 1e-15 {
+				t.Fatalf("row %d: p(class %d) = %v, the members' mean %v", i, c, pr.Prob[c], want)
+			}
+		}
+		if (pr.Prob[1] > pr.Prob[0]) != (pr.Label == 1) || labels[i].Label != pr.Label {
+			t.Fatalf("row %d: label %v (PredictLabels %v), probabilities %v", i, pr.Label, labels[i].Label, pr.Prob)
+		}
+		if len(pr.Mean) != 2 || pr.Mean[0] != members[0][i].Mean[0] || pr.Mean[1] != members[1][i].Mean[0] {
+			t.Fatalf("row %d: latent means %v, the members' %v and %v", i, pr.Mean, members[0][i].Mean, members[1][i].Mean)
+		}
+		if math.Abs(members[0][i].Prob[1]-members[1][i].Prob[1]) > 0.05 {
+			apart++
+		}
+	}
+	if apart == 0 {
+		t.Error("the members agree on every row to within 0.05: nothing is blended")
+	}
+	var b bytes.Buffer
+	if err := p.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := back.Predict(xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range again {
+		if again[i].Prob[1] != preds[i].Prob[1] {
+			t.Fatalf("row %d: p = %v after the round trip, %v before", i, again[i].Prob[1], preds[i].Prob[1])
+		}
+	}
+	if subs := back.Submodels(); len(subs) != 2 || subs[0].Name != "labels" || subs[1].Name != "probit" {
+		t.Errorf("submodels %+v: want labels and probit", subs)
+	}
+	// What a file may not hold: a blend with models or calibration of its own, members of
+	// other classes, or one member.
+	file := b.String()
+	for _, bad := range []struct{ name, from, to string }{
+		{"own sharpness", `"format": "ivm-model/1",`, `"format": "ivm-model/1", "sharpness": 2,`},
+		{"own logistic", `"format": "ivm-model/1",`, `"format": "ivm-model/1", "logistic": {"slope": 1, "offset": 0},`},
+		{"member classes", `"classes": [` + "\n" + `    0,` + "\n" + `    1` + "\n" + `   ]`, `"classes": [0, 2]`},
+		{"multi-class", `"task": "binary"`, `"task": "multiclass"`},
+	} {
+		edited := strings.Replace(file, bad.from, bad.to, 1)
+		if edited == file {
+			t.Fatalf("%s: the file has no %q", bad.name, bad.from)
+		}
+		if _, err := Load(strings.NewReader(edited)); err == nil {
+			t.Errorf("%s: loaded", bad.name)
+		}
+	}
+}
+
+// blendable blends only held-out log losses within blendRatio of each other.
+func TestBlendable(t *testing.T) {
+	for _, c := range []struct {
+		a, b float64
+		want bool
+	}{{0.2, 0.2, true}, {0.2, 0.29, true}, {0.29, 0.2, true}, {0.2, 0.31, false}, {0.1, 0.29, false}, {0, 0.1, false}, {math.Inf(1), 0.1, false}, {math.NaN(), 0.1, false}} {
+		if got := blendable(c.a, c.b); got != c.want {
+			t.Errorf("blendable(%v, %v) = %v", c.a, c.b, got)
+		}
+	}
+}
