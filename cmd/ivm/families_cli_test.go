@@ -83,7 +83,7 @@ func TestIVMFamiliesTrainPredictInfo(t *testing.T) {
 			summary: ": binary, probit noise, kernel ", info: "task:        binary, classes 2 7",
 			header: "label p(2) p(7) latent_mean latent_variance", minAcc: 90},
 		{name: "binary_blend", // no flags: the label regression and the probit model, blended
-			label: func(x1 float64, _ int, rng *rand.Rand) float64 { return 2 + 5*b2f(x1+0.5*rng.NormFloat64() > 0.3) },
+			label:   func(x1 float64, _ int, rng *rand.Rand) float64 { return 2 + 5*b2f(x1+0.5*rng.NormFloat64() > 0.3) },
 			summary: ": binary, a blend of 2 models (probabilities averaged; labels: gaussian noise, kernel ",
 			info:    "task:        binary, classes 2 7 (a blend of 2 models, probabilities averaged)",
 			header:  "label p(2) p(7) latent_mean(labels) latent_variance(labels) latent_mean(probit) latent_variance(probit)", minAcc: 75},
