@@ -109,3 +109,21 @@ func TestBlendable(t *testing.T) {
 		}
 	}
 }
+
+// A blend member or one-vs-one pair that is not a predictor of one model is refused by
+// Save, not a panic.
+func TestSaveRefusesNestedMembers(t *testing.T) {
+	x, y := twoBlobs(60, 3)
+	p, err := Fit(x, y, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Blend == nil {
+		t.Fatal("no blend to nest")
+	}
+	nested := &Predictor{Task: Binary, Classes: p.Classes, Sharpness: 1, Blend: []*Predictor{p, p.Blend[1]}}
+	var b bytes.Buffer
+	if err := nested.Save(&b); err == nil || !strings.Contains(err.Error(), "one model") {
+		t.Errorf("a blend inside a blend saved: %v", err)
+	}
+}

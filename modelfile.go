@@ -209,6 +209,9 @@ func finite(name string, vs []float64) error {
 
 // encodePair converts a one-vs-one pair's binary predictor for a model or part file.
 func encodePair(pp *Predictor) (*pairJSON, error) {
+	if pp == nil || len(pp.Models) != 1 || pp.Models[0] == nil {
+		return nil, errors.New("ivm: a one-vs-one pair or blend member must be a binary predictor of one model")
+	}
 	mj, err := encodeModel(pp.Models[0])
 	if err != nil {
 		return nil, err
