@@ -13,6 +13,12 @@ package ivm
 // held-out log loss is more than blendRatio times the other's it is left out: the label
 // regression that interpolates repeated inputs (house votes, 0.29 against the probit's
 // 0.11) would only pull the blend towards its mistakes.
+//
+// One-vs-one pairs blend by the same rule but never take the label regression alone, which
+// lost accuracy there (vehicle −0.7 points); a pair whose probit model's held-out log loss
+// is below flatLoss skips it. Blended pairs: vehicle 84.25 → 85.53 % (four splits; libsvm's
+// recipe 85.33), glass 68.5 → 70.4 %, log loss lower on six sets of nine, at most 0.005
+// higher on three (iris, waveform, soybean).
 
 import (
 	"errors"
@@ -95,8 +101,8 @@ func (p *Predictor) loadBlend(in []pairJSON) error {
 }
 
 // checkBlend validates a blend: a binary task whose two or more members are binary
-// predictors of its classes with the same inputs; no models, scaling or calibration of its
-// own.
+// predictors of one model each, of its classes, with the same inputs; no models, scaling or
+// calibration of its own.
 func (p *Predictor) checkBlend() error {
 	switch {
 	case p.Task != Binary || len(p.Classes) != 2:
@@ -112,6 +118,8 @@ func (p *Predictor) checkBlend() error {
 	dim := p.Blend[0].InputDim()
 	for j, mp := range p.Blend {
 		switch {
+		case mp == nil || len(mp.Models) != 1 || mp.Models[0] == nil || mp.Blend != nil:
+			return fmt.Errorf("blend member %d is not a predictor of one model", j+1)
 		case mp.Task != Binary || !slices.Equal(mp.Classes, p.Classes):
 			return fmt.Errorf("blend member %d is a %v model of classes %v, want binary of %v", j+1, mp.Task, mp.Classes, p.Classes)
 		case mp.InputDim() != dim:
@@ -119,4 +127,70 @@ func (p *Predictor) checkBlend() error {
 		}
 	}
 	return nil
+}
+
+// encodeBlendedPair converts a one-vs-one pair that is a blend for a model or part file: its
+// classes and members.
+func encodeBlendedPair(pp *Predictor) (*pairJSON, error) {
+	if err := pp.checkBlend(); err != nil {
+		return nil, fmt.Errorf("ivm: %w", err)
+	}
+	out := &pairJSON{Classes: pp.Classes}
+	for _, mp := range pp.Blend {
+		mj, err := encodePair(mp)
+		if err != nil {
+			return nil, err
+		}
+		out.Blend = append(out.Blend, *mj)
+	}
+	return out, nil
+}
+
+// decodeBlendedPair rebuilds a one-vs-one pair that is a blend (see decodeBinary).
+func decodeBlendedPair(in *pairJSON, what, where string) (*Predictor, error) {
+	if in.hasModel() || in.Scale != nil || in.Sharpness != 0 || in.LabelNoise != 0 || in.Logistic != nil {
+		return nil, fmt.Errorf("ivm: model file %s: a blend's models, scaling and calibration are its members'", what)
+	}
+	pp := &Predictor{Task: Binary, Classes: in.Classes, Sharpness: 1, Blend: make([]*Predictor, len(in.Blend))}
+	for j := range in.Blend {
+		mp, err := decodeBinary(&in.Blend[j], fmt.Sprintf("%s, member %d", what, j+1), fmt.Sprintf("%s, member %d", where, j+1))
+		if err != nil {
+			return nil, err
+		}
+		pp.Blend[j] = mp
+	}
+	if err := pp.checkBlend(); err != nil {
+		return nil, fmt.Errorf("ivm: model file %s: %w", what, err)
+	}
+	return pp, nil
+}
+
+// predictBinary is Predict for a binary predictor on checked inputs, blended or not.
+func (p *Predictor) predictBinary(x mat.Matrix) ([]Prediction, error) {
+	if p.Blend != nil {
+		return p.predictBlend(x)
+	}
+	return p.predictChecked(x)
+}
+
+// labelsBinary is PredictLabels for a binary predictor on checked inputs, blended or not: a
+// blend's labels need its members' probabilities.
+func (p *Predictor) labelsBinary(x mat.Matrix) ([]Prediction, error) {
+	if p.Blend != nil {
+		return p.predictBlend(x)
+	}
+	return p.labelsChecked(x)
+}
+
+// labelNoise is the label noise of a binary predictor's probabilities: its own, or a
+// blend's members' mean.
+func (p *Predictor) labelNoise() float64 {
+	if p.Blend == nil {
+		return p.LabelNoise
+	}
+	sum := 0.0
+	for _, mp := range p.Blend {
+		sum += mp.LabelNoise
+	}
+	return sum / float64(len(p.Blend))
 }

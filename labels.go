@@ -76,7 +76,7 @@ type labelFit struct {
 // was given as Binary, which asks for the probit model (as -noise probit and one-vs-one
 // pairs do).
 func (cfg *Config) labelRegression(task Task, n, d int) bool {
-	return task == Binary && cfg.Task == TaskAuto && d == n && n <= exactMaxRows && cfg.resolveLearning(task) == Search
+	return task == Binary && (cfg.Task == TaskAuto || cfg.pair) && d == n && n <= exactMaxRows && cfg.resolveLearning(task) == Search
 }
 
 // fitLabels fits the label regression of the targets y (classes[1] is +1) on the inputs x

@@ -54,15 +54,37 @@ type modelJSON struct {
 	Trace []IterTrace `json:"trace,omitempty"`
 }
 
-// pairJSON is a one-vs-one pair's binary predictor in a model or part file: its two
-// classes, scaling and calibration, and its model.
+// pairJSON is a binary predictor inside a model or part file (a one-vs-one pair, a blend's
+// member): its two classes, scaling and calibration, and its model, or for a blended pair
+// its members instead.
 type pairJSON struct {
-	Classes    []float64 `json:"classes"`
-	Scale      *Scaler   `json:"scale,omitempty"`
-	Sharpness  float64   `json:"sharpness,omitempty"`
-	LabelNoise float64   `json:"label_noise,omitempty"`
-	Logistic   *Logistic `json:"logistic,omitempty"`
+	Classes    []float64  `json:"classes"`
+	Scale      *Scaler    `json:"scale,omitempty"`
+	Sharpness  float64    `json:"sharpness,omitempty"`
+	LabelNoise float64    `json:"label_noise,omitempty"`
+	Logistic   *Logistic  `json:"logistic,omitempty"`
+	Blend      []pairJSON `json:"blend,omitempty"`
 	modelJSON
+}
+
+// MarshalJSON writes a blended pair as its classes and members alone, without the empty
+// fields of a model it does not have.
+func (pj pairJSON) MarshalJSON() ([]byte, error) {
+	type plain pairJSON // without this method
+	if pj.Blend != nil {
+		return json.Marshal(struct {
+			Classes []float64  `json:"classes"`
+			Blend   []pairJSON `json:"blend"`
+		}{pj.Classes, pj.Blend})
+	}
+	return json.Marshal(plain(pj))
+}
+
+// hasModel reports whether any of a model's fields is set.
+func (pj *pairJSON) hasModel() bool {
+	m := &pj.modelJSON
+	return m.KernelSpec != "" || m.Kernel != nil || m.Noise != nil || m.InputDim != 0 || m.Active != nil || m.ActiveInputs != nil ||
+		m.SiteMean != nil || m.SitePrecision != nil || m.FactorPrecision != nil || m.Class != nil || m.Trace != nil
 }
 
 // fileJSON is a model file, ivm-model/1: a Predictor. A single model's fields sit at the
@@ -209,8 +231,11 @@ func finite(name string, vs []float64) error {
 
 // encodePair converts a one-vs-one pair's binary predictor for a model or part file.
 func encodePair(pp *Predictor) (*pairJSON, error) {
+	if pp != nil && pp.Blend != nil && pp.Models == nil {
+		return encodeBlendedPair(pp)
+	}
 	if pp == nil || len(pp.Models) != 1 || pp.Models[0] == nil {
-		return nil, errors.New("ivm: a one-vs-one pair or blend member must be a binary predictor of one model")
+		return nil, errors.New("ivm: a one-vs-one pair or blend member must be a binary predictor of one model or a blend of them")
 	}
 	mj, err := encodeModel(pp.Models[0])
 	if err != nil {
@@ -242,6 +267,9 @@ func decodePair(in *pairJSON, j int, classes []float64) (*Predictor, error) {
 // decodeBinary rebuilds a binary predictor held as a pairJSON (a one-vs-one pair, a blend's
 // member); what and where name it in errors.
 func decodeBinary(in *pairJSON, what, where string) (*Predictor, error) {
+	if in.Blend != nil {
+		return decodeBlendedPair(in, what, where)
+	}
 	m, err := decodeModel(&in.modelJSON)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s)", err, where)
@@ -281,6 +309,11 @@ func (p *Predictor) Save(w io.Writer) error {
 			return err
 		}
 		out.Pairs = append(out.Pairs, *pj)
+	}
+	if p.Blend != nil {
+		if err := p.checkBlend(); err != nil {
+			return fmt.Errorf("ivm: %w", err)
+		}
 	}
 	for _, mp := range p.Blend {
 		mj, err := encodePair(mp)

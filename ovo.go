@@ -124,7 +124,7 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 		idx := slices.Concat(rows[a], rows[b])
 		slices.Sort(idx)
 		pc := cfg
-		pc.Task, pc.Part, pc.Decomposition = Binary, Part{}, DecomposeAuto
+		pc.Task, pc.Part, pc.Decomposition, pc.pair = Binary, Part{}, DecomposeAuto, true
 		pc.Workers = max(1, workers/parallel)
 		pc.ActiveSize = min(cfg.ActiveSize, len(idx))
 		pc.Progress = nil
@@ -170,7 +170,7 @@ func pairsLabelNoise(pairs []*Predictor) float64 {
 	sum, n := 0.0, 0
 	for _, pp := range pairs {
 		if pp != nil {
-			sum += pp.LabelNoise
+			sum += pp.labelNoise()
 			n++
 		}
 	}
@@ -219,7 +219,7 @@ func (p *Predictor) predictPairs(x mat.Matrix) ([]Prediction, error) {
 		r[i] = make([]float64, k*k)
 	}
 	for j, pp := range p.Pairs {
-		preds, err := pp.predictChecked(x) // x was checked once for all pairs
+		preds, err := pp.predictBinary(x) // x was checked once for all pairs
 		if err != nil {
 			a, b := pairOf(j, k)
 			return nil, fmt.Errorf("ivm: classes %g and %g: %w", p.Classes[a], p.Classes[b], err)
@@ -252,7 +252,7 @@ func (p *Predictor) votePairs(x mat.Matrix) ([]Prediction, error) {
 	}
 	for j, pp := range p.Pairs {
 		a, b := pairOf(j, k)
-		preds, err := pp.labelsChecked(x) // x was checked once for all pairs
+		preds, err := pp.labelsBinary(x) // x was checked once for all pairs
 		if err != nil {
 			return nil, fmt.Errorf("ivm: classes %g and %g: %w", p.Classes[a], p.Classes[b], err)
 		}
@@ -350,8 +350,8 @@ func (c *coupler) votes(r []float64) []float64 {
 // Submodel is one of a Predictor's IVM models with what names it.
 type Submodel struct {
 	// Name is "" for a predictor's single model, "class 3" for a one-vs-rest model,
-	// "classes 1 and 3" for a one-vs-one pair's and "labels" or "probit" for a blend's
-	// label regression and probit model.
+	// "classes 1 and 3" for a one-vs-one pair's, "labels" or "probit" for a blend's label
+	// regression and probit model, and "classes 1 and 3 (labels)" for a blended pair's.
 	Name  string
 	Model *Model
 	// Trace is the model's learning trace (nil for a fixed or searched kernel).
@@ -374,7 +374,14 @@ func (p *Predictor) Submodels() []Submodel {
 		out = append(out, Submodel{Name: name, Model: mp.Models[0], Trace: traceOf(mp.Traces, 0), Pair: mp})
 	}
 	for _, pp := range p.Pairs {
-		if pp != nil {
+		switch {
+		case pp == nil:
+		case pp.Blend != nil:
+			for _, sm := range pp.Submodels() {
+				sm.Name = fmt.Sprintf("classes %g and %g (%s)", pp.Classes[0], pp.Classes[1], sm.Name)
+				out = append(out, sm)
+			}
+		default:
 			out = append(out, Submodel{Name: fmt.Sprintf("classes %g and %g", pp.Classes[0], pp.Classes[1]),
 				Model: pp.Models[0], Trace: traceOf(pp.Traces, 0), Pair: pp})
 		}

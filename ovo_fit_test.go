@@ -10,7 +10,8 @@ import (
 )
 
 // The default Fit of a multi-class task on few rows trains one binary predictor per pair
-// of classes, each searched on the pair's rows, and couples their probabilities: a
+// of classes, each searched on the pair's rows (a probit model, or its blend with the label
+// regression), and couples their probabilities: a
 // distribution per row whose largest entry is the label, as accurate as the one-vs-rest
 // search on these blobs, and a model file that round-trips exactly.
 func TestFitOneVsOne(t *testing.T) {
@@ -24,10 +25,22 @@ func TestFitOneVsOne(t *testing.T) {
 		t.Fatalf("%d pairs, %d models, scaler %v: want 6 one-vs-one pairs alone", len(p.Pairs), len(p.Models), p.Scaler)
 	}
 	for j, want := range [][]float64{{1, 2}, {1, 3}, {1, 4}, {2, 3}, {2, 4}, {3, 4}} {
-		pp := p.Pairs[j]
-		if pp.Task != ivm.Binary || pp.Classes[0] != want[0] || pp.Classes[1] != want[1] || pp.Scaler == nil {
-			t.Fatalf("pair %d: %v task of classes %v, scaler %v; want a scaled binary predictor of %v", j, pp.Task, pp.Classes, pp.Scaler, want)
+		pp, scaled := p.Pairs[j], p.Pairs[j].Scaler
+		if pp.Blend != nil { // the label regression and the probit model, each scaled
+			scaled = pp.Blend[0].Scaler
 		}
+		if pp.Task != ivm.Binary || pp.Classes[0] != want[0] || pp.Classes[1] != want[1] || scaled == nil {
+			t.Fatalf("pair %d: %v task of classes %v, scaler %v; want a scaled binary predictor of %v", j, pp.Task, pp.Classes, scaled, want)
+		}
+	}
+	blended := 0
+	for _, pp := range p.Pairs {
+		if pp.Blend != nil {
+			blended++
+		}
+	}
+	if blended == 0 || len(p.Submodels()) != 6+blended {
+		t.Errorf("%d blended pairs, %d submodels: want some pairs blended, each member listed", blended, len(p.Submodels()))
 	}
 	if acc := accuracy(t, p, xt, yt); acc < 0.93 {
 		t.Errorf("test accuracy %.3f, want ≥ 0.93", acc)

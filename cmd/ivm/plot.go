@@ -150,6 +150,9 @@ func drawModel(mf *modelFile, r plotRequest) (*ivmplot.Figure, vg.Length, error)
 			return nil, 0, fmt.Errorf("%s: %w", r.modelPath, err)
 		}
 		pred, r.which, r.pairClasses = pred.Pairs[j], 0, pred.Pairs[j].Classes
+		if bl := pred.Blend; bl != nil {
+			pred = bl[len(bl)-1] // a blended pair: its probit model
+		}
 	}
 	if len(pred.Blend) > 0 {
 		j, err := pickMember(pred, r.which)

@@ -349,11 +349,21 @@ func summary(p *ivm.Predictor) string {
 		return partSummary(p)
 	}
 	if len(p.Pairs) > 0 {
-		pp := p.Pairs[0]
-		s := fmt.Sprintf("%v (%d one-vs-one pairs, probabilities coupled), %s noise; classes %g and %g: kernel %s, %d active points",
-			p.Task, len(p.Pairs), pp.Models[0].Noise.Name(), pp.Classes[0], pp.Classes[1], pp.Models[0].Kernel, pp.Models[0].Size())
+		blended := 0
+		for _, pp := range p.Pairs {
+			if pp.Blend != nil {
+				blended++
+			}
+		}
+		sm := p.Submodels()[0]
+		m, pp := sm.Model, sm.Pair
+		s := fmt.Sprintf("%v (%d one-vs-one pairs, probabilities coupled), %s noise; %s: kernel %s, %d active points",
+			p.Task, len(p.Pairs), m.Noise.Name(), sm.Name, m.Kernel, m.Size())
 		if pp.Scaler != nil {
 			s += fmt.Sprintf(", inputs scaled (%v)", pp.Scaler.Kind)
+		}
+		if blended > 0 {
+			s += fmt.Sprintf("; %d pairs blend the label regression with the probit model", blended)
 		}
 		return s
 	}
