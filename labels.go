@@ -23,9 +23,9 @@ package ivm
 // using every row. Why not always: on inputs with many repeated values (the house votes'
 // yes/no answers) the marginal likelihood's optimum interpolates the labels with a vanishing
 // length scale, whose leave-one-out log loss shows it (0.17–0.42 against the probit's
-// 0.10–0.12). One-vs-one pairs keep the probit search (their Fit asks for a Binary task):
-// with the same rule per pair, vehicle lost 0.7 points and vowel, wine and soybean's log
-// losses rose.
+// 0.10–0.12). One-vs-one pairs never take the label regression alone (with the same rule
+// per pair, vehicle lost 0.7 points and vowel, wine and soybean's log losses rose), but
+// blend it with their probit model (blend.go).
 
 import (
 	"errors"
@@ -73,8 +73,8 @@ type labelFit struct {
 
 // labelRegression reports whether Fit tries the label regression on a binary task of n
 // rows with d active points (see the comment at the top of labels.go): not where the task
-// was given as Binary, which asks for the probit model (as -noise probit and one-vs-one
-// pairs do).
+// was given as Binary, which asks for the probit model (as -noise probit does), except in a
+// one-vs-one pair, which may blend the two.
 func (cfg *Config) labelRegression(task Task, n, d int) bool {
 	return task == Binary && (cfg.Task == TaskAuto || cfg.pair) && d == n && n <= exactMaxRows && cfg.resolveLearning(task) == Search
 }
