@@ -1081,20 +1081,26 @@ func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit 
 	if err != nil {
 		return nil, "", false, err
 	}
-	if cfg.Progress != nil {
-		cfg.Progress(Progress{Problems: 1, Search: res.evals, SearchKernel: fmt.Sprintf("%s, the labels regressed by the marginal likelihood, scored leaving one row out (the probit search's kernel: %.4f)",
-			res.spec, probit), SearchScore: res.looLoss})
-	}
 	labels = &Predictor{Task: Binary, Classes: p.Classes, Scaler: p.Scaler, Sharpness: 1, LabelNoise: res.eps, Logistic: &res.logit}
+	decision := "the probit model kept"
 	switch {
 	case cfg.labelsAlways:
-		return labels, res.spec, false, nil
+		decision = "taken"
 	case blendable(res.looLoss, probit) && !cfg.Part.IsPart():
-		return labels, res.spec, true, nil
+		decision, blend = "blended with the probit model", true
 	case res.looLoss < probit && !cfg.pair:
-		return labels, res.spec, false, nil
+		decision = "taken"
+	default:
+		labels = nil
 	}
-	return nil, "", false, nil
+	if cfg.Progress != nil {
+		cfg.Progress(Progress{Problems: 1, Search: res.evals, SearchKernel: fmt.Sprintf("%s, the labels regressed, scored leaving one row out (the probit search's kernel: %.4f; %s)",
+			res.spec, probit, decision), SearchScore: res.looLoss})
+	}
+	if labels == nil {
+		return nil, "", false, nil
+	}
+	return labels, res.spec, blend, nil
 }
 
 // searchExact is search for a regression task whose rows are all active: the exact GP's

@@ -202,7 +202,7 @@ func TestTrainLearnsByDefault(t *testing.T) {
 		args     []string
 		progress []string
 	}{
-		{nil, []string{": rbf(", "the labels regressed by the marginal likelihood", "held-out log loss", "done (500 of 500 active points selected; 1 of 1 problems done"}},
+		{nil, []string{": rbf(", "the labels regressed, scored leaving one row out", "held-out log loss", "done (500 of 500 active points selected; 1 of 1 problems done"}},
 		{[]string{"-iters", "8", "-d", "100"}, []string{"iteration 1/8", "final selection"}},
 	} {
 		dir := t.TempDir()
