@@ -38,18 +38,18 @@ func blendable(a, b float64) bool {
 	return a > 0 && b > 0 && max(a, b) < blendRatio*min(a, b)
 }
 
-// fitBlend fits, on the scaled inputs xs, the label regression labels with the kernel
-// labelSpec and the probit model with the search's kernel spec, criterion and calibration
-// (p's sharpness and label noise), and makes p their blend.
-func (p *Predictor) fitBlend(xs *mat.Dense, y []float64, cfg *Config, labels *Predictor, labelSpec, spec string, criterion Criterion, d int) error {
+// fitBlend fits, on the scaled inputs xs, the label regression labels and the probit model
+// with the search's kernel spec, criterion and calibration (p's sharpness and label noise),
+// and makes p their blend.
+func (p *Predictor) fitBlend(xs *mat.Dense, y []float64, cfg *Config, labels *labelMember, spec string, criterion Criterion, d int) error {
 	probit := &Predictor{Task: Binary, Classes: p.Classes, Scaler: p.Scaler, Sharpness: p.Sharpness, LabelNoise: p.LabelNoise}
-	if err := labels.fitProblems(xs, y, cfg, labelSpec, Entropy, d); err != nil {
+	if err := labels.p.fitProblems(xs, y, cfg, labels.spec, Entropy, d); err != nil {
 		return err
 	}
 	if err := probit.fitProblems(xs, y, cfg, spec, criterion, d); err != nil {
 		return err
 	}
-	p.Blend = []*Predictor{labels, probit}
+	p.Blend = []*Predictor{labels.p, probit}
 	p.Scaler, p.Sharpness, p.LabelNoise = nil, 1, 0
 	return nil
 }

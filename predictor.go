@@ -396,13 +396,8 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		return nil, err
 	}
 	problems := p.problems()
-	var rows []int // the final selection's candidate rows, when not all
-	// A binary task's label regression, when it is blended with the probit model.
-	var (
-		labels    *Predictor
-		labelSpec string
-		blend     bool
-	)
+	var rows []int           // the final selection's candidate rows, when not all
+	var partner *labelMember // a binary task's label regression, blended with the probit model
 	d, dFinal, err := p.activeSizes(cfg.ActiveSize, n)
 	if err != nil {
 		return nil, err
@@ -430,13 +425,8 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		// below flatLoss) skips the label regression: K(K−1)/2 pairs would pay for it
 		// (oil flow's pairs of 660 rows: 1.5 → 5.0 CPU s, every prediction the same).
 		if cfg.labelRegression(task, n, d) && !(cfg.pair && score < flatLoss) {
-			if labels, labelSpec, blend, err = p.chooseLabels(x, y, &cfg, score); err != nil {
+			if spec, criterion, partner, err = p.chooseLabels(x, y, &cfg, score, spec, criterion); err != nil {
 				return nil, err
-			}
-			if labels != nil && !blend {
-				p.Logistic, p.LabelNoise, p.Sharpness = labels.Logistic, labels.LabelNoise, 1
-				spec, criterion = labelSpec, Entropy // every row active: the criterion orders them only
-				labels = nil
 			}
 		}
 		cfg.FixedKernel = true // the final selection, with the kernel found
@@ -457,8 +447,8 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if labels != nil {
-		if err := p.fitBlend(xs, y, &cfg, labels, labelSpec, spec, criterion, d); err != nil {
+	if partner != nil {
+		if err := p.fitBlend(xs, y, &cfg, partner, spec, criterion, d); err != nil {
 			return nil, err
 		}
 		return p, nil
@@ -1068,39 +1058,49 @@ func (p *Predictor) noiseName() string {
 	return p.Task.noiseName()
 }
 
+// labelMember is a binary task's label regression to be fitted with its kernel spec.
+type labelMember struct {
+	p    *Predictor
+	spec string
+}
+
 // chooseLabels fits a binary task's label regression (labels.go) on the inputs as the search
 // scaled them and compares its leave-one-out log loss with probit, the held-out log loss of
-// the probit search's kernel (both at the least label noise). It returns the label
-// regression as a binary predictor to be fitted with the kernel spec, and whether to blend
-// it with the probit model (blend.go); a nil predictor keeps the probit model alone.
-func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit float64) (labels *Predictor, spec string, blend bool, err error) {
+// the probit search's kernel (both at the least label noise). Taken alone, it sets p's
+// logistic map, label noise and sharpness and returns its kernel spec and the entropy
+// criterion (every row is active: the criterion orders them only); blended with the probit
+// model (blend.go), it returns spec and criterion as they were, for the probit member, and
+// the label regression as the partner; else spec and criterion alone.
+func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit float64, spec string, criterion Criterion) (string, Criterion, *labelMember, error) {
 	res, err := fitLabels(x, p.Scaler, y, p.Classes)
 	if errors.Is(err, errNoLogistic) {
-		return nil, "", false, nil
+		return spec, criterion, nil, nil
 	}
 	if err != nil {
-		return nil, "", false, err
+		return "", 0, nil, err
 	}
-	labels = &Predictor{Task: Binary, Classes: p.Classes, Scaler: p.Scaler, Sharpness: 1, LabelNoise: res.eps, Logistic: &res.logit}
 	decision := "the probit model kept"
+	alone := cfg.labelsAlways || (res.looLoss < probit && !cfg.pair)
+	blend := !cfg.labelsAlways && blendable(res.looLoss, probit) && !cfg.Part.IsPart()
 	switch {
-	case cfg.labelsAlways:
+	case blend:
+		decision = "blended with the probit model"
+	case alone:
 		decision = "taken"
-	case blendable(res.looLoss, probit) && !cfg.Part.IsPart():
-		decision, blend = "blended with the probit model", true
-	case res.looLoss < probit && !cfg.pair:
-		decision = "taken"
-	default:
-		labels = nil
 	}
 	if cfg.Progress != nil {
 		cfg.Progress(Progress{Problems: 1, Search: res.evals, SearchKernel: fmt.Sprintf("%s, the labels regressed, scored leaving one row out (the probit search's kernel: %.4f; %s)",
 			res.spec, probit, decision), SearchScore: res.looLoss})
 	}
-	if labels == nil {
-		return nil, "", false, nil
+	switch {
+	case blend:
+		labels := &Predictor{Task: Binary, Classes: p.Classes, Scaler: p.Scaler, Sharpness: 1, LabelNoise: res.eps, Logistic: &res.logit}
+		return spec, criterion, &labelMember{p: labels, spec: res.spec}, nil
+	case alone:
+		p.Logistic, p.LabelNoise, p.Sharpness = &res.logit, res.eps, 1
+		return res.spec, Entropy, nil, nil
 	}
-	return labels, res.spec, blend, nil
+	return spec, criterion, nil, nil
 }
 
 // searchExact is search for a regression task whose rows are all active: the exact GP's
