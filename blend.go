@@ -43,7 +43,9 @@ func blendable(a, b float64) bool {
 // and makes p their blend.
 func (p *Predictor) fitBlend(xs *mat.Dense, y []float64, cfg *Config, labels *labelMember, spec string, criterion Criterion, d int) error {
 	probit := &Predictor{Task: Binary, Classes: p.Classes, Scaler: p.Scaler, Sharpness: p.Sharpness, LabelNoise: p.LabelNoise}
-	if err := labels.p.fitProblems(xs, y, cfg, labels.spec, Entropy, d); err != nil {
+	quiet := *cfg
+	quiet.Progress = nil // one "done" report for the task, the probit member's
+	if err := labels.p.fitProblems(xs, y, &quiet, labels.spec, Entropy, d); err != nil {
 		return err
 	}
 	if err := probit.fitProblems(xs, y, cfg, spec, criterion, d); err != nil {

@@ -207,8 +207,8 @@ func subRows(x mat.Matrix, idx []int) *mat.Dense {
 }
 
 // predictPairs predicts the rows of x with a one-vs-one predictor: each pair's own
-// prediction, coupled. Mean and Var hold each pair's latent mean and variance, in Pairs'
-// order (positive: the pair's second class).
+// prediction, coupled. Mean and Var hold each pair's latent mean and variance (a blended
+// pair's probit model's), in Pairs' order (positive: the pair's second class).
 func (p *Predictor) predictPairs(x mat.Matrix) ([]Prediction, error) {
 	n, _ := x.Dims()
 	k, pairs := len(p.Classes), len(p.Pairs)
@@ -226,7 +226,8 @@ func (p *Predictor) predictPairs(x mat.Matrix) ([]Prediction, error) {
 		}
 		a, b := pairOf(j, k)
 		for i, q := range preds {
-			out[i].Mean[j], out[i].Var[j] = q.Mean[0], q.Var[0]
+			last := len(q.Mean) - 1 // a blended pair's probit model, as every other pair's
+			out[i].Mean[j], out[i].Var[j] = q.Mean[last], q.Var[last]
 			r[i][a*k+b], r[i][b*k+a] = q.Prob[0], q.Prob[1]
 		}
 	}
@@ -257,7 +258,7 @@ func (p *Predictor) votePairs(x mat.Matrix) ([]Prediction, error) {
 			return nil, fmt.Errorf("ivm: classes %g and %g: %w", p.Classes[a], p.Classes[b], err)
 		}
 		for i, q := range preds {
-			out[i].Mean[j] = q.Mean[0]
+			out[i].Mean[j] = q.Mean[len(q.Mean)-1] // a blended pair's probit model's
 			if q.Label == pp.Classes[1] {
 				votes[i][b]++
 			} else {

@@ -264,7 +264,8 @@ type Prediction struct {
 	Prob []float64
 	// Mean and Var hold, per model, the latent mean (bias included) and variance for
 	// classification (one-vs-one: per pair in Predictor.Pairs' order, positive for the
-	// pair's second class), the predictive mean and variance for regression.
+	// pair's second class, a blended pair's probit model's; a blend: per member, in
+	// Predictor.Blend's order), the predictive mean and variance for regression.
 	Mean, Var []float64
 }
 

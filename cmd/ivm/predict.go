@@ -181,8 +181,8 @@ func printMetrics(w io.Writer, regression bool, preds []ivm.Prediction, y []floa
 // predictive mean). With prob a header line comes first and each row holds the label, the
 // probability of every class (in the header's order), and the latent mean and variance
 // of each model (multi-class: one pair per class's one-vs-rest model, or per one-vs-one pair
-// of classes a,b, positive for b, a blended pair's label regression's; a blended binary
-// model: each member's); regression writes
+// of classes a,b, positive for b, a blended pair's probit model's; a blended binary model:
+// each member's); regression writes
 // the predictive mean and variance. The file is written atomically.
 func writePredictions(path string, p *ivm.Predictor, preds []ivm.Prediction, prob bool, stdout io.Writer) error {
 	var b strings.Builder
