@@ -6,10 +6,11 @@ package ivm
 // model, and neither predicts its held-out rows clearly better, it keeps both and reports
 // the mean of their class probabilities (Predictor.Blend). Two calibrated models that err
 // on different rows average to probabilities no worse than the mean of their log losses
-// (−ln is convex) and usually better than either: on thirteen public binary sets, eight
-// random splits each, the blend's mean test log loss was below the better single choice's
-// on nine (sonar 0.288 → 0.277, promoters 0.414 → 0.400, pima 0.479 → 0.475) and at most
-// 0.004 above it on the other four (bench/RESULTS.md, "Tenth pass"). Where one model's
+// (−ln is convex) and often better than either: on thirteen public binary sets, eight
+// random splits each, the blend's mean test log loss was below that of the single model
+// chosen before on eight (sonar 0.288 → 0.277, promoters 0.414 → 0.400, pima 0.479 →
+// 0.475) and at most 0.004 above it on the other five (bench/RESULTS.md, "Tenth pass";
+// their sum 2.816 → 2.785). Where one model's
 // held-out log loss is more than blendRatio times the other's it is left out: the label
 // regression that interpolates repeated inputs (house votes, 0.29 against the probit's
 // 0.11) would only pull the blend towards its mistakes.
