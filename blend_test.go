@@ -3,8 +3,11 @@ package ivm
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // Where the label regression and the probit model predict their held-out rows about as
@@ -59,29 +62,12 @@ func TestFitBlend(t *testing.T) {
 	if apart == 0 {
 		t.Error("the members agree on every row to within 0.05: nothing is blended")
 	}
-	var b bytes.Buffer
-	if err := p.Save(&b); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Load(bytes.NewReader(b.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, err := back.Predict(xt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range again {
-		if again[i].Prob[1] != preds[i].Prob[1] {
-			t.Fatalf("row %d: p = %v after the round trip, %v before", i, again[i].Prob[1], preds[i].Prob[1])
-		}
-	}
+	back, file := reloaded(t, p, xt)
 	if subs := back.Submodels(); len(subs) != 2 || subs[0].Name != "labels" || subs[1].Name != "probit" {
 		t.Errorf("submodels %+v: want labels and probit", subs)
 	}
 	// What a file may not hold: a blend with models or calibration of its own, members of
 	// other classes, or one member.
-	file := b.String()
 	for _, bad := range []struct{ name, from, to string }{
 		{"own sharpness", `"format": "ivm-model/1",`, `"format": "ivm-model/1", "sharpness": 2,`},
 		{"own logistic", `"format": "ivm-model/1",`, `"format": "ivm-model/1", "logistic": {"slope": 1, "offset": 0},`},
@@ -126,4 +112,32 @@ func TestSaveRefusesNestedMembers(t *testing.T) {
 	if err := nested.Save(&b); err == nil || !strings.Contains(err.Error(), "one model") {
 		t.Errorf("a blend inside a blend saved: %v", err)
 	}
+}
+
+// reloaded saves p, loads the file and checks that the loaded predictor's probabilities at
+// x are p's bit for bit; it returns the loaded predictor and the file's text.
+func reloaded(t *testing.T, p *Predictor, x *mat.Dense) (*Predictor, string) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := p.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := p.Predict(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := back.Predict(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range after {
+		if !slices.Equal(after[i].Prob, before[i].Prob) {
+			t.Fatalf("row %d: %v after the round trip, %v before", i, after[i].Prob, before[i].Prob)
+		}
+	}
+	return back, b.String()
 }

@@ -72,11 +72,15 @@ type labelFit struct {
 }
 
 // labelRegression reports whether Fit tries the label regression on a binary task of n
-// rows with d active points (see the comment at the top of labels.go): not where the task
-// was given as Binary, which asks for the probit model (as -noise probit does), except in a
-// one-vs-one pair, which may blend the two.
-func (cfg *Config) labelRegression(task Task, n, d int) bool {
-	return task == Binary && (cfg.Task == TaskAuto || cfg.pair) && d == n && n <= exactMaxRows && cfg.resolveLearning(task) == Search
+// rows with d active points whose probit search scored probit (see the comment at the top
+// of labels.go): not where the task was given as Binary, which asks for the probit model
+// (as -noise probit does), except in a one-vs-one pair, which may blend the two — unless
+// its probit model leaves nothing to gain (held-out log loss below flatLoss), since
+// K(K−1)/2 pairs would pay for it (oil flow's pairs of 660 rows: 1.5 → 5.0 CPU s, every
+// prediction the same).
+func (cfg *Config) labelRegression(task Task, n, d int, probit float64) bool {
+	return task == Binary && (cfg.Task == TaskAuto || (cfg.pair && probit >= flatLoss)) && d == n && n <= exactMaxRows &&
+		cfg.resolveLearning(task) == Search
 }
 
 // fitLabels fits the label regression of the targets y (classes[1] is +1) on the inputs x

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 
@@ -95,25 +94,8 @@ func TestFitLabelRegression(t *testing.T) {
 	if loss/n > bayes/n+0.03 {
 		t.Errorf("test log loss %.4f; the Bayes posterior's %.4f", loss/n, bayes/n)
 	}
-	var b bytes.Buffer
-	if err := p.Save(&b); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), `"logistic"`) {
+	if _, file := reloaded(t, p, xt); !strings.Contains(file, `"logistic"`) {
 		t.Fatal(`the model file lacks "logistic"`)
-	}
-	back, err := Load(bytes.NewReader(b.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, err := back.Predict(xt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range again {
-		if again[i].Prob[1] != preds[i].Prob[1] {
-			t.Fatalf("row %d: p = %v after the round trip, %v before", i, again[i].Prob[1], preds[i].Prob[1])
-		}
 	}
 	// One-vs-one pairs never take the label regression alone: the probit model, or a blend.
 	y3 := make([]float64, len(y))
@@ -132,23 +114,8 @@ func TestFitLabelRegression(t *testing.T) {
 	// A pair that is a label regression (built here, from the binary model above, whose
 	// classes are the pair's 0 and 1; Fit does not make one) keeps its map in the file.
 	p3.Pairs[0] = p
-	b.Reset()
-	if err := p3.Save(&b); err != nil {
-		t.Fatal(err)
-	}
-	back3, err := Load(bytes.NewReader(b.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	before, _ := p3.Predict(xt)
-	after, err := back3.Predict(xt)
-	if err != nil || back3.Pairs[0].Logistic == nil {
-		t.Fatalf("the pair's logistic map after the round trip: %v, %v", back3.Pairs[0].Logistic, err)
-	}
-	for i := range after {
-		if !slices.Equal(after[i].Prob, before[i].Prob) {
-			t.Fatalf("row %d: %v after the round trip, %v before", i, after[i].Prob, before[i].Prob)
-		}
+	if back3, _ := reloaded(t, p3, xt); back3.Pairs[0].Logistic == nil {
+		t.Fatal("the pair's logistic map is lost in the round trip")
 	}
 }
 

@@ -422,10 +422,7 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		if spec, criterion, score, dFinal, err = p.search(x, y, &cfg, d, dFinal, criterion); err != nil {
 			return nil, err
 		}
-		// A one-vs-one pair whose probit model leaves nothing to gain (held-out log loss
-		// below flatLoss) skips the label regression: K(K−1)/2 pairs would pay for it
-		// (oil flow's pairs of 660 rows: 1.5 → 5.0 CPU s, every prediction the same).
-		if cfg.labelRegression(task, n, d) && !(cfg.pair && score < flatLoss) {
+		if cfg.labelRegression(task, n, d, score) {
 			if spec, criterion, partner, err = p.chooseLabels(x, y, &cfg, score, spec, criterion); err != nil {
 				return nil, err
 			}
