@@ -56,8 +56,20 @@ func FuzzLoad(f *testing.F) {
 		}
 		f.Add(buf.Bytes())
 	}
+	// A projected model (Decomposition Projected), of few centres.
+	xp, yp := blobs(rand.New(rand.NewPCG(7, 8)), 20, [][]float64{{0, 0}, {2, 2}, {0, 3}}, []float64{1, 2, 3}, 0.5)
+	p, err := ivm.Fit(xp, yp, ivm.Config{Decomposition: ivm.Projected, ActiveSize: 5})
+	if err != nil {
+		f.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := p.Save(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
 	f.Add([]byte(`{"format":"ivm-model/1"}`))
 	f.Add([]byte(`{"format":"ivm-model/1","task":"multiclass","classes":[1,2,3],"models":[{}]}`))
+	f.Add([]byte(`{"format":"ivm-model/1","task":"multiclass","classes":[1,2,3],"softmax":true,"projected":{"kernel_spec":"rbf","lambda":1,"centres":[[1e308]],"weights":[[1,2,3]],"score_mix":[[1,0,0],[0,1,0],[0,0,1]],"score_offset":[0,0,0]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ivm.Load(bytes.NewReader(data))
 		// A *bytes.Buffer is decoded in place, by another route: it must agree.

@@ -119,7 +119,10 @@ type fileJSON struct {
 	// Pairs holds a one-vs-one multi-class file's pairs.
 	Pairs []pairJSON `json:"pairs,omitempty"`
 	// Blend holds a blended binary file's members (Predictor.Blend).
-	Blend    []pairJSON  `json:"blend,omitempty"`
+	Blend []pairJSON `json:"blend,omitempty"`
+	// Projected holds a multi-class file's projected model (Predictor.Projected).
+	Projected *projectedJSON `json:"projected,omitempty"`
+
 	Training Provenance  `json:"training"`
 	Trace    []IterTrace `json:"trace,omitempty"`
 }
@@ -289,7 +292,7 @@ func decodeBinary(in *pairJSON, what, where string) (*Predictor, error) {
 // written when a value cannot be stored (NaN, ±Inf); write to a temporary file and rename
 // it for an atomic update.
 func (p *Predictor) Save(w io.Writer) error {
-	if len(p.Models) == 0 && len(p.Pairs) == 0 && len(p.Blend) == 0 {
+	if len(p.Models) == 0 && len(p.Pairs) == 0 && len(p.Blend) == 0 && p.Projected == nil {
 		return errors.New("ivm: a predictor without models cannot be saved")
 	}
 	if p.Part.IsPart() {
@@ -314,6 +317,12 @@ func (p *Predictor) Save(w io.Writer) error {
 		if err := p.checkBlend(); err != nil {
 			return fmt.Errorf("ivm: %w", err)
 		}
+	}
+	if p.Projected != nil {
+		if len(p.Models) > 0 || len(p.Pairs) > 0 || len(p.Blend) > 0 {
+			return errors.New("ivm: a predictor with both a projected model and other models cannot be saved")
+		}
+		out.Projected = encodeProjected(p.Projected)
 	}
 	for _, mp := range p.Blend {
 		mj, err := encodePair(mp)
@@ -377,7 +386,9 @@ func Load(r io.Reader) (*Predictor, error) {
 		return nil, errors.New(`ivm: model file has both one-vs-one "pairs" and other models`)
 	case len(in.Blend) > 0 && (in.model() != nil || len(in.Models) > 0 || len(in.Pairs) > 0):
 		return nil, errors.New(`ivm: model file has both a "blend" and other models`)
-	case in.model() == nil && len(in.Models) == 0 && len(in.Pairs) == 0 && len(in.Blend) == 0:
+	case in.Projected != nil && (in.model() != nil || len(in.Models) > 0 || len(in.Pairs) > 0 || len(in.Blend) > 0):
+		return nil, errors.New(`ivm: model file has both a "projected" model and other models`)
+	case in.model() == nil && len(in.Models) == 0 && len(in.Pairs) == 0 && len(in.Blend) == 0 && in.Projected == nil:
 		return nil, errors.New("ivm: model file lacks its kernel or noise model")
 	}
 	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Training: in.Training, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
@@ -394,6 +405,17 @@ func Load(r io.Reader) (*Predictor, error) {
 	if len(in.Blend) > 0 {
 		if err := p.loadBlend(in.Blend); err != nil {
 			return nil, err
+		}
+		return p, nil
+	}
+	if in.Projected != nil {
+		pr, err := decodeProjected(in.Projected, len(p.Classes))
+		if err == nil {
+			p.Projected = pr
+			err = p.checkProjected()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("ivm: model file: %w", err)
 		}
 		return p, nil
 	}

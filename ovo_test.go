@@ -90,7 +90,8 @@ func TestDecompositionRule(t *testing.T) {
 	}{
 		{DecomposeAuto, 700, 11, true, OneVsOne},
 		{DecomposeAuto, ovoMaxRows, 3, true, OneVsOne},
-		{DecomposeAuto, ovoMaxRows + 1, 10, true, OneVsRest},
+		{DecomposeAuto, ovoMaxRows + 1, 10, true, Projected},
+		{DecomposeAuto, ovoMaxRows + 1, 2, true, OneVsRest},
 		{DecomposeAuto, 700, 11, false, OneVsRest}, // Algorithm 2, the papers' protocols
 		{OneVsOne, 70000, 10, false, OneVsOne},
 		{OneVsRest, 100, 3, true, OneVsRest},
@@ -99,7 +100,7 @@ func TestDecompositionRule(t *testing.T) {
 			t.Errorf("%v.resolve(%d rows, %d classes, search %v) = %v, want %v", c.dc, c.n, c.k, c.search, got, c.want)
 		}
 	}
-	for _, s := range []string{"auto", "ovr", "ovo"} {
+	for _, s := range []string{"auto", "ovr", "ovo", "projected"} {
 		if dc, err := ParseDecomposition(s); err != nil || dc.String() != s {
 			t.Errorf("ParseDecomposition(%q) = %v, %v", s, dc, err)
 		}

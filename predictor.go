@@ -179,6 +179,10 @@ type Progress struct {
 	Iters int
 	// Trace is set when an outer iteration ends.
 	Trace *IterTrace
+	// Rows and RowsDone report a projected model's final fit (Decomposition Projected):
+	// the training rows its system has taken in so far, of Rows; ActiveSize is then its
+	// number of centres.
+	Rows, RowsDone int
 	// Done marks the problem's end.
 	Done bool
 }
@@ -207,6 +211,11 @@ type Predictor struct {
 	// scaling and calibration (see blend.go). nil otherwise; Models and Scaler are nil
 	// when it is set.
 	Blend []*Predictor
+	// Projected holds a multi-class predictor's projected model (Decomposition Projected):
+	// one regression of all the classes' codes through shared centres, its probabilities
+	// the softmax p_c ∝ exp(a·f_c) of its latents (Softmax set, a is Sharpness). nil
+	// otherwise; Models is nil when it is set.
+	Projected *ProjectedModel
 	// Traces holds each model's learning trace (nil entries for a fixed kernel).
 	Traces [][]IterTrace
 	// Sharpness is the exponent a of the class probabilities p_c ∝ q_c^a reported for
@@ -360,16 +369,24 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	if cfg.SplitGamma && task != SemiSupervised {
 		return nil, fmt.Errorf("ivm: split γ₋, γ₊ are for the null category model, not a %s task", task)
 	}
-	if cfg.Decomposition < DecomposeAuto || cfg.Decomposition > OneVsOne {
+	if cfg.Decomposition < DecomposeAuto || cfg.Decomposition > Projected {
 		return nil, fmt.Errorf("ivm: unknown multi-class decomposition %v", cfg.Decomposition)
 	}
 	p := &Predictor{Task: task, Classes: classes, Sharpness: 1}
 	search := !cfg.FixedKernel && cfg.resolveLearning(task) == Search
-	if task == MultiClass && cfg.Decomposition.resolve(n, len(classes), search) == OneVsOne {
+	switch dc := cfg.Decomposition.resolve(n, len(classes), search); {
+	case task == MultiClass && dc == OneVsOne:
 		if err := p.fitPairs(x, y, cfg); err != nil {
 			return nil, err
 		}
 		return p, nil
+	case task == MultiClass && dc == Projected:
+		if err := p.fitProjected(x, y, &cfg); err != nil {
+			return nil, err
+		}
+		return p, nil
+	case dc == Projected:
+		return nil, fmt.Errorf("ivm: a projected model is for a multi-class task, not a %v one", task)
 	}
 	if p.Scaler, err = FitScaler(x, cfg.Scale); err != nil {
 		return nil, err
@@ -734,6 +751,10 @@ func (p *Predictor) InputDim() int {
 			}
 		}
 	}
+	if p.Projected != nil {
+		_, dim := p.Projected.Centres.Dims()
+		return dim
+	}
 	for _, m := range p.Models { // a part's first models may be nil
 		if m != nil {
 			_, dim := m.XActive.Dims()
@@ -753,6 +774,9 @@ func (p *Predictor) Predict(x mat.Matrix) ([]Prediction, error) {
 	}
 	if p.Blend != nil {
 		return p.predictBlend(x)
+	}
+	if p.Projected != nil {
+		return p.predictProjected(x, true)
 	}
 	return p.predictChecked(x)
 }
@@ -905,6 +929,9 @@ func (p *Predictor) PredictLabels(x mat.Matrix) ([]Prediction, error) {
 	}
 	if p.Pairs != nil {
 		return p.votePairs(x)
+	}
+	if p.Projected != nil {
+		return p.predictProjected(x, false)
 	}
 	return p.labelsChecked(x)
 }

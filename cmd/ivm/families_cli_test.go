@@ -45,7 +45,10 @@ func wantPredictionLine(task ivm.Task, q ivm.Prediction) string {
 		f = append(f, g(v))
 	}
 	for c := range q.Mean {
-		f = append(f, g(q.Mean[c]), g(q.Var[c]))
+		f = append(f, g(q.Mean[c]))
+		if q.Var != nil { // a projected model's latents have none
+			f = append(f, g(q.Var[c]))
+		}
 	}
 	return strings.Join(f, " ")
 }
@@ -94,6 +97,10 @@ func TestIVMFamiliesTrainPredictInfo(t *testing.T) {
 			summary: ": multiclass (3 one-vs-one pairs, probabilities coupled), probit noise; classes 1 and 2: kernel ",
 			info:    "task:        multiclass, classes 1 2 3 (one-vs-one: 3 pairs, probabilities coupled)",
 			header:  "label p(1) p(2) p(3) latent_mean(1,2) latent_variance(1,2) latent_mean(1,3) latent_variance(1,3) latent_mean(2,3) latent_variance(2,3)", minAcc: 90},
+		{name: "multiclass_projected", flags: []string{"-multiclass", "projected", "-d", "60"}, label: class3,
+			summary: ": multiclass (projected: the 3 classes' codes regressed through 60 shared centres), kernel rbf(gamma=",
+			info:    "task:        multiclass, classes 1 2 3 (projected: every class's code regressed through shared centres)",
+			header:  "label p(1) p(2) p(3) latent(1) latent(2) latent(3)", minAcc: 85},
 		{name: "regression", flags: []string{"-d", "40"},
 			label:   func(x1 float64, _ int, rng *rand.Rand) float64 { return math.Sin(x1) + 0.1*rng.NormFloat64() },
 			summary: ": regression, gaussian noise, kernel ", info: "task:        regression",
@@ -178,6 +185,12 @@ func TestIVMFamiliesTrainPredictInfo(t *testing.T) {
 				}
 			}
 
+			if c.name == "multiclass_projected" {
+				r = runBinary(t, dir, "", nil, "plot", "-o", filepath.Join(dir, "p.png"), model)
+				if r.code != 1 || !strings.Contains(r.stderr, "is a projected model") {
+					t.Errorf("plot of a projected model: exit %d, %q", r.code, r.stderr)
+				}
+			}
 			r = runBinary(t, dir, "", nil, "info", model)
 			if r.code != 0 {
 				t.Fatalf("info: exit %d\n%s%s", r.code, r.stdout, r.stderr)

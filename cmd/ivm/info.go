@@ -110,6 +110,9 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 	if len(p.Blend) > 0 {
 		fmt.Fprintf(w, " (a blend of %d models, probabilities averaged)", len(p.Blend))
 	}
+	if p.Projected != nil {
+		fmt.Fprint(w, " (projected: every class's code regressed through shared centres)")
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "inputs:      %d", p.InputDim())
 	switch {
@@ -126,7 +129,11 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 	if p.Scaler != nil && p.Scaler.Weight != nil {
 		fmt.Fprintf(w, "relevance:   %s\n", relevanceLine(p.Scaler.Weight))
 	}
-	if p.Sharpness != 0 && p.Sharpness != 1 || p.Softmax {
+	if pr := p.Projected; pr != nil {
+		m, _ := pr.Centres.Dims()
+		fmt.Fprintf(w, "model:       %d centres (training rows drawn at random), kernel %s, λ %.4g (the codes' noise variance)\n", m, pr.Kernel, pr.Lambda)
+		fmt.Fprintln(w, "calibration: p ∝ exp(f·Mix + Offset), a multinomial logistic map of the class latents f (fitted on held-out rows)")
+	} else if p.Sharpness != 0 && p.Sharpness != 1 || p.Softmax {
 		what := "class probabilities p_c ∝ q_c^a"
 		switch {
 		case p.Task == ivm.Regression:

@@ -60,7 +60,7 @@ func TestOneVsOneThroughTheBinary(t *testing.T) {
 		{[]string{"plot", "-o", png, model}, "10 one-vs-one pairs"},
 		{[]string{"plot", "-o", png, "-model", "11", model}, "-model 11: the file holds 10 one-vs-one pairs"},
 		{[]string{"plot", "-o", png, "-model", "3", model, train}, "3 inputs"},
-		{[]string{"train", "-multiclass", "ova", train, model}, `-multiclass "ova": want auto, ovr or ovo`},
+		{[]string{"train", "-multiclass", "ova", train, model}, `-multiclass "ova": want auto, ovr, ovo or projected`},
 		{[]string{"train", "-tasks", "-multiclass", "ovo", train, model}, "-multiclass is not available with -tasks"},
 	} {
 		code, _, errs := runCLI(t, c.args...)

@@ -144,6 +144,9 @@ func drawModel(mf *modelFile, r plotRequest) (*ivmplot.Figure, vg.Length, error)
 		return fig, vg.Length(len(tm.Tasks)) * 4 * vg.Centimeter, err
 	}
 	pred := mf.single
+	if pred.Projected != nil {
+		return nil, 0, fmt.Errorf("%s is a projected model (every class's code regressed through shared centres): ivm plot draws IVM models; ivm predict -prob gives its class probabilities and latents", r.modelPath)
+	}
 	if len(pred.Pairs) > 0 {
 		j, err := pickPair(pred, r.which)
 		if err != nil {

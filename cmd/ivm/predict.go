@@ -205,6 +205,10 @@ func writePredictions(path string, p *ivm.Predictor, preds []ivm.Prediction, pro
 				for _, sm := range p.Submodels() {
 					fmt.Fprintf(&b, " latent_mean(%s) latent_variance(%s)", sm.Name, sm.Name)
 				}
+			case p.Projected != nil:
+				for _, c := range p.Classes {
+					fmt.Fprintf(&b, " latent(%s)", g(c))
+				}
 			case len(p.Models) == 1:
 				b.WriteString(" latent_mean latent_variance")
 			default:
@@ -227,7 +231,10 @@ func writePredictions(path string, p *ivm.Predictor, preds []ivm.Prediction, pro
 				b.WriteString(" " + g(v))
 			}
 			for c := range q.Mean {
-				b.WriteString(" " + g(q.Mean[c]) + " " + g(q.Var[c]))
+				b.WriteString(" " + g(q.Mean[c]))
+				if q.Var != nil { // a projected model's latents have none
+					b.WriteString(" " + g(q.Var[c]))
+				}
 			}
 		}
 		b.WriteByte('\n')

@@ -24,6 +24,8 @@ type progress struct {
 	frac []float64
 	// searchEnd is when the kernel search last reported (zero: no search).
 	searchEnd time.Time
+	// quarters is how many quarters of a projected model's rows logRows has reported.
+	quarters int
 }
 
 func newProgress(w io.Writer, prefix string) *progress {
@@ -47,6 +49,12 @@ func (p *progress) report(pr ivm.Progress) {
 		}
 		p.logSearch(pr)
 		return
+	}
+	if pr.Rows > 0 {
+		p.frac[pr.Problem] = float64(pr.RowsDone) / float64(pr.Rows)
+		if !p.terminal && !pr.Done {
+			p.logRows(pr)
+		}
 	}
 	if pr.Selections > 0 && pr.ActiveSize > 0 {
 		done := float64(max(pr.Selection-1, 0)) + float64(pr.Included)/float64(pr.ActiveSize)
@@ -100,6 +108,10 @@ func (p *progress) logDone(pr ivm.Progress) {
 	if pr.Problems > 1 {
 		lead += problemName(pr) + " "
 	}
+	if pr.Rows > 0 {
+		fmt.Fprintf(p.w, "%sdone (%d rows through %d centres, %s since the search)\n", lead, pr.Rows, pr.ActiveSize, time.Since(p.searchEnd).Round(time.Second))
+		return
+	}
 	done := 0.0
 	for _, f := range p.frac {
 		done += f
@@ -112,6 +124,20 @@ func (p *progress) logDone(pr ivm.Progress) {
 	left := time.Duration(float64(elapsed) * (float64(len(p.frac)) - done) / max(done, 1e-9))
 	fmt.Fprintf(p.w, "%sdone (%d of %d active points selected; %.0f of %d problems done, %s so far, about %s left)\n",
 		lead, pr.Included, pr.ActiveSize, done, len(p.frac), elapsed.Round(time.Second), left.Round(time.Second))
+}
+
+// logRows reports a projected model's fit at each quarter of its rows, with an estimate
+// of the time left (its time per row so far).
+func (p *progress) logRows(pr ivm.Progress) {
+	q := 4 * pr.RowsDone / pr.Rows
+	if q <= p.quarters {
+		return
+	}
+	p.quarters = q
+	elapsed := time.Since(p.searchEnd)
+	left := time.Duration(float64(elapsed) * float64(pr.Rows-pr.RowsDone) / float64(max(pr.RowsDone, 1)))
+	fmt.Fprintf(p.w, "%s: fitting: %d of %d rows through %d centres, %s so far, about %s left\n",
+		p.prefix, pr.RowsDone, pr.Rows, pr.ActiveSize, elapsed.Round(time.Second), left.Round(time.Second))
 }
 
 // problemName names the binary problem a report is about: "class 3" (one-vs-rest) or
@@ -132,6 +158,9 @@ func (p *progress) draw(pr ivm.Progress) {
 	const width = 30
 	fill := int(total * width)
 	what := fmt.Sprintf("selection %d/%d, %d/%d active", pr.Selection, pr.Selections, pr.Included, pr.ActiveSize)
+	if pr.Rows > 0 {
+		what = fmt.Sprintf("fitting: %d/%d rows through %d centres", pr.RowsDone, pr.Rows, pr.ActiveSize)
+	}
 	if pr.Problems > 1 {
 		what = fmt.Sprintf("%s (%d/%d): ", problemName(pr), pr.Problem+1, pr.Problems) + what
 	}

@@ -79,7 +79,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "seed of the held-out subsets drawn during learning")
 	workers := fs.Int("workers", 0, "goroutines (0: all cores); multi-class problems train side by side")
 	quiet := fs.Bool("quiet", false, "print nothing on success")
-	multiclass := fs.String("multiclass", "auto", "multi-class decomposition: ovr (one model per class against the rest), ovo (one binary model per pair\nof classes, its own kernel searched, the pairs' probabilities coupled as libsvm's -b 1), or auto: ovo with the\ndefault search on up to 5 000 rows, ovr otherwise (ivm.AutoDecomposition)")
+	multiclass := fs.String("multiclass", "auto", "multi-class decomposition: ovr (one model per class against the rest), ovo (one binary model per pair\nof classes, its own kernel searched, the pairs' probabilities coupled as libsvm's -b 1), projected (every\nclass's code regressed through -d shared centres, default 5 000: one fit for all classes), or auto: ovo with\nthe default search on up to 5 000 rows, projected above (ivm.AutoDecomposition)")
 	part := fs.String("part", "", "train only slice i/K (0 ≤ i < K) of a multi-class task's binary problems (one-vs-rest classes or\none-vs-one pairs) and write a part file for ivm merge")
 	tasks := fs.Bool("tasks", false, "multi-task IVM: one shared kernel, selection across the tasks of -task-col or task:NAME tokens\n(the model file is ivm-mtmodel/1)")
 	if err := fs.Parse(args); err != nil {
@@ -140,7 +140,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	decomposition, ok := exactEnum(*multiclass, ivm.ParseDecomposition)
 	if !ok {
-		return fmt.Errorf("-multiclass %q: want auto, ovr or ovo", *multiclass)
+		return fmt.Errorf("-multiclass %q: want auto, ovr, ovo or projected", *multiclass)
 	}
 	task, err := taskFor(*noiseName)
 	if err != nil {
@@ -378,6 +378,11 @@ func summary(p *ivm.Predictor) string {
 			s += fmt.Sprintf(", inputs scaled (%v)", sc.Kind)
 		}
 		return s
+	}
+	if pr := p.Projected; pr != nil {
+		m, _ := pr.Centres.Dims()
+		return fmt.Sprintf("%v (projected: the %d classes' codes regressed through %d shared centres), kernel %s, λ %.3g, inputs scaled (%v)",
+			p.Task, len(p.Classes), m, pr.Kernel, pr.Lambda, p.Scaler.Method())
 	}
 	m := p.Models[0]
 	s := fmt.Sprintf("%v, %s noise, kernel %s, %d active points", p.Task, m.Noise.Name(), m.Kernel, m.Size())

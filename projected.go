@@ -1,0 +1,422 @@
+package ivm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/internal/rowdot"
+	"github.com/ivmlab/ivm/internal/rowhash"
+	"github.com/ivmlab/ivm/kern"
+)
+
+// ProjectedModel is a multi-class model that regresses every class's code (+1 for the class, −1
+// for the others, as one-vs-rest codes it) on the inputs with one Gaussian process seen
+// through m centres, training rows drawn at random: the projected process (subset of
+// regressors; Rasmussen and Williams, §8.3). Its latents at x are f(x) = K(x, C)·W with
+//
+//	W = (K_mnK_nm + λK_mm)⁻¹ K_mnY,
+//
+// one m×m factorisation shared by every class, where one-vs-rest IVMs select and learn
+// once per class; its class probabilities are the softmax p_c ∝ exp(a·f_c) mixed with
+// label noise (Predictor.Sharpness and LabelNoise). On the larger sets measured
+// (bench/RESULTS.md, "Eleventh pass") it is as accurate as the one-vs-rest IVMs or more for
+// a fraction of their time: on Fashion-MNIST's first 10 000 images one-vs-rest IVMs took
+// 123 CPU s.
+type ProjectedModel struct {
+	// Kernel is the kernel spec, an rbf of variance 1 (kern.Parse).
+	Kernel string
+	// Lambda is λ, the codes' noise variance in units of the kernel's variance.
+	Lambda float64
+	// Centres holds the m centres as rows of scaled inputs; Weights is W, m × classes.
+	Centres, Weights *mat.Dense
+	// Mix (classes × classes) and Offset map the latents f to the class scores
+	// z = f·Mix + Offset, whose softmax p ∝ exp(z) are the class probabilities before
+	// the label noise (projected_calib.go).
+	Mix    *mat.Dense
+	Offset []float64
+	k      kern.Kernel
+}
+
+// newProjected checks a projected model's parts and parses its kernel.
+func newProjected(spec string, lambda float64, centres, weights *mat.Dense, sm scoreMap) (*ProjectedModel, error) {
+	m, dim := centres.Dims()
+	r, classes := weights.Dims()
+	if r != m {
+		return nil, fmt.Errorf("projected model with %d centres and %d rows of weights", m, r)
+	}
+	if mr, mc := sm.mix.Dims(); mr != classes || mc != classes || len(sm.offset) != classes {
+		return nil, fmt.Errorf("projected model of %d classes with a %d×%d score map and %d offsets", classes, mr, mc, len(sm.offset))
+	}
+	if err := finite("projected model's score offset", sm.offset); err != nil {
+		return nil, err
+	}
+	if !(lambda > 0) || math.IsInf(lambda, 1) {
+		return nil, fmt.Errorf("projected model's λ %v: want a positive finite value", lambda)
+	}
+	for name, a := range map[string]*mat.Dense{"centres": centres, "weights": weights, "score map": sm.mix} {
+		if err := finite("projected model's "+name, a.RawMatrix().Data); err != nil {
+			return nil, err
+		}
+	}
+	k, err := kern.Parse(spec, dim)
+	if err != nil {
+		return nil, fmt.Errorf("projected model's kernel: %w", err)
+	}
+	return &ProjectedModel{Kernel: spec, Lambda: lambda, Centres: centres, Weights: weights, Mix: sm.mix, Offset: sm.offset, k: k}, nil
+}
+
+// projectedBlock is how many rows' kernel values the projected model holds at once.
+const projectedBlock = 2048
+
+// latents returns f(x) = K(x, C)·W, a row of class latents per row of the scaled inputs
+// xs, made projectedBlock rows at a time.
+func (pr *ProjectedModel) latents(xs *mat.Dense) *mat.Dense {
+	n, dim := xs.Dims()
+	m, classes := pr.Weights.Dims()
+	out := mat.NewDense(max(n, 1), classes, nil)
+	kb := mat.NewDense(max(min(projectedBlock, n), 1), m, nil)
+	for lo := 0; lo < n; lo += projectedBlock {
+		hi := min(n, lo+projectedBlock)
+		kv := kb.Slice(0, hi-lo, 0, m).(*mat.Dense)
+		pr.k.K(kv, xs.Slice(lo, hi, 0, dim), pr.Centres)
+		out.Slice(lo, hi, 0, classes).(*mat.Dense).Mul(kv, pr.Weights)
+	}
+	return out
+}
+
+// predictProjected is Predict for a projected model, on checked inputs. Prediction.Mean
+// holds the class latents f_c (Var is nil: the model's probabilities do not use them).
+func (p *Predictor) predictProjected(x mat.Matrix, probs bool) ([]Prediction, error) {
+	xs, err := p.Scaler.Apply(x)
+	if err != nil {
+		return nil, err
+	}
+	f := p.Projected.latents(xs)
+	n, _ := x.Dims()
+	out := make([]Prediction, n)
+	sm := scoreMap{p.Projected.Mix, p.Projected.Offset}
+	for i := range out {
+		out[i].Mean = slices.Clone(f.RawRowView(i))
+		z := sm.scores(out[i].Mean)
+		if floats.HasNaN(z) || math.IsInf(floats.Max(z), 0) || math.IsInf(floats.Min(z), 0) {
+			return nil, fmt.Errorf("ivm: the projected model's class scores at row %d are not finite: its weights or score map overflow", i+1)
+		}
+		out[i].Label = p.Classes[floats.MaxIdx(z)]
+		if probs {
+			softmaxProbs(z, 1)
+			mixUniform(z, p.LabelNoise)
+			out[i].Prob = z
+		}
+	}
+	return out, nil
+}
+
+// softmaxCalibrated returns p_c ∝ exp(a·f_c) mixed with label noise eps.
+func softmaxCalibrated(f []float64, a, eps float64) []float64 {
+	q := slices.Clone(f)
+	softmaxProbs(q, a)
+	mixUniform(q, eps)
+	return q
+}
+
+// projectedSystem accumulates the projected process's K_mnK_nm (g, its upper triangle)
+// and K_mnY (r) over training rows, a block of kernel rows at a time.
+type projectedSystem struct {
+	g, r *mat.Dense
+	// kt and panel are add's workspace: a block's kernel rows transposed, and a panel of
+	// its product.
+	kt, panel []float64
+	// diag is A's diagonal, kept by factor.
+	diag []float64
+}
+
+// projectedPanel is the number of rows of g add computes at a time.
+const projectedPanel = 256
+
+func newProjectedSystem(m, classes int) *projectedSystem {
+	return &projectedSystem{g: mat.NewDense(m, m, nil), r: mat.NewDense(m, classes, nil)}
+}
+
+// add accumulates the kernel rows kb (rows × m) of training rows of classes cls. Only g's
+// upper triangle is computed, a panel of projectedPanel rows at a time, so the product
+// costs half a full one and its workspace a panel.
+func (s *projectedSystem) add(kb *mat.Dense, cls []int) {
+	b, m := kb.Dims()
+	s.kt = slices.Grow(s.kt[:0], m*b)[:m*b]
+	for i := range b {
+		for j, v := range kb.RawRowView(i) {
+			s.kt[j*b+i] = v
+		}
+	}
+	s.panel = slices.Grow(s.panel[:0], projectedPanel*m)[:projectedPanel*m]
+	kt := blas64.General{Rows: m, Cols: b, Stride: b, Data: s.kt}
+	for lo := 0; lo < m; lo += projectedPanel {
+		hi := min(m, lo+projectedPanel)
+		c := blas64.General{Rows: hi - lo, Cols: m - lo, Stride: m - lo, Data: s.panel}
+		rowdot.ABt(c, rowsOf(kt, lo, hi), rowsOf(kt, lo, m))
+		for i := lo; i < hi; i++ { // the upper triangle only: factor keeps a copy in the lower
+			floats.Add(s.g.RawRowView(i)[i:], c.Data[(i-lo)*c.Stride+i-lo:(i-lo)*c.Stride+c.Cols])
+		}
+	}
+	_, classes := s.r.Dims()
+	for i, c := range cls {
+		for j, v := range kb.RawRowView(i) {
+			rj := s.r.RawRowView(j)
+			for cl := range classes {
+				rj[cl] -= v
+			}
+			rj[c] += 2 * v
+		}
+	}
+}
+
+// rowsOf is rows lo…hi−1 of a.
+func rowsOf(a blas64.General, lo, hi int) blas64.General {
+	return blas64.General{Rows: hi - lo, Cols: a.Cols, Stride: a.Stride, Data: a.Data[lo*a.Stride:]}
+}
+
+// addRows accumulates rows idx of x, scaled by sc (classes cls, indexed like x's rows),
+// through kernel k and the centres, reporting the rows done after each block.
+func (s *projectedSystem) addRows(k kern.Kernel, x mat.Matrix, sc *Scaler, idx, cls []int, centres *mat.Dense, report func(done int)) error {
+	m, _ := centres.Dims()
+	kb := mat.NewDense(max(min(projectedBlock, len(idx)), 1), m, nil)
+	for lo := 0; lo < len(idx); lo += projectedBlock {
+		hi := min(len(idx), lo+projectedBlock)
+		xv, err := scaledRows(x, sc, idx[lo:hi])
+		if err != nil {
+			return err
+		}
+		kv := kb.Slice(0, hi-lo, 0, m).(*mat.Dense)
+		k.K(kv, xv, centres)
+		s.add(kv, subInts(cls, idx[lo:hi]))
+		if report != nil {
+			report(hi)
+		}
+	}
+	return nil
+}
+
+// regularise adds λK_mm to the system, with K_mm from kmm (rows lo…hi−1 into dst, which
+// has hi−lo rows), so that it holds A = K_mnK_nm + λK_mm.
+func (s *projectedSystem) regularise(lambda float64, kmm func(dst *mat.Dense, lo, hi int)) {
+	m, _ := s.g.Dims()
+	b := max(min(projectedBlock, m), 1)
+	kb := mat.NewDense(b, m, nil)
+	for lo := 0; lo < m; lo += b {
+		hi := min(m, lo+b)
+		kv := kb.Slice(0, hi-lo, 0, m).(*mat.Dense)
+		kmm(kv, lo, hi)
+		for i := lo; i < hi; i++ {
+			floats.AddScaled(s.g.RawRowView(i)[i:], lambda, kv.RawRowView(i - lo)[i:])
+		}
+	}
+}
+
+// projectedJitters are the multiples of A's mean diagonal factor adds to it, in turn,
+// when A is not positive definite in floating point (centres nearly dependent: many of
+// them in few input dimensions).
+var projectedJitters = []float64{0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2}
+
+// factor factorises A = UᵀU in g's upper triangle, first copying A into the lower
+// triangle and s.diag, from which a failed attempt, and unfactor, restore it. It returns
+// the jitter it added to the diagonal (0 where none was needed).
+func (s *projectedSystem) factor() (float64, error) {
+	m, _ := s.g.Dims()
+	raw := s.g.RawMatrix()
+	s.diag = slices.Grow(s.diag[:0], m)[:m]
+	for i := range m {
+		s.diag[i] = raw.Data[i*raw.Stride+i]
+		for j := i + 1; j < m; j++ {
+			raw.Data[j*raw.Stride+i] = raw.Data[i*raw.Stride+j]
+		}
+	}
+	mean := floats.Sum(s.diag) / float64(max(m, 1))
+	for _, jit := range projectedJitters {
+		if jit > 0 {
+			s.unfactor()
+			for i := range m {
+				raw.Data[i*raw.Stride+i] += jit * mean
+			}
+		}
+		if _, ok := lapack64.Potrf(blas64.Symmetric{N: m, Stride: raw.Stride, Data: raw.Data, Uplo: blas.Upper}); ok {
+			return jit, nil
+		}
+	}
+	s.unfactor()
+	return 0, fmt.Errorf("the projected process's %d×%d system is not positive definite, even with a jitter of %g times its mean diagonal", m, m, projectedJitters[len(projectedJitters)-1])
+}
+
+// unfactor restores A in g's upper triangle from the copy factor made.
+func (s *projectedSystem) unfactor() {
+	raw := s.g.RawMatrix()
+	for i, d := range s.diag {
+		raw.Data[i*raw.Stride+i] = d
+		for j := i + 1; j < len(s.diag); j++ {
+			raw.Data[i*raw.Stride+j] = raw.Data[j*raw.Stride+i]
+		}
+	}
+}
+
+// weights returns W = A⁻¹K_mnY with A factorised (factor).
+func (s *projectedSystem) weights() (*mat.Dense, error) {
+	m, _ := s.g.Dims()
+	raw := s.g.RawMatrix()
+	w := mat.DenseCopyOf(s.r)
+	u := blas64.Triangular{N: m, Stride: raw.Stride, Data: raw.Data, Uplo: blas.Upper, Diag: blas.NonUnit}
+	blas64.Trsm(blas.Left, blas.Trans, 1, u, w.RawMatrix()) // A = UᵀU
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, u, w.RawMatrix())
+	if err := finite("projected process weight", w.RawMatrix().Data); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// solve regularises, factorises and returns the weights and the jitter (see factor).
+func (s *projectedSystem) solve(lambda float64, kmm func(dst *mat.Dense, lo, hi int)) (*mat.Dense, float64, error) {
+	s.regularise(lambda, kmm)
+	jit, err := s.factor()
+	if err != nil {
+		return nil, 0, err
+	}
+	w, err := s.weights()
+	return w, jit, err
+}
+
+// clone returns a copy of the system.
+func (s *projectedSystem) clone() *projectedSystem {
+	return &projectedSystem{g: mat.DenseCopyOf(s.g), r: mat.DenseCopyOf(s.r)}
+}
+
+// distinctRows returns the first k of the rows perm lists (rows of x) that repeat no row
+// before them (fewer where there are fewer distinct rows): repeated centres make the
+// projected process's system singular (letter's integer inputs repeat).
+func distinctRows(x *mat.Dense, perm []int, k int) []int {
+	seen := make(map[uint64][]int)
+	var out []int
+	for _, r := range perm {
+		if len(out) == k {
+			break
+		}
+		row := x.RawRowView(r)
+		h := rowhash.Sum(1, row)
+		if slices.ContainsFunc(seen[h], func(q int) bool { return slices.Equal(x.RawRowView(q), row) }) {
+			continue
+		}
+		seen[h] = append(seen[h], r)
+		out = append(out, r)
+	}
+	return out
+}
+
+// softmaxCalib holds a softmax calibration, its temperature a and label noise eps, and its
+// mean log loss on the rows it was fitted to.
+type softmaxCalib struct{ a, eps, loss float64 }
+
+// fitSoftmax chooses the temperature and label noise (searchLabelNoise) of the softmax
+// that minimise the log loss of latents f (rows × classes) for classes cls.
+func fitSoftmax(f *mat.Dense, cls []int) softmaxCalib {
+	best := softmaxCalib{loss: math.Inf(1)}
+	for _, eps := range searchLabelNoise {
+		loss := func(la float64) float64 { return softmaxLoss(f, cls, math.Exp(la), eps) }
+		la := goldenMin(loss, math.Log(0.25), math.Log(256), 1e-3)
+		if l := loss(la); l < best.loss-searchTol || math.IsInf(best.loss, 1) {
+			best = softmaxCalib{math.Exp(la), eps, l}
+		}
+	}
+	return best
+}
+
+// softmaxLoss is the mean −ln p(class) of latents f under p ∝ exp(a·f) mixed with label
+// noise eps.
+func softmaxLoss(f *mat.Dense, cls []int, a, eps float64) float64 {
+	loss := 0.0
+	for i, c := range cls {
+		loss -= math.Log(softmaxCalibrated(f.RawRowView(i), a, eps)[c])
+	}
+	return loss / float64(max(len(cls), 1))
+}
+
+// errProjectedPart is Fit's answer to a partitioned training of a projected model.
+var errProjectedPart = errors.New("ivm: a projected model is one solve shared by every class; it cannot be trained in parts")
+
+// projectedJSON is a projected model in a model file.
+type projectedJSON struct {
+	KernelSpec string      `json:"kernel_spec"`
+	Lambda     float64     `json:"lambda"`
+	Mix        [][]float64 `json:"score_mix"`
+	Offset     []float64   `json:"score_offset"`
+	Centres    [][]float64 `json:"centres"`
+	Weights    [][]float64 `json:"weights"`
+}
+
+func encodeProjected(pr *ProjectedModel) *projectedJSON {
+	rows := func(a *mat.Dense) [][]float64 {
+		r, _ := a.Dims()
+		out := make([][]float64, r)
+		for i := range out {
+			out[i] = a.RawRowView(i)
+		}
+		return out
+	}
+	return &projectedJSON{KernelSpec: pr.Kernel, Lambda: pr.Lambda, Mix: rows(pr.Mix), Offset: pr.Offset, Centres: rows(pr.Centres), Weights: rows(pr.Weights)}
+}
+
+// decodeProjected rebuilds a projected model of the given classes from its file form.
+func decodeProjected(in *projectedJSON, classes int) (*ProjectedModel, error) {
+	if len(in.Centres) == 0 || len(in.Centres) != len(in.Weights) {
+		return nil, fmt.Errorf("projected model with %d centres and %d rows of weights", len(in.Centres), len(in.Weights))
+	}
+	dim := len(in.Centres[0])
+	if dim < 1 || dim > MaxInputDim {
+		return nil, fmt.Errorf("projected model with %d inputs", dim)
+	}
+	// Check the rows before allocating: a corrupt file must not allocate its claims.
+	for i := range in.Centres {
+		if len(in.Centres[i]) != dim || len(in.Weights[i]) != classes {
+			return nil, fmt.Errorf("projected model's row %d has %d centre values and %d weights, want %d and %d (one per class)",
+				i+1, len(in.Centres[i]), len(in.Weights[i]), dim, classes)
+		}
+	}
+	if len(in.Mix) != classes || len(in.Offset) != classes {
+		return nil, fmt.Errorf("projected model of %d classes with %d rows of score map and %d offsets", classes, len(in.Mix), len(in.Offset))
+	}
+	for i, r := range in.Mix {
+		if len(r) != classes {
+			return nil, fmt.Errorf("projected model's score map row %d has %d values, want %d", i+1, len(r), classes)
+		}
+	}
+	dense := func(rows [][]float64, cols int) *mat.Dense {
+		out := mat.NewDense(len(rows), cols, nil)
+		for i, r := range rows {
+			out.SetRow(i, r)
+		}
+		return out
+	}
+	return newProjected(in.KernelSpec, in.Lambda, dense(in.Centres, dim), dense(in.Weights, classes), scoreMap{dense(in.Mix, classes), in.Offset})
+}
+
+// checkProjected validates a projected predictor read from a file.
+func (p *Predictor) checkProjected() error {
+	switch {
+	case p.Task != MultiClass || len(p.Classes) < 3:
+		return fmt.Errorf("a projected model is for a multi-class task of at least 3 classes, not a %v one of %d", p.Task, len(p.Classes))
+	case !p.Softmax:
+		return errors.New("a projected model's probabilities are a softmax (\"softmax\": true)")
+	case !(p.LabelNoise >= 0 && p.LabelNoise < 1):
+		return fmt.Errorf("label_noise %v: want 0 ≤ ε < 1", p.LabelNoise)
+	}
+	if p.Scaler != nil {
+		if err := p.Scaler.Check(p.InputDim()); err != nil {
+			return err
+		}
+	}
+	return p.checkClasses()
+}

@@ -1,0 +1,163 @@
+package ivm
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/optimize"
+)
+
+// The projected model's class probabilities are a multinomial logistic regression on its
+// latents, p ∝ exp(f·Mix + Offset), fitted to the held-out rows: the codes' regression
+// says which classes a row resembles, and the map learns what that means, classes the
+// latents confuse included (Fashion-MNIST's shirts and T-shirts). Its weights are drawn
+// towards the softmax's temperature, Mix = a·I, by a penalty ρ‖Mix − aI‖² whose ρ
+// two-fold cross-validation on the held-out rows chooses among scoreRidges, or the
+// temperature alone where that predicts the other fold better. On Fashion-MNIST 10 000
+// (bench/RESULTS.md, "Eleventh pass") the test log loss fell from 0.441 with the
+// temperature alone to 0.38.
+
+// scoreRidges are the penalties ρ the cross-validation chooses from.
+var scoreRidges = []float64{1e-4, 1e-3, 1e-2}
+
+// scoreMap is a projected model's map from latents to class scores.
+type scoreMap struct {
+	mix    *mat.Dense // classes × classes
+	offset []float64
+}
+
+// scores returns the class scores of latents f (one row).
+func (sm scoreMap) scores(f []float64) []float64 {
+	k := len(sm.offset)
+	z := make([]float64, k)
+	mix := sm.mix.RawMatrix()
+	for j, v := range f {
+		floats.AddScaled(z, v, mix.Data[j*mix.Stride:j*mix.Stride+k])
+	}
+	floats.Add(z, sm.offset)
+	return z
+}
+
+// temperatureMap is the map p ∝ exp(a·f).
+func temperatureMap(a float64, k int) scoreMap {
+	mix := mat.NewDense(k, k, nil)
+	for c := range k {
+		mix.Set(c, c, a)
+	}
+	return scoreMap{mix, make([]float64, k)}
+}
+
+// mapLoss is the mean −ln p(class) of the rows of f under map sm and label noise eps.
+func mapLoss(sm scoreMap, f *mat.Dense, cls []int, eps float64) float64 {
+	loss := 0.0
+	for i, c := range cls {
+		z := sm.scores(f.RawRowView(i))
+		softmaxProbs(z, 1)
+		mixUniform(z, eps)
+		loss -= math.Log(z[c])
+	}
+	return loss / float64(max(len(cls), 1))
+}
+
+// fitScoreMap fits the map to latents f of classes cls with penalty rho towards a·I.
+func fitScoreMap(f *mat.Dense, cls []int, a, rho float64) (scoreMap, error) {
+	_, k := f.Dims()
+	x0 := temperatureMap(a, k)
+	w0 := append(append([]float64(nil), x0.mix.RawMatrix().Data...), x0.offset...)
+	r, err := optimize.Minimize(scoreMapObjective(f, cls, x0, rho), w0, optimize.Options{Method: optimize.MethodLBFGS, MaxIter: 500, GradTol: 1e-7})
+	if err != nil {
+		return scoreMap{}, err
+	}
+	return scoreMap{mat.NewDense(k, k, r.X[:k*k]), r.X[k*k:]}, nil
+}
+
+// scoreMapObjective is fitScoreMap's objective of the map's parameters w (Mix row-major,
+// then Offset): the mean −ln p(class) of latents f plus rho‖Mix − x0.mix‖², and its
+// gradient into grad when grad is not nil.
+func scoreMapObjective(f *mat.Dense, cls []int, x0 scoreMap, rho float64) func(w, grad []float64) float64 {
+	n, k := f.Dims()
+	z := make([]float64, k)
+	return func(w, grad []float64) float64 {
+		sm := scoreMap{mat.NewDense(k, k, w[:k*k]), w[k*k:]}
+		if grad != nil {
+			clear(grad)
+		}
+		sum := 0.0
+		for i, c := range cls {
+			fi := f.RawRowView(i)
+			copy(z, sm.scores(fi))
+			softmaxProbs(z, 1)
+			sum -= math.Log(z[c])
+			if grad == nil {
+				continue
+			}
+			z[c]-- // ∂(−ln p_c)/∂z = p − e_c
+			for j, v := range fi {
+				floats.AddScaled(grad[j*k:(j+1)*k], v/float64(n), z)
+			}
+			floats.AddScaled(grad[k*k:], 1/float64(n), z)
+		}
+		pen := 0.0
+		for j := range k {
+			for c := range k {
+				d := w[j*k+c] - x0.mix.At(j, c)
+				pen += d * d
+				if grad != nil {
+					grad[j*k+c] += 2 * rho * d
+				}
+			}
+		}
+		return sum/float64(n) + rho*pen
+	}
+}
+
+// calibrateProjected chooses the projected model's score map and label noise on the
+// held-out latents f of classes cls (see the comment at the top of this file).
+func calibrateProjected(f *mat.Dense, cls []int) (scoreMap, float64, error) {
+	n, k := f.Dims()
+	temp := fitSoftmax(f, cls)
+	half := n / 2
+	folds := [2][2]*mat.Dense{}
+	var fc [2][]int
+	folds[0][0], fc[0] = f.Slice(0, half, 0, k).(*mat.Dense), cls[:half]
+	folds[1][0], fc[1] = f.Slice(half, n, 0, k).(*mat.Dense), cls[half:]
+	cv := func(fit func(g *mat.Dense, c []int) (scoreMap, error)) (float64, error) {
+		total := 0.0
+		for i := range 2 {
+			sm, err := fit(folds[i][0], fc[i])
+			if err != nil {
+				return 0, err
+			}
+			total += mapLoss(sm, folds[1-i][0], fc[1-i], temp.eps) * float64(len(fc[1-i]))
+		}
+		return total / float64(n), nil
+	}
+	best, err := cv(func(g *mat.Dense, c []int) (scoreMap, error) {
+		return temperatureMap(fitSoftmax(g, c).a, k), nil
+	})
+	if err != nil {
+		return scoreMap{}, 0, err
+	}
+	chosen := math.Inf(1)
+	for _, rho := range scoreRidges {
+		l, err := cv(func(g *mat.Dense, c []int) (scoreMap, error) { return fitScoreMap(g, c, temp.a, rho) })
+		if err == nil && l < best {
+			best, chosen = l, rho
+		}
+	}
+	sm := temperatureMap(temp.a, k)
+	if !math.IsInf(chosen, 1) {
+		if sm, err = fitScoreMap(f, cls, temp.a, chosen); err != nil {
+			return scoreMap{}, 0, err
+		}
+	}
+	eps, least := searchLabelNoise[0], math.Inf(1)
+	for _, e := range searchLabelNoise {
+		if l := mapLoss(sm, f, cls, e); l < least-searchTol {
+			eps, least = e, l
+		}
+	}
+	return sm, eps, nil
+}

@@ -1,0 +1,313 @@
+package ivm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/kern"
+)
+
+const (
+	// ProjectedCentres is the number of centres m of a projected model when
+	// Config.ActiveSize is 0 (fewer on fewer rows). Its m×m system costs 8m² bytes
+	// (200 MB) and its fit n·m² multiply-adds: on Fashion-MNIST, all 60 000 images,
+	// m = 5 000 reaches 88.9 % (bench/RESULTS.md).
+	ProjectedCentres = 5000
+	// projectedValRows bounds the rows held out to choose the kernel, λ and the
+	// calibration: a fifth of the training rows, at most 2 000.
+	projectedValRows = 2000
+	// projectedSearchRows and projectedSearchCentres bound the search's fits: each
+	// candidate kernel is fitted on at most 8 000 rows through 2 000 centres, whatever
+	// the size of the data.
+	projectedSearchRows    = 8000
+	projectedSearchCentres = 2000
+	// projectedMinRows is the fewest training rows a projected model is fitted to.
+	projectedMinRows = 50
+	// projectedMaxSteps bounds the search's doublings (or halvings) of γ from its start.
+	projectedMaxSteps = 4
+)
+
+// projectedLambdas are the values of λ the search scores at each kernel width: the
+// factorisations are cheap next to the kernel products they share.
+var projectedLambdas = []float64{1e-4, 1e-3, 1e-2, 1e-1, 1}
+
+// projectedPick is a kernel width and λ the search scored, with its held-out log loss.
+type projectedPick struct {
+	scaler        *Scaler
+	gamma, lambda float64
+	loss          float64
+}
+
+// fitProjected trains p, a multi-class task, as a projected model (ProjectedModel). A fifth of
+// the rows (at most projectedValRows) are held out at random; on them the search chooses
+// the input scaling (standardised or, with ScaleAuto, scaled to the training range: the
+// probit search's two), γ of an rbf kernel (doubling or halving from 2·startGamma while
+// the held-out log loss falls) and λ. The final model's centres are drawn from the other
+// rows; it is fitted on them, calibrated on the held-out rows (the softmax's temperature
+// and label noise), and then the held-out rows are added to its system, which is solved
+// again.
+func (p *Predictor) fitProjected(x mat.Matrix, y []float64, cfg *Config) error {
+	n, _ := x.Dims()
+	switch {
+	case cfg.Part.IsPart():
+		return errProjectedPart
+	case cfg.Kernel != "" || cfg.FixedKernel || cfg.Learning == Algorithm2:
+		return errors.New("ivm: a projected model searches its own rbf kernel; a given kernel or Algorithm 2 needs the one-vs-rest or one-vs-one decomposition")
+	case n < projectedMinRows:
+		return fmt.Errorf("ivm: a projected model needs at least %d training rows, not %d", projectedMinRows, n)
+	}
+	cls := classIndices(y, p.Classes)
+	perm := rand.New(rand.NewPCG(cfg.Learn.Seed, 0x70726f6a)).Perm(n)
+	nv := min(n/5, projectedValRows)
+	val, rest := perm[:nv], perm[nv:]
+	scalers, err := projectedScalers(x, cfg.Scale)
+	if err != nil {
+		return err
+	}
+	best := projectedPick{loss: math.Inf(1)}
+	evals := 0
+	report := func(pk projectedPick) {
+		evals++
+		if cfg.Progress != nil {
+			cfg.Progress(Progress{Search: evals, SearchKernel: fmt.Sprintf("%s, λ %g, %v scaling", projectedKernel(pk.gamma), pk.lambda, pk.scaler.Method()),
+				SearchScore: pk.loss, Problems: 1})
+		}
+	}
+	for _, sc := range scalers {
+		pk, err := searchProjected(x, cls, len(p.Classes), sc, val, rest, report)
+		if err != nil {
+			return err
+		}
+		if pk.loss < best.loss {
+			best = pk
+		}
+	}
+	m := ProjectedCentres
+	if cfg.ActiveSize > 0 {
+		m = cfg.ActiveSize
+	}
+	if m > len(rest) {
+		if cfg.ActiveSize > 0 {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%d centres asked for, %d rows outside the held-out ones: %d centres", m, len(rest), len(rest)))
+		}
+		m = len(rest)
+	}
+	return p.fitProjectedFinal(x, cls, best, m, val, rest, cfg)
+}
+
+// fitProjectedFinal fits the final projected model with the search's choice (see
+// fitProjected).
+func (p *Predictor) fitProjectedFinal(x mat.Matrix, cls []int, pk projectedPick, m int, val, rest []int, cfg *Config) error {
+	n, dim := x.Dims()
+	spec := projectedKernel(pk.gamma)
+	k, err := kern.Parse(spec, dim)
+	if err != nil {
+		return err
+	}
+	// The centres are the first m distinct rows (after scaling) of rest, in its random
+	// order; the inputs are scaled a block at a time, never all at once.
+	pool, err := scaledRows(x, pk.scaler, rest[:min(len(rest), 2*m)])
+	if err != nil {
+		return err
+	}
+	centres := subRows(pool, distinctRows(pool, identity(len(rest[:min(len(rest), 2*m)])), m))
+	m, _ = centres.Dims()
+	sys := newProjectedSystem(m, len(p.Classes))
+	report := func(offset int) func(int) {
+		return func(done int) {
+			if cfg.Progress != nil {
+				cfg.Progress(Progress{Problems: 1, Rows: n, RowsDone: offset + done, ActiveSize: m})
+			}
+		}
+	}
+	if err := sys.addRows(k, x, pk.scaler, rest, cls, centres, report(0)); err != nil {
+		return err
+	}
+	kmm := func(dst *mat.Dense, lo, hi int) { k.K(dst, centres.Slice(lo, hi, 0, dim), centres) }
+	w, jit, err := sys.solve(pk.lambda, kmm)
+	if err != nil {
+		return fmt.Errorf("ivm: %w", err)
+	}
+	pr := &ProjectedModel{Kernel: spec, Lambda: pk.lambda, Centres: centres, Weights: w, k: k}
+	xv, err := scaledRows(x, pk.scaler, val)
+	if err != nil {
+		return err
+	}
+	sm, eps, err := calibrateProjected(pr.latents(xv), subInts(cls, val))
+	if err != nil {
+		return fmt.Errorf("ivm: calibrating the projected model: %w", err)
+	}
+	pr.Mix, pr.Offset = sm.mix, sm.offset
+	sys.unfactor() // A again, to which the held-out rows are added
+	if err := sys.addRows(k, x, pk.scaler, val, cls, centres, report(len(rest))); err != nil {
+		return err
+	}
+	jit2, err := sys.factor()
+	if err == nil {
+		pr.Weights, err = sys.weights()
+	}
+	if err != nil {
+		return fmt.Errorf("ivm: %w", err)
+	}
+	if jit = max(jit, jit2); jit > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the projected model's %d×%d system needed a jitter of %g times its mean diagonal: its centres are nearly dependent (few inputs); fewer centres (ActiveSize, -d) suit these data", m, m, jit))
+	}
+	p.Projected, p.Scaler, p.Softmax, p.Sharpness, p.LabelNoise = pr, pk.scaler, true, 1, eps
+	if cfg.Progress != nil {
+		cfg.Progress(Progress{Problems: 1, Rows: n, RowsDone: n, ActiveSize: m, Done: true})
+	}
+	return nil
+}
+
+// searchProjected scores projected models of the rows rest (at most projectedSearchRows of
+// them, through projectedSearchCentres centres) on the held-out rows val, scaled by sc:
+// γ doubling or halving from 2·startGamma while the held-out log loss falls, each at every
+// λ of projectedLambdas. The kernel matrices of every γ are powers of the first one's,
+// exp(−½tγd²) = exp(−½γd²)^t, so the inputs' distances are computed once.
+func searchProjected(x mat.Matrix, cls []int, classes int, sc *Scaler, val, rest []int, report func(projectedPick)) (projectedPick, error) {
+	fit := rest[:min(len(rest), projectedSearchRows)]
+	xf, err := scaledRows(x, sc, fit)
+	if err != nil {
+		return projectedPick{}, err
+	}
+	xv, err := scaledRows(x, sc, val)
+	if err != nil {
+		return projectedPick{}, err
+	}
+	_, dim := xf.Dims()
+	centres := subRows(xf, distinctRows(xf, identity(len(fit)), projectedSearchCentres))
+	gamma := 2 * startGamma(x, sc)
+	k, err := kern.Parse(projectedKernel(gamma), dim)
+	if err != nil {
+		return projectedPick{}, err
+	}
+	m, _ := centres.Dims()
+	kf, kv, kmm := mat.NewDense(len(fit), m, nil), mat.NewDense(len(val), m, nil), mat.NewDense(m, m, nil)
+	k.K(kf, xf, centres)
+	k.K(kv, xv, centres)
+	k.K(kmm, centres, centres)
+	cf, cv := subInts(cls, fit), subInts(cls, val)
+	score := func(step int) (projectedPick, error) {
+		t := math.Pow(2, float64(step))
+		best := projectedPick{scaler: sc, gamma: gamma * t, loss: math.Inf(1)}
+		sys := newProjectedSystem(m, classes)
+		sys.add(powDense(kf, step), cf)
+		kvt, kmmt := powDense(kv, step), powDense(kmm, step)
+		for _, lambda := range projectedLambdas {
+			w, jit, err := sys.clone().solve(lambda, func(dst *mat.Dense, lo, hi int) { dst.Copy(kmmt.Slice(lo, hi, 0, m)) })
+			if err != nil || jit > 0 {
+				continue // too small a λ for this width: the larger ones remain
+			}
+			var f mat.Dense
+			f.Mul(kvt, w)
+			if l := fitSoftmax(&f, cv).loss; l < best.loss {
+				best.lambda, best.loss = lambda, l
+			}
+		}
+		if math.IsInf(best.loss, 1) {
+			return best, fmt.Errorf("ivm: the projected process's system is not positive definite at γ = %g for any λ", best.gamma)
+		}
+		report(best)
+		return best, nil
+	}
+	return lineSearch(score)
+}
+
+// lineSearch scores steps 0, 1 and −1, then goes on in the better direction while the
+// score falls, at most projectedMaxSteps from 0.
+func lineSearch(score func(step int) (projectedPick, error)) (projectedPick, error) {
+	best, err := score(0)
+	if err != nil {
+		return best, err
+	}
+	for _, dir := range []int{1, -1} {
+		moved := false
+		for step := dir; abs(step) <= projectedMaxSteps; step += dir {
+			pk, err := score(step)
+			if err != nil || pk.loss >= best.loss {
+				break
+			}
+			best, moved = pk, true
+		}
+		if moved {
+			break
+		}
+	}
+	return best, nil
+}
+
+func abs(i int) int { return max(i, -i) }
+
+// powDense returns a's elements raised to the power 2^step, by squaring (step > 0) or
+// square roots (step < 0).
+func powDense(a *mat.Dense, step int) *mat.Dense {
+	out := mat.DenseCopyOf(a)
+	data := out.RawMatrix().Data
+	for ; step > 0; step-- {
+		for i, v := range data {
+			data[i] = v * v
+		}
+	}
+	for ; step < 0; step++ {
+		for i, v := range data {
+			data[i] = math.Sqrt(v)
+		}
+	}
+	return out
+}
+
+// projectedScalers are the scalings the projected model's search compares: the one
+// asked for, and with ScaleAuto (standardising) the training range's too.
+func projectedScalers(x mat.Matrix, kind Scaling) ([]*Scaler, error) {
+	sc, err := FitScaler(x, kind)
+	if err != nil {
+		return nil, err
+	}
+	out := []*Scaler{sc}
+	if kind == ScaleAuto {
+		mm, err := FitScaler(x, ScaleMinMax)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, mm)
+	}
+	return out, nil
+}
+
+// projectedKernel is the projected model's kernel spec at width gamma.
+func projectedKernel(gamma float64) string {
+	return "rbf(gamma=" + strconv.FormatFloat(gamma, 'g', -1, 64) + ",variance=1)"
+}
+
+// classIndices returns each target's index in classes (ascending).
+func classIndices(y, classes []float64) []int {
+	out := make([]int, len(y))
+	for i, v := range y {
+		out[i], _ = slices.BinarySearch(classes, v)
+	}
+	return out
+}
+
+// subInts returns v's elements at idx.
+func subInts(v, idx []int) []int {
+	out := make([]int, len(idx))
+	for i, r := range idx {
+		out[i] = v[r]
+	}
+	return out
+}
+
+// identity returns 0, 1, …, n−1.
+func identity(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}

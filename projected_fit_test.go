@@ -1,0 +1,181 @@
+package ivm
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// projectedBlobs returns n rows per class of four overlapping Gaussian classes in dim
+// inputs, labelled 2, 4, 6, 8.
+func projectedBlobs(rng *rand.Rand, n, dim int) (*mat.Dense, []float64) {
+	x := mat.NewDense(4*n, dim, nil)
+	y := make([]float64, 4*n)
+	for i := range 4 * n {
+		c := i % 4
+		y[i] = float64(2 * (c + 1))
+		for j := range dim {
+			mu := 0.0
+			if j == c%dim || j == (c+1)%dim {
+				mu = 1.5
+			}
+			x.Set(i, j, 100*(mu+rng.NormFloat64())) // unscaled: the search scales
+		}
+	}
+	return x, y
+}
+
+// TestFitProjected trains a projected model through Fit and checks what a user gets: a
+// test accuracy near the Bayes rate's, probabilities that sum to 1 and say the label,
+// PredictLabels' labels equal Predict's, a file that round-trips, progress reports that
+// end in Done, and the summary of the search.
+func TestFitProjected(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	x, y := projectedBlobs(rng, 150, 5)
+	xt, yt := projectedBlobs(rng, 250, 5)
+	var reports []Progress
+	p, err := Fit(x, y, Config{Decomposition: Projected, ActiveSize: 300, Progress: func(pr Progress) { reports = append(reports, pr) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Projected == nil || p.Models != nil || !p.Softmax || p.Sharpness != 1 {
+		t.Fatalf("Fit made %+v", p)
+	}
+	if m, _ := p.Projected.Centres.Dims(); m != 300 {
+		t.Errorf("%d centres, want the 300 asked for", m)
+	}
+	preds, err := p.Predict(xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, err := p.PredictLabels(xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	right, loss := 0, 0.0
+	for i, q := range preds {
+		if math.Abs(floats.Sum(q.Prob)-1) > 1e-12 || len(q.Mean) != 4 || q.Var != nil {
+			t.Fatalf("row %d: %+v", i, q)
+		}
+		if q.Label != p.Classes[floats.MaxIdx(q.Prob)] || labels[i].Label != q.Label {
+			t.Fatalf("row %d: label %v, probabilities %v, PredictLabels %v", i, q.Label, q.Prob, labels[i].Label)
+		}
+		if q.Label == yt[i] {
+			right++
+		}
+		c, _ := slicesIndex(p.Classes, yt[i])
+		loss -= math.Log(q.Prob[c])
+	}
+	// Each class's mean is 1.5 from the others' in two inputs of unit noise: Bayes about 0.75.
+	if acc := float64(right) / float64(len(yt)); acc < 0.68 {
+		t.Errorf("test accuracy %.3f, want ≥ 0.68", acc)
+	}
+	if loss /= float64(len(yt)); loss > 0.75 {
+		t.Errorf("test log loss %.3f, want ≤ 0.75 (uniform: %.3f)", loss, math.Log(4))
+	}
+	last := reports[len(reports)-1]
+	if reports[0].Search != 1 || !last.Done || last.Rows != 600 || last.RowsDone != 600 {
+		t.Errorf("progress: first %+v, last %+v", reports[0], last)
+	}
+	back, file := reloaded(t, p, xt)
+	if back.Projected == nil || !strings.Contains(file, `"projected"`) || strings.Contains(file, `"models"`) {
+		t.Error("the file does not hold the projected model alone")
+	}
+}
+
+func slicesIndex(v []float64, x float64) (int, bool) {
+	for i, w := range v {
+		if w == x {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// TestFitProjectedRefuses: what a projected model cannot be asked for.
+func TestFitProjectedRefuses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	x, y := projectedBlobs(rng, 20, 3)
+	for name, c := range map[string]struct {
+		cfg  Config
+		n    int
+		want string
+	}{
+		"part":        {Config{Decomposition: Projected, Part: Part{Index: 0, Count: 2}}, 80, "in parts"},
+		"kernel":      {Config{Decomposition: Projected, Kernel: "rbf"}, 80, "searches its own"},
+		"fixed":       {Config{Decomposition: Projected, FixedKernel: true}, 80, "searches its own"},
+		"few rows":    {Config{Decomposition: Projected}, 40, "at least 50"},
+		"binary task": {Config{Decomposition: Projected, Task: Binary}, 80, "multi-class"},
+	} {
+		yy := y[:c.n]
+		if name == "binary task" {
+			yy = make([]float64, c.n)
+			for i := range yy {
+				yy[i] = float64(i % 2)
+			}
+		}
+		_, err := Fit(x.Slice(0, c.n, 0, 3), yy, c.cfg)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", name, err, c.want)
+		}
+	}
+}
+
+// TestLoadRefusesMalformedProjected edits a projected model's file in the ways a corrupt
+// or hostile file could and checks that Load names each.
+func TestLoadRefusesMalformedProjected(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	x, y := projectedBlobs(rng, 20, 3)
+	p, err := Fit(x, y, Config{Decomposition: Projected})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := p.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		edit func(f map[string]any, pj map[string]any)
+		want string
+	}{
+		"weights rows":   {func(f, pj map[string]any) { pj["weights"] = pj["weights"].([]any)[1:] }, "rows of weights"},
+		"weights width":  {func(f, pj map[string]any) { pj["weights"].([]any)[0] = []any{1.0} }, "weights"},
+		"centre width":   {func(f, pj map[string]any) { pj["centres"].([]any)[2] = []any{1.0} }, "centre values"},
+		"score map":      {func(f, pj map[string]any) { pj["score_mix"] = pj["score_mix"].([]any)[1:] }, "score map"},
+		"score offset":   {func(f, pj map[string]any) { pj["score_offset"] = []any{} }, "offsets"},
+		"lambda":         {func(f, pj map[string]any) { pj["lambda"] = -1.0 }, "λ"},
+		"kernel":         {func(f, pj map[string]any) { pj["kernel_spec"] = "nonsense(" }, "kernel"},
+		"no softmax":     {func(f, pj map[string]any) { delete(f, "softmax") }, "softmax"},
+		"two classes":    {func(f, pj map[string]any) { f["classes"] = []any{1.0, 2.0} }, "per class"},
+		"other models":   {func(f, pj map[string]any) { f["models"] = []any{map[string]any{}} }, "other models"},
+		"wrong task":     {func(f, pj map[string]any) { f["task"] = "regression" }, "multi-class"},
+		"no centres":     {func(f, pj map[string]any) { pj["centres"], pj["weights"] = []any{}, []any{} }, "centres"},
+		"label noise":    {func(f, pj map[string]any) { f["label_noise"] = 1.5 }, "label_noise"},
+		"unsorted class": {func(f, pj map[string]any) { f["classes"] = []any{8.0, 6.0, 4.0, 2.0} }, "ascending"},
+	} {
+		var f map[string]any
+		if err := json.Unmarshal(b.Bytes(), &f); err != nil {
+			t.Fatal(err)
+		}
+		c.edit(f, f["projected"].(map[string]any))
+		edited, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Load(bytes.NewReader(edited))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Load gave %v, want an error naming %q", name, err, c.want)
+		}
+	}
+	// A predictor holding a projected model and one-vs-rest models is not saved.
+	p.Models = []*Model{nil}
+	if err := p.Save(&bytes.Buffer{}); err == nil {
+		t.Error("Save wrote a predictor with a projected model and other models")
+	}
+}

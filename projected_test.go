@@ -1,0 +1,189 @@
+package ivm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/kern"
+)
+
+// TestProjectedSystem checks the blocked, upper-triangle accumulation and the in-place and
+// copying solves against W = (K_mnK_nm + λK_mm)⁻¹K_mnY formed densely, with more rows than
+// a block and more centres than a panel.
+func TestProjectedSystem(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	n, m, classes, dim := projectedBlock+300, projectedPanel+50, 3, 8
+	x := mat.NewDense(n, dim, nil)
+	cls := make([]int, n)
+	for i := range n {
+		for j := range dim {
+			x.Set(i, j, rng.NormFloat64())
+		}
+		cls[i] = rng.IntN(classes)
+	}
+	k, err := kern.Parse("rbf(gamma=0.5,variance=1)", dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	centres := subRows(x, distinctRows(x, rng.Perm(n), m))
+	rows := rng.Perm(n)
+	sys := newProjectedSystem(m, classes)
+	if err := sys.addRows(k, x, nil, rows, cls, centres, nil); err != nil {
+		t.Fatal(err)
+	}
+	const lambda = 0.01
+	kmm := func(dst *mat.Dense, lo, hi int) { k.K(dst, centres.Slice(lo, hi, 0, dim), centres) }
+	copied, jit, err := sys.clone().solve(lambda, kmm)
+	if err != nil || jit != 0 {
+		t.Fatalf("solve: jitter %g, %v", jit, err)
+	}
+	inPlace, _, err := sys.solve(lambda, kmm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// unfactor restores A, whose factorisation gives the same weights again.
+	sys.unfactor()
+	if _, err := sys.factor(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := sys.weights()
+	if err != nil || !mat.Equal(again, inPlace) {
+		t.Errorf("the weights after unfactor and factor differ (%v)", err)
+	}
+	knm, kmmFull := mat.NewDense(n, m, nil), mat.NewDense(m, m, nil)
+	k.K(knm, x, centres)
+	k.K(kmmFull, centres, centres)
+	y := mat.NewDense(n, classes, nil)
+	for i, c := range cls {
+		for cl := range classes {
+			y.Set(i, cl, -1)
+		}
+		y.Set(i, c, 1)
+	}
+	var a, r, want mat.Dense
+	a.Mul(knm.T(), knm)
+	kmmFull.Scale(lambda, kmmFull)
+	a.Add(&a, kmmFull)
+	r.Mul(knm.T(), y)
+	if err := want.Solve(&a, &r); err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range map[string]*mat.Dense{"a clone's": copied, "in place": inPlace} {
+		if !mat.EqualApprox(w, &want, 1e-6*mat.Norm(&want, math.Inf(1))) {
+			t.Errorf("%s solve differs from the dense one", name)
+		}
+	}
+	pr := &ProjectedModel{Centres: centres, Weights: inPlace, k: k}
+	var f mat.Dense
+	f.Mul(knm, inPlace)
+	// latents reorders nothing: the rows of x in their order.
+	if got := pr.latents(x); !mat.EqualApprox(got, &f, 1e-9) {
+		t.Error("latents differ from K(x, C)·W")
+	}
+}
+
+// TestScoreMapGradient checks the score map's objective gradient by central differences.
+func TestScoreMapGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n, k := 40, 4
+	f := mat.NewDense(n, k, nil)
+	cls := make([]int, n)
+	for i := range n {
+		for c := range k {
+			f.Set(i, c, rng.NormFloat64())
+		}
+		cls[i] = rng.IntN(k)
+	}
+	obj := scoreMapObjective(f, cls, temperatureMap(2, k), 0.1)
+	w := make([]float64, k*k+k)
+	for i := range w {
+		w[i] = rng.NormFloat64()
+	}
+	grad := make([]float64, len(w))
+	obj(w, grad)
+	const h = 1e-6
+	for i := range w {
+		wp, wm := append([]float64(nil), w...), append([]float64(nil), w...)
+		wp[i] += h
+		wm[i] -= h
+		if fd := (obj(wp, nil) - obj(wm, nil)) / (2 * h); math.Abs(fd-grad[i]) > 1e-6*math.Max(1, math.Abs(fd)) {
+			t.Errorf("∂/∂w[%d] = %.8g, finite difference %.8g", i, grad[i], fd)
+		}
+	}
+}
+
+// TestCalibrateProjected: where the latents confuse two classes in a way a temperature
+// cannot express (class 1's rows score class 0 as high as their own), the score map learns
+// it and predicts rows it did not see better than the temperature alone.
+func TestCalibrateProjected(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	latents := func(n int) (*mat.Dense, []int) {
+		f := mat.NewDense(n, 3, nil)
+		cls := make([]int, n)
+		for i := range n {
+			c := rng.IntN(3)
+			cls[i] = c
+			row := f.RawRowView(i)
+			for j := range row {
+				row[j] = -1 + 0.3*rng.NormFloat64()
+			}
+			row[c] += 2
+			if c == 1 {
+				row[0] += 1.6 // class 1 looks like class 0 to the regression too
+			}
+		}
+		return f, cls
+	}
+	f, cls := latents(1000)
+	sm, eps, err := calibrateProjected(f, cls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	temp := fitSoftmax(f, cls)
+	ft, ct := latents(2000)
+	mapped, tempered := mapLoss(sm, ft, ct, eps), mapLoss(temperatureMap(temp.a, 3), ft, ct, temp.eps)
+	if !(mapped < tempered-0.05) {
+		t.Errorf("test log loss with the score map %.4f, with the temperature alone %.4f: want the map lower by 0.05", mapped, tempered)
+	}
+	if eps < searchLabelNoise[0] || math.IsNaN(mapped) {
+		t.Errorf("label noise %v, loss %v", eps, mapped)
+	}
+}
+
+func TestPowDense(t *testing.T) {
+	a := mat.NewDense(1, 3, []float64{0.25, 0.5, 1})
+	for step, want := range map[int][]float64{2: {0.25 * 0.25 * 0.25 * 0.25, 0.0625, 1}, -1: {0.5, math.Sqrt(0.5), 1}, 0: {0.25, 0.5, 1}} {
+		if got := powDense(a, step).RawRowView(0); !floats.EqualApprox(got, want, 1e-15) {
+			t.Errorf("powDense(step %d) = %v, want %v", step, got, want)
+		}
+	}
+	if a.At(0, 0) != 0.25 {
+		t.Error("powDense changed its argument")
+	}
+}
+
+func TestDistinctRows(t *testing.T) {
+	x := mat.NewDense(5, 2, []float64{1, 2, 1, 2, 3, 4, 1, 2, 5, 6})
+	if got := distinctRows(x, []int{0, 1, 2, 3, 4}, 3); !equalInts(got, []int{0, 2, 4}) {
+		t.Errorf("distinctRows = %v, want [0 2 4]", got)
+	}
+	if got := distinctRows(x, []int{3, 1, 0}, 3); !equalInts(got, []int{3}) {
+		t.Errorf("distinctRows of one repeated row = %v, want [3]", got)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
