@@ -94,8 +94,9 @@ type Config struct {
 	Task Task
 	// Kernel is a kernel spec (kern.Parse); "" means DefaultKernel for the input dimension.
 	Kernel string
-	// ActiveSize is d (0: DefaultActiveSize). A d above the number of training points is
-	// reduced to it with a warning (Predictor.Warnings).
+	// ActiveSize is d (0: DefaultActiveSize); for a projected model (Decomposition
+	// Projected) the number of centres (0: ProjectedCentres(n)). A d above the number of
+	// training points is reduced to it with a warning (Predictor.Warnings).
 	ActiveSize int
 	// Scale is the input scaling (default ScaleAuto, standardisation).
 	Scale Scaling
@@ -139,8 +140,9 @@ type Config struct {
 	Workers int
 	// Progress, when set, receives progress reports. Fit serialises the calls.
 	Progress func(Progress)
-	// Decomposition is how a multi-class task is split into binary problems (default
-	// DecomposeAuto: AutoDecomposition with the default search, OneVsRest otherwise).
+	// Decomposition is how a multi-class task is split into binary problems, or fitted as
+	// one projected model (default DecomposeAuto: AutoDecomposition with the default
+	// search, OneVsRest otherwise).
 	// Other tasks ignore it.
 	Decomposition Decomposition
 	// Part, when set, fits only that slice of a multi-class task's binary problems (its
@@ -274,7 +276,8 @@ type Prediction struct {
 	// Mean and Var hold, per model, the latent mean (bias included) and variance for
 	// classification (one-vs-one: per pair in Predictor.Pairs' order, positive for the
 	// pair's second class, a blended pair's probit model's; a blend: per member, in
-	// Predictor.Blend's order), the predictive mean and variance for regression.
+	// Predictor.Blend's order; a projected model: Mean the class latents f_c, Var nil), the
+	// predictive mean and variance for regression.
 	Mean, Var []float64
 }
 
@@ -350,9 +353,10 @@ func SearchCandidates(n, d int) int { return min(n, candidatesPerActive*max(d, 1
 // regression tasks the kernel, the input scaling and the selection criterion are chosen by
 // Search (see search.go), whose final model has SearchActiveSize active points chosen from
 // SearchCandidates rows. Where all of at most 700 rows are active, a regression task gets
-// the exact GP's maximum-likelihood rbfard kernel instead (exact.go), and a binary task
+// the exact GP's maximum-likelihood rbfard kernel instead (exact.go), a binary task
 // with TaskAuto the regression of its labels where that predicts left-out rows better
-// (labels.go). Other tasks, or a Kernel or Learn.Iters given, standardise the inputs and
+// (labels.go), and a multi-class task above 5 000 rows a projected model (ProjectedModel,
+// AutoDecomposition). Other tasks, or a Kernel or Learn.Iters given, standardise the inputs and
 // learn the kernel (DefaultKernel if none is given) by Algorithm 2.
 func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	n, dim, err := checkTraining(x, y)

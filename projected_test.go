@@ -187,3 +187,15 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+func TestProjectedCentres(t *testing.T) {
+	for n, want := range map[int]int{100: 5000, 10000: 5000, 20000: 5946, 60000: 7500, 1000000: 7500} {
+		if got := ProjectedCentres(n); got != want {
+			t.Errorf("ProjectedCentres(%d) = %d, want %d", n, got, want)
+		}
+	}
+	// Fashion-MNIST's 60 000 images of 784 inputs: the inputs and the fit within 2 GiB.
+	if need := 8*60000*784 + ProjectedBytes(60000, 784, 0); need > 1.5*(1<<30) {
+		t.Errorf("ProjectedBytes: %.3g bytes with the inputs, want at most 1.5 GiB", need)
+	}
+}

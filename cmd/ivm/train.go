@@ -203,7 +203,11 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	df.maxMem.softLimit()
 	search := learning == ivm.Search || (learning == ivm.LearnAuto && *spec == "" && *iters < 0)
-	if err := df.maxMem.check(trainingBytes(n, dim, *d, problemsOf(task, y), *workers, search), fmt.Sprintf("training on %d rows of %d inputs", n, dim)); err != nil {
+	need := trainingBytes(n, dim, *d, problemsOf(task, y), *workers, search)
+	if k := problemsOf(task, y); k >= 3 && (decomposition == ivm.Projected || decomposition == ivm.DecomposeAuto && search && ivm.AutoDecomposition(n, k) == ivm.Projected) {
+		need = 8*float64(n)*float64(dim) + ivm.ProjectedBytes(n, dim, *d)
+	}
+	if err := df.maxMem.check(need, fmt.Sprintf("training on %d rows of %d inputs", n, dim)); err != nil {
 		return err
 	}
 	cfg := ivm.Config{Task: task, Kernel: *spec, ActiveSize: *d, Scale: scaling, FixedKernel: *iters == 0, Learning: learning,
