@@ -267,7 +267,8 @@ type Predictor struct {
 // Prediction is a Predictor's output for one input.
 type Prediction struct {
 	// Label is the predicted class as in the training data, or the predictive mean for
-	// regression.
+	// regression. A projected model's is the class of its largest latent, which its
+	// calibrated probabilities can rank second on a near tie (see predictProjected).
 	Label float64
 	// Prob holds the probability of each of Predictor.Classes (one-vs-rest multi-class:
 	// the models' p(y=+1), sharpened and normalised, or their softmax (Predictor.Softmax);

@@ -226,8 +226,8 @@ func searchProjected(x mat.Matrix, cls []int, classes int, sc *Scaler, val, rest
 		}
 		kvt, kmmt := powDense(kv, step), powDense(kmm, step)
 		for _, lambda := range projectedLambdas {
-			w, jit, err := sys.clone().solve(lambda, func(dst *mat.Dense, lo, hi int) { dst.Copy(kmmt.Slice(lo, hi, 0, m)) })
-			if err != nil || jit > 0 {
+			w, _, err := sys.clone().solve(lambda, func(dst *mat.Dense, lo, hi int) { dst.Copy(kmmt.Slice(lo, hi, 0, m)) })
+			if err != nil {
 				continue // too small a λ for this width: the larger ones remain
 			}
 			var f mat.Dense

@@ -58,13 +58,16 @@ func TestFitProjected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	right, loss := 0, 0.0
+	right, agree, loss := 0, 0, 0.0
 	for i, q := range preds {
 		if math.Abs(floats.Sum(q.Prob)-1) > 1e-12 || len(q.Mean) != 4 || q.Var != nil {
 			t.Fatalf("row %d: %+v", i, q)
 		}
-		if q.Label != p.Classes[floats.MaxIdx(q.Prob)] || labels[i].Label != q.Label {
-			t.Fatalf("row %d: label %v, probabilities %v, PredictLabels %v", i, q.Label, q.Prob, labels[i].Label)
+		if q.Label != p.Classes[floats.MaxIdx(q.Mean)] || labels[i].Label != q.Label {
+			t.Fatalf("row %d: label %v, latents %v, PredictLabels %v", i, q.Label, q.Mean, labels[i].Label)
+		}
+		if q.Label == p.Classes[floats.MaxIdx(q.Prob)] {
+			agree++
 		}
 		if q.Label == yt[i] {
 			right++
@@ -78,6 +81,9 @@ func TestFitProjected(t *testing.T) {
 	}
 	if loss /= float64(len(yt)); loss > 0.75 {
 		t.Errorf("test log loss %.3f, want ≤ 0.75 (uniform: %.3f)", loss, math.Log(4))
+	}
+	if agree < len(yt)*95/100 {
+		t.Errorf("the probabilities' argmax is the label on %d rows of %d, want 95 %%", agree, len(yt))
 	}
 	last := reports[len(reports)-1]
 	if reports[0].Search != 1 || !last.Done || last.Rows != 600 || last.RowsDone != 600 {
@@ -177,5 +183,46 @@ func TestLoadRefusesMalformedProjected(t *testing.T) {
 	p.Models = []*Model{nil}
 	if err := p.Save(&bytes.Buffer{}); err == nil {
 		t.Error("Save wrote a predictor with a projected model and other models")
+	}
+}
+
+// TestFitProjectedFewInputs: many centres in two inputs are nearly dependent, so the system
+// needs a jitter; Fit records it as a warning and the model still predicts well.
+func TestFitProjectedFewInputs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	corners := func(n int) (*mat.Dense, []float64) {
+		x := mat.NewDense(4*n, 2, nil)
+		y := make([]float64, 4*n)
+		for i := range 4 * n {
+			c := i % 4
+			y[i] = float64(c)
+			x.Set(i, 0, 3*float64(c%2)+rng.NormFloat64())
+			x.Set(i, 1, 3*float64(c/2)+rng.NormFloat64())
+		}
+		return x, y
+	}
+	x, y := corners(150)
+	p, err := Fit(x, y, Config{Decomposition: Projected, ActiveSize: 480})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "jitter") {
+		t.Errorf("warnings %q, want one about the jitter", p.Warnings)
+	}
+	xt, yt := corners(100)
+	preds, err := p.Predict(xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	right := 0
+	for i, q := range preds {
+		if q.Label == yt[i] {
+			right++
+		}
+	}
+	// Four classes at the corners of a square of side 3 in unit noise: the Bayes rate is
+	// Φ(1.5)² ≈ 0.87.
+	if acc := float64(right) / float64(len(yt)); acc < 0.83 {
+		t.Errorf("test accuracy %.3f, want ≥ 0.83", acc)
 	}
 }
