@@ -90,7 +90,8 @@ func knownFormats() string {
 // SSMTR (nil for the other families). Label is the predicted class (as in the training
 // labels) or the predictive mean, Prob the class probabilities; Mean and Var are the
 // predictive mean and variance for regression. For an IVM classifier Mean and Var are the
-// latent mean and variance of the model of the predicted class (binary: of the one model).
+// latent mean and variance of the model of the predicted class (binary: of the one model;
+// a projected model: its latent, variance 0).
 func (m *AnyModel) Predict(x *mat.Dense, task []string) ([]noise.Prediction, error) {
 	switch {
 	case m.IVM != nil:
@@ -122,7 +123,10 @@ func (m *AnyModel) predictIVM(x *mat.Dense) ([]noise.Prediction, error) {
 		if m.IVM.Task == MultiClass {
 			k = floats.MaxIdx(p.Prob)
 		}
-		out[i] = noise.Prediction{Label: p.Label, Prob: p.Prob, Mean: p.Mean[k], Var: p.Var[k]}
+		out[i] = noise.Prediction{Label: p.Label, Prob: p.Prob, Mean: p.Mean[k]}
+		if p.Var != nil { // a projected model's latents have none: 0
+			out[i].Var = p.Var[k]
+		}
 	}
 	return out, nil
 }

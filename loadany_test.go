@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"log"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
@@ -220,4 +223,37 @@ func FuzzLoadAny(f *testing.F) {
 			t.Fatalf("%s: second round trip differs (%v)", m.Format, err)
 		}
 	})
+}
+
+// A projected model (no latent variances) through LoadAny: the in-process predictions, the
+// latent of the most probable class with variance 0.
+func TestLoadAnyProjected(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	x, y := blobs(rng, 25, [][]float64{{0, 0}, {3, 0}, {0, 3}}, []float64{1, 2, 3}, 0.7)
+	p, err := ivm.Fit(x, y, ivm.Config{Decomposition: ivm.Projected})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := p.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ivm.LoadAny(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.Predict(x, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := p.Predict(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range got {
+		k := floats.MaxIdx(want[i].Prob)
+		if g.Label != want[i].Label || !slices.Equal(g.Prob, want[i].Prob) || g.Mean != want[i].Mean[k] || g.Var != 0 {
+			t.Fatalf("row %d: %+v after LoadAny, %+v in process", i, g, want[i])
+		}
+	}
 }

@@ -315,6 +315,25 @@ func TestServeAnswersAsPredictProb(t *testing.T) {
 	}
 }
 
+// A projected model (the default above 5 000 rows; forced here) served: its answers are
+// `predict -prob`'s lines, the class latents without variances.
+func TestServeProjectedModel(t *testing.T) {
+	dir := t.TempDir()
+	train, model, probs := filepath.Join(dir, "train.csv"), filepath.Join(dir, "proj.json"), filepath.Join(dir, "probs.txt")
+	writeBlobsCSV(t, train, 20, 4)
+	mustRun(t, "train", "-quiet", "-multiclass", "projected", train, model)
+	mustRun(t, "predict", "-quiet", "-prob", train, model, probs)
+	ts := startServer(t, serveLimits{MaxBody: 1 << 20, MaxRows: 1000, Workers: 1, MaxInflight: 8}, testTimeouts, model)
+	data, _ := readRows(t, train, "none")
+	b, _ := json.Marshal(map[string]any{"rows": data})
+	checkAgainstFile(t, &http.Client{Timeout: 10 * time.Second}, ts.url+"/v1/models/proj/predict", string(b), probs, func(p predictionJSON) []float64 {
+		if p.LatentVariance != nil {
+			t.Fatalf("latent variances %v served for a projected model", p.LatentVariance)
+		}
+		return append(append([]float64{p.Label}, p.Prob...), p.LatentMean...)
+	})
+}
+
 // checkAgainstFile posts body and compares every answer, as fields picks them, with the
 // lines of a `predict -prob` file (after its header), number for number.
 func checkAgainstFile(t *testing.T, c *http.Client, url, body, path string, fields func(predictionJSON) []float64) {
