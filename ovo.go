@@ -91,6 +91,17 @@ func (dc Decomposition) resolve(n, k int, search bool) Decomposition {
 	return OneVsRest
 }
 
+// decomposition is the decomposition Fit uses for a multi-class task of n rows and k
+// classes: Decomposition resolved, one-vs-rest instead of an automatic projected model for
+// a partitioned training (Config.Part).
+func (cfg *Config) decomposition(n, k int, search bool) Decomposition {
+	dc := cfg.Decomposition.resolve(n, k, search)
+	if dc == Projected && cfg.Decomposition == DecomposeAuto && cfg.Part.IsPart() {
+		return OneVsRest
+	}
+	return dc
+}
+
 // pairOf returns the classes (a, b), a < b, of pair j of k classes, in the order
 // (0,1), (0,2), …, (0,k−1), (1,2), …, (k−2,k−1): libsvm's.
 func pairOf(j, k int) (a, b int) {

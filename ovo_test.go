@@ -100,6 +100,17 @@ func TestDecompositionRule(t *testing.T) {
 			t.Errorf("%v.resolve(%d rows, %d classes, search %v) = %v, want %v", c.dc, c.n, c.k, c.search, got, c.want)
 		}
 	}
+	part := Config{Part: Part{Index: 1, Count: 3}}
+	if got := part.decomposition(ovoMaxRows+1, 10, true); got != OneVsRest {
+		t.Errorf("a partitioned training above %d rows: %v, want ovr", ovoMaxRows, got)
+	}
+	if got := part.decomposition(ovoMaxRows, 10, true); got != OneVsOne {
+		t.Errorf("a partitioned training of %d rows: %v, want ovo", ovoMaxRows, got)
+	}
+	part.Decomposition = Projected
+	if got := part.decomposition(100, 10, true); got != Projected {
+		t.Errorf("a partitioned training asking for the projected model: %v (Fit refuses it)", got)
+	}
 	for _, s := range []string{"auto", "ovr", "ovo", "projected"} {
 		if dc, err := ParseDecomposition(s); err != nil || dc.String() != s {
 			t.Errorf("ParseDecomposition(%q) = %v, %v", s, dc, err)

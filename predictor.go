@@ -147,7 +147,9 @@ type Config struct {
 	Decomposition Decomposition
 	// Part, when set, fits only that slice of a multi-class task's binary problems (its
 	// one-vs-rest classes or one-vs-one pairs: a partitioned training; see Part and
-	// MergeParts). Zero: every problem.
+	// MergeParts). Zero: every problem. The projected model is one solve and has no
+	// slices: with DecomposeAuto a partitioned training is one-vs-rest where it would be
+	// projected.
 	Part Part
 	// labelsAlways takes a binary task's label regression whatever the scores (tests).
 	labelsAlways bool
@@ -379,7 +381,7 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	}
 	p := &Predictor{Task: task, Classes: classes, Sharpness: 1}
 	search := !cfg.FixedKernel && cfg.resolveLearning(task) == Search
-	switch dc := cfg.Decomposition.resolve(n, len(classes), search); {
+	switch dc := cfg.decomposition(n, len(classes), search); {
 	case task == MultiClass && dc == OneVsOne:
 		if err := p.fitPairs(x, y, cfg); err != nil {
 			return nil, err

@@ -79,7 +79,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "seed of the held-out subsets drawn during learning")
 	workers := fs.Int("workers", 0, "goroutines (0: all cores); multi-class problems train side by side")
 	quiet := fs.Bool("quiet", false, "print nothing on success")
-	multiclass := fs.String("multiclass", "auto", "multi-class decomposition: ovr (one model per class against the rest), ovo (one binary model per pair\nof classes, its own kernel searched, the pairs' probabilities coupled as libsvm's -b 1), projected (every\nclass's code regressed through -d shared centres, default 5 000: one fit for all classes), or auto: ovo with\nthe default search on up to 5 000 rows, projected above (ivm.AutoDecomposition)")
+	multiclass := fs.String("multiclass", "auto", "multi-class decomposition: ovr (one model per class against the rest), ovo (one binary model per pair\nof classes, its own kernel searched, the pairs' probabilities coupled as libsvm's -b 1), projected (every\nclass's code regressed through -d shared centres, default 5 000: one fit for all classes), or auto: ovo with\nthe default search on up to 5 000 rows, projected above (ovr with -part; ivm.AutoDecomposition)")
 	part := fs.String("part", "", "train only slice i/K (0 ≤ i < K) of a multi-class task's binary problems (one-vs-rest classes or\none-vs-one pairs) and write a part file for ivm merge")
 	tasks := fs.Bool("tasks", false, "multi-task IVM: one shared kernel, selection across the tasks of -task-col or task:NAME tokens\n(the model file is ivm-mtmodel/1)")
 	if err := fs.Parse(args); err != nil {
@@ -204,7 +204,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	df.maxMem.softLimit()
 	search := learning == ivm.Search || (learning == ivm.LearnAuto && *spec == "" && *iters < 0)
 	need := trainingBytes(n, dim, *d, problemsOf(task, y), *workers, search)
-	if k := problemsOf(task, y); k >= 3 && (decomposition == ivm.Projected || decomposition == ivm.DecomposeAuto && search && ivm.AutoDecomposition(n, k) == ivm.Projected) {
+	if k := problemsOf(task, y); k >= 3 && (decomposition == ivm.Projected || decomposition == ivm.DecomposeAuto && search && !slice.IsPart() && ivm.AutoDecomposition(n, k) == ivm.Projected) {
 		need = 8*float64(n)*float64(dim) + ivm.ProjectedBytes(n, dim, *d)
 	}
 	if err := df.maxMem.check(need, fmt.Sprintf("training on %d rows of %d inputs", n, dim)); err != nil {
