@@ -467,7 +467,7 @@ func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scal
 	if err != nil {
 		return nil, Progress{}, err
 	}
-	ys, _ := standardised(subTargets(y, rows))
+	ys, _ := standardised(subset(y, rows))
 	fit, err := fitExact(newExactGP(xs, ys), true)
 	if err != nil {
 		return nil, Progress{}, err

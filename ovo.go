@@ -157,7 +157,7 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 				cfg.Progress(pr)
 			}
 		}
-		p.Pairs[j], errs[j] = Fit(subRows(x, idx), subTargets(y, idx), pc)
+		p.Pairs[j], errs[j] = Fit(subRows(x, idx), subset(y, idx), pc)
 	})
 	for j := first; j < last; j++ {
 		a, b := pairOf(j, k)
@@ -173,11 +173,11 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 	return nil
 }
 
-// subTargets returns y at rows idx.
-func subTargets(y []float64, idx []int) []float64 {
-	out := make([]float64, len(idx))
+// subset returns v's elements at idx (the targets or classes of rows idx).
+func subset[T any](v []T, idx []int) []T {
+	out := make([]T, len(idx))
 	for r, i := range idx {
-		out[r] = y[i]
+		out[r] = v[i]
 	}
 	return out
 }

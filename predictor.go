@@ -462,7 +462,7 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	var xs *mat.Dense
 	if rows != nil {
 		xs, err = scaledRows(x, p.Scaler, rows)
-		y = subTargets(y, rows)
+		y = subset(y, rows)
 	} else {
 		xs, err = p.Scaler.Apply(x)
 	}

@@ -124,18 +124,13 @@ func (p *Predictor) predictProjected(x mat.Matrix, probs bool) ([]Prediction, er
 	return out, nil
 }
 
-// softmaxCalibrated returns p_c ∝ exp(a·f_c) mixed with label noise eps.
-func softmaxCalibrated(f []float64, a, eps float64) []float64 {
-	q := slices.Clone(f)
-	softmaxProbs(q, a)
-	mixUniform(q, eps)
-	return q
-}
-
 // projectedSystem accumulates the projected process's K_mnK_nm (g, its upper triangle)
-// and K_mnY (r) over training rows, a block of kernel rows at a time.
+// and K_mnY over training rows, a block of kernel rows at a time.
 type projectedSystem struct {
+	// g is K_mnK_nm; r and sum hold K_mnY as the kernel rows summed by class (r) and over
+	// all rows (sum), K_mnY = 2r − sum: two additions per kernel value, not one per class.
 	g, r *mat.Dense
+	sum  []float64
 	// kt and panel are add's workspace: a block's kernel rows transposed, and a panel of
 	// its product.
 	kt, panel []float64
@@ -147,7 +142,7 @@ type projectedSystem struct {
 const projectedPanel = 256
 
 func newProjectedSystem(m, classes int) *projectedSystem {
-	return &projectedSystem{g: mat.NewDense(m, m, nil), r: mat.NewDense(m, classes, nil)}
+	return &projectedSystem{g: mat.NewDense(m, m, nil), r: mat.NewDense(m, classes, nil), sum: make([]float64, m)}
 }
 
 // add accumulates the kernel rows kb (rows × m) of training rows of classes cls. Only g's
@@ -171,14 +166,12 @@ func (s *projectedSystem) add(kb *mat.Dense, cls []int) {
 			floats.Add(s.g.RawRowView(i)[i:], c.Data[(i-lo)*c.Stride+i-lo:(i-lo)*c.Stride+c.Cols])
 		}
 	}
-	_, classes := s.r.Dims()
+	r := s.r.RawMatrix()
 	for i, c := range cls {
-		for j, v := range kb.RawRowView(i) {
-			rj := s.r.RawRowView(j)
-			for cl := range classes {
-				rj[cl] -= v
-			}
-			rj[c] += 2 * v
+		row := kb.RawRowView(i)
+		floats.Add(s.sum, row)
+		for j, v := range row {
+			r.Data[j*r.Stride+c] += v
 		}
 	}
 }
@@ -201,7 +194,7 @@ func (s *projectedSystem) addRows(k kern.Kernel, x mat.Matrix, sc *Scaler, idx, 
 		}
 		kv := kb.Slice(0, hi-lo, 0, m).(*mat.Dense)
 		k.K(kv, xv, centres)
-		s.add(kv, subInts(cls, idx[lo:hi]))
+		s.add(kv, subset(cls, idx[lo:hi]))
 		if report != nil {
 			report(hi)
 		}
@@ -274,7 +267,13 @@ func (s *projectedSystem) unfactor() {
 func (s *projectedSystem) weights() (*mat.Dense, error) {
 	m, _ := s.g.Dims()
 	raw := s.g.RawMatrix()
-	w := mat.DenseCopyOf(s.r)
+	w := mat.DenseCopyOf(s.r) // K_mnY = 2r − sum
+	for j, sj := range s.sum {
+		row := w.RawRowView(j)
+		for c := range row {
+			row[c] = 2*row[c] - sj
+		}
+	}
 	u := blas64.Triangular{N: m, Stride: raw.Stride, Data: raw.Data, Uplo: blas.Upper, Diag: blas.NonUnit}
 	blas64.Trsm(blas.Left, blas.Trans, 1, u, w.RawMatrix()) // A = UᵀU
 	blas64.Trsm(blas.Left, blas.NoTrans, 1, u, w.RawMatrix())
@@ -297,7 +296,7 @@ func (s *projectedSystem) solve(lambda float64, kmm func(dst *mat.Dense, lo, hi 
 
 // clone returns a copy of the system.
 func (s *projectedSystem) clone() *projectedSystem {
-	return &projectedSystem{g: mat.DenseCopyOf(s.g), r: mat.DenseCopyOf(s.r)}
+	return &projectedSystem{g: mat.DenseCopyOf(s.g), r: mat.DenseCopyOf(s.r), sum: slices.Clone(s.sum)}
 }
 
 // distinctRows returns the first k of the rows perm lists (rows of x) that repeat no row
@@ -330,23 +329,14 @@ type softmaxCalib struct{ a, eps, loss float64 }
 func fitSoftmax(f *mat.Dense, cls []int) softmaxCalib {
 	best := softmaxCalib{loss: math.Inf(1)}
 	for _, eps := range searchLabelNoise {
-		loss := func(la float64) float64 { return softmaxLoss(f, cls, math.Exp(la), eps) }
+		_, k := f.Dims()
+		loss := func(la float64) float64 { return mapLoss(temperatureMap(math.Exp(la), k), f, cls, eps) }
 		la := goldenMin(loss, math.Log(0.25), math.Log(256), 1e-3)
 		if l := loss(la); l < best.loss-searchTol || math.IsInf(best.loss, 1) {
 			best = softmaxCalib{math.Exp(la), eps, l}
 		}
 	}
 	return best
-}
-
-// softmaxLoss is the mean −ln p(class) of latents f under p ∝ exp(a·f) mixed with label
-// noise eps.
-func softmaxLoss(f *mat.Dense, cls []int, a, eps float64) float64 {
-	loss := 0.0
-	for i, c := range cls {
-		loss -= math.Log(softmaxCalibrated(f.RawRowView(i), a, eps)[c])
-	}
-	return loss / float64(max(len(cls), 1))
 }
 
 // errProjectedPart is Fit's answer to a partitioned training of a projected model.

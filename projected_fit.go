@@ -162,7 +162,7 @@ func (p *Predictor) fitProjectedFinal(x mat.Matrix, cls []int, pk projectedPick,
 	if err != nil {
 		return err
 	}
-	sm, eps, err := calibrateProjected(pr.latents(xv), subInts(cls, val))
+	sm, eps, err := calibrateProjected(pr.latents(xv), subset(cls, val))
 	if err != nil {
 		return fmt.Errorf("ivm: calibrating the projected model: %w", err)
 	}
@@ -215,7 +215,7 @@ func searchProjected(x mat.Matrix, cls []int, classes int, sc *Scaler, val, rest
 	k.K(kf, xf, centres)
 	k.K(kv, xv, centres)
 	k.K(kmm, centres, centres)
-	cf, cv := subInts(cls, fit), subInts(cls, val)
+	cf, cv := subset(cls, fit), subset(cls, val)
 	score := func(step int) (projectedPick, error) {
 		t := math.Pow(2, float64(step))
 		best := projectedPick{scaler: sc, gamma: gamma * t, loss: math.Inf(1)}
@@ -316,15 +316,6 @@ func classIndices(y, classes []float64) []int {
 	out := make([]int, len(y))
 	for i, v := range y {
 		out[i], _ = slices.BinarySearch(classes, v)
-	}
-	return out
-}
-
-// subInts returns v's elements at idx.
-func subInts(v, idx []int) []int {
-	out := make([]int, len(idx))
-	for i, r := range idx {
-		out[i] = v[r]
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,7 +73,7 @@ func TestFitProjected(t *testing.T) {
 		if q.Label == yt[i] {
 			right++
 		}
-		c, _ := slicesIndex(p.Classes, yt[i])
+		c := slices.Index(p.Classes, yt[i])
 		loss -= math.Log(q.Prob[c])
 	}
 	// Each class's mean is 1.5 from the others' in two inputs of unit noise: Bayes about 0.75.
@@ -93,15 +94,6 @@ func TestFitProjected(t *testing.T) {
 	if back.Projected == nil || !strings.Contains(file, `"projected"`) || strings.Contains(file, `"models"`) {
 		t.Error("the file does not hold the projected model alone")
 	}
-}
-
-func slicesIndex(v []float64, x float64) (int, bool) {
-	for i, w := range v {
-		if w == x {
-			return i, true
-		}
-	}
-	return -1, false
 }
 
 // TestFitProjectedRefuses: what a projected model cannot be asked for.

@@ -3,6 +3,7 @@ package ivm
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -168,24 +169,12 @@ func TestPowDense(t *testing.T) {
 
 func TestDistinctRows(t *testing.T) {
 	x := mat.NewDense(5, 2, []float64{1, 2, 1, 2, 3, 4, 1, 2, 5, 6})
-	if got := distinctRows(x, []int{0, 1, 2, 3, 4}, 3); !equalInts(got, []int{0, 2, 4}) {
+	if got := distinctRows(x, []int{0, 1, 2, 3, 4}, 3); !slices.Equal(got, []int{0, 2, 4}) {
 		t.Errorf("distinctRows = %v, want [0 2 4]", got)
 	}
-	if got := distinctRows(x, []int{3, 1, 0}, 3); !equalInts(got, []int{3}) {
+	if got := distinctRows(x, []int{3, 1, 0}, 3); !slices.Equal(got, []int{3}) {
 		t.Errorf("distinctRows of one repeated row = %v, want [3]", got)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestProjectedCentres(t *testing.T) {
