@@ -91,7 +91,8 @@ func knownFormats() string {
 // labels) or the predictive mean, Prob the class probabilities; Mean and Var are the
 // predictive mean and variance for regression. For an IVM classifier Mean and Var are the
 // latent mean and variance of the model of the predicted class (binary: of the one model;
-// a projected model: its latent, variance 0).
+// a projected model: its latent, variance 0); a one-vs-one model has no model per class,
+// and its Mean and Var are 0 (Predictor.Predict gives every pair's).
 func (m *AnyModel) Predict(x *mat.Dense, task []string) ([]noise.Prediction, error) {
 	switch {
 	case m.IVM != nil:
@@ -118,12 +119,17 @@ func (m *AnyModel) predictIVM(x *mat.Dense) ([]noise.Prediction, error) {
 		return nil, err
 	}
 	out := make([]noise.Prediction, len(preds))
+	oneVsOne := m.IVM.Pairs != nil
 	for i, p := range preds {
+		out[i] = noise.Prediction{Label: p.Label, Prob: p.Prob}
+		if oneVsOne {
+			continue
+		}
 		k := 0
 		if m.IVM.Task == MultiClass {
 			k = floats.MaxIdx(p.Prob)
 		}
-		out[i] = noise.Prediction{Label: p.Label, Prob: p.Prob, Mean: p.Mean[k]}
+		out[i].Mean = p.Mean[k]
 		if p.Var != nil { // a projected model's latents have none: 0
 			out[i].Var = p.Var[k]
 		}

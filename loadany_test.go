@@ -227,6 +227,38 @@ func FuzzLoadAny(f *testing.F) {
 
 // A projected model (no latent variances) through LoadAny: the in-process predictions, the
 // latent of the most probable class with variance 0.
+// A one-vs-one model's latents are its pairs', not its classes': LoadAny reports no latent
+// (it had reported the pair whose index was the most probable class's).
+func TestLoadAnyOneVsOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 2))
+	x, y := blobs(rng, 20, [][]float64{{0, 0}, {3, 0}, {0, 3}}, []float64{1, 2, 3}, 0.7)
+	p, err := ivm.Fit(x, y, ivm.Config{Decomposition: ivm.OneVsOne})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := p.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ivm.LoadAny(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.Predict(x, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := p.Predict(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range got {
+		if len(want[i].Mean) != 3 || g.Label != want[i].Label || !slices.Equal(g.Prob, want[i].Prob) || g.Mean != 0 || g.Var != 0 {
+			t.Fatalf("row %d: %+v after LoadAny, %+v in process", i, g, want[i])
+		}
+	}
+}
+
 func TestLoadAnyProjected(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 9))
 	x, y := blobs(rng, 25, [][]float64{{0, 0}, {3, 0}, {0, 3}}, []float64{1, 2, 3}, 0.7)
