@@ -34,7 +34,6 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
@@ -85,6 +84,7 @@ type exactGP struct {
 	uinv, kinv  []float64 // U⁻¹ and K⁻¹ = U⁻¹U⁻ᵀ
 	alpha       []float64 // K⁻¹y
 	solveBuf    []float64
+	cholBuf     []float64
 }
 
 func newExactGP(x *mat.Dense, y []float64) *exactGP {
@@ -141,7 +141,8 @@ func (e *exactGP) factor(th []float64) (float64, bool) {
 		}
 		e.u[i*n+i] += noise
 	}
-	if _, ok := lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Data: e.u, Uplo: blas.Upper}); !ok {
+	var ok bool
+	if e.cholBuf, ok = rowdot.Cholesky(blas64.Symmetric{N: n, Stride: n, Data: e.u, Uplo: blas.Upper}, e.cholBuf); !ok {
 		return 0, false
 	}
 	logDet := 0.0
@@ -164,14 +165,27 @@ func (e *exactGP) solve() {
 	blas64.Trsv(blas.NoTrans, e.upper(), v)
 }
 
-// inverse sets e.kinv = K⁻¹ = U⁻¹U⁻ᵀ from the factor in e.u.
-func (e *exactGP) inverse() {
+// invertFactor sets e.uinv = U⁻¹ from the factor in e.u. Row block I of U⁻¹ is zero left
+// of I's first column i0, and right of it is the identity's rows solved against U's
+// trailing triangle from i0: a third of solving the whole identity.
+func (e *exactGP) invertFactor() {
 	n := len(e.y)
 	clear(e.uinv)
 	for i := 0; i < n; i++ {
 		e.uinv[i*n+i] = 1
 	}
-	e.solveBuf = rowdot.SolveUpperRight(rows(e.uinv, n), e.upper(), e.solveBuf)
+	for i0 := 0; i0 < n; i0 += rowdot.SolveBlock {
+		bi := min(rowdot.SolveBlock, n-i0)
+		z := blas64.General{Rows: bi, Cols: n - i0, Stride: n, Data: e.uinv[i0*n+i0:]}
+		u := blas64.Triangular{N: n - i0, Stride: n, Data: e.u[i0*n+i0:], Uplo: blas.Upper, Diag: blas.NonUnit}
+		e.solveBuf = rowdot.SolveUpperRight(z, u, e.solveBuf)
+	}
+}
+
+// inverse sets e.kinv = K⁻¹ = U⁻¹U⁻ᵀ from the factor in e.u.
+func (e *exactGP) inverse() {
+	n := len(e.y)
+	e.invertFactor()
 	// (U⁻¹U⁻ᵀ)_ij sums over k ≥ max(i, j) only, U⁻¹ being upper triangular: each block
 	// of rows I against a block J ≥ I starts at J's first column, a sixth of the full
 	// product's work; the lower triangle is the upper's mirror.
@@ -363,13 +377,15 @@ func (e *exactGP) fitAt(th []float64) (*exactFit, error) {
 	if math.IsInf(e.eval(th, nil), 0) {
 		return nil, errNotPD
 	}
-	e.inverse()
+	// The leave-one-out predictions need only K⁻¹'s diagonal, (K⁻¹)_ii = Σ_k (U⁻¹)_ik².
+	e.invertFactor()
 	n := len(e.y)
 	signal, bias, noise := exactVariances(th)
 	fit := &exactFit{signal: signal, bias: bias, noise: noise,
 		length: e.lengths(th), th: slices.Clone(th), looMean: make([]float64, n), looVar: make([]float64, n)}
 	for i, y := range e.y {
-		v := 1 / e.kinv[i*n+i]
+		row := e.uinv[i*n+i : (i+1)*n]
+		v := 1 / floats.Dot(row, row)
 		fit.looMean[i], fit.looVar[i] = y-e.alpha[i]*v, v
 	}
 	return fit, nil

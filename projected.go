@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/internal/rowdot"
@@ -134,8 +133,8 @@ type projectedSystem struct {
 	// kt and panel are add's workspace: a block's kernel rows transposed, and a panel of
 	// its product.
 	kt, panel []float64
-	// diag is A's diagonal, kept by factor.
-	diag []float64
+	// diag is A's diagonal, kept by factor; cholBuf the factorisation's scratch.
+	diag, cholBuf []float64
 }
 
 // projectedPanel is the number of rows of g add computes at a time.
@@ -223,28 +222,26 @@ func (s *projectedSystem) regularise(lambda float64, kmm func(dst *mat.Dense, lo
 // them in few input dimensions).
 var projectedJitters = []float64{0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2}
 
-// factor factorises A = UᵀU in g's upper triangle, first copying A into the lower
-// triangle and s.diag, from which a failed attempt, and unfactor, restore it. It returns
-// the jitter it added to the diagonal (0 where none was needed).
+// factor factorises A = LLᵀ in g's lower triangle, leaving A's strict upper triangle, and
+// its diagonal in s.diag, from which a failed attempt, and unfactor, restore it. It
+// returns the jitter it added to the diagonal (0 where none was needed).
 func (s *projectedSystem) factor() (float64, error) {
 	m, _ := s.g.Dims()
 	raw := s.g.RawMatrix()
 	s.diag = slices.Grow(s.diag[:0], m)[:m]
 	for i := range m {
 		s.diag[i] = raw.Data[i*raw.Stride+i]
-		for j := i + 1; j < m; j++ {
-			raw.Data[j*raw.Stride+i] = raw.Data[i*raw.Stride+j]
-		}
 	}
 	mean := floats.Sum(s.diag) / float64(max(m, 1))
 	for _, jit := range projectedJitters {
-		if jit > 0 {
-			s.unfactor()
-			for i := range m {
-				raw.Data[i*raw.Stride+i] += jit * mean
+		for i := range m {
+			raw.Data[i*raw.Stride+i] = s.diag[i] + jit*mean
+			for j := i + 1; j < m; j++ {
+				raw.Data[j*raw.Stride+i] = raw.Data[i*raw.Stride+j]
 			}
 		}
-		if _, ok := lapack64.Potrf(blas64.Symmetric{N: m, Stride: raw.Stride, Data: raw.Data, Uplo: blas.Upper}); ok {
+		var ok bool
+		if s.cholBuf, ok = rowdot.Cholesky(blas64.Symmetric{N: m, Stride: raw.Stride, Data: raw.Data, Uplo: blas.Lower}, s.cholBuf); ok {
 			return jit, nil
 		}
 	}
@@ -252,14 +249,12 @@ func (s *projectedSystem) factor() (float64, error) {
 	return 0, fmt.Errorf("the projected process's %d×%d system is not positive definite, even with a jitter of %g times its mean diagonal", m, m, projectedJitters[len(projectedJitters)-1])
 }
 
-// unfactor restores A in g's upper triangle from the copy factor made.
+// unfactor restores A's diagonal in g from the copy factor made; its strict upper
+// triangle, which holds the rest of A, factor leaves alone.
 func (s *projectedSystem) unfactor() {
 	raw := s.g.RawMatrix()
 	for i, d := range s.diag {
 		raw.Data[i*raw.Stride+i] = d
-		for j := i + 1; j < len(s.diag); j++ {
-			raw.Data[i*raw.Stride+j] = raw.Data[j*raw.Stride+i]
-		}
 	}
 }
 
@@ -274,9 +269,9 @@ func (s *projectedSystem) weights() (*mat.Dense, error) {
 			row[c] = 2*row[c] - sj
 		}
 	}
-	u := blas64.Triangular{N: m, Stride: raw.Stride, Data: raw.Data, Uplo: blas.Upper, Diag: blas.NonUnit}
-	blas64.Trsm(blas.Left, blas.Trans, 1, u, w.RawMatrix()) // A = UᵀU
-	blas64.Trsm(blas.Left, blas.NoTrans, 1, u, w.RawMatrix())
+	l := blas64.Triangular{N: m, Stride: raw.Stride, Data: raw.Data, Uplo: blas.Lower, Diag: blas.NonUnit}
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, l, w.RawMatrix()) // A = LLᵀ
+	blas64.Trsm(blas.Left, blas.Trans, 1, l, w.RawMatrix())
 	if err := finite("projected process weight", w.RawMatrix().Data); err != nil {
 		return nil, err
 	}

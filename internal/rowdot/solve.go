@@ -45,7 +45,76 @@ func SolveUpperRight(z blas64.General, u blas64.Triangular, buf []float64) []flo
 			}
 		}
 		diag := blas64.Triangular{Uplo: blas.Upper, Diag: u.Diag, N: w, Stride: u.Stride, Data: u.Data[j0*u.Stride+j0:]}
-		blas64.Trsm(blas.Right, blas.NoTrans, 1, diag, block)
+		solveDiag(block, diag, buf[:SolveBlock*d], buf[SolveBlock*d:SolveBlock*d+n*w])
 	}
 	return buf
+}
+
+// diagBase is the widest diagonal block solveDiag solves by substitution (solveSmall).
+const diagBase = 12
+
+// solveSmall overwrites z with z·U⁻¹ for U of at most diagBase columns: U's inverse, by
+// substitution on its own columns, then z·U⁻¹ as a product of rows (ABt) in prod, which
+// ran at several times the speed of substituting along each of z's rows (gonum's solve
+// calls a vector update per row and column; a loop here did half of that work at a
+// fraction of the product's speed). The inverse of so small a block is as accurate as
+// substitution.
+func solveSmall(z blas64.General, u blas64.Triangular, prod []float64) {
+	w := u.N
+	// inv holds (U⁻¹)ᵀ, lower triangular: row q is column q of U⁻¹, the solution of
+	// U·x = e_q, whose entries below q are 0.
+	var inv [diagBase * diagBase]float64
+	for q := range w {
+		x := inv[q*w : (q+1)*w]
+		for p := q; p >= 0; p-- {
+			s := 0.0
+			if p == q {
+				s = 1
+			}
+			for r := p + 1; r <= q; r++ {
+				s -= u.Data[p*u.Stride+r] * x[r]
+			}
+			if u.Diag != blas.Unit {
+				s /= u.Data[p*u.Stride+p]
+			}
+			x[p] = s
+		}
+	}
+	n := z.Rows
+	ABt(blas64.General{Rows: n, Cols: w, Stride: w, Data: prod}, z, blas64.General{Rows: w, Cols: w, Stride: w, Data: inv[:w*w]})
+	for i := range n {
+		copy(z.Data[i*z.Stride:i*z.Stride+w], prod[i*w:(i+1)*w])
+	}
+}
+
+// solveDiag overwrites z (n×w) with z·U⁻¹ for a diagonal block U of at most SolveBlock
+// columns, halving it down to diagBase columns: gonum's solve, a vector update per row and
+// column, costs n·w² and ran at a tenth of ABt's speed (most of the time SolveUpperRight
+// took for 700 rows), while each half's update from the other, Z₁·U₁₂, is a product.
+// packed (w²/4 floats) and prod (n·w/2) are scratch.
+func solveDiag(z blas64.General, u blas64.Triangular, packed, prod []float64) {
+	w := u.N
+	if w <= diagBase {
+		solveSmall(z, u, prod)
+		return
+	}
+	h := (w/2 + diagBase - 1) / diagBase * diagBase
+	n, rest := z.Rows, w-h
+	left := blas64.General{Rows: n, Cols: h, Stride: z.Stride, Data: z.Data}
+	right := blas64.General{Rows: n, Cols: rest, Stride: z.Stride, Data: z.Data[h:]}
+	solveDiag(left, blas64.Triangular{Uplo: blas.Upper, Diag: u.Diag, N: h, Stride: u.Stride, Data: u.Data}, packed, prod)
+	for q := range rest { // U₁₂ᵀ, so that the product is of rows
+		for p := range h {
+			packed[q*h+p] = u.Data[p*u.Stride+h+q]
+		}
+	}
+	ABt(blas64.General{Rows: n, Cols: rest, Stride: rest, Data: prod}, left,
+		blas64.General{Rows: rest, Cols: h, Stride: h, Data: packed})
+	for i := range n {
+		row := right.Data[i*right.Stride : i*right.Stride+rest]
+		for q, v := range prod[i*rest : (i+1)*rest] {
+			row[q] -= v
+		}
+	}
+	solveDiag(right, blas64.Triangular{Uplo: blas.Upper, Diag: u.Diag, N: rest, Stride: u.Stride, Data: u.Data[h*u.Stride+h:]}, packed, prod)
 }
