@@ -11,6 +11,10 @@
 // has the same bits whichever block it falls in and whatever the shapes: a row predicted
 // alone gets the bits it gets in a batch, and a matrix's product with itself is exactly
 // symmetric.
+//
+// On the same product it builds what would otherwise go through gonum's LAPACK and its
+// column-oriented BLAS: a blocked triangular solve (SolveUpperRight) and Cholesky
+// factorisation (Cholesky), and gonum's Dgemm replaced by the product (BLAS).
 package rowdot
 
 import (
