@@ -197,6 +197,33 @@ func TestPatternFollowsRidge(t *testing.T) {
 	}
 }
 
+// A classifier's search never scores a kernel whose variance is above searchMaxVariance,
+// however far the held-out score keeps falling towards sharper kernels (separable rows); a
+// regression's may.
+func TestSearchBoundsProbitVariance(t *testing.T) {
+	for _, task := range []Task{Binary, Regression} {
+		s := &searcher{task: task, memo: map[searchParams]float64{}, outs: map[searchParams][][2][]float64{}}
+		evals, highest := 0, 0.0
+		c := &climb{s: s, evals: &evals, origin: searchParams{gamma: 1, variance: 1, white: 1}}
+		s.scoreFunc = func(p searchParams) float64 {
+			evals++
+			highest = max(highest, p.variance)
+			return -math.Log(p.variance)
+		}
+		c.p = c.params(c.at, Entropy)
+		c.best, _ = s.score(c.p)
+		if err := c.pattern(false); err != nil {
+			t.Fatal(err)
+		}
+		if task == Binary && (highest > searchMaxVariance || c.p.variance < searchMaxVariance/4) {
+			t.Errorf("binary: scored variances up to %g, ended at %g; want the highest within (%g/4, %g]", highest, c.p.variance, float64(searchMaxVariance), float64(searchMaxVariance))
+		}
+		if task == Regression && highest <= searchMaxVariance {
+			t.Errorf("regression: the search stopped at variance %g", highest)
+		}
+	}
+}
+
 // Calibration never leaves a class impossible: even outputs without a mistake get label
 // noise 0.001, and outputs with a confident mistake get more.
 func TestCalibrationLabelNoiseFloor(t *testing.T) {
