@@ -31,7 +31,7 @@ func randSPD(r *rand.Rand, n, stride int) blas64.Symmetric {
 func TestCholesky(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	var buf []float64
-	for _, n := range []int{1, 5, cholBlock, cholBlock + 1, 97, 200, 301} {
+	for _, n := range []int{1, 5, cholBlock, cholBlock + 1, 97, 200, 301, 800} { // 800: ABt splits its rows across goroutines
 		for _, uplo := range []blas.Uplo{blas.Upper, blas.Lower} {
 			a := randSPD(r, n, n+2)
 			a.Uplo = uplo
