@@ -89,6 +89,9 @@ RDATA = {
     "promoters": ("kernlab", "promotergene", "Class"),
     "shuttle": ("mlbench", "Shuttle", "Class", "set.seed(1); d <- d[sample(nrow(d), 4000), ]; "
                 "d <- d[d$Class %in% names(which(table(d$Class) >= 10)), ]; d$Class <- droplevels(d$Class);"),
+    # 20 000 random rows: the projected model's size (14 000 training rows), 80 % one class.
+    "shuttle20k": ("mlbench", "Shuttle", "Class", "set.seed(1); d <- d[sample(nrow(d), 20000), ]; "
+                   "d <- d[d$Class %in% names(which(table(d$Class) >= 10)), ]; d$Class <- droplevels(d$Class);"),
     "waveform": ("mlbench", None, "y", "set.seed(1); p <- mlbench.waveform(1000); d <- data.frame(p$x, y = p$classes);"),
     "ringnorm": ("mlbench", None, "y", "set.seed(1); p <- mlbench.ringnorm(1000, d = 20); d <- data.frame(p$x, y = p$classes);"),
     "twonorm": ("mlbench", None, "y", "set.seed(1); p <- mlbench.twonorm(1000, d = 20); d <- data.frame(p$x, y = p$classes);"),

@@ -76,7 +76,7 @@ out=${SUITE_OUT:-bench/out/suite}
 
 all_sets="breast_cancer iris wine digits diabetes sonar ionosphere glass pima vehicle vowel boston spambase oilflow soybean dna satellite letter usps fashion10k fashion"
 # Accepted by name, not run by default: small regression sets for bench/splits.sh.
-extra_sets="ozone servo cpus airquality quakes swiss faithful bcw votes crabs cats pima2 friedman1 friedman2 friedman3 birthwt earthquake ethanol milk mathach musk ticdata promoters shuttle waveform ringnorm twonorm zoo income income9k ticfull longley stackloss trees cars savings rock"
+extra_sets="ozone servo cpus airquality quakes swiss faithful bcw votes crabs cats pima2 friedman1 friedman2 friedman3 birthwt earthquake ethanol milk mathach musk ticdata promoters shuttle shuttle20k waveform ringnorm twonorm zoo income income9k ticfull longley stackloss trees cars savings rock"
 r_sets=" sonar ionosphere glass pima vehicle boston spambase soybean dna satellite letter $extra_sets "
 
 # libsvm_recipe TASK TRAIN TEST DIR [C GAMMA PROB]: the recipe above, run under GNU time by
