@@ -225,14 +225,13 @@ func FuzzLoadAny(f *testing.F) {
 	})
 }
 
-// A projected model (no latent variances) through LoadAny: the in-process predictions, the
-// latent of the most probable class with variance 0.
-// A one-vs-one model's latents are its pairs', not its classes': LoadAny reports no latent
-// (it had reported the pair whose index was the most probable class's).
-func TestLoadAnyOneVsOne(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 2))
-	x, y := blobs(rng, 20, [][]float64{{0, 0}, {3, 0}, {0, 3}}, []float64{1, 2, 3}, 0.7)
-	p, err := ivm.Fit(x, y, ivm.Config{Decomposition: ivm.OneVsOne})
+// throughLoadAny fits three blobs with cfg, saves the model, reads it back with LoadAny
+// and returns LoadAny's predictions and the fitted model's own.
+func throughLoadAny(t *testing.T, cfg ivm.Config, seed uint64, perClass int) ([]noise.Prediction, []ivm.Prediction) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 9))
+	x, y := blobs(rng, perClass, [][]float64{{0, 0}, {3, 0}, {0, 3}}, []float64{1, 2, 3}, 0.7)
+	p, err := ivm.Fit(x, y, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,6 +251,13 @@ func TestLoadAnyOneVsOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return got, want
+}
+
+// A one-vs-one model's latents are its pairs', not its classes': LoadAny reports no latent
+// (it had reported the pair whose index was the most probable class's).
+func TestLoadAnyOneVsOne(t *testing.T) {
+	got, want := throughLoadAny(t, ivm.Config{Decomposition: ivm.OneVsOne}, 5, 20)
 	for i, g := range got {
 		if len(want[i].Mean) != 3 || g.Label != want[i].Label || !slices.Equal(g.Prob, want[i].Prob) || g.Mean != 0 || g.Var != 0 {
 			t.Fatalf("row %d: %+v after LoadAny, %+v in process", i, g, want[i])
@@ -259,29 +265,10 @@ func TestLoadAnyOneVsOne(t *testing.T) {
 	}
 }
 
+// A projected model (no latent variances) through LoadAny: the in-process predictions, the
+// latent of the most probable class with variance 0.
 func TestLoadAnyProjected(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 9))
-	x, y := blobs(rng, 25, [][]float64{{0, 0}, {3, 0}, {0, 3}}, []float64{1, 2, 3}, 0.7)
-	p, err := ivm.Fit(x, y, ivm.Config{Decomposition: ivm.Projected})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := p.Save(&b); err != nil {
-		t.Fatal(err)
-	}
-	m, err := ivm.LoadAny(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := m.Predict(x, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := p.Predict(x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, want := throughLoadAny(t, ivm.Config{Decomposition: ivm.Projected}, 3, 25)
 	for i, g := range got {
 		k := floats.MaxIdx(want[i].Prob)
 		if g.Label != want[i].Label || !slices.Equal(g.Prob, want[i].Prob) || g.Mean != want[i].Mean[k] || g.Var != 0 {
