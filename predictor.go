@@ -897,19 +897,33 @@ func mixUniform(q []float64, eps float64) {
 // normalised. a = 0 means 1 (files written before Sharpness). Probabilities that are all
 // zero are left as they are.
 func sharpen(q []float64, a float64) {
+	var buf [16]float64
+	logs := buf[:0]
+	for _, v := range q {
+		logs = append(logs, math.Log(v))
+	}
+	sharpenLogs(q, logs, a)
+}
+
+// sharpenLogs is sharpen from the logarithms logs of the probabilities, into q; where
+// those are all zero (or one is NaN) q gets them unchanged.
+func sharpenLogs(q, logs []float64, a float64) {
 	if a == 0 {
 		a = 1
 	}
 	top := math.Inf(-1)
-	for _, v := range q {
-		top = math.Max(top, a*math.Log(v))
+	for _, l := range logs {
+		top = math.Max(top, a*l)
 	}
 	if math.IsInf(top, -1) || math.IsNaN(top) {
+		for c, l := range logs {
+			q[c] = math.Exp(l)
+		}
 		return
 	}
 	sum := 0.0
-	for c, v := range q {
-		q[c] = math.Exp(a*math.Log(v) - top)
+	for c, l := range logs {
+		q[c] = math.Exp(a*l - top)
 		sum += q[c]
 	}
 	for c := range q {

@@ -796,7 +796,11 @@ type calib struct {
 // logLoss returns the mean −ln p(y_n) of the validation outputs out with the class
 // probabilities (regression: densities) made as cal says.
 func (s *searcher) logLoss(out [][2][]float64, cal calib) float64 {
-	losses := s.rowLosses(out, cal)
+	return meanLoss(s.rowLosses(out, cal))
+}
+
+// meanLoss is the mean of row losses, +Inf where one is NaN.
+func meanLoss(losses []float64) float64 {
 	v := floats.Sum(losses) / float64(len(losses))
 	if math.IsNaN(v) {
 		v = math.Inf(1)
@@ -806,6 +810,37 @@ func (s *searcher) logLoss(out [][2][]float64, cal calib) float64 {
 
 // rowLosses returns −ln p(y_n) of each validation row (see logLoss).
 func (s *searcher) rowLosses(out [][2][]float64, cal calib) []float64 {
+	var logs []float64
+	if s.task != Regression && !cal.softmax {
+		logs = s.powerLogs(out)
+	}
+	return s.lossesFrom(out, logs, cal)
+}
+
+// powerLogs returns ln q_c of every validation row's class probabilities q before
+// calibration (binary: 1 − q and q), max(len(out), 2) per row: the power family's
+// p_c ∝ q_c^a works on them, and the calibration tries some sixteen values of a per label
+// noise on the same outputs.
+func (s *searcher) powerLogs(out [][2][]float64) []float64 {
+	problems := len(out)
+	k := max(problems, 2)
+	logs := make([]float64, len(s.valClass)*k)
+	for i := range s.valClass {
+		row := logs[i*k : (i+1)*k]
+		if problems == 1 {
+			row[0], row[1] = math.Log(1-out[0][0][i]), math.Log(out[0][0][i])
+			continue
+		}
+		for c := range out {
+			row[c] = math.Log(out[c][0][i])
+		}
+	}
+	return logs
+}
+
+// lossesFrom is rowLosses with the power family's logarithms logs (powerLogs; unused for
+// regression and the softmax).
+func (s *searcher) lossesFrom(out [][2][]float64, logs []float64, cal calib) []float64 {
 	if s.task == Regression {
 		mu, vs := out[0][0], out[0][1]
 		losses := make([]float64, len(s.yVal))
@@ -815,27 +850,20 @@ func (s *searcher) rowLosses(out [][2][]float64, cal calib) []float64 {
 		}
 		return losses
 	}
-	problems := len(out)
+	k := max(len(out), 2)
 	losses := make([]float64, len(s.valClass))
-	q := make([]float64, max(problems, 2))
-	for i, k := range s.valClass {
-		switch {
-		case problems == 1:
-			q[0], q[1] = 1-out[0][0][i], out[0][0][i]
-			sharpen(q, cal.a)
-		case cal.softmax:
+	q := make([]float64, k)
+	for i, class := range s.valClass {
+		if cal.softmax {
 			for c := range out {
 				q[c] = out[c][1][i]
 			}
 			softmaxProbs(q, cal.a)
-		default:
-			for c := range out {
-				q[c] = out[c][0][i]
-			}
-			sharpen(q, cal.a)
+		} else {
+			sharpenLogs(q, logs[i*k:(i+1)*k], cal.a)
 		}
 		mixUniform(q, cal.eps)
-		losses[i] = -math.Log(math.Max(q[k], 1e-12))
+		losses[i] = -math.Log(math.Max(q[class], 1e-12))
 	}
 	return losses
 }
@@ -847,13 +875,18 @@ func (s *searcher) rowLosses(out [][2][]float64, cal calib) []float64 {
 // to be calibrated at a = 1.
 func (s *searcher) sharpness(out [][2][]float64, eps float64, softmax bool) float64 {
 	lo, hi := math.Log(0.5), math.Log(4)
+	var logs []float64
 	switch {
 	case s.task == Regression:
 		lo, hi = math.Log(0.25), math.Log(2)
 	case softmax:
 		lo, hi = math.Log(0.25), math.Log(16)
+	default:
+		logs = s.powerLogs(out)
 	}
-	f := func(la float64) float64 { return s.logLoss(out, calib{a: math.Exp(la), eps: eps, softmax: softmax}) }
+	f := func(la float64) float64 {
+		return meanLoss(s.lossesFrom(out, logs, calib{a: math.Exp(la), eps: eps, softmax: softmax}))
+	}
 	return math.Exp(goldenMin(f, lo, hi, 1e-3))
 }
 

@@ -429,3 +429,49 @@ func TestSearchInnerBytes(t *testing.T) {
 		}
 	}
 }
+
+// The calibration's losses from the cached logarithms (powerLogs) are, bit for bit, those of
+// sharpening each row's probabilities afresh, a NaN output's row included; a binary
+// model's NaN output makes the log loss +Inf.
+func TestLossesFromPowerLogs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, problems := range []int{1, 4} {
+		rows := 50
+		s := &searcher{task: Binary, valClass: make([]int, rows)}
+		if problems > 1 {
+			s.task = MultiClass
+		}
+		out := make([][2][]float64, problems)
+		for c := range out {
+			out[c][0] = make([]float64, rows)
+			for i := range out[c][0] {
+				out[c][0][i] = rng.Float64()
+			}
+		}
+		for i := range s.valClass {
+			s.valClass[i] = rng.IntN(max(problems, 2))
+		}
+		out[0][0][7] = math.NaN()
+		cal := calib{a: 2.7, eps: 0.003}
+		got := s.rowLosses(out, cal)
+		for i, k := range s.valClass {
+			q := make([]float64, max(problems, 2))
+			if problems == 1 {
+				q[0], q[1] = 1-out[0][0][i], out[0][0][i]
+			} else {
+				for c := range out {
+					q[c] = out[c][0][i]
+				}
+			}
+			sharpen(q, cal.a)
+			mixUniform(q, cal.eps)
+			want := -math.Log(math.Max(q[k], 1e-12))
+			if got[i] != want && !(math.IsNaN(got[i]) && math.IsNaN(want)) {
+				t.Fatalf("%d problems, row %d: loss %v, want %v", problems, i, got[i], want)
+			}
+		}
+		if v := s.logLoss(out, cal); problems == 1 && !math.IsInf(v, 1) {
+			t.Errorf("%d problems: log loss %v with a NaN output, want +Inf", problems, v)
+		}
+	}
+}
