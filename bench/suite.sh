@@ -9,7 +9,7 @@
 #
 # Installs from Debian what it needs (one `apt-get update`, then `apt-get install -y`):
 # libsvm-tools, python3-sklearn, time, dataset-fashion-mnist, and for the extra real sets
-# r-base-core, r-cran-mlbench, r-cran-kernlab (a set whose package cannot be had is skipped).
+# r-base-core, r-cran-mlbench, r-cran-kernlab, r-cran-mass, r-cran-survival (a set whose package cannot be had is skipped).
 # Python is Debian's own /usr/bin/python3 (stdlib, numpy, scikit-learn); helper bench/suite.py.
 #
 # Data (bench/suite.py prep; libsvm files, 1-based, in bench/out/suite/): 70/30 split,
@@ -76,7 +76,7 @@ out=${SUITE_OUT:-bench/out/suite}
 
 all_sets="breast_cancer iris wine digits diabetes sonar ionosphere glass pima vehicle vowel boston spambase oilflow soybean dna satellite letter usps fashion10k fashion"
 # Accepted by name, not run by default: small regression sets for bench/splits.sh.
-extra_sets="ozone servo cpus airquality quakes swiss faithful bcw votes crabs cats pima2 friedman1 friedman2 friedman3 birthwt earthquake ethanol milk mathach musk ticdata promoters shuttle shuttle20k waveform ringnorm twonorm zoo income income9k ticfull longley stackloss trees cars savings rock"
+extra_sets="ozone servo cpus airquality quakes swiss faithful bcw votes crabs cats pima2 friedman1 friedman2 friedman3 birthwt earthquake ethanol milk mathach musk ticdata promoters shuttle shuttle20k waveform ringnorm twonorm zoo income income9k ticfull aids2 pbc lung infert birthlow longley stackloss trees cars savings rock"
 r_sets=" sonar ionosphere glass pima vehicle boston spambase soybean dna satellite letter $extra_sets "
 
 # libsvm_recipe TASK TRAIN TEST DIR [C GAMMA PROB]: the recipe above, run under GNU time by
@@ -146,7 +146,7 @@ done
 
 bench_install libsvm-tools python3-sklearn time dataset-fashion-mnist
 # The extra sets' R packages: best effort, sets skipped without them.
-bench_install r-base-core r-cran-mlbench r-cran-kernlab r-cran-mass || echo "suite.sh: R packages not installed; skipping$r_sets" >&2
+bench_install r-base-core r-cran-mlbench r-cran-kernlab r-cran-mass r-cran-survival || echo "suite.sh: R packages not installed; skipping$r_sets" >&2
 
 mkdir -p "$out"
 go build -o "$out/ivm" ./cmd/ivm
