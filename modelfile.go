@@ -123,6 +123,8 @@ type fileJSON struct {
 	// Projected holds a multi-class file's projected model (Predictor.Projected).
 	Projected *projectedJSON `json:"projected,omitempty"`
 
+	// Baseline is Predictor.Baseline; absent means not measured.
+	Baseline *Baseline   `json:"baseline,omitempty"`
 	Training Provenance  `json:"training"`
 	Trace    []IterTrace `json:"trace,omitempty"`
 }
@@ -301,7 +303,8 @@ func (p *Predictor) Save(w io.Writer) error {
 	if err := finite("class label", p.Classes); err != nil {
 		return err
 	}
-	out := fileJSON{Format: ModelFormat, Task: p.Task, Classes: p.Classes, Scale: p.Scaler, Training: p.Training}
+	out := fileJSON{Format: ModelFormat, Task: p.Task, Classes: p.Classes, Scale: p.Scaler, Training: p.Training,
+		Baseline: p.Baseline}
 	out.LabelNoise, out.Softmax, out.Logistic = p.LabelNoise, p.Softmax, p.Logistic
 	if p.Sharpness != 1 {
 		out.Sharpness = p.Sharpness
@@ -392,7 +395,12 @@ func Load(r io.Reader) (*Predictor, error) {
 		return nil, errors.New("ivm: model file lacks its kernel or noise model")
 	}
 	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Training: in.Training, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
-		Softmax: in.Softmax, Logistic: in.Logistic}
+		Softmax: in.Softmax, Logistic: in.Logistic, Baseline: in.Baseline}
+	if p.Baseline != nil {
+		if err := p.Baseline.check(); err != nil {
+			return nil, fmt.Errorf("ivm: model file %w", err)
+		}
+	}
 	if err := p.checkSharpness(); err != nil {
 		return nil, fmt.Errorf("ivm: model file %w", err)
 	}

@@ -71,12 +71,14 @@ const ovoMaxRows = 5000
 // "Eleventh pass": USPS, letter, Fashion-MNIST).
 func AutoDecomposition(n, k int) Decomposition {
 	switch {
-	case k < 3:
+	case k < 2:
 		return OneVsRest
-	case n <= ovoMaxRows:
-		return OneVsOne
+	case n > ovoMaxRows:
+		return Projected
+	case k == 2:
+		return OneVsRest
 	}
-	return Projected
+	return OneVsOne
 }
 
 // resolve returns the decomposition dc means for a multi-class task of n rows and k
@@ -96,7 +98,7 @@ func (dc Decomposition) resolve(n, k int, search bool) Decomposition {
 // a partitioned training (Config.Part).
 func (cfg *Config) decomposition(n, k int, search bool) Decomposition {
 	dc := cfg.Decomposition.resolve(n, k, search)
-	if dc == Projected && cfg.Decomposition == DecomposeAuto && cfg.Part.IsPart() {
+	if dc == Projected && cfg.Decomposition == DecomposeAuto && (cfg.Part.IsPart() || k == 2 && cfg.Task == Binary) {
 		return OneVsRest
 	}
 	return dc

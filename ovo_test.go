@@ -91,7 +91,8 @@ func TestDecompositionRule(t *testing.T) {
 		{DecomposeAuto, 700, 11, true, OneVsOne},
 		{DecomposeAuto, ovoMaxRows, 3, true, OneVsOne},
 		{DecomposeAuto, ovoMaxRows + 1, 10, true, Projected},
-		{DecomposeAuto, ovoMaxRows + 1, 2, true, OneVsRest},
+		{DecomposeAuto, ovoMaxRows + 1, 2, true, Projected},
+		{DecomposeAuto, ovoMaxRows, 2, true, OneVsRest},
 		{DecomposeAuto, 700, 11, false, OneVsRest}, // Algorithm 2, the papers' protocols
 		{OneVsOne, 70000, 10, false, OneVsOne},
 		{OneVsRest, 100, 3, true, OneVsRest},
@@ -106,6 +107,10 @@ func TestDecompositionRule(t *testing.T) {
 	}
 	if got := part.decomposition(ovoMaxRows, 10, true); got != OneVsOne {
 		t.Errorf("a partitioned training of %d rows: %v, want ovo", ovoMaxRows, got)
+	}
+	probit := Config{Task: Binary}
+	if got := probit.decomposition(ovoMaxRows+1, 2, true); got != OneVsRest {
+		t.Errorf("-noise probit above %d rows: %v, want the probit IVM (ovr)", ovoMaxRows, got)
 	}
 	part.Decomposition = Projected
 	if got := part.decomposition(100, 10, true); got != Projected {

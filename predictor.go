@@ -95,7 +95,7 @@ type Config struct {
 	// Kernel is a kernel spec (kern.Parse); "" means DefaultKernel for the input dimension.
 	Kernel string
 	// ActiveSize is d (0: DefaultActiveSize); for a projected model (Decomposition
-	// Projected) the number of centres (0: ProjectedCentres(n)). A d above the number of
+	// Projected) the number of centres (0: ProjectedCentres). A d above the number of
 	// training points is reduced to it with a warning (Predictor.Warnings).
 	ActiveSize int
 	// Scale is the input scaling (default ScaleAuto, standardisation).
@@ -257,6 +257,10 @@ type Predictor struct {
 	// mean μ to p(y = +1) = σ(Slope·μ + Offset); Sharpness is then 1 and LabelNoise mixes in
 	// as for a probit model. nil otherwise.
 	Logistic *Logistic
+	// Baseline holds the model's held-out log loss beside the constant predictor's where
+	// Fit measured both (the default search); nil otherwise. Fit warns when the model does
+	// not beat it.
+	Baseline *Baseline
 	// Training records where the predictor came from.
 	Training Provenance
 	// Warnings are the adjustments Fit made to the configuration (not saved).
@@ -387,13 +391,13 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 			return nil, err
 		}
 		return p, nil
-	case task == MultiClass && dc == Projected:
+	case (task == MultiClass || task == Binary) && dc == Projected:
 		if err := p.fitProjected(x, y, &cfg); err != nil {
 			return nil, err
 		}
 		return p, nil
 	case dc == Projected:
-		return nil, fmt.Errorf("ivm: a projected model is for a multi-class task, not a %v one", task)
+		return nil, fmt.Errorf("ivm: a projected model is for a binary or multi-class task, not a %v one", task)
 	}
 	if p.Scaler, err = FitScaler(x, cfg.Scale); err != nil {
 		return nil, err
@@ -446,6 +450,9 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		if spec, criterion, score, dFinal, err = p.search(x, y, &cfg, d, dFinal, criterion); err != nil {
 			return nil, err
 		}
+		if q, err := p.widenToProjected(x, y, cfg); q != nil || err != nil {
+			return q, err
+		}
 		if cfg.labelRegression(task, n, d, score) {
 			if spec, criterion, partner, err = p.chooseLabels(x, y, &cfg, score, spec, criterion); err != nil {
 				return nil, err
@@ -486,6 +493,29 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		}
 	}
 	return p, nil
+}
+
+// widenToProjected returns, where the search's kernels did not beat the constant predictor
+// on a classification task whose kind Fit chose (TaskAuto, a single model), a projected
+// model of every row instead: its wider kernels and its least-squares fit of every label
+// find weak, smooth effects that an active set chosen by information gain misses, and
+// where it does not beat the constant predictor either it becomes that predictor. nil
+// where the search's model stands.
+func (p *Predictor) widenToProjected(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
+	n, _ := x.Dims()
+	if p.Baseline == nil || p.Baseline.Beaten() || cfg.Task != TaskAuto || cfg.pair ||
+		cfg.Part.IsPart() || p.Task != Binary && p.Task != MultiClass || n < 2*projectedMinRows {
+		return nil, nil
+	}
+	q := &Predictor{Task: p.Task, Classes: p.Classes, Sharpness: 1}
+	if err := q.fitProjected(x, y, &cfg); err != nil {
+		return nil, err
+	}
+	if q.Baseline.Beaten() {
+		q.Warnings = append(q.Warnings, "the search's kernels did not beat the constant predictor "+
+			"on held-out rows; a projected model of every row did, and is the model")
+	}
+	return q, nil
 }
 
 // candidateRows returns, in ascending order, the pool of rows the final selection chooses
@@ -1082,6 +1112,9 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 	}
 	p.Scaler = scalers[res.input]
 	p.Sharpness, p.LabelNoise, p.Softmax = res.cal.a, res.cal.eps, res.cal.softmax
+	if p.Baseline = res.baseline; !p.Baseline.Beaten() {
+		p.Warnings = append(p.Warnings, p.Baseline.warning())
+	}
 	return res.spec, res.crit, res.score, res.d, nil
 }
 

@@ -396,8 +396,10 @@ func decodeProjected(in *projectedJSON, classes int) (*ProjectedModel, error) {
 // checkProjected validates a projected predictor read from a file.
 func (p *Predictor) checkProjected() error {
 	switch {
-	case p.Task != MultiClass || len(p.Classes) < 3:
-		return fmt.Errorf("a projected model is for a multi-class task of at least 3 classes, not a %v one of %d", p.Task, len(p.Classes))
+	case p.Task == Binary && len(p.Classes) != 2 || p.Task == MultiClass && len(p.Classes) < 3:
+		return fmt.Errorf("a projected model of a %v task with %d classes", p.Task, len(p.Classes))
+	case p.Task != Binary && p.Task != MultiClass:
+		return fmt.Errorf("a projected model is for a binary or multi-class task, not a %v one", p.Task)
 	case !p.Softmax:
 		return errors.New("a projected model's probabilities are a softmax (\"softmax\": true)")
 	case !(p.LabelNoise >= 0 && p.LabelNoise < 1):

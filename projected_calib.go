@@ -51,14 +51,19 @@ func temperatureMap(a float64, k int) scoreMap {
 
 // mapLoss is the mean −ln p(class) of the rows of f under map sm and label noise eps.
 func mapLoss(sm scoreMap, f *mat.Dense, cls []int, eps float64) float64 {
-	loss := 0.0
+	return floats.Sum(mapRowLosses(sm, f, cls, eps)) / float64(max(len(cls), 1))
+}
+
+// mapRowLosses is −ln p(class) of each row of f under map sm and label noise eps.
+func mapRowLosses(sm scoreMap, f *mat.Dense, cls []int, eps float64) []float64 {
+	out := make([]float64, len(cls))
 	for i, c := range cls {
 		z := sm.scores(f.RawRowView(i))
 		softmaxProbs(z, 1)
 		mixUniform(z, eps)
-		loss -= math.Log(z[c])
+		out[i] = -math.Log(z[c])
 	}
-	return loss / float64(max(len(cls), 1))
+	return out
 }
 
 // fitScoreMap fits the map to latents f of classes cls with penalty rho towards a·I.
@@ -116,43 +121,44 @@ func scoreMapObjective(f *mat.Dense, cls []int, x0 scoreMap, rho float64) func(w
 }
 
 // calibrateProjected chooses the projected model's score map and label noise on the
-// held-out latents f of classes cls (see the comment at the top of this file).
-func calibrateProjected(f *mat.Dense, cls []int) (scoreMap, float64, error) {
+// held-out latents f of classes cls (see the comment at the top of this file). It returns
+// too each row's loss under the chosen family fitted to the other half of the rows: an
+// honest held-out figure, where the map fitted to every row would flatter itself.
+func calibrateProjected(f *mat.Dense, cls []int) (scoreMap, float64, []float64, error) {
 	n, k := f.Dims()
 	temp := fitSoftmax(f, cls)
 	half := n / 2
-	folds := [2][2]*mat.Dense{}
-	var fc [2][]int
-	folds[0][0], fc[0] = f.Slice(0, half, 0, k).(*mat.Dense), cls[:half]
-	folds[1][0], fc[1] = f.Slice(half, n, 0, k).(*mat.Dense), cls[half:]
-	cv := func(fit func(g *mat.Dense, c []int) (scoreMap, error)) (float64, error) {
-		total := 0.0
-		for i := range 2 {
-			sm, err := fit(folds[i][0], fc[i])
+	bounds := [3]int{0, half, n}
+	cv := func(fit func(g *mat.Dense, c []int) (scoreMap, error)) ([]float64, error) {
+		rows := make([]float64, 0, n)
+		for i := range 2 { // fit on half 1−i, score half i
+			lo, hi := bounds[1-i], bounds[2-i]
+			sm, err := fit(f.Slice(lo, hi, 0, k).(*mat.Dense), cls[lo:hi])
 			if err != nil {
-				return 0, err
+				return nil, err
 			}
-			total += mapLoss(sm, folds[1-i][0], fc[1-i], temp.eps) * float64(len(fc[1-i]))
+			lo, hi = bounds[i], bounds[i+1]
+			rows = append(rows, mapRowLosses(sm, f.Slice(lo, hi, 0, k).(*mat.Dense), cls[lo:hi], temp.eps)...)
 		}
-		return total / float64(n), nil
+		return rows, nil
 	}
-	best, err := cv(func(g *mat.Dense, c []int) (scoreMap, error) {
+	bestRows, err := cv(func(g *mat.Dense, c []int) (scoreMap, error) {
 		return temperatureMap(fitSoftmax(g, c).a, k), nil
 	})
 	if err != nil {
-		return scoreMap{}, 0, err
+		return scoreMap{}, 0, nil, err
 	}
-	chosen := math.Inf(1)
+	best, chosen := floats.Sum(bestRows), math.Inf(1)
 	for _, rho := range scoreRidges {
-		l, err := cv(func(g *mat.Dense, c []int) (scoreMap, error) { return fitScoreMap(g, c, temp.a, rho) })
-		if err == nil && l < best {
-			best, chosen = l, rho
+		rows, err := cv(func(g *mat.Dense, c []int) (scoreMap, error) { return fitScoreMap(g, c, temp.a, rho) })
+		if err == nil && floats.Sum(rows) < best {
+			best, bestRows, chosen = floats.Sum(rows), rows, rho
 		}
 	}
 	sm := temperatureMap(temp.a, k)
 	if !math.IsInf(chosen, 1) {
 		if sm, err = fitScoreMap(f, cls, temp.a, chosen); err != nil {
-			return scoreMap{}, 0, err
+			return scoreMap{}, 0, nil, err
 		}
 	}
 	eps, least := searchLabelNoise[0], math.Inf(1)
@@ -161,5 +167,5 @@ func calibrateProjected(f *mat.Dense, cls []int) (scoreMap, float64, error) {
 			eps, least = e, l
 		}
 	}
-	return sm, eps, nil
+	return sm, eps, bestRows, nil
 }

@@ -22,10 +22,18 @@ const (
 	// the size of the data.
 	projectedSearchRows    = 8000
 	projectedSearchCentres = 2000
+	// projectedCentresPerBoundary and projectedSearchPerBoundary bound the centres per
+	// class boundary (ProjectedCentres).
+	projectedCentresPerBoundary = 1500
+	projectedSearchPerBoundary  = 500
 	// projectedMinRows is the fewest training rows a projected model is fitted to.
 	projectedMinRows = 50
-	// projectedMaxSteps bounds the search's doublings (or halvings) of γ from its start.
-	projectedMaxSteps = 4
+	// projectedMaxSteps bounds the search's doublings (or halvings) of γ from its start:
+	// tabular inputs with a weak, smooth effect want kernels hundreds of times wider.
+	projectedMaxSteps = 10
+	// projectedJitterWarn is the jitter (relative to the mean diagonal) above which the
+	// final fit warns that its centres are nearly dependent.
+	projectedJitterWarn = 1e-6
 )
 
 // ProjectedCentres is the number of centres m of a projected model of n training rows
@@ -36,8 +44,20 @@ const (
 // the CPU; on all 60 000, 7 500 scores 88.86 % (test log loss 0.321) against 5 000's
 // 88.47 % (0.335), in 80 s wall against 53 s, at a peak RSS of 1.74 GB (bench/RESULTS.md,
 // "Eleventh pass").
-func ProjectedCentres(n int) int {
-	return int(min(7500, math.Round(5000*math.Sqrt(math.Sqrt(max(float64(n), 1e4)/1e4)))))
+//
+// A two-class model has one latent boundary to draw, where k classes have about k−1: it
+// gets at most projectedCentresPerBoundary centres per boundary, and its search as many
+// per boundary of projectedSearchPerBoundary, so that it costs a fraction of a many-class
+// model's while the many-class models (five or more classes) keep their counts.
+func ProjectedCentres(n, classes int) int {
+	m := int(min(7500, math.Round(5000*math.Sqrt(math.Sqrt(max(float64(n), 1e4)/1e4)))))
+	return min(m, projectedCentresPerBoundary*max(classes-1, 1))
+}
+
+// projectedSearchCentresFor is how many centres the search's fits use for a task of the
+// given number of classes (see ProjectedCentres).
+func projectedSearchCentresFor(classes int) int {
+	return min(projectedSearchCentres, projectedSearchPerBoundary*max(classes-1, 1))
 }
 
 // projectedLambdas are the values of λ the search scores at each kernel width: the
@@ -45,15 +65,16 @@ func ProjectedCentres(n int) int {
 var projectedLambdas = []float64{1e-4, 1e-3, 1e-2, 1e-1, 1}
 
 // ProjectedBytes estimates what fitting a projected model allocates for n training rows of
-// dim inputs and m centres (0: ProjectedCentres(n)), beyond the inputs themselves: the larger
+// dim inputs, m centres (0: ProjectedCentres(n, classes)) and the given classes, beyond the inputs themselves: the larger
 // of the search's kernel matrices and the final fit's m×m system with its blocks of kernel
 // rows and its scaled centres.
-func ProjectedBytes(n, dim, m int) float64 {
+func ProjectedBytes(n, dim, m, classes int) float64 {
 	if m <= 0 {
-		m = ProjectedCentres(n)
+		m = ProjectedCentres(n, classes)
 	}
 	m = min(m, n)
-	nf, ms := float64(min(n, projectedSearchRows)), float64(min(n, projectedSearchCentres))
+	nf := float64(min(n, projectedSearchRows))
+	ms := float64(min(n, projectedSearchCentresFor(classes)))
 	search := 8 * (nf*float64(dim) + nf*ms + 4*ms*ms + 3*projectedBlock*ms)
 	fm := float64(m)
 	final := 8 * (fm*fm + fm*(2*projectedBlock+projectedPanel) + 3*fm*float64(dim))
@@ -111,7 +132,7 @@ func (p *Predictor) fitProjected(x mat.Matrix, y []float64, cfg *Config) error {
 			best = pk
 		}
 	}
-	m := ProjectedCentres(n)
+	m := ProjectedCentres(n, len(p.Classes))
 	if cfg.ActiveSize > 0 {
 		m = cfg.ActiveSize
 	}
@@ -162,10 +183,11 @@ func (p *Predictor) fitProjectedFinal(x mat.Matrix, cls []int, pk projectedPick,
 	if err != nil {
 		return err
 	}
-	sm, eps, err := calibrateProjected(pr.latents(xv), subset(cls, val))
+	sm, eps, heldOut, err := calibrateProjected(pr.latents(xv), subset(cls, val))
 	if err != nil {
 		return fmt.Errorf("ivm: calibrating the projected model: %w", err)
 	}
+	p.Baseline = newBaseline(heldOut, classPriorLosses(subset(cls, rest), subset(cls, val), len(p.Classes)))
 	pr.Mix, pr.Offset = sm.mix, sm.offset
 	sys.unfactor() // A again, to which the held-out rows are added
 	if err := sys.addRows(k, x, pk.scaler, val, cls, centres, report(len(rest))); err != nil {
@@ -178,10 +200,15 @@ func (p *Predictor) fitProjectedFinal(x mat.Matrix, cls []int, pk projectedPick,
 	if err != nil {
 		return fmt.Errorf("ivm: %w", err)
 	}
-	if jit = max(jit, jit2); jit > 0 {
+	// A jitter far below λ changes nothing the user would notice; a large one means the
+	// centres repeat each other.
+	if jit = max(jit, jit2); jit > projectedJitterWarn {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("the projected model's %d×%d system needed a jitter of %g times its mean diagonal: its centres are nearly dependent (few inputs); fewer centres (ActiveSize, -d) suit these data", m, m, jit))
 	}
 	p.Projected, p.Scaler, p.Softmax, p.Sharpness, p.LabelNoise = pr, pk.scaler, true, 1, eps
+	if !p.Baseline.Beaten() {
+		p.useConstant(cls)
+	}
 	if cfg.Progress != nil {
 		cfg.Progress(Progress{Problems: 1, Rows: n, RowsDone: n, ActiveSize: m, Done: true})
 	}
@@ -204,7 +231,7 @@ func searchProjected(x mat.Matrix, cls []int, classes int, sc *Scaler, val, rest
 		return projectedPick{}, err
 	}
 	_, dim := xf.Dims()
-	centres := subRows(xf, distinctRows(xf, identity(len(fit)), projectedSearchCentres))
+	centres := subRows(xf, distinctRows(xf, identity(len(fit)), projectedSearchCentresFor(classes)))
 	gamma := 2 * startGamma(x, sc)
 	k, err := kern.Parse(projectedKernel(gamma), dim)
 	if err != nil {
@@ -327,4 +354,23 @@ func identity(n int) []int {
 		out[i] = i
 	}
 	return out
+}
+
+// useConstant turns p's projected model into the constant predictor, whose probabilities
+// are the training rows' class frequencies whatever the inputs (zero weights, offsets
+// their logarithms), and says so: a model that does not beat it on held-out rows would
+// only add noise to the base rate.
+func (p *Predictor) useConstant(cls []int) {
+	k := len(p.Classes)
+	pr := p.Projected
+	m, _ := pr.Weights.Dims()
+	pr.Weights = mat.NewDense(m, k, nil)
+	pr.Mix = mat.NewDense(k, k, nil)
+	prior := classPriorLosses(cls, identity(k), k)
+	pr.Offset = make([]float64, k)
+	for c, l := range prior {
+		pr.Offset[c] = -l
+	}
+	p.LabelNoise = 0
+	p.Warnings = append(p.Warnings, p.Baseline.warning()+"; it predicts the class frequencies")
 }

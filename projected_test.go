@@ -140,7 +140,7 @@ func TestCalibrateProjected(t *testing.T) {
 		return f, cls
 	}
 	f, cls := latents(1000)
-	sm, eps, err := calibrateProjected(f, cls)
+	sm, eps, _, err := calibrateProjected(f, cls)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,12 +179,15 @@ func TestDistinctRows(t *testing.T) {
 
 func TestProjectedCentres(t *testing.T) {
 	for n, want := range map[int]int{100: 5000, 10000: 5000, 20000: 5946, 60000: 7500, 1000000: 7500} {
-		if got := ProjectedCentres(n); got != want {
+		if got := ProjectedCentres(n, 10); got != want {
 			t.Errorf("ProjectedCentres(%d) = %d, want %d", n, got, want)
 		}
 	}
+	if got := ProjectedCentres(60000, 2); got != projectedCentresPerBoundary {
+		t.Errorf("ProjectedCentres(60000, 2) = %d, want %d", got, projectedCentresPerBoundary)
+	}
 	// Fashion-MNIST's 60 000 images of 784 inputs: the inputs and the fit within 2 GiB.
-	if need := 8*60000*784 + ProjectedBytes(60000, 784, 0); need > 1.5*(1<<30) {
+	if need := 8*60000*784 + ProjectedBytes(60000, 784, 0, 10); need > 1.5*(1<<30) {
 		t.Errorf("ProjectedBytes: %.3g bytes with the inputs, want at most 1.5 GiB", need)
 	}
 }

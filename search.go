@@ -199,6 +199,9 @@ type searchResult struct {
 	// d is the final model's active set size: the one asked for, or the search's where its
 	// models leave nothing to gain (flatLoss).
 	d int
+	// baseline compares the calibrated model's validation loss with the constant
+	// predictor's.
+	baseline *Baseline
 }
 
 // flatLoss is the held-out −ln p(y) per row below which a classification search keeps the
@@ -270,6 +273,9 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 			return searchResult{}, err
 		}
 	}
+	if err := c.widenUnlessBeaten(y, classes); err != nil {
+		return searchResult{}, err
+	}
 	if task != Regression && cfg.ActiveSize == 0 && c.best < flatLoss && dFinal > d {
 		if searchTrace {
 			fmt.Fprintf(os.Stderr, "search: held-out log loss %.5f below %g: final d = %d, not %d\n", c.best, flatLoss, d, dFinal)
@@ -291,6 +297,7 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 	}
 	res := searchResult{crit: c.p.crit, input: c.input, score: c.best, d: dFinal}
 	res.cal = cal.calibration(out)
+	res.baseline = newBaseline(cal.rowLosses(out, res.cal), cal.priorLosses(y, classes))
 	p := c.p
 	p.variance *= c.sd * c.sd
 	p.white *= c.sd * c.sd
@@ -531,6 +538,55 @@ func (c *climb) pattern(regression bool) error {
 		}
 	}
 	return nil
+}
+
+// widenSteps are the moves widenUnlessBeaten tries on the lattice (γ, rbf variance): kernels
+// 16 and 256 times wider, at the same variance and four times it.
+var widenSteps = [][3]int{{-8, 0, 0}, {-8, 4, 0}, {-16, 0, 0}, {-16, 4, 0}}
+
+// widenUnlessBeaten tries much wider kernels when the best one found does not beat the
+// constant predictor on the search's validation rows: a weak, smooth effect of tabular
+// inputs lies far from a start set by the inputs' spread, where a search by small steps
+// from it cannot reach.
+func (c *climb) widenUnlessBeaten(y, classes []float64) error {
+	out, ok := c.s.outs[c.p]
+	if !ok { // scored by a test's scoreFunc
+		return nil
+	}
+	eps := searchLabelNoise[0]
+	losses := c.s.rowLosses(out, calib{a: c.s.sharpness(out, eps, false), eps: eps})
+	b := newBaseline(losses, c.s.priorLosses(y, classes))
+	if searchTrace {
+		fmt.Fprintf(os.Stderr, "search: best %.5f, constant predictor %.5f ± %.5f\n", b.Model, b.Prior, b.SE)
+	}
+	if b.Beaten() {
+		return nil
+	}
+	from := c.at
+	for _, w := range widenSteps {
+		at := from
+		for j := range at {
+			at[j] += w[j]
+		}
+		if _, err := c.try(at, c.p.crit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// priorLosses returns the constant predictor's −ln p(y) of each of s's validation rows:
+// the class frequencies of y, or for regression a standard normal (the validation targets
+// are standardised by y's mean and standard deviation).
+func (s *searcher) priorLosses(y, classes []float64) []float64 {
+	if s.task == Regression {
+		return gaussPriorLosses(s.yVal, 0, 1)
+	}
+	all := make([]int, len(y))
+	for i, v := range y {
+		all[i], _ = slices.BinarySearch(classes, v)
+	}
+	return classPriorLosses(all, s.valClass, max(len(classes), 2))
 }
 
 // checkSearchRows refuses to choose a kernel from fewer rows than two per fold.

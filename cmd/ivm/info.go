@@ -150,6 +150,14 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 	if p.LabelNoise != 0 {
 		fmt.Fprintf(w, "label noise: ε = %.3g (p_c = (1−ε)·p_c + ε/%d, chosen on held-out rows)\n", p.LabelNoise, len(p.Classes))
 	}
+	if b := p.Baseline; b != nil {
+		verdict := "better than the constant predictor"
+		if !b.Beaten() {
+			verdict = "NO BETTER than the constant predictor (predictions near the base rate)"
+		}
+		fmt.Fprintf(w, "held out:    log loss %.4f per row against the constant predictor's %.4f "+
+			"(± %.4f, %d rows): %s\n", b.Model, b.Prior, b.SE, b.Rows, verdict)
+	}
 	for _, sm := range p.Submodels() {
 		writeSubmodel(w, sm)
 	}

@@ -204,8 +204,9 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	df.maxMem.softLimit()
 	search := learning == ivm.Search || (learning == ivm.LearnAuto && *spec == "" && *iters < 0)
 	need := trainingBytes(n, dim, *d, problemsOf(task, y), *workers, search)
-	if k := problemsOf(task, y); k >= 3 && (decomposition == ivm.Projected || decomposition == ivm.DecomposeAuto && search && !slice.IsPart() && ivm.AutoDecomposition(n, k) == ivm.Projected) {
-		need = 8*float64(n)*float64(dim) + ivm.ProjectedBytes(n, dim, *d)
+	if k, _ := distinctLabels(y); k >= 2 && k <= 50 && (task == ivm.TaskAuto || task == ivm.MultiClass) &&
+		(decomposition == ivm.Projected || decomposition == ivm.DecomposeAuto && search && !slice.IsPart() && ivm.AutoDecomposition(n, k) == ivm.Projected) {
+		need = 8*float64(n)*float64(dim) + ivm.ProjectedBytes(n, dim, *d, k)
 	}
 	if err := df.maxMem.check(need, fmt.Sprintf("training on %d rows of %d inputs", n, dim)); err != nil {
 		return err
