@@ -1,0 +1,22 @@
+# Writes the large public sets of bench/large.sh as CSV files (target first) into the
+# directory given as the first argument. Needs r-cran-aer, r-cran-ggplot2, r-cran-mlbench.
+args <- commandArgs(trailingOnly = TRUE)
+out <- function(d, name) write.csv(d, file.path(args[1], paste0(name, ".csv")), row.names = FALSE)
+suppressMessages({library(AER); library(ggplot2); library(mlbench)})
+data(Fertility); f <- Fertility
+out(data.frame(morekids = as.integer(f$morekids == "yes"), g1 = as.integer(f$gender1 == "male"),
+  g2 = as.integer(f$gender2 == "male"), age = f$age, afam = as.integer(f$afam == "yes"),
+  hisp = as.integer(f$hispanic == "yes"), other = as.integer(f$other == "yes"), work = f$work),
+  "fertility")
+data(CPS1988); c <- CPS1988
+out(data.frame(lw = log(c$wage), edu = c$education, exp = c$experience,
+  eth = as.integer(c$ethnicity == "afam"), smsa = as.integer(c$smsa == "yes"),
+  region = as.integer(c$region), pt = as.integer(c$parttime == "yes")), "cps1988")
+data(diamonds); d <- as.data.frame(diamonds)
+out(data.frame(lp = log(d$price), carat = d$carat, cut = as.integer(d$cut),
+  color = as.integer(d$color), clarity = as.integer(d$clarity), depth = d$depth,
+  table = d$table, x = d$x, y = d$y, z = d$z), "diamonds")
+data(Shuttle); s <- Shuttle
+out(data.frame(cls = as.integer(s$Class), s[, 1:9]), "shuttle")
+data(LetterRecognition); l <- LetterRecognition
+out(data.frame(cls = as.integer(l$lettr), l[, 2:17]), "letter")

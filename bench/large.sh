@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Large public sets (issue 46): `ivm train` with no flags beside scikit-learn's linear model
+# (LogisticRegression / Ridge on standardised inputs), HistGradientBoosting, the constant
+# predictor and libsvm's default fit, in one run, one table of accuracy, log loss (NLPD and
+# 95 % coverage for regression), training CPU and peak RSS.
+#
+#   bash bench/large.sh [DIR] [SET...]     sets: fertility60k fertility cps1988 diamonds
+#                                          shuttle letter (default: all)
+#   LARGE_LIBSVM=0 bash bench/large.sh     without libsvm (its fits take the longest)
+#   LARGE_LIBSVM_TIMEOUT=S                 seconds one svm-train may take (default 1800)
+#
+# Data (R packages from Debian, written by bench/large.R; random splits, seed 0):
+#   fertility60k  AER's Fertility, more than two children (binary, 7 census inputs, 38 %
+#                 positive, many repeated rows): 60 000 training rows, 20 000 test
+#   fertility     the same, 200 000 training rows, the other 54 654 test
+#   cps1988       AER's CPS1988, log wage (regression, 6 inputs): 19 700 / 8 455
+#   diamonds      ggplot2's diamonds, log price (regression, 9 inputs): 40 000 / 13 940
+#   shuttle       mlbench's Shuttle (7 classes, 80 % one): 43 500 / 14 500
+#   letter        mlbench's LetterRecognition (26 classes, 16 inputs): 15 000 / 5 000
+#
+# ivm: `ivm train -quiet TRAIN MODEL` (regression sets add -noise gaussian, their targets
+# being numbers) and `ivm predict -prob`; its CPU is the training process's (GNU time).
+# libsvm: svm-scale to [-1, 1], then `svm-train -q -b 1` (regression `-s 3`) with its
+# defaults (C = 1, γ = 1/D), and svm-predict -b 1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+dir=${1:-bench/out/large}
+shift || true
+sets=("$@")
+((${#sets[@]})) || sets=(fertility60k fertility cps1988 diamonds shuttle letter)
+mkdir -p "$dir"
+bench_install r-base-core r-cran-aer r-cran-ggplot2 r-cran-mlbench libsvm-tools python3-sklearn time bc
+[ -f "$dir/fertility.csv" ] || Rscript bench/large.R "$dir"
+go build -o "$dir/ivm" ./cmd/ivm
+
+declare -A src=([fertility60k]=fertility [fertility]=fertility [cps1988]=cps1988
+	[diamonds]=diamonds [shuttle]=shuttle [letter]=letter)
+declare -A sizes=([fertility60k]="60000 20000" [fertility]="200000 60000" [cps1988]="19700 9000"
+	[diamonds]="40000 14000" [shuttle]="43500 14500" [letter]="15000 5000")
+declare -A kind=([cps1988]=reg [diamonds]=reg)
+
+results="$dir/results.txt"
+: >"$results"
+for s in "${sets[@]}"; do
+	task=class
+	[ "${kind[$s]:-}" = reg ] && task=reg
+	bench_py bench/large.py split "$dir/${src[$s]}.csv" "$dir" "$s" ${sizes[$s]}
+	echo "== $s ($task)" | tee -a "$results"
+	flags=()
+	[ $task = reg ] && flags=(-noise gaussian)
+	bench_time "$dir/$s.ivm.time" "$dir/$s.ivm.log" "$dir/ivm" train -quiet "${flags[@]}" \
+		"$dir/$s.train.csv" "$dir/$s.json"
+	"$dir/ivm" predict -prob "$dir/$s.test.csv" "$dir/$s.json" "$dir/$s.probs" >/dev/null
+	read -r wall user sys rss <"$dir/$s.ivm.time"
+	echo "$(bench_py bench/large.py score "$dir" "$s" $task "$dir/$s.probs" | sed "s/cpu 0.00/cpu $(echo "$user + $sys" | bc)/") wall $wall rss_MB $((rss / 1024))" | tee -a "$results"
+	grep -h 'warning' "$dir/$s.ivm.log" | tee -a "$results" || true
+	bench_py bench/large.py base "$dir" "$s" $task | tee -a "$results"
+	if [ "${LARGE_LIBSVM:-1}" = 1 ]; then
+		for part in train test; do
+			awk -F, '{printf "%s", $NF; for (i = 1; i < NF; i++) printf " %d:%s", i, $i; print ""}' \
+				"$dir/$s.$part.csv" >"$dir/$s.$part.svm"
+		done
+		svm-scale -l -1 -u 1 -s "$dir/$s.range" "$dir/$s.train.svm" >"$dir/$s.train.scaled"
+		svm-scale -r "$dir/$s.range" "$dir/$s.test.svm" >"$dir/$s.test.scaled"
+		opt=(-q -b 1)
+		[ $task = reg ] && opt=(-q -s 3)
+		if bench_time "$dir/$s.svm.time" "$dir/$s.svm.log" timeout "${LARGE_LIBSVM_TIMEOUT:-1800}" \
+			svm-train "${opt[@]}" "$dir/$s.train.scaled" "$dir/$s.svmmodel"; then
+			popt=(-b 1)
+			[ $task = reg ] && popt=()
+			svm-predict "${popt[@]}" "$dir/$s.test.scaled" "$dir/$s.svmmodel" "$dir/$s.svmout" >/dev/null
+			read -r wall user sys rss <"$dir/$s.svm.time"
+			echo "libsvm $(bench_py - "$dir/$s.svmout" "$dir/$s.test.csv" $task <<'PY'
+import sys, numpy as np
+out, test, task = sys.argv[1:4]
+yt = np.loadtxt(test, delimiter=",", ndmin=2)[:, -1]
+if task == "reg":
+    mu = np.loadtxt(out)
+    print("mse %.5f" % np.mean((yt - mu) ** 2), end="")
+else:
+    head = open(out).readline().split()[1:]
+    a = np.loadtxt(out, skiprows=1, ndmin=2)
+    cls = np.array([float(c) for c in head])
+    P = np.clip(a[:, 1:], 1e-15, 1)
+    idx = [list(cls).index(v) for v in yt]
+    print("acc %.4f logloss %.4f" % (np.mean(a[:, 0] == yt), -np.mean(np.log(P[np.arange(len(yt)), idx]))), end="")
+PY
+) cpu $(echo "$user + $sys" | bc) wall $wall rss_MB $((rss / 1024))" | tee -a "$results"
+		else
+			echo "libsvm: no result within ${LARGE_LIBSVM_TIMEOUT:-1800} s" | tee -a "$results"
+		fi
+	fi
+done
+echo "table: $results"
