@@ -144,3 +144,71 @@ func TestProjectedBinary(t *testing.T) {
 		t.Errorf("test log loss %.4f after Load, %.4f before (want below 0.6)", got, want)
 	}
 }
+
+// smoothRegression returns n rows of 3 uniform inputs and targets sin(2x₀) + x₁ plus
+// Gaussian noise of standard deviation 0.3; with signal false, the noise alone.
+func smoothRegression(rng *rand.Rand, n int, signal bool) (*mat.Dense, []float64) {
+	x := mat.NewDense(n, 3, nil)
+	y := make([]float64, n)
+	for i := range n {
+		for j := range 3 {
+			x.Set(i, j, 2*rng.Float64()-1)
+		}
+		y[i] = 5 + 0.3*rng.NormFloat64()
+		if signal {
+			y[i] += math.Sin(2*x.At(i, 0)) + x.At(i, 1)
+		}
+	}
+	return x, y
+}
+
+// TestProjectedRegression: above ovoMaxRows rows a regression is a projected model of every
+// row whose test error is near the noise's, whose 95 % intervals cover about 95 % of the
+// test targets, and which round-trips through a file; with no signal it is the constant
+// predictor, and says so.
+func TestProjectedRegression(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits two models of 6 000 rows")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, signal := range []bool{true, false} {
+		x, y := smoothRegression(rng, ovoMaxRows+1000, signal)
+		xt, yt := smoothRegression(rng, 2000, signal)
+		p, err := Fit(x, y, Config{Task: Regression})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Projected == nil || p.Baseline.Beaten() != signal {
+			t.Fatalf("signal %v: projected %v, baseline %+v", signal, p.Projected != nil, p.Baseline)
+		}
+		var buf bytes.Buffer
+		if err := p.Save(&buf); err != nil {
+			t.Fatal(err)
+		}
+		back, err := Load(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		preds, err := back.Predict(xt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mse, covered := 0.0, 0
+		for i, q := range preds {
+			r := yt[i] - q.Mean[0]
+			mse += r * r / float64(len(yt))
+			if math.Abs(r) <= 1.96*math.Sqrt(q.Var[0]) {
+				covered++
+			}
+		}
+		cover := float64(covered) / float64(len(yt))
+		switch {
+		case mse > 0.09*1.15:
+			t.Errorf("signal %v: test MSE %.4f, want near the noise variance 0.09", signal, mse)
+		case cover < 0.93 || cover > 0.98:
+			t.Errorf("signal %v: 95 %% intervals cover %.3f of the test targets", signal, cover)
+		case !signal && !strings.Contains(strings.Join(p.Warnings, "\n"), "constant predictor"):
+			t.Errorf("no signal: warnings %q, want the constant predictor's", p.Warnings)
+		}
+	}
+}

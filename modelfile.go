@@ -417,7 +417,7 @@ func Load(r io.Reader) (*Predictor, error) {
 		return p, nil
 	}
 	if in.Projected != nil {
-		pr, err := decodeProjected(in.Projected, len(p.Classes))
+		pr, err := decodeProjected(in.Projected, max(len(p.Classes), 1)) // regression: one column
 		if err == nil {
 			p.Projected = pr
 			err = p.checkProjected()

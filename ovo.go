@@ -71,11 +71,9 @@ const ovoMaxRows = 5000
 // "Eleventh pass": USPS, letter, Fashion-MNIST).
 func AutoDecomposition(n, k int) Decomposition {
 	switch {
-	case k < 2:
-		return OneVsRest
 	case n > ovoMaxRows:
 		return Projected
-	case k == 2:
+	case k < 3:
 		return OneVsRest
 	}
 	return OneVsOne

@@ -391,13 +391,13 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 			return nil, err
 		}
 		return p, nil
-	case (task == MultiClass || task == Binary) && dc == Projected:
+	case (task == MultiClass || task == Binary || task == Regression) && dc == Projected:
 		if err := p.fitProjected(x, y, &cfg); err != nil {
 			return nil, err
 		}
 		return p, nil
 	case dc == Projected:
-		return nil, fmt.Errorf("ivm: a projected model is for a binary or multi-class task, not a %v one", task)
+		return nil, fmt.Errorf("ivm: a projected model is for a binary, multi-class or regression task, not a %v one", task)
 	}
 	if p.Scaler, err = FitScaler(x, cfg.Scale); err != nil {
 		return nil, err

@@ -41,7 +41,19 @@ type ProjectedModel struct {
 	// the label noise (projected_calib.go).
 	Mix    *mat.Dense
 	Offset []float64
-	k      kern.Kernel
+	// NoiseVar is a regression's predictive variance, the same at every input (0 for
+	// classification): the system's factor is not kept, so the latent's own variance is
+	// folded into it, as the held-out residuals measured it.
+	NoiseVar float64
+	k        kern.Kernel
+}
+
+// toTargetUnits turns a regression fitted to targets standardised by mean and sd into one
+// of the targets as given.
+func (pr *ProjectedModel) toTargetUnits(mean, sd float64) {
+	pr.Weights.Scale(sd, pr.Weights)
+	pr.Offset[0] = pr.Offset[0]*sd + mean
+	pr.NoiseVar *= sd * sd
 }
 
 // newProjected checks a projected model's parts and parses its kernel.
@@ -110,6 +122,13 @@ func (p *Predictor) predictProjected(x mat.Matrix, probs bool) ([]Prediction, er
 	for i := range out {
 		out[i].Mean = slices.Clone(f.RawRowView(i))
 		z := sm.scores(out[i].Mean)
+		if p.Task == Regression {
+			if math.IsNaN(z[0]) || math.IsInf(z[0], 0) {
+				return nil, fmt.Errorf("ivm: the projected model's prediction at row %d is not finite: its weights overflow", i+1)
+			}
+			out[i].Label, out[i].Mean, out[i].Var = z[0], z, []float64{p.Projected.NoiseVar}
+			continue
+		}
 		if floats.HasNaN(z) || math.IsInf(floats.Max(z), 0) || math.IsInf(floats.Min(z), 0) {
 			return nil, fmt.Errorf("ivm: the projected model's class scores at row %d are not finite: its weights or score map overflow", i+1)
 		}
@@ -135,6 +154,8 @@ type projectedSystem struct {
 	kt, panel []float64
 	// diag is A's diagonal, kept by factor; cholBuf the factorisation's scratch.
 	diag, cholBuf []float64
+	// real marks real targets (addReal): r is K_mnY, one column.
+	real bool
 }
 
 // projectedPanel is the number of rows of g add computes at a time.
@@ -144,10 +165,37 @@ func newProjectedSystem(m, classes int) *projectedSystem {
 	return &projectedSystem{g: mat.NewDense(m, m, nil), r: mat.NewDense(m, classes, nil), sum: make([]float64, m)}
 }
 
-// add accumulates the kernel rows kb (rows × m) of training rows of classes cls. Only g's
-// upper triangle is computed, a panel of projectedPanel rows at a time, so the product
-// costs half a full one and its workspace a panel.
+// add accumulates the kernel rows kb (rows × m) of training rows of classes cls.
 func (s *projectedSystem) add(kb *mat.Dense, cls []int) {
+	s.addGram(kb)
+	r := s.r.RawMatrix()
+	for i, c := range cls {
+		row := kb.RawRowView(i)
+		floats.Add(s.sum, row)
+		for j, v := range row {
+			r.Data[j*r.Stride+c] += v
+		}
+	}
+}
+
+// addReal accumulates the kernel rows kb of training rows of real targets y: K_mnY is then
+// r itself (real set).
+func (s *projectedSystem) addReal(kb *mat.Dense, y []float64) {
+	s.real = true
+	s.sum = nil // weights leaves r as it is
+	s.addGram(kb)
+	r := s.r.RawMatrix()
+	for i, v := range y {
+		for j, kv := range kb.RawRowView(i) { // r is m × 1
+			r.Data[j*r.Stride] += v * kv
+		}
+	}
+}
+
+// addGram accumulates K_mnK_nm of the kernel rows kb (rows × m). Only g's upper triangle is
+// computed, a panel of projectedPanel rows at a time, so the product costs half a full
+// one and its workspace a panel.
+func (s *projectedSystem) addGram(kb *mat.Dense) {
 	b, m := kb.Dims()
 	s.kt = slices.Grow(s.kt[:0], m*b)[:m*b]
 	for i := range b {
@@ -165,14 +213,6 @@ func (s *projectedSystem) add(kb *mat.Dense, cls []int) {
 			floats.Add(s.g.RawRowView(i)[i:], c.Data[(i-lo)*c.Stride+i-lo:(i-lo)*c.Stride+c.Cols])
 		}
 	}
-	r := s.r.RawMatrix()
-	for i, c := range cls {
-		row := kb.RawRowView(i)
-		floats.Add(s.sum, row)
-		for j, v := range row {
-			r.Data[j*r.Stride+c] += v
-		}
-	}
 }
 
 // rowsOf is rows lo…hi−1 of a.
@@ -180,9 +220,9 @@ func rowsOf(a blas64.General, lo, hi int) blas64.General {
 	return blas64.General{Rows: hi - lo, Cols: a.Cols, Stride: a.Stride, Data: a.Data[lo*a.Stride:]}
 }
 
-// addRows accumulates rows idx of x, scaled by sc (classes cls, indexed like x's rows),
+// addRows accumulates rows idx of x, scaled by sc (targets t, indexed like x's rows),
 // through kernel k and the centres, reporting the rows done after each block.
-func (s *projectedSystem) addRows(k kern.Kernel, x mat.Matrix, sc *Scaler, idx, cls []int, centres *mat.Dense, report func(done int)) error {
+func (s *projectedSystem) addRows(k kern.Kernel, x mat.Matrix, sc *Scaler, idx []int, t projectedTargets, centres *mat.Dense, report func(done int)) error {
 	m, _ := centres.Dims()
 	kb := mat.NewDense(max(min(projectedBlock, len(idx)), 1), m, nil)
 	for lo := 0; lo < len(idx); lo += projectedBlock {
@@ -193,7 +233,7 @@ func (s *projectedSystem) addRows(k kern.Kernel, x mat.Matrix, sc *Scaler, idx, 
 		}
 		kv := kb.Slice(0, hi-lo, 0, m).(*mat.Dense)
 		k.K(kv, xv, centres)
-		s.add(kv, subset(cls, idx[lo:hi]))
+		t.add(s, kv, idx[lo:hi])
 		if report != nil {
 			report(hi)
 		}
@@ -262,8 +302,8 @@ func (s *projectedSystem) unfactor() {
 func (s *projectedSystem) weights() (*mat.Dense, error) {
 	m, _ := s.g.Dims()
 	raw := s.g.RawMatrix()
-	w := mat.DenseCopyOf(s.r) // K_mnY = 2r − sum
-	for j, sj := range s.sum {
+	w := mat.DenseCopyOf(s.r)
+	for j, sj := range s.sum { // K_mnY = 2r − sum for the classes' ±1 codes
 		row := w.RawRowView(j)
 		for c := range row {
 			row[c] = 2*row[c] - sj
@@ -291,7 +331,7 @@ func (s *projectedSystem) solve(lambda float64, kmm func(dst *mat.Dense, lo, hi 
 
 // clone returns a copy of the system.
 func (s *projectedSystem) clone() *projectedSystem {
-	return &projectedSystem{g: mat.DenseCopyOf(s.g), r: mat.DenseCopyOf(s.r), sum: slices.Clone(s.sum)}
+	return &projectedSystem{g: mat.DenseCopyOf(s.g), r: mat.DenseCopyOf(s.r), sum: slices.Clone(s.sum), real: s.real}
 }
 
 // distinctRows returns the first k of the rows perm lists (rows of x) that repeat no row
@@ -345,6 +385,7 @@ type projectedJSON struct {
 	Offset     []float64   `json:"score_offset"`
 	Centres    [][]float64 `json:"centres"`
 	Weights    [][]float64 `json:"weights"`
+	NoiseVar   float64     `json:"noise_variance,omitempty"`
 }
 
 func encodeProjected(pr *ProjectedModel) *projectedJSON {
@@ -356,7 +397,8 @@ func encodeProjected(pr *ProjectedModel) *projectedJSON {
 		}
 		return out
 	}
-	return &projectedJSON{KernelSpec: pr.Kernel, Lambda: pr.Lambda, Mix: rows(pr.Mix), Offset: pr.Offset, Centres: rows(pr.Centres), Weights: rows(pr.Weights)}
+	return &projectedJSON{KernelSpec: pr.Kernel, Lambda: pr.Lambda, Mix: rows(pr.Mix), Offset: pr.Offset, Centres: rows(pr.Centres), Weights: rows(pr.Weights),
+		NoiseVar: pr.NoiseVar}
 }
 
 // decodeProjected rebuilds a projected model of the given classes from its file form.
@@ -390,7 +432,15 @@ func decodeProjected(in *projectedJSON, classes int) (*ProjectedModel, error) {
 		}
 		return out
 	}
-	return newProjected(in.KernelSpec, in.Lambda, dense(in.Centres, dim), dense(in.Weights, classes), scoreMap{dense(in.Mix, classes), in.Offset})
+	pr, err := newProjected(in.KernelSpec, in.Lambda, dense(in.Centres, dim), dense(in.Weights, classes), scoreMap{dense(in.Mix, classes), in.Offset})
+	if err != nil {
+		return nil, err
+	}
+	if !(in.NoiseVar >= 0) || math.IsInf(in.NoiseVar, 1) {
+		return nil, fmt.Errorf("projected model's noise_variance %v: want a finite value ≥ 0", in.NoiseVar)
+	}
+	pr.NoiseVar = in.NoiseVar
+	return pr, nil
 }
 
 // checkProjected validates a projected predictor read from a file.
@@ -398,17 +448,27 @@ func (p *Predictor) checkProjected() error {
 	switch {
 	case p.Task == Binary && len(p.Classes) != 2 || p.Task == MultiClass && len(p.Classes) < 3:
 		return fmt.Errorf("a projected model of a %v task with %d classes", p.Task, len(p.Classes))
+	case p.Task == Regression && (len(p.Classes) != 0 || p.Softmax || !(p.Projected.NoiseVar > 0)):
+		return errors.New("a projected regression has no classes, no softmax and a noise_variance > 0")
+	case p.Task == Regression:
+		return p.checkScaler()
 	case p.Task != Binary && p.Task != MultiClass:
-		return fmt.Errorf("a projected model is for a binary or multi-class task, not a %v one", p.Task)
+		return fmt.Errorf("a projected model is for a binary, multi-class or regression task, not a %v one", p.Task)
 	case !p.Softmax:
 		return errors.New("a projected model's probabilities are a softmax (\"softmax\": true)")
 	case !(p.LabelNoise >= 0 && p.LabelNoise < 1):
 		return fmt.Errorf("label_noise %v: want 0 ≤ ε < 1", p.LabelNoise)
 	}
-	if p.Scaler != nil {
-		if err := p.Scaler.Check(p.InputDim()); err != nil {
-			return err
-		}
+	if err := p.checkScaler(); err != nil {
+		return err
 	}
 	return p.checkClasses()
+}
+
+// checkScaler checks a projected predictor's input scaling against its centres.
+func (p *Predictor) checkScaler() error {
+	if p.Scaler != nil {
+		return p.Scaler.Check(p.InputDim())
+	}
+	return nil
 }

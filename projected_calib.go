@@ -1,10 +1,13 @@
 package ivm
 
 import (
+	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/ivmlab/ivm/optimize"
 )
@@ -168,4 +171,56 @@ func calibrateProjected(f *mat.Dense, cls []int) (scoreMap, float64, []float64, 
 		}
 	}
 	return sm, eps, bestRows, nil
+}
+
+// calibrateHeldOut fits pr's map from latents to probabilities (or, for regression, its
+// predictive variance) on the held-out rows val, whose latents are f, and sets p's
+// Baseline from the same rows' held-out losses against the constant predictor fitted to
+// the rows rest.
+func (p *Predictor) calibrateHeldOut(pr *ProjectedModel, f *mat.Dense, t projectedTargets, val, rest []int) error {
+	if t.regression() {
+		yv := subset(t.y, val)
+		r2 := make([]float64, len(val))
+		for i, y := range yv {
+			r2[i] = (y - f.At(i, 0)) * (y - f.At(i, 0))
+		}
+		heldOut, variance := gaussianHeldOut(r2)
+		pr.Mix, pr.Offset, pr.NoiseVar = mat.NewDense(1, 1, []float64{1}), []float64{0}, variance
+		rm, rv := stat.MeanVariance(subset(t.y, rest), nil)
+		p.Baseline = newBaseline(heldOut, gaussPriorLosses(yv, rm, rv))
+		return nil
+	}
+	sm, eps, heldOut, err := calibrateProjected(f, subset(t.cls, val))
+	if err != nil {
+		return fmt.Errorf("ivm: calibrating the projected model: %w", err)
+	}
+	pr.Mix, pr.Offset = sm.mix, sm.offset
+	p.Softmax, p.LabelNoise = true, eps
+	p.Baseline = newBaseline(heldOut, classPriorLosses(subset(t.cls, rest), subset(t.cls, val), t.classes))
+	return nil
+}
+
+// gaussianHeldOut returns the predictive variance of a regression from its held-out
+// squared residuals r2: their mean, widened where needed until the 95 % intervals cover 95 %
+// of the rows with 90 % confidence (coveringQuantile), as the search's calibration does. It
+// also returns each row's −ln N(r; 0, v) with v fitted to the other half of the rows, an
+// honest held-out density.
+func gaussianHeldOut(r2 []float64) (losses []float64, variance float64) {
+	fit := func(r []float64) float64 {
+		v := max(stat.Mean(r, nil), coveringQuantile(slices.Clone(r))/(1.959963984540054*1.959963984540054))
+		return max(v, 1e-12)
+	}
+	half := len(r2) / 2
+	losses = make([]float64, len(r2))
+	for i, part := range [2][2]int{{0, half}, {half, len(r2)}} {
+		other := r2[half:]
+		if i == 1 {
+			other = r2[:half]
+		}
+		v := fit(other)
+		for j := part[0]; j < part[1]; j++ {
+			losses[j] = 0.5*math.Log(2*math.Pi*v) + r2[j]/(2*v)
+		}
+	}
+	return losses, fit(r2)
 }

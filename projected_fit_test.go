@@ -105,17 +105,17 @@ func TestFitProjectedRefuses(t *testing.T) {
 		n    int
 		want string
 	}{
-		"part":       {Config{Decomposition: Projected, Part: Part{Index: 0, Count: 2}}, 80, "in parts"},
-		"kernel":     {Config{Decomposition: Projected, Kernel: "rbf"}, 80, "searches its own"},
-		"fixed":      {Config{Decomposition: Projected, FixedKernel: true}, 80, "searches its own"},
-		"few rows":   {Config{Decomposition: Projected}, 40, "at least 50"},
-		"regression": {Config{Decomposition: Projected, Task: Regression}, 80, "binary or multi-class"},
+		"part":     {Config{Decomposition: Projected, Part: Part{Index: 0, Count: 2}}, 80, "in parts"},
+		"kernel":   {Config{Decomposition: Projected, Kernel: "rbf"}, 80, "searches its own"},
+		"fixed":    {Config{Decomposition: Projected, FixedKernel: true}, 80, "searches its own"},
+		"few rows": {Config{Decomposition: Projected}, 40, "at least 50"},
+		"ordinal":  {Config{Decomposition: Projected, Task: Ordinal}, 80, "binary, multi-class or regression"},
 	} {
 		yy := y[:c.n]
-		if name == "regression" {
+		if name == "ordinal" {
 			yy = make([]float64, c.n)
 			for i := range yy {
-				yy[i] = float64(i%7) + 0.5
+				yy[i] = float64(i % 3)
 			}
 		}
 		_, err := Fit(x.Slice(0, c.n, 0, 3), yy, c.cfg)
@@ -152,7 +152,8 @@ func TestLoadRefusesMalformedProjected(t *testing.T) {
 		"no softmax":     {func(f, pj map[string]any) { delete(f, "softmax") }, "softmax"},
 		"two classes":    {func(f, pj map[string]any) { f["classes"] = []any{1.0, 2.0} }, "per class"},
 		"other models":   {func(f, pj map[string]any) { f["models"] = []any{map[string]any{}} }, "other models"},
-		"wrong task":     {func(f, pj map[string]any) { f["task"] = "regression" }, "multi-class"},
+		"wrong task":     {func(f, pj map[string]any) { f["task"] = "regression" }, "no classes"},
+		"ordinal task":   {func(f, pj map[string]any) { f["task"] = "ordinal" }, "not a ordinal"},
 		"no centres":     {func(f, pj map[string]any) { pj["centres"], pj["weights"] = []any{}, []any{} }, "centres"},
 		"label noise":    {func(f, pj map[string]any) { f["label_noise"] = 1.5 }, "label_noise"},
 		"unsorted class": {func(f, pj map[string]any) { f["classes"] = []any{8.0, 6.0, 4.0, 2.0} }, "ascending"},

@@ -33,7 +33,7 @@ func TestProjectedSystem(t *testing.T) {
 	centres := subRows(x, distinctRows(x, rng.Perm(n), m))
 	rows := rng.Perm(n)
 	sys := newProjectedSystem(m, classes)
-	if err := sys.addRows(k, x, nil, rows, cls, centres, nil); err != nil {
+	if err := sys.addRows(k, x, nil, rows, projectedTargets{cls: cls, classes: classes}, centres, nil); err != nil {
 		t.Fatal(err)
 	}
 	const lambda = 0.01

@@ -1013,16 +1013,25 @@ func (s *searcher) coveringSharpness(out [][2][]float64) float64 {
 	for i, y := range s.yVal {
 		r[i] = (y - mu[i]) * (y - mu[i]) / vs[i]
 	}
-	slices.Sort(r)
-	// The validation rows' 95 % quantile is itself an estimate: take the order statistic
-	// that is above the true quantile with probability 0.9 (binomial, normal approximation).
-	n := float64(len(r))
-	k := int(math.Ceil(0.95*n + 1.2816*math.Sqrt(0.95*0.05*n)))
-	q := r[max(0, min(len(r), k)-1)]
+	q := coveringQuantile(r)
 	if !(q > 0) {
 		return math.Inf(1)
 	}
 	return 1.959963984540054 * 1.959963984540054 / q
+}
+
+// coveringQuantile returns the order statistic of r (squared standardised residuals; it is
+// sorted in place) that lies above their true 95 % quantile with probability 0.9: the
+// validation rows' own 95 % quantile is itself an estimate (binomial, normal
+// approximation).
+func coveringQuantile(r []float64) float64 {
+	if len(r) == 0 {
+		return 0
+	}
+	slices.Sort(r)
+	n := float64(len(r))
+	k := int(math.Ceil(0.95*n + 1.2816*math.Sqrt(0.95*0.05*n)))
+	return r[max(0, min(len(r), k)-1)]
 }
 
 // goldenMin returns an x in [lo, hi] at which the unimodal f is least, to within tol.

@@ -110,7 +110,10 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 	if len(p.Blend) > 0 {
 		fmt.Fprintf(w, " (a blend of %d models, probabilities averaged)", len(p.Blend))
 	}
-	if p.Projected != nil {
+	switch {
+	case p.Projected != nil && p.Task == ivm.Regression:
+		fmt.Fprint(w, " (projected: every row regressed through shared centres)")
+	case p.Projected != nil:
 		fmt.Fprint(w, " (projected: every class's code regressed through shared centres)")
 	}
 	fmt.Fprintln(w)
@@ -131,8 +134,12 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 	}
 	if pr := p.Projected; pr != nil {
 		m, _ := pr.Centres.Dims()
-		fmt.Fprintf(w, "model:       %d centres (training rows drawn at random), kernel %s, λ %.4g (the codes' noise variance)\n", m, pr.Kernel, pr.Lambda)
-		fmt.Fprintln(w, "calibration: p ∝ exp(f·Mix + Offset), a multinomial logistic map of the class latents f (fitted on held-out rows)")
+		fmt.Fprintf(w, "model:       %d centres (training rows drawn at random), kernel %s, λ %.4g (the targets' noise variance, in the kernel's units)\n", m, pr.Kernel, pr.Lambda)
+		if p.Task == ivm.Regression {
+			fmt.Fprintf(w, "calibration: predictive variance %.4g everywhere (the held-out residuals', widened to cover 95 %%)\n", pr.NoiseVar)
+		} else {
+			fmt.Fprintln(w, "calibration: p ∝ exp(f·Mix + Offset), a multinomial logistic map of the class latents f (fitted on held-out rows)")
+		}
 	} else if p.Sharpness != 0 && p.Sharpness != 1 || p.Softmax {
 		what := "class probabilities p_c ∝ q_c^a"
 		switch {

@@ -79,7 +79,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "seed of the held-out subsets drawn during learning")
 	workers := fs.Int("workers", 0, "goroutines (0: all cores); multi-class problems train side by side")
 	quiet := fs.Bool("quiet", false, "print nothing on success")
-	multiclass := fs.String("multiclass", "auto", "multi-class decomposition: ovr (one model per class against the rest), ovo (one binary model per pair\nof classes, its own kernel searched, the pairs' probabilities coupled as libsvm's -b 1), projected (every\nclass's code regressed through -d shared centres, default 5 000: one fit for all classes), or auto: ovo with\nthe default search on up to 5 000 rows, projected above (ovr with -part; ivm.AutoDecomposition)")
+	multiclass := fs.String("multiclass", "auto", "multi-class decomposition: ovr (one model per class against the rest), ovo (one binary model per pair\nof classes, its own kernel searched, the pairs' probabilities coupled as libsvm's -b 1), projected (every\nclass's code regressed through -d shared centres, default 5 000: one fit for all classes), or auto: ovo with\nthe default search on up to 5 000 rows, projected above (ovr with -part; ivm.AutoDecomposition); above\n5 000 rows binary and regression tasks are projected models too (not with -noise probit)")
 	part := fs.String("part", "", "train only slice i/K (0 ≤ i < K) of a multi-class task's binary problems (one-vs-rest classes or\none-vs-one pairs) and write a part file for ivm merge")
 	tasks := fs.Bool("tasks", false, "multi-task IVM: one shared kernel, selection across the tasks of -task-col or task:NAME tokens\n(the model file is ivm-mtmodel/1)")
 	if err := fs.Parse(args); err != nil {
@@ -154,6 +154,11 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkWorkers(*workers); err != nil {
 		return err
 	}
+	if *workers > 0 {
+		// The numerical kernels (rowdot's products) spread over GOMAXPROCS: -workers bounds
+		// the cores the whole training uses, not only the goroutines it starts itself.
+		runtime.GOMAXPROCS(*workers)
+	}
 	if *tasks {
 		if err := refuseTaskFlags(fs); err != nil {
 			return err
@@ -204,8 +209,12 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	df.maxMem.softLimit()
 	search := learning == ivm.Search || (learning == ivm.LearnAuto && *spec == "" && *iters < 0)
 	need := trainingBytes(n, dim, *d, problemsOf(task, y), *workers, search)
-	if k, _ := distinctLabels(y); k >= 2 && k <= 50 && (task == ivm.TaskAuto || task == ivm.MultiClass) &&
-		(decomposition == ivm.Projected || decomposition == ivm.DecomposeAuto && search && !slice.IsPart() && ivm.AutoDecomposition(n, k) == ivm.Projected) {
+	k, _ := distinctLabels(y)
+	if task == ivm.Regression || k > 50 {
+		k = 1
+	}
+	if (task == ivm.TaskAuto || task == ivm.MultiClass || task == ivm.Regression) && (decomposition == ivm.Projected ||
+		decomposition == ivm.DecomposeAuto && search && !slice.IsPart() && ivm.AutoDecomposition(n, k) == ivm.Projected) {
 		need = 8*float64(n)*float64(dim) + ivm.ProjectedBytes(n, dim, *d, k)
 	}
 	if err := df.maxMem.check(need, fmt.Sprintf("training on %d rows of %d inputs", n, dim)); err != nil {
@@ -386,8 +395,12 @@ func summary(p *ivm.Predictor) string {
 	}
 	if pr := p.Projected; pr != nil {
 		m, _ := pr.Centres.Dims()
-		return fmt.Sprintf("%v (projected: the %d classes' codes regressed through %d shared centres), kernel %s, λ %.3g, inputs scaled (%v)",
-			p.Task, len(p.Classes), m, pr.Kernel, pr.Lambda, p.Scaler.Method())
+		what := fmt.Sprintf("the %d classes' codes", len(p.Classes))
+		if p.Task == ivm.Regression {
+			what = "every row"
+		}
+		return fmt.Sprintf("%v (projected: %s regressed through %d shared centres), kernel %s, λ %.3g, inputs scaled (%v)",
+			p.Task, what, m, pr.Kernel, pr.Lambda, p.Scaler.Method())
 	}
 	m := p.Models[0]
 	s := fmt.Sprintf("%v, %s noise, kernel %s, %d active points", p.Task, m.Noise.Name(), m.Kernel, m.Size())
