@@ -59,6 +59,9 @@ type goldenKind struct {
 var goldenKinds = []goldenKind{
 	{name: "binary_probit", data: twoInputs(binaryClean), n: 120, nTest: 30,
 		train: []string{"-d", "40"}, info: "task:        binary, classes 2 7\n"},
+	// Algorithm 2 instead of the search: the file carries the learning trace.
+	{name: "binary_alg2", data: twoInputs(binaryNoisy), n: 120, nTest: 30,
+		train: []string{"-learn", "alg2", "-d", "30", "-iters", "2", "-kiters", "10"}, info: "learnt in 2 outer iterations"},
 	{name: "binary_blend", data: twoInputs(binaryNoisy), n: 120, nTest: 30,
 		info: "(a blend of 2 models, probabilities averaged)"},
 	{name: "binary_labels", data: sphere10, n: 120, nTest: 30,
@@ -69,6 +72,10 @@ var goldenKinds = []goldenKind{
 		info: "NO BETTER than the constant predictor"},
 	{name: "multiclass_ovr", data: twoInputs(class3), n: 120, nTest: 30,
 		train: []string{"-d", "40", "-multiclass", "ovr"}, info: "class 3      probit noise"},
+	// A kernel and a learning trace per class.
+	{name: "multiclass_ovr_alg2", data: twoInputs(class3), n: 120, nTest: 30,
+		train: []string{"-multiclass", "ovr", "-learn", "alg2", "-d", "30", "-iters", "2", "-kiters", "10"},
+		info:  "class 3      probit noise"},
 	// One of the pairs is a blend.
 	{name: "multiclass_ovo", data: twoInputs(class3), n: 120, nTest: 30,
 		info: "classes 2 and 3 (labels) gaussian noise"},
@@ -94,6 +101,9 @@ var goldenKinds = []goldenKind{
 	{name: "mtivm", data: threeTasks, n: 150, nTest: 30,
 		train:   []string{"-method", "mtivm", "-task-col", "first", "-d", "30", "-iters", "2", "-kiters", "10"},
 		predict: []string{"-task-col", "first"}, info: "ivm-mtmodel/1"},
+	{name: "mtivm_regression", data: mtRegressionLabelled, n: 40, nTest: 10,
+		train:   []string{"-method", "mtivm", "-task-col", "first", "-noise", "gaussian", "-d", "30", "-iters", "2", "-kiters", "10"},
+		predict: []string{"-task-col", "first"}, info: "gaussian noise"},
 	{name: "sstr", data: mtRegression, n: 30, nTest: 10,
 		train:   []string{"-method", "sstr", "-task-col", "first", "-iters", "3", "-kiters", "40"},
 		predict: []string{"-task-col", "first"}, info: "SSTR"},
@@ -456,6 +466,9 @@ func mtRegression(perTask int, seed uint64) string {
 	}
 	return b.String()
 }
+
+// mtRegressionLabelled is mtRegression's tasks with every target labelled (seeds 101, 102).
+func mtRegressionLabelled(perTask int, seed uint64) string { return mtRegression(perTask, 100+seed) }
 
 // pinwheel writes perClass rows of each of three spiral arms; in the training rows (seed
 // 1) the first three of each arm are labelled and the rest unlabelled.
