@@ -108,17 +108,6 @@ func ParseTransform(s string) (Transform, error) { return engine.ParseTransform(
 // ParseOptimizer parses "scg" (or "") or "lbfgs" (engine.ParseOptimizer).
 func ParseOptimizer(s string) (Optimizer, error) { return engine.ParseOptimizer(s) }
 
-// FreePriors maps priors named by free kernel parameter to a slice indexed like the free
-// parameters (engine.FreePriors).
-func FreePriors(k *kern.Sum, named map[string]Prior) ([]Prior, error) {
-	return engine.FreePriors(k, named)
-}
-
-// ActiveSetObjective is the reference toolbox's kernel objective (engine.ActiveSetObjective).
-func ActiveSetObjective(k *kern.Sum, xActive *mat.Dense, siteM, siteBeta, grad []float64) (float64, error) {
-	return engine.ActiveSetObjective(k, xActive, siteM, siteBeta, grad)
-}
-
 // CheckSites validates the site precisions of a model read from a file (engine.CheckSites).
 func CheckSites(nm noise.Model, siteBeta, factorBeta []float64) error {
 	return engine.CheckSites(nm, siteBeta, factorBeta)

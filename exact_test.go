@@ -236,6 +236,9 @@ func TestExactFindsOneRelevantInputAmongMany(t *testing.T) {
 // every input; with one relevant input among eight its search also weighs inputs scaled by
 // the relevance the exact GP learns on a subsample, and takes that scaling.
 func TestRegressionSearchWeighsRelevance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: searches a regression of 1 000 rows with the relevance fit")
+	}
 	x, y := wavyData(1000, 8, 4)
 	xt, yt := wavyData(500, 8, 5)
 	var reports []Progress

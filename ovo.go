@@ -309,11 +309,10 @@ const minPairProb = 1e-7
 // optimum solves the (k+1)×(k+1) linear system [Q 1; 1ᵀ 0] [p; b] = [0; 1] with
 // Q_ii = Σ_{j≠i} r_ji² and Q_ij = −r_ji r_ij.
 type coupler struct {
-	k    int
-	a    *mat.Dense
-	rhs  *mat.VecDense
-	sol  *mat.VecDense
-	prob []float64
+	k   int
+	a   *mat.Dense
+	rhs *mat.VecDense
+	sol *mat.VecDense
 }
 
 func newCoupler(k int) *coupler {

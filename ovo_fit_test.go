@@ -15,6 +15,9 @@ import (
 // distribution per row whose largest entry is the label, as accurate as the one-vs-rest
 // search on these blobs, and a model file that round-trips exactly.
 func TestFitOneVsOne(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: searches six one-vs-one pairs of 600 rows")
+	}
 	x, y := polygon(600, 4, 1)
 	xt, yt := polygon(2000, 4, 2)
 	p, err := ivm.Fit(x, y, ivm.Config{})

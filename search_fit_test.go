@@ -218,6 +218,9 @@ func TestLabelNoiseInModelFiles(t *testing.T) {
 // training rows, and predicts well. (A binary task of that size is otherwise a projected
 // model: Task Binary, the CLI's -noise probit, keeps the probit IVM.)
 func TestFitChoosesFromCandidatePool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: fits a model of 16 000 rows")
+	}
 	x, y := polygon(16000, 2, 3)
 	xt, yt := polygon(2000, 2, 4)
 	n, _ := x.Dims()
@@ -259,6 +262,9 @@ func TestFitChoosesFromCandidatePool(t *testing.T) {
 // probit IVM: with TaskAuto the overlapping blobs' full model fails the constant
 // predictor's guard (its held-out log loss is 0.89) and Fit widens to a projected model.
 func TestSearchKeepsSizeWhereNothingIsLeft(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: searches two binary tasks of 1 200 rows")
+	}
 	const n = 1200
 	for _, tc := range []struct {
 		name   string
@@ -268,15 +274,17 @@ func TestSearchKeepsSizeWhereNothingIsLeft(t *testing.T) {
 		{"separated", 4, ivm.DefaultActiveSize(n, 1)},
 		{"overlapping", 0.7, ivm.SearchActiveSize(n, 1)},
 	} {
-		rng := rand.New(rand.NewPCG(11, 12))
-		x, y := blobs(rng, n/2, [][]float64{{-tc.centre, 0}, {tc.centre, 0}}, []float64{-1, 1}, 1)
-		p, err := ivm.Fit(x, y, ivm.Config{Task: ivm.Binary})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := len(p.Models[0].Active); got != tc.want {
-			t.Errorf("%s: %d active points, want %d", tc.name, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(11, 12))
+			x, y := blobs(rng, n/2, [][]float64{{-tc.centre, 0}, {tc.centre, 0}}, []float64{-1, 1}, 1)
+			p, err := ivm.Fit(x, y, ivm.Config{Task: ivm.Binary})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(p.Models[0].Active); got != tc.want {
+				t.Errorf("%d active points, want %d", got, tc.want)
+			}
+		})
 	}
 	if ivm.DefaultActiveSize(n, 1) >= ivm.SearchActiveSize(n, 1) {
 		t.Fatal("the test needs a size the search grows")

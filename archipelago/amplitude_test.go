@@ -42,6 +42,9 @@ func TestAmplitudeMovesSamplePrior(t *testing.T) {
 // is N(ln σ² | m, s²) Z_lab(v)¹⁰ Z_rej(v)¹⁰ with Z(v) = ∫∫ N(g|0, vI)·factor,
 // v = σ²(1 + nugget).
 func TestAmplitudeMovesQuadrature(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a long chain to compare with quadrature")
+	}
 	rng := rand.New(rand.NewPCG(23, 24))
 	cov, err := NewCov(1, false, 2, []float64{1}, 0, 1.5)
 	if err != nil {

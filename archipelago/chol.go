@@ -214,20 +214,3 @@ func (c *chol) logDet() float64 {
 	}
 	return 2 * s
 }
-
-// inverse writes K⁻¹ into dst (n×n row-major, full), using L⁻¹ column by column.
-func (c *chol) inverse(dst []float64) {
-	n := c.n
-	col := make([]float64, n)
-	for j := 0; j < n; j++ {
-		for i := range col {
-			col[i] = 0
-		}
-		col[j] = 1
-		c.solveL(col)
-		c.solveLT(col)
-		for i := 0; i < n; i++ {
-			dst[i*n+j] = col[i]
-		}
-	}
-}

@@ -6,28 +6,12 @@ package data
 import (
 	"compress/gzip"
 	"embed"
-	"io/fs"
 
 	"github.com/ivmlab/ivm/dataset"
 )
 
 //go:embed usps/*.csv.gz
 var files embed.FS
-
-// Open opens an embedded file by its path below this folder, e.g. "usps/usps_train.csv.gz".
-func Open(name string) (fs.File, error) { return files.Open(name) }
-
-// Names lists the embedded files.
-func Names() []string {
-	var out []string
-	fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
-}
 
 // USPS reads the shipped USPS training (7291 images) and test (2007 images) sets:
 // label first, then the 256 pixel values in [−1, 1].

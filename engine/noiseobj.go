@@ -146,10 +146,8 @@ func (p *NoiseObjective) Eval(x, grad []float64) float64 {
 			}
 		}
 	}
-	if grad != nil {
-		for i := range grad {
-			grad[i] = -p.g[i] * p.trans[i].Factor(p.nat[i])
-		}
+	for i := range grad {
+		grad[i] = -p.g[i] * p.trans[i].Factor(p.nat[i])
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return math.NaN()

@@ -23,9 +23,6 @@ import (
 // is a numerical breakdown and an error.
 const NegativeSitePrecision = 1e-6
 
-// eps is the double-precision machine epsilon, the floor the reference applies to ν.
-const eps = 2.220446049250313e-16
-
 // Options configures a Selector. The zero value is usable.
 type Options struct {
 	// Workers is the number of goroutines that score points and update the posterior;

@@ -156,6 +156,9 @@ func TestToyRegressionScales(t *testing.T) {
 // ExpectedEntropy 4 of 5; FixedSites: 4 of 5 each. Seed 2 fails with every setting (γ
 // 1.7–2.8): its draw labels 421 of the 500 points +1.
 func TestToyClassificationGP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: learns a kernel on the paper's classification toy")
+	}
 	x, y, err := dataset.ToyClassificationGP(500, toyRand(1))
 	if err != nil {
 		t.Fatal(err)
@@ -185,6 +188,9 @@ func TestToyClassificationGP(t *testing.T) {
 // out) the default objective fails on seed 1 (θ_rbf 0.60, α₁ 0.64: the safeguard halves
 // back every iteration) and passes with LastIterate.
 func TestToyOrdinalLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: learns a kernel and the noise on the paper's ordinal toy")
+	}
 	x, y, err := dataset.ToyOrdinal(50, 7, toyRand(1))
 	if err != nil {
 		t.Fatal(err)

@@ -179,17 +179,6 @@ func norms(dst []float64, x raw, w []float64) {
 	}
 }
 
-// scratch returns a slice of length n, using buf when it is large enough. Callers pass a
-// stack array so that the common one-column case does not allocate.
-func scratch(buf []float64, n int) []float64 {
-	if n <= len(buf) {
-		s := buf[:n]
-		clear(s)
-		return s
-	}
-	return make([]float64, n)
-}
-
 // checkParams validates natural parameter values against their kinds: positive
 // parameters must be finite and > 0, unit parameters in (0, 1), real ones finite.
 func checkParams(kernel string, names []string, kinds []param.Kind, src []float64) error {

@@ -68,6 +68,9 @@ func TestVowelFigure(t *testing.T) {
 
 // The quick regression run prints its table and writes the figure into Config.Out.
 func TestMTIVMRegressionQuickFigure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: runs the quick multi-task regression experiment")
+	}
 	dir := t.TempDir()
 	var out bytes.Buffer
 	if err := runMTIVMRegression(&out, Config{Quick: true, Out: dir}); err != nil {

@@ -18,6 +18,9 @@ import (
 // gives: the IVM on about 40 labelled points already errs on about 1 % of the paper's test
 // points.
 func TestNCNMToy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: learns the kernels of two models on each null-category toy")
+	}
 	rows, err := NCNMToy(Config{})
 	if err != nil {
 		t.Fatal(err)

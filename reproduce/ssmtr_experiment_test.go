@@ -46,6 +46,9 @@ func reducedRun(t *testing.T, draw func(rng *rand.Rand) ([]Split, error), p Prot
 // by a fifth). The full protocol's ordering
 // is measured by `ivm reproduce ssmtr-sarcos`.
 func TestSARCOSReduced(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: runs the SARCOS protocol on 600 rows")
+	}
 	x, y, err := LoadSARCOS(filepath.Join("testdata", "ssmtr", "sarcos600.csv.gz"))
 	if err != nil {
 		t.Fatal(err)
@@ -71,6 +74,9 @@ func TestSARCOSReduced(t *testing.T) {
 // On fewer schools (15 or 30) the shared kernel parameters, fitted by maximum likelihood to
 // 30–60 labels, can overfit (σ → 0 with a short length scale) and lose to the prior mean.
 func TestSchoolReduced(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: runs the school protocol on 60 schools")
+	}
 	xs, ys, err := LoadSchool(filepath.Join("testdata", "ssmtr", "school_mtl.csv.gz"))
 	if err != nil {
 		t.Fatal(err)

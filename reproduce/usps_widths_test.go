@@ -24,6 +24,9 @@ func TestScaleGamma(t *testing.T) {
 }
 
 func TestUSPSWidthsQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: trains USPS classifiers at several kernel widths")
+	}
 	r, err := USPSWidths(Config{Quick: true, Workers: 2, Log: io.Discard})
 	if err != nil {
 		t.Fatal(err)

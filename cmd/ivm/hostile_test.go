@@ -750,6 +750,7 @@ func TestInternalErrorIsOneLine(t *testing.T) {
 			defer wg.Done()
 			defer panics.Catch()
 			var m map[string]int
+			//lint:ignore SA5000 the runtime panic is what the test is for
 			m["x"] = 1
 		}()
 		wg.Wait()

@@ -5,6 +5,7 @@
 //	ivm predict [flags] TEST MODEL [OUTPUT]
 //	ivm demo
 //	ivm reproduce EXPERIMENT
+//	ivm version
 //
 // Run "ivm help COMMAND" for a command's flags.
 package main

@@ -198,34 +198,40 @@ func TestArbitraryBinaryLabelsAndProbOutput(t *testing.T) {
 // error; both must stay near the Bayes error (7.87 %; the Bayes rule errs on 6.85 % of this
 // test set). Progress goes to stderr.
 func TestTrainLearnsByDefault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: searches and learns kernels on 500 rows through the CLI")
+	}
 	for _, tc := range []struct {
+		name     string
 		args     []string
 		progress []string
 	}{
-		{nil, []string{": rbf(", "the labels regressed, scored leaving one row out", "held-out log loss", "done (500 of 500 active points selected; 1 of 1 problems done"}},
-		{[]string{"-iters", "8", "-d", "100"}, []string{"iteration 1/8", "final selection"}},
+		{"default", nil, []string{": rbf(", "the labels regressed, scored leaving one row out", "held-out log loss", "done (500 of 500 active points selected; 1 of 1 problems done"}},
+		{"alg2", []string{"-iters", "8", "-d", "100"}, []string{"iteration 1/8", "final selection"}},
 	} {
-		dir := t.TempDir()
-		model := filepath.Join(dir, "m.json")
-		args := append(append([]string{"train"}, tc.args...), refData+"class_train_500.csv.gz", model)
-		code, _, errs := runCLI(t, args...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", tc.args, code, errs)
-		}
-		for _, want := range tc.progress {
-			if !strings.Contains(errs, want) {
-				t.Errorf("%v: no %q in the progress on stderr: %q", tc.args, want, errs)
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			model := filepath.Join(dir, "m.json")
+			args := append(append([]string{"train"}, tc.args...), refData+"class_train_500.csv.gz", model)
+			code, _, errs := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d: %s", tc.args, code, errs)
 			}
-		}
-		out := mustRun(t, "predict", refData+"class_test_2000.csv.gz", model)
-		var correct, total int
-		var acc float64
-		if _, err := fmt.Sscanf(out, "Accuracy = %g%% (%d/%d)", &acc, &correct, &total); err != nil {
-			t.Fatalf("output %q: %v", out, err)
-		}
-		if acc < 92 {
-			t.Errorf("%v: accuracy %v%% after learning; want ≥ 92%%", tc.args, acc)
-		}
+			for _, want := range tc.progress {
+				if !strings.Contains(errs, want) {
+					t.Errorf("%v: no %q in the progress on stderr: %q", tc.args, want, errs)
+				}
+			}
+			out := mustRun(t, "predict", refData+"class_test_2000.csv.gz", model)
+			var correct, total int
+			var acc float64
+			if _, err := fmt.Sscanf(out, "Accuracy = %g%% (%d/%d)", &acc, &correct, &total); err != nil {
+				t.Fatalf("output %q: %v", out, err)
+			}
+			if acc < 92 {
+				t.Errorf("%v: accuracy %v%% after learning; want ≥ 92%%", tc.args, acc)
+			}
+		})
 	}
 }
 

@@ -58,13 +58,11 @@ func (s *server) handler() http.Handler {
 	return s.logged(mux)
 }
 
-// httpError is an error answered with its status and message.
+// httpError is an error answer: its status and message.
 type httpError struct {
 	status int
 	msg    string
 }
-
-func (e *httpError) Error() string { return e.msg }
 
 func badRequest(format string, args ...any) *httpError {
 	return &httpError{http.StatusBadRequest, fmt.Sprintf(format, args...)}

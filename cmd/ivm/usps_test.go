@@ -22,6 +22,9 @@ const uspsKernel = "rbf(gamma=0.0078125,variance=1)+lin(variance=0.01)+bias+whit
 // (d = 200, fixed kernel) trained from libsvm-format files by ivm train and predicted by
 // ivm predict give exactly the labels and probabilities ivm.Fit and Predict give.
 func TestUSPSCommandLineMatchesAPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: trains ten USPS classifiers twice")
+	}
 	train, test, err := data.USPS()
 	if err != nil {
 		t.Fatal(err)
