@@ -85,6 +85,8 @@ var goldenKinds = []goldenKind{
 		info: "task:        regression"},
 	{name: "regression_ivm", data: twoInputs(sine), n: 800, nTest: 30,
 		train: []string{"-d", "30"}, info: "task:        regression"},
+	{name: "regression_projected", data: twoInputs(sine), n: 5200, nTest: 30,
+		train: []string{"-d", "50"}, info: "(projected: every row regressed through shared centres)"},
 	{name: "ordinal", data: twoInputs(class3), n: 120, nTest: 30,
 		train: []string{"-noise", "ordinal", "-d", "40", "-iters", "2"}, info: "task:        ordinal, classes 1 2 3"},
 	{name: "semisupervised", data: semi, n: 120, nTest: 30,
