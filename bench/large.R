@@ -20,3 +20,11 @@ data(Shuttle); s <- Shuttle
 out(data.frame(cls = as.integer(s$Class), s[, 1:9]), "shuttle")
 data(LetterRecognition); l <- LetterRecognition
 out(data.frame(cls = as.integer(l$lettr), l[, 2:17]), "letter")
+data(SmokeBan); b <- SmokeBan
+out(data.frame(smoker = as.integer(b$smoker == "yes"), ban = as.integer(b$ban == "yes"),
+  age = b$age, edu = as.integer(b$education), afam = as.integer(b$afam == "yes"),
+  hisp = as.integer(b$hispanic == "yes"), female = as.integer(b$gender == "female")),
+  "smokeban")
+data(CPSSW8); w <- CPSSW8
+out(data.frame(le = log(w$earnings), female = as.integer(w$gender == "female"), age = w$age,
+  region = as.integer(w$region), edu = w$education), "cpssw8")

@@ -4,8 +4,8 @@
 # predictor and libsvm's default fit, in one run, one table of accuracy, log loss (NLPD and
 # 95 % coverage for regression), training CPU and peak RSS.
 #
-#   bash bench/large.sh [DIR] [SET...]     sets: fertility60k fertility cps1988 diamonds
-#                                          shuttle letter (default: all)
+#   bash bench/large.sh [DIR] [SET...]     sets: fertility60k fertility smokeban cps1988
+#                                          cpssw8 diamonds shuttle letter (default: all)
 #   LARGE_LIBSVM=0 bash bench/large.sh     without libsvm (its fits take the longest)
 #   LARGE_LIBSVM_TIMEOUT=S                 seconds one svm-train may take (default 1800)
 #
@@ -13,7 +13,9 @@
 #   fertility60k  AER's Fertility, more than two children (binary, 7 census inputs, 38 %
 #                 positive, many repeated rows): 60 000 training rows, 20 000 test
 #   fertility     the same, 200 000 training rows, the other 54 654 test
+#   smokeban      AER's SmokeBan, smoker (binary, 6 inputs, 24 % positive): 7 000 / 3 000
 #   cps1988       AER's CPS1988, log wage (regression, 6 inputs): 19 700 / 8 455
+#   cpssw8        AER's CPSSW8, log earnings (regression, 4 inputs): 45 000 / 16 395
 #   diamonds      ggplot2's diamonds, log price (regression, 9 inputs): 40 000 / 13 940
 #   shuttle       mlbench's Shuttle (7 classes, 80 % one): 43 500 / 14 500
 #   letter        mlbench's LetterRecognition (26 classes, 16 inputs): 15 000 / 5 000
@@ -28,17 +30,19 @@ cd "$(dirname "$0")/.."
 dir=${1:-bench/out/large}
 shift || true
 sets=("$@")
-((${#sets[@]})) || sets=(fertility60k fertility cps1988 diamonds shuttle letter)
+((${#sets[@]})) || sets=(fertility60k fertility smokeban cps1988 cpssw8 diamonds shuttle letter)
 mkdir -p "$dir"
 bench_install r-base-core r-cran-aer r-cran-ggplot2 r-cran-mlbench libsvm-tools python3-sklearn time bc
-[ -f "$dir/fertility.csv" ] || Rscript bench/large.R "$dir"
+[ -f "$dir/cpssw8.csv" ] || Rscript bench/large.R "$dir"
 go build -o "$dir/ivm" ./cmd/ivm
 
-declare -A src=([fertility60k]=fertility [fertility]=fertility [cps1988]=cps1988
+declare -A src=([fertility60k]=fertility [fertility]=fertility [smokeban]=smokeban
+	[cpssw8]=cpssw8 [cps1988]=cps1988
 	[diamonds]=diamonds [shuttle]=shuttle [letter]=letter)
-declare -A sizes=([fertility60k]="60000 20000" [fertility]="200000 60000" [cps1988]="19700 9000"
+declare -A sizes=([fertility60k]="60000 20000" [fertility]="200000 60000" [smokeban]="7000 3000"
+	[cpssw8]="45000 16395" [cps1988]="19700 9000"
 	[diamonds]="40000 14000" [shuttle]="43500 14500" [letter]="15000 5000")
-declare -A kind=([cps1988]=reg [diamonds]=reg)
+declare -A kind=([cps1988]=reg [cpssw8]=reg [diamonds]=reg)
 
 results="$dir/results.txt"
 : >"$results"
