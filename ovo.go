@@ -136,7 +136,7 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 		a, b := pairOf(j, k)
 		biggest = max(biggest, len(rows[a])+len(rows[b]))
 	}
-	parallel := ClassesAtOnce(last-first, workers, biggest, SearchActiveSize(biggest, 1))
+	parallel := classesAtOnce(last-first, workers, biggest, SearchActiveSize(biggest, 1))
 	var mu sync.Mutex
 	errs := make([]error, pairs)
 	pool.ForEach(last-first, parallel, func(i int) {

@@ -544,9 +544,9 @@ func randomRows(n, k int, seed, stream uint64) []int {
 // same and a 60 000-row, d = 1 225 multi-class fit stays within 2 GB.
 const ClassMemory = 1 << 30
 
-// ClassesAtOnce is how many of problems binary problems Fit trains side by side with the
+// classesAtOnce is how many of problems binary problems Fit trains side by side with the
 // given workers on n rows with d active points each (see ClassMemory).
-func ClassesAtOnce(problems, workers, n, d int) int {
+func classesAtOnce(problems, workers, n, d int) int {
 	return max(1, min(problems, workers, int(ClassMemory/(8*float64(n)*float64(max(d, 1))))))
 }
 
@@ -1222,7 +1222,7 @@ func (p *Predictor) fitProblems(xs *mat.Dense, y []float64, cfg *Config, spec st
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	parallel := ClassesAtOnce(last-first, workers, n, d)
+	parallel := classesAtOnce(last-first, workers, n, d)
 	var mu sync.Mutex
 	report := func(pr Progress) {
 		if cfg.Progress != nil {

@@ -70,11 +70,11 @@ func projectedSearchCentresFor(classes int) int {
 // factorisations are cheap next to the kernel products they share.
 var projectedLambdas = []float64{1e-4, 1e-3, 1e-2, 1e-1, 1}
 
-// ProjectedBytes estimates what fitting a projected model allocates for n training rows of
+// projectedBytes estimates what fitting a projected model allocates for n training rows of
 // dim inputs, m centres (0: ProjectedCentres(n, classes)) and the given classes, beyond the inputs themselves: the larger
 // of the search's kernel matrices and the final fit's m×m system with its blocks of kernel
 // rows and its scaled centres.
-func ProjectedBytes(n, dim, m, classes int) float64 {
+func projectedBytes(n, dim, m, classes int) float64 {
 	if m <= 0 {
 		m = ProjectedCentres(n, classes)
 	}

@@ -187,7 +187,7 @@ func TestProjectedCentres(t *testing.T) {
 		t.Errorf("ProjectedCentres(60000, 2) = %d, want %d", got, projectedCentresPerBoundary)
 	}
 	// Fashion-MNIST's 60 000 images of 784 inputs: the inputs and the fit within 2 GiB.
-	if need := 8*60000*784 + ProjectedBytes(60000, 784, 0, 10); need > 1.5*(1<<30) {
-		t.Errorf("ProjectedBytes: %.3g bytes with the inputs, want at most 1.5 GiB", need)
+	if need := 8*60000*784 + projectedBytes(60000, 784, 0, 10); need > 1.5*(1<<30) {
+		t.Errorf("projectedBytes: %.3g bytes with the inputs, want at most 1.5 GiB", need)
 	}
 }

@@ -163,11 +163,11 @@ type searchFold struct {
 // three folds of 2 000 rows take 64 MB, one of searchMaxFit rows 72 MB.
 const searchInnerBytes = 96 << 20
 
-// SearchInnerBytes bounds the memory the default search's inner products take on n
+// searchInnerMemory bounds the memory the default search's inner products take on n
 // training rows (kern.Inner, besides the inputs): its folds hold the products of at most
 // 4/3·n² + n pairs of rows (three folds of about two thirds of them), and none past
 // searchInnerBytes.
-func SearchInnerBytes(n int) float64 {
+func searchInnerMemory(n int) float64 {
 	return min(searchInnerBytes, 8*(4.0/3*float64(n)*float64(n)+float64(n)))
 }
 

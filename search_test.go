@@ -397,7 +397,7 @@ func TestFinalValidationRows(t *testing.T) {
 	}
 }
 
-// SearchInnerBytes bounds what the searcher's folds hold: three folds of two thirds of the
+// searchInnerMemory bounds what the searcher's folds hold: three folds of two thirds of the
 // rows below searchCVRows, one of at most searchMaxFit rows above, none past the budget.
 func TestSearchInnerBytes(t *testing.T) {
 	for _, n := range []int{6, 145, 1999, 2000, 2001, 3220, 4500, 10000} {
@@ -424,7 +424,7 @@ func TestSearchInnerBytes(t *testing.T) {
 				held += kern.InnerBytes(in.X().RawMatrix().Rows)
 			}
 		}
-		if bound := SearchInnerBytes(n); held > bound || held == 0 && bound < searchInnerBytes {
+		if bound := searchInnerMemory(n); held > bound || held == 0 && bound < searchInnerBytes {
 			t.Errorf("n = %d: the folds hold %.0f bytes of inner products, bound %.0f", n, held, bound)
 		}
 	}

@@ -207,19 +207,6 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	df.maxMem.softLimit()
-	search := learning == ivm.Search || (learning == ivm.LearnAuto && *spec == "" && *iters < 0)
-	need := trainingBytes(n, dim, *d, problemsOf(task, y), *workers, search)
-	k, _ := distinctLabels(y)
-	if task == ivm.Regression || k > 50 {
-		k = 1
-	}
-	if (task == ivm.TaskAuto || task == ivm.MultiClass || task == ivm.Regression) && (decomposition == ivm.Projected ||
-		decomposition == ivm.DecomposeAuto && search && !slice.IsPart() && ivm.AutoDecomposition(n, k) == ivm.Projected) {
-		need = 8*float64(n)*float64(dim) + ivm.ProjectedBytes(n, dim, *d, k)
-	}
-	if err := df.maxMem.check(need, fmt.Sprintf("training on %d rows of %d inputs", n, dim)); err != nil {
-		return err
-	}
 	cfg := ivm.Config{Task: task, Kernel: *spec, ActiveSize: *d, Scale: scaling, FixedKernel: *iters == 0, Learning: learning,
 		Transform: posTransform, Criterion: crit, Workers: *workers, ZeroBias: *bias == "zero", SplitGamma: *gamma == "split",
 		Learn: ivm.LearnOptions{Iters: max(*iters, 0), KernelIters: *kiters, NoiseIters: *niters, Objective: obj,
@@ -227,6 +214,13 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		Decomposition: decomposition}
 	if *kiters == 0 {
 		cfg.Learn.KernelIters = -1
+	}
+	plan, err := cfg.Plan(n, dim, y)
+	if err != nil {
+		return fmt.Errorf("%s: %w%s", trainPath, err, hugeTargetsHint(y))
+	}
+	if err := df.maxMem.check(plan.Bytes, fmt.Sprintf("training on %d rows of %d inputs", n, dim)); err != nil {
+		return err
 	}
 	var prog *progress
 	if !*quiet {
@@ -430,43 +424,6 @@ func hugeTargetsHint(y []float64) string {
 		return ""
 	}
 	return fmt.Sprintf(" (the targets reach %.3g and their squares overflow: rescale the target column, or keep the kernel fixed with -iters 0)", big)
-}
-
-// problemsOf is how many binary problems training solves: one per class of a multi-class
-// task, else one.
-func problemsOf(task ivm.Task, y []float64) int {
-	k, integer := distinctLabels(y)
-	if (task != ivm.MultiClass && task != ivm.TaskAuto) || !integer || k < 3 || k > 50 {
-		return 1
-	}
-	return k
-}
-
-// trainingBytes estimates what training allocates for n rows of dim inputs and the given
-// number of binary problems (d = 0: ivm.DefaultActiveSize). The default search holds the
-// inputs and two scaled copies while it searches (on a subsample, little more) and its
-// folds' inner products (ivm.SearchInnerBytes), then a
-// scaled copy of the final selection's candidate rows and the d×candidates selection
-// matrix of every class trained at once; Algorithm 2 holds the
-// inputs, a scaled copy and per class trained at once M and two d×N companions in its
-// learning objective.
-func trainingBytes(n, dim, d, problems, workers int, search bool) float64 {
-	pool := n // the final selection's candidate rows
-	if d <= 0 || d > n {
-		d = ivm.DefaultActiveSize(n, problems)
-		if search {
-			d = ivm.SearchActiveSize(n, problems)
-			pool = ivm.SearchCandidates(n, d)
-		}
-	}
-	if workers == 0 {
-		workers = runtime.NumCPU()
-	}
-	data := 8 * float64(n) * float64(dim)
-	if search {
-		return max(3*data+ivm.SearchInnerBytes(n), data+8*float64(pool)*float64(dim)+float64(ivm.ClassesAtOnce(problems, workers, pool, d))*8*float64(pool)*float64(d))
-	}
-	return 3*data + float64(min(problems, workers))*3*8*float64(n)*float64(d)
 }
 
 // fileSHA256 returns the hex SHA-256 of a file (model provenance).

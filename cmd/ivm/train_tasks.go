@@ -69,7 +69,9 @@ func trainTasks(data *dataset.Data, run *trainingRun, o taskTrainOptions, stderr
 		fmt.Fprintf(stderr, "ivm train: warning: -d %d exceeds the %d training points; using d = %d\n", d, n, n)
 		d = n
 	}
-	if err := o.MaxMem.check(trainingBytes(n, dim, d, 1, 1, false), fmt.Sprintf("training on %d rows of %d inputs", n, dim)); err != nil {
+	// The inputs, a scaled copy and the learning objective's M and two d×N companions.
+	need := 3*8*float64(n)*float64(dim) + 3*8*float64(n)*float64(d)
+	if err := o.MaxMem.check(need, fmt.Sprintf("training on %d rows of %d inputs", n, dim)); err != nil {
 		return err
 	}
 	if !o.Quiet {
