@@ -1,0 +1,126 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runRedirected runs ivm with args in dir under sh, after redir (such as "3>>a.csv"), and
+// returns its exit status and standard error.
+func runRedirected(t *testing.T, dir, redir string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command("sh", append([]string{"-c", `exec "$0" "$@" ` + redir, builtIVM(t)}, args...)...)
+	cmd.Dir = dir
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	cmd.Run()
+	if cmd.ProcessState == nil {
+		t.Fatalf("ivm %v did not run", args)
+	}
+	return cmd.ProcessState.ExitCode(), errOut.String()
+}
+
+// identityFixtures writes a two-class training file, its model, and the three parts of a
+// three-class training into dir.
+func identityFixtures(t *testing.T, dir string) {
+	t.Helper()
+	var b, c strings.Builder
+	for i := range 60 {
+		x, y := float64(i%7)-3, float64(i%5)-2
+		fmt.Fprintf(&b, "%g,%g,%d\n", x, y, 2*((i%7+i%5)%2)-1)
+		fmt.Fprintf(&c, "%g,%g,%d\n", x+float64(3*(i%3)), y, 1+i%3)
+	}
+	writeTestFile(t, filepath.Join(dir, "a.csv"), b.String())
+	writeTestFile(t, filepath.Join(dir, "mc.csv"), c.String())
+	if r := runBinary(t, dir, "", nil, "train", "-quiet", "-iters", "0", "a.csv", "m.json"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	for p := range 3 {
+		args := a("train", "-quiet", "-iters", "0", "-part", fmt.Sprintf("%d/3", p), "mc.csv", fmt.Sprintf("p%d.json", p))
+		if r := runBinary(t, dir, "", nil, args...); r.code != 0 {
+			t.Fatal(r.stderr)
+		}
+	}
+}
+
+// An output is refused when it is an input, whatever name leads to it: a link through
+// /proc, a file descriptor the shell opened on the input for appending, or standard output
+// redirected onto the input. Nothing in the folder changes.
+func TestOutputIsNeverAnInput(t *testing.T) {
+	dir := t.TempDir()
+	identityFixtures(t, dir)
+	link := filepath.Join(t.TempDir(), "out-link") // outside dir: snapshot would read it
+	if err := os.Symlink("/dev/stdout", link); err != nil {
+		t.Fatal(err)
+	}
+	train := a("train", "-quiet", "-iters", "0")
+	for _, c := range []struct {
+		redir string
+		args  []string
+		msg   string
+	}{
+		{"", append(train, "a.csv", "/proc/self/cwd/a.csv"), "/proc/self/cwd/a.csv is both an input and an output (it is the input a.csv)"},
+		{"3>>a.csv", append(train, "a.csv", "/dev/fd/3"), "/dev/fd/3 is both an input and an output"},
+		{"3>>a.csv", append(train, "a.csv", "/proc/self/fd/3"), "/proc/self/fd/3 is both"},
+		{">>a.csv", append(train, "a.csv", "/dev/stdout"), "/dev/stdout is both"},
+		{">>a.csv", append(train, "a.csv", "-"), "standard output (-) is both an input and an output"},
+		{">>a.csv", append(train, "a.csv", link), "out-link is both"},
+		{"<a.csv >>a.csv", append(train, "-", "-"), "standard output (-) is both an input and an output (it is the input -)"},
+		{"3>>m.json", a("predict", "a.csv", "m.json", "/proc/self/fd/3"), "it is the input m.json"},
+		{">>a.csv", a("predict", "a.csv", "m.json", "/dev/stdout"), "it is the input a.csv"},
+		{">>m.json", a("predict", "a.csv", "m.json", "-"), "it is the input m.json"},
+		{">>p0.json", a("merge", "p0.json", "p1.json", "p2.json", "/dev/stdout"), "it is the input p0.json"},
+		{"3>>p2.json", a("merge", "p0.json", "p1.json", "p2.json", "/dev/fd/3"), "it is the input p2.json"},
+		{"", a("merge", "p0.json", "p1.json", "p2.json", "/proc/self/cwd/p1.json"), "it is the input p1.json"},
+	} {
+		before := snapshot(t, dir)
+		code, stderr := runRedirected(t, dir, c.redir, c.args...)
+		cmdline := "ivm " + strings.Join(c.args, " ") + " " + c.redir
+		if code != 1 || !strings.Contains(stderr, c.msg) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q; want 1 and %q", cmdline, code, stderr, c.msg)
+		}
+		if after := snapshot(t, dir); !sameFiles(before, after) {
+			t.Errorf("%s changed the folder: %s", cmdline, diffFiles(before, after))
+		}
+	}
+}
+
+// A regular file under /dev or /proc that no file descriptor names (/dev/shm/x, a path
+// through /proc/self/cwd) is replaced like any other file, never appended to; a file
+// descriptor the shell opened for appending is still appended to.
+func TestOutputUnderDevIsReplaced(t *testing.T) {
+	dir := t.TempDir()
+	identityFixtures(t, dir)
+	shm, err := os.MkdirTemp("/dev/shm", "ivm-test-")
+	if err != nil {
+		t.Skip("no /dev/shm:", err)
+	}
+	defer os.RemoveAll(shm)
+	want, _ := os.ReadFile(filepath.Join(dir, "m.json"))
+	for _, out := range []string{filepath.Join(shm, "x.json"), "/proc/self/cwd/y.json"} {
+		for range 2 {
+			if code, stderr := runRedirected(t, dir, "", "train", "-quiet", "-iters", "0", "a.csv", out); code != 0 {
+				t.Fatalf("ivm train a.csv %s: %s", out, stderr)
+			}
+		}
+		path := out
+		if strings.HasPrefix(out, "/proc/") {
+			path = filepath.Join(dir, "y.json")
+		}
+		got, _ := os.ReadFile(path)
+		if len(got) > len(want)+len(want)/2 || strings.Count(string(got), `"format"`) != 1 {
+			t.Errorf("%s written twice holds %d bytes, one model is about %d", out, len(got), len(want))
+		}
+	}
+	writeTestFile(t, filepath.Join(dir, "log.txt"), "before\n")
+	code, stderr := runRedirected(t, dir, "3>>log.txt", "predict", "-quiet", "a.csv", "m.json", "/dev/fd/3")
+	if b, _ := os.ReadFile(filepath.Join(dir, "log.txt")); code != 0 || !strings.HasPrefix(string(b), "before\n") || len(b) < 100 {
+		t.Errorf("predicting to /dev/fd/3 3>>log.txt: exit %d %s, the file holds %q", code, stderr, b)
+	}
+}
