@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // runRedirected runs ivm with args in dir under sh, after redir (such as "3>>a.csv"), and
@@ -122,5 +124,56 @@ func TestOutputUnderDevIsReplaced(t *testing.T) {
 	code, stderr := runRedirected(t, dir, "3>>log.txt", "predict", "-quiet", "a.csv", "m.json", "/dev/fd/3")
 	if b, _ := os.ReadFile(filepath.Join(dir, "log.txt")); code != 0 || !strings.HasPrefix(string(b), "before\n") || len(b) < 100 {
 		t.Errorf("predicting to /dev/fd/3 3>>log.txt: exit %d %s, the file holds %q", code, stderr, b)
+	}
+}
+
+// ivm serve refuses a FIFO or a device as a model before reading it; a reload after the
+// model's path became a FIFO or a link to /dev/zero is refused at once, the model loaded
+// before is kept, and SIGTERM still stops the server.
+func TestServeRefusesFIFOAndDevice(t *testing.T) {
+	bin := builtIVM(t)
+	dir := t.TempDir()
+	model, _, _ := trainedModel(t, dir, "digits", 30)
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/dev/zero", fifo} {
+		r := runBinary(t, dir, "", nil, "serve", "-addr", "127.0.0.1:0", path)
+		if r.code != 1 || !strings.Contains(r.stderr, "not a regular file") || r.elapsed > 10*time.Second {
+			t.Errorf("ivm serve %s: exit %d after %v, stderr %q", path, r.code, r.elapsed, r.stderr)
+		}
+	}
+	if r := runBinary(t, dir, "", nil, "serve", "../x=m.json"); r.code != 1 || !strings.Contains(r.stderr, `NAME "../x" is not a model name`) {
+		t.Errorf("ivm serve ../x=m.json: exit %d, stderr %q", r.code, r.stderr)
+	}
+	cmd := exec.Command(bin, "serve", "-addr", "127.0.0.1:0", model)
+	logs := &syncBuffer{}
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	waitFor(t, func() bool { return strings.Contains(logs.String(), `"msg":"serving"`) })
+	for i, replace := range []func() error{
+		func() error { return os.Rename(fifo, model) },
+		func() error { os.Remove(model); return os.Symlink("/dev/zero", model) },
+	} {
+		if err := replace(); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Process.Signal(syscall.SIGHUP)
+		waitFor(t, func() bool { return strings.Count(logs.String(), "reload refused") == i+1 })
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("after SIGTERM: %v\n%s", err, logs.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("SIGTERM did not stop the server:\n%s", logs.String())
 	}
 }

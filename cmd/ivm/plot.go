@@ -299,7 +299,7 @@ func readPlotData(path string, df dataFlags, dim int) (*dataset.Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := dataset.ReadFile(path, opt)
+	data, err := readData(path, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -99,6 +99,10 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if *iters < -1 || *kiters < 0 || *niters < 0 {
 		return errors.New("-iters must be -1 (the task's default) or more, -kiters and -niters not negative")
 	}
+	if err := errors.Join(checkIters("-iters", *iters), checkIters("-kiters", *kiters),
+		checkIters("-niters", *niters)); err != nil {
+		return err
+	}
 	if *d < 0 {
 		return fmt.Errorf("-d %d: the active set needs at least one point", *d)
 	}
