@@ -224,6 +224,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	var prog *progress
 	if !*quiet {
+		noteSlowStart(stderr, n, dim, search)
 		prog = newProgress(stderr, "ivm train")
 		cfg.Progress = prog.report
 	}
@@ -243,6 +244,21 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		run.printTrained(p.Training, dim)
 	}
 	return nil
+}
+
+// slowStartWork is the number of multiply-adds (rows² × inputs) past which the search's
+// inner products, computed before its first progress report, take long enough to say so.
+const slowStartWork = 5e9
+
+// noteSlowStart says on stderr, before a long silence, that the first step works over
+// every input of every pair of rows: a libsvm file with a few huge feature indices is held
+// as a dense matrix that wide.
+func noteSlowStart(stderr io.Writer, n, dim int, search bool) {
+	if search && float64(n)*float64(n)*float64(dim) > slowStartWork {
+		fmt.Fprintf(stderr, "ivm train: %d rows of %d inputs (held dense: %s): the kernel search first "+
+			"computes the rows' inner products over every input, which takes a while\n",
+			n, dim, formatBytes(8*int64(n)*int64(dim)))
+	}
 }
 
 // warnTrained prints the warnings of a fitted predictor: Fit's own, and each model's
