@@ -246,6 +246,10 @@ func trainSSMTR(method string, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// A model file must predict finite variances; mtreg, which only scores the fit, may go on.
+	if err := checkTargetScale(trainPath, data.Y); err != nil {
+		return err
+	}
 	n, dim := data.X.Dims()
 	if err := run.save(m, &m.Training, n); err != nil {
 		return err

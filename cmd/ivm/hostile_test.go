@@ -214,6 +214,11 @@ func hostileFixtures(t *testing.T, dir string) {
 	write("pairs-bad.csv", "1,2\n")
 	write("pairs-range.csv", "1,999,0.5\n")
 	write("pairs-task.csv", "1,2,0.5\n")
+	write("underscore.csv", "3,4,-1\n1_000,2,1\n5,6,-1\n")
+	write("blank.csv", strings.Repeat("\n", 2<<20)+"1,2,1\n3,4,-1\n")
+	write("comment-run.csv", strings.Repeat("# a comment line\n", 1<<17)+"1,2,1\n")
+	write("spaces.json", strings.Repeat(" ", 2<<20)+"{}")
+	write("ytiny.csv", rows(60, 1, func(_ int, a, c float64) string { return fmt.Sprintf("%.4f,%.6g\n", a, (a+0.1*c)*1e-200) }))
 	write("model.txt", "this is not a model\n")
 	write("array.json", "[1,2,3]\n")
 	write("trunc.json", `{"format":"ivm-model/1","task":"bin`)
@@ -362,6 +367,21 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("train", "ok.csv"), code: 2, msg: "Usage: ivm train"},
 		{args: a("train", "ok.csv", "m.json", "extra"), code: 2, msg: "Usage: ivm train"},
 		{args: a("train", "-bogus", "ok.csv", "m.json"), code: 2, msg: "flag provided but not defined: -bogus"},
+		// Issue 48: digit separators, endless blank lines, iteration caps, standard input,
+		// target scales, outputs that are inputs under another name.
+		{args: a("train", "underscore.csv", "m.json"), code: 1, msg: `feature "1_000" is not a number`},
+		{args: a("train", "blank.csv", "m.json"), code: 1, msg: "line 1048577: more than 1048576 bytes of blank or comment lines"},
+		{args: a("train", "comment-run.csv", "m.json"), code: 1, msg: "bytes of blank or comment lines in a row"},
+		{args: a("train", "-iters", "1000000000", "ok.csv", "m.json"), code: 1, msg: "-iters 1000000000: want at most 100000"},
+		{args: a("train", "-kiters", "1000000000", "ok.csv", "m.json"), code: 1, msg: "-kiters 1000000000: want at most"},
+		{args: a("train", "-method", "sstr", "-iters", "1000000000", "reg.csv", "m.json"), code: 1, msg: "-iters 1000000000: want at most"},
+		{args: a("train", "-", "m.json"), code: 1, msg: "-: no data rows"},
+		{args: a("train", "-quiet", "ytiny.csv", "m.json"), code: 1, msg: "in magnitude and their squares underflow: rescale the target column"},
+		{args: a("train", "-method", "sstr", "ybig.csv", "m.json"), code: 1, msg: "and their squares overflow: rescale the target column"},
+		{args: a("train", "-quiet", "-method", "ssmtr", "-task-col", "first", "mtybig.csv", "m.json"), code: 1, msg: "squares overflow"},
+		{args: a("train", "ok.csv", "/proc/self/cwd/ok.csv"), code: 1, msg: "it is the input ok.csv"},
+		{args: a("train", "ok-link.csv", "/proc/self/cwd/ok.csv"), code: 1, msg: "it is the input ok-link.csv"},
+		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "/proc/self/cwd/m.json"), code: 0, creates: a("m.json")},
 	},
 	"predict": {
 		{args: a("predict", "ok.csv", "/dev/zero"), code: 1, msg: "/dev/zero: not a readable model file: it starts with a NUL byte (binary data), not an object"},
@@ -387,7 +407,7 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("predict", "-task-col", "first", "mt.csv", "mt-dup.json"), code: 1, msg: "appears twice"},
 		{args: a("predict", "-task-col", "first", "mt.csv", "mt-labels.json"), code: 1, msg: "want two labels, the smaller first"},
 		{args: a("predict", "-task-col", "first", "mt.csv", "mt-format.json"), code: 1, msg: `multi-task model format "ivm-mtmodel/9" is not supported by this version`},
-		{args: a("predict", "-task-col", "first", "mt.csv", "mtbad-task.json"), code: 1, msg: "the model's kernel"},
+		{args: a("predict", "-task-col", "first", "mt.csv", "mtbad-task.json"), code: 1, msg: "field input_dim: missing"},
 		{args: a("predict", "mt.csv", "mt.json"), code: 1, msg: "multi-task model: name the task column with -task-col"},
 		{args: a("predict", "-task-col", "first", "mtreg.csv", "mt.json"), code: 1, msg: `task "3" is not in the model`},
 		{args: a("predict", "-task-col", "first", "mt.csv", "mt.json"), code: 0, out: "Mean squared error"},
@@ -411,9 +431,15 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("predict", "big.csv", "big.json"), code: 0, out: "Accuracy = "},
 		{args: a("predict", "ybig.csv", "ybig.json"), code: 0, out: "Squared correlation coefficient = 0.9"},
 		{args: a("predict", "ok.csv", "ok.json", "a", "b"), code: 2, msg: "Usage: ivm predict"},
+		{args: a("predict", "ok.csv", "ok.json", "/proc/self/cwd/ok.json"), code: 1, msg: "it is the input ok.json"},
+		{args: a("predict", "ok.csv", "ok.json", "/proc/self/cwd/ok-link.csv"), code: 1, msg: "it is the input ok.csv"},
+		{args: a("predict", "-", "ok.json"), code: 1, msg: "-: no data rows"},
+		{args: a("predict", "ok.csv", "spaces.json"), code: 1, msg: "more than 1048576 bytes of white space before its first '{'"},
 	},
 	"info": {
 		{args: a("info", "/dev/zero"), code: 1, msg: "it starts with a NUL byte"},
+		{args: a("info", "spaces.json"), code: 1, msg: "white space before its first '{'"},
+		{args: a("info", "-"), code: 1, msg: "-: not a readable model file: it is empty"},
 		{args: a("info", "sub"), code: 1, msg: "is a directory"},
 		{args: a("info", "empty.csv"), code: 1, msg: "it is empty"},
 		{args: a("info", "trunc.json"), code: 1, msg: "truncated"},
@@ -433,8 +459,11 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("info", "ok.json", "mt.json"), code: 2, msg: "Usage: ivm info"},
 	},
 	"plot": {
-		{args: a("plot", "-grid", "1000000", "-o", "f.png", "ok.json"), code: 1, msg: "-grid 1000000: want 1 to 500"},
+		{args: a("plot", "-grid", "1000000", "-o", "f.png", "ok.json"), code: 1, msg: "-grid 1000000: want 3 to 500"},
 		{args: a("plot", "-grid", "-1", "-o", "f.png", "ok.json"), code: 1, msg: "-grid -1"},
+		{args: a("plot", "-grid", "1", "-o", "f.png", "ok.json"), code: 1, msg: "-grid 1: want 3 to 500"},
+		{args: a("plot", "-h", "0.001mm", "-o", "f.png", "ok.json"), code: 1, msg: "-h 0.0001cm: a figure needs at least 1cm a side"},
+		{args: a("plot", "-w", "0.5cm", "-o", "f.png", "ok.json"), code: 1, msg: "-w 0.5cm"},
 		{args: a("plot", "-w", "100000cm", "-o", "f.png", "ok.json"), code: 1, msg: "larger than 100 inches"},
 		{args: a("plot", "-h", "200cm", "-o", "f.png", "ok.json"), code: 1, msg: "at most 100cm a side"},
 		{args: a("plot", "-o", "f.txt", "ok.json"), code: 1, msg: "the figure's format comes from its extension"},
@@ -526,6 +555,7 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("demo", "-digit", "11"), code: 1, msg: "-digit 11: USPS digits are 0 to 9"},
 		{args: a("demo", "-d", "-1"), code: 1, msg: "-d -1"},
 		{args: a("demo", "-iters", "-2"), code: 1, msg: "-iters -2"},
+		{args: a("demo", "-iters", "1000000000"), code: 1, msg: "-iters 1000000000: want at most"},
 		{args: a("demo", "-figure", "f.txt"), code: 1, msg: "extension"},
 		{args: a("demo", "-figure", "nodir/f.png"), code: 1, msg: "no such directory"},
 		{args: a("demo", "-figure", "sub.png/"), code: 1, msg: "extension"},
@@ -536,6 +566,7 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("reproduce", "-workers", "-1", "ref-opt"), code: 1, msg: "-workers -1"},
 		{args: a("reproduce", "-runs", "-1", "ref-opt"), code: 1, msg: "-runs -1"},
 		{args: a("reproduce", "-out", "ok.csv", "ref-opt"), code: 1, msg: "-out ok.csv: not a folder"},
+		{args: a("reproduce", "-out", "nodir", "ref-opt"), code: 1, msg: "-out nodir: no such folder"},
 		{args: a("reproduce", "ref-opt", "extra"), code: 2, msg: "Usage"},
 	},
 	"main": {

@@ -233,6 +233,9 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	p, err := ivm.Fit(x, y, cfg)
 	prog.finish()
 	if err != nil {
+		if big := largestTarget(y); big > 0 && big < tinyTargets {
+			return tinyTargetsError(trainPath, big)
+		}
 		return fmt.Errorf("%s: %w%s", trainPath, err, hugeTargetsHint(y))
 	}
 	warnTrained(stderr, p)
@@ -422,6 +425,37 @@ func summary(p *ivm.Predictor) string {
 
 // hugeTargets is where targets start to overflow learning, which works with their squares.
 const hugeTargets = 1e150
+
+// tinyTargets is where targets are too small to learn from: the kernel's variance, fitted
+// to their squares, underflows to 0.
+const tinyTargets = 1e-150
+
+// largestTarget returns the largest magnitude of the labelled targets.
+func largestTarget(y []float64) float64 {
+	big := 0.0
+	for _, v := range y {
+		if !math.IsNaN(v) {
+			big = math.Max(big, math.Abs(v))
+		}
+	}
+	return big
+}
+
+// tinyTargetsError explains a training that failed on targets that are all tiny.
+func tinyTargetsError(path string, big float64) error {
+	return fmt.Errorf("%s: the targets are at most %.3g in magnitude and their squares underflow: "+
+		"rescale the target column (multiply it by a power of ten)", path, big)
+}
+
+// checkTargetScale refuses, before a fit that would return infinite variances, targets so
+// large that their squares overflow.
+func checkTargetScale(path string, y []float64) error {
+	if big := largestTarget(y); big >= hugeTargets {
+		return fmt.Errorf("%s: the targets reach %.3g and their squares overflow: rescale the target column "+
+			"(divide it by a power of ten)", path, big)
+	}
+	return nil
+}
 
 // hugeTargetsHint is what to add to a training failure when the targets are so large that
 // their squares overflow: the likely cause, and what to do.
