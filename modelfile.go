@@ -432,7 +432,8 @@ func Load(r io.Reader) (*Predictor, error) {
 		return nil, jsonError(err)
 	}
 	if in.Classes == nil && (in.Task == Binary || in.Task == MultiClass || in.Task == Ordinal) {
-		return nil, fmt.Errorf(`ivm: not a readable model file: field classes: missing: a %v model lists its classes`, in.Task)
+		return nil, fmt.Errorf("ivm: not a readable model file: field classes: missing: "+
+			"a model of task %v lists its classes", in.Task)
 	}
 	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale.scaler(), Training: in.Training, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
 		Softmax: in.Softmax, Logistic: in.Logistic}

@@ -63,7 +63,8 @@ func Load(r io.Reader) (*Model, error) {
 	var f modelFile
 	doc, err := strictjson.Reader(r, &f)
 	if err == nil && f.Format == ModelFormat {
-		err = doc.Require("method", "classes", "inputs", "ard", "nugget", "seed", "chain", "rows", "data", "samples")
+		err = doc.Require("method", "classes", "inputs", "ard", "nugget", "seed", "chain", "rows",
+			"data", "samples")
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		err = fmt.Errorf("the file is empty or ends early (truncated?): %w", err)

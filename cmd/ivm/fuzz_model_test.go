@@ -91,7 +91,8 @@ func FuzzTamperedModel(f *testing.F) {
 			return
 		}
 		_, err := decodeModel(data, "m.json", true)
-		if err != nil && (strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "m.json: ")) {
+		if err != nil && (strings.Contains(err.Error(), "\n") ||
+			!strings.HasPrefix(err.Error(), "m.json: ")) {
 			t.Fatalf("the error is not one line naming the file: %q", err)
 		}
 		b, changed := tamperModel(data, edit, pos)

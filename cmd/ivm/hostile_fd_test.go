@@ -17,7 +17,8 @@ import (
 // returns its exit status and standard error.
 func runRedirected(t *testing.T, dir, redir string, args ...string) (int, string) {
 	t.Helper()
-	cmd := exec.Command("sh", append([]string{"-c", `exec "$0" "$@" ` + redir, builtIVM(t)}, args...)...)
+	script := []string{"-c", `exec "$0" "$@" ` + redir, builtIVM(t)}
+	cmd := exec.Command("sh", append(script, args...)...)
 	cmd.Dir = dir
 	var errOut strings.Builder
 	cmd.Stderr = &errOut
@@ -40,11 +41,13 @@ func identityFixtures(t *testing.T, dir string) {
 	}
 	writeTestFile(t, filepath.Join(dir, "a.csv"), b.String())
 	writeTestFile(t, filepath.Join(dir, "mc.csv"), c.String())
-	if r := runBinary(t, dir, "", nil, "train", "-quiet", "-iters", "0", "a.csv", "m.json"); r.code != 0 {
+	r := runBinary(t, dir, "", nil, "train", "-quiet", "-iters", "0", "a.csv", "m.json")
+	if r.code != 0 {
 		t.Fatal(r.stderr)
 	}
 	for p := range 3 {
-		args := a("train", "-quiet", "-iters", "0", "-part", fmt.Sprintf("%d/3", p), "mc.csv", fmt.Sprintf("p%d.json", p))
+		part, out := fmt.Sprintf("%d/3", p), fmt.Sprintf("p%d.json", p)
+		args := a("train", "-quiet", "-iters", "0", "-part", part, "mc.csv", out)
 		if r := runBinary(t, dir, "", nil, args...); r.code != 0 {
 			t.Fatal(r.stderr)
 		}
@@ -107,7 +110,8 @@ func TestOutputUnderDevIsReplaced(t *testing.T) {
 	want, _ := os.ReadFile(filepath.Join(dir, "m.json"))
 	for _, out := range []string{filepath.Join(shm, "x.json"), "/proc/self/cwd/y.json"} {
 		for range 2 {
-			if code, stderr := runRedirected(t, dir, "", "train", "-quiet", "-iters", "0", "a.csv", out); code != 0 {
+			code, stderr := runRedirected(t, dir, "", "train", "-quiet", "-iters", "0", "a.csv", out)
+			if code != 0 {
 				t.Fatalf("ivm train a.csv %s: %s", out, stderr)
 			}
 		}
@@ -121,8 +125,10 @@ func TestOutputUnderDevIsReplaced(t *testing.T) {
 		}
 	}
 	writeTestFile(t, filepath.Join(dir, "log.txt"), "before\n")
-	code, stderr := runRedirected(t, dir, "3>>log.txt", "predict", "-quiet", "a.csv", "m.json", "/dev/fd/3")
-	if b, _ := os.ReadFile(filepath.Join(dir, "log.txt")); code != 0 || !strings.HasPrefix(string(b), "before\n") || len(b) < 100 {
+	code, stderr := runRedirected(t, dir, "3>>log.txt", "predict", "-quiet", "a.csv", "m.json",
+		"/dev/fd/3")
+	b, _ := os.ReadFile(filepath.Join(dir, "log.txt"))
+	if code != 0 || !strings.HasPrefix(string(b), "before\n") || len(b) < 100 {
 		t.Errorf("predicting to /dev/fd/3 3>>log.txt: exit %d %s, the file holds %q", code, stderr, b)
 	}
 }
@@ -140,11 +146,13 @@ func TestServeRefusesFIFOAndDevice(t *testing.T) {
 	}
 	for _, path := range []string{"/dev/zero", fifo} {
 		r := runBinary(t, dir, "", nil, "serve", "-addr", "127.0.0.1:0", path)
-		if r.code != 1 || !strings.Contains(r.stderr, "not a regular file") || r.elapsed > 10*time.Second {
+		if r.code != 1 || !strings.Contains(r.stderr, "not a regular file") ||
+			r.elapsed > 10*time.Second {
 			t.Errorf("ivm serve %s: exit %d after %v, stderr %q", path, r.code, r.elapsed, r.stderr)
 		}
 	}
-	if r := runBinary(t, dir, "", nil, "serve", "../x=m.json"); r.code != 1 || !strings.Contains(r.stderr, `NAME "../x" is not a model name`) {
+	r := runBinary(t, dir, "", nil, "serve", "../x=m.json")
+	if r.code != 1 || !strings.Contains(r.stderr, `NAME "../x" is not a model name`) {
 		t.Errorf("ivm serve ../x=m.json: exit %d, stderr %q", r.code, r.stderr)
 	}
 	cmd := exec.Command(bin, "serve", "-addr", "127.0.0.1:0", model)

@@ -26,7 +26,8 @@ func TestModelsOfTheFormerBuildPredictAlike(t *testing.T) {
 		r := runBinary(t, dir, "", nil, args...)
 		want, _ := os.ReadFile(filepath.Join(dir, name+".out"))
 		if r.code != 0 || r.stdout != string(want) {
-			t.Errorf("ivm %s: exit %d %s; the predictions differ from the former build's", strings.Join(args, " "), r.code, r.stderr)
+			t.Errorf("ivm %s: exit %d %s; the predictions differ from the former build's",
+				strings.Join(args, " "), r.code, r.stderr)
 		}
 	}
 }
@@ -40,7 +41,8 @@ func TestScaleNoneIsWritten(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(src, f))
 		writeTestFile(t, filepath.Join(dir, f), string(b))
 	}
-	if r := runBinary(t, dir, "", nil, "train", "-quiet", "-iters", "0", "-scale", "none", "a.csv", "m.json"); r.code != 0 {
+	r := runBinary(t, dir, "", nil, "train", "-quiet", "-iters", "0", "-scale", "none", "a.csv", "m.json")
+	if r.code != 0 {
 		t.Fatal(r.stderr)
 	}
 	var m map[string]any

@@ -338,7 +338,8 @@ func checkFigure(path string, w, h vg.Length) error {
 		len  vg.Length
 	}{{"-w", w}, {"-h", h}} {
 		if side.len < minFigureSide {
-			return fmt.Errorf("%s %.3gcm: a figure needs at least 1cm a side", side.flag, side.len.Points()/vg.Centimeter.Points())
+			cm := side.len.Points() / vg.Centimeter.Points()
+			return fmt.Errorf("%s %.3gcm: a figure needs at least 1cm a side", side.flag, cm)
 		}
 	}
 	return checkFigurePath(path)

@@ -90,7 +90,8 @@ func describe(err error, b []byte, t reflect.Type) error {
 		return &Error{Msg: fmt.Sprintf("a JSON %s, not an object", typ.Value)}
 	case errors.As(err, &typ):
 		got := strings.TrimPrefix(typ.Value, "number ")
-		return &Error{Field: jsonPath(typ.Field, t), Msg: fmt.Sprintf("want %s, got %s", want(typ.Type), got)}
+		msg := fmt.Sprintf("want %s, got %s", want(typ.Type), got)
+		return &Error{Field: jsonPath(typ.Field, t), Msg: msg}
 	}
 	return &Error{Msg: err.Error()}
 }

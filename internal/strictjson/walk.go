@@ -50,7 +50,7 @@ func topKeys(b []byte) map[string]bool {
 }
 
 func (w *walker) ws() {
-	for w.i < len(w.b) && (w.b[w.i] == ' ' || w.b[w.i] == '\t' || w.b[w.i] == '\n' || w.b[w.i] == '\r') {
+	for w.i < len(w.b) && strings.IndexByte(" \t\n\r", w.b[w.i]) >= 0 {
 		w.i++
 	}
 }
