@@ -3,6 +3,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -183,5 +185,64 @@ func TestServeRefusesFIFOAndDevice(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatalf("SIGTERM did not stop the server:\n%s", logs.String())
+	}
+}
+
+// runPiped runs `from | ivm args...` under sh in dir, killed after a minute.
+func runPiped(t *testing.T, dir, from string, args ...string) (int, string, time.Duration) {
+	t.Helper()
+	script := []string{"-c", from + ` | "$0" "$@"`, builtIVM(t)}
+	cmd := exec.Command("sh", append(script, args...)...)
+	cmd.Dir = dir
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	cmd.Wait()
+	return cmd.ProcessState.ExitCode(), errOut.String(), time.Since(start)
+}
+
+// Endless blank input on standard input ends with a clear error, and a model trained from
+// a pipe or a FIFO records the SHA-256 of the data that came through it.
+func TestPipedInputBoundedAndHashed(t *testing.T) {
+	dir := t.TempDir()
+	identityFixtures(t, dir)
+	for _, c := range []struct{ from, cmd, want string }{
+		{`yes ""`, "train /dev/stdin m.json", "bytes of blank or comment lines in a row"},
+		{`yes " "`, "info /dev/stdin", "bytes of white space before its first '{'"},
+		{`yes " "`, "info -", "bytes of white space before its first '{'"},
+	} {
+		code, stderr, took := runPiped(t, dir, c.from, strings.Fields(c.cmd)...)
+		if code != 1 || !strings.Contains(stderr, c.want) || took > 30*time.Second {
+			t.Errorf("%s | ivm %s: exit %d after %v, stderr %q", c.from, c.cmd, code, took, stderr)
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "a.csv"))
+	want := fmt.Sprintf("%x", sha256.Sum256(data))
+	fifo := filepath.Join(dir, "fifo.csv")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Write(data)
+			f.Close()
+		}
+	}()
+	for _, c := range []struct{ from, data, model string }{
+		{"cat a.csv", "-", "pipe.json"},
+		{"true", "fifo.csv", "fifo.json"},
+	} {
+		code, stderr, _ := runPiped(t, dir, c.from, "train", "-quiet", "-iters", "0", c.data, c.model)
+		var m struct{ Training struct{ SHA256 string } }
+		b, _ := os.ReadFile(filepath.Join(dir, c.model))
+		json.Unmarshal(b, &m)
+		if code != 0 || m.Training.SHA256 != want {
+			t.Errorf("ivm train %s: exit %d %s, sha256 %q, want %q", c.data, code, stderr, m.Training.SHA256, want)
+		}
 	}
 }

@@ -197,6 +197,12 @@ func hostileFixtures(t *testing.T, dir string) {
 	}
 	write("index2m.libsvm", b.String())
 	write("index2g.libsvm", "1 1:0.5 2147483648:1\n")
+	b.Reset()
+	b.WriteString("1 1:0.5 300000:1\n")
+	for i := 0; i < 202; i++ {
+		fmt.Fprintf(&b, "%d 1:%.3f 2:%.3f\n", 2*(i%2)-1, rng.Float64(), rng.Float64())
+	}
+	write("index300k.libsvm", b.String())
 	write("cr.csv", "1,2,1\r3,4,-1\r5,6,1\r")
 	write("utf16.csv", "\xff\xfe1\x00,\x002\x00,\x001\x00\n\x00")
 	write("utf16nobom.csv", "1\x00,\x002\x00,\x001\x00\n\x00")
@@ -305,6 +311,7 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("train", "-max-mem", "16M", "bombrows.csv.gz", "m.json"), code: 1, msg: "the input matrix passes the limit of 699050 values"},
 		{args: a("train", "index2m.libsvm", "m.json"), code: 1, msg: "line 45: 45 rows × 2000000 features exceeds the limit of 89478485 values"},
 		{args: a("train", "index2g.libsvm", "m.json"), code: 1, msg: "bad feature index"},
+		{args: a("train", "-max-mem", "256M", "index300k.libsvm", "m.json"), code: 1, msg: "rows × 300000 features exceeds the limit"},
 		{args: a("train", "longline.csv", "m.json"), code: 1, msg: "is not finite"},
 		{args: a("train", "-max-mem", "64M", "longline.csv", "m.json"), code: 1, msg: "line 1 is longer than 524288 bytes"},
 		{args: a("train", "cr.csv", "m.json"), code: 1, msg: "line 1: holds a carriage return inside the line"},
