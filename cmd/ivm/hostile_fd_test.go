@@ -78,13 +78,15 @@ func TestOutputIsNeverAnInput(t *testing.T) {
 		{">>a.csv", append(train, "a.csv", "/dev/stdout"), "/dev/stdout is both"},
 		{">>a.csv", append(train, "a.csv", "-"), "standard output (-) is both an input and an output"},
 		{">>a.csv", append(train, "a.csv", link), "out-link is both"},
-		{"<a.csv >>a.csv", append(train, "-", "-"), "standard output (-) is both an input and an output (it is the input -)"},
+		{"<a.csv >>a.csv", append(train, "-", "-"), "standard output (-) is both an input and an output (it is standard input)"},
 		{"3>>m.json", a("predict", "a.csv", "m.json", "/proc/self/fd/3"), "it is the input m.json"},
 		{">>a.csv", a("predict", "a.csv", "m.json", "/dev/stdout"), "it is the input a.csv"},
 		{">>m.json", a("predict", "a.csv", "m.json", "-"), "it is the input m.json"},
 		{">>p0.json", a("merge", "p0.json", "p1.json", "p2.json", "/dev/stdout"), "it is the input p0.json"},
 		{"3>>p2.json", a("merge", "p0.json", "p1.json", "p2.json", "/dev/fd/3"), "it is the input p2.json"},
 		{"", a("merge", "p0.json", "p1.json", "p2.json", "/proc/self/cwd/p1.json"), "it is the input p1.json"},
+		{"<a.csv", a("merge", "p0.json", "p1.json", "p2.json", "/dev/stdin"), "it is standard input"},
+		{"<mc.csv", a("predict", "a.csv", "m.json", "/proc/self/fd/0"), "it is standard input"},
 	} {
 		before := snapshot(t, dir)
 		code, stderr := runRedirected(t, dir, c.redir, c.args...)

@@ -389,6 +389,9 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("train", "ok.csv", "/proc/self/cwd/ok.csv"), code: 1, msg: "it is the input ok.csv"},
 		{args: a("train", "ok-link.csv", "/proc/self/cwd/ok.csv"), code: 1, msg: "it is the input ok-link.csv"},
 		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "/proc/self/cwd/m.json"), code: 0, creates: a("m.json")},
+		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "/dev/full"), code: 1, msg: "write /dev/full: no space left on device"},
+		{args: a("train", "/dev/urandom", "m.json"), code: 1, msg: "ivm train: /dev/urandom: "},
+		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "/dev/stdin"), code: 0}, // /dev/null here: written in place
 	},
 	"predict": {
 		{args: a("predict", "ok.csv", "/dev/zero"), code: 1, msg: "/dev/zero: not a readable model file: it starts with a NUL byte (binary data), not an object"},
@@ -441,11 +444,14 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("predict", "ok.csv", "ok.json", "/proc/self/cwd/ok.json"), code: 1, msg: "it is the input ok.json"},
 		{args: a("predict", "ok.csv", "ok.json", "/proc/self/cwd/ok-link.csv"), code: 1, msg: "it is the input ok.csv"},
 		{args: a("predict", "-", "ok.json"), code: 1, msg: "-: no data rows"},
+		{args: a("predict", "ok.csv", "ok.json", "/dev/full"), code: 1, msg: "no space left on device"},
 		{args: a("predict", "ok.csv", "spaces.json"), code: 1, msg: "more than 1048576 bytes of white space before its first '{'"},
 	},
 	"info": {
 		{args: a("info", "/dev/zero"), code: 1, msg: "it starts with a NUL byte"},
 		{args: a("info", "spaces.json"), code: 1, msg: "white space before its first '{'"},
+		{args: a("info", "/dev/urandom"), code: 1, msg: "/dev/urandom: not a readable model file"},
+		{args: a("info", "/dev/full"), code: 1, msg: "/dev/full: not a readable model file"},
 		{args: a("info", "-"), code: 1, msg: "-: not a readable model file: it is empty"},
 		{args: a("info", "sub"), code: 1, msg: "is a directory"},
 		{args: a("info", "empty.csv"), code: 1, msg: "it is empty"},

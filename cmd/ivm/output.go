@@ -210,13 +210,15 @@ func checkOutputs(inputs []string, outputs ...string) error {
 		if err := checkOutputDir(out); err != nil {
 			return err
 		}
-		for _, in := range inputs {
+		// Standard input counts as an input whether or not it is named: a shell's "<a.csv"
+		// opened that file to be read, and /dev/stdin as an output would write into it.
+		for _, in := range append(inputs, stdinPath) {
 			if in != "" && sameFile(in, os.Stdin, out) {
 				if in == out && out != stdoutPath {
 					return fmt.Errorf("%s is both an input and an output: refusing to overwrite it", out)
 				}
-				return fmt.Errorf("%s is both an input and an output (it is the input %s): refusing to write to it",
-					outputName(out), in)
+				return fmt.Errorf("%s is both an input and an output (it is %s): refusing to write to it",
+					outputName(out), inputName(in))
 			}
 		}
 		for _, w := range written {
@@ -235,6 +237,14 @@ func outputName(out string) string {
 		return "standard output (-)"
 	}
 	return out
+}
+
+// inputName is how messages name an input: "-" is standard input.
+func inputName(in string) string {
+	if in == stdinPath {
+		return "standard input"
+	}
+	return "the input " + in
 }
 
 // checkOutputDir refuses an output that is a directory or lies in a folder that is not.
