@@ -77,6 +77,27 @@ func (f *fileScale) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, f.s)
 }
 
+// scaledAtTraining reports whether a model trained by the command line args scaled its
+// inputs: every ivm train does unless told -scale none. Files written before "scale":
+// "none" omit "scale" only then, so a file that lacks it otherwise was cut. Without args
+// (a model saved by a program) nothing can be told.
+func scaledAtTraining(args []string) bool {
+	if len(args) == 0 || args[0] != "train" {
+		return false
+	}
+	for i, a := range args {
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "-"), "=")
+		if name != "-scale" && name != "scale" {
+			continue
+		}
+		if !hasValue && i+1 < len(args) {
+			value = args[i+1]
+		}
+		return value != "none"
+	}
+	return true
+}
+
 // scaler returns the scaler, nil for "none" or a file without "scale".
 func (f *fileScale) scaler() *Scaler {
 	if f == nil {
@@ -430,6 +451,10 @@ func Load(r io.Reader) (*Predictor, error) {
 	}
 	if err := doc.Require("task"); err != nil {
 		return nil, jsonError(err)
+	}
+	if in.Scale == nil && len(in.Pairs) == 0 && len(in.Blend) == 0 && scaledAtTraining(in.Training.Args) {
+		return nil, jsonError(&strictjson.Error{Field: "scale", Msg: `missing, and the model was trained ` +
+			`on scaled inputs (its training command has no -scale none): restore the "scale" object`})
 	}
 	if in.Classes == nil && (in.Task == Binary || in.Task == MultiClass || in.Task == Ordinal) {
 		return nil, fmt.Errorf("ivm: not a readable model file: field classes: missing: "+

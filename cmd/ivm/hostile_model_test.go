@@ -83,7 +83,7 @@ func tamper(t *testing.T, dir string) []hostileCase {
 			}
 		}
 		edit("-null.json", "got null", func(m map[string]any) bool { return nullFirstNumber(m) })
-		for _, field := range a("task", "classes", "seed", "method", "kernel", "tasks") {
+		for _, field := range a("task", "classes", "seed", "method", "kernel", "tasks", "scale") {
 			msg := "field " + field + ": missing"
 			if field == "kernel" {
 				msg = "kernel" // the single-task loader: "lacks its kernel or noise model"

@@ -137,6 +137,9 @@ func want(t reflect.Type) string {
 	if t == nil {
 		return "a value"
 	}
+	if reflect.PointerTo(t).Implements(textType) {
+		return "a string" // an enum written by its name
+	}
 	switch t.Kind() {
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return "a whole number ≥ 0"

@@ -13,12 +13,18 @@ type inner struct {
 	Seed   uint64    `json:"seed"`
 }
 
+// kind is an enum read by its name.
+type kind int
+
+func (k *kind) UnmarshalText(b []byte) error { *k = kind(len(b)); return nil }
+
 type file struct {
 	Format string          `json:"format"`
 	Scale  *float64        `json:"scale,omitempty"`
 	Models []inner         `json:"models"`
 	Kernel json.RawMessage `json:"kernel"`
 	X      []float64       `json:"x"`
+	Kind   kind            `json:"kind"`
 	inner
 }
 
@@ -36,6 +42,7 @@ func TestDecode(t *testing.T) {
 		{`{"format":"a","models":"x"}`, "field models: want an array, got string"},
 		{`{"models":[]}`, "field format: missing"},
 		{`[1]`, "a JSON array, not an object"},
+		{`{"format":"a","kind":null}`, "field kind: want a string, got null"},
 	} {
 		var f file
 		d, err := Decode([]byte(c.in), &f)
