@@ -248,3 +248,19 @@ func TestPipedInputBoundedAndHashed(t *testing.T) {
 		}
 	}
 }
+
+// A train whose progress goes to a pipe that closes (`2>&1 | head -c 1`) stops on SIGPIPE
+// without leaving its temporary file.
+func TestBrokenPipeLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	identityFixtures(t, dir)
+	script := []string{"-c", `"$0" "$@" 2>&1 | head -c 1 >/dev/null`, builtIVM(t)}
+	cmd := exec.Command("sh", append(script, "train", "-d", "20", "mc.csv", "x.json")...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".x.json.tmp-*")); len(m) > 0 {
+		t.Errorf("temporary files left: %v", m)
+	}
+}

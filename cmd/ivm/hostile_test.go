@@ -683,13 +683,14 @@ var memoryLimitCases = []hostileCase{
 	{args: a("mtreg", "/dev/zero"), code: 1, msg: "line 1 is longer than"},
 }
 
-// An interrupted, terminated, hung-up or quit (Ctrl-\) train removes its temporary file,
-// leaves the model it would have replaced as it was, and exits with 128 + the signal's
-// number, without a goroutine dump. The training file is a FIFO nobody writes to, so that
-// train is caught reading it.
+// An interrupted, terminated, hung-up, quit (Ctrl-\) or broken-pipe train removes its
+// temporary file, leaves the model it would have replaced as it was, and exits with 128 +
+// the signal's number, without a goroutine dump. The training file is a FIFO nobody writes
+// to, so that train is caught reading it.
 func TestSignalsLeaveNothing(t *testing.T) {
 	bin := builtIVM(t)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
+	signals := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE}
+	for _, sig := range signals {
 		dir := t.TempDir()
 		fifo, model := filepath.Join(dir, "train.csv"), filepath.Join(dir, "m.json")
 		if err := syscall.Mkfifo(fifo, 0o644); err != nil {

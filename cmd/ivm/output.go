@@ -332,13 +332,15 @@ func releaseSignals() {
 	}
 }
 
-// catchSignals removes the temporary files on SIGINT, SIGTERM, SIGHUP or SIGQUIT and exits
-// with 128 + the signal's number, as a shell reports a process the signal killed. SIGQUIT
-// (Ctrl-\) is caught too: Go's default for it is a goroutine dump that leaves them behind.
+// catchSignals removes the temporary files on SIGINT, SIGTERM, SIGHUP, SIGQUIT or SIGPIPE
+// and exits with 128 + the signal's number, as a shell reports a process the signal killed.
+// SIGQUIT (Ctrl-\) and SIGPIPE (ivm train ... 2>&1 | head) are caught too: Go's defaults
+// for them, a goroutine dump or a silent exit, leave the temporary files behind.
 func catchSignals(stderr io.Writer) {
 	ch := make(chan os.Signal, 1)
 	caught = ch
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
+		syscall.SIGPIPE)
 	go func() {
 		sig := <-ch
 		pending.removeAll()
