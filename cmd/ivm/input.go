@@ -51,6 +51,7 @@ func readData(path string, opt dataset.ReadOptions) (*dataset.Data, error) {
 	return d, nil
 }
 
+// recordHash keeps the SHA-256 of the data file path, as read, for dataHash.
 func recordHash(path string, h hash.Hash) {
 	readHashes.Lock()
 	readHashes.sums[path] = hex.EncodeToString(h.Sum(nil))

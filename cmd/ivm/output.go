@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -212,7 +213,7 @@ func checkOutputs(inputs []string, outputs ...string) error {
 		}
 		// Standard input counts as an input whether or not it is named: a shell's "<a.csv"
 		// opened that file to be read, and /dev/stdin as an output would write into it.
-		for _, in := range append(inputs, stdinPath) {
+		for _, in := range append(slices.Clip(inputs), stdinPath) {
 			if in != "" && sameFile(in, os.Stdin, out) {
 				if in == out && out != stdoutPath {
 					return fmt.Errorf("%s is both an input and an output: refusing to overwrite it", out)
@@ -261,9 +262,9 @@ func checkOutputDir(out string) error {
 	return nil
 }
 
-// sameFile reports whether path a and the output out are the same regular file, or would
-// be once created (the same absolute name). "-" is std for a and standard output for out:
-// the file descriptor's file, whatever it leads to.
+// sameFile reports whether the path in and the output out are the same regular file, or
+// would be once created (the same absolute name). "-" is std for in and standard output
+// for out: the file descriptor's file, whatever it leads to.
 func sameFile(in string, std *os.File, out string) bool {
 	ist, ierr := pathIdentity(in, std)
 	ost, oerr := pathIdentity(out, os.Stdout)
