@@ -32,9 +32,11 @@ func (e *Error) Error() string {
 // (after the caller has checked its format, whose message comes first).
 type Doc []byte
 
-// Require returns an *Error for the first of keys missing from the top-level object.
+// Require returns an *Error for the first of keys missing from the top-level object. The
+// scan stops once all are met: the writers put the required fields first, so a large file
+// is not walked to its end.
 func (d Doc) Require(keys ...string) error {
-	present := topKeys(d)
+	present := topKeys(d, keys)
 	for _, k := range keys {
 		if !present[k] {
 			return &Error{Field: k, Msg: "missing: the file lacks it (cut or edited?)"}

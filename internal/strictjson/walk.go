@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -37,15 +38,21 @@ func checkNulls(b []byte, t reflect.Type) error {
 	return w.value(t, false)
 }
 
-// topKeys returns the keys of the top-level object of b (valid JSON).
-func topKeys(b []byte) map[string]bool {
+// topKeys returns which of want are keys of the top-level object of b (valid JSON),
+// reading no further than the last of them.
+func topKeys(b []byte, want []string) map[string]bool {
 	keys := map[string]bool{}
 	w := &walker{b: b}
 	w.ws()
 	if w.i >= len(b) || b[w.i] != '{' {
 		return keys
 	}
-	w.members(nil, func(k string) { keys[k] = true })
+	w.members(nil, func(k string) bool {
+		if slices.Contains(want, k) {
+			keys[k] = true
+		}
+		return len(keys) < len(want)
+	})
 	return keys
 }
 
@@ -82,8 +89,9 @@ func (w *walker) value(t reflect.Type, inArray bool) error {
 	return nil
 }
 
-// members steps over an object of type t, calling key (if not nil) with each key.
-func (w *walker) members(t reflect.Type, key func(string)) error {
+// members steps over an object of type t, calling key (if not nil) with each key; the walk
+// stops where key returns false.
+func (w *walker) members(t reflect.Type, key func(string) bool) error {
 	w.i++ // '{'
 	for {
 		w.ws()
@@ -96,8 +104,8 @@ func (w *walker) members(t reflect.Type, key func(string)) error {
 			continue
 		}
 		k := w.str()
-		if key != nil {
-			key(k)
+		if key != nil && !key(k) {
+			return nil
 		}
 		w.ws()
 		w.i++ // ':'
