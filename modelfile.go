@@ -1,7 +1,6 @@
 package ivm
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/internal/strictjson"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -52,6 +52,58 @@ type modelJSON struct {
 	Class *float64 `json:"class,omitempty"`
 	// Trace is a one-vs-rest model's learning trace.
 	Trace []IterTrace `json:"trace,omitempty"`
+}
+
+// fileScale is a model file's "scale": the scaler's fields, or the string "none" for a
+// model of unscaled inputs, so that a file cut of its "scale" cannot pass for one.
+type fileScale struct{ s *Scaler }
+
+func (f fileScale) MarshalJSON() ([]byte, error) {
+	if f.s == nil {
+		return []byte(`"none"`), nil
+	}
+	return json.Marshal(f.s)
+}
+
+func (f *fileScale) UnmarshalJSON(b []byte) error {
+	if string(b) == `"none"` {
+		f.s = nil
+		return nil
+	}
+	if len(b) > 0 && b[0] == '"' {
+		return fmt.Errorf(`scale %s: want "none" or the scaling's object`, b)
+	}
+	f.s = new(Scaler)
+	return json.Unmarshal(b, f.s)
+}
+
+// scaledAtTraining reports whether a model trained by the command line args scaled its
+// inputs: every ivm train does unless told -scale none. Files written before "scale":
+// "none" omit "scale" only then, so a file that lacks it otherwise was cut. Without args
+// (a model saved by a program) nothing can be told.
+func scaledAtTraining(args []string) bool {
+	if len(args) == 0 || args[0] != "train" {
+		return false
+	}
+	for i, a := range args {
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "-"), "=")
+		if name != "-scale" && name != "scale" {
+			continue
+		}
+		if !hasValue && i+1 < len(args) {
+			value = args[i+1]
+		}
+		return value != "none"
+	}
+	return true
+}
+
+// scaler returns the scaler, nil for "none" or a file without "scale".
+func (f *fileScale) scaler() *Scaler {
+	if f == nil {
+		return nil
+	}
+	return f.s
 }
 
 // pairJSON is a binary predictor inside a model or part file (a one-vs-one pair, a blend's
@@ -95,7 +147,9 @@ type fileJSON struct {
 	Format  string    `json:"format"`
 	Task    Task      `json:"task"`
 	Classes []float64 `json:"classes,omitempty"`
-	Scale   *Scaler   `json:"scale,omitempty"`
+	// Scale is the input scaling, "none" for inputs used as they are; files written
+	// before "none" was written omit it for those, and still read as unscaled.
+	Scale *fileScale `json:"scale,omitempty"`
 	// Sharpness is Predictor.Sharpness; absent (0) in files written before it, meaning 1.
 	Sharpness float64 `json:"sharpness,omitempty"`
 	// LabelNoise is Predictor.LabelNoise; absent means 0.
@@ -303,8 +357,10 @@ func (p *Predictor) Save(w io.Writer) error {
 	if err := finite("class label", p.Classes); err != nil {
 		return err
 	}
-	out := fileJSON{Format: ModelFormat, Task: p.Task, Classes: p.Classes, Scale: p.Scaler, Training: p.Training,
-		Baseline: p.Baseline}
+	out := fileJSON{Format: ModelFormat, Task: p.Task, Classes: p.Classes, Training: p.Training, Baseline: p.Baseline}
+	if p.Scaler != nil || len(p.Pairs) == 0 && len(p.Blend) == 0 { // a pair's or member's own otherwise
+		out.Scale = &fileScale{p.Scaler}
+	}
 	out.LabelNoise, out.Softmax, out.Logistic = p.LabelNoise, p.Softmax, p.Logistic
 	if p.Sharpness != 1 {
 		out.Sharpness = p.Sharpness
@@ -367,7 +423,8 @@ func (p *Predictor) Save(w io.Writer) error {
 // (anything with a Bytes method) is decoded in place, without the copy of a reader's bytes.
 func Load(r io.Reader) (*Predictor, error) {
 	var in fileJSON
-	if err := decodeFile(r, &in); err != nil {
+	doc, err := decodeFile(r, &in)
+	if err != nil {
 		return nil, jsonError(err)
 	}
 	switch {
@@ -394,7 +451,18 @@ func Load(r io.Reader) (*Predictor, error) {
 	case in.model() == nil && len(in.Models) == 0 && len(in.Pairs) == 0 && len(in.Blend) == 0 && in.Projected == nil:
 		return nil, errors.New("ivm: model file lacks its kernel or noise model")
 	}
-	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Training: in.Training, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
+	if err := doc.Require("task"); err != nil {
+		return nil, jsonError(err)
+	}
+	if in.Scale == nil && len(in.Pairs) == 0 && len(in.Blend) == 0 && scaledAtTraining(in.Training.Args) {
+		return nil, jsonError(&strictjson.Error{Field: "scale", Msg: `missing, and the model was trained ` +
+			`on scaled inputs (its training command has no -scale none): restore the "scale" object`})
+	}
+	if in.Classes == nil && (in.Task == Binary || in.Task == MultiClass || in.Task == Ordinal) {
+		return nil, fmt.Errorf("ivm: not a readable model file: field classes: missing: "+
+			"a model of task %v lists its classes", in.Task)
+	}
+	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale.scaler(), Training: in.Training, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
 		Softmax: in.Softmax, Logistic: in.Logistic, Baseline: in.Baseline}
 	if p.Baseline != nil {
 		if err := p.Baseline.check(); err != nil {
@@ -517,38 +585,18 @@ func (p *Predictor) checkPairs() error {
 	return nil
 }
 
-// jsonError explains why a model file could not be decoded.
-// decodeFile decodes the one JSON value r holds into v; anything after it but white
-// space is an error. A reader that holds its bytes (a *bytes.Buffer) is decoded in place:
-// a json.Decoder would copy them into a buffer it grows by doubling, which costs a 427 MB
-// model file ~1.4 CPU s of its ~14 s prediction. Either way an empty input is io.EOF and
-// one cut short io.ErrUnexpectedEOF, as the decoder reports them.
-func decodeFile(r io.Reader, v any) error {
-	if held, ok := r.(interface{ Bytes() []byte }); ok {
-		b := held.Bytes()
-		if len(bytes.TrimSpace(b)) == 0 {
-			return io.EOF
-		}
-		err := json.Unmarshal(b, v)
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) && syntax.Offset >= int64(len(b)) {
-			return io.ErrUnexpectedEOF
-		}
-		return err
-	}
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if tok, err := dec.Token(); err == nil {
-		return fmt.Errorf("data after the JSON object (%v)", tok)
-	} else if err != io.EOF {
-		return err
-	}
-	return nil
+// decodeFile decodes the one JSON value r holds into v, strictly (internal/strictjson):
+// nothing after it, no null where a number belongs; the Doc checks required fields.
+// A reader that holds its bytes (a *bytes.Buffer) is decoded in place: a json.Decoder
+// would copy them into a buffer it grows by doubling. An empty input is io.EOF and one
+// cut short io.ErrUnexpectedEOF.
+func decodeFile(r io.Reader, v any) (strictjson.Doc, error) {
+	return strictjson.Reader(r, v)
 }
 
+// jsonError explains why a model file could not be decoded.
 func jsonError(err error) error {
+	var strict *strictjson.Error
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
@@ -556,6 +604,8 @@ func jsonError(err error) error {
 		return errors.New("ivm: not a readable model file: it is empty")
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return errors.New("ivm: not a readable model file: it ends early (truncated?)")
+	case errors.As(err, &strict):
+		return fmt.Errorf("ivm: not a readable model file: %w", err)
 	case errors.As(err, &syntax):
 		return fmt.Errorf("ivm: not a readable model file: not JSON at byte %d (%v)", syntax.Offset, err)
 	case errors.As(err, &typ) && typ.Field == "":

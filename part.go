@@ -152,11 +152,15 @@ func writePart(w io.Writer, out *partFileJSON) error {
 // predict, only be merged.
 func LoadPart(r io.Reader) (*Predictor, error) {
 	var in partFileJSON
-	if err := decodeFile(r, &in); err != nil {
+	doc, err := decodeFile(r, &in)
+	if err != nil {
 		return nil, jsonError(err)
 	}
 	if in.Format != PartFormat {
 		return nil, fmt.Errorf("ivm: format %q is not a part file (want %q)", in.Format, PartFormat)
+	}
+	if err := doc.Require("task", "classes"); err != nil {
+		return nil, jsonError(err)
 	}
 	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise, Softmax: in.Softmax,
 		Training: in.Training, Part: in.Part}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/internal/strictjson"
 )
 
 // ModelFormat names the model file format Save writes and Load reads; the method field
@@ -60,8 +61,15 @@ func (m *Model) Save(w io.Writer) error {
 // format are refused with a message naming both.
 func Load(r io.Reader) (*Model, error) {
 	var f modelFile
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&f); err != nil {
+	doc, err := strictjson.Reader(r, &f)
+	if err == nil && f.Format == ModelFormat {
+		err = doc.Require("method", "classes", "inputs", "ard", "nugget", "seed", "chain", "rows",
+			"data", "samples")
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		err = fmt.Errorf("the file is empty or ends early (truncated?): %w", err)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("archipelago: reading model: %w", err)
 	}
 	if f.Format != ModelFormat {

@@ -72,8 +72,12 @@ func readAuto(lr *lineReader, opt ReadOptions) (*Data, error) {
 			return nil, ErrNoData
 		}
 		if skippable(line) {
+			if !lr.skip(line) {
+				return nil, lr.error()
+			}
 			continue
 		}
+		lr.skipped = 0
 		content := line
 		if h := bytes.IndexByte(content, '#'); h >= 0 {
 			content = content[:h]
@@ -144,6 +148,23 @@ type lineReader struct {
 	line    int   // number of the line last returned
 	err     error // first error met (io.EOF at end of input)
 	maxLine int   // longest line accepted, in bytes
+	skipped int   // bytes of the blank and comment lines since the last data line
+}
+
+// maxSkipped bounds a run of blank or comment lines: an endless stream of them (yes "" |
+// ivm train /dev/stdin) ends with an error instead of being read up to -max-mem's cap.
+const maxSkipped = 1 << 20
+
+// skip records line as blank or a comment, and ends the input once a run of them passes
+// maxSkipped bytes.
+func (lr *lineReader) skip(line []byte) bool {
+	lr.skipped += len(line) + 1
+	if lr.skipped <= maxSkipped {
+		return true
+	}
+	lr.err = &ParseError{Line: lr.line, Msg: fmt.Sprintf("more than %d bytes of blank or comment lines "+
+		"in a row, without a data row (not a data file?)", maxSkipped)}
+	return false
 }
 
 // next returns the next line without "\n" or "\r\n", or false at the end of the input or
@@ -252,10 +273,14 @@ func trimSpace(b []byte) []byte {
 	return b[i:j]
 }
 
-// parseNumber parses a decimal (or Go hexadecimal) floating-point number. It reports
+// parseNumber parses a decimal (or Go hexadecimal) floating-point number, without
+// underscores. It reports
 // false for text that is not a number; values too large for float64 come back as ±Inf
 // and NaN/Inf spellings are numbers too, so callers check finiteness.
 func parseNumber(b []byte) (float64, bool) {
+	if bytes.IndexByte(b, '_') >= 0 {
+		return 0, false // Go's digit separators (1_000): no data format writes them
+	}
 	v, err := strconv.ParseFloat(string(b), 64)
 	if err != nil {
 		var ne *strconv.NumError
@@ -289,8 +314,12 @@ func parseRows(lr *lineReader, first []byte, p rowParser) (*Data, error) {
 			break
 		}
 		if skippable(line) {
+			if !lr.skip(line) {
+				break
+			}
 			continue
 		}
+		lr.skipped = 0
 		if err := p.row(line, lr.line); err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/internal/strictjson"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -182,18 +183,32 @@ func finite(name string, vs []float64) error {
 	return nil
 }
 
+// fileError words the errors of an empty or truncated file.
+func fileError(err error) error {
+	switch {
+	case errors.Is(err, io.EOF):
+		return errors.New("it is empty")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("it ends early (truncated?)")
+	}
+	return err
+}
+
 // Load reads a model written by Save (or by earlier versions of this package in the same
 // format). An unknown format, a missing or inconsistent field, or a task whose active-set
 // matrix cannot be factorised is an error that says which. Steps of the model read have
 // Index −1 (the file keeps the task and the file row).
 func Load(r io.Reader) (*Model, error) {
 	var in modelJSON
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&in); err != nil {
-		return nil, fmt.Errorf("multitask: reading the model: %w", err)
+	doc, err := strictjson.Reader(r, &in)
+	if err != nil {
+		return nil, fmt.Errorf("multitask: reading the model: %w", fileError(err))
 	}
 	if in.Format != ModelFormat {
 		return nil, fmt.Errorf("multitask: model format %q, want %q", in.Format, ModelFormat)
+	}
+	if err := doc.Require("kernel", "tasks", "input_dim", "active"); err != nil {
+		return nil, fmt.Errorf("multitask: reading the model: %w", err)
 	}
 	if len(in.Kernel) == 0 || len(in.Tasks) == 0 {
 		return nil, errors.New("multitask: model file without a kernel or tasks")

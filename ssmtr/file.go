@@ -12,6 +12,7 @@ import (
 
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/internal/fileformat"
+	"github.com/ivmlab/ivm/internal/strictjson"
 )
 
 // ModelFormat is the "format" field of the model files Save writes.
@@ -127,7 +128,11 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, fmt.Errorf("ssmtr: model format %q is not %q", format, ModelFormat)
 	}
 	var f fileModel
-	if err := json.Unmarshal(b, &f); err != nil {
+	doc, err := strictjson.Decode(b, &f)
+	if err == nil {
+		err = doc.Require("method", "kernel", "dim", "scaling", "targets", "tasks")
+	}
+	if err != nil {
 		return nil, fmt.Errorf("ssmtr: model file: %w", err)
 	}
 	return f.model()

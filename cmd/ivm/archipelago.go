@@ -107,7 +107,7 @@ func readArchData(trainPath, testPath string, df dataFlags, maps bool, grid int)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	if train, err = dataset.ReadFile(trainPath, ro); err != nil {
+	if train, err = readData(trainPath, ro); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	n, dim := train.X.Dims()
@@ -124,7 +124,7 @@ func readArchData(trainPath, testPath string, df dataFlags, maps bool, grid int)
 			return nil, nil, nil, nil, err
 		}
 	}
-	if test, err = dataset.ReadFile(testPath, ro); err != nil {
+	if test, err = readData(testPath, ro); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	classes, trainLab, err := archLabels(train.Y, nil, true)

@@ -34,6 +34,9 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	if *d < 0 || *iters < -1 {
 		return fmt.Errorf("-d %d, -iters %d: want a positive d (or 0: the default) and -iters -1 (the search), 0 (fixed) or more", *d, *iters)
 	}
+	if err := checkIters("-iters", *iters); err != nil {
+		return err
+	}
 	if *figure != "" {
 		if err := checkFigurePath(*figure); err != nil {
 			return err

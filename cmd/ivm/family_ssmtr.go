@@ -84,6 +84,12 @@ func (f *ssmtrFlags) config(stderr io.Writer) (ssmtr.Config, error) {
 	if *f.outer < 0 || *f.inner < 0 || *f.k < 0 {
 		return cfg, fmt.Errorf("-iters %d, -kiters %d, -k %d: want 0 (the default) or more", *f.outer, *f.inner, *f.k)
 	}
+	if err := checkIters("-iters", *f.outer); err != nil {
+		return cfg, err
+	}
+	if err := checkIters("-kiters", *f.inner); err != nil {
+		return cfg, err
+	}
 	scale := *f.scale
 	if scale == "zscore" {
 		scale = "std"
@@ -238,6 +244,10 @@ func trainSSMTR(method string, args []string, stdout, stderr io.Writer) error {
 	defer run.discard()
 	m, data, err := fitSSMTR(trainPath, f, stderr)
 	if err != nil {
+		return err
+	}
+	// A model file must predict finite variances; mtreg, which only scores the fit, may go on.
+	if err := checkTargetScale(trainPath, data.Y); err != nil {
 		return err
 	}
 	n, dim := data.X.Dims()

@@ -197,6 +197,12 @@ func hostileFixtures(t *testing.T, dir string) {
 	}
 	write("index2m.libsvm", b.String())
 	write("index2g.libsvm", "1 1:0.5 2147483648:1\n")
+	b.Reset()
+	b.WriteString("1 1:0.5 300000:1\n")
+	for i := 0; i < 202; i++ {
+		fmt.Fprintf(&b, "%d 1:%.3f 2:%.3f\n", 2*(i%2)-1, rng.Float64(), rng.Float64())
+	}
+	write("index300k.libsvm", b.String())
 	write("cr.csv", "1,2,1\r3,4,-1\r5,6,1\r")
 	write("utf16.csv", "\xff\xfe1\x00,\x002\x00,\x001\x00\n\x00")
 	write("utf16nobom.csv", "1\x00,\x002\x00,\x001\x00\n\x00")
@@ -214,6 +220,11 @@ func hostileFixtures(t *testing.T, dir string) {
 	write("pairs-bad.csv", "1,2\n")
 	write("pairs-range.csv", "1,999,0.5\n")
 	write("pairs-task.csv", "1,2,0.5\n")
+	write("underscore.csv", "3,4,-1\n1_000,2,1\n5,6,-1\n")
+	write("blank.csv", strings.Repeat("\n", 2<<20)+"1,2,1\n3,4,-1\n")
+	write("comment-run.csv", strings.Repeat("# a comment line\n", 1<<17)+"1,2,1\n")
+	write("spaces.json", strings.Repeat(" ", 2<<20)+"{}")
+	write("ytiny.csv", rows(60, 1, func(_ int, a, c float64) string { return fmt.Sprintf("%.4f,%.6g\n", a, (a+0.1*c)*1e-200) }))
 	write("model.txt", "this is not a model\n")
 	write("array.json", "[1,2,3]\n")
 	write("trunc.json", `{"format":"ivm-model/1","task":"bin`)
@@ -300,6 +311,7 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("train", "-max-mem", "16M", "bombrows.csv.gz", "m.json"), code: 1, msg: "the input matrix passes the limit of 699050 values"},
 		{args: a("train", "index2m.libsvm", "m.json"), code: 1, msg: "line 45: 45 rows × 2000000 features exceeds the limit of 89478485 values"},
 		{args: a("train", "index2g.libsvm", "m.json"), code: 1, msg: "bad feature index"},
+		{args: a("train", "-max-mem", "256M", "index300k.libsvm", "m.json"), code: 1, msg: "rows × 300000 features exceeds the limit"},
 		{args: a("train", "longline.csv", "m.json"), code: 1, msg: "is not finite"},
 		{args: a("train", "-max-mem", "64M", "longline.csv", "m.json"), code: 1, msg: "line 1 is longer than 524288 bytes"},
 		{args: a("train", "cr.csv", "m.json"), code: 1, msg: "line 1: holds a carriage return inside the line"},
@@ -362,6 +374,24 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("train", "ok.csv"), code: 2, msg: "Usage: ivm train"},
 		{args: a("train", "ok.csv", "m.json", "extra"), code: 2, msg: "Usage: ivm train"},
 		{args: a("train", "-bogus", "ok.csv", "m.json"), code: 2, msg: "flag provided but not defined: -bogus"},
+		// Issue 48: digit separators, endless blank lines, iteration caps, standard input,
+		// target scales, outputs that are inputs under another name.
+		{args: a("train", "underscore.csv", "m.json"), code: 1, msg: `feature "1_000" is not a number`},
+		{args: a("train", "blank.csv", "m.json"), code: 1, msg: "line 1048577: more than 1048576 bytes of blank or comment lines"},
+		{args: a("train", "comment-run.csv", "m.json"), code: 1, msg: "bytes of blank or comment lines in a row"},
+		{args: a("train", "-iters", "1000000000", "ok.csv", "m.json"), code: 1, msg: "-iters 1000000000: want at most 100000"},
+		{args: a("train", "-kiters", "1000000000", "ok.csv", "m.json"), code: 1, msg: "-kiters 1000000000: want at most"},
+		{args: a("train", "-method", "sstr", "-iters", "1000000000", "reg.csv", "m.json"), code: 1, msg: "-iters 1000000000: want at most"},
+		{args: a("train", "-", "m.json"), code: 1, msg: "-: no data rows"},
+		{args: a("train", "-quiet", "ytiny.csv", "m.json"), code: 1, msg: "in magnitude and their squares underflow: rescale the target column"},
+		{args: a("train", "-method", "sstr", "ybig.csv", "m.json"), code: 1, msg: "and their squares overflow: rescale the target column"},
+		{args: a("train", "-quiet", "-method", "ssmtr", "-task-col", "first", "mtybig.csv", "m.json"), code: 1, msg: "squares overflow"},
+		{args: a("train", "ok.csv", "/proc/self/cwd/ok.csv"), code: 1, msg: "it is the input ok.csv"},
+		{args: a("train", "ok-link.csv", "/proc/self/cwd/ok.csv"), code: 1, msg: "it is the input ok-link.csv"},
+		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "/proc/self/cwd/m.json"), code: 0, creates: a("m.json")},
+		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "/dev/full"), code: 1, msg: "write /dev/full: no space left on device"},
+		{args: a("train", "/dev/urandom", "m.json"), code: 1, msg: "ivm train: /dev/urandom: "},
+		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "/dev/stdin"), code: 0}, // /dev/null here: written in place
 	},
 	"predict": {
 		{args: a("predict", "ok.csv", "/dev/zero"), code: 1, msg: "/dev/zero: not a readable model file: it starts with a NUL byte (binary data), not an object"},
@@ -387,7 +417,7 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("predict", "-task-col", "first", "mt.csv", "mt-dup.json"), code: 1, msg: "appears twice"},
 		{args: a("predict", "-task-col", "first", "mt.csv", "mt-labels.json"), code: 1, msg: "want two labels, the smaller first"},
 		{args: a("predict", "-task-col", "first", "mt.csv", "mt-format.json"), code: 1, msg: `multi-task model format "ivm-mtmodel/9" is not supported by this version`},
-		{args: a("predict", "-task-col", "first", "mt.csv", "mtbad-task.json"), code: 1, msg: "the model's kernel"},
+		{args: a("predict", "-task-col", "first", "mt.csv", "mtbad-task.json"), code: 1, msg: "field input_dim: missing"},
 		{args: a("predict", "mt.csv", "mt.json"), code: 1, msg: "multi-task model: name the task column with -task-col"},
 		{args: a("predict", "-task-col", "first", "mtreg.csv", "mt.json"), code: 1, msg: `task "3" is not in the model`},
 		{args: a("predict", "-task-col", "first", "mt.csv", "mt.json"), code: 0, out: "Mean squared error"},
@@ -411,9 +441,18 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("predict", "big.csv", "big.json"), code: 0, out: "Accuracy = "},
 		{args: a("predict", "ybig.csv", "ybig.json"), code: 0, out: "Squared correlation coefficient = 0.9"},
 		{args: a("predict", "ok.csv", "ok.json", "a", "b"), code: 2, msg: "Usage: ivm predict"},
+		{args: a("predict", "ok.csv", "ok.json", "/proc/self/cwd/ok.json"), code: 1, msg: "it is the input ok.json"},
+		{args: a("predict", "ok.csv", "ok.json", "/proc/self/cwd/ok-link.csv"), code: 1, msg: "it is the input ok.csv"},
+		{args: a("predict", "-", "ok.json"), code: 1, msg: "-: no data rows"},
+		{args: a("predict", "ok.csv", "ok.json", "/dev/full"), code: 1, msg: "no space left on device"},
+		{args: a("predict", "ok.csv", "spaces.json"), code: 1, msg: "more than 1048576 bytes of white space before its first '{'"},
 	},
 	"info": {
 		{args: a("info", "/dev/zero"), code: 1, msg: "it starts with a NUL byte"},
+		{args: a("info", "spaces.json"), code: 1, msg: "white space before its first '{'"},
+		{args: a("info", "/dev/urandom"), code: 1, msg: "/dev/urandom: not a readable model file"},
+		{args: a("info", "/dev/full"), code: 1, msg: "/dev/full: not a readable model file"},
+		{args: a("info", "-"), code: 1, msg: "-: not a readable model file: it is empty"},
 		{args: a("info", "sub"), code: 1, msg: "is a directory"},
 		{args: a("info", "empty.csv"), code: 1, msg: "it is empty"},
 		{args: a("info", "trunc.json"), code: 1, msg: "truncated"},
@@ -433,8 +472,11 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("info", "ok.json", "mt.json"), code: 2, msg: "Usage: ivm info"},
 	},
 	"plot": {
-		{args: a("plot", "-grid", "1000000", "-o", "f.png", "ok.json"), code: 1, msg: "-grid 1000000: want 1 to 500"},
+		{args: a("plot", "-grid", "1000000", "-o", "f.png", "ok.json"), code: 1, msg: "-grid 1000000: want 3 to 500"},
 		{args: a("plot", "-grid", "-1", "-o", "f.png", "ok.json"), code: 1, msg: "-grid -1"},
+		{args: a("plot", "-grid", "1", "-o", "f.png", "ok.json"), code: 1, msg: "-grid 1: want 3 to 500"},
+		{args: a("plot", "-h", "0.001mm", "-o", "f.png", "ok.json"), code: 1, msg: "-h 0.0001cm: a figure needs at least 1cm a side"},
+		{args: a("plot", "-w", "0.5cm", "-o", "f.png", "ok.json"), code: 1, msg: "-w 0.5cm"},
 		{args: a("plot", "-w", "100000cm", "-o", "f.png", "ok.json"), code: 1, msg: "larger than 100 inches"},
 		{args: a("plot", "-h", "200cm", "-o", "f.png", "ok.json"), code: 1, msg: "at most 100cm a side"},
 		{args: a("plot", "-o", "f.txt", "ok.json"), code: 1, msg: "the figure's format comes from its extension"},
@@ -526,6 +568,7 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("demo", "-digit", "11"), code: 1, msg: "-digit 11: USPS digits are 0 to 9"},
 		{args: a("demo", "-d", "-1"), code: 1, msg: "-d -1"},
 		{args: a("demo", "-iters", "-2"), code: 1, msg: "-iters -2"},
+		{args: a("demo", "-iters", "1000000000"), code: 1, msg: "-iters 1000000000: want at most"},
 		{args: a("demo", "-figure", "f.txt"), code: 1, msg: "extension"},
 		{args: a("demo", "-figure", "nodir/f.png"), code: 1, msg: "no such directory"},
 		{args: a("demo", "-figure", "sub.png/"), code: 1, msg: "extension"},
@@ -536,6 +579,7 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("reproduce", "-workers", "-1", "ref-opt"), code: 1, msg: "-workers -1"},
 		{args: a("reproduce", "-runs", "-1", "ref-opt"), code: 1, msg: "-runs -1"},
 		{args: a("reproduce", "-out", "ok.csv", "ref-opt"), code: 1, msg: "-out ok.csv: not a folder"},
+		{args: a("reproduce", "-out", "nodir", "ref-opt"), code: 1, msg: "-out nodir: no such folder"},
 		{args: a("reproduce", "ref-opt", "extra"), code: 2, msg: "Usage"},
 	},
 	"main": {
@@ -639,12 +683,14 @@ var memoryLimitCases = []hostileCase{
 	{args: a("mtreg", "/dev/zero"), code: 1, msg: "line 1 is longer than"},
 }
 
-// An interrupted, terminated or hung-up train removes its temporary file, leaves the model
-// it would have replaced as it was, and exits with 128 + the signal's number. The training
-// file is a FIFO nobody writes to, so that train is caught reading it.
+// An interrupted, terminated, hung-up, quit (Ctrl-\) or broken-pipe train removes its
+// temporary file, leaves the model it would have replaced as it was, and exits with 128 +
+// the signal's number, without a goroutine dump. The training file is a FIFO nobody writes
+// to, so that train is caught reading it.
 func TestSignalsLeaveNothing(t *testing.T) {
 	bin := builtIVM(t)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+	signals := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE}
+	for _, sig := range signals {
 		dir := t.TempDir()
 		fifo, model := filepath.Join(dir, "train.csv"), filepath.Join(dir, "m.json")
 		if err := syscall.Mkfifo(fifo, 0o644); err != nil {

@@ -107,6 +107,18 @@ func formatBytes(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+// maxIters caps the iteration flags (-iters, -kiters, -niters): each iteration is at least
+// one pass over the data, so a count past this is a typo, not a training that ends.
+const maxIters = 100_000
+
+// checkIters refuses an iteration count n of flag name above maxIters.
+func checkIters(name string, n int) error {
+	if n > maxIters {
+		return fmt.Errorf("%s %d: want at most %d iterations", name, n, maxIters)
+	}
+	return nil
+}
+
 // checkWorkers refuses a -workers value outside 0..maxWorkers.
 func checkWorkers(n int) error {
 	if n < 0 || n > maxWorkers {
@@ -145,11 +157,17 @@ func readModelKind(path string, limit memLimit, allowPart bool) (*modelFile, err
 	if err != nil {
 		return nil, err
 	}
+	return decodeModel(b, path, allowPart)
+}
+
+// decodeModel decodes the model file b, read from path, with its family's loader.
+func decodeModel(b []byte, path string, allowPart bool) (*modelFile, error) {
 	format, _ := fileformat.Of(b) // a file that is not JSON is for the loader to explain
 	if strings.HasPrefix(format, "ivm-mtmodel/") && format != multitask.ModelFormat {
 		return nil, fmt.Errorf("%s: multi-task model format %q is not supported by this version (it reads %q)", path, format, multitask.ModelFormat)
 	}
 	mf := &modelFile{}
+	var err error
 	switch f := familyOfFormat(format); {
 	case f != nil:
 		mf.family, err = f.Read(b)
@@ -172,13 +190,22 @@ func readModelKind(path string, limit memLimit, allowPart bool) (*modelFile, err
 // classes of 2 000 active points and predicting 10 000 rows of 784 inputs peaks at 1.45 GB.
 const modelFileShare = 4
 
-// readModelBytes reads a model file whole after the checks readModel describes.
+// readModelBytes reads a model file whole ("-": standard input) after the checks readModel
+// describes.
 func readModelBytes(path string, limit memLimit) ([]byte, error) {
+	if path == stdinPath {
+		return readModelFrom(os.Stdin, path, limit)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return readModelFrom(f, path, limit)
+}
+
+// readModelFrom reads the model file f, opened from path, as readModelBytes does.
+func readModelFrom(f *os.File, path string, limit memLimit) ([]byte, error) {
 	size := int64(0) // a regular file's size, to read it into one buffer without regrowing
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%s: is a directory, not a model file", path)
@@ -186,21 +213,8 @@ func readModelBytes(path string, limit memLimit) ([]byte, error) {
 		size = st.Size()
 	}
 	br := bufio.NewReader(f)
-	for {
-		c, err := br.ReadByte()
-		if err == io.EOF {
-			return nil, fmt.Errorf("%s: not a readable model file: it is empty", path)
-		} else if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
-			continue
-		}
-		if c != '{' {
-			return nil, fmt.Errorf("%s: not a readable model file: %s, not an object", path, describeStart(c))
-		}
-		br.UnreadByte()
-		break
+	if err := skipToObject(br, path); err != nil {
+		return nil, err
 	}
 	maxBytes := int64(limit) / modelFileShare
 	buf := bytes.NewBuffer(make([]byte, 0, min(size, maxBytes)+bytes.MinRead))
@@ -212,6 +226,37 @@ func readModelBytes(path string, limit memLimit) ([]byte, error) {
 		return nil, fmt.Errorf("%s: larger than %s, the limit for a model file (-max-mem/%d; raise -max-mem to read it)", path, formatBytes(maxBytes), modelFileShare)
 	}
 	return b, nil
+}
+
+// maxLeadingSpace bounds the white space read before a model file's '{': an endless
+// stream of it (yes " " | ivm info /dev/stdin) is not a model file.
+const maxLeadingSpace = 1 << 20
+
+// skipToObject reads a UTF-8 byte order mark and white space up to the '{' that starts a
+// model file, and leaves it unread; anything else is an error naming path.
+func skipToObject(br *bufio.Reader, path string) error {
+	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
+		br.Discard(3) // data files accept one too
+	}
+	for n := 0; ; n++ {
+		c, err := br.ReadByte()
+		if err == io.EOF {
+			return fmt.Errorf("%s: not a readable model file: it is empty", path)
+		} else if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			if n >= maxLeadingSpace {
+				return fmt.Errorf("%s: not a readable model file: more than %d bytes of white space "+
+					"before its first '{'", path, maxLeadingSpace)
+			}
+		case c == '{':
+			return br.UnreadByte()
+		default:
+			return fmt.Errorf("%s: not a readable model file: %s, not an object", path, describeStart(c))
+		}
+	}
 }
 
 // describeStart says what a file that is not JSON starts with.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,8 +21,9 @@ const stdoutPath = "-"
 
 // outputFile is where a command writes a result file:
 //   - standard output for "-";
-//   - the file itself when it is a device, a FIFO or another non-regular file, or under
-//     /dev or /proc (/dev/null, /dev/stdout, a named pipe): written to, never replaced;
+//   - the file itself when it is a device, a FIFO or another non-regular file, or reached
+//     through a file descriptor (/dev/stdout, /dev/fd/N, /proc/self/fd/N): written to,
+//     never replaced, as the shell's redirection that opened it expects;
 //   - otherwise a temporary file beside the path (beside the file a symbolic link leads
 //     to), created with the umask's permissions (or those of the file it replaces), synced
 //     and renamed into place by commit, so that a failure, an interrupt or a crash never
@@ -45,7 +47,7 @@ func createOutput(path string, stdout io.Writer) (*outputFile, error) {
 	switch {
 	case err == nil && st.IsDir():
 		return nil, fmt.Errorf("cannot write %s: it is a directory", path)
-	case err == nil && (!st.Mode().IsRegular() || isSystemPath(path)):
+	case err == nil && (!st.Mode().IsRegular() || isFDPath(path)):
 		return openInPlace(path)
 	}
 	target := path
@@ -79,11 +81,47 @@ func openInPlace(path string) (*outputFile, error) {
 	return &outputFile{w: f, f: f, path: path}, nil
 }
 
-// isSystemPath reports whether path names a file of /dev or /proc (/dev/stdout, a
-// /proc/self/fd entry), which is written to, never replaced, whatever it leads to.
-func isSystemPath(path string) bool {
-	abs, err := filepath.Abs(path)
-	return err == nil && (strings.HasPrefix(abs, "/dev/") || strings.HasPrefix(abs, "/proc/"))
+// isFDPath reports whether path, or a symbolic link on the way from it, names a file
+// descriptor (/dev/stdout, /dev/fd/N, /proc/self/fd/N): a file the shell opened, to be
+// written where its redirection put it. /dev/shm/x or /proc/self/cwd/x are plain files.
+func isFDPath(path string) bool {
+	for range 40 { // the kernel's limit on the links a path may pass through
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return false
+		}
+		if fdPathPattern(abs) {
+			return true
+		}
+		target, err := os.Readlink(abs)
+		if err != nil {
+			return false
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(abs), target)
+		}
+		path = target
+	}
+	return false
+}
+
+// fdPathPattern matches the names of file descriptors: /dev/std{in,out,err}, /dev/fd/N
+// and /proc/{self,thread-self,PID}/fd/N.
+func fdPathPattern(abs string) bool {
+	switch abs {
+	case "/dev/stdin", "/dev/stdout", "/dev/stderr":
+		return true
+	}
+	if strings.HasPrefix(abs, "/dev/fd/") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(abs, "/proc/")
+	if !ok {
+		return false
+	}
+	proc, rest, _ := strings.Cut(rest, "/")
+	return strings.HasPrefix(rest, "fd/") && (proc == "self" || proc == "thread-self" ||
+		strings.Trim(proc, "0123456789") == "")
 }
 
 // createTemp creates a new hidden file ".BASE.tmp-RANDOM" beside path with permissions perm
@@ -159,41 +197,94 @@ func writeOutput(path string, data []byte, stdout io.Writer) error {
 }
 
 // checkOutputs refuses, before any work, an output that is a directory, that is one of
-// the inputs (the same file under any name), or that is given twice: writing it would
-// destroy what the command reads, or lose a result. Empty outputs are unset options.
+// the inputs, or that is given twice: writing it would destroy what the command reads, or
+// lose a result. What a path is decides, not its name: links, /proc/self/cwd, /dev/fd/N
+// and /dev/stdout are followed to the file (for "-", the file of standard output), and a
+// regular file met as an input is never written, replaced or appended to. Devices and
+// pipes may be both (/dev/null). Empty outputs are unset options.
 func checkOutputs(inputs []string, outputs ...string) error {
-	seen := map[string]bool{}
+	var written []string
 	for _, out := range outputs {
-		if out == "" || out == stdoutPath {
+		if out == "" {
 			continue
 		}
-		ost, err := os.Stat(out)
-		if err == nil && ost.IsDir() {
-			return fmt.Errorf("cannot write %s: it is a directory", out)
+		if err := checkOutputDir(out); err != nil {
+			return err
 		}
-		if st, derr := os.Stat(filepath.Dir(out)); derr != nil || !st.IsDir() {
-			return fmt.Errorf("cannot write %s: no such directory %s", out, filepath.Dir(out))
-		}
-		if err == nil && (!ost.Mode().IsRegular() || isSystemPath(out)) {
-			continue // a device or pipe is written to, not replaced
-		}
-		abs, _ := filepath.Abs(out)
-		if seen[abs] {
-			return fmt.Errorf("%s is given as two outputs", out)
-		}
-		seen[abs] = true
-		for _, in := range inputs {
-			if in == "" {
-				continue
-			}
-			inAbs, _ := filepath.Abs(in)
-			ist, ierr := os.Stat(in)
-			if inAbs == abs || (err == nil && ierr == nil && os.SameFile(ist, ost)) {
-				return fmt.Errorf("%s is both an input and an output: refusing to overwrite it", out)
+		// Standard input counts as an input whether or not it is named: a shell's "<a.csv"
+		// opened that file to be read, and /dev/stdin as an output would write into it.
+		for _, in := range append(slices.Clip(inputs), stdinPath) {
+			if in != "" && sameFile(in, os.Stdin, out) {
+				if in == out && out != stdoutPath {
+					return fmt.Errorf("%s is both an input and an output: refusing to overwrite it", out)
+				}
+				return fmt.Errorf("%s is both an input and an output (it is %s): refusing to write to it",
+					outputName(out), inputName(in))
 			}
 		}
+		for _, w := range written {
+			if sameFile(w, os.Stdout, out) {
+				return fmt.Errorf("%s is given as two outputs", out)
+			}
+		}
+		written = append(written, out)
 	}
 	return nil
+}
+
+// outputName is how messages name an output: "-" is standard output.
+func outputName(out string) string {
+	if out == stdoutPath {
+		return "standard output (-)"
+	}
+	return out
+}
+
+// inputName is how messages name an input: "-" is standard input.
+func inputName(in string) string {
+	if in == stdinPath {
+		return "standard input"
+	}
+	return "the input " + in
+}
+
+// checkOutputDir refuses an output that is a directory or lies in a folder that is not.
+func checkOutputDir(out string) error {
+	if out == stdoutPath {
+		return nil
+	}
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return fmt.Errorf("cannot write %s: it is a directory", out)
+	}
+	if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
+		return fmt.Errorf("cannot write %s: no such directory %s", out, filepath.Dir(out))
+	}
+	return nil
+}
+
+// sameFile reports whether the path in and the output out are the same regular file, or
+// would be once created (the same absolute name). "-" is std for in and standard output
+// for out: the file descriptor's file, whatever it leads to.
+func sameFile(in string, std *os.File, out string) bool {
+	ist, ierr := pathIdentity(in, std)
+	ost, oerr := pathIdentity(out, os.Stdout)
+	if ierr == nil && oerr == nil {
+		return ist.Mode().IsRegular() && os.SameFile(ist, ost)
+	}
+	if in == stdoutPath || out == stdoutPath {
+		return false
+	}
+	inAbs, err1 := filepath.Abs(in)
+	outAbs, err2 := filepath.Abs(out)
+	return err1 == nil && err2 == nil && inAbs == outAbs
+}
+
+// pathIdentity stats path, following links, or std for "-".
+func pathIdentity(path string, std *os.File) (os.FileInfo, error) {
+	if path == stdoutPath {
+		return std.Stat()
+	}
+	return os.Stat(path)
 }
 
 // pendingFiles are the temporary files that exist now, for the signal handler.
@@ -242,12 +333,15 @@ func releaseSignals() {
 	}
 }
 
-// catchSignals removes the temporary files on SIGINT, SIGTERM or SIGHUP and exits with
-// 128 + the signal's number, as a shell reports a process the signal killed.
+// catchSignals removes the temporary files on SIGINT, SIGTERM, SIGHUP, SIGQUIT or SIGPIPE
+// and exits with 128 + the signal's number, as a shell reports a process the signal killed.
+// SIGQUIT (Ctrl-\) and SIGPIPE (ivm train ... 2>&1 | head) are caught too: Go's defaults
+// for them, a goroutine dump or a silent exit, leave the temporary files behind.
 func catchSignals(stderr io.Writer) {
 	ch := make(chan os.Signal, 1)
 	caught = ch
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
+		syscall.SIGPIPE)
 	go func() {
 		sig := <-ch
 		pending.removeAll()

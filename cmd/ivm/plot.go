@@ -78,7 +78,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if err := checkFigure(path, w, h); err != nil {
 		return err
 	}
-	if err := checkGrid(*grid, 0); err != nil {
+	if err := checkGrid(*grid, 3); err != nil { // 0: the default; the drawing needs 3 or more
 		return err
 	}
 	if err := checkOutputs([]string{modelPath, fs.Arg(1)}, path); err != nil {
@@ -299,7 +299,7 @@ func readPlotData(path string, df dataFlags, dim int) (*dataset.Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := dataset.ReadFile(path, opt)
+	data, err := readData(path, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -324,10 +324,23 @@ func checkFigurePath(path string) error {
 // maxFigureSide caps a figure's width and height: a PNG's pixels grow with their product.
 const maxFigureSide = 100 * vg.Centimeter
 
+// minFigureSide is the least width or height: below it the axes and labels leave no room
+// (and a PNG of under a pixel cannot be encoded).
+const minFigureSide = vg.Centimeter
+
 // checkFigure checks the figure's path and size before any work.
 func checkFigure(path string, w, h vg.Length) error {
 	if w > maxFigureSide || h > maxFigureSide {
 		return fmt.Errorf("figure size %.4gcm × %.4gcm: at most 100cm a side", w.Points()/vg.Centimeter.Points(), h.Points()/vg.Centimeter.Points())
+	}
+	for _, side := range []struct {
+		flag string
+		len  vg.Length
+	}{{"-w", w}, {"-h", h}} {
+		if side.len < minFigureSide {
+			cm := side.len.Points() / vg.Centimeter.Points()
+			return fmt.Errorf("%s %.3gcm: a figure needs at least 1cm a side", side.flag, cm)
+		}
 	}
 	return checkFigurePath(path)
 }

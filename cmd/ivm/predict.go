@@ -99,7 +99,7 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 // but says so on stderr.
 func readTest(path string, opt dataset.ReadOptions, dim int, stderr io.Writer) (*dataset.Data, error) {
 	opt.Dim, opt.IgnoreExtra = dim, true
-	data, err := dataset.ReadFile(path, opt)
+	data, err := readData(path, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,8 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	}
 	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
 		return fmt.Errorf("-out %s: not a folder", *out)
+	} else if err != nil {
+		return fmt.Errorf("-out %s: no such folder (create it first)", *out)
 	}
 	if _, err := os.Stat(*ref); err != nil && e.NeedsRef {
 		return fmt.Errorf("reference fixtures not found at %s: run from the repository root or pass -ref", *ref)

@@ -284,6 +284,12 @@ func describeJSONError(err error, body []byte) string {
 			msg += " (NaN and Infinity are not JSON numbers: inputs must be finite)"
 		}
 		return msg
+	case errors.As(err, &typ) && typ.Field == "rows":
+		return fmt.Sprintf(`"rows" holds a JSON %s: it must be an array of rows, each an array of numbers `+
+			`({"rows": [[x1, x2, …], …]})`, typ.Value)
+	case errors.As(err, &typ) && strings.HasPrefix(typ.Field, "tasks"):
+		return fmt.Sprintf(`"tasks" holds a JSON %s: it must be an array of task names (strings), one per row`,
+			typ.Value)
 	case errors.As(err, &typ) && strings.HasPrefix(typ.Value, "number"):
 		return fmt.Sprintf("%s is out of range: inputs must be finite", typ.Value)
 	case errors.As(err, &typ) && typ.Field != "":

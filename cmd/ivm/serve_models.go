@@ -2,13 +2,17 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -34,6 +38,10 @@ func parseModelArgs(args []string) ([]modelSource, error) {
 		src := modelSource{path: a, name: strings.TrimSuffix(filepath.Base(a), ".json")}
 		if name, path, ok := strings.Cut(a, "="); ok && modelName.MatchString(name) {
 			src = modelSource{name: name, path: path}
+		} else if _, err := os.Stat(a); ok && err != nil {
+			// NAME=FILE with a bad NAME, not a file whose name holds '='.
+			return nil, fmt.Errorf("%s: NAME %q is not a model name: use letters, digits, '.', '_' and '-', "+
+				"starting with a letter or digit", a, name)
 		}
 		if !modelName.MatchString(src.name) {
 			return nil, fmt.Errorf("%s: %q cannot be a model's name in a URL (letters, digits, '.', '_', '-'); name it with NAME=FILE", a, src.name)
@@ -65,13 +73,18 @@ type servedModel struct {
 
 // loadServedModel reads a model file of any kind.
 func loadServedModel(src modelSource) (*servedModel, error) {
-	m := &servedModel{modelSource: src, loaded: time.Now().UTC()}
-	var err error
-	if m.sha256, err = fileSHA256(src.path); err != nil {
+	b, sum, err := readServedFile(src.path)
+	if err != nil {
 		return nil, err
 	}
+	return decodeServedModel(src, b, sum)
+}
+
+// decodeServedModel decodes the model file b, whose SHA-256 is sum.
+func decodeServedModel(src modelSource, b []byte, sum string) (*servedModel, error) {
+	m := &servedModel{modelSource: src, loaded: time.Now().UTC(), sha256: sum}
 	var info bytes.Buffer
-	mf, err := readModel(src.path, defaultMaxMem)
+	mf, err := decodeModel(b, src.path, false)
 	if err != nil {
 		return nil, err
 	}
@@ -88,6 +101,49 @@ func loadServedModel(src modelSource) (*servedModel, error) {
 	}
 	m.info = strings.Split(strings.TrimRight(info.String(), "\n"), "\n")
 	return m, nil
+}
+
+// readServedFile reads the model file path whole, and its SHA-256. Only a regular file is
+// read: it is opened without blocking and checked before a byte is read, so that a path
+// replaced by a FIFO or a link to /dev/zero neither hangs a reload (and SIGTERM with it)
+// nor is read for ever.
+func readServedFile(path string) ([]byte, string, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, "", err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, "", fmt.Errorf("%s: not a regular file (%s): ivm serve reads model files only",
+			path, fileKind(st.Mode()))
+	}
+	b, err := readModelFrom(f, path, defaultMaxMem)
+	if err != nil {
+		return nil, "", err
+	}
+	sum := sha256.Sum256(b)
+	return b, hex.EncodeToString(sum[:]), nil
+}
+
+// fileKind names the kind of a file that is not a regular one.
+func fileKind(mode os.FileMode) string {
+	switch {
+	case mode.IsDir():
+		return "a directory"
+	case mode&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case mode&os.ModeCharDevice != 0:
+		return "a character device"
+	case mode&os.ModeDevice != 0:
+		return "a device"
+	case mode&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
 }
 
 // predictionJSON is one row's prediction: the numbers `ivm predict -prob` writes.
@@ -207,11 +263,14 @@ func (r *registry) reloadAll(log *slog.Logger) (replaced, refused int) {
 	next := make(map[string]*servedModel, len(old))
 	for _, src := range r.sources {
 		next[src.name] = old[src.name]
-		sum, err := fileSHA256(src.path)
+		b, sum, err := readServedFile(src.path)
 		if err == nil && sum == old[src.name].sha256 {
 			continue
 		}
-		m, err := loadServedModel(src)
+		var m *servedModel
+		if err == nil {
+			m, err = decodeServedModel(src, b, sum)
+		}
 		if err != nil {
 			refused++
 			log.Error("reload refused: keeping the model loaded before", "model", src.name, "file", src.path, "error", err.Error())

@@ -401,6 +401,9 @@ func TestServeRefusesHostileRequests(t *testing.T) {
 		{"string", `{"rows": [[1, "2", 3]]}`, 400, "JSON string"},
 		{"too many rows", many, 413, "at most 10"},
 		{"not JSON", `rows=1`, 400, "not valid JSON"},
+		{"rows a number", `{"rows": 5}`, 400, `\"rows\" holds a JSON number: it must be an array of rows, each an array of numbers`},
+		{"rows flat", `{"rows": [1, 2, 3]}`, 400, "a row is an array"},
+		{"tasks a string", `{"rows": [[1, 2, 3]], "tasks": "a"}`, 400, `\"tasks\" holds a JSON string`},
 		{"unknown model", "", 404, `no model \"nope\"`},
 	} {
 		u := url

@@ -99,6 +99,10 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if *iters < -1 || *kiters < 0 || *niters < 0 {
 		return errors.New("-iters must be -1 (the task's default) or more, -kiters and -niters not negative")
 	}
+	if err := errors.Join(checkIters("-iters", *iters), checkIters("-kiters", *kiters),
+		checkIters("-niters", *niters)); err != nil {
+		return err
+	}
 	if *d < 0 {
 		return fmt.Errorf("-d %d: the active set needs at least one point", *d)
 	}
@@ -224,6 +228,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	var prog *progress
 	if !*quiet {
+		noteSlowStart(stderr, n, dim, plan.Learning == ivm.Search)
 		prog = newProgress(stderr, "ivm train")
 		cfg.Progress = prog.report
 	}
@@ -232,6 +237,9 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	p, err := ivm.Fit(x, y, cfg)
 	prog.finish()
 	if err != nil {
+		if big := largestTarget(y); big > 0 && big < tinyTargets {
+			return tinyTargetsError(trainPath, big)
+		}
 		return fmt.Errorf("%s: %w%s", trainPath, err, hugeTargetsHint(y))
 	}
 	warnTrained(stderr, p)
@@ -243,6 +251,21 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		run.printTrained(p.Training, dim)
 	}
 	return nil
+}
+
+// slowStartWork is the number of multiply-adds (rows² × inputs) past which the search's
+// inner products, computed before its first progress report, take long enough to say so.
+const slowStartWork = 5e9
+
+// noteSlowStart says on stderr, before a long silence, that the first step works over
+// every input of every pair of rows: a libsvm file with a few huge feature indices is held
+// as a dense matrix that wide.
+func noteSlowStart(stderr io.Writer, n, dim int, search bool) {
+	if search && float64(n)*float64(n)*float64(dim) > slowStartWork {
+		fmt.Fprintf(stderr, "ivm train: %d rows of %d inputs (held dense: %s): the kernel search first "+
+			"computes the rows' inner products over every input, which takes a while\n",
+			n, dim, formatBytes(8*int64(n)*int64(dim)))
+	}
 }
 
 // warnTrained prints the warnings of a fitted predictor: Fit's own, and each model's
@@ -410,6 +433,37 @@ func summary(p *ivm.Predictor) string {
 
 // hugeTargets is where targets start to overflow learning, which works with their squares.
 const hugeTargets = 1e150
+
+// tinyTargets is where targets are too small to learn from: the kernel's variance, fitted
+// to their squares, underflows to 0.
+const tinyTargets = 1e-150
+
+// largestTarget returns the largest magnitude of the labelled targets.
+func largestTarget(y []float64) float64 {
+	big := 0.0
+	for _, v := range y {
+		if !math.IsNaN(v) {
+			big = math.Max(big, math.Abs(v))
+		}
+	}
+	return big
+}
+
+// tinyTargetsError explains a training that failed on targets that are all tiny.
+func tinyTargetsError(path string, big float64) error {
+	return fmt.Errorf("%s: the targets are at most %.3g in magnitude and their squares underflow: "+
+		"rescale the target column (multiply it by a power of ten)", path, big)
+}
+
+// checkTargetScale refuses, before a fit that would return infinite variances, targets so
+// large that their squares overflow.
+func checkTargetScale(path string, y []float64) error {
+	if big := largestTarget(y); big >= hugeTargets {
+		return fmt.Errorf("%s: the targets reach %.3g and their squares overflow: rescale the target column "+
+			"(divide it by a power of ten)", path, big)
+	}
+	return nil
+}
 
 // hugeTargetsHint is what to add to a training failure when the targets are so large that
 // their squares overflow: the likely cause, and what to do.

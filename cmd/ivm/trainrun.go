@@ -68,7 +68,7 @@ func (r *trainingRun) printTrained(training dataset.Provenance, dim int) {
 // base name and SHA-256, its rows, the command line, and the start time with the seconds
 // since.
 func trainingProvenance(trainPath string, rows int, cmdline []string, start time.Time) (dataset.Provenance, error) {
-	hash, err := fileSHA256(trainPath)
+	hash, err := dataHash(trainPath)
 	if err != nil {
 		return dataset.Provenance{}, err
 	}
@@ -95,7 +95,7 @@ func writeProvenance(w io.Writer, t dataset.Provenance) {
 // ignored, the end of the warning printed when TRAIN has task labels all the same ("they
 // are ignored without -tasks"); a multi-task one passes "".
 func readTraining(path string, opt dataset.ReadOptions, ignored string, stderr io.Writer) (*dataset.Data, error) {
-	data, err := dataset.ReadFile(path, opt)
+	data, err := readData(path, opt)
 	if err != nil {
 		return nil, err
 	}
