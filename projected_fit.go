@@ -79,13 +79,31 @@ func projectedBytes(n, dim, m, classes int) float64 {
 		m = ProjectedCentres(n, classes)
 	}
 	m = min(m, n)
-	nf := float64(min(n, projectedSearchRows))
-	ms := float64(min(n, projectedSearchCentresFor(classes)))
-	// Two scalings are searched at a time (fitProjected).
-	search := 2 * 8 * (nf*float64(dim) + nf*ms + 4*ms*ms + 3*projectedBlock*ms)
+	search := projectedSearchBytes(n, dim, classes) * float64(projectedSearchesAtOnce(n, dim, classes, 0))
 	fm := float64(m)
 	final := 8 * (fm*fm + fm*(2*projectedBlock+projectedPanel) + 3*fm*float64(dim))
 	return max(search, final)
+}
+
+// projectedSearchBytes estimates what one scaling's search allocates (searchProjected).
+func projectedSearchBytes(n, dim, classes int) float64 {
+	nf := float64(min(n, projectedSearchRows))
+	ms := float64(min(n, projectedSearchCentresFor(classes)))
+	return 8 * (nf*float64(dim) + nf*ms + 4*ms*ms + 3*projectedBlock*ms)
+}
+
+// projectedParallelBytes bounds the memory of the scalings' searches run side by side:
+// where one search is larger (many inputs, many centres), they run one at a time, as the
+// final fit's system then dominates the cost anyway.
+const projectedParallelBytes = 256 << 20
+
+// projectedSearchesAtOnce is how many scalings' searches fitProjected runs side by side
+// on the given workers (0: every core).
+func projectedSearchesAtOnce(n, dim, classes, workers int) int {
+	if 2*projectedSearchBytes(n, dim, classes) > projectedParallelBytes {
+		return 1
+	}
+	return min(2, pool.Workers(workers))
 }
 
 // projectedPick is a kernel width and λ the search scored, with its held-out log loss.
@@ -155,10 +173,13 @@ func (p *Predictor) fitProjected(x mat.Matrix, y []float64, cfg *Config) error {
 				SearchScore: pk.loss, Problems: 1})
 		}
 	}
-	// The scalings are searched side by side: much of a search's time is serial (kernel
-	// values, calibration) between the products that use every core.
+	// The scalings are searched side by side where that costs little memory: much of a
+	// search's time is serial (kernel values, calibration) between the products that use
+	// every core.
 	picks := make([]projectedPick, len(scalers))
-	err = pool.ForEachErr(len(scalers), pool.Workers(cfg.Workers), func(i int) error {
+	_, dim := x.Dims()
+	parallel := projectedSearchesAtOnce(n, dim, t.classes, cfg.Workers)
+	err = pool.ForEachErr(len(scalers), parallel, func(i int) error {
 		var err error
 		picks[i], err = searchProjected(x, t, scalers[i], val, rest, report)
 		return err
