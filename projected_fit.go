@@ -463,8 +463,11 @@ func identity(n int) []int {
 // noise to the base rate.
 func (p *Predictor) useConstant(t projectedTargets) {
 	pr := p.Projected
-	m, k := pr.Weights.Dims()
-	pr.Weights = mat.NewDense(m, k, nil)
+	_, k := pr.Weights.Dims()
+	_, dim := pr.Centres.Dims()
+	// One centre of zero weight: the file need not carry centres that play no part.
+	pr.Centres = mat.DenseCopyOf(pr.Centres.Slice(0, 1, 0, dim))
+	pr.Weights = mat.NewDense(1, k, nil)
 	what := "the targets' mean and variance"
 	if t.regression() {
 		pr.NoiseVar = 1

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/multitask"
 	"github.com/ivmlab/ivm/noise"
@@ -134,7 +136,11 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 	}
 	if pr := p.Projected; pr != nil {
 		m, _ := pr.Centres.Dims()
-		fmt.Fprintf(w, "model:       %d centres (training rows drawn at random), kernel %s, λ %.4g (the targets' noise variance, in the kernel's units)\n", m, pr.Kernel, pr.Lambda)
+		if mat.Norm(pr.Weights, 1) == 0 {
+			fmt.Fprintln(w, "model:       the constant predictor (its weights are 0): the same prediction whatever the inputs")
+		} else {
+			fmt.Fprintf(w, "model:       %d centres (training rows drawn at random), kernel %s, λ %.4g (the targets' noise variance, in the kernel's units)\n", m, pr.Kernel, pr.Lambda)
+		}
 		if p.Task == ivm.Regression {
 			fmt.Fprintf(w, "calibration: predictive variance %.4g everywhere (the held-out residuals', widened to cover 95 %%)\n", pr.NoiseVar)
 		} else {
