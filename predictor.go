@@ -166,6 +166,10 @@ type Progress struct {
 	Search       int
 	SearchKernel string
 	SearchScore  float64
+	// SearchPrior is the constant predictor's held-out −ln p(y) per row on the same rows
+	// (the class frequencies; for regression the targets' mean and variance), the score a
+	// kernel must beat; 0 where not measured.
+	SearchPrior float64
 	// Problem is the problem's index and Problems their number (the classes of a
 	// one-vs-rest multi-class task, the pairs of a one-vs-one one, else 1); Class is the
 	// problem's positive class (multi-class). A one-vs-one pair (Pair set) tells Class from
@@ -1081,9 +1085,10 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 		criterion = Entropy
 	}
 	before := 0 // evaluations reported before the search's own (the relevance fit's)
-	report := func(evals int, kernel string, score float64) {
+	report := func(evals int, kernel string, score, prior float64) {
 		if cfg.Progress != nil {
-			cfg.Progress(Progress{Problems: problems, Search: before + evals, SearchKernel: kernel, SearchScore: score})
+			cfg.Progress(Progress{Problems: problems, Search: before + evals, SearchKernel: kernel, SearchScore: score,
+				SearchPrior: prior})
 		}
 	}
 	if n, dim := x.Dims(); task == Regression && d == n && n <= exactMaxRows && dim > 0 {
@@ -1101,7 +1106,7 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 			// A candidate only: where its fit fails the others remain.
 			if rel, pr, err := relevanceScaler(x, y, p.Scaler, cfg.Learn.Seed); err == nil {
 				scalers = append(scalers, rel)
-				report(pr.Search, pr.SearchKernel, pr.SearchScore)
+				report(pr.Search, pr.SearchKernel, pr.SearchScore, 0)
 				before = pr.Search
 			}
 		}

@@ -186,8 +186,7 @@ func (p *Predictor) calibrateHeldOut(pr *ProjectedModel, f *mat.Dense, t project
 		}
 		heldOut, variance := gaussianHeldOut(r2)
 		pr.Mix, pr.Offset, pr.NoiseVar = mat.NewDense(1, 1, []float64{1}), []float64{0}, variance
-		rm, rv := stat.MeanVariance(subset(t.y, rest), nil)
-		p.Baseline = newBaseline(heldOut, gaussPriorLosses(yv, rm, rv))
+		p.Baseline = newBaseline(heldOut, t.priorLosses(val, rest))
 		return nil
 	}
 	sm, eps, heldOut, err := calibrateProjected(f, subset(t.cls, val))
@@ -196,7 +195,7 @@ func (p *Predictor) calibrateHeldOut(pr *ProjectedModel, f *mat.Dense, t project
 	}
 	pr.Mix, pr.Offset = sm.mix, sm.offset
 	p.Softmax, p.LabelNoise = true, eps
-	p.Baseline = newBaseline(heldOut, classPriorLosses(subset(t.cls, rest), subset(t.cls, val), t.classes))
+	p.Baseline = newBaseline(heldOut, t.priorLosses(val, rest))
 	return nil
 }
 

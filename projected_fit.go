@@ -164,13 +164,14 @@ func (p *Predictor) fitProjected(x mat.Matrix, y []float64, cfg *Config) error {
 	}
 	evals := 0
 	var mu sync.Mutex
+	prior := stat.Mean(t.priorLosses(val, rest), nil)
 	report := func(pk projectedPick) {
 		mu.Lock()
 		defer mu.Unlock()
 		evals++
 		if cfg.Progress != nil {
 			cfg.Progress(Progress{Search: evals, SearchKernel: fmt.Sprintf("%s, λ %g, %v scaling", projectedKernel(pk.gamma), pk.lambda, pk.scaler.Method()),
-				SearchScore: pk.loss, Problems: 1})
+				SearchScore: pk.loss, SearchPrior: prior, Problems: 1})
 		}
 	}
 	// The scalings are searched side by side where that costs little memory: much of a
@@ -508,6 +509,16 @@ func (t projectedTargets) add(s *projectedSystem, kb *mat.Dense, rows []int) {
 		return
 	}
 	s.add(kb, subset(t.cls, rows))
+}
+
+// priorLosses is the constant predictor's −ln p(y) at each of the rows val, fitted to the
+// rows rest: their class frequencies, or their targets' mean and variance.
+func (t projectedTargets) priorLosses(val, rest []int) []float64 {
+	if t.regression() {
+		mean, variance := stat.MeanVariance(subset(t.y, rest), nil)
+		return gaussPriorLosses(subset(t.y, val), mean, variance)
+	}
+	return classPriorLosses(subset(t.cls, rest), subset(t.cls, val), t.classes)
 }
 
 // rowLosses is each held-out row's loss (see loss) of latents f at the rows rows.

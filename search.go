@@ -138,7 +138,9 @@ type searcher struct {
 	outs     map[searchParams][][2][]float64 // validation outputs of every kernel scored
 	// report receives every kernel scored, with the active set size its models had when
 	// that differs from the search's (finalSize; 0 otherwise).
-	report func(p searchParams, d int, score float64)
+	report func(p searchParams, d int, score, prior float64)
+	// priorFreq holds the class frequencies the constant predictor says (priorMean).
+	priorFreq []float64
 	// scoreFunc, when set, scores kernels in place of fitting them (the search's own tests).
 	scoreFunc func(p searchParams) float64
 	// xValExtra and valClassExtra are validation rows (scaled) and their classes that
@@ -225,7 +227,7 @@ const flatLoss = 0.01
 // values become tens of standard deviations and dominate every distance; scaling to the
 // training range is the other way round. Each candidate is scored at three widths around
 // its own starting width and the better one kept, which costs three kernels per candidate.
-func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, classes []float64, d, dFinal int, crit Criterion, chooseCrit bool, cfg *Config, report func(evals int, kernel string, score float64)) (searchResult, error) {
+func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, classes []float64, d, dFinal int, crit Criterion, chooseCrit bool, cfg *Config, report func(evals int, kernel string, score, prior float64)) (searchResult, error) {
 	n, _ := x.Dims()
 	var c *climb
 	evals := 0
@@ -234,14 +236,15 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 		if err != nil {
 			return searchResult{}, err
 		}
-		s.report = func(p searchParams, d int, score float64) {
+		s.priorFreq = classFrequencies(y, classes)
+		s.report = func(p searchParams, d int, score, prior float64) {
 			evals++
 			if report != nil {
 				at := ""
 				if d > 0 {
 					at = fmt.Sprintf(" at %d active points", d)
 				}
-				report(evals, fmt.Sprintf("%s, %v scaling, %v criterion%s", p.spec(), sc.Method(), p.crit, at), score)
+				report(evals, fmt.Sprintf("%s, %v scaling, %v criterion%s", p.spec(), sc.Method(), p.crit, at), score, prior)
 			}
 		}
 		ci := &climb{s: s, sd: sd, input: i, evals: &evals, origin: searchParams{gamma: startGamma(x, sc), variance: 1, white: math.Exp(-2)}}
@@ -375,7 +378,7 @@ func (s *searcher) finalSize(c *climb, folds []searchFold, finalCost float64) (*
 // step of the search: it takes as long as several of the search's.
 func (s *searcher) reportFinal(p searchParams, losses []float64) {
 	if s.report != nil {
-		s.report(p, s.folds[0].d, stat.Mean(losses, nil))
+		s.report(p, s.folds[0].d, stat.Mean(losses, nil), s.priorMean())
 	}
 }
 
@@ -589,6 +592,40 @@ func (s *searcher) priorLosses(y, classes []float64) []float64 {
 	return classPriorLosses(all, s.valClass, max(len(classes), 2))
 }
 
+// priorMean is the constant predictor's mean −ln p(y) per validation row of s, for the
+// progress reports (s.priorFreq: the class frequencies; 0 where not set).
+func (s *searcher) priorMean() float64 {
+	if s.task == Regression {
+		return stat.Mean(gaussPriorLosses(s.yVal, 0, 1), nil)
+	}
+	if s.priorFreq == nil || len(s.valClass) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, c := range s.valClass {
+		sum -= math.Log(s.priorFreq[c])
+	}
+	return sum / float64(len(s.valClass))
+}
+
+// classFrequencies returns the frequency of each of classes among the targets y, with one
+// pseudo-count each (classPriorLosses' estimate); nil for regression.
+func classFrequencies(y, classes []float64) []float64 {
+	if len(classes) == 0 {
+		return nil
+	}
+	k := max(len(classes), 2)
+	freq := make([]float64, k)
+	for _, v := range y {
+		c, _ := slices.BinarySearch(classes, v)
+		freq[c]++
+	}
+	for c := range freq {
+		freq[c] = (freq[c] + 1) / (float64(len(y)) + float64(k))
+	}
+	return freq
+}
+
 // checkSearchRows refuses to choose a kernel from fewer rows than two per fold.
 func checkSearchRows(n int) error {
 	if n < 2*searchFolds {
@@ -794,7 +831,7 @@ func (s *searcher) score(p searchParams) (float64, error) {
 		fmt.Fprintf(os.Stderr, "search: %s %v: %.5f\n", p.spec(), p.crit, v)
 	}
 	if s.report != nil {
-		s.report(p, 0, v)
+		s.report(p, 0, v, s.priorMean())
 	}
 	return v, nil
 }

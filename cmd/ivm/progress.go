@@ -95,7 +95,11 @@ func (p *progress) logSearch(pr ivm.Progress) {
 		p.drawn = true
 		return
 	}
-	fmt.Fprintf(p.w, "%s: search %d: %s: held-out log loss %.4f per row\n", p.prefix, pr.Search, pr.SearchKernel, pr.SearchScore)
+	prior := ""
+	if pr.SearchPrior != 0 {
+		prior = fmt.Sprintf(" (the constant predictor: %.4f)", pr.SearchPrior)
+	}
+	fmt.Fprintf(p.w, "%s: search %d: %s: held-out log loss %.4f per row%s\n", p.prefix, pr.Search, pr.SearchKernel, pr.SearchScore, prior)
 }
 
 // logDone reports a finished problem with an estimate of the time the others need: the
