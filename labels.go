@@ -55,7 +55,9 @@ func (l *Logistic) prob(mu float64) float64 {
 // check refuses a map that is not finite or not increasing.
 func (l *Logistic) check() error {
 	if !(l.Slope > 0) || math.IsInf(l.Slope, 0) || math.IsNaN(l.Offset) || math.IsInf(l.Offset, 0) {
-		return fmt.Errorf("logistic map slope %v, offset %v: want a finite positive slope and a finite offset", l.Slope, l.Offset)
+		return fmt.Errorf(
+			"logistic map slope %v, offset %v: want a finite positive slope and a finite offset", l.Slope,
+			l.Offset)
 	}
 	return nil
 }
@@ -79,7 +81,8 @@ type labelFit struct {
 // K(K−1)/2 pairs would pay for it (oil flow's pairs of 660 rows: 1.5 → 5.0 CPU s, every
 // prediction the same).
 func (cfg *Config) labelRegression(task Task, n, d int, probit float64) bool {
-	return task == Binary && (cfg.Task == TaskAuto || (cfg.pair && probit >= flatLoss)) && d == n && n <= exactMaxRows &&
+	return task == Binary && (cfg.Task == TaskAuto || (cfg.pair && probit >= flatLoss)) && d == n &&
+		n <= exactMaxRows &&
 		cfg.resolveLearning(task) == Search
 }
 
@@ -110,7 +113,8 @@ func fitLabels(x mat.Matrix, sc *Scaler, y, classes []float64) (labelFit, error)
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 	l := best.length[0]
-	res.spec = "rbf(gamma=" + f(1/(l*l)) + ",variance=" + f(best.signal) + ")+bias(variance=" + f(best.bias) +
+	res.spec = "rbf(gamma=" + f(1/(l*l)) + ",variance=" + f(best.signal) + ")+bias(variance=" +
+		f(best.bias) +
 		")+white(variance=" + f(best.noise) + ")"
 	loo := labelLOO(best, mean)
 	bestLoss := math.Inf(1)
@@ -135,7 +139,8 @@ func fitLabels(x mat.Matrix, sc *Scaler, y, classes []float64) (labelFit, error)
 // paired standard error over the rows (a few hundred rows and fifteen candidates: the least
 // of them is below ml by chance more often than not); else ml. yc are the labels ±1, mean
 // what e's targets were centred by; evals counts the fits.
-func refineLabels(e *exactGP, ml *exactFit, yc []float64, mean float64, evals *int) (*exactFit, error) {
+func refineLabels(e *exactGP, ml *exactFit, yc []float64, mean float64, evals *int) (*exactFit,
+	error) {
 	mlLosses := looLosses(ml, yc, mean)
 	if mlLosses == nil {
 		return ml, nil
@@ -225,7 +230,8 @@ var (
 )
 
 // errNoLogistic is fitLogistic's answer when the outputs do not rise with the labels.
-var errNoLogistic = errors.New("ivm: the leave-one-out means of the label regression do not rise with the labels")
+var errNoLogistic = errors.New(
+	"ivm: the leave-one-out means of the label regression do not rise with the labels")
 
 // fitLogistic fits the map p(+1) = ε/2 + (1−ε)·σ(a·μ + b) to the outputs mu of rows
 // labelled t = ±1 by the least mean −ln p(t), returning it and that loss.
@@ -247,7 +253,8 @@ func fitLogistic(mu, t []float64, eps float64) (Logistic, float64, error) {
 		}
 		return sum / n
 	}
-	r, err := optimize.Minimize(loss, []float64{1, 0}, optimize.Options{Method: optimize.MethodLBFGS, MaxIter: 200, GradTol: 1e-9})
+	r, err := optimize.Minimize(loss, []float64{1, 0}, optimize.Options{Method: optimize.MethodLBFGS,
+		MaxIter: 200, GradTol: 1e-9})
 	if err != nil {
 		return Logistic{}, 0, fmt.Errorf("ivm: calibrating the label regression: %w", err)
 	}

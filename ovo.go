@@ -96,7 +96,8 @@ func (dc Decomposition) resolve(n, k int, search bool) Decomposition {
 // a partitioned training (Config.Part).
 func (cfg *Config) decomposition(n, k int, search bool) Decomposition {
 	dc := cfg.Decomposition.resolve(n, k, search)
-	if dc == Projected && cfg.Decomposition == DecomposeAuto && (cfg.Part.IsPart() || k == 2 && cfg.Task == Binary) {
+	if dc == Projected && cfg.Decomposition == DecomposeAuto &&
+		(cfg.Part.IsPart() || k == 2 && cfg.Task == Binary) {
 		return OneVsRest
 	}
 	return dc
@@ -151,7 +152,8 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 		pc.Progress = nil
 		if cfg.Progress != nil {
 			pc.Progress = func(pr Progress) {
-				pr.Problem, pr.Problems, pr.Class, pr.Against, pr.Pair = j, pairs, p.Classes[b], p.Classes[a], true
+				pr.Problem, pr.Problems, pr.Class, pr.Against, pr.Pair = j, pairs, p.Classes[b], p.Classes[a],
+					true
 				mu.Lock()
 				defer mu.Unlock()
 				cfg.Progress(pr)
@@ -165,7 +167,8 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 			return fmt.Errorf("ivm: classes %g and %g: %w", p.Classes[a], p.Classes[b], errs[j])
 		}
 		for _, w := range p.Pairs[j].Warnings {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("classes %g and %g: %s", p.Classes[a], p.Classes[b], w))
+			p.Warnings = append(p.Warnings, fmt.Sprintf("classes %g and %g: %s", p.Classes[a], p.Classes[b],
+				w))
 		}
 		p.Pairs[j].Warnings = nil
 	}
@@ -392,7 +395,8 @@ func (p *Predictor) Submodels() []Submodel {
 		if mp.Logistic != nil {
 			name = "labels"
 		}
-		out = append(out, Submodel{Name: name, Model: mp.Models[0], Trace: traceOf(mp.Traces, 0), Pair: mp})
+		out = append(out, Submodel{Name: name, Model: mp.Models[0], Trace: traceOf(mp.Traces, 0),
+			Pair: mp})
 	}
 	for _, pp := range p.Pairs {
 		switch {
