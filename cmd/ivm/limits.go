@@ -32,10 +32,10 @@ const maxWorkers = 256
 // maxGrid caps the -grid of figures: a 2-D map evaluates the model at grid² points.
 const maxGrid = 500
 
-// memLimit is the -max-mem flag, in bytes. Everything a command reads is checked against
-// it before the memory is spent: the data matrix (bytesPerValue per value), a line
-// (max-mem/128), the text of a file after gunzipping (4 × max-mem), a model file (max-mem/modelFileShare),
-// and before training what training will allocate.
+// memLimit is the -max-mem flag, in bytes. Everything a command reads is checked against it before
+// the memory is spent: the data matrix (bytesPerValue per value), a line (max-mem/128), the text of
+// a file after gunzipping (4 × max-mem), a model file (max-mem/modelFileShare), and before
+// training what training will allocate.
 type memLimit int64
 
 func (m *memLimit) String() string { return formatBytes(int64(*m)) }
@@ -62,7 +62,9 @@ func (m *memLimit) Set(s string) error {
 // registerMaxMem adds -max-mem to a command's flags.
 func registerMaxMem(fs *flag.FlagSet) *memLimit {
 	m := memLimit(defaultMaxMem)
-	fs.Var(&m, "max-mem", "the memory, a `SIZE` such as 512M or 8G, the command may plan to use (data, model file, training);\nlarger inputs are refused before they are read")
+	fs.Var(&m, "max-mem",
+		"the memory, a `SIZE` such as 512M or 8G, the command may plan to use (data, model file, "+
+			"training);\nlarger inputs are refused before they are read")
 	return &m
 }
 
@@ -92,7 +94,8 @@ func (m memLimit) check(need float64, what string) error {
 		m = defaultMaxMem
 	}
 	if need > float64(m) {
-		return fmt.Errorf("%s needs about %s, more than -max-mem %s allows (raise -max-mem to go ahead)", what, formatBytes(int64(min(need, 1<<62))), m.String())
+		return fmt.Errorf("%s needs about %s, more than -max-mem %s allows (raise -max-mem to go ahead)",
+			what, formatBytes(int64(min(need, 1<<62))), m.String())
 	}
 	return nil
 }
@@ -164,7 +167,9 @@ func readModelKind(path string, limit memLimit, allowPart bool) (*modelFile, err
 func decodeModel(b []byte, path string, allowPart bool) (*modelFile, error) {
 	format, _ := fileformat.Of(b) // a file that is not JSON is for the loader to explain
 	if strings.HasPrefix(format, "ivm-mtmodel/") && format != multitask.ModelFormat {
-		return nil, fmt.Errorf("%s: multi-task model format %q is not supported by this version (it reads %q)", path, format, multitask.ModelFormat)
+		return nil,
+			fmt.Errorf("%s: multi-task model format %q is not supported by this version (it reads %q)", path,
+				format, multitask.ModelFormat)
 	}
 	mf := &modelFile{}
 	var err error
@@ -223,7 +228,10 @@ func readModelFrom(f *os.File, path string, limit memLimit) ([]byte, error) {
 	}
 	b := buf.Bytes()
 	if int64(len(b)) > maxBytes {
-		return nil, fmt.Errorf("%s: larger than %s, the limit for a model file (-max-mem/%d; raise -max-mem to read it)", path, formatBytes(maxBytes), modelFileShare)
+		return nil,
+			fmt.Errorf(
+				"%s: larger than %s, the limit for a model file (-max-mem/%d; raise -max-mem to read it)", path,
+				formatBytes(maxBytes), modelFileShare)
 	}
 	return b, nil
 }
