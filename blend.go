@@ -6,20 +6,14 @@ package ivm
 // model, and neither predicts its held-out rows clearly better, it keeps both and reports
 // the mean of their class probabilities (Predictor.Blend). Two calibrated models that err
 // on different rows average to probabilities no worse than the mean of their log losses
-// (−ln is convex) and often better than either: on thirteen public binary sets, eight
-// random splits each, the blend's mean test log loss was below that of the single model
-// chosen before on eight (sonar 0.288 → 0.277, promoters 0.414 → 0.400, pima 0.479 →
-// 0.475) and at most 0.004 above it on the other five (bench/RESULTS.md, "Tenth pass";
-// their sum 2.816 → 2.785). Where one model's
-// held-out log loss is more than blendRatio times the other's it is left out: the label
-// regression that interpolates repeated inputs (house votes, 0.29 against the probit's
-// 0.11) would only pull the blend towards its mistakes.
+// (−ln is convex) and often better than either (measured in bench/RESULTS.md, search for
+// "Tenth pass"). Where one model's held-out log loss is more than blendRatio times the
+// other's it is left out: a label regression that interpolates repeated inputs would only
+// pull the blend towards its mistakes.
 //
 // One-vs-one pairs blend by the same rule but never take the label regression alone, which
-// lost accuracy there (vehicle −0.7 points); a pair whose probit model's held-out log loss
-// is below flatLoss skips it. Blended pairs: vehicle 84.25 → 85.53 % (four splits; libsvm's
-// recipe 85.33), glass 68.5 → 70.4 %, log loss lower on five sets of nine, the same on one
-// (oil flow), at most 0.005 higher on three (iris, waveform, soybean).
+// lost accuracy there; a pair whose probit model's held-out log loss is below flatLoss
+// skips it.
 
 import (
 	"errors"
