@@ -6,7 +6,7 @@ package ivm
 // and its marginal likelihood chooses the kernel; see exact.go.)
 //
 // Why not Algorithm 2 by default. Measured on public and hidden sets (bench/RESULTS.md),
-// Algorithm 2 with its evidence objective cost 10–500× libsvm's whole grid-search recipe
+// Algorithm 2 with its evidence objective cost many times libsvm's whole grid-search recipe
 // (8 outer iterations of up to 100 optimiser steps, each an EP run on the active set, and
 // one such learning per one-vs-rest class), and on image data it learnt kernels that were
 // too smooth: the evidence of an active set chosen for being informative is not the
@@ -85,9 +85,8 @@ const (
 	searchCVRows = 2000
 	// searchCVFlops is the cost (problems × rows × d_search², about the flops of one
 	// kernel's selections) above which the cross-validation uses two folds instead of
-	// three, at half the cost: on vowel (11 classes, 693 rows) three folds cost 6.4×
-	// libsvm's whole grid search, two 2.8× at the same accuracy; on small sets three folds
-	// are cheap and their steadier score is worth it (sonar, 145 rows: 95.2 % against 90.5 %).
+	// three, at half the cost and the same accuracy; on small sets three folds are cheap and
+	// their steadier score is worth it (measured on vowel and sonar in bench/RESULTS.md).
 	searchCVFlops = 5e7
 	searchMaxVal  = 1000
 	searchMaxFit  = 3000
@@ -100,12 +99,9 @@ const (
 	searchMaxEvals = 24
 	// searchMaxVariance bounds a classifier's rbf variance, the prior variance of its probit
 	// latent. Above it the latent is a few tens at most rows, Φ of which says only that
-	// the classes are separable, and a small set's held-out rows cannot show that: on two
-	// of iris's four default splits the versicolor–virginica pair's 70 rows were, the search
-	// climbed to a near-linear kernel of variance 6.7·10⁷ as the held-out loss fell from
-	// 0.03 to 0.004 per row, and test rows of the other class got p = 0.001 (libsvm's 0.29).
-	// Bounded, iris's test log loss fell 0.268 → 0.225 and the other sets' moved by at most
-	// ±0.003 (bench/RESULTS.md, "Twelfth pass").
+	// the classes are separable, and a small set's held-out rows cannot show that: where
+	// they happen to be separable the search climbs to a near-linear kernel that gives test
+	// rows of the other class almost no probability (iris; bench/RESULTS.md, "Twelfth pass").
 	searchMaxVariance = 100
 )
 
@@ -211,9 +207,8 @@ type searchResult struct {
 // (SearchActiveSize): its models already give nearly every held-out row its label
 // confidently (a row at the least label noise costs 0.0005), and a larger model can lower
 // the loss by at most what is left, while its selection costs up to searchFinalFlops
-// whatever the problem's difficulty. On near-separable data libsvm's whole recipe is then
-// cheap: the space shuttle's radiator data (2 795 rows, 80 % one class), one-vs-one pairs
-// of 2 226 rows with 8 of one class grew to 2 119 active points.
+// whatever the problem's difficulty, while on near-separable data libsvm's whole recipe
+// is cheap (measured on the space shuttle's radiator data in bench/RESULTS.md).
 const flatLoss = 0.01
 
 // searchKernel chooses the kernel, the criterion and, among several candidate scalings of
@@ -321,15 +316,11 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 // model is much larger, it climbs towards sharper kernels at that size: it fits a sharper
 // neighbour (γ·2 with variance·4, else variance·2) and moves there, in c.p, when its
 // held-out log loss is lower by more than the standard error of the rows' paired
-// differences (a gain below it is what another held-out sample could reverse: USPS 0.0009
-// ± 0.0042 per row, kept; spambase 0.0120 ± 0.0062 and Fashion-MNIST 0.0085 ± 0.0061,
-// moved). A model of 200 active points cannot carry the narrow, confident kernel that one
-// of 1 200 can (Fashion-MNIST, first 10 000 images: the kernel searched at d = 200 scores
-// 86.10 % at d = 1 200, its sharper neighbour 86.84 %), and how far the small models'
-// choice lies from the large one's varies with the subsample the search drew
-// (Fashion-MNIST: γ = 0.0036 on the first 10 000 images, 0.0013 on all 60 000). The
-// neighbours fitted cost at most half the final selection, finalCost (d²·candidates),
-// and at least one is fitted: on Fashion-MNIST's 10 000 images one, on all 60 000 three.
+// differences (a gain below it is what another held-out sample could reverse). A model of
+// 200 active points cannot carry the narrow, confident kernel that one of 1 200 can, and
+// how far the small models' choice lies from the large one's varies with the subsample the
+// search drew (measured on Fashion-MNIST in bench/RESULTS.md). The neighbours fitted cost
+// at most half the final selection, finalCost (d²·candidates), and at least one is fitted.
 // On large sets the validation rows are more than the search's (finalValRows).
 func (s *searcher) finalSize(c *climb, folds []searchFold, finalCost float64) (*searcher,
 	[][2][]float64, error) {
@@ -810,8 +801,8 @@ func (s *searcher) score(p searchParams) (float64, error) {
 	s.outs[p] = out
 	// Scored with the least label noise the final model will have: without it one
 	// confident held-out mistake costs up to 27 nats and decides between kernels that
-	// differ in nothing else (ionosphere, four splits: 92.9 → 94.3 % test accuracy, test
-	// log loss 0.177 → 0.165); the final model never reports a probability that small.
+	// differ in nothing else (ionosphere; bench/RESULTS.md); the final model never reports a
+	// probability that small.
 	eps := searchLabelNoise[0]
 	v := s.logLoss(out, calib{a: s.sharpness(out, eps, false), eps: eps})
 	s.memo[p] = v
