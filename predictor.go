@@ -234,21 +234,19 @@ type Predictor struct {
 	Sharpness float64
 	// Softmax, for a one-vs-rest multi-class task, reports p_c ∝ exp(a·z_c) with z_c =
 	// μ_c/√(1+σ²_c), the latent mean of class c's model (bias included) over its standard
-	// deviation with a unit probit slope added, instead of p_c ∝ q_c^a; a is Sharpness.
-	// Where a row lies between two classes their q_c are both near ½ and the power a moves
-	// them little, while z_c keeps telling them apart, so the softmax can be confident about
-	// the pair where the power cannot (test log loss with the same models: USPS 0.182 →
-	// 0.179, letter 0.119 → 0.111, Fashion-MNIST 0.460 → 0.421 on 10 000 images and 0.439 →
-	// 0.389 on 60 000). Search sets it for one-vs-rest unless the power family fits the
-	// held-out rows clearly better (see searcher.calibration); false otherwise, and in files
-	// written before it.
+	// deviation with a unit probit slope added, instead of p_c ∝ q_c^a; a is Sharpness. Where a row
+	// lies between two classes their q_c are both near ½ and the power a moves them little, while z_c
+	// keeps telling them apart, so the softmax can be confident about the pair where the power cannot
+	// (it lowered the test log loss of the same models on USPS, letter and Fashion-MNIST;
+	// bench/RESULTS.md). Search sets it for one-vs-rest unless the power family fits the held-out rows
+	// clearly better (see searcher.calibration); false otherwise, and in files written before it.
 	Softmax bool
 	// LabelNoise is the weight ε of a uniform distribution over the classes mixed into the
 	// reported probabilities of a binary or multi-class task, p_c = (1−ε) p'_c + ε/K after
 	// the sharpening: the chance that a label is noise. It bounds what one confident
 	// mistake costs (−ln(ε/K) instead of up to 34 nats), which on data with a few
-	// mislabelled or atypical rows is most of the log loss (ionosphere, one split: test
-	// log loss 0.418 without, 0.25 with ε = 0.01). Search chooses ε with the sharpness by
+	// mislabelled or atypical rows is most of the log loss (ionosphere; bench/RESULTS.md).
+	// Search chooses ε with the sharpness by
 	// the held-out log loss, at least 0.001 (no held-out set shows a class impossible); 0
 	// otherwise.
 	LabelNoise float64
@@ -296,12 +294,10 @@ func DefaultKernel(dim int) string { return engine.DefaultKernel(dim) }
 // the given number of binary problems (one-vs-rest classes; 1 otherwise): every row when
 // that costs little (problems·n³ ≤ 10⁹ flops, well under a second: a sparse model gains
 // nothing there, and on small sets it throws labels away), else min(n, max(200, 8√n),
-// 1250). Measured (bench/RESULTS.md), a fixed d caps the accuracy on larger sets
-// (Fashion-MNIST, 10 000 images: d = 200 per class 70-77 %, 500 85.7 %, 800 86.3 %; USPS
-// 427 94.9 %, 683 95.1 %; spambase 284 92.6 %, 600 93.6 %), and d growing as √n keeps
-// selection's O(d²n) time growing only as n²; past 1 250 (n = 24 000) a class's d×n
-// matrix and time grow too large for a 2-core, 2 GB budget (Fashion-MNIST's 60 000 images:
-// 9 MB of matrix per active point, about 75 s per class).
+// 1250). A fixed d caps the accuracy on larger sets (measured on Fashion-MNIST, USPS and
+// spambase in bench/RESULTS.md), and d growing as √n keeps selection's O(d²n) time growing
+// only as n²; past 1 250 (n = 24 000) a class's d×n matrix and time grow too large for a
+// 2-core, 2 GB budget.
 func DefaultActiveSize(n, problems int) int {
 	if float64(max(problems, 1))*math.Pow(float64(n), 3) <= 1e9 {
 		return n
@@ -318,14 +314,12 @@ const searchFinalFlops = 1e10
 // search.go): DefaultActiveSize (which the search scores its kernels at), grown to min(n, 12√n,
 // 1250) and to the largest d with problems·n·d² ≤ 10¹⁰ where either is more. The search's
 // cost grows with the d it scores at, the final model's only once; and a larger d brings the sparse
-// model closer to the full GP, in its accuracy (USPS: 94.9 % at d = 427, 95.1 % at 683;
-// Fashion-MNIST 10 000 images: 85.7 % at 500, 86.3 % at 800) and most of all in its probabilities
-// (spambase, 3 220 rows: test log loss 0.229 at d = 454, 0.203 at 1 000, 0.188 at 3 220, each
-// calibrated at its own d).
+// model closer to the full GP, in its accuracy and most of all in its probabilities (measured
+// on USPS, Fashion-MNIST and spambase in bench/RESULTS.md).
 //
 // Past candidatesPerActive·d rows the same selection time, problems·d²·n, is spent on a larger
 // d chosen from fewer candidates: d' = ∛(d²·n/candidatesPerActive) active points of
-// SearchCandidates(n, d') rows (Fashion-MNIST, 60 000 images: d' = 2 108 of 21 080).
+// SearchCandidates(n, d') rows.
 func SearchActiveSize(n, problems int) int {
 	d := DefaultActiveSize(n, problems)
 	grown := int(math.Sqrt(searchFinalFlops / float64(max(problems, 1)) / float64(max(n, 1))))
@@ -337,13 +331,10 @@ func SearchActiveSize(n, problems int) int {
 	return int(math.Cbrt(float64(d) * float64(d) * float64(n) / candidatesPerActive))
 }
 
-// candidatesPerActive is how many candidate rows per active point the default final
-// selection keeps on large sets (SearchCandidates). Selection costs d²·N per class, and
-// past about ten candidates per active point that time buys more as active points than as
-// candidates: on Fashion-MNIST with the same kernel, d = 1 250 scores 87.20 % chosen from
-// all 60 000 images and 87.45 % from the first 20 000, and d = 2 000 of those 20 000
-// 87.64 % in about the time of the first; d = 2 000 of only 10 000 (5 per point) gains
-// nothing over 1 200 (86.85 against 86.84 %). A large pool also offers the greedy
+// candidatesPerActive is how many candidate rows per active point the default final selection keeps
+// on large sets (SearchCandidates). Selection costs d²·N per class, and past about ten candidates
+// per active point that time buys more as active points than as candidates (measured on
+// Fashion-MNIST in bench/RESULTS.md, search for 87.64). A large pool also offers the greedy
 // selection more rare, atypical rows to spend active points on.
 const candidatesPerActive = 10
 
@@ -983,8 +974,7 @@ func sharpenLogs(q, logs []float64, a float64) {
 // Prediction holds Label and Mean alone (Prob and Var nil), as svm-predict without -b gives
 // labels alone. Binary and regression labels are Predict's (the sign of the latent mean, the
 // predictive mean). A one-vs-rest label is the class of the largest latent mean (bias
-// included), which can differ from Predict's where classes are nearly tied (Fashion-MNIST,
-// 60 000 images: 87.56 % of the test images against Predict's 87.58 %); a one-vs-one label
+// included), which can differ from Predict's where classes are nearly tied; a one-vs-one label
 // is the class with the most pairs' votes, ties to the first, as svm-predict's. Ordinal and
 // semi-supervised labels need the variances, and a blend's its members' probabilities:
 // those get Predict's.
