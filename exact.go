@@ -11,7 +11,7 @@ package ivm
 // lower test NLPD on seven. Maximising it also learns one length scale per input, which
 // is what lets a GP beat an isotropic kernel on data whose inputs matter unequally
 // (Boston housing, ozone), but unconstrained per-input scales overfit small sets (Swiss
-// fertility, 32 rows: NLPD 3.82 isotropic, 4.41 with free scales). So the log length
+// fertility). So the log length
 // scales have a Gaussian prior of standard deviation ardPriorSD about a common log
 // length scale that is itself learnt: the scales spread only as far as the data demand
 // (Swiss 3.96, Boston 2.42 against 2.46 isotropic and 2.48 free).
@@ -54,8 +54,7 @@ const (
 	// exactNoiseFloor is the least noise variance as a fraction of the signal and bias variances: a
 	// bound on K's condition number (about N/exactNoiseFloor), not a belief about the data. Relative,
 	// because the likelihood of separable labels grows without bound along γ → 0 with the variance
-	// → ∞ (a pair of soybean's classes: variance 2.8·10⁸, condition number 5·10¹⁶ under an
-	// absolute floor of 10⁻⁶).
+	// → ∞, where an absolute floor leaves K numerically singular.
 	exactNoiseFloor = 1e-6
 	exactMaxIter    = 300
 	// exactTol and exactStall: a run stops when exactStall iterations have lowered the
@@ -435,14 +434,14 @@ func exactRegression(xs *mat.Dense, y []float64) (exactResult, error) {
 	}
 	// Calibrated as the search's regression kernels are (searcher.calibration), on the
 	// leave-one-out predictions: the 90 %-confidence margin of the covering rule keeps the
-	// intervals wide enough that a test set of a few hundred rows sees 93 % or more covered
-	// (without it, Boston's suite split: 90.8 %).
+	// intervals wide enough that a test set of a few hundred rows sees at least the nominal
+	// coverage.
 	//
 	// The calibration widens intervals that the left-out residuals show too narrow, and does
 	// not narrow them (a ≤ 1): the residuals left out of a fit whose parameters were chosen
-	// on all the rows are optimistic, most where the rows are few (R's stackloss, 14 of its
-	// 21 rows: a = 1.46 narrowed the intervals and 3 of 7 test targets were covered). On
-	// every public regression set measured the sharpness was below 1 anyway.
+	// on all the rows are optimistic, most where the rows are few (R's stackloss;
+	// bench/RESULTS.md). On every public regression set measured the sharpness was below 1
+	// anyway.
 	s := &searcher{task: Regression, yVal: ys}
 	loo := [][2][]float64{{fit.looMean, fit.looVar}}
 	cal := s.calibration(loo)

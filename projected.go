@@ -111,9 +111,8 @@ func (pr *ProjectedModel) latents(xs *mat.Dense) *mat.Dense {
 // holds the class latents f_c (Var is nil: the model's probabilities do not use them), and
 // Label is the class of the largest: the regression's own decision. The probabilities,
 // a map fitted to a few thousand held-out rows for their log loss, can rank a near tie
-// the other way; their argmax was the less accurate decision (Fashion-MNIST 10 000: 86.71
-// against 87.00 % of the test images; USPS and letter the same; satellite, three splits:
-// one row either way).
+// the other way; their argmax was the less accurate decision (measured in bench/RESULTS.md,
+// search for 86.71).
 func (p *Predictor) predictProjected(x mat.Matrix, probs bool) ([]Prediction, error) {
 	xs, err := p.Scaler.Apply(x)
 	if err != nil {

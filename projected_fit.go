@@ -45,11 +45,8 @@ const (
 // ProjectedCentres is the number of centres m of a projected model of n training rows
 // when Config.ActiveSize is 0: 5 000 up to 10 000 rows, then growing as n^¼ to at most
 // 7 500 (fewer where fewer rows are left outside the held-out ones). Its m×m system costs
-// 8m² bytes (200 MB at 5 000, 450 MB at 7 500) and its fit n·m²/2 multiply-adds. On
-// Fashion-MNIST's 10 000 images m = 8 000 scores 87.26 % against 5 000's 86.99 %, at twice
-// the CPU; on all 60 000, 7 500 scores 88.86 % (test log loss 0.321) against 5 000's
-// 88.47 % (0.335), in 80 s wall against 53 s, at a peak RSS of 1.74 GB (bench/RESULTS.md,
-// "Eleventh pass").
+// 8m² bytes (200 MB at 5 000, 450 MB at 7 500) and its fit n·m²/2 multiply-adds; larger m
+// buys a little accuracy at a much larger cost (bench/RESULTS.md, "Eleventh pass").
 //
 // A two-class model has one latent boundary to draw, where k classes have about k−1: it
 // gets at most projectedCentresPerBoundary centres per boundary, and its search as many
