@@ -20,7 +20,8 @@ type refOptRun struct {
 	d, noiseIters                    int
 }
 
-const refKernel = "rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)+white(variance=0.1353352832366127)"
+const refKernel = "rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)" +
+	"+white(variance=0.1353352832366127)"
 
 var refOptRuns = []refOptRun{
 	{"class500_d100_opt", "class_train_500.csv", "class_test_2000.csv", "probit", refKernel, 100, 0},
