@@ -20,8 +20,8 @@ import (
 //
 // How the inner products are computed depends on the row length: gonum's NoTrans Dgemv on short
 // rows, and one assembly dot product per row from rowDotMinCols inputs on, where that Dgemv is
-// compute-bound (USPS, 7291 × 256: 1.4 ms a column against 0.6 ms for the row dots, measured on
-// the project's machine; the kernel column was then half of a USPS selection's time). The row dots
+// compute-bound and the row dots are faster (measured on USPS in bench/RESULTS.md, where the
+// kernel column was half of a selection's time). The row dots
 // are summed exactly as the squared norms are, so a row's distance to itself, and to an identical
 // row, is exactly 0; on the Dgemv path the self-product is set to the norm for the same reason.
 //
@@ -155,9 +155,8 @@ func (v *dotView) rows(x raw, lo, hi int) blas64.General {
 }
 
 // rowDotMinCols is the row length from which Column takes one dot product per row instead of
-// one Dgemv (measured on the project's machine, 4·10⁶ inputs in all: Dgemv 1.9–2.5 ms
-// against 2.8–8.9 ms for row dots at 4–20 inputs per row, 1.9 against 1.6 ms at 32, and
-// 4.1–4.3 against 1.6–1.9 ms at 64 and 256).
+// one Dgemv: the row length at which the row dots became faster on the project's machine
+// (bench/RESULTS.md, "Figures moved from code comments").
 const rowDotMinCols = 32
 
 // dotUnitary is Σ a_k b_k summed as gonum's assembly dot product sums it.

@@ -70,10 +70,10 @@ func registerMaxMem(fs *flag.FlagSet) *memLimit {
 
 // softLimit sets the Go runtime's soft memory limit (unless GOMEMLIMIT sets one) to 80 %
 // of the limit: the collector then works harder as the heap nears it instead of letting the
-// heap grow to twice what is live, which on a 60 000-row training put the peak RSS at 2.9 GB
-// with 1.4 GB live (each class's 600 MB selection matrix becomes garbage when the next is
-// made). At the whole limit the RSS, which also counts memory not yet returned to the
-// system, still reached 2.4 GB of 2 GiB.
+// heap grow to twice what is live, which on a large training put the peak RSS at twice the
+// live heap (each class's selection matrix becomes garbage when the next is made). At the
+// whole limit the RSS, which also counts memory not yet returned to the system, still
+// overshot it.
 func (m memLimit) softLimit() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(int64(m) / 5 * 4)
@@ -191,8 +191,8 @@ func decodeModel(b []byte, path string, allowPart bool) (*modelFile, error) {
 
 // modelFileShare is the share of -max-mem a model file may take: decoding holds its text
 // and the numbers it decodes (8 bytes for each ~17 characters) at once, and predicting
-// the model's d×D active inputs for a chunk of test rows; reading a 277 MB file of ten
-// classes of 2 000 active points and predicting 10 000 rows of 784 inputs peaks at 1.45 GB.
+// the model's d×D active inputs for a chunk of test rows (bench/RESULTS.md, "Figures moved
+// from code comments").
 const modelFileShare = 4
 
 // readModelBytes reads a model file whole ("-": standard input) after the checks readModel
