@@ -6,20 +6,14 @@ package ivm
 // model, and neither predicts its held-out rows clearly better, it keeps both and reports
 // the mean of their class probabilities (Predictor.Blend). Two calibrated models that err
 // on different rows average to probabilities no worse than the mean of their log losses
-// (−ln is convex) and often better than either: on thirteen public binary sets, eight
-// random splits each, the blend's mean test log loss was below that of the single model
-// chosen before on eight (sonar 0.288 → 0.277, promoters 0.414 → 0.400, pima 0.479 →
-// 0.475) and at most 0.004 above it on the other five (bench/RESULTS.md, "Tenth pass";
-// their sum 2.816 → 2.785). Where one model's
-// held-out log loss is more than blendRatio times the other's it is left out: the label
-// regression that interpolates repeated inputs (house votes, 0.29 against the probit's
-// 0.11) would only pull the blend towards its mistakes.
+// (−ln is convex) and often better than either (measured in bench/RESULTS.md, search for
+// "Tenth pass"). Where one model's held-out log loss is more than blendRatio times the
+// other's it is left out: a label regression that interpolates repeated inputs would only
+// pull the blend towards its mistakes.
 //
 // One-vs-one pairs blend by the same rule but never take the label regression alone, which
-// lost accuracy there (vehicle −0.7 points); a pair whose probit model's held-out log loss
-// is below flatLoss skips it. Blended pairs: vehicle 84.25 → 85.53 % (four splits; libsvm's
-// recipe 85.33), glass 68.5 → 70.4 %, log loss lower on five sets of nine, the same on one
-// (oil flow), at most 0.005 higher on three (iris, waveform, soybean).
+// lost accuracy there; a pair whose probit model's held-out log loss is below flatLoss
+// skips it.
 
 import (
 	"errors"
@@ -42,8 +36,10 @@ func blendable(a, b float64) bool {
 // fitBlend fits, on the scaled inputs xs, the label regression labels and the probit model
 // with the search's kernel spec, criterion and calibration (p's sharpness and label noise),
 // and makes p their blend.
-func (p *Predictor) fitBlend(xs *mat.Dense, y []float64, cfg *Config, labels *labelMember, spec string, criterion Criterion, d int) error {
-	probit := &Predictor{Task: Binary, Classes: p.Classes, Scaler: p.Scaler, Sharpness: p.Sharpness, LabelNoise: p.LabelNoise}
+func (p *Predictor) fitBlend(xs *mat.Dense, y []float64, cfg *Config, labels *labelMember,
+	spec string, criterion Criterion, d int) error {
+	probit := &Predictor{Task: Binary, Classes: p.Classes, Scaler: p.Scaler, Sharpness: p.Sharpness,
+		LabelNoise: p.LabelNoise}
 	quiet := *cfg
 	quiet.Progress = nil // one "done" report for the task, the probit member's
 	if err := labels.p.fitProblems(xs, y, &quiet, labels.spec, Entropy, d); err != nil {
@@ -112,7 +108,8 @@ func (p *Predictor) checkBlend() error {
 		return fmt.Errorf("a %v task of %d classes with a blend", p.Task, len(p.Classes))
 	case len(p.Blend) < 2:
 		return fmt.Errorf("a blend of %d members", len(p.Blend))
-	case len(p.Models) > 0 || p.Scaler != nil || p.Sharpness != 1 || p.LabelNoise != 0 || p.Logistic != nil || p.Softmax:
+	case len(p.Models) > 0 || p.Scaler != nil || p.Sharpness != 1 || p.LabelNoise != 0 ||
+		p.Logistic != nil || p.Softmax:
 		return errors.New("a blend's models, scaling and calibration are its members'")
 	}
 	if err := finite("class label", p.Classes); err != nil {
@@ -124,7 +121,8 @@ func (p *Predictor) checkBlend() error {
 		case mp == nil || len(mp.Models) != 1 || mp.Models[0] == nil || mp.Blend != nil:
 			return fmt.Errorf("blend member %d is not a predictor of one model", j+1)
 		case mp.Task != Binary || !slices.Equal(mp.Classes, p.Classes):
-			return fmt.Errorf("blend member %d is a %v model of classes %v, want binary of %v", j+1, mp.Task, mp.Classes, p.Classes)
+			return fmt.Errorf("blend member %d is a %v model of classes %v, want binary of %v", j+1, mp.Task,
+				mp.Classes, p.Classes)
 		case mp.InputDim() != dim:
 			return fmt.Errorf("blend member %d has %d inputs, member 1 has %d", j+1, mp.InputDim(), dim)
 		}
@@ -151,12 +149,17 @@ func encodeBlendedPair(pp *Predictor) (*pairJSON, error) {
 
 // decodeBlendedPair rebuilds a one-vs-one pair that is a blend (see decodeBinary).
 func decodeBlendedPair(in *pairJSON, what, where string) (*Predictor, error) {
-	if in.hasModel() || in.Scale != nil || in.Sharpness != 0 || in.LabelNoise != 0 || in.Logistic != nil {
-		return nil, fmt.Errorf("ivm: model file %s: a blend's models, scaling and calibration are its members'", what)
+	if in.hasModel() || in.Scale != nil || in.Sharpness != 0 || in.LabelNoise != 0 ||
+		in.Logistic != nil {
+		return nil,
+			fmt.Errorf("ivm: model file %s: a blend's models, scaling and calibration are its members'",
+				what)
 	}
-	pp := &Predictor{Task: Binary, Classes: in.Classes, Sharpness: 1, Blend: make([]*Predictor, len(in.Blend))}
+	pp := &Predictor{Task: Binary, Classes: in.Classes, Sharpness: 1,
+		Blend: make([]*Predictor, len(in.Blend))}
 	for j := range in.Blend {
-		mp, err := decodeBinary(&in.Blend[j], fmt.Sprintf("%s, member %d", what, j+1), fmt.Sprintf("%s, member %d", where, j+1))
+		mp, err := decodeBinary(&in.Blend[j], fmt.Sprintf("%s, member %d", what, j+1),
+			fmt.Sprintf("%s, member %d", where, j+1))
 		if err != nil {
 			return nil, err
 		}

@@ -73,22 +73,26 @@ const (
 )
 
 // NewSelector prepares Algorithm 1 (engine.NewSelector).
-func NewSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt Options) (*Selector, error) {
+func NewSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt Options) (*Selector,
+	error) {
 	return engine.NewSelector(x, y, k, nm, opt)
 }
 
 // FitFixed selects d points and returns the model (engine.FitFixed).
-func FitFixed(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, d int, opt Options) (*Model, error) {
+func FitFixed(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, d int, opt Options) (*Model,
+	error) {
 	return engine.FitFixed(x, y, k, nm, d, opt)
 }
 
 // NewModel makes a model from an active set (engine.NewModel).
-func NewModel(k kern.Kernel, nm noise.Model, xActive *mat.Dense, active []int, siteM, siteBeta, factorBeta []float64) (*Model, error) {
+func NewModel(k kern.Kernel, nm noise.Model, xActive *mat.Dense, active []int, siteM, siteBeta,
+	factorBeta []float64) (*Model, error) {
 	return engine.NewModel(k, nm, xActive, active, siteM, siteBeta, factorBeta)
 }
 
 // Learn runs Algorithm 2 on one task (engine.Learn).
-func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOptions) (*Model, *LearnResult, error) {
+func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOptions) (*Model,
+	*LearnResult, error) {
 	return engine.Learn(x, y, k, nm, opt)
 }
 
@@ -100,7 +104,9 @@ func ParseObjective(s string) (Objective, error) { return engine.ParseObjective(
 
 // ParseCriterionChoice parses "auto" (or ""), "entropy" or "expected"
 // (engine.ParseCriterionChoice).
-func ParseCriterionChoice(s string) (CriterionChoice, error) { return engine.ParseCriterionChoice(s) }
+func ParseCriterionChoice(s string) (CriterionChoice, error) {
+	return engine.ParseCriterionChoice(s)
+}
 
 // ParseTransform parses "auto" (or ""), "softplus" or "exp" (engine.ParseTransform).
 func ParseTransform(s string) (Transform, error) { return engine.ParseTransform(s) }

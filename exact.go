@@ -11,7 +11,7 @@ package ivm
 // lower test NLPD on seven. Maximising it also learns one length scale per input, which
 // is what lets a GP beat an isotropic kernel on data whose inputs matter unequally
 // (Boston housing, ozone), but unconstrained per-input scales overfit small sets (Swiss
-// fertility, 32 rows: NLPD 3.82 isotropic, 4.41 with free scales). So the log length
+// fertility). So the log length
 // scales have a Gaussian prior of standard deviation ardPriorSD about a common log
 // length scale that is itself learnt: the scales spread only as far as the data demand
 // (Swiss 3.96, Boston 2.42 against 2.46 isotropic and 2.48 free).
@@ -51,11 +51,10 @@ const (
 	// than 1 or 2 on the smallest (Swiss: NLPD 3.96 against 4.30 and 4.37) and within
 	// 0.02 nats of them on the rest.
 	ardPriorSD = 0.5
-	// exactNoiseFloor is the least noise variance as a fraction of the signal and bias
-	// variances: a bound on K's condition number (about N/exactNoiseFloor), not a belief
-	// about the data. Relative, because the likelihood of separable labels grows without
-	// bound along γ → 0 with the variance → ∞ (a pair of soybean's classes: variance 2.8·10⁸,
-	// condition number 5·10¹⁶ under an absolute floor of 10⁻⁶).
+	// exactNoiseFloor is the least noise variance as a fraction of the signal and bias variances: a
+	// bound on K's condition number (about N/exactNoiseFloor), not a belief about the data. Relative,
+	// because the likelihood of separable labels grows without bound along γ → 0 with the variance
+	// → ∞, where an absolute floor leaves K numerically singular.
 	exactNoiseFloor = 1e-6
 	exactMaxIter    = 300
 	// exactTol and exactStall: a run stops when exactStall iterations have lowered the
@@ -142,7 +141,8 @@ func (e *exactGP) factor(th []float64) (float64, bool) {
 		e.u[i*n+i] += noise
 	}
 	var ok bool
-	if e.cholBuf, ok = rowdot.Cholesky(blas64.Symmetric{N: n, Stride: n, Data: e.u, Uplo: blas.Upper}, e.cholBuf); !ok {
+	if e.cholBuf, ok = rowdot.Cholesky(blas64.Symmetric{N: n, Stride: n, Data: e.u, Uplo: blas.Upper},
+		e.cholBuf); !ok {
 		return 0, false
 	}
 	logDet := 0.0
@@ -177,7 +177,8 @@ func (e *exactGP) invertFactor() {
 	for i0 := 0; i0 < n; i0 += rowdot.SolveBlock {
 		bi := min(rowdot.SolveBlock, n-i0)
 		z := blas64.General{Rows: bi, Cols: n - i0, Stride: n, Data: e.uinv[i0*n+i0:]}
-		u := blas64.Triangular{N: n - i0, Stride: n, Data: e.u[i0*n+i0:], Uplo: blas.Upper, Diag: blas.NonUnit}
+		u := blas64.Triangular{N: n - i0, Stride: n, Data: e.u[i0*n+i0:], Uplo: blas.Upper,
+			Diag: blas.NonUnit}
 		e.solveBuf = rowdot.SolveUpperRight(z, u, e.solveBuf)
 	}
 }
@@ -290,7 +291,8 @@ const ardFreeIter = 100
 // scikit-learn's free ARD 23–28, but 1 300 with 30 irrelevant inputs). Which smooth start
 // finds it varies from set to set (bench/RESULTS.md, "Eighth pass"), so both are run; a
 // start whose run fails is passed over.
-func fitARD(e *exactGP, run func([]float64, int) ([]float64, error), iso []float64) ([]float64, error) {
+func fitARD(e *exactGP, run func([]float64, int) ([]float64, error), iso []float64) ([]float64,
+	error) {
 	_, dim := e.x.Dims()
 	e.ard = true
 	best, err := run(append(slices.Clone(iso), make([]float64, dim)...), exactMaxIter)
@@ -345,7 +347,8 @@ func fitExact(e *exactGP, ard bool) (*exactFit, error) {
 			}
 			return k > stall && hist[k-1-stall]-it.F < tol
 		}
-		r, err := optimize.Minimize(e.eval, th, optimize.Options{Method: optimize.MethodLBFGS, MaxIter: maxIter, GradTol: 1e-6, Callback: stall})
+		r, err := optimize.Minimize(e.eval, th, optimize.Options{Method: optimize.MethodLBFGS,
+			MaxIter: maxIter, GradTol: 1e-6, Callback: stall})
 		evals += r.FuncEvals
 		if err != nil {
 			return nil, fmt.Errorf("ivm: the marginal likelihood of %d rows at its start: %w", n, err)
@@ -382,7 +385,8 @@ func (e *exactGP) fitAt(th []float64) (*exactFit, error) {
 	n := len(e.y)
 	signal, bias, noise := exactVariances(th)
 	fit := &exactFit{signal: signal, bias: bias, noise: noise,
-		length: e.lengths(th), th: slices.Clone(th), looMean: make([]float64, n), looVar: make([]float64, n)}
+		length: e.lengths(th), th: slices.Clone(th), looMean: make([]float64, n),
+		looVar: make([]float64, n)}
 	for i, y := range e.y {
 		row := e.uinv[i*n+i : (i+1)*n]
 		v := 1 / floats.Dot(row, row)
@@ -391,8 +395,8 @@ func (e *exactGP) fitAt(th []float64) (*exactFit, error) {
 	return fit, nil
 }
 
-// spec writes the fitted kernel for targets of standard deviation sd, in the terms of
-// kern's rbfard: variance·exp(−½ γ Σ_d α_d (x_d − x'_d)²) with γα_d = 1/ℓ_d², α_d < 1.
+// spec writes the fitted kernel for targets of standard deviation sd, in the terms of kern's
+// rbfard: variance·exp(−½ γ Σ_d α_d (x_d − x'_d)²) with γα_d = 1/ℓ_d², α_d < 1.
 func (f *exactFit) spec(sd float64) string {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 	inv := make([]float64, len(f.length))
@@ -405,7 +409,8 @@ func (f *exactFit) spec(sd float64) string {
 		scales[d] = g(v / gamma) // below 1 at 8 digits: the largest is 1/(1 + 10⁻⁶)
 	}
 	v2 := sd * sd
-	return "rbfard(gamma=" + g(gamma) + ",variance=" + g(f.signal*v2) + ",scales=[" + strings.Join(scales, ",") +
+	return "rbfard(gamma=" + g(gamma) + ",variance=" + g(f.signal*v2) + ",scales=[" +
+		strings.Join(scales, ",") +
 		"])+bias(variance=" + g(f.bias*v2) + ")+white(variance=" + g(f.noise*v2) + ")"
 }
 
@@ -429,19 +434,20 @@ func exactRegression(xs *mat.Dense, y []float64) (exactResult, error) {
 	}
 	// Calibrated as the search's regression kernels are (searcher.calibration), on the
 	// leave-one-out predictions: the 90 %-confidence margin of the covering rule keeps the
-	// intervals wide enough that a test set of a few hundred rows sees 93 % or more covered
-	// (without it, Boston's suite split: 90.8 %).
+	// intervals wide enough that a test set of a few hundred rows sees at least the nominal
+	// coverage.
 	//
 	// The calibration widens intervals that the left-out residuals show too narrow, and does
 	// not narrow them (a ≤ 1): the residuals left out of a fit whose parameters were chosen
-	// on all the rows are optimistic, most where the rows are few (R's stackloss, 14 of its
-	// 21 rows: a = 1.46 narrowed the intervals and 3 of 7 test targets were covered). On
-	// every public regression set measured the sharpness was below 1 anyway.
+	// on all the rows are optimistic, most where the rows are few (R's stackloss;
+	// bench/RESULTS.md). On every public regression set measured the sharpness was below 1
+	// anyway.
 	s := &searcher{task: Regression, yVal: ys}
 	loo := [][2][]float64{{fit.looMean, fit.looVar}}
 	cal := s.calibration(loo)
 	cal.a = min(cal.a, 1)
-	return exactResult{spec: fit.spec(sd), cal: cal, evals: fit.evals, looLoss: s.logLoss(loo, cal)}, nil
+	return exactResult{spec: fit.spec(sd), cal: cal, evals: fit.evals, looLoss: s.logLoss(loo, cal)},
+		nil
 }
 
 // standardised returns the targets y less their mean, divided by their standard deviation
@@ -476,7 +482,8 @@ const (
 // its held-out rows: where most inputs do not matter (one relevant input among eight,
 // 2 000 synthetic rows) standardised inputs drown the one that does and the search's best
 // kernel predicted about the mean.
-func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scaler, Progress, error) {
+func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scaler, Progress,
+	error) {
 	n, _ := x.Dims()
 	rows := randomRows(n, relevanceRows, seed, 0x5e1e)
 	xs, err := scaledRows(x, std, rows)
@@ -489,7 +496,8 @@ func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scal
 		return nil, Progress{}, err
 	}
 	lmin := slices.Min(fit.length)
-	sc := &Scaler{Kind: ScaleRelevance, Shift: slices.Clone(std.Shift), Factor: make([]float64, len(std.Factor)), Weight: make([]float64, len(std.Factor))}
+	sc := &Scaler{Kind: ScaleRelevance, Shift: slices.Clone(std.Shift),
+		Factor: make([]float64, len(std.Factor)), Weight: make([]float64, len(std.Factor))}
 	for d, l := range fit.length {
 		sc.Weight[d] = max(lmin/l, relevanceFloor)
 		sc.Factor[d] = std.Factor[d] * sc.Weight[d]
@@ -497,6 +505,8 @@ func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scal
 	s := &searcher{task: Regression, yVal: ys}
 	loo := [][2][]float64{{fit.looMean, fit.looVar}}
 	report := Progress{Search: fit.evals, SearchScore: s.logLoss(loo, calib{a: 1}),
-		SearchKernel: fmt.Sprintf("%s on %d rows, by the marginal likelihood, scored leaving one row out: the relevance scaling's weights", fit.spec(1), len(rows))}
+		SearchKernel: fmt.Sprintf(
+			"%s on %d rows, by the marginal likelihood, scored leaving one row out: the relevance "+
+				"scaling's weights", fit.spec(1), len(rows))}
 	return sc, report, nil
 }

@@ -2,29 +2,24 @@ package ivm
 
 // Small binary tasks: regression on the labels, calibrated by a logistic map.
 //
-// Where every row of a binary task is active (at most exactMaxRows rows), Fit also
-// regresses the labels coded ±1 on the inputs (as the search scaled them) with the exact
-// GP (Gaussian noise: least-squares classification, Rasmussen & Williams §6.5), its rbf
-// kernel chosen by the marginal likelihood (exact.go) or, where the leave-one-out log loss
-// clearly prefers one, by a neighbour with a wider or narrower width or more noise
-// (refineLabels: the likelihood scores how well the Gaussian noise fits the ±1 labels, not
-// how well the mapped probabilities predict them), and turns the predictive mean μ into
-// p(y = +1) = σ(slope·μ + offset), fitted to the exact leave-one-out means as Platt scales
-// an SVM's outputs, with label noise as the search's calibration has it. It blends this
-// model with the probit search's (blend.go) where their held-out log losses (leave-one-out
-// here), both at the least label noise, are within blendRatio of each other, and otherwise
-// takes the one whose loss is lower.
+// Where every row of a binary task is active (at most exactMaxRows rows), Fit also regresses the
+// labels coded ±1 on the inputs (as the search scaled them) with the exact GP (Gaussian noise:
+// least-squares classification, Rasmussen & Williams §6.5), its rbf kernel chosen by the marginal
+// likelihood (exact.go) or, where the leave-one-out log loss clearly prefers one, by a neighbour
+// with a wider or narrower width or more noise (refineLabels: the likelihood scores how well the
+// Gaussian noise fits the ±1 labels, not how well the mapped probabilities predict them), and
+// turns the predictive mean μ into p(y = +1) = σ(slope·μ + offset), fitted to the exact
+// leave-one-out means as Platt scales an SVM's outputs, with label noise as the search's
+// calibration has it. It blends this model with the probit search's (blend.go) where their held-out
+// log losses (leave-one-out here), both at the least label noise, are within blendRatio of each
+// other, and otherwise takes the one whose loss is lower.
 //
-// Why. On few rows the probit model can do worse than a regression of its labels: on sonar
-// (145 training rows, 60 inputs), at libsvm's chosen width, the probit GP (full EP) scores
-// 82.5 % where kernel ridge regression on the labels scores 86.5 % (libsvm 86.1 %), and the
-// default scored 81 %; with the label regression it scores 84.5 % (four splits;
-// bench/RESULTS.md, "Seventh pass"), its marginal likelihood and leave-one-out predictions
-// using every row. Why not always: on inputs with many repeated values (the house votes'
-// yes/no answers) the marginal likelihood's optimum interpolates the labels with a vanishing
-// length scale, whose leave-one-out log loss shows it (0.17–0.42 against the probit's
-// 0.10–0.12). One-vs-one pairs never take the label regression alone (with the same rule
-// per pair, vehicle lost 0.7 points and vowel, wine and soybean's log losses rose), but
+// Why. On few rows the probit model can do worse than a regression of its labels, whose marginal
+// likelihood and leave-one-out predictions use every row (sonar; bench/RESULTS.md, "Seventh pass").
+// Why not always: on inputs with many repeated values (the house votes' yes/no answers) the
+// marginal likelihood's optimum interpolates the labels with a vanishing length scale, which its
+// leave-one-out log loss shows. One-vs-one pairs never take the label regression alone (with the
+// same rule per pair, vehicle lost 0.7 points and vowel, wine and soybean's log losses rose), but
 // blend it with their probit model (blend.go).
 
 import (
@@ -55,7 +50,9 @@ func (l *Logistic) prob(mu float64) float64 {
 // check refuses a map that is not finite or not increasing.
 func (l *Logistic) check() error {
 	if !(l.Slope > 0) || math.IsInf(l.Slope, 0) || math.IsNaN(l.Offset) || math.IsInf(l.Offset, 0) {
-		return fmt.Errorf("logistic map slope %v, offset %v: want a finite positive slope and a finite offset", l.Slope, l.Offset)
+		return fmt.Errorf(
+			"logistic map slope %v, offset %v: want a finite positive slope and a finite offset", l.Slope,
+			l.Offset)
 	}
 	return nil
 }
@@ -76,10 +73,10 @@ type labelFit struct {
 // of labels.go): not where the task was given as Binary, which asks for the probit model
 // (as -noise probit does), except in a one-vs-one pair, which may blend the two — unless
 // its probit model leaves nothing to gain (held-out log loss below flatLoss), since
-// K(K−1)/2 pairs would pay for it (oil flow's pairs of 660 rows: 1.5 → 5.0 CPU s, every
-// prediction the same).
+// K(K−1)/2 pairs would pay for it without changing a prediction.
 func (cfg *Config) labelRegression(task Task, n, d int, probit float64) bool {
-	return task == Binary && (cfg.Task == TaskAuto || (cfg.pair && probit >= flatLoss)) && d == n && n <= exactMaxRows &&
+	return task == Binary && (cfg.Task == TaskAuto || (cfg.pair && probit >= flatLoss)) && d == n &&
+		n <= exactMaxRows &&
 		cfg.resolveLearning(task) == Search
 }
 
@@ -110,7 +107,8 @@ func fitLabels(x mat.Matrix, sc *Scaler, y, classes []float64) (labelFit, error)
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 	l := best.length[0]
-	res.spec = "rbf(gamma=" + f(1/(l*l)) + ",variance=" + f(best.signal) + ")+bias(variance=" + f(best.bias) +
+	res.spec = "rbf(gamma=" + f(1/(l*l)) + ",variance=" + f(best.signal) + ")+bias(variance=" +
+		f(best.bias) +
 		")+white(variance=" + f(best.noise) + ")"
 	loo := labelLOO(best, mean)
 	bestLoss := math.Inf(1)
@@ -135,7 +133,8 @@ func fitLabels(x mat.Matrix, sc *Scaler, y, classes []float64) (labelFit, error)
 // paired standard error over the rows (a few hundred rows and fifteen candidates: the least
 // of them is below ml by chance more often than not); else ml. yc are the labels ±1, mean
 // what e's targets were centred by; evals counts the fits.
-func refineLabels(e *exactGP, ml *exactFit, yc []float64, mean float64, evals *int) (*exactFit, error) {
+func refineLabels(e *exactGP, ml *exactFit, yc []float64, mean float64, evals *int) (*exactFit,
+	error) {
 	mlLosses := looLosses(ml, yc, mean)
 	if mlLosses == nil {
 		return ml, nil
@@ -207,10 +206,8 @@ func labelLOO(f *exactFit, mean float64) []float64 {
 // labelStall and labelTol stop the label regression's marginal likelihood sooner than a
 // regression's (exactStall, exactTol): after labelStall iterations that gained less than
 // labelTol nats in all. Its runs end in long tails of a few thousandths of a nat per
-// iteration (the bias variance drifting towards 0: twonorm, pima), which move no
-// prediction: on thirteen binary sets, eight random splits each, every mean test log loss
-// stayed within 10⁻⁴ (and one breast_cancer row more was right), at 10–45 % less training
-// time (ringnorm's slowest split 3.2 → 1.8 CPU s).
+// iteration (the bias variance drifting towards 0), which move no prediction but cost
+// training time.
 const (
 	labelStall = 5
 	labelTol   = 0.01
@@ -225,7 +222,8 @@ var (
 )
 
 // errNoLogistic is fitLogistic's answer when the outputs do not rise with the labels.
-var errNoLogistic = errors.New("ivm: the leave-one-out means of the label regression do not rise with the labels")
+var errNoLogistic = errors.New(
+	"ivm: the leave-one-out means of the label regression do not rise with the labels")
 
 // fitLogistic fits the map p(+1) = ε/2 + (1−ε)·σ(a·μ + b) to the outputs mu of rows
 // labelled t = ±1 by the least mean −ln p(t), returning it and that loss.
@@ -247,7 +245,8 @@ func fitLogistic(mu, t []float64, eps float64) (Logistic, float64, error) {
 		}
 		return sum / n
 	}
-	r, err := optimize.Minimize(loss, []float64{1, 0}, optimize.Options{Method: optimize.MethodLBFGS, MaxIter: 200, GradTol: 1e-9})
+	r, err := optimize.Minimize(loss, []float64{1, 0}, optimize.Options{Method: optimize.MethodLBFGS,
+		MaxIter: 200, GradTol: 1e-9})
 	if err != nil {
 		return Logistic{}, 0, fmt.Errorf("ivm: calibrating the label regression: %w", err)
 	}

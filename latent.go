@@ -107,7 +107,8 @@ func sameKernels(models []*Model) bool {
 	_, inputs := models[0].XActive.Dims()
 	for _, m := range models[1:] {
 		k := m.Kernel
-		if k.Name() != k0.Name() || !slices.Equal(k.ParamNames(), k0.ParamNames()) || !slices.Equal(kernelParams(k), p0) {
+		if k.Name() != k0.Name() || !slices.Equal(k.ParamNames(), k0.ParamNames()) ||
+			!slices.Equal(kernelParams(k), p0) {
 			return false
 		}
 		if _, dim := m.XActive.Dims(); dim != inputs {

@@ -42,9 +42,18 @@ var formats = []struct {
 	read   func(r io.Reader, m *AnyModel) error
 }{
 	{ModelFormat, func(r io.Reader, m *AnyModel) (err error) { m.IVM, err = Load(r); return }},
-	{multitask.ModelFormat, func(r io.Reader, m *AnyModel) (err error) { m.MultiTask, err = multitask.Load(r); return }},
-	{ssmtr.ModelFormat, func(r io.Reader, m *AnyModel) (err error) { m.SSMTR, err = ssmtr.Load(r); return }},
-	{archipelago.ModelFormat, func(r io.Reader, m *AnyModel) (err error) { m.Archipelago, err = archipelago.Load(r); return }},
+	{multitask.ModelFormat, func(r io.Reader, m *AnyModel) (err error) {
+		m.MultiTask, err = multitask.Load(r)
+		return
+	}},
+	{ssmtr.ModelFormat, func(r io.Reader, m *AnyModel) (err error) {
+		m.SSMTR, err = ssmtr.Load(r)
+		return
+	}},
+	{archipelago.ModelFormat, func(r io.Reader, m *AnyModel) (err error) {
+		m.Archipelago, err = archipelago.Load(r)
+		return
+	}},
 }
 
 // LoadAny reads a model file of any family, choosing the reader by the file's "format"
@@ -75,7 +84,8 @@ func LoadAny(r io.Reader) (*AnyModel, error) {
 	if format == PartFormat {
 		return nil, errPartFile("a part")
 	}
-	return nil, fmt.Errorf("ivm: unknown model format %q (this version reads %s)", format, knownFormats())
+	return nil, fmt.Errorf("ivm: unknown model format %q (this version reads %s)", format,
+		knownFormats())
 }
 
 func knownFormats() string {

@@ -135,8 +135,10 @@ func (pj pairJSON) MarshalJSON() ([]byte, error) {
 // hasModel reports whether any of a model's fields is set.
 func (pj *pairJSON) hasModel() bool {
 	m := &pj.modelJSON
-	return m.KernelSpec != "" || m.Kernel != nil || m.Noise != nil || m.InputDim != 0 || m.Active != nil || m.ActiveInputs != nil ||
-		m.SiteMean != nil || m.SitePrecision != nil || m.FactorPrecision != nil || m.Class != nil || m.Trace != nil
+	return m.KernelSpec != "" || m.Kernel != nil || m.Noise != nil || m.InputDim != 0 ||
+		m.Active != nil || m.ActiveInputs != nil ||
+		m.SiteMean != nil || m.SitePrecision != nil || m.FactorPrecision != nil || m.Class != nil ||
+		m.Trace != nil
 }
 
 // fileJSON is a model file, ivm-model/1: a Predictor. A single model's fields sit at the
@@ -186,7 +188,8 @@ type fileJSON struct {
 // setModel puts a single model's fields at the top level.
 func (f *fileJSON) setModel(m *modelJSON) {
 	f.KernelSpec, f.Kernel, f.Noise, f.InputDim = m.KernelSpec, m.Kernel, m.Noise, m.InputDim
-	f.Active, f.ActiveInputs, f.SiteMean, f.SitePrecision, f.FactorPrecision = m.Active, m.ActiveInputs, m.SiteMean, m.SitePrecision, m.FactorPrecision
+	f.Active, f.ActiveInputs, f.SiteMean, f.SitePrecision, f.FactorPrecision = m.Active,
+		m.ActiveInputs, m.SiteMean, m.SitePrecision, m.FactorPrecision
 }
 
 // model returns the top-level model, nil when there is none.
@@ -195,7 +198,8 @@ func (f *fileJSON) model() *modelJSON {
 		return nil
 	}
 	return &modelJSON{KernelSpec: f.KernelSpec, Kernel: f.Kernel, Noise: f.Noise, InputDim: f.InputDim,
-		Active: f.Active, ActiveInputs: f.ActiveInputs, SiteMean: f.SiteMean, SitePrecision: f.SitePrecision,
+		Active: f.Active, ActiveInputs: f.ActiveInputs, SiteMean: f.SiteMean,
+		SitePrecision:   f.SitePrecision,
 		FactorPrecision: f.FactorPrecision}
 }
 
@@ -223,7 +227,8 @@ func encodeModel(m *Model) (*modelJSON, error) {
 	for i := range out.ActiveInputs {
 		out.ActiveInputs[i] = m.XActive.RawRowView(i)
 	}
-	for name, vs := range map[string][]float64{"site mean": out.SiteMean, "site precision": out.SitePrecision,
+	for name, vs := range map[string][]float64{"site mean": out.SiteMean,
+		"site precision":   out.SitePrecision,
 		"factor precision": out.FactorPrecision} {
 		if err := finite(name, vs); err != nil {
 			return nil, err
@@ -252,7 +257,8 @@ func decodeModel(in *modelJSON) (*Model, error) {
 		return nil, fmt.Errorf("ivm: model file kernel: %w", err)
 	}
 	if sum.Dim() != 0 && sum.Dim() != in.InputDim {
-		return nil, fmt.Errorf("ivm: model file kernel is for %d inputs, the model has %d", sum.Dim(), in.InputDim)
+		return nil, fmt.Errorf("ivm: model file kernel is for %d inputs, the model has %d", sum.Dim(),
+			in.InputDim)
 	}
 	nm, err := noise.Unmarshal(in.Noise)
 	if err != nil {
@@ -264,7 +270,8 @@ func decodeModel(in *modelJSON) (*Model, error) {
 	// Check the rows before allocating: a corrupt input_dim must not allocate its size.
 	for i, row := range in.ActiveInputs {
 		if len(row) != in.InputDim {
-			return nil, fmt.Errorf("ivm: model file active input %d has %d values, want %d", i, len(row), in.InputDim)
+			return nil, fmt.Errorf("ivm: model file active input %d has %d values, want %d", i, len(row),
+				in.InputDim)
 		}
 	}
 	d := len(in.ActiveInputs)
@@ -294,7 +301,10 @@ func encodePair(pp *Predictor) (*pairJSON, error) {
 		return encodeBlendedPair(pp)
 	}
 	if pp == nil || len(pp.Models) != 1 || pp.Models[0] == nil {
-		return nil, errors.New("ivm: a one-vs-one pair or blend member must be a binary predictor of one model or a blend of them")
+		return nil,
+			errors.New(
+				"ivm: a one-vs-one pair or blend member must be a binary predictor of one model or a blend " +
+					"of them")
 	}
 	mj, err := encodeModel(pp.Models[0])
 	if err != nil {
@@ -303,7 +313,8 @@ func encodePair(pp *Predictor) (*pairJSON, error) {
 	if err := finite("class label", pp.Classes); err != nil {
 		return nil, err
 	}
-	out := &pairJSON{Classes: pp.Classes, Scale: pp.Scaler, LabelNoise: pp.LabelNoise, Logistic: pp.Logistic, modelJSON: *mj}
+	out := &pairJSON{Classes: pp.Classes, Scale: pp.Scaler, LabelNoise: pp.LabelNoise,
+		Logistic: pp.Logistic, modelJSON: *mj}
 	if pp.Sharpness != 1 {
 		out.Sharpness = pp.Sharpness
 	}
@@ -318,9 +329,11 @@ func encodePair(pp *Predictor) (*pairJSON, error) {
 func decodePair(in *pairJSON, j int, classes []float64) (*Predictor, error) {
 	a, b := pairOf(j, len(classes))
 	if !slices.Equal(in.Classes, []float64{classes[a], classes[b]}) {
-		return nil, fmt.Errorf("ivm: model file pair %d has classes %v, want [%g %g]", j+1, in.Classes, classes[a], classes[b])
+		return nil, fmt.Errorf("ivm: model file pair %d has classes %v, want [%g %g]", j+1, in.Classes,
+			classes[a], classes[b])
 	}
-	return decodeBinary(in, fmt.Sprintf("pair %d", j+1), fmt.Sprintf("pair %d, classes %g and %g", j+1, classes[a], classes[b]))
+	return decodeBinary(in, fmt.Sprintf("pair %d", j+1), fmt.Sprintf("pair %d, classes %g and %g", j+1,
+		classes[a], classes[b]))
 }
 
 // decodeBinary rebuilds a binary predictor held as a pairJSON (a one-vs-one pair, a blend's
@@ -333,8 +346,9 @@ func decodeBinary(in *pairJSON, what, where string) (*Predictor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s)", err, where)
 	}
-	pp := &Predictor{Task: Binary, Classes: in.Classes, Scaler: in.Scale, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
-		Logistic: in.Logistic, Models: []*Model{m}, Traces: [][]IterTrace{in.Trace}}
+	pp := &Predictor{Task: Binary, Classes: in.Classes, Scaler: in.Scale, Sharpness: in.Sharpness,
+		LabelNoise: in.LabelNoise,
+		Logistic:   in.Logistic, Models: []*Model{m}, Traces: [][]IterTrace{in.Trace}}
 	if err := pp.checkSharpness(); err != nil {
 		return nil, fmt.Errorf("ivm: model file %s: %w", what, err)
 	}
@@ -357,8 +371,10 @@ func (p *Predictor) Save(w io.Writer) error {
 	if err := finite("class label", p.Classes); err != nil {
 		return err
 	}
-	out := fileJSON{Format: ModelFormat, Task: p.Task, Classes: p.Classes, Training: p.Training, Baseline: p.Baseline}
-	if p.Scaler != nil || len(p.Pairs) == 0 && len(p.Blend) == 0 { // a pair's or member's own otherwise
+	out := fileJSON{Format: ModelFormat, Task: p.Task, Classes: p.Classes, Training: p.Training,
+		Baseline: p.Baseline}
+	// a pair's or member's own otherwise
+	if p.Scaler != nil || len(p.Pairs) == 0 && len(p.Blend) == 0 {
 		out.Scale = &fileScale{p.Scaler}
 	}
 	out.LabelNoise, out.Softmax, out.Logistic = p.LabelNoise, p.Softmax, p.Logistic
@@ -379,7 +395,8 @@ func (p *Predictor) Save(w io.Writer) error {
 	}
 	if p.Projected != nil {
 		if len(p.Models) > 0 || len(p.Pairs) > 0 || len(p.Blend) > 0 {
-			return errors.New("ivm: a predictor with both a projected model and other models cannot be saved")
+			return errors.New(
+				"ivm: a predictor with both a projected model and other models cannot be saved")
 		}
 		out.Projected = encodeProjected(p.Projected)
 	}
@@ -434,10 +451,14 @@ func Load(r io.Reader) (*Predictor, error) {
 		return nil, errPartFile("a part")
 	case in.Format != ModelFormat:
 		if strings.HasPrefix(in.Format, "ivm-model/") {
-			return nil, fmt.Errorf("ivm: model format %q is not supported by this version (it reads %q)", in.Format, ModelFormat)
+			return nil, fmt.Errorf("ivm: model format %q is not supported by this version (it reads %q)",
+				in.Format, ModelFormat)
 		}
 		if strings.HasPrefix(in.Format, "ivm-") {
-			return nil, fmt.Errorf("ivm: model format %q is another family's than the single-task IVM's; LoadAny reads every family's", in.Format)
+			return nil,
+				fmt.Errorf(
+					"ivm: model format %q is another family's than the single-task IVM's; LoadAny reads every "+
+						"family's", in.Format)
 		}
 		return nil, fmt.Errorf("ivm: unknown model format %q", in.Format)
 	case in.model() != nil && len(in.Models) > 0:
@@ -446,23 +467,28 @@ func Load(r io.Reader) (*Predictor, error) {
 		return nil, errors.New(`ivm: model file has both one-vs-one "pairs" and other models`)
 	case len(in.Blend) > 0 && (in.model() != nil || len(in.Models) > 0 || len(in.Pairs) > 0):
 		return nil, errors.New(`ivm: model file has both a "blend" and other models`)
-	case in.Projected != nil && (in.model() != nil || len(in.Models) > 0 || len(in.Pairs) > 0 || len(in.Blend) > 0):
+	case in.Projected != nil && (in.model() != nil || len(in.Models) > 0 || len(in.Pairs) > 0 ||
+		len(in.Blend) > 0):
 		return nil, errors.New(`ivm: model file has both a "projected" model and other models`)
-	case in.model() == nil && len(in.Models) == 0 && len(in.Pairs) == 0 && len(in.Blend) == 0 && in.Projected == nil:
+	case in.model() == nil && len(in.Models) == 0 && len(in.Pairs) == 0 && len(in.Blend) == 0 &&
+		in.Projected == nil:
 		return nil, errors.New("ivm: model file lacks its kernel or noise model")
 	}
 	if err := doc.Require("task"); err != nil {
 		return nil, jsonError(err)
 	}
-	if in.Scale == nil && len(in.Pairs) == 0 && len(in.Blend) == 0 && scaledAtTraining(in.Training.Args) {
-		return nil, jsonError(&strictjson.Error{Field: "scale", Msg: `missing, and the model was trained ` +
-			`on scaled inputs (its training command has no -scale none): restore the "scale" object`})
+	if in.Scale == nil && len(in.Pairs) == 0 && len(in.Blend) == 0 &&
+		scaledAtTraining(in.Training.Args) {
+		return nil, jsonError(&strictjson.Error{Field: "scale",
+			Msg: `missing, and the model was trained ` +
+				`on scaled inputs (its training command has no -scale none): restore the "scale" object`})
 	}
 	if in.Classes == nil && (in.Task == Binary || in.Task == MultiClass || in.Task == Ordinal) {
 		return nil, fmt.Errorf("ivm: not a readable model file: field classes: missing: "+
 			"a model of task %v lists its classes", in.Task)
 	}
-	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale.scaler(), Training: in.Training, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
+	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale.scaler(),
+		Training: in.Training, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
 		Softmax: in.Softmax, Logistic: in.Logistic, Baseline: in.Baseline}
 	if p.Baseline != nil {
 		if err := p.Baseline.check(); err != nil {
@@ -508,7 +534,8 @@ func Load(r io.Reader) (*Predictor, error) {
 			return nil, fmt.Errorf("%w (one-vs-rest model %d)", err, c+1)
 		}
 		if cl := in.Models[c].Class; cl == nil || c >= len(p.Classes) || *cl != p.Classes[c] {
-			return nil, fmt.Errorf("ivm: model file one-vs-rest model %d does not match class %d of %v", c+1, c+1, p.Classes)
+			return nil, fmt.Errorf("ivm: model file one-vs-rest model %d does not match class %d of %v", c+1,
+				c+1, p.Classes)
 		}
 		p.Models, p.Traces = append(p.Models, m), append(p.Traces, in.Models[c].Trace)
 	}
@@ -530,8 +557,11 @@ func (p *Predictor) checkSharpness() error {
 	switch {
 	case p.Sharpness == 0:
 		p.Sharpness = 1
-	case !(p.Sharpness > 0) || math.IsInf(p.Sharpness, 0) || (p.Task != MultiClass && p.Task != Binary && p.Task != Regression):
-		return fmt.Errorf("sharpness %v: want a positive finite value, and only for a binary, multi-class or regression model", p.Sharpness)
+	case !(p.Sharpness > 0) || math.IsInf(p.Sharpness, 0) ||
+		(p.Task != MultiClass && p.Task != Binary && p.Task != Regression):
+		return fmt.Errorf(
+			"sharpness %v: want a positive finite value, and only for a binary, multi-class or regression "+
+				"model", p.Sharpness)
 	}
 	return nil
 }
@@ -540,7 +570,8 @@ func (p *Predictor) checkSharpness() error {
 func (p *Predictor) loadPairs(in []pairJSON) error {
 	k := len(p.Classes)
 	if p.Task != MultiClass || k < 3 || len(in) != pairCount(k) {
-		return fmt.Errorf("ivm: model file: a %v task of %d classes with %d one-vs-one pairs", p.Task, k, len(in))
+		return fmt.Errorf("ivm: model file: a %v task of %d classes with %d one-vs-one pairs", p.Task, k,
+			len(in))
 	}
 	p.Pairs = make([]*Predictor, len(in))
 	for j := range in {
@@ -576,8 +607,10 @@ func (p *Predictor) checkPairs() error {
 	for j, pp := range p.Pairs {
 		a, b := pairOf(j, k)
 		switch {
-		case pp == nil || pp.Task != Binary || !slices.Equal(pp.Classes, []float64{p.Classes[a], p.Classes[b]}):
-			return fmt.Errorf("pair %d is not a binary predictor of classes %g and %g", j+1, p.Classes[a], p.Classes[b])
+		case pp == nil || pp.Task != Binary || !slices.Equal(pp.Classes,
+			[]float64{p.Classes[a], p.Classes[b]}):
+			return fmt.Errorf("pair %d is not a binary predictor of classes %g and %g", j+1, p.Classes[a],
+				p.Classes[b])
 		case pp.InputDim() != p.Pairs[0].InputDim():
 			return fmt.Errorf("pair %d has %d inputs, pair 1 %d", j+1, pp.InputDim(), p.Pairs[0].InputDim())
 		}
@@ -611,7 +644,8 @@ func jsonError(err error) error {
 	case errors.As(err, &typ) && typ.Field == "":
 		return fmt.Errorf("ivm: not a readable model file: a JSON %s, not an object", typ.Value)
 	case errors.As(err, &typ):
-		return fmt.Errorf("ivm: not a readable model file: field %q holds a JSON %s", typ.Field, typ.Value)
+		return fmt.Errorf("ivm: not a readable model file: field %q holds a JSON %s", typ.Field,
+			typ.Value)
 	}
 	return fmt.Errorf("ivm: not a readable model file: %w", err)
 }
@@ -632,11 +666,14 @@ func (p *Predictor) check() error {
 	if err := finite("class label", p.Classes); err != nil {
 		return err
 	}
-	if !(p.LabelNoise >= 0 && p.LabelNoise < 1) || (p.LabelNoise != 0 && p.Task != MultiClass && p.Task != Binary) {
-		return fmt.Errorf("label_noise %v: want 0 ≤ ε < 1, and only for a binary or multi-class model", p.LabelNoise)
+	if !(p.LabelNoise >= 0 && p.LabelNoise < 1) || (p.LabelNoise != 0 && p.Task != MultiClass &&
+		p.Task != Binary) {
+		return fmt.Errorf("label_noise %v: want 0 ≤ ε < 1, and only for a binary or multi-class model",
+			p.LabelNoise)
 	}
 	if p.Softmax && p.Task != MultiClass {
-		return fmt.Errorf("softmax probabilities are for a one-vs-rest multi-class model, not a %v one", p.Task)
+		return fmt.Errorf("softmax probabilities are for a one-vs-rest multi-class model, not a %v one",
+			p.Task)
 	}
 	if p.Logistic != nil {
 		if p.Task != Binary {
@@ -674,7 +711,8 @@ func (p *Predictor) check() error {
 		return errors.New("regression with class labels")
 	case p.Logistic != nil && len(p.Classes) != 2:
 		return fmt.Errorf("%d class labels for a binary model", len(p.Classes))
-	case p.Logistic == nil && (p.Task == Binary || p.Task == SemiSupervised || p.Task == Ordinal) && len(p.Classes) != nc:
+	case p.Logistic == nil && (p.Task == Binary || p.Task == SemiSupervised || p.Task == Ordinal) &&
+		len(p.Classes) != nc:
 		return fmt.Errorf("%d class labels for a %v model of %d classes", len(p.Classes), p.Task, nc)
 	}
 	return p.checkClasses()
@@ -729,7 +767,8 @@ func ReadModel(r io.Reader) (*Model, *ModelMeta, error) {
 		return nil, nil, err
 	}
 	if len(p.Models) != 1 {
-		return nil, nil, fmt.Errorf("ivm: the model file holds %d one-vs-rest models; read it with Load", len(p.Models))
+		return nil, nil, fmt.Errorf("ivm: the model file holds %d one-vs-rest models; read it with Load",
+			len(p.Models))
 	}
 	if p.Scaler != nil {
 		return nil, nil, errors.New("ivm: the model file scales its inputs; read it with Load")

@@ -52,23 +52,20 @@ func ParseDecomposition(s string) (Decomposition, error) {
 // ovoMaxRows is the most training rows DecomposeAuto splits one-vs-one. Below it the pair
 // problems are small enough that every pair's own kernel search costs about what the
 // one-vs-rest search does; above it the K(K−1)/2 models cost more to train and K/2 times
-// the one-vs-rest prediction time (bench/RESULTS.md, "Third pass on the defaults": on USPS,
-// 7 291 rows, one-vs-one took 3.8× the CPU for 0.35 points less; satellite, 4 504 rows,
-// is the largest set measured where it still pays).
+// the one-vs-rest prediction time for no gain (measured in bench/RESULTS.md, search for
+// "Third pass on the defaults").
 const ovoMaxRows = 5000
 
 // AutoDecomposition is the decomposition DecomposeAuto means for a multi-class task of n
 // training rows and k classes whose kernels the default search learns: OneVsOne up to
 // ovoMaxRows rows, Projected above (OneVsRest for fewer than 3 classes).
 //
-// Measured over five random splits each (bench/RESULTS.md, "One-vs-one: the evidence"),
-// one-vs-one with a kernel searched per pair closes most of the gap one-vs-rest leaves to
-// libsvm's one-vs-one SVM where classes overlap in different ways per pair (vowel, 11
-// classes: 96.9 → 98.4 %, libsvm 99.1; vehicle 82.5 → 83.9 %, libsvm 84.9; glass 68.9 →
-// 70.2 %), with lower log loss, at about the same training cost. Above, where each
+// One-vs-one with a kernel searched per pair closes most of the gap one-vs-rest leaves to
+// libsvm's one-vs-one SVM where classes overlap in different ways per pair, at about the
+// same training cost (bench/RESULTS.md, "One-vs-one: the evidence"). Above, where each
 // one-vs-rest IVM's selection grows as d²n per class, the projected model's one fit for
 // all the classes is cheaper by several times and as accurate or more (bench/RESULTS.md,
-// "Eleventh pass": USPS, letter, Fashion-MNIST).
+// "Eleventh pass").
 func AutoDecomposition(n, k int) Decomposition {
 	switch {
 	case n > ovoMaxRows:
@@ -96,7 +93,8 @@ func (dc Decomposition) resolve(n, k int, search bool) Decomposition {
 // a partitioned training (Config.Part).
 func (cfg *Config) decomposition(n, k int, search bool) Decomposition {
 	dc := cfg.Decomposition.resolve(n, k, search)
-	if dc == Projected && cfg.Decomposition == DecomposeAuto && (cfg.Part.IsPart() || k == 2 && cfg.Task == Binary) {
+	if dc == Projected && cfg.Decomposition == DecomposeAuto &&
+		(cfg.Part.IsPart() || k == 2 && cfg.Task == Binary) {
 		return OneVsRest
 	}
 	return dc
@@ -151,7 +149,8 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 		pc.Progress = nil
 		if cfg.Progress != nil {
 			pc.Progress = func(pr Progress) {
-				pr.Problem, pr.Problems, pr.Class, pr.Against, pr.Pair = j, pairs, p.Classes[b], p.Classes[a], true
+				pr.Problem, pr.Problems, pr.Class, pr.Against, pr.Pair = j, pairs, p.Classes[b], p.Classes[a],
+					true
 				mu.Lock()
 				defer mu.Unlock()
 				cfg.Progress(pr)
@@ -165,7 +164,8 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 			return fmt.Errorf("ivm: classes %g and %g: %w", p.Classes[a], p.Classes[b], errs[j])
 		}
 		for _, w := range p.Pairs[j].Warnings {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("classes %g and %g: %s", p.Classes[a], p.Classes[b], w))
+			p.Warnings = append(p.Warnings, fmt.Sprintf("classes %g and %g: %s", p.Classes[a], p.Classes[b],
+				w))
 		}
 		p.Pairs[j].Warnings = nil
 	}
@@ -392,7 +392,8 @@ func (p *Predictor) Submodels() []Submodel {
 		if mp.Logistic != nil {
 			name = "labels"
 		}
-		out = append(out, Submodel{Name: name, Model: mp.Models[0], Trace: traceOf(mp.Traces, 0), Pair: mp})
+		out = append(out, Submodel{Name: name, Model: mp.Models[0], Trace: traceOf(mp.Traces, 0),
+			Pair: mp})
 	}
 	for _, pp := range p.Pairs {
 		switch {

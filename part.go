@@ -58,9 +58,13 @@ func (pt Part) check(task Task, problems int) error {
 	case pt.Index < 0 || pt.Index >= pt.Count:
 		return fmt.Errorf("ivm: part %v: want 0 ≤ i < K", pt)
 	case pt.Count > problems && task != MultiClass:
-		return fmt.Errorf("ivm: part %v: a %v task is one problem; only the binary problems of a multi-class task are partitioned", pt, task)
+		return fmt.Errorf(
+			"ivm: part %v: a %v task is one problem; only the binary problems of a multi-class task are "+
+				"partitioned", pt, task)
 	case pt.Count > problems:
-		return fmt.Errorf("ivm: part %v: %d binary problems cannot be split into %d parts (K must not exceed them)", pt, problems, pt.Count)
+		return fmt.Errorf(
+			"ivm: part %v: %d binary problems cannot be split into %d parts (K must not exceed them)", pt,
+			problems, pt.Count)
 	}
 	return nil
 }
@@ -68,7 +72,9 @@ func (pt Part) check(task Task, problems int) error {
 // errPartFile is Load's answer to a part file.
 // what names the part ("part 1/4").
 func errPartFile(what string) error {
-	return fmt.Errorf("ivm: this is %s of a partitioned training (ivm train -part), not a model: merge the parts first (ivm merge, or ivm.MergeParts)", what)
+	return fmt.Errorf(
+		"ivm: this is %s of a partitioned training (ivm train -part), not a model: merge the parts "+
+			"first (ivm merge, or ivm.MergeParts)", what)
 }
 
 // partFileJSON is a part file, ivm-part/1: the shared fields of the model a single run
@@ -104,7 +110,8 @@ func (p *Predictor) problems() int {
 
 // savePart writes a part predictor (from Fit with Config.Part) as a part file.
 func (p *Predictor) savePart(w io.Writer) error {
-	out := partFileJSON{Format: PartFormat, Part: p.Part, Task: p.Task, Classes: p.Classes, Scale: p.Scaler, Sharpness: p.Sharpness, LabelNoise: p.LabelNoise,
+	out := partFileJSON{Format: PartFormat, Part: p.Part, Task: p.Task, Classes: p.Classes,
+		Scale: p.Scaler, Sharpness: p.Sharpness, LabelNoise: p.LabelNoise,
 		Softmax: p.Softmax, Training: p.Training, Models: []modelJSON{}}
 	if p.Pairs != nil {
 		lo, hi := p.Part.Range(len(p.Pairs))
@@ -118,7 +125,8 @@ func (p *Predictor) savePart(w io.Writer) error {
 		return writePart(w, &out)
 	}
 	if len(p.Models) != p.problems() {
-		return fmt.Errorf("ivm: part %v holds %d model slots for %d problems", p.Part, len(p.Models), p.problems())
+		return fmt.Errorf("ivm: part %v holds %d model slots for %d problems", p.Part, len(p.Models),
+			p.problems())
 	}
 	lo, hi := p.Part.Range(len(p.Models))
 	for c := lo; c < hi; c++ {
@@ -162,23 +170,27 @@ func LoadPart(r io.Reader) (*Predictor, error) {
 	if err := doc.Require("task", "classes"); err != nil {
 		return nil, jsonError(err)
 	}
-	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise, Softmax: in.Softmax,
+	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Sharpness: in.Sharpness,
+		LabelNoise: in.LabelNoise, Softmax: in.Softmax,
 		Training: in.Training, Part: in.Part}
 	if len(in.Pairs) > 0 {
 		return p.loadPartPairs(&in)
 	}
 	if err := in.Part.check(in.Task, p.problems()); err != nil || !in.Part.IsPart() {
-		return nil, fmt.Errorf("ivm: part file with part %v for a %v task of %d classes", in.Part, in.Task, len(in.Classes))
+		return nil, fmt.Errorf("ivm: part file with part %v for a %v task of %d classes", in.Part,
+			in.Task, len(in.Classes))
 	}
 	lo, hi := in.Part.Range(p.problems())
 	if len(in.Models) != hi-lo {
-		return nil, fmt.Errorf("ivm: part file %v holds %d models, its slice has %d", in.Part, len(in.Models), hi-lo)
+		return nil, fmt.Errorf("ivm: part file %v holds %d models, its slice has %d", in.Part,
+			len(in.Models), hi-lo)
 	}
 	p.Models, p.Traces = make([]*Model, p.problems()), make([][]IterTrace, p.problems())
 	for k := range in.Models {
 		c := lo + k
 		if cl := in.Models[k].Class; p.Task == MultiClass && (cl == nil || *cl != p.Classes[c]) {
-			return nil, fmt.Errorf("ivm: part file %v: model %d is not class %g's", in.Part, k+1, p.Classes[c])
+			return nil, fmt.Errorf("ivm: part file %v: model %d is not class %g's", in.Part, k+1,
+				p.Classes[c])
 		}
 		m, err := decodeModel(&in.Models[k])
 		if err != nil {
@@ -194,9 +206,13 @@ func (p *Predictor) loadPartPairs(in *partFileJSON) (*Predictor, error) {
 	k := len(p.Classes)
 	switch {
 	case p.Task != MultiClass || k < 3 || len(in.Models) > 0:
-		return nil, fmt.Errorf("ivm: part file with one-vs-one pairs for a %v task of %d classes and %d one-vs-rest models", p.Task, k, len(in.Models))
+		return nil,
+			fmt.Errorf(
+				"ivm: part file with one-vs-one pairs for a %v task of %d classes and %d one-vs-rest models",
+				p.Task, k, len(in.Models))
 	case p.Scaler != nil || p.Sharpness != 1 || p.Softmax:
-		return nil, errors.New("ivm: part file: a one-vs-one model's scaling and calibration are its pairs'")
+		return nil,
+			errors.New("ivm: part file: a one-vs-one model's scaling and calibration are its pairs'")
 	}
 	if err := p.checkClasses(); err != nil {
 		return nil, fmt.Errorf("ivm: part file: %w", err)
@@ -207,7 +223,8 @@ func (p *Predictor) loadPartPairs(in *partFileJSON) (*Predictor, error) {
 	}
 	lo, hi := in.Part.Range(pairs)
 	if len(in.Pairs) != hi-lo {
-		return nil, fmt.Errorf("ivm: part file %v holds %d pairs, its slice has %d", in.Part, len(in.Pairs), hi-lo)
+		return nil, fmt.Errorf("ivm: part file %v holds %d pairs, its slice has %d", in.Part,
+			len(in.Pairs), hi-lo)
 	}
 	p.Pairs = make([]*Predictor, pairs)
 	for i := range in.Pairs {
@@ -248,7 +265,8 @@ func MergeParts(parts []*Predictor) (*Predictor, error) {
 		}
 	}
 	first := byIndex[0]
-	out := &Predictor{Task: first.Task, Classes: first.Classes, Scaler: first.Scaler, Sharpness: first.Sharpness, LabelNoise: first.LabelNoise,
+	out := &Predictor{Task: first.Task, Classes: first.Classes, Scaler: first.Scaler,
+		Sharpness: first.Sharpness, LabelNoise: first.LabelNoise,
 		Softmax: first.Softmax, Training: first.Training}
 	out.Training.Seconds = 0
 	for _, pt := range byIndex {
@@ -285,22 +303,33 @@ func sameTraining(a, b *Predictor) error {
 	case b.Part.Count != a.Part.Count:
 		return fmt.Errorf("ivm: part %v and part %v split the classes differently", a.Part, b.Part)
 	case ta.SHA256 != tb.SHA256 || ta.Rows != tb.Rows:
-		return fmt.Errorf("ivm: part %v was trained on other data than part %v (sha256 %.12s…, %d rows against %.12s…, %d rows)",
+		return fmt.Errorf(
+			"ivm: part %v was trained on other data than part %v (sha256 %.12s…, %d rows against "+
+				"%.12s…, "+
+				"%d rows)",
 			b.Part, a.Part, tb.SHA256, tb.Rows, ta.SHA256, ta.Rows)
 	case b.Task != a.Task || !slices.Equal(b.Classes, a.Classes):
-		return fmt.Errorf("ivm: part %v is a %v task with classes %v, part %v a %v task with classes %v", b.Part, b.Task, b.Classes, a.Part, a.Task, a.Classes)
+		return fmt.Errorf("ivm: part %v is a %v task with classes %v, part %v a %v task with classes %v",
+			b.Part, b.Task, b.Classes, a.Part, a.Task, a.Classes)
 	case (a.Pairs == nil) != (b.Pairs == nil):
-		return fmt.Errorf("ivm: part %v and part %v decompose the classes differently (one-vs-rest and one-vs-one)", a.Part, b.Part)
-	case a.Pairs == nil && (b.Sharpness != a.Sharpness || b.LabelNoise != a.LabelNoise || b.Softmax != a.Softmax):
-		return fmt.Errorf("ivm: part %v has sharpness %g, label noise %g and softmax %v, part %v %g, %g and %v",
+		return fmt.Errorf(
+			"ivm: part %v and part %v decompose the classes differently (one-vs-rest and one-vs-one)",
+			a.Part, b.Part)
+	case a.Pairs == nil && (b.Sharpness != a.Sharpness || b.LabelNoise != a.LabelNoise ||
+		b.Softmax != a.Softmax):
+		return fmt.Errorf(
+			"ivm: part %v has sharpness %g, label noise %g and softmax %v, part %v %g, %g and %v",
 			b.Part, b.Sharpness, b.LabelNoise, b.Softmax, a.Part, a.Sharpness, a.LabelNoise, a.Softmax)
 	case !sameScaler(a.Scaler, b.Scaler):
 		return fmt.Errorf("ivm: part %v scales its inputs differently from part %v", b.Part, a.Part)
 	case b.InputDim() != a.InputDim():
-		return fmt.Errorf("ivm: part %v has %d inputs, part %v %d", b.Part, b.InputDim(), a.Part, a.InputDim())
+		return fmt.Errorf("ivm: part %v has %d inputs, part %v %d", b.Part, b.InputDim(), a.Part,
+			a.InputDim())
 	}
 	if ka, kb := sharedKernel(a), sharedKernel(b); ka != "" && kb != "" && ka != kb {
-		return fmt.Errorf("ivm: part %v selected with kernel %s, part %v with %s: the parts did not arrive at the same shared kernel", b.Part, kb, a.Part, ka)
+		return fmt.Errorf(
+			"ivm: part %v selected with kernel %s, part %v with %s: the parts did not arrive at the same "+
+				"shared kernel", b.Part, kb, a.Part, ka)
 	}
 	return nil
 }
@@ -327,5 +356,6 @@ func sameScaler(a, b *Scaler) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Kind == b.Kind && slices.Equal(a.Shift, b.Shift) && slices.Equal(a.Factor, b.Factor) && slices.Equal(a.Weight, b.Weight)
+	return a.Kind == b.Kind && slices.Equal(a.Shift, b.Shift) && slices.Equal(a.Factor, b.Factor) &&
+		slices.Equal(a.Weight, b.Weight)
 }

@@ -26,12 +26,14 @@ func (cfg Config) Plan(n, dim int, y []float64) (Plan, error) {
 		return Plan{}, err
 	}
 	search := !cfg.FixedKernel && cfg.resolveLearning(task) == Search
-	pl := Plan{Task: task, Classes: classes, Learning: Algorithm2, Decomposition: cfg.decomposition(n, len(classes), search)}
+	pl := Plan{Task: task, Classes: classes, Learning: Algorithm2,
+		Decomposition: cfg.decomposition(n, len(classes), search)}
 	if search {
 		pl.Learning = Search
 	}
 	if pl.Decomposition == Projected && (task == Binary || task == MultiClass || task == Regression) {
-		pl.Bytes = 8*float64(n)*float64(dim) + projectedBytes(n, dim, cfg.ActiveSize, max(len(classes), 1))
+		pl.Bytes = 8*float64(n)*float64(dim) + projectedBytes(n, dim, cfg.ActiveSize,
+			max(len(classes), 1))
 		return pl, nil
 	}
 	problems := 1

@@ -238,21 +238,19 @@ type Predictor struct {
 	Sharpness float64
 	// Softmax, for a one-vs-rest multi-class task, reports p_c ∝ exp(a·z_c) with z_c =
 	// μ_c/√(1+σ²_c), the latent mean of class c's model (bias included) over its standard
-	// deviation with a unit probit slope added, instead of p_c ∝ q_c^a; a is Sharpness.
-	// Where a row lies between two classes their q_c are both near ½ and the power a moves
-	// them little, while z_c keeps telling them apart, so the softmax can be confident about
-	// the pair where the power cannot (test log loss with the same models: USPS 0.182 →
-	// 0.179, letter 0.119 → 0.111, Fashion-MNIST 0.460 → 0.421 on 10 000 images and 0.439 →
-	// 0.389 on 60 000). Search sets it for one-vs-rest unless the power family fits the
-	// held-out rows clearly better (see searcher.calibration); false otherwise, and in files
-	// written before it.
+	// deviation with a unit probit slope added, instead of p_c ∝ q_c^a; a is Sharpness. Where a row
+	// lies between two classes their q_c are both near ½ and the power a moves them little, while z_c
+	// keeps telling them apart, so the softmax can be confident about the pair where the power cannot
+	// (it lowered the test log loss of the same models on USPS, letter and Fashion-MNIST;
+	// bench/RESULTS.md). Search sets it for one-vs-rest unless the power family fits the held-out rows
+	// clearly better (see searcher.calibration); false otherwise, and in files written before it.
 	Softmax bool
 	// LabelNoise is the weight ε of a uniform distribution over the classes mixed into the
 	// reported probabilities of a binary or multi-class task, p_c = (1−ε) p'_c + ε/K after
 	// the sharpening: the chance that a label is noise. It bounds what one confident
 	// mistake costs (−ln(ε/K) instead of up to 34 nats), which on data with a few
-	// mislabelled or atypical rows is most of the log loss (ionosphere, one split: test
-	// log loss 0.418 without, 0.25 with ε = 0.01). Search chooses ε with the sharpness by
+	// mislabelled or atypical rows is most of the log loss (ionosphere; bench/RESULTS.md).
+	// Search chooses ε with the sharpness by
 	// the held-out log loss, at least 0.001 (no held-out set shows a class impossible); 0
 	// otherwise.
 	LabelNoise float64
@@ -300,12 +298,10 @@ func DefaultKernel(dim int) string { return engine.DefaultKernel(dim) }
 // the given number of binary problems (one-vs-rest classes; 1 otherwise): every row when
 // that costs little (problems·n³ ≤ 10⁹ flops, well under a second: a sparse model gains
 // nothing there, and on small sets it throws labels away), else min(n, max(200, 8√n),
-// 1250). Measured (bench/RESULTS.md), a fixed d caps the accuracy on larger sets
-// (Fashion-MNIST, 10 000 images: d = 200 per class 70-77 %, 500 85.7 %, 800 86.3 %; USPS
-// 427 94.9 %, 683 95.1 %; spambase 284 92.6 %, 600 93.6 %), and d growing as √n keeps
-// selection's O(d²n) time growing only as n²; past 1 250 (n = 24 000) a class's d×n
-// matrix and time grow too large for a 2-core, 2 GB budget (Fashion-MNIST's 60 000 images:
-// 9 MB of matrix per active point, about 75 s per class).
+// 1250). A fixed d caps the accuracy on larger sets (measured on Fashion-MNIST, USPS and
+// spambase in bench/RESULTS.md), and d growing as √n keeps selection's O(d²n) time growing
+// only as n²; past 1 250 (n = 24 000) a class's d×n matrix and time grow too large for a
+// 2-core, 2 GB budget.
 func DefaultActiveSize(n, problems int) int {
 	if float64(max(problems, 1))*math.Pow(float64(n), 3) <= 1e9 {
 		return n
@@ -317,19 +313,17 @@ func DefaultActiveSize(n, problems int) int {
 // 1.5 s of selection on two cores.
 const searchFinalFlops = 1e10
 
-// SearchActiveSize is the d of the final model when the default search chose the kernel
-// and Config.ActiveSize is 0 (unless the search's held-out loss leaves nothing to gain: see
-// flatLoss in search.go): DefaultActiveSize (which the search scores its kernels at),
-// grown to min(n, 12√n, 1250) and to the largest d with problems·n·d² ≤ 10¹⁰ where either is
-// more. The search's cost grows with the d it scores at, the final model's only once; and a
-// larger d brings the sparse model closer to the full GP, in its accuracy (USPS: 94.9 % at
-// d = 427, 95.1 % at 683; Fashion-MNIST 10 000 images: 85.7 % at 500, 86.3 % at 800) and
-// most of all in its probabilities (spambase, 3 220 rows: test log loss 0.229 at d = 454,
-// 0.203 at 1 000, 0.188 at 3 220, each calibrated at its own d).
+// SearchActiveSize is the d of the final model when the default search chose the kernel and
+// Config.ActiveSize is 0 (unless the search's held-out loss leaves nothing to gain: see flatLoss in
+// search.go): DefaultActiveSize (which the search scores its kernels at), grown to min(n, 12√n,
+// 1250) and to the largest d with problems·n·d² ≤ 10¹⁰ where either is more. The search's
+// cost grows with the d it scores at, the final model's only once; and a larger d brings the sparse
+// model closer to the full GP, in its accuracy and most of all in its probabilities (measured
+// on USPS, Fashion-MNIST and spambase in bench/RESULTS.md).
 //
-// Past candidatesPerActive·d rows the same selection time, problems·d²·n, is spent on a
-// larger d chosen from fewer candidates: d' = ∛(d²·n/candidatesPerActive) active points
-// of SearchCandidates(n, d') rows (Fashion-MNIST, 60 000 images: d' = 2 108 of 21 080).
+// Past candidatesPerActive·d rows the same selection time, problems·d²·n, is spent on a larger
+// d chosen from fewer candidates: d' = ∛(d²·n/candidatesPerActive) active points of
+// SearchCandidates(n, d') rows.
 func SearchActiveSize(n, problems int) int {
 	d := DefaultActiveSize(n, problems)
 	grown := int(math.Sqrt(searchFinalFlops / float64(max(problems, 1)) / float64(max(n, 1))))
@@ -341,13 +335,10 @@ func SearchActiveSize(n, problems int) int {
 	return int(math.Cbrt(float64(d) * float64(d) * float64(n) / candidatesPerActive))
 }
 
-// candidatesPerActive is how many candidate rows per active point the default final
-// selection keeps on large sets (SearchCandidates). Selection costs d²·N per class, and
-// past about ten candidates per active point that time buys more as active points than as
-// candidates: on Fashion-MNIST with the same kernel, d = 1 250 scores 87.20 % chosen from
-// all 60 000 images and 87.45 % from the first 20 000, and d = 2 000 of those 20 000
-// 87.64 % in about the time of the first; d = 2 000 of only 10 000 (5 per point) gains
-// nothing over 1 200 (86.85 against 86.84 %). A large pool also offers the greedy
+// candidatesPerActive is how many candidate rows per active point the default final selection keeps
+// on large sets (SearchCandidates). Selection costs d²·N per class, and past about ten candidates
+// per active point that time buys more as active points than as candidates (measured on
+// Fashion-MNIST in bench/RESULTS.md, search for 87.64). A large pool also offers the greedy
 // selection more rare, atypical rows to spend active points on.
 const candidatesPerActive = 10
 
@@ -379,10 +370,13 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		return nil, err
 	}
 	if cfg.ZeroBias && task != Binary && task != MultiClass && task != SemiSupervised {
-		return nil, fmt.Errorf("ivm: a zero bias start is for the probit and null category models, not a %s task", task)
+		return nil,
+			fmt.Errorf("ivm: a zero bias start is for the probit and null category models, not a %s task",
+				task)
 	}
 	if cfg.SplitGamma && task != SemiSupervised {
-		return nil, fmt.Errorf("ivm: split γ₋, γ₊ are for the null category model, not a %s task", task)
+		return nil, fmt.Errorf("ivm: split γ₋, γ₊ are for the null category model, not a %s task",
+			task)
 	}
 	if cfg.Decomposition < DecomposeAuto || cfg.Decomposition > Projected {
 		return nil, fmt.Errorf("ivm: unknown multi-class decomposition %v", cfg.Decomposition)
@@ -401,7 +395,9 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		}
 		return p, nil
 	case dc == Projected:
-		return nil, fmt.Errorf("ivm: a projected model is for a binary, multi-class or regression task, not a %v one", task)
+		return nil,
+			fmt.Errorf(
+				"ivm: a projected model is for a binary, multi-class or regression task, not a %v one", task)
 	}
 	if p.Scaler, err = FitScaler(x, cfg.Scale); err != nil {
 		return nil, err
@@ -447,7 +443,10 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		return nil, err
 	}
 	if cfg.Learning == Search && (cfg.Kernel != "" || task == Ordinal || task == SemiSupervised) {
-		return nil, fmt.Errorf("ivm: the search learns rbf+bias+white kernels for binary, multi-class and regression tasks, not a given kernel or a %s task; use Algorithm 2", task)
+		return nil,
+			fmt.Errorf(
+				"ivm: the search learns rbf+bias+white kernels for binary, multi-class and regression tasks, "+
+					"not a given kernel or a %s task; use Algorithm 2", task)
 	}
 	if !cfg.FixedKernel && cfg.resolveLearning(task) == Search {
 		var score float64
@@ -458,7 +457,8 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 			return q, err
 		}
 		if cfg.labelRegression(task, n, d, score) {
-			if spec, criterion, partner, err = p.chooseLabels(x, y, &cfg, score, spec, criterion); err != nil {
+			if spec, criterion, partner, err = p.chooseLabels(x, y, &cfg, score, spec,
+				criterion); err != nil {
 				return nil, err
 			}
 		}
@@ -561,7 +561,8 @@ func (cfg *Config) resolveLearning(task Task) Learning {
 	if cfg.Learning != LearnAuto {
 		return cfg.Learning
 	}
-	if cfg.Kernel == "" && cfg.Learn.Iters == 0 && (task == Binary || task == MultiClass || task == Regression) {
+	if cfg.Kernel == "" && cfg.Learn.Iters == 0 && (task == Binary || task == MultiClass ||
+		task == Regression) {
 		return Search
 	}
 	return Algorithm2
@@ -634,7 +635,8 @@ func (pb *problem) run(x *mat.Dense, task Task) (*Model, []IterTrace, error) {
 			m.Variance = noise.GaussianVariance * v
 		}
 	}
-	pr := Progress{Problem: pb.index, Problems: pb.count, Class: pb.class, ActiveSize: pb.d, Selections: 1}
+	pr := Progress{Problem: pb.index, Problems: pb.count, Class: pb.class, ActiveSize: pb.d,
+		Selections: 1}
 	step := func(size int) {
 		if size == 1 {
 			pr.Selection++
@@ -643,7 +645,8 @@ func (pb *problem) run(x *mat.Dense, task Task) (*Model, []IterTrace, error) {
 		pb.report(pr)
 	}
 	if pb.cfg.FixedKernel {
-		s, err := NewSelector(x, pb.y, k, nm, Options{Workers: pb.workers, Criterion: pb.criterion, Step: step})
+		s, err := NewSelector(x, pb.y, k, nm, Options{Workers: pb.workers, Criterion: pb.criterion,
+			Step: step})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -716,13 +719,16 @@ func chooseTask(task Task, y []float64) (Task, []float64, error) {
 		case !integer || len(labels) > maxAutoClasses:
 			task = Regression
 		case len(labels) == 1:
-			return task, nil, fmt.Errorf("ivm: every target is %g: a single class cannot be learnt", labels[0])
+			return task, nil, fmt.Errorf("ivm: every target is %g: a single class cannot be learnt",
+				labels[0])
 		default:
 			task = MultiClass
 		}
 	}
 	if unlabelled > 0 && task != SemiSupervised {
-		return task, nil, fmt.Errorf("ivm: %d unlabelled targets; only the semi-supervised task uses unlabelled rows", unlabelled)
+		return task, nil,
+			fmt.Errorf("ivm: %d unlabelled targets; only the semi-supervised task uses unlabelled rows",
+				unlabelled)
 	}
 	switch task {
 	case Binary, SemiSupervised:
@@ -732,7 +738,8 @@ func chooseTask(task Task, y []float64) (Task, []float64, error) {
 		return task, labels, nil
 	case MultiClass:
 		if len(labels) < 2 {
-			return task, nil, fmt.Errorf("ivm: multi-class needs at least two classes, found %d", len(labels))
+			return task, nil, fmt.Errorf("ivm: multi-class needs at least two classes, found %d",
+				len(labels))
 		}
 		if len(labels) == 2 {
 			task = Binary
@@ -898,7 +905,8 @@ func (p *Predictor) predictChecked(x mat.Matrix) ([]Prediction, error) {
 // latentsAt scales the (checked) rows x and returns every model's latent means there and,
 // with variances, their variances (see latents), with one Prediction per row whose Mean
 // (and with variances Var) has a place for each model.
-func (p *Predictor) latentsAt(x mat.Matrix, variances bool) (out []Prediction, mus, vss [][]float64, err error) {
+func (p *Predictor) latentsAt(x mat.Matrix, variances bool) (out []Prediction, mus, vss [][]float64,
+	err error) {
 	xs, err := p.Scaler.Apply(x)
 	if err != nil {
 		return nil, nil, nil, err
@@ -970,8 +978,7 @@ func sharpenLogs(q, logs []float64, a float64) {
 // Prediction holds Label and Mean alone (Prob and Var nil), as svm-predict without -b gives
 // labels alone. Binary and regression labels are Predict's (the sign of the latent mean, the
 // predictive mean). A one-vs-rest label is the class of the largest latent mean (bias
-// included), which can differ from Predict's where classes are nearly tied (Fashion-MNIST,
-// 60 000 images: 87.56 % of the test images against Predict's 87.58 %); a one-vs-one label
+// included), which can differ from Predict's where classes are nearly tied; a one-vs-one label
 // is the class with the most pairs' votes, ties to the first, as svm-predict's. Ordinal and
 // semi-supervised labels need the variances, and a blend's its members' probabilities:
 // those get Predict's.
@@ -1068,7 +1075,8 @@ func (p *Predictor) activeSizes(d, n int) (dSearch, dFinal int, err error) {
 	case d == 0:
 		return DefaultActiveSize(n, p.problems()), SearchActiveSize(n, p.problems()), nil
 	case d > n:
-		p.Warnings = append(p.Warnings, fmt.Sprintf("active set size %d exceeds the %d training points; using d = %d", d, n, n))
+		p.Warnings = append(p.Warnings,
+			fmt.Sprintf("active set size %d exceeds the %d training points; using d = %d", d, n, n))
 		return n, n, nil
 	}
 	return d, d, nil
@@ -1078,7 +1086,8 @@ func (p *Predictor) activeSizes(d, n int) (dSearch, dFinal int, err error) {
 // held-out search (search.go) and sets p's scaler, sharpness and label noise.
 // The score is the chosen kernel's held-out −ln p(y) per row, dFinal the final model's
 // active set size (see searchResult).
-func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int, criterion Criterion) (string, Criterion, float64, int, error) {
+func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int,
+	criterion Criterion) (string, Criterion, float64, int, error) {
 	task, problems := p.Task, p.problems()
 	auto := cfg.Criterion == CriterionAuto
 	if auto && task == Regression {
@@ -1087,8 +1096,8 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 	before := 0 // evaluations reported before the search's own (the relevance fit's)
 	report := func(evals int, kernel string, score, prior float64) {
 		if cfg.Progress != nil {
-			cfg.Progress(Progress{Problems: problems, Search: before + evals, SearchKernel: kernel, SearchScore: score,
-				SearchPrior: prior})
+			cfg.Progress(Progress{Problems: problems, Search: before + evals, SearchKernel: kernel,
+				SearchScore: score, SearchPrior: prior})
 		}
 	}
 	if n, dim := x.Dims(); task == Regression && d == n && n <= exactMaxRows && dim > 0 {
@@ -1111,7 +1120,8 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 			}
 		}
 	}
-	res, err := searchKernel(x, scalers, y, task, p.Classes, d, dFinal, criterion, auto && task != Regression, cfg, report)
+	res, err := searchKernel(x, scalers, y, task, p.Classes, d, dFinal, criterion,
+		auto && task != Regression, cfg, report)
 	if err != nil {
 		return "", 0, 0, 0, err
 	}
@@ -1155,7 +1165,8 @@ type labelMember struct {
 // criterion (every row is active: the criterion orders them only); blended with the probit
 // model (blend.go), it returns spec and criterion as they were, for the probit member, and
 // the label regression as the partner; else spec and criterion alone.
-func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit float64, spec string, criterion Criterion) (string, Criterion, *labelMember, error) {
+func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit float64,
+	spec string, criterion Criterion) (string, Criterion, *labelMember, error) {
 	res, err := fitLabels(x, p.Scaler, y, p.Classes)
 	if errors.Is(err, errNoLogistic) {
 		return spec, criterion, nil, nil
@@ -1173,12 +1184,15 @@ func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit 
 		decision = "taken"
 	}
 	if cfg.Progress != nil {
-		cfg.Progress(Progress{Problems: 1, Search: res.evals, SearchKernel: fmt.Sprintf("%s, the labels regressed, scored leaving one row out (the probit search's kernel: %.4f; %s)",
-			res.spec, probit, decision), SearchScore: res.looLoss})
+		cfg.Progress(Progress{Problems: 1, Search: res.evals,
+			SearchKernel: fmt.Sprintf(
+				"%s, the labels regressed, scored leaving one row out (the probit search's kernel: %.4f; %s)",
+				res.spec, probit, decision), SearchScore: res.looLoss})
 	}
 	switch {
 	case blend:
-		labels := &Predictor{Task: Binary, Classes: p.Classes, Scaler: p.Scaler, Sharpness: 1, LabelNoise: res.eps, Logistic: &res.logit}
+		labels := &Predictor{Task: Binary, Classes: p.Classes, Scaler: p.Scaler, Sharpness: 1,
+			LabelNoise: res.eps, Logistic: &res.logit}
 		return spec, criterion, &labelMember{p: labels, spec: res.spec}, nil
 	case alone:
 		p.Logistic, p.LabelNoise, p.Sharpness = &res.logit, res.eps, 1
@@ -1191,7 +1205,8 @@ func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit 
 // marginal likelihood chooses the kernel, with a length scale per input (exact.go), on
 // inputs scaled by p.Scaler. Its one progress report counts the likelihood's evaluations
 // and scores the leave-one-out predictions.
-func (p *Predictor) searchExact(x mat.Matrix, y []float64, cfg *Config) (string, Criterion, float64, error) {
+func (p *Predictor) searchExact(x mat.Matrix, y []float64, cfg *Config) (string, Criterion, float64,
+	error) {
 	n, _ := x.Dims()
 	if err := checkSearchRows(n); err != nil {
 		return "", 0, 0, err
@@ -1205,7 +1220,9 @@ func (p *Predictor) searchExact(x mat.Matrix, y []float64, cfg *Config) (string,
 		return "", 0, 0, err
 	}
 	if cfg.Progress != nil {
-		cfg.Progress(Progress{Problems: 1, Search: res.evals, SearchKernel: res.spec + ", by the marginal likelihood, scored leaving one row out", SearchScore: res.looLoss})
+		cfg.Progress(Progress{Problems: 1, Search: res.evals,
+			SearchKernel: res.spec + ", by the marginal likelihood, scored leaving one row out",
+			SearchScore:  res.looLoss})
 	}
 	p.Sharpness = res.cal.a
 	return res.spec, Entropy, res.looLoss, nil
@@ -1213,7 +1230,8 @@ func (p *Predictor) searchExact(x mat.Matrix, y []float64, cfg *Config) (string,
 
 // fitProblems fits p's binary problems (one per class for multi-class, or only a
 // partitioned training's slice of them) on the scaled inputs xs with the kernel spec.
-func (p *Predictor) fitProblems(xs *mat.Dense, y []float64, cfg *Config, spec string, criterion Criterion, d int) error {
+func (p *Predictor) fitProblems(xs *mat.Dense, y []float64, cfg *Config, spec string,
+	criterion Criterion, d int) error {
 	// A partitioned training dispatches only its slice of the problems. Everything above
 	// (task, classes, scaling, the kernel search, d, sharpness) and anything else shared by
 	// all classes must be computed from the whole data in every part, so that the merged
@@ -1241,8 +1259,9 @@ func (p *Predictor) fitProblems(xs *mat.Dense, y []float64, cfg *Config, spec st
 	errs := make([]error, problems)
 	pool.ForEach(last-first, parallel, func(i int) {
 		c := first + i
-		job := problem{index: c, count: problems, d: d, spec: spec, transform: cfg.Transform, criterion: criterion,
-			workers: max(1, workers/parallel), cfg: cfg, report: report, noise: p.noiseName()}
+		job := problem{index: c, count: problems, d: d, spec: spec, transform: cfg.Transform,
+			criterion: criterion,
+			workers:   max(1, workers/parallel), cfg: cfg, report: report, noise: p.noiseName()}
 		job.y, job.class = codeTargets(task, classes, y, c)
 		p.Models[c], p.Traces[c], errs[c] = job.run(xs, task)
 	})

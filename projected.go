@@ -57,14 +57,16 @@ func (pr *ProjectedModel) toTargetUnits(mean, sd float64) {
 }
 
 // newProjected checks a projected model's parts and parses its kernel.
-func newProjected(spec string, lambda float64, centres, weights *mat.Dense, sm scoreMap) (*ProjectedModel, error) {
+func newProjected(spec string, lambda float64, centres, weights *mat.Dense,
+	sm scoreMap) (*ProjectedModel, error) {
 	m, dim := centres.Dims()
 	r, classes := weights.Dims()
 	if r != m {
 		return nil, fmt.Errorf("projected model with %d centres and %d rows of weights", m, r)
 	}
 	if mr, mc := sm.mix.Dims(); mr != classes || mc != classes || len(sm.offset) != classes {
-		return nil, fmt.Errorf("projected model of %d classes with a %d×%d score map and %d offsets", classes, mr, mc, len(sm.offset))
+		return nil, fmt.Errorf("projected model of %d classes with a %d×%d score map and %d offsets",
+			classes, mr, mc, len(sm.offset))
 	}
 	if err := finite("projected model's score offset", sm.offset); err != nil {
 		return nil, err
@@ -72,7 +74,8 @@ func newProjected(spec string, lambda float64, centres, weights *mat.Dense, sm s
 	if !(lambda > 0) || math.IsInf(lambda, 1) {
 		return nil, fmt.Errorf("projected model's λ %v: want a positive finite value", lambda)
 	}
-	for name, a := range map[string]*mat.Dense{"centres": centres, "weights": weights, "score map": sm.mix} {
+	for name, a := range map[string]*mat.Dense{"centres": centres, "weights": weights,
+		"score map": sm.mix} {
 		if err := finite("projected model's "+name, a.RawMatrix().Data); err != nil {
 			return nil, err
 		}
@@ -81,7 +84,8 @@ func newProjected(spec string, lambda float64, centres, weights *mat.Dense, sm s
 	if err != nil {
 		return nil, fmt.Errorf("projected model's kernel: %w", err)
 	}
-	return &ProjectedModel{Kernel: spec, Lambda: lambda, Centres: centres, Weights: weights, Mix: sm.mix, Offset: sm.offset, k: k}, nil
+	return &ProjectedModel{Kernel: spec, Lambda: lambda, Centres: centres, Weights: weights,
+		Mix: sm.mix, Offset: sm.offset, k: k}, nil
 }
 
 // projectedBlock is how many rows' kernel values the projected model holds at once.
@@ -107,9 +111,8 @@ func (pr *ProjectedModel) latents(xs *mat.Dense) *mat.Dense {
 // holds the class latents f_c (Var is nil: the model's probabilities do not use them), and
 // Label is the class of the largest: the regression's own decision. The probabilities,
 // a map fitted to a few thousand held-out rows for their log loss, can rank a near tie
-// the other way; their argmax was the less accurate decision (Fashion-MNIST 10 000: 86.71
-// against 87.00 % of the test images; USPS and letter the same; satellite, three splits:
-// one row either way).
+// the other way; their argmax was the less accurate decision (measured in bench/RESULTS.md,
+// search for 86.71).
 func (p *Predictor) predictProjected(x mat.Matrix, probs bool) ([]Prediction, error) {
 	xs, err := p.Scaler.Apply(x)
 	if err != nil {
@@ -124,13 +127,18 @@ func (p *Predictor) predictProjected(x mat.Matrix, probs bool) ([]Prediction, er
 		z := sm.scores(out[i].Mean)
 		if p.Task == Regression {
 			if math.IsNaN(z[0]) || math.IsInf(z[0], 0) {
-				return nil, fmt.Errorf("ivm: the projected model's prediction at row %d is not finite: its weights overflow", i+1)
+				return nil,
+					fmt.Errorf(
+						"ivm: the projected model's prediction at row %d is not finite: its weights overflow", i+1)
 			}
 			out[i].Label, out[i].Mean, out[i].Var = z[0], z, []float64{p.Projected.NoiseVar}
 			continue
 		}
 		if floats.HasNaN(z) || math.IsInf(floats.Max(z), 0) || math.IsInf(floats.Min(z), 0) {
-			return nil, fmt.Errorf("ivm: the projected model's class scores at row %d are not finite: its weights or score map overflow", i+1)
+			return nil,
+				fmt.Errorf(
+					"ivm: the projected model's class scores at row %d are not finite: its weights or score map "+
+						"overflow", i+1)
 		}
 		out[i].Label = p.Classes[floats.MaxIdx(out[i].Mean)]
 		if probs {
@@ -162,7 +170,8 @@ type projectedSystem struct {
 const projectedPanel = 256
 
 func newProjectedSystem(m, classes int) *projectedSystem {
-	return &projectedSystem{g: mat.NewDense(m, m, nil), r: mat.NewDense(m, classes, nil), sum: make([]float64, m)}
+	return &projectedSystem{g: mat.NewDense(m, m, nil), r: mat.NewDense(m, classes, nil),
+		sum: make([]float64, m)}
 }
 
 // add accumulates the kernel rows kb (rows × m) of training rows of classes cls.
@@ -222,7 +231,8 @@ func rowsOf(a blas64.General, lo, hi int) blas64.General {
 
 // addRows accumulates rows idx of x, scaled by sc (targets t, indexed like x's rows),
 // through kernel k and the centres, reporting the rows done after each block.
-func (s *projectedSystem) addRows(k kern.Kernel, x mat.Matrix, sc *Scaler, idx []int, t projectedTargets, centres *mat.Dense, report func(done int)) error {
+func (s *projectedSystem) addRows(k kern.Kernel, x mat.Matrix, sc *Scaler, idx []int,
+	t projectedTargets, centres *mat.Dense, report func(done int)) error {
 	m, _ := centres.Dims()
 	kb := mat.NewDense(max(min(projectedBlock, len(idx)), 1), m, nil)
 	for lo := 0; lo < len(idx); lo += projectedBlock {
@@ -281,12 +291,16 @@ func (s *projectedSystem) factor() (float64, error) {
 			}
 		}
 		var ok bool
-		if s.cholBuf, ok = rowdot.Cholesky(blas64.Symmetric{N: m, Stride: raw.Stride, Data: raw.Data, Uplo: blas.Lower}, s.cholBuf); ok {
+		if s.cholBuf, ok = rowdot.Cholesky(blas64.Symmetric{N: m, Stride: raw.Stride, Data: raw.Data,
+			Uplo: blas.Lower}, s.cholBuf); ok {
 			return jit, nil
 		}
 	}
 	s.unfactor()
-	return 0, fmt.Errorf("the projected process's %d×%d system is not positive definite, even with a jitter of %g times its mean diagonal", m, m, projectedJitters[len(projectedJitters)-1])
+	return 0,
+		fmt.Errorf(
+			"the projected process's %d×%d system is not positive definite, even with a jitter of %g "+
+				"times its mean diagonal", m, m, projectedJitters[len(projectedJitters)-1])
 }
 
 // unfactor restores A's diagonal in g from the copy factor made; its strict upper
@@ -309,7 +323,8 @@ func (s *projectedSystem) weights() (*mat.Dense, error) {
 			row[c] = 2*row[c] - sj
 		}
 	}
-	l := blas64.Triangular{N: m, Stride: raw.Stride, Data: raw.Data, Uplo: blas.Lower, Diag: blas.NonUnit}
+	l := blas64.Triangular{N: m, Stride: raw.Stride, Data: raw.Data, Uplo: blas.Lower,
+		Diag: blas.NonUnit}
 	blas64.Trsm(blas.Left, blas.NoTrans, 1, l, w.RawMatrix()) // A = LLᵀ
 	blas64.Trsm(blas.Left, blas.Trans, 1, l, w.RawMatrix())
 	if err := finite("projected process weight", w.RawMatrix().Data); err != nil {
@@ -319,7 +334,8 @@ func (s *projectedSystem) weights() (*mat.Dense, error) {
 }
 
 // solve regularises, factorises and returns the weights and the jitter (see factor).
-func (s *projectedSystem) solve(lambda float64, kmm func(dst *mat.Dense, lo, hi int)) (*mat.Dense, float64, error) {
+func (s *projectedSystem) solve(lambda float64, kmm func(dst *mat.Dense, lo, hi int)) (*mat.Dense,
+	float64, error) {
 	s.regularise(lambda, kmm)
 	jit, err := s.factor()
 	if err != nil {
@@ -331,7 +347,8 @@ func (s *projectedSystem) solve(lambda float64, kmm func(dst *mat.Dense, lo, hi 
 
 // clone returns a copy of the system.
 func (s *projectedSystem) clone() *projectedSystem {
-	return &projectedSystem{g: mat.DenseCopyOf(s.g), r: mat.DenseCopyOf(s.r), sum: slices.Clone(s.sum), real: s.real}
+	return &projectedSystem{g: mat.DenseCopyOf(s.g), r: mat.DenseCopyOf(s.r), sum: slices.Clone(s.sum),
+		real: s.real}
 }
 
 // distinctRows returns the first k of the rows perm lists (rows of x) that repeat no row
@@ -375,7 +392,8 @@ func fitSoftmax(f *mat.Dense, cls []int) softmaxCalib {
 }
 
 // errProjectedPart is Fit's answer to a partitioned training of a projected model.
-var errProjectedPart = errors.New("ivm: a projected model is one solve shared by every class; it cannot be trained in parts")
+var errProjectedPart = errors.New(
+	"ivm: a projected model is one solve shared by every class; it cannot be trained in parts")
 
 // projectedJSON is a projected model in a model file.
 type projectedJSON struct {
@@ -397,14 +415,16 @@ func encodeProjected(pr *ProjectedModel) *projectedJSON {
 		}
 		return out
 	}
-	return &projectedJSON{KernelSpec: pr.Kernel, Lambda: pr.Lambda, Mix: rows(pr.Mix), Offset: pr.Offset, Centres: rows(pr.Centres), Weights: rows(pr.Weights),
+	return &projectedJSON{KernelSpec: pr.Kernel, Lambda: pr.Lambda, Mix: rows(pr.Mix),
+		Offset: pr.Offset, Centres: rows(pr.Centres), Weights: rows(pr.Weights),
 		NoiseVar: pr.NoiseVar}
 }
 
 // decodeProjected rebuilds a projected model of the given classes from its file form.
 func decodeProjected(in *projectedJSON, classes int) (*ProjectedModel, error) {
 	if len(in.Centres) == 0 || len(in.Centres) != len(in.Weights) {
-		return nil, fmt.Errorf("projected model with %d centres and %d rows of weights", len(in.Centres), len(in.Weights))
+		return nil, fmt.Errorf("projected model with %d centres and %d rows of weights", len(in.Centres),
+			len(in.Weights))
 	}
 	dim := len(in.Centres[0])
 	if dim < 1 || dim > MaxInputDim {
@@ -413,16 +433,20 @@ func decodeProjected(in *projectedJSON, classes int) (*ProjectedModel, error) {
 	// Check the rows before allocating: a corrupt file must not allocate its claims.
 	for i := range in.Centres {
 		if len(in.Centres[i]) != dim || len(in.Weights[i]) != classes {
-			return nil, fmt.Errorf("projected model's row %d has %d centre values and %d weights, want %d and %d (one per class)",
-				i+1, len(in.Centres[i]), len(in.Weights[i]), dim, classes)
+			return nil,
+				fmt.Errorf(
+					"projected model's row %d has %d centre values and %d weights, want %d and %d (one per class)",
+					i+1, len(in.Centres[i]), len(in.Weights[i]), dim, classes)
 		}
 	}
 	if len(in.Mix) != classes || len(in.Offset) != classes {
-		return nil, fmt.Errorf("projected model of %d classes with %d rows of score map and %d offsets", classes, len(in.Mix), len(in.Offset))
+		return nil, fmt.Errorf("projected model of %d classes with %d rows of score map and %d offsets",
+			classes, len(in.Mix), len(in.Offset))
 	}
 	for i, r := range in.Mix {
 		if len(r) != classes {
-			return nil, fmt.Errorf("projected model's score map row %d has %d values, want %d", i+1, len(r), classes)
+			return nil, fmt.Errorf("projected model's score map row %d has %d values, want %d", i+1, len(r),
+				classes)
 		}
 	}
 	dense := func(rows [][]float64, cols int) *mat.Dense {
@@ -432,12 +456,14 @@ func decodeProjected(in *projectedJSON, classes int) (*ProjectedModel, error) {
 		}
 		return out
 	}
-	pr, err := newProjected(in.KernelSpec, in.Lambda, dense(in.Centres, dim), dense(in.Weights, classes), scoreMap{dense(in.Mix, classes), in.Offset})
+	pr, err := newProjected(in.KernelSpec, in.Lambda, dense(in.Centres, dim),
+		dense(in.Weights, classes), scoreMap{dense(in.Mix, classes), in.Offset})
 	if err != nil {
 		return nil, err
 	}
 	if !(in.NoiseVar >= 0) || math.IsInf(in.NoiseVar, 1) {
-		return nil, fmt.Errorf("projected model's noise_variance %v: want a finite value ≥ 0", in.NoiseVar)
+		return nil, fmt.Errorf("projected model's noise_variance %v: want a finite value ≥ 0",
+			in.NoiseVar)
 	}
 	pr.NoiseVar = in.NoiseVar
 	return pr, nil
@@ -453,7 +479,8 @@ func (p *Predictor) checkProjected() error {
 	case p.Task == Regression:
 		return p.checkScaler()
 	case p.Task != Binary && p.Task != MultiClass:
-		return fmt.Errorf("a projected model is for a binary, multi-class or regression task, not a %v one", p.Task)
+		return fmt.Errorf(
+			"a projected model is for a binary, multi-class or regression task, not a %v one", p.Task)
 	case !p.Softmax:
 		return errors.New("a projected model's probabilities are a softmax (\"softmax\": true)")
 	case !(p.LabelNoise >= 0 && p.LabelNoise < 1):

@@ -45,11 +45,8 @@ const (
 // ProjectedCentres is the number of centres m of a projected model of n training rows
 // when Config.ActiveSize is 0: 5 000 up to 10 000 rows, then growing as n^¼ to at most
 // 7 500 (fewer where fewer rows are left outside the held-out ones). Its m×m system costs
-// 8m² bytes (200 MB at 5 000, 450 MB at 7 500) and its fit n·m²/2 multiply-adds. On
-// Fashion-MNIST's 10 000 images m = 8 000 scores 87.26 % against 5 000's 86.99 %, at twice
-// the CPU; on all 60 000, 7 500 scores 88.86 % (test log loss 0.321) against 5 000's
-// 88.47 % (0.335), in 80 s wall against 53 s, at a peak RSS of 1.74 GB (bench/RESULTS.md,
-// "Eleventh pass").
+// 8m² bytes (200 MB at 5 000, 450 MB at 7 500) and its fit n·m²/2 multiply-adds; larger m
+// buys a little accuracy at a much larger cost (bench/RESULTS.md, "Eleventh pass").
 //
 // A two-class model has one latent boundary to draw, where k classes have about k−1: it
 // gets at most projectedCentresPerBoundary centres per boundary, and its search as many
@@ -70,10 +67,10 @@ func projectedSearchCentresFor(classes int) int {
 // factorisations are cheap next to the kernel products they share.
 var projectedLambdas = []float64{1e-4, 1e-3, 1e-2, 1e-1, 1}
 
-// projectedBytes estimates what fitting a projected model allocates for n training rows of
-// dim inputs, m centres (0: ProjectedCentres(n, classes)) and the given classes, beyond the inputs themselves: the larger
-// of the search's kernel matrices and the final fit's m×m system with its blocks of kernel
-// rows and its scaled centres.
+// projectedBytes estimates what fitting a projected model allocates for n training rows of dim
+// inputs, m centres (0: ProjectedCentres(n, classes)) and the given classes, beyond the inputs
+// themselves: the larger of the search's kernel matrices and the final fit's m×m system with its
+// blocks of kernel rows and its scaled centres.
 func projectedBytes(n, dim, m, classes int) float64 {
 	if m <= 0 {
 		m = ProjectedCentres(n, classes)
@@ -132,9 +129,12 @@ func (p *Predictor) fitProjected(x mat.Matrix, y []float64, cfg *Config) error {
 	case cfg.Part.IsPart():
 		return errProjectedPart
 	case cfg.Kernel != "" || cfg.FixedKernel || cfg.Learning == Algorithm2:
-		return errors.New("ivm: a projected model searches its own rbf kernel; a given kernel or Algorithm 2 needs the one-vs-rest or one-vs-one decomposition")
+		return errors.New(
+			"ivm: a projected model searches its own rbf kernel; a given kernel or Algorithm 2 needs the " +
+				"one-vs-rest or one-vs-one decomposition")
 	case n < projectedMinRows:
-		return fmt.Errorf("ivm: a projected model needs at least %d training rows, not %d", projectedMinRows, n)
+		return fmt.Errorf("ivm: a projected model needs at least %d training rows, not %d",
+			projectedMinRows, n)
 	}
 	t := projectedTargets{classes: len(p.Classes)}
 	var mean, sd float64
@@ -170,7 +170,8 @@ func (p *Predictor) fitProjected(x mat.Matrix, y []float64, cfg *Config) error {
 		defer mu.Unlock()
 		evals++
 		if cfg.Progress != nil {
-			cfg.Progress(Progress{Search: evals, SearchKernel: fmt.Sprintf("%s, λ %g, %v scaling", projectedKernel(pk.gamma), pk.lambda, pk.scaler.Method()),
+			cfg.Progress(Progress{Search: evals, SearchKernel: fmt.Sprintf("%s, λ %g, %v scaling",
+				projectedKernel(pk.gamma), pk.lambda, pk.scaler.Method()),
 				SearchScore: pk.loss, SearchPrior: prior, Problems: 1})
 		}
 	}
@@ -203,7 +204,9 @@ func (p *Predictor) fitProjected(x mat.Matrix, y []float64, cfg *Config) error {
 	}
 	if m > len(rest) {
 		if cfg.ActiveSize > 0 {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("%d centres asked for, %d rows outside the held-out ones: %d centres", m, len(rest), len(rest)))
+			p.Warnings = append(p.Warnings,
+				fmt.Sprintf("%d centres asked for, %d rows outside the held-out ones: %d centres", m, len(rest),
+					len(rest)))
 		}
 		m = len(rest)
 	}
@@ -218,7 +221,8 @@ func (p *Predictor) fitProjected(x mat.Matrix, y []float64, cfg *Config) error {
 
 // fitProjectedFinal fits the final projected model with the search's choice (see
 // fitProjected).
-func (p *Predictor) fitProjectedFinal(x mat.Matrix, t projectedTargets, pk projectedPick, m int, val, rest []int, cfg *Config) error {
+func (p *Predictor) fitProjectedFinal(x mat.Matrix, t projectedTargets, pk projectedPick, m int,
+	val, rest []int, cfg *Config) error {
 	n, dim := x.Dims()
 	spec := projectedKernel(pk.gamma)
 	k, err := kern.Parse(spec, dim)
@@ -268,7 +272,11 @@ func (p *Predictor) fitProjectedFinal(x mat.Matrix, t projectedTargets, pk proje
 	// A jitter far below λ changes nothing the user would notice; a large one means the
 	// centres repeat each other.
 	if jit = max(jit, jit2); jit > projectedJitterWarn {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("the projected model's %d×%d system needed a jitter of %g times its mean diagonal: its centres are nearly dependent (few inputs); fewer centres (ActiveSize, -d) suit these data", m, m, jit))
+		p.Warnings = append(p.Warnings,
+			fmt.Sprintf(
+				"the projected model's %d×%d system needed a jitter of %g times its mean diagonal: its "+
+					"centres are nearly dependent (few inputs); fewer centres (ActiveSize, -d) suit these data", m,
+				m, jit))
 	}
 	p.Projected, p.Scaler, p.Sharpness = pr, pk.scaler, 1
 	if !p.Baseline.Beaten() {
@@ -285,7 +293,8 @@ func (p *Predictor) fitProjectedFinal(x mat.Matrix, t projectedTargets, pk proje
 // γ doubling or halving from 2·startGamma while the held-out log loss falls, each at every
 // λ of projectedLambdas. The kernel matrices of every γ are powers of the first one's,
 // exp(−½tγd²) = exp(−½γd²)^t, so the inputs' distances are computed once.
-func searchProjected(x mat.Matrix, t projectedTargets, sc *Scaler, val, rest []int, report func(projectedPick)) (projectedPick, error) {
+func searchProjected(x mat.Matrix, t projectedTargets, sc *Scaler, val, rest []int,
+	report func(projectedPick)) (projectedPick, error) {
 	fit := rest[:min(len(rest), projectedSearchRows)]
 	xf, err := scaledRows(x, sc, fit)
 	if err != nil {
@@ -303,12 +312,14 @@ func searchProjected(x mat.Matrix, t projectedTargets, sc *Scaler, val, rest []i
 		return projectedPick{}, err
 	}
 	m, _ := centres.Dims()
-	kf, kv, kmm := mat.NewDense(len(fit), m, nil), mat.NewDense(len(val), m, nil), mat.NewDense(m, m, nil)
+	kf, kv, kmm := mat.NewDense(len(fit), m, nil), mat.NewDense(len(val), m, nil),
+		mat.NewDense(m, m, nil)
 	k.K(kf, xf, centres)
 	k.K(kv, xv, centres)
 	k.K(kmm, centres, centres)
 	score := func(step int) (projectedPick, error) {
-		best := projectedPick{scaler: sc, gamma: gamma * math.Pow(2, float64(step)), loss: math.Inf(1), step: step, centres: m}
+		best := projectedPick{scaler: sc, gamma: gamma * math.Pow(2, float64(step)), loss: math.Inf(1),
+			step: step, centres: m}
 		sys := t.system(m)
 		for lo := 0; lo < len(fit); lo += projectedBlock { // a block at a time: no second copy of kf
 			hi := min(len(fit), lo+projectedBlock)
@@ -316,7 +327,9 @@ func searchProjected(x mat.Matrix, t projectedTargets, sc *Scaler, val, rest []i
 		}
 		kvt, kmmt := powDense(kv, step), powDense(kmm, step)
 		for _, lambda := range projectedLambdas {
-			w, _, err := sys.clone().solve(lambda, func(dst *mat.Dense, lo, hi int) { dst.Copy(kmmt.Slice(lo, hi, 0, m)) })
+			w, _, err := sys.clone().solve(lambda, func(dst *mat.Dense, lo, hi int) {
+				dst.Copy(kmmt.Slice(lo, hi, 0, m))
+			})
 			if err != nil {
 				continue // too small a λ for this width: the larger ones remain
 			}
@@ -327,7 +340,9 @@ func searchProjected(x mat.Matrix, t projectedTargets, sc *Scaler, val, rest []i
 			}
 		}
 		if math.IsInf(best.loss, 1) {
-			return best, fmt.Errorf("ivm: the projected process's system is not positive definite at γ = %g for any λ", best.gamma)
+			return best,
+				fmt.Errorf("ivm: the projected process's system is not positive definite at γ = %g for any λ",
+					best.gamma)
 		}
 		report(best)
 		return best, nil
@@ -344,7 +359,8 @@ func searchProjected(x mat.Matrix, t projectedTargets, sc *Scaler, val, rest []i
 // the standard error of the rows' paired differences: then the data ask for no more
 // centres than a few times the search's, whatever their number (low-dimensional inputs,
 // one simple boundary). kf, kv and kmm are the kernel matrices at the search's start.
-func centresSaturated(t projectedTargets, pk projectedPick, kf, kv, kmm *mat.Dense, fit, val []int) (bool, error) {
+func centresSaturated(t projectedTargets, pk projectedPick, kf, kv, kmm *mat.Dense, fit,
+	val []int) (bool, error) {
 	_, m := kf.Dims()
 	losses := func(c int) ([]float64, error) {
 		sys := t.system(c)
@@ -353,7 +369,9 @@ func centresSaturated(t projectedTargets, pk projectedPick, kf, kv, kmm *mat.Den
 			t.add(sys, powDense(kf.Slice(lo, hi, 0, c).(*mat.Dense), pk.step), fit[lo:hi])
 		}
 		kmmt := powDense(kmm.Slice(0, c, 0, c).(*mat.Dense), pk.step)
-		w, _, err := sys.solve(pk.lambda, func(dst *mat.Dense, lo, hi int) { dst.Copy(kmmt.Slice(lo, hi, 0, c)) })
+		w, _, err := sys.solve(pk.lambda, func(dst *mat.Dense, lo, hi int) {
+			dst.Copy(kmmt.Slice(lo, hi, 0, c))
+		})
 		if err != nil {
 			return nil, err
 		}

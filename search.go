@@ -6,7 +6,7 @@ package ivm
 // and its marginal likelihood chooses the kernel; see exact.go.)
 //
 // Why not Algorithm 2 by default. Measured on public and hidden sets (bench/RESULTS.md),
-// Algorithm 2 with its evidence objective cost 10–500× libsvm's whole grid-search recipe
+// Algorithm 2 with its evidence objective cost many times libsvm's whole grid-search recipe
 // (8 outer iterations of up to 100 optimiser steps, each an EP run on the active set, and
 // one such learning per one-vs-rest class), and on image data it learnt kernels that were
 // too smooth: the evidence of an active set chosen for being informative is not the
@@ -85,9 +85,8 @@ const (
 	searchCVRows = 2000
 	// searchCVFlops is the cost (problems × rows × d_search², about the flops of one
 	// kernel's selections) above which the cross-validation uses two folds instead of
-	// three, at half the cost: on vowel (11 classes, 693 rows) three folds cost 6.4×
-	// libsvm's whole grid search, two 2.8× at the same accuracy; on small sets three folds
-	// are cheap and their steadier score is worth it (sonar, 145 rows: 95.2 % against 90.5 %).
+	// three, at half the cost and the same accuracy; on small sets three folds are cheap and
+	// their steadier score is worth it (measured on vowel and sonar in bench/RESULTS.md).
 	searchCVFlops = 5e7
 	searchMaxVal  = 1000
 	searchMaxFit  = 3000
@@ -100,12 +99,9 @@ const (
 	searchMaxEvals = 24
 	// searchMaxVariance bounds a classifier's rbf variance, the prior variance of its probit
 	// latent. Above it the latent is a few tens at most rows, Φ of which says only that
-	// the classes are separable, and a small set's held-out rows cannot show that: on two
-	// of iris's four default splits the versicolor–virginica pair's 70 rows were, the search
-	// climbed to a near-linear kernel of variance 6.7·10⁷ as the held-out loss fell from
-	// 0.03 to 0.004 per row, and test rows of the other class got p = 0.001 (libsvm's 0.29).
-	// Bounded, iris's test log loss fell 0.268 → 0.225 and the other sets' moved by at most
-	// ±0.003 (bench/RESULTS.md, "Twelfth pass").
+	// the classes are separable, and a small set's held-out rows cannot show that: where
+	// they happen to be separable the search climbs to a near-linear kernel that gives test
+	// rows of the other class almost no probability (iris; bench/RESULTS.md, "Twelfth pass").
 	searchMaxVariance = 100
 )
 
@@ -122,14 +118,16 @@ type searchParams struct {
 // spec writes the kernel rbf(γ, variance)+bias+white(white).
 func (p searchParams) spec() string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
-	return "rbf(gamma=" + f(p.gamma) + ",variance=" + f(p.variance) + ")+bias+white(variance=" + f(p.white) + ")"
+	return "rbf(gamma=" + f(p.gamma) + ",variance=" + f(p.variance) + ")+bias+white(variance=" +
+		f(p.white) + ")"
 }
 
 // searcher scores kernels for one task on fixed folds of its training rows.
 type searcher struct {
-	task     Task
-	folds    []searchFold
-	nFolds   int       // the folds the rows were dealt into: len(folds) for cross-validation, more for one held-out fold
+	task  Task
+	folds []searchFold
+	// the folds the rows were dealt into: len(folds) for cross-validation, more for one held-out fold
+	nFolds   int
 	valClass []int     // classification: the index in classes of each validation row's label
 	yVal     []float64 // regression: the standardised validation targets
 	workers  int
@@ -211,9 +209,8 @@ type searchResult struct {
 // (SearchActiveSize): its models already give nearly every held-out row its label
 // confidently (a row at the least label noise costs 0.0005), and a larger model can lower
 // the loss by at most what is left, while its selection costs up to searchFinalFlops
-// whatever the problem's difficulty. On near-separable data libsvm's whole recipe is then
-// cheap: the space shuttle's radiator data (2 795 rows, 80 % one class), one-vs-one pairs
-// of 2 226 rows with 8 of one class grew to 2 119 active points.
+// whatever the problem's difficulty, while on near-separable data libsvm's whole recipe
+// is cheap (measured on the space shuttle's radiator data in bench/RESULTS.md).
 const flatLoss = 0.01
 
 // searchKernel chooses the kernel, the criterion and, among several candidate scalings of
@@ -227,7 +224,9 @@ const flatLoss = 0.01
 // values become tens of standard deviations and dominate every distance; scaling to the
 // training range is the other way round. Each candidate is scored at three widths around
 // its own starting width and the better one kept, which costs three kernels per candidate.
-func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, classes []float64, d, dFinal int, crit Criterion, chooseCrit bool, cfg *Config, report func(evals int, kernel string, score, prior float64)) (searchResult, error) {
+func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, classes []float64, d,
+	dFinal int, crit Criterion, chooseCrit bool, cfg *Config,
+	report func(evals int, kernel string, score, prior float64)) (searchResult, error) {
 	n, _ := x.Dims()
 	var c *climb
 	evals := 0
@@ -244,12 +243,15 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 				if d > 0 {
 					at = fmt.Sprintf(" at %d active points", d)
 				}
-				report(evals, fmt.Sprintf("%s, %v scaling, %v criterion%s", p.spec(), sc.Method(), p.crit, at), score, prior)
+				report(evals, fmt.Sprintf("%s, %v scaling, %v criterion%s", p.spec(), sc.Method(), p.crit, at),
+					score, prior)
 			}
 		}
-		ci := &climb{s: s, sd: sd, input: i, evals: &evals, origin: searchParams{gamma: startGamma(x, sc), variance: 1, white: math.Exp(-2)}}
+		ci := &climb{s: s, sd: sd, input: i, evals: &evals, origin: searchParams{gamma: startGamma(x, sc),
+			variance: 1, white: math.Exp(-2)}}
 		if task == Regression {
-			ci.origin.white = 0.5 // half the (standardised) target variance: overfitting is the costlier start
+			// half the (standardised) target variance: overfitting is the costlier start
+			ci.origin.white = 0.5
 		}
 		ci.p = ci.origin
 		ci.p.crit = crit
@@ -281,7 +283,8 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 	}
 	if task != Regression && cfg.ActiveSize == 0 && c.best < flatLoss && dFinal > d {
 		if searchTrace {
-			fmt.Fprintf(os.Stderr, "search: held-out log loss %.5f below %g: final d = %d, not %d\n", c.best, flatLoss, d, dFinal)
+			fmt.Fprintf(os.Stderr, "search: held-out log loss %.5f below %g: final d = %d, not %d\n", c.best,
+				flatLoss, d, dFinal)
 		}
 		dFinal = d
 	}
@@ -294,7 +297,8 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 		if cfg.ActiveSize == 0 {
 			pool = SearchCandidates(n, dFinal)
 		}
-		if cal, out, err = c.s.finalSize(c, folds, float64(dFinal)*float64(dFinal)*float64(pool)); err != nil {
+		if cal, out, err = c.s.finalSize(c, folds,
+			float64(dFinal)*float64(dFinal)*float64(pool)); err != nil {
 			return searchResult{}, err
 		}
 	}
@@ -315,17 +319,14 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 // model is much larger, it climbs towards sharper kernels at that size: it fits a sharper
 // neighbour (γ·2 with variance·4, else variance·2) and moves there, in c.p, when its
 // held-out log loss is lower by more than the standard error of the rows' paired
-// differences (a gain below it is what another held-out sample could reverse: USPS 0.0009
-// ± 0.0042 per row, kept; spambase 0.0120 ± 0.0062 and Fashion-MNIST 0.0085 ± 0.0061,
-// moved). A model of 200 active points cannot carry the narrow, confident kernel that one
-// of 1 200 can (Fashion-MNIST, first 10 000 images: the kernel searched at d = 200 scores
-// 86.10 % at d = 1 200, its sharper neighbour 86.84 %), and how far the small models'
-// choice lies from the large one's varies with the subsample the search drew
-// (Fashion-MNIST: γ = 0.0036 on the first 10 000 images, 0.0013 on all 60 000). The
-// neighbours fitted cost at most half the final selection, finalCost (d²·candidates),
-// and at least one is fitted: on Fashion-MNIST's 10 000 images one, on all 60 000 three.
+// differences (a gain below it is what another held-out sample could reverse). A model of
+// 200 active points cannot carry the narrow, confident kernel that one of 1 200 can, and
+// how far the small models' choice lies from the large one's varies with the subsample the
+// search drew (measured on Fashion-MNIST in bench/RESULTS.md). The neighbours fitted cost
+// at most half the final selection, finalCost (d²·candidates), and at least one is fitted.
 // On large sets the validation rows are more than the search's (finalValRows).
-func (s *searcher) finalSize(c *climb, folds []searchFold, finalCost float64) (*searcher, [][2][]float64, error) {
+func (s *searcher) finalSize(c *climb, folds []searchFold, finalCost float64) (*searcher,
+	[][2][]float64, error) {
 	if len(folds) > 1 || s.task == Regression || folds[0].d < 2*s.folds[0].d {
 		out, err := s.outputs(folds, c.p)
 		return s, out, err
@@ -363,7 +364,9 @@ func (s *searcher) finalSize(c *climb, folds []searchFold, finalCost float64) (*
 			fs.reportFinal(q, next)
 			gain, se := pairedGain(cur, next)
 			if searchTrace {
-				fmt.Fprintf(os.Stderr, "search: final size d = %d, %d validation rows: %s → %s lowers the held-out log loss by %.5f ± %.5f\n", folds[0].d, len(cur), c.p.spec(), q.spec(), gain, se)
+				fmt.Fprintf(os.Stderr,
+					"search: final size d = %d, %d validation rows: %s → %s lowers the held-out log loss by "+
+						"%.5f ± %.5f\n", folds[0].d, len(cur), c.p.spec(), q.spec(), gain, se)
 			}
 			if gain > se {
 				c.p, out, cur, moved = q, alt, next, true
@@ -451,7 +454,8 @@ type climb struct {
 // params returns the kernel at lattice point at under criterion crit.
 func (c *climb) params(at [3]int, crit Criterion) searchParams {
 	f := func(v float64, k int) float64 { return v * math.Exp2(float64(k)/2) }
-	return searchParams{gamma: f(c.origin.gamma, at[0]), variance: f(c.origin.variance, at[1]), white: f(c.origin.white, at[2]), crit: crit}
+	return searchParams{gamma: f(c.origin.gamma, at[0]), variance: f(c.origin.variance, at[1]),
+		white: f(c.origin.white, at[2]), crit: crit}
 }
 
 // try scores the kernel at lattice point at under crit and moves there if that lowers the
@@ -500,13 +504,14 @@ func (c *climb) tryCriterion() error {
 // variance). The diagonal moves follow the ridge on which a wider kernel with a larger
 // variance fits about as well (γ/f with variance·f²): along it a search by one parameter
 // at a time stalls after a step or two.
-var searchDirs = [][3]int{{0, 1, 0}, {-1, 2, 0}, {1, 0, 0}, {-1, 0, 0}, {0, -1, 0}, {1, -2, 0}, {0, 0, 1}, {0, 0, -1}}
+var searchDirs = [][3]int{{0, 1, 0}, {-1, 2, 0}, {1, 0, 0}, {-1, 0, 0}, {0, -1, 0}, {1, -2, 0}, {
+	0, 0, 1}, {0, 0, -1}}
 
-// pattern is a pattern search on the lattice: from the best point it takes the first move
-// of searchDirs (the last successful one first) that lowers the score, and halves the step
-// when none does, from a factor 4 down to 2, or until searchMaxEvals kernels are scored (finer steps moved the held-out score by less
-// than its noise between folds). The white variance moves for regression only:
-// for classification it is the probit's slope, which the rbf variance already sets.
+// pattern is a pattern search on the lattice: from the best point it takes the first move of
+// searchDirs (the last successful one first) that lowers the score, and halves the step when none
+// does, from a factor 4 down to 2, or until searchMaxEvals kernels are scored (finer steps moved
+// the held-out score by less than its noise between folds). The white variance moves for regression
+// only: for classification it is the probit's slope, which the rbf variance already sets.
 func (c *climb) pattern(regression bool) error {
 	dirs := searchDirs[:6]
 	if regression {
@@ -560,7 +565,8 @@ func (c *climb) widenUnlessBeaten(y, classes []float64) error {
 	losses := c.s.rowLosses(out, calib{a: c.s.sharpness(out, eps, false), eps: eps})
 	b := newBaseline(losses, c.s.priorLosses(y, classes))
 	if searchTrace {
-		fmt.Fprintf(os.Stderr, "search: best %.5f, constant predictor %.5f ± %.5f\n", b.Model, b.Prior, b.SE)
+		fmt.Fprintf(os.Stderr, "search: best %.5f, constant predictor %.5f ± %.5f\n", b.Model, b.Prior,
+			b.SE)
 	}
 	if b.Beaten() {
 		return nil
@@ -629,7 +635,8 @@ func classFrequencies(y, classes []float64) []float64 {
 // checkSearchRows refuses to choose a kernel from fewer rows than two per fold.
 func checkSearchRows(n int) error {
 	if n < 2*searchFolds {
-		return fmt.Errorf("ivm: %d training rows are too few to choose a kernel; give one with -kernel and -iters 0", n)
+		return fmt.Errorf(
+			"ivm: %d training rows are too few to choose a kernel; give one with -kernel and -iters 0", n)
 	}
 	return nil
 }
@@ -637,13 +644,15 @@ func checkSearchRows(n int) error {
 // newSearcher deals the rows of x into folds (stratified by class for classification) and
 // scales the rows the folds use by sc. Regression targets are standardised; sd is their
 // scale.
-func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []float64, d int, cfg *Config) (*searcher, float64, error) {
+func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []float64, d int,
+	cfg *Config) (*searcher, float64, error) {
 	n, _ := x.Dims()
 	if err := checkSearchRows(n); err != nil {
 		return nil, 0, err
 	}
 	rng := rand.New(rand.NewPCG(cfg.Learn.Seed, 0x5ea7c4))
-	s := &searcher{task: task, cfg: cfg, memo: map[searchParams]float64{}, outs: map[searchParams][][2][]float64{}}
+	s := &searcher{task: task, cfg: cfg, memo: map[searchParams]float64{},
+		outs: map[searchParams][][2][]float64{}}
 	s.workers = cfg.Workers
 	if s.workers <= 0 {
 		s.workers = runtime.GOMAXPROCS(0)
@@ -653,7 +662,8 @@ func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []flo
 		return nil, 0, err
 	}
 	folds := searchFolds
-	if n <= searchCVRows && float64(len(yc))*float64(n)*math.Pow(float64(d*(folds-1)/folds), 2) > searchCVFlops {
+	if n <= searchCVRows && float64(len(yc))*float64(n)*math.Pow(float64(d*(folds-1)/folds),
+		2) > searchCVFlops {
 		folds = 2
 	}
 	s.nFolds = folds
@@ -678,7 +688,8 @@ func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []flo
 		all := slices.Clone(val)
 		val, fit = subsample(val, searchMaxVal, rng), subsample(fit, searchMaxFit, rng)
 		if used == 1 && task != Regression {
-			if err := s.keepFinalVal(x, sc, y, classes, all, val, finalValRows(n), cfg.Learn.Seed); err != nil {
+			if err := s.keepFinalVal(x, sc, y, classes, all, val, finalValRows(n),
+				cfg.Learn.Seed); err != nil {
 				return nil, 0, err
 			}
 		}
@@ -723,12 +734,16 @@ func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []flo
 // keepFinalVal keeps for finalSize more of the validation fold's rows (all) besides the
 // search's own (val), up to total in all, drawn by their own generator so that the
 // search's rows are those it would draw without them.
-func (s *searcher) keepFinalVal(x mat.Matrix, sc *Scaler, y, classes []float64, all, val []int, total int, seed uint64) error {
+func (s *searcher) keepFinalVal(x mat.Matrix, sc *Scaler, y, classes []float64, all, val []int,
+	total int, seed uint64) error {
 	more := min(len(all), total) - len(val)
 	if more <= 0 {
 		return nil
 	}
-	rest := slices.DeleteFunc(all, func(r int) bool { _, in := slices.BinarySearch(val, r); return in })
+	rest := slices.DeleteFunc(all, func(r int) bool {
+		_, in := slices.BinarySearch(val, r)
+		return in
+	})
 	rest = subsample(rest, more, rand.New(rand.NewPCG(seed, 0xf17a1)))
 	var err error
 	if s.xValExtra, err = scaledRows(x, sc, rest); err != nil {
@@ -782,7 +797,8 @@ func subsample(rows []int, max int, rng *rand.Rand) []int {
 
 // searchTargets returns every problem's targets in its noise model's coding; regression
 // targets are standardised, with sd their scale.
-func searchTargets(y []float64, task Task, classes []float64) (yc [][]float64, sd float64, err error) {
+func searchTargets(y []float64, task Task, classes []float64) (yc [][]float64, sd float64,
+	err error) {
 	if task == Regression {
 		mean, sd := stat.MeanStdDev(y, nil)
 		if !(sd > 0) {
@@ -822,8 +838,8 @@ func (s *searcher) score(p searchParams) (float64, error) {
 	s.outs[p] = out
 	// Scored with the least label noise the final model will have: without it one
 	// confident held-out mistake costs up to 27 nats and decides between kernels that
-	// differ in nothing else (ionosphere, four splits: 92.9 → 94.3 % test accuracy, test
-	// log loss 0.177 → 0.165); the final model never reports a probability that small.
+	// differ in nothing else (ionosphere; bench/RESULTS.md); the final model never reports a
+	// probability that small.
 	eps := searchLabelNoise[0]
 	v := s.logLoss(out, calib{a: s.sharpness(out, eps, false), eps: eps})
 	s.memo[p] = v
@@ -845,7 +861,8 @@ func (s *searcher) outputs(folds []searchFold, p searchParams) ([][2][]float64, 
 	errs := make([]error, jobs)
 	parallel := min(jobs, s.workers)
 	pool.ForEach(jobs, parallel, func(j int) {
-		res[j][0], res[j][1], errs[j] = s.fitProblem(&folds[j/problems], j%problems, p, max(1, s.workers/parallel))
+		res[j][0], res[j][1], errs[j] = s.fitProblem(&folds[j/problems], j%problems, p,
+			max(1, s.workers/parallel))
 	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -1016,7 +1033,9 @@ func (s *searcher) calibration(out [][2][]float64) calib {
 	soft := s.fitCalib(out, true)
 	gain, se := pairedGain(s.rowLosses(out, soft), s.rowLosses(out, power))
 	if searchTrace {
-		fmt.Fprintf(os.Stderr, "search: calibration on %d rows: power %+v lowers the log loss of softmax %+v by %.5f ± %.5f\n", len(s.valClass), power, soft, gain, se)
+		fmt.Fprintf(os.Stderr,
+			"search: calibration on %d rows: power %+v lowers the log loss of softmax %+v by %.5f ± %.5f\n",
+			len(s.valClass), power, soft, gain, se)
 	}
 	if gain > 2*se {
 		return power
@@ -1095,7 +1114,8 @@ func goldenMin(f func(float64) float64, lo, hi, tol float64) float64 {
 // returns, at the validation rows, p(y = +1) for classification, or the predictive mean
 // and variance for regression. A kernel under which selection breaks down gives NaN, which
 // scores +Inf, so the search moves away from it rather than failing.
-func (s *searcher) fitProblem(fd *searchFold, c int, p searchParams, workers int) (a, b []float64, err error) {
+func (s *searcher) fitProblem(fd *searchFold, c int, p searchParams, workers int) (a, b []float64,
+	err error) {
 	_, dim := fd.xFit.Dims()
 	k, err := kern.Parse(p.spec(), dim)
 	if err != nil {
@@ -1110,7 +1130,8 @@ func (s *searcher) fitProblem(fd *searchFold, c int, p searchParams, workers int
 	}
 	nVal, _ := fd.xVal.Dims()
 	a, b = make([]float64, nVal), make([]float64, nVal)
-	sel, err := NewSelector(fd.xFit, fd.yFit[c], k, nm, Options{Workers: workers, Criterion: p.crit, Inner: fd.inner.get()})
+	sel, err := NewSelector(fd.xFit, fd.yFit[c], k, nm, Options{Workers: workers, Criterion: p.crit,
+		Inner: fd.inner.get()})
 	if err == nil {
 		err = selectActive(sel, fd.d)
 	}

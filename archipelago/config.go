@@ -110,10 +110,13 @@ func (c Config) options() (Options, error) {
 		return Options{}, fmt.Errorf("archipelago: unknown method %d", int(c.Method))
 	}
 	if c.Samples < 0 {
-		return Options{}, fmt.Errorf("archipelago: %d posterior samples, want 0 (the default, %d) or more", c.Samples, DefaultSamples)
+		return Options{},
+			fmt.Errorf("archipelago: %d posterior samples, want 0 (the default, %d) or more", c.Samples,
+				DefaultSamples)
 	}
 	o := c.Sampler
-	o.Sweeps, o.Burn, o.Seed, o.ARD, o.Anneal, o.AmpMoves, o.Progress = c.Sweeps, c.Burn, c.Seed, c.ARD, c.Anneal, c.AmpMoves, c.Progress
+	o.Sweeps, o.Burn, o.Seed, o.ARD, o.Anneal, o.AmpMoves, o.Progress = c.Sweeps, c.Burn, c.Seed,
+		c.ARD, c.Anneal, c.AmpMoves, c.Progress
 	o.Thin = 0
 	if err := o.defaults(); err != nil {
 		return Options{}, err

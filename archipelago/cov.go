@@ -46,7 +46,8 @@ func newFixedCov(k kern.Kernel, nugget float64) *Cov {
 // length-scales c (one value, or dim values with ard) and the given relative
 // nugget (0: 1e-6). The prior on θ is centred on these values with standard
 // deviation priorSD (0: 1.5) in every coordinate.
-func NewCov(dim int, ard bool, variance float64, c []float64, nugget, priorSD float64) (*Cov, error) {
+func NewCov(dim int, ard bool, variance float64, c []float64, nugget, priorSD float64) (*Cov,
+	error) {
 	g := 1
 	if ard {
 		g = dim
@@ -215,7 +216,8 @@ func (c *Cov) gradTheta(dst []float64, x *mat.Dense, dK []float64) {
 		tr += dK[i*n+i]
 	}
 	if c.ard {
-		// nat = [γ, σ², α_1, …]; ∂/∂ln σ² = σ² ∂/∂σ², ∂/∂ln c_d = α_d ∂/∂α_d.
+		// nat = [γ, σ², α_1, …]; ∂/∂ln σ² = σ² ∂/∂σ², ∂/∂ln c_d = α_d
+		// ∂/∂α_d.
 		dst[0] += v*c.nat[1] + v*c.nugget*tr
 		p := make([]float64, c.k.NumParams())
 		c.k.Params(p)

@@ -121,13 +121,16 @@ func Fit(x *mat.Dense, y []float64, cfg Config) (*Model, error) {
 		return nil, err
 	}
 	_, dim := x.Dims()
-	m := &Model{Method: cfg.Method, Classes: classes, Inputs: dim, ARD: opt.ARD, Nugget: ch.cov.nugget, Seed: cfg.Seed,
+	m := &Model{Method: cfg.Method, Classes: classes, Inputs: dim, ARD: opt.ARD, Nugget: ch.cov.nugget,
+		Seed:   cfg.Seed,
 		Scaler: scaler, cov: ch.cov, Chain: summarise(ch, opt, labels)}
 	m.Rows = sp.nData
 	m.Data = append([]float64(nil), sp.st.x[:sp.nData*dim]...)
 	for _, s := range ch.Samples {
-		m.Samples = append(m.Samples, PosteriorSample{Sweep: s.Sweep, Theta: s.Theta, Rejections: s.Rejections,
-			X: append([]float64(nil), s.X.RawMatrix().Data[sp.nData*dim:]...), G: s.G.RawMatrix().Data})
+		m.Samples = append(m.Samples, PosteriorSample{Sweep: s.Sweep, Theta: s.Theta,
+			Rejections: s.Rejections,
+			X:          append([]float64(nil), s.X.RawMatrix().Data[sp.nData*dim:]...),
+			G:          s.G.RawMatrix().Data})
 	}
 	return m, nil
 }
@@ -225,7 +228,8 @@ func (m *Model) Predict(x *mat.Dense) ([]noise.Prediction, error) {
 	for i := range rngs {
 		rngs[i] = rand.New(rand.NewPCG(rowhash.Sum(m.Seed, xs.RawRowView(i)), 0x9e37))
 	}
-	probs, err := predictMixture(m.cov, len(m.Classes), m.Inputs, m.samples(), xs, predictChunk, func(i int) *rand.Rand { return rngs[i] })
+	probs, err := predictMixture(m.cov, len(m.Classes), m.Inputs, m.samples(), xs, predictChunk,
+		func(i int) *rand.Rand { return rngs[i] })
 	if err != nil {
 		return nil, err
 	}

@@ -47,8 +47,10 @@ func (m *Model) Save(w io.Writer) error {
 	if m.cov == nil {
 		return errors.New("archipelago: model not fitted or loaded")
 	}
-	f := modelFile{Format: ModelFormat, Method: m.Method, Classes: m.Classes, Inputs: m.Inputs, ARD: m.ARD, Nugget: m.Nugget,
-		Seed: m.Seed, Scaler: m.Scaler, Chain: m.Chain, Rows: m.Rows, Data: m.Data, Samples: m.Samples, Training: m.Training}
+	f := modelFile{Format: ModelFormat, Method: m.Method, Classes: m.Classes, Inputs: m.Inputs,
+		ARD: m.ARD, Nugget: m.Nugget,
+		Seed: m.Seed, Scaler: m.Scaler, Chain: m.Chain, Rows: m.Rows, Data: m.Data, Samples: m.Samples,
+		Training: m.Training}
 	if err := f.check(); err != nil {
 		return err
 	}
@@ -74,9 +76,12 @@ func Load(r io.Reader) (*Model, error) {
 	}
 	if f.Format != ModelFormat {
 		if name, _, _ := strings.Cut(f.Format, "/"); name == "ivm-archipelago" {
-			return nil, fmt.Errorf("archipelago: model format %q is not supported by this version (it reads %q)", f.Format, ModelFormat)
+			return nil,
+				fmt.Errorf("archipelago: model format %q is not supported by this version (it reads %q)",
+					f.Format, ModelFormat)
 		}
-		return nil, fmt.Errorf("archipelago: not an Archipelago model file (format %q, want %q)", f.Format, ModelFormat)
+		return nil, fmt.Errorf("archipelago: not an Archipelago model file (format %q, want %q)",
+			f.Format, ModelFormat)
 	}
 	if err := f.check(); err != nil {
 		return nil, err
@@ -90,8 +95,10 @@ func Load(r io.Reader) (*Model, error) {
 			return nil, fmt.Errorf("archipelago: sample %d: %w", i+1, err)
 		}
 	}
-	return &Model{Method: f.Method, Classes: f.Classes, Inputs: f.Inputs, ARD: f.ARD, Nugget: f.Nugget, Seed: f.Seed,
-		Scaler: f.Scaler, Chain: f.Chain, Rows: f.Rows, Data: f.Data, Samples: f.Samples, Training: f.Training, cov: cov}, nil
+	return &Model{Method: f.Method, Classes: f.Classes, Inputs: f.Inputs, ARD: f.ARD, Nugget: f.Nugget,
+		Seed:   f.Seed,
+		Scaler: f.Scaler, Chain: f.Chain, Rows: f.Rows, Data: f.Data, Samples: f.Samples,
+		Training: f.Training, cov: cov}, nil
 }
 
 // check validates a model file's fields.
@@ -154,7 +161,8 @@ func (f *modelFile) checkRows() error {
 		return fmt.Errorf("archipelago: %d training rows, the chain used %d", f.Rows, want)
 	}
 	if len(f.Data) != f.Rows*f.Inputs {
-		return fmt.Errorf("archipelago: %d input values for %d rows of %d inputs", len(f.Data), f.Rows, f.Inputs)
+		return fmt.Errorf("archipelago: %d input values for %d rows of %d inputs", len(f.Data), f.Rows,
+			f.Inputs)
 	}
 	for _, v := range f.Data {
 		if !finite(v) {
@@ -169,13 +177,16 @@ func (f *modelFile) checkRows() error {
 func (s *PosteriorSample) check(rows, inputs, classes, theta int) error {
 	switch {
 	case s.Rejections < 0 || s.Rejections > maxPoints-rows:
-		return fmt.Errorf("%d rejections beside %d rows, want 0 to %d", s.Rejections, rows, maxPoints-rows)
+		return fmt.Errorf("%d rejections beside %d rows, want 0 to %d", s.Rejections, rows,
+			maxPoints-rows)
 	case s.Sweep < 0:
 		return fmt.Errorf("sweep %d", s.Sweep)
 	case len(s.X) != s.Rejections*inputs:
-		return fmt.Errorf("%d input values for %d rejections of %d inputs", len(s.X), s.Rejections, inputs)
+		return fmt.Errorf("%d input values for %d rejections of %d inputs", len(s.X), s.Rejections,
+			inputs)
 	case len(s.G) != s.Points(rows)*classes:
-		return fmt.Errorf("%d function values for %d points of %d classes", len(s.G), s.Points(rows), classes)
+		return fmt.Errorf("%d function values for %d points of %d classes", len(s.G), s.Points(rows),
+			classes)
 	case len(s.Theta) != theta:
 		return fmt.Errorf("%d hyperparameters, want %d", len(s.Theta), theta)
 	}
@@ -191,8 +202,11 @@ func (s *PosteriorSample) check(rows, inputs, classes, theta int) error {
 
 // check validates a chain summary (informational, but not nonsense).
 func (c *ChainSummary) check() error {
-	if c.Sweeps < 1 || c.Burn < 0 || c.Burn >= c.Sweeps || c.Thin < 1 || c.Labelled < 0 || c.Unlabelled < 0 {
-		return fmt.Errorf("archipelago: chain of %d sweeps, %d burn-in, thinned by %d, over %d labelled and %d unlabelled rows",
+	if c.Sweeps < 1 || c.Burn < 0 || c.Burn >= c.Sweeps || c.Thin < 1 || c.Labelled < 0 ||
+		c.Unlabelled < 0 {
+		return fmt.Errorf(
+			"archipelago: chain of %d sweeps, %d burn-in, thinned by %d, over %d labelled and %d "+
+				"unlabelled rows",
 			c.Sweeps, c.Burn, c.Thin, c.Labelled, c.Unlabelled)
 	}
 	for _, v := range []float64{c.RejectionsMean, c.RejectionsSD, c.RejectionsESS, c.Stats.MaxJitter} {

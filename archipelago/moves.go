@@ -27,7 +27,8 @@ func (sp *Sampler) insertRejection() bool {
 	s.drawConditional(gn, d, sp.rng)
 	m := float64(s.nRej)
 	b := sp.opt.InsertProb
-	logA := math.Log(1-b) + math.Log(m+float64(sp.nData)) - math.Log(b) - math.Log(m+1) - softplus(logSumExp(gn))
+	logA := math.Log(1-b) + math.Log(m+float64(sp.nData)) - math.Log(b) - math.Log(m+1) -
+		softplus(logSumExp(gn))
 	if logA >= 0 || sp.rng.Float64() < math.Exp(logA) {
 		s.appendPoint(xn, gn, kindRejection, -1, d)
 		return true
@@ -45,7 +46,8 @@ func (sp *Sampler) deleteRejection() bool {
 	j := sp.rejectionIndex(sp.rng.IntN(s.nRej))
 	m := float64(s.nRej)
 	b := sp.opt.InsertProb
-	logA := math.Log(b) + math.Log(m) + softplus(logSumExp(s.grow(j))) - math.Log(1-b) - math.Log(m+float64(sp.nData)-1)
+	logA := math.Log(b) + math.Log(m) + softplus(logSumExp(s.grow(j))) - math.Log(1-b) -
+		math.Log(m+float64(sp.nData)-1)
 	if logA >= 0 || sp.rng.Float64() < math.Exp(logA) {
 		s.removePoint(j)
 		return true
@@ -74,7 +76,8 @@ func (sp *Sampler) moveRejection(j int) bool {
 	}
 	gn := make([]float64, s.nc)
 	s.drawConditional(gn, d, sp.rng)
-	logA := sp.base.LogPDF(xn) + softplus(logSumExp(s.grow(j))) - sp.base.LogPDF(xo) - softplus(logSumExp(gn))
+	logA := sp.base.LogPDF(xn) + softplus(logSumExp(s.grow(j))) - sp.base.LogPDF(xo) -
+		softplus(logSumExp(gn))
 	if logA >= 0 || sp.rng.Float64() < math.Exp(logA) {
 		s.appendPoint(xn, gn, kindRejection, -1, d)
 		s.removePoint(j)

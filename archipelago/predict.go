@@ -22,13 +22,16 @@ const draws = 8
 // the draws reproducible.
 func (c *Chain) Predict(xs *mat.Dense, seed uint64) ([][]float64, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x9e37))
-	return predictMixture(c.cov, c.Classes, c.Dim, c.Samples, xs, 0, func(int) *rand.Rand { return rng })
+	return predictMixture(c.cov, c.Classes, c.Dim, c.Samples, xs, 0, func(int) *rand.Rand {
+		return rng
+	})
 }
 
 // predictMixture averages the softmax of eq. 1 over the samples and over draws
 // of g(x*) from each sample's GP conditional; rng(i) is the source of row i's
 // draws, taken in the order sample, draw, class; chunk is latent's.
-func predictMixture(cov *Cov, classes, dim int, samples []Sample, xs *mat.Dense, chunk int, rng func(i int) *rand.Rand) ([][]float64, error) {
+func predictMixture(cov *Cov, classes, dim int, samples []Sample, xs *mat.Dense, chunk int,
+	rng func(i int) *rand.Rand) ([][]float64, error) {
 	if len(samples) == 0 {
 		return nil, errors.New("archipelago: chain has no retained samples")
 	}
@@ -73,7 +76,8 @@ func predictMixture(cov *Cov, classes, dim int, samples []Sample, xs *mat.Dense,
 // same for every function since the covariance is shared) at xs given sample s,
 // factorising the sample's covariance once and taking the rows of xs chunk at a
 // time (chunk ≤ 0: all at once), so that the cross-covariances held stay n×chunk.
-func latent(cov *Cov, classes, dim int, s Sample, xs *mat.Dense, mu, sd []float64, chunk int) error {
+func latent(cov *Cov, classes, dim int, s Sample, xs *mat.Dense, mu, sd []float64,
+	chunk int) error {
 	cv := cov.Clone()
 	if err := cv.SetTheta(s.Theta); err != nil {
 		return err

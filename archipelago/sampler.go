@@ -93,7 +93,9 @@ func (o *Options) defaults() error {
 		o.Anneal = 3 * o.Burn / 4
 	}
 	if o.Anneal < -1 || o.Anneal > o.Burn {
-		return fmt.Errorf("archipelago: annealing over %d sweeps, want −1 (none) to the %d burn-in sweeps", o.Anneal, o.Burn)
+		return fmt.Errorf(
+			"archipelago: annealing over %d sweeps, want −1 (none) to the %d burn-in sweeps", o.Anneal,
+			o.Burn)
 	}
 	if o.Thin == 0 {
 		o.Thin = (o.Sweeps - o.Burn + 99) / 100
@@ -144,9 +146,12 @@ func (o *Options) defaults() error {
 		name string
 		ok   bool
 	}{
-		{"Thin ≥ 1", o.Thin >= 1}, {"HyperEvery ≥ 1", o.HyperEvery >= 1}, {"AmpMoves ≥ −1 (−1: none)", o.AmpMoves >= -1},
-		{"AmpStep > 0", o.AmpStep > 0}, {"BirthDeath ≥ 0", o.BirthDeath >= 0}, {"GSteps ≥ 1", o.GSteps >= 1},
-		{"HyperSteps ≥ 1", o.HyperSteps >= 1}, {"GEps > 0", o.GEps > 0}, {"HyperEps > 0", o.HyperEps > 0}, {"MoveScale > 0", o.MoveScale > 0},
+		{"Thin ≥ 1", o.Thin >= 1}, {"HyperEvery ≥ 1", o.HyperEvery >= 1}, {
+			"AmpMoves ≥ −1 (−1: none)", o.AmpMoves >= -1},
+		{"AmpStep > 0", o.AmpStep > 0}, {"BirthDeath ≥ 0", o.BirthDeath >= 0}, {
+			"GSteps ≥ 1", o.GSteps >= 1},
+		{"HyperSteps ≥ 1", o.HyperSteps >= 1}, {"GEps > 0", o.GEps > 0}, {
+			"HyperEps > 0", o.HyperEps > 0}, {"MoveScale > 0", o.MoveScale > 0},
 	} {
 		if !c.ok {
 			return fmt.Errorf("archipelago: sampler option out of range: want %s", c.name)
@@ -188,12 +193,13 @@ type SweepInfo struct {
 	Sweep      int
 	Rejections int
 	LogLik     float64 // Σ of the point factors of eq. 8 (without π)
-	Beta       float64 // power of the unlabelled factors in this sweep's function moves (Options.Anneal)
-	Theta      []float64
-	GEps       float64
-	HyperEps   float64
-	Stats      Stats // cumulative
-	Elapsed    time.Duration
+	// power of the unlabelled factors in this sweep's function moves (Options.Anneal)
+	Beta     float64
+	Theta    []float64
+	GEps     float64
+	HyperEps float64
+	Stats    Stats // cumulative
+	Elapsed  time.Duration
 }
 
 // Sampler is a Markov chain over the latent history of Archipelago (or, with
@@ -449,8 +455,9 @@ func (sp *Sampler) Sweep() error {
 			return fmt.Errorf("archipelago: function values not finite at sweep %d", sp.sweep)
 		}
 	}
-	info := SweepInfo{Sweep: sp.sweep, Rejections: s.nRej, LogLik: s.logLik(), Beta: s.beta, Theta: s.cov.Theta(),
-		GEps: sp.epsG, HyperEps: sp.epsH, Stats: sp.stats, Elapsed: time.Since(sp.start)}
+	info := SweepInfo{Sweep: sp.sweep, Rejections: s.nRej, LogLik: s.logLik(), Beta: s.beta,
+		Theta: s.cov.Theta(),
+		GEps:  sp.epsG, HyperEps: sp.epsH, Stats: sp.stats, Elapsed: time.Since(sp.start)}
 	sp.trace = append(sp.trace, info)
 	if sp.sweep >= sp.opt.Burn && (sp.sweep-sp.opt.Burn)%sp.opt.Thin == 0 {
 		sp.samples = append(sp.samples, sp.snapshot())
@@ -486,8 +493,9 @@ func (sp *Sampler) Run() (*Chain, error) {
 
 // Chain returns the samples and trace so far.
 func (sp *Sampler) Chain() *Chain {
-	return &Chain{Classes: sp.st.nc, Dim: sp.st.dim, Samples: sp.samples, Trace: sp.trace, Stats: sp.stats,
-		cov: sp.st.cov.Clone(), Burn: sp.opt.Burn}
+	return &Chain{Classes: sp.st.nc, Dim: sp.st.dim, Samples: sp.samples, Trace: sp.trace,
+		Stats: sp.stats,
+		cov:   sp.st.cov.Clone(), Burn: sp.opt.Burn}
 }
 
 // Chain is the output of a run: the retained samples, the per-sweep trace and

@@ -43,7 +43,8 @@ func (p *csvParser) row(line []byte, ln int) error {
 		return p.firstRow(f, ln)
 	}
 	if len(f) != p.nf {
-		return &ParseError{Line: ln, Msg: fmt.Sprintf("row has %d fields, expected %d as on line %d", len(f), p.nf, p.firstLine)}
+		return &ParseError{Line: ln, Msg: fmt.Sprintf("row has %d fields, expected %d as on line %d",
+			len(f), p.nf, p.firstLine)}
 	}
 	return p.data(f, ln)
 }
@@ -54,35 +55,45 @@ func (p *csvParser) firstRow(f [][]byte, ln int) error {
 	task := -1
 	if p.opt.TaskCol != TaskNone {
 		if n < 3 {
-			return &ParseError{Line: ln, Msg: fmt.Sprintf("row has %d fields: a CSV file with a task column needs a task, a label and at least one feature column", n)}
+			return &ParseError{Line: ln,
+				Msg: fmt.Sprintf(
+					"row has %d fields: a CSV file with a task column needs a task, a label and at least one "+
+						"feature column", n)}
 		}
 		task = n - 1
 		if p.opt.TaskCol != TaskLast {
 			task = int(p.opt.TaskCol) - 1
 			if task >= n {
-				return &ParseError{Line: ln, Msg: fmt.Sprintf("task column %d out of range: row has %d fields", int(p.opt.TaskCol), n)}
+				return &ParseError{Line: ln, Msg: fmt.Sprintf("task column %d out of range: row has %d fields",
+					int(p.opt.TaskCol), n)}
 			}
 		}
 	}
 	if n < 2 {
-		return &ParseError{Line: ln, Msg: fmt.Sprintf("row has 1 field %s: a CSV file needs a label column and at least one feature column", snippet(f[0]))}
+		return &ParseError{Line: ln,
+			Msg: fmt.Sprintf(
+				"row has 1 field %s: a CSV file needs a label column and at least one feature column",
+				snippet(f[0]))}
 	}
 	label := n - 1
 	if p.opt.LabelCol != LabelLast {
 		label = int(p.opt.LabelCol) - 1
 		if label >= n {
-			return &ParseError{Line: ln, Msg: fmt.Sprintf("label column %d out of range: row has %d fields", int(p.opt.LabelCol), n)}
+			return &ParseError{Line: ln, Msg: fmt.Sprintf("label column %d out of range: row has %d fields",
+				int(p.opt.LabelCol), n)}
 		}
 	}
 	if label == task {
-		return &ParseError{Line: ln, Msg: fmt.Sprintf("column %d is both the label and the task column", label+1)}
+		return &ParseError{Line: ln, Msg: fmt.Sprintf("column %d is both the label and the task column",
+			label+1)}
 	}
 	nfeat := n - 1
 	if task >= 0 {
 		nfeat--
 	}
 	if p.opt.Dim > 0 && nfeat != p.opt.Dim {
-		return &ParseError{Line: ln, Msg: fmt.Sprintf("%d input columns besides the label%s, expected %d", nfeat, taskNote(task), p.opt.Dim), err: ErrDim}
+		return &ParseError{Line: ln, Msg: fmt.Sprintf("%d input columns besides the label%s, expected %d",
+			nfeat, taskNote(task), p.opt.Dim), err: ErrDim}
 	}
 	p.nf, p.label, p.task, p.firstLine = n, label, task, ln
 	header := p.opt.Header == HeaderYes
@@ -148,27 +159,33 @@ func (p *csvParser) data(f [][]byte, ln int) error {
 			v, ok := parseNumber(b)
 			switch {
 			case !ok:
-				return &ParseError{Line: ln, Col: i + 1, Msg: "label " + snippet(b) + " is not a number (use ? or leave it empty for an unlabelled row)"}
+				return &ParseError{Line: ln, Col: i + 1,
+					Msg: "label " + snippet(b) +
+						" is not a number (use ? or leave it empty for an unlabelled row)"}
 			case !finite(v):
-				return &ParseError{Line: ln, Col: i + 1, Msg: "label " + snippet(b) + " is not finite (use ? or leave it empty for an unlabelled row)"}
+				return &ParseError{Line: ln, Col: i + 1,
+					Msg: "label " + snippet(b) + " is not finite (use ? or leave it empty for an unlabelled row)"}
 			}
 			p.y = append(p.y, v)
 			continue
 		}
 		if len(b) == 0 {
-			return &ParseError{Line: ln, Col: i + 1, Msg: "empty feature field (missing values are not supported)"}
+			return &ParseError{Line: ln, Col: i + 1,
+				Msg: "empty feature field (missing values are not supported)"}
 		}
 		v, ok := parseNumber(b)
 		switch {
 		case !ok:
 			return &ParseError{Line: ln, Col: i + 1, Msg: "feature " + snippet(b) + " is not a number"}
 		case !finite(v):
-			return &ParseError{Line: ln, Col: i + 1, Msg: "feature " + snippet(b) + " is not finite (NaN or ±Inf, or out of range)"}
+			return &ParseError{Line: ln, Col: i + 1, Msg: "feature " + snippet(b) +
+				" is not finite (NaN or ±Inf, or out of range)"}
 		}
 		p.flat = append(p.flat, v)
 	}
 	if len(p.flat) > p.opt.MaxValues {
-		return &LimitError{What: fmt.Sprintf("line %d: the input matrix passes the limit of %d values (%d rows of %d inputs so far)",
+		return &LimitError{What: fmt.Sprintf(
+			"line %d: the input matrix passes the limit of %d values (%d rows of %d inputs so far)",
 			ln, p.opt.MaxValues, len(p.y), len(p.flat)/len(p.y))}
 	}
 	return nil

@@ -53,8 +53,9 @@ func (p *svmParser) row(line []byte, ln int) error {
 		line = line[:h]
 	}
 	if p.lone && bytes.IndexByte(line, ',') >= 0 {
-		return &ParseError{Line: ln, Msg: fmt.Sprintf("comma-separated row after line %d, which holds a single number: "+
-			"as CSV the field counts differ, as libsvm this row is invalid", p.loneLine)}
+		return &ParseError{Line: ln,
+			Msg: fmt.Sprintf("comma-separated row after line %d, which holds a single number: "+
+				"as CSV the field counts differ, as libsvm this row is invalid", p.loneLine)}
 	}
 	tok, prev := 0, 0
 	rest := line
@@ -97,11 +98,13 @@ func (p *svmParser) row(line []byte, ln int) error {
 		idx, ok := parseIndex(t[:c])
 		switch {
 		case !ok:
-			return tokErr(ln, tok, "bad feature index in %s (want an integer from 1 to %d)", snippet(t), maxIndex)
+			return tokErr(ln, tok, "bad feature index in %s (want an integer from 1 to %d)", snippet(t),
+				maxIndex)
 		case idx == 0:
 			return tokErr(ln, tok, "feature index 0 in %s: indices are 1-based", snippet(t))
 		case idx <= prev:
-			return tokErr(ln, tok, "feature index %d in %s is not greater than the previous index %d", idx, snippet(t), prev)
+			return tokErr(ln, tok, "feature index %d in %s is not greater than the previous index %d", idx,
+				snippet(t), prev)
 		}
 		prev = idx
 		vb := t[c+1:]
@@ -119,7 +122,8 @@ func (p *svmParser) row(line []byte, ln int) error {
 			if p.opt.IgnoreExtra {
 				continue
 			}
-			return tokErr(ln, tok, "feature index %d in %s exceeds the dimension %d", idx, snippet(t), p.opt.Dim)
+			return tokErr(ln, tok, "feature index %d in %s exceeds the dimension %d", idx, snippet(t),
+				p.opt.Dim)
 		}
 		if idx > p.maxIdx {
 			p.maxIdx = idx
@@ -139,9 +143,15 @@ func (p *svmParser) row(line []byte, ln int) error {
 	}
 	switch {
 	case task != nil && len(p.tasks) != row:
-		return &ParseError{Line: ln, Msg: fmt.Sprintf("row has a task token but the row on line %d has none: give every row its task or none", p.firstLine)}
+		return &ParseError{Line: ln,
+			Msg: fmt.Sprintf(
+				"row has a task token but the row on line %d has none: give every row its task or none",
+				p.firstLine)}
 	case task == nil && len(p.tasks) > 0:
-		return &ParseError{Line: ln, Msg: fmt.Sprintf("row has no task token but the row on line %d has one: give every row its task or none", p.taskLine)}
+		return &ParseError{Line: ln,
+			Msg: fmt.Sprintf(
+				"row has no task token but the row on line %d has one: give every row its task or none",
+				p.taskLine)}
 	case task != nil:
 		if row == 0 {
 			p.taskLine = ln
@@ -164,9 +174,12 @@ func (p *svmParser) checkSize(ln, col int, t []byte) error {
 	if n <= p.opt.MaxValues/d {
 		return nil
 	}
-	what := fmt.Sprintf("line %d: %d rows × %d features exceeds the limit of %d values", ln, n, d, p.opt.MaxValues)
+	what := fmt.Sprintf("line %d: %d rows × %d features exceeds the limit of %d values", ln, n, d,
+		p.opt.MaxValues)
 	if t != nil {
-		what = fmt.Sprintf("line %d, token %d: feature index %d in %s makes %d rows × %d features, which exceeds the limit of %d values",
+		what = fmt.Sprintf(
+			"line %d, token %d: feature index %d in %s makes %d rows × %d features, which exceeds the "+
+				"limit of %d values",
 			ln, col, p.maxIdx, snippet(t), n, d, p.opt.MaxValues)
 	}
 	return &LimitError{What: what}
@@ -235,13 +248,18 @@ func (p *svmParser) finish() (*Data, error) {
 	}
 	if d == 0 {
 		if p.lone {
-			return nil, fmt.Errorf("dataset: every data row is a single number: a CSV file with only a label column " +
-				"or libsvm rows with no features; there are no inputs to learn from")
+			return nil,
+				fmt.Errorf("dataset: every data row is a single number: a CSV file with only a label column " +
+					"or libsvm rows with no features; there are no inputs to learn from")
 		}
-		return nil, fmt.Errorf("dataset: no features: every libsvm row holds only its label; there are no inputs to learn from")
+		return nil,
+			fmt.Errorf(
+				"dataset: no features: every libsvm row holds only its label; there are no inputs to learn " +
+					"from")
 	}
 	if d > p.opt.MaxValues/n {
-		return nil, &LimitError{What: fmt.Sprintf("%d rows × %d features exceeds the limit of %d values", n, d, p.opt.MaxValues)}
+		return nil, &LimitError{What: fmt.Sprintf("%d rows × %d features exceeds the limit of %d values",
+			n, d, p.opt.MaxValues)}
 	}
 	flat := make([]float64, n*d)
 	start := 0
@@ -252,5 +270,6 @@ func (p *svmParser) finish() (*Data, error) {
 		}
 		start = end
 	}
-	return &Data{X: mat.NewDense(n, d, flat), Y: p.y, Task: p.tasks, Format: LibSVM, MaxIndex: p.seenIdx}, nil
+	return &Data{X: mat.NewDense(n, d, flat), Y: p.y, Task: p.tasks, Format: LibSVM,
+		MaxIndex: p.seenIdx}, nil
 }

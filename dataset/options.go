@@ -119,7 +119,8 @@ func ParseLabelCol(s string) (LabelCol, error) {
 	}
 	n, err := strconv.Atoi(t)
 	if err != nil || n < 1 {
-		return LabelLast, fmt.Errorf("dataset: bad label column %q (want first, last or a column number ≥ 1)", s)
+		return LabelLast,
+			fmt.Errorf("dataset: bad label column %q (want first, last or a column number ≥ 1)", s)
 	}
 	return LabelCol(n), nil
 }
@@ -164,7 +165,8 @@ func ParseTaskCol(s string) (TaskCol, error) {
 	}
 	n, err := strconv.Atoi(t)
 	if err != nil || n < 1 {
-		return TaskNone, fmt.Errorf("dataset: bad task column %q (want none, first, last or a column number ≥ 1)", s)
+		return TaskNone,
+			fmt.Errorf("dataset: bad task column %q (want none, first, last or a column number ≥ 1)", s)
 	}
 	return TaskCol(n), nil
 }

@@ -48,7 +48,8 @@ func Read(r io.Reader, opt ReadOptions) (*Data, error) {
 			return nil, fmt.Errorf("dataset: gzip: %w", err)
 		}
 		defer zr.Close()
-		br = bufio.NewReaderSize(&cappedReader{r: zr, left: opt.MaxBytes, max: opt.MaxBytes, gzip: true}, bufSize)
+		br = bufio.NewReaderSize(&cappedReader{r: zr, left: opt.MaxBytes, max: opt.MaxBytes, gzip: true},
+			bufSize)
 	}
 	lr := &lineReader{r: br, maxLine: opt.MaxLineBytes}
 	switch opt.Format {
@@ -94,7 +95,8 @@ func readAuto(lr *lineReader, opt ReadOptions) (*Data, error) {
 		if bytes.IndexByte(line, ',') >= 0 { // a '#' inside a CSV field, e.g. a header name
 			return readCSV(lr, opt, line)
 		}
-		return nil, &ParseError{Line: lr.line, Msg: "cannot tell the format from " + snippet(trimSpace(line)) +
+		return nil, &ParseError{Line: lr.line, Msg: "cannot tell the format from " +
+			snippet(trimSpace(line)) +
 			": expected CSV (comma-separated) or libsvm (label index:value ...); set the format explicitly"}
 	}
 }
@@ -162,8 +164,9 @@ func (lr *lineReader) skip(line []byte) bool {
 	if lr.skipped <= maxSkipped {
 		return true
 	}
-	lr.err = &ParseError{Line: lr.line, Msg: fmt.Sprintf("more than %d bytes of blank or comment lines "+
-		"in a row, without a data row (not a data file?)", maxSkipped)}
+	lr.err = &ParseError{Line: lr.line,
+		Msg: fmt.Sprintf("more than %d bytes of blank or comment lines "+
+			"in a row, without a data row (not a data file?)", maxSkipped)}
 	return false
 }
 
@@ -214,16 +217,20 @@ func (lr *lineReader) next() ([]byte, bool) {
 	if lr.line == 1 {
 		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // UTF-8 byte order mark
 		if bytes.HasPrefix(line, []byte("\xff\xfe")) || bytes.HasPrefix(line, []byte("\xfe\xff")) {
-			lr.err = &ParseError{Line: 1, Msg: "UTF-16 text (it starts with a UTF-16 byte order mark): save the file as UTF-8"}
+			lr.err = &ParseError{Line: 1,
+				Msg: "UTF-16 text (it starts with a UTF-16 byte order mark): save the file as UTF-8"}
 			return nil, false
 		}
 	}
 	if bytes.IndexByte(line, 0) >= 0 {
-		lr.err = &ParseError{Line: lr.line, Msg: "holds a NUL byte: a binary file (or UTF-16 text), not CSV or libsvm text"}
+		lr.err = &ParseError{Line: lr.line,
+			Msg: "holds a NUL byte: a binary file (or UTF-16 text), not CSV or libsvm text"}
 		return nil, false
 	}
 	if bytes.IndexByte(line, '\r') >= 0 {
-		lr.err = &ParseError{Line: lr.line, Msg: "holds a carriage return inside the line (old Mac line ends?): convert the line ends to \\n or \\r\\n"}
+		lr.err = &ParseError{Line: lr.line,
+			Msg: "holds a carriage return inside the line (old Mac line ends?): convert the line ends to " +
+				"\\n or \\r\\n"}
 		return nil, false
 	}
 	return line, true
@@ -231,7 +238,8 @@ func (lr *lineReader) next() ([]byte, bool) {
 
 // tooLong ends the input at line ln, longer than maxLine.
 func (lr *lineReader) tooLong(ln int) ([]byte, bool) {
-	lr.err = &LimitError{What: fmt.Sprintf("line %d is longer than %d bytes (a binary file, or one without line ends?)", ln, lr.maxLine)}
+	lr.err = &LimitError{What: fmt.Sprintf(
+		"line %d is longer than %d bytes (a binary file, or one without line ends?)", ln, lr.maxLine)}
 	return nil, false
 }
 

@@ -97,7 +97,10 @@ func FitScaler(x mat.Matrix, kind Scaling) (*Scaler, error) {
 		return nil, nil
 	}
 	if kind == ScaleRelevance {
-		return nil, fmt.Errorf("ivm: the relevance scaling is learnt from the targets by the default search (scaling auto), not computed from the inputs")
+		return nil,
+			fmt.Errorf(
+				"ivm: the relevance scaling is learnt from the targets by the default search (scaling auto), " +
+					"not computed from the inputs")
 	}
 	if kind != ScaleMinMax && kind != ScaleStd {
 		return nil, fmt.Errorf("ivm: unknown scaling %v", kind)
@@ -174,7 +177,8 @@ func (s *Scaler) Apply(x mat.Matrix) (*mat.Dense, error) {
 				v = x.At(i, j)*s.Factor[j] - s.Shift[j]*s.Factor[j]
 			}
 			if math.IsInf(v, 0) || math.IsNaN(v) {
-				return nil, fmt.Errorf("ivm: row %d column %d: value %g does not scale to a finite number", i+1, j+1, x.At(i, j))
+				return nil, fmt.Errorf("ivm: row %d column %d: value %g does not scale to a finite number", i+1,
+					j+1, x.At(i, j))
 			}
 			row[j] = v
 		}
@@ -190,18 +194,21 @@ func (s *Scaler) Check(dim int) error {
 		return fmt.Errorf("ivm: scaling kind %d unknown", int(s.Kind))
 	}
 	if len(s.Shift) != dim || len(s.Factor) != dim {
-		return fmt.Errorf("ivm: scaling for %d and %d columns, the model has %d inputs", len(s.Shift), len(s.Factor), dim)
+		return fmt.Errorf("ivm: scaling for %d and %d columns, the model has %d inputs", len(s.Shift),
+			len(s.Factor), dim)
 	}
 	for j := range s.Shift {
 		if bad(s.Shift[j]) || bad(s.Factor[j]) || s.Factor[j] == 0 {
-			return fmt.Errorf("ivm: scaling of column %d is not usable (shift %g, factor %g)", j+1, s.Shift[j], s.Factor[j])
+			return fmt.Errorf("ivm: scaling of column %d is not usable (shift %g, factor %g)", j+1,
+				s.Shift[j], s.Factor[j])
 		}
 	}
 	if (s.Weight != nil) != (s.Kind == ScaleRelevance) {
 		return fmt.Errorf("ivm: %v scaling with %d relevance weights", s.Kind, len(s.Weight))
 	}
 	if s.Weight != nil && len(s.Weight) != dim {
-		return fmt.Errorf("ivm: relevance weights for %d columns, the model has %d inputs", len(s.Weight), dim)
+		return fmt.Errorf("ivm: relevance weights for %d columns, the model has %d inputs", len(s.Weight),
+			dim)
 	}
 	for j, w := range s.Weight {
 		if !(w > 0 && w <= 1) {

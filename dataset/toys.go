@@ -81,7 +81,8 @@ func SampleNormal(cov mat.Symmetric, rng *rand.Rand) (f []float64, jitter float6
 	}
 	mean /= float64(n)
 	if !(mean > 0) {
-		return nil, 0, fmt.Errorf("dataset: covariance matrix is not positive definite (mean diagonal %g)", mean)
+		return nil, 0,
+			fmt.Errorf("dataset: covariance matrix is not positive definite (mean diagonal %g)", mean)
 	}
 	var chol mat.Cholesky
 	ok := chol.Factorize(cov)
@@ -98,7 +99,10 @@ func SampleNormal(cov mat.Symmetric, rng *rand.Rand) (f []float64, jitter float6
 			}
 		}
 		if !ok {
-			return nil, 0, fmt.Errorf("dataset: covariance matrix is not positive definite even with a diagonal jitter of %g (%g × its mean diagonal)", jitter, MaxJitter)
+			return nil, 0,
+				fmt.Errorf(
+					"dataset: covariance matrix is not positive definite even with a diagonal jitter of %g (%g "+
+						"× its mean diagonal)", jitter, MaxJitter)
 		}
 	}
 	var l mat.TriDense
@@ -130,7 +134,8 @@ func SampleGP(x *mat.Dense, k kern.Kernel, rng *rand.Rand) ([]float64, error) {
 	}
 	n, dim := x.Dims()
 	if dk, ok := k.(interface{ Dim() int }); ok && dk.Dim() > 0 && dk.Dim() != dim {
-		return nil, fmt.Errorf("dataset: kernel %s has input dimension %d, inputs have %d columns", k.Name(), dk.Dim(), dim)
+		return nil, fmt.Errorf("dataset: kernel %s has input dimension %d, inputs have %d columns",
+			k.Name(), dk.Dim(), dim)
 	}
 	var kx mat.Dense
 	k.K(&kx, x, nil)
@@ -192,7 +197,8 @@ func TwoGaussianMixture(n int, rng *rand.Rand) (*mat.Dense, error) {
 func ToyRegression(n int, scales [2]float64, rng *rand.Rand) (*mat.Dense, []float64, error) {
 	for d, a := range scales {
 		if !(a >= 0) || math.IsInf(a, 0) {
-			return nil, nil, fmt.Errorf("dataset: ToyRegression: input scale %d is %v, want a finite number ≥ 0", d+1, a)
+			return nil, nil,
+				fmt.Errorf("dataset: ToyRegression: input scale %d is %v, want a finite number ≥ 0", d+1, a)
 		}
 	}
 	x, err := TwoGaussianMixture(n, rng)
@@ -298,7 +304,8 @@ func ToyOrdinal(perClass, categories int, rng *rand.Rand) (*mat.Dense, []float64
 // negative ones.
 func ToyClassificationMixture(perComponent int, rng *rand.Rand) (*mat.Dense, []float64, error) {
 	if perComponent <= 0 {
-		return nil, nil, fmt.Errorf("dataset: ToyClassificationMixture needs perComponent > 0, got %d", perComponent)
+		return nil, nil, fmt.Errorf("dataset: ToyClassificationMixture needs perComponent > 0, got %d",
+			perComponent)
 	}
 	if rng == nil {
 		return nil, nil, errNilRand

@@ -15,7 +15,8 @@ import (
 // labels and the observed ones: each point keeps its label with probability pLabel and is
 // unlabelled (NaN) otherwise; the first two points (one per class) are always labelled, so
 // both classes are seen.
-func ToyInterlocking(n int, pLabel float64, rng *rand.Rand) (x *mat.Dense, truth, observed []float64, err error) {
+func ToyInterlocking(n int, pLabel float64, rng *rand.Rand) (x *mat.Dense, truth,
+	observed []float64, err error) {
 	if n < 2 || !(pLabel >= 0 && pLabel <= 1) {
 		return nil, nil, nil, fmt.Errorf("dataset: %d points labelled with probability %g", n, pLabel)
 	}
@@ -46,9 +47,12 @@ func ToyInterlocking(n int, pLabel float64, rng *rand.Rand) (x *mat.Dense, truth
 // two V shapes that face each other. Rows are part by part. Each point keeps its label
 // with probability pLabel and is unlabelled (NaN) otherwise; the first point of each
 // class (rows 0 and 2·part) is always labelled, so both classes are seen.
-func ToyCrescent(part int, pLabel float64, rng *rand.Rand) (x *mat.Dense, truth, observed []float64, err error) {
+func ToyCrescent(part int, pLabel float64, rng *rand.Rand) (x *mat.Dense, truth, observed []float64,
+	err error) {
 	if part < 1 || !(pLabel >= 0 && pLabel <= 1) {
-		return nil, nil, nil, fmt.Errorf("dataset: crescent data of %d points per part labelled with probability %g", part, pLabel)
+		return nil, nil, nil,
+			fmt.Errorf("dataset: crescent data of %d points per part labelled with probability %g", part,
+				pLabel)
 	}
 	c := math.Sqrt2 / 2
 	centres := [4][2]float64{{-4, -4}, {0, -4}, {4, 4}, {0, 4}}

@@ -27,7 +27,8 @@ func (d *Data) check() (n, dim int, err error) {
 	}
 	for i, t := range d.Task {
 		if len(trimSpace([]byte(t))) == 0 || strings.IndexByte(t, '\n') >= 0 {
-			return 0, 0, fmt.Errorf("dataset: write: row %d: task label %q is blank or holds a newline", i+1, t)
+			return 0, 0, fmt.Errorf("dataset: write: row %d: task label %q is blank or holds a newline", i+1,
+				t)
 		}
 	}
 	for i := 0; i < n; i++ {
@@ -63,7 +64,8 @@ func WriteLibSVM(w io.Writer, d *Data) error {
 	}
 	for i, t := range d.Task {
 		if strings.ContainsAny(t, " \t\v\f\r#") {
-			return fmt.Errorf("dataset: write: row %d: task label %q cannot be a libsvm token (blank or '#')", i+1, t)
+			return fmt.Errorf(
+				"dataset: write: row %d: task label %q cannot be a libsvm token (blank or '#')", i+1, t)
 		}
 	}
 	bw := bufio.NewWriter(w)
@@ -90,13 +92,13 @@ func WriteLibSVM(w io.Writer, d *Data) error {
 	return bw.Flush()
 }
 
-// WriteCSV writes d as CSV with the label in the last column ("?" for an unlabelled row)
-// and, when d.Task is set, the task labels in the first column (read it back with TaskCol
-// TaskFirst). When d.Names is set a header row comes first, its label column named
-// d.LabelName or "y" and its task column d.TaskName or "task"; names and task labels are
-// quoted when needed. Task labels with blanks at either end come back trimmed. Numbers are written in the shortest form that reads
-// back exactly. Read with HeaderAuto recognises the header unless every name in it is a
-// number; use HeaderYes for such files.
+// WriteCSV writes d as CSV with the label in the last column ("?" for an unlabelled row) and, when
+// d.Task is set, the task labels in the first column (read it back with TaskCol TaskFirst). When
+// d.Names is set a header row comes first, its label column named d.LabelName or "y" and its task
+// column d.TaskName or "task"; names and task labels are quoted when needed. Task labels with
+// blanks at either end come back trimmed. Numbers are written in the shortest form that reads back
+// exactly. Read with HeaderAuto recognises the header unless every name in it is a number; use
+// HeaderYes for such files.
 func WriteCSV(w io.Writer, d *Data) error {
 	n, dim, err := d.check()
 	if err != nil {
@@ -155,7 +157,8 @@ func WriteCSV(w io.Writer, d *Data) error {
 
 // appendName appends a header name, quoted when Read would otherwise change it.
 func appendName(b []byte, s string) []byte {
-	if s == "" || strings.ContainsAny(s, ",\"#\r") || isSpace(s[0]) || isSpace(s[len(s)-1]) || strings.HasPrefix(s, "\xef\xbb\xbf") {
+	if s == "" || strings.ContainsAny(s, ",\"#\r") || isSpace(s[0]) || isSpace(s[len(s)-1]) ||
+		strings.HasPrefix(s, "\xef\xbb\xbf") {
 		return append(append(append(b, '"'), strings.ReplaceAll(s, `"`, `""`)...), '"')
 	}
 	return append(b, s...)

@@ -126,7 +126,8 @@ func RunLearn(tasks Tasks, k *kern.Sum, opt LoopOptions) (*LearnResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &loop{tasks: tasks, sels: tasks.Selectors(), k: k, opt: opt, method: method, rng: rand.New(rand.NewPCG(opt.Seed, 0x1f7))}
+	l := &loop{tasks: tasks, sels: tasks.Selectors(), k: k, opt: opt, method: method,
+		rng: rand.New(rand.NewPCG(opt.Seed, 0x1f7))}
 	if err := l.selectAll(); err != nil {
 		return nil, err
 	}
@@ -228,7 +229,8 @@ func (l *loop) record(t int) IterTrace {
 	for m, s := range l.sels {
 		sizes[m] = s.Size()
 	}
-	return IterTrace{Iter: t, HeldOut: l.h, KernelParams: naturalParams(l.k), NoiseParams: noiseParams(l.sels[0].Noise),
+	return IterTrace{Iter: t, HeldOut: l.h, KernelParams: naturalParams(l.k),
+		NoiseParams:   noiseParams(l.sels[0].Noise),
 		ActivePerTask: sizes}
 }
 
@@ -259,13 +261,16 @@ func (l *loop) kernelStep(t int, tr *IterTrace) error {
 	f0 := p.Eval(free, nil)
 	if math.IsNaN(f0) {
 		// Say so here: the optimiser would only report a NaN tolerance.
-		return fmt.Errorf("ivm: outer iteration %d: the kernel objective is undefined at the parameters the selection used (%s): K_II + B⁻¹ could not be factorised or EP failed on the active set", t+1, l.k)
+		return fmt.Errorf(
+			"ivm: outer iteration %d: the kernel objective is undefined at the parameters the selection "+
+				"used (%s): K_II + B⁻¹ could not be factorised or EP failed on the active set", t+1, l.k)
 	}
 	tol := optimize.SCG{TolX: kernelTolX, TolF: math.Max(1e-4, kernelTolF*math.Abs(f0))}
 	if l.opt.NetlabTolerances {
 		tol = optimize.SCG{}
 	}
-	r, err := optimize.Minimize(p.Eval, free, optimize.Options{Method: l.method, MaxIter: l.opt.KernelIters, SCG: tol})
+	r, err := optimize.Minimize(p.Eval, free, optimize.Options{Method: l.method,
+		MaxIter: l.opt.KernelIters, SCG: tol})
 	if err != nil {
 		return fmt.Errorf("ivm: kernel optimisation, outer iteration %d: %w", t+1, err)
 	}
@@ -287,7 +292,8 @@ func (l *loop) noiseStep(t int, tr *IterTrace) error {
 	if err != nil {
 		return err
 	}
-	r, err := optimize.Minimize(l.noise.Eval, x0, optimize.Options{Method: l.method, MaxIter: l.opt.NoiseIters})
+	r, err := optimize.Minimize(l.noise.Eval, x0, optimize.Options{Method: l.method,
+		MaxIter: l.opt.NoiseIters})
 	if err != nil {
 		return fmt.Errorf("ivm: noise optimisation, outer iteration %d: %w", t+1, err)
 	}

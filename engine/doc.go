@@ -37,7 +37,8 @@ import (
 
 // FitFixed selects an active set of d points from the rows of x with targets y and returns the
 // trained model. It is NewSelector, Select and Model in one call.
-func FitFixed(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, d int, opt Options) (*Model, error) {
+func FitFixed(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, d int, opt Options) (*Model,
+	error) {
 	s, err := NewSelector(x, y, k, nm, opt)
 	if err != nil {
 		return nil, err

@@ -13,14 +13,14 @@ import (
 )
 
 // heldOutTerm is the second term of the FullData objective: −w Σ_{n∈R} ln Z_n(μ_n, ς_n), the
-// predictive log likelihood of held-out training points R given the active set's sites
-// (m, β) from the selection, as a function of the kernel (w = inactive points / |R| makes a
-// random subset R an unbiased estimate of the sum over all inactive points):
+// predictive log likelihood of held-out training points R given the active set's sites (m, β) from
+// the selection, as a function of the kernel (w = inactive points / |R| makes a random subset R an
+// unbiased estimate of the sum over all inactive points):
 //
 //	μ_n = k_nᵀα, ς_n = k(x_n, x_n) − k_nᵀA⁻¹k_n, A = K_II + B⁻¹, α = A⁻¹m,
 //
-// with k_n = K(X_I, x_n). With g_n = ∂ln Z_n/∂μ_n and h_n = ∂ln Z_n/∂ς_n = (g_n² − ν_n)/2,
-// w_n = A⁻¹k_n, the derivative of Σ ln Z_n is
+// with k_n = K(X_I, x_n). With g_n = ∂ln Z_n/∂μ_n and h_n = ∂ln Z_n/∂ς_n = (g_n² −
+// ν_n)/2, w_n = A⁻¹k_n, the derivative of Σ ln Z_n is
 //
 //	Σ_n [g_n α + (−2h_n) w_n]ᵀ dk_n + h_n dk(x_n, x_n) + tr((Σ_n h_n w_n w_nᵀ − g_n w_n αᵀ)ᵀ dK_II),
 //
@@ -68,8 +68,10 @@ func newHeldOutTerm(s *Selector, max int, rng *rand.Rand, nfree int) *heldOutTer
 	}
 	d, r := s.size, len(idx)
 	t := &heldOutTerm{nm: s.Noise, xr: mat.NewDense(r, s.dim, nil), yr: make([]float64, r), index: idx,
-		m: make([]float64, d), b: make([]float64, d), kri: mat.NewDense(r, d, nil), kdiag: make([]float64, r),
-		g: make([]float64, r), h: make([]float64, r), d1: mat.NewDense(r, d, nil), d2: mat.NewDense(d, d, nil),
+		m: make([]float64, d), b: make([]float64, d), kri: mat.NewDense(r, d, nil),
+		kdiag: make([]float64, r),
+		g:     make([]float64, r), h: make([]float64, r), d1: mat.NewDense(r, d, nil),
+		d2:   mat.NewDense(d, d, nil),
 		gtmp: make([]float64, nfree), a: mat.NewSymDense(d, nil), alphaVec: mat.NewVecDense(d, nil)}
 	t.weight = weight
 	for i, j := range idx {
@@ -85,7 +87,8 @@ func newHeldOutTerm(s *Selector, max int, rng *rand.Rand, nfree int) *heldOutTer
 // eval returns −Σ ln Z_n and adds its gradient with respect to the free parameters to grad
 // (when grad is not nil). kd holds K(X_I, X_I) (white noise included) for the current θ.
 // ok is false when A cannot be factorised.
-func (t *heldOutTerm) eval(sum *kern.Sum, xa *mat.Dense, kd *mat.Dense, grad []float64) (f float64, ok bool) {
+func (t *heldOutTerm) eval(sum *kern.Sum, xa *mat.Dense, kd *mat.Dense, grad []float64) (f float64,
+	ok bool) {
 	d, _ := xa.Dims()
 	r := len(t.yr)
 	for i := 0; i < d; i++ {
@@ -123,7 +126,8 @@ func (t *heldOutTerm) eval(sum *kern.Sum, xa *mat.Dense, kd *mat.Dense, grad []f
 	if grad == nil {
 		return f, !math.IsNaN(f)
 	}
-	// Gradient of −Σ ln Z_n: D1 = −(g αᵀ − 2 h ∘ W), D2 = Σ g_n w_n αᵀ − W diag(h) Wᵀ, D3 = −h.
+	// Gradient of −Σ ln Z_n: D1 = −(g αᵀ − 2 h ∘ W), D2 = Σ g_n w_n αᵀ − W diag(h)
+	// Wᵀ, D3 = −h.
 	d1 := t.d1.RawMatrix()
 	t.gw = resize(t.gw, d) // Σ_n g_n w_n
 	gw := t.gw

@@ -178,7 +178,8 @@ type activeTerm struct {
 // newActiveTerm sets up s's term on its current active set.
 func newActiveTerm(s *Selector, sum *kern.Sum, opt ObjectiveOptions) *activeTerm {
 	d := s.size
-	t := &activeTerm{kind: opt.Kind, xa: mat.NewDense(d, s.dim, nil), m0: make([]float64, d), b0: make([]float64, d),
+	t := &activeTerm{kind: opt.Kind, xa: mat.NewDense(d, s.dim, nil), m0: make([]float64, d),
+		b0:   make([]float64, d),
 		grad: make([]float64, sum.NumFree())}
 	y, idx := make([]float64, d), make([]int, d)
 	for k, st := range s.steps {

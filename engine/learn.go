@@ -4,19 +4,18 @@ package engine
 //
 // Why the reference's Algorithm 2 collapses, and what this one does instead.
 //
-// The reference minimises the active-set objective of eq. 32 — ½ ln|K_II + B⁻¹| +
-// ½ mᵀ(K_II + B⁻¹)⁻¹m with the site means m and precisions β of the last selection held
-// fixed — for 100 SCG iterations per outer iteration. Those sites were fitted for the old
-// kernel. Treating them as fixed pseudo-observations is justified only near the old kernel
-// (at an EP fixed point the gradient of the true approximate evidence equals the
-// fixed-site gradient; away from it the two part). For the probit model with its near-step
-// likelihood (σ² = 1e−6, the slope carried by the white kernel term) the true evidence is
-// almost invariant to scaling all kernel variances together, but the fixed-site objective
-// is not: with the pseudo-observations m fixed it keeps paying less ln|A| as K shrinks, and
-// 100 iterations walk the variances to zero. The next selection then sees a prior that
-// explains nothing, sites with β near machine epsilon dominate ln|A| (1/β ≈ 4.5e15 on the
-// diagonal), and the toolbox needs jitter of 4e10 to factorise at all: a constant
-// predictor, 50 % test error on class500_d100_opt.
+// The reference minimises the active-set objective of eq. 32 — ½ ln|K_II + B⁻¹| + ½
+// mᵀ(K_II + B⁻¹)⁻¹m with the site means m and precisions β of the last selection held
+// fixed — for 100 SCG iterations per outer iteration. Those sites were fitted for the old kernel.
+// Treating them as fixed pseudo-observations is justified only near the old kernel (at an EP fixed
+// point the gradient of the true approximate evidence equals the fixed-site gradient; away from it
+// the two part). For the probit model with its near-step likelihood (σ² = 1e−6, the slope
+// carried by the white kernel term) the true evidence is almost invariant to scaling all kernel
+// variances together, but the fixed-site objective is not: with the pseudo-observations m fixed it
+// keeps paying less ln|A| as K shrinks, and 100 iterations walk the variances to zero. The next
+// selection then sees a prior that explains nothing, sites with β near machine epsilon dominate
+// ln|A| (1/β ≈ 4.5e15 on the diagonal), and the toolbox needs jitter of 4e10 to factorise at
+// all: a constant predictor, 50 % test error on class500_d100_opt.
 //
 // This package makes four changes, each principled rather than a clamp:
 //
@@ -40,8 +39,8 @@ package engine
 //  4. Optional priors on parameters (GammaPrior, ExponentialPrior) pin directions the data
 //     cannot determine.
 //
-// Factorisations that fail during optimisation make the step fail (the optimiser backs
-// off); no jitter is added silently anywhere.
+// Factorisations that fail during optimisation make the step fail (the optimiser backs off); no
+// jitter is added silently anywhere.
 
 import (
 	"errors"
@@ -148,7 +147,8 @@ type LearnResult struct {
 // noise parameters on all points at the posterior], then a final selection with the
 // parameters that scored best (RunLearn's loop, shared with the multi-task IVM). It changes
 // k's and nm's parameters to the learnt ones.
-func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOptions) (*Model, *LearnResult, error) {
+func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOptions) (*Model,
+	*LearnResult, error) {
 	if k == nil {
 		return nil, nil, errors.New("ivm: Learn needs a kernel")
 	}
@@ -160,16 +160,20 @@ func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOpti
 	if err != nil {
 		return nil, nil, err
 	}
-	sel, err := NewSelector(x, y, k, nm, Options{Workers: opt.Workers, Criterion: opt.Criterion, Step: opt.Step})
+	sel, err := NewSelector(x, y, k, nm, Options{Workers: opt.Workers, Criterion: opt.Criterion,
+		Step: opt.Step})
 	if err != nil {
 		return nil, nil, err
 	}
 	if d > sel.n {
-		return nil, nil, fmt.Errorf("ivm: active set of %d points requested from %d training points", d, sel.n)
+		return nil, nil, fmt.Errorf("ivm: active set of %d points requested from %d training points", d,
+			sel.n)
 	}
 	lo := LoopOptions{Iters: opt.Iters, KernelIters: opt.KernelIters, NoiseIters: opt.NoiseIters,
-		Optimizer: opt.Optimizer, Objective: opt.Objective, HeldOut: opt.HeldOut, Seed: opt.Seed, Priors: priors,
-		LastIterate: opt.LastIterate, BlendNoiseNatural: true, Workers: opt.Workers, Progress: opt.Progress}
+		Optimizer: opt.Optimizer, Objective: opt.Objective, HeldOut: opt.HeldOut, Seed: opt.Seed,
+		Priors:      priors,
+		LastIterate: opt.LastIterate, BlendNoiseNatural: true, Workers: opt.Workers,
+		Progress: opt.Progress}
 	var refine *RefineStats
 	if opt.Refine {
 		lo.Finish = func() (float64, error) {
@@ -224,7 +228,8 @@ func FreePriors(k *kern.Sum, named map[string]Prior) ([]Prior, error) {
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("ivm: prior on %q, which is not a free kernel parameter (%v)", name, names)
+			return nil, fmt.Errorf("ivm: prior on %q, which is not a free kernel parameter (%v)", name,
+				names)
 		}
 	}
 	return out, nil

@@ -73,7 +73,8 @@ func (s *Selector) Model() (*Model, error) {
 
 // NewModel makes a model from an active set: inputs xActive (d×D), site means and
 // precisions, and the factor precisions (nil: the site precisions). active may be nil.
-func NewModel(k kern.Kernel, nm noise.Model, xActive *mat.Dense, active []int, siteM, siteBeta, factorBeta []float64) (*Model, error) {
+func NewModel(k kern.Kernel, nm noise.Model, xActive *mat.Dense, active []int, siteM, siteBeta,
+	factorBeta []float64) (*Model, error) {
 	if k == nil || nm == nil || xActive == nil {
 		return nil, errors.New("ivm: NewModel needs a kernel, a noise model and active inputs")
 	}
@@ -81,14 +82,17 @@ func NewModel(k kern.Kernel, nm noise.Model, xActive *mat.Dense, active []int, s
 	if factorBeta == nil {
 		factorBeta = siteBeta
 	}
-	if len(siteM) != d || len(siteBeta) != d || len(factorBeta) != d || (active != nil && len(active) != d) {
-		return nil, fmt.Errorf("ivm: %d active inputs but %d site means, %d site precisions, %d factor precisions",
-			d, len(siteM), len(siteBeta), len(factorBeta))
+	if len(siteM) != d || len(siteBeta) != d || len(factorBeta) != d ||
+		(active != nil && len(active) != d) {
+		return nil,
+			fmt.Errorf("ivm: %d active inputs but %d site means, %d site precisions, %d factor precisions",
+				d, len(siteM), len(siteBeta), len(factorBeta))
 	}
 	for i := range siteM {
 		if bad(siteM[i]) || bad(siteBeta[i]) || bad(factorBeta[i]) || factorBeta[i] == 0 {
-			return nil, fmt.Errorf("ivm: active point %d has site mean %v, precision %v, factor precision %v",
-				i, siteM[i], siteBeta[i], factorBeta[i])
+			return nil,
+				fmt.Errorf("ivm: active point %d has site mean %v, precision %v, factor precision %v",
+					i, siteM[i], siteBeta[i], factorBeta[i])
 		}
 	}
 	m := &Model{Kernel: k, Noise: nm, XActive: xActive, Active: active,
@@ -130,7 +134,9 @@ func (m *Model) factorise() error {
 	m.alpha = alpha.RawVector().Data
 	for k, v := range m.alpha {
 		if bad(v) {
-			return fmt.Errorf("ivm: active-set weight %d is %v (K_II + B⁻¹ has condition number %g)", k, v, m.Condition)
+			return fmt.Errorf("ivm: active-set weight %d is %v (K_II + B⁻¹ has condition number %g)", k,
+				v,
+				m.Condition)
 		}
 	}
 	return nil
@@ -146,14 +152,16 @@ func (m *Model) Alpha() []float64 { return m.alpha }
 // multiple of rowdot's 4×3 blocks, so that the kernel values' product has no edge there.
 const predictChunk = 504
 
-// Latent returns the latent posterior mean μ* = k*ᵀA⁻¹m and variance ς* = k(x*, x*) − ‖L⁻¹k*‖²
-// (L = Uᵀ, A's lower Cholesky factor)
-// at each row of x. dst slices are reused when long enough.
+// Latent returns the latent posterior mean μ* = k*ᵀA⁻¹m and variance ς* = k(x*, x*) −
+// ‖L⁻¹k*‖² (L = Uᵀ, A's lower Cholesky factor) at each row of x. dst slices are reused
+// when long enough.
 func (m *Model) Latent(x mat.Matrix, muDst, varDst []float64) (mu, varsigma []float64) {
 	n, _ := x.Dims()
 	mu, varsigma = resize(muDst, n), resize(varDst, n)
 	m.Kernel.Diag(varsigma, x)
-	m.kernelChunks(x, func(kt *mat.Dense, lo, hi int) { m.LatentFromKernel(kt, mu[lo:hi], varsigma[lo:hi]) })
+	m.kernelChunks(x, func(kt *mat.Dense, lo, hi int) {
+		m.LatentFromKernel(kt, mu[lo:hi], varsigma[lo:hi])
+	})
 	return mu, varsigma
 }
 
@@ -177,7 +185,8 @@ func (m *Model) kernelChunks(x mat.Matrix, f func(kt *mat.Dense, lo, hi int)) {
 	bufs := make([][]float64, workers) // one per goroutine, reused across its chunks
 	pool.ForEachWorker(chunks, workers, func(w, c int) {
 		if bufs[w] == nil {
-			bufs[w] = make([]float64, d*min(predictChunk, n)) // one row (a served request) needs d, not d×512
+			// one row (a served request) needs d, not d×512
+			bufs[w] = make([]float64, d*min(predictChunk, n))
 		}
 		lo, hi := c*predictChunk, min((c+1)*predictChunk, n)
 		kt := mat.NewDense(hi-lo, d, bufs[w][:d*(hi-lo)])

@@ -17,10 +17,13 @@ func CheckSites(nm noise.Model, siteBeta, factorBeta []float64) error {
 	if !nm.LogConcave() {
 		return nil
 	}
-	for name, vs := range map[string][]float64{"site precision": siteBeta, "factor precision": factorBeta} {
+	for name, vs := range map[string][]float64{"site precision": siteBeta,
+		"factor precision": factorBeta} {
 		for i, v := range vs {
 			if !(v > 0) {
-				return fmt.Errorf("active point %d has %s %g, which the %s noise model (log-concave) cannot give: the file was edited or is corrupt",
+				return fmt.Errorf(
+					"active point %d has %s %g, which the %s noise model (log-concave) cannot give: the file "+
+						"was edited or is corrupt",
 					i, name, v, nm.Name())
 			}
 		}

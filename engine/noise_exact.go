@@ -7,24 +7,23 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// exactTerm is one task's part of the noise step for homoscedastic Gaussian noise: the
-// log predictive probability of the task's inactive targets given its active ones, with
-// the active set's posterior recomputed for every noise variance v (and bias b) the
-// optimiser tries, rather than held at the selection's marginals:
+// exactTerm is one task's part of the noise step for homoscedastic Gaussian noise: the log
+// predictive probability of the task's inactive targets given its active ones, with the active
+// set's posterior recomputed for every noise variance v (and bias b) the optimiser tries, rather
+// than held at the selection's marginals:
 //
 //	ln Z_n = ln N(y_n − b | μ_n, ς_n + v),  μ_n = k_nᵀ(K + vI)⁻¹(y_I − b),
 //	ς_n = k_nn − k_nᵀ(K + vI)⁻¹k_n,
 //
-// K the kernel on the active inputs, k_n its column at inactive point n. With K = QΛQᵀ
-// every evaluation is O(d·n): μ_n = Σ_j c_nj z_j/(λ_j + v) and ς_n = k_nn − Σ_j c_nj²/(λ_j
+// K the kernel on the active inputs, k_n its column at inactive point n. With K = QΛQᵀ every
+// evaluation is O(d·n): μ_n = Σ_j c_nj z_j/(λ_j + v) and ς_n = k_nn − Σ_j c_nj²/(λ_j
 // + v), c_n = Qᵀk_n, z = Qᵀ(y_I − b).
 //
-// Why: with the marginals held fixed (eq. 34 as written) the variance and the selection
-// it was made with feed back on each other — a selection made with too large a variance
-// gives smooth inactive marginals whose residuals ask for a small one, and the next the
-// reverse. Measured on the regression experiment (run 9, d = 600): the variance went
-// 0.0127, 0.0071, 0.0111, 0.0065 over four outer iterations (truth 0.01), and KL(θ‖θ̂)
-// followed it.
+// Why: with the marginals held fixed (eq. 34 as written) the variance and the selection it was made
+// with feed back on each other — a selection made with too large a variance gives smooth inactive
+// marginals whose residuals ask for a small one, and the next the reverse. Measured on the
+// regression experiment (run 9, d = 600): the variance went 0.0127, 0.0071, 0.0111, 0.0065 over
+// four outer iterations (truth 0.01), and KL(θ‖θ̂) followed it.
 type exactTerm struct {
 	lambda []float64
 	c      *mat.Dense // d × n: Qᵀ K_{I,inactive}

@@ -51,13 +51,17 @@ type NoiseObjective struct {
 
 // NewNoiseObjective checks that the selectors' noise models have the same parameters and
 // returns the objective; positive is the transform of positive parameters.
-func NewNoiseObjective(sels []*Selector, positive param.Transform, opt NoiseOptions) (*NoiseObjective, error) {
+func NewNoiseObjective(sels []*Selector, positive param.Transform,
+	opt NoiseOptions) (*NoiseObjective, error) {
 	first := sels[0].Noise
 	names := first.ParamNames()
 	for m, s := range sels[1:] {
 		if s.Noise.Name() != first.Name() || fmt.Sprint(s.Noise.ParamNames()) != fmt.Sprint(names) {
-			return nil, fmt.Errorf("ivm: noise updates tie the tasks' noise parameters, but task %q has a %s model with %v and task %q a %s model with %v",
-				opt.name(0), first.Name(), names, opt.name(m+1), s.Noise.Name(), s.Noise.ParamNames())
+			return nil,
+				fmt.Errorf(
+					"ivm: noise updates tie the tasks' noise parameters, but task %q has a %s model with %v and "+
+						"task %q a %s model with %v",
+					opt.name(0), first.Name(), names, opt.name(m+1), s.Noise.Name(), s.Noise.ParamNames())
 		}
 	}
 	np := first.NumParams()

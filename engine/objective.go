@@ -32,11 +32,11 @@ const (
 	// the bias of an active set chosen for being surprising. For noise models that are not
 	// log-concave (null category) EP is unreliable and the first term is FixedSites'.
 	FullData
-	// EPEvidence is −ln Z_EP(y_I | θ) − ln p(θ): the expectation-propagation approximation
-	// of the marginal likelihood of the active points' labels, with the sites refitted by EP
-	// on the active set for every θ the optimiser tries. Its gradient,
-	// ½ tr((A⁻¹ − ααᵀ) ∂K_II/∂θ), is exact at the EP fixed point. For noise models that are
-	// not log-concave it is FixedSites.
+	// EPEvidence is −ln Z_EP(y_I | θ) − ln p(θ): the expectation-propagation approximation of
+	// the marginal likelihood of the active points' labels, with the sites refitted by EP on the
+	// active set for every θ the optimiser tries. Its gradient, ½ tr((A⁻¹ − ααᵀ)
+	// ∂K_II/∂θ), is exact at the EP fixed point. For noise models that are not log-concave it is
+	// FixedSites.
 	EPEvidence
 	// FixedSites is the reference toolbox's objective (IVM paper eq. 32): with the site
 	// means m and precisions β of the last selection held fixed,
@@ -86,7 +86,8 @@ func (p ExponentialPrior) DLogPDF(float64) float64 { return -p.Rate }
 // the FixedSites objective without priors) for active inputs xActive with site means and
 // precisions, and writes its gradient with respect to the kernel's free (transformed)
 // parameters into grad when grad is not nil.
-func ActiveSetObjective(k *kern.Sum, xActive *mat.Dense, siteM, siteBeta, grad []float64) (float64, error) {
+func ActiveSetObjective(k *kern.Sum, xActive *mat.Dense, siteM, siteBeta, grad []float64) (float64,
+	error) {
 	return new(fixedSitesWork).eval(k, xActive, siteM, siteBeta, grad)
 }
 
@@ -116,7 +117,8 @@ type fixedSitesWork struct {
 	d     int
 }
 
-func (w *fixedSitesWork) eval(k *kern.Sum, xActive *mat.Dense, siteM, siteBeta, grad []float64) (float64, error) {
+func (w *fixedSitesWork) eval(k *kern.Sum, xActive *mat.Dense, siteM, siteBeta,
+	grad []float64) (float64, error) {
 	d, _ := xActive.Dims()
 	if w.alpha == nil || w.d != d {
 		w.kd = *mat.NewDense(d, d, nil)

@@ -15,23 +15,23 @@ import (
 // or factor, precisions; see Inclusion), M = L⁻¹K_{I,·}, z = L⁻¹m (m the site means), so
 // that Σ = K − MᵀM and μ = Mᵀz.
 
-// Remove takes the active point at position pos of the inclusion order (0 ≤ pos < Size())
-// out of the active set: its site is deleted, the posterior becomes the cavity posterior
-// (the posterior given every other site), the point is inactive again with its ln Z, g and
-// ν recomputed at its new marginal, every inactive point is rescored and Best is up to
-// date. The later inclusions move up one position in Active and Steps; their site
-// parameters are unchanged. It costs O(d·N) time (O((d − pos)·N) for the factors).
+// Remove takes the active point at position pos of the inclusion order (0 ≤ pos < Size()) out of
+// the active set: its site is deleted, the posterior becomes the cavity posterior (the posterior
+// given every other site), the point is inactive again with its ln Z, g and ν recomputed at its
+// new marginal, every inactive point is rescored and Best is up to date. The later inclusions move
+// up one position in Active and Steps; their site parameters are unchanged. It costs O(d·N) time
+// (O((d − pos)·N) for the factors).
 //
 // The reference toolbox writes the removal as ς ← ς + ν s², μ ← μ + g s with the cavity
 // ν = 1/(1/β_i − ς_i), g = ν(μ_i − m_i) and s = Σ_{·,i}, the column of the current
-// posterior covariance at the point. Here the same update comes out of the downdate of the
-// factors: deleting row and column pos of A leaves the rows of L before pos unchanged and
-// turns the trailing block into the Cholesky factor of L₂₂L₂₂ᵀ + l lᵀ (l the column pos of
-// L below the diagonal), a rank-one update done by Givens rotations; the same rotations,
-// applied to the rows of M from pos on (and to z), give the new M (and z) and leave over
-// one row t = ±√ν s and one number τ = ∓g/√ν, so that ς ← ς + t², μ ← μ − τ t. Neither
-// the cavity ν nor g is formed, so nothing cancels when β_i is large (Gaussian noise) and
-// the update is defined for every site precision the factor can hold.
+// posterior covariance at the point. Here the same update comes out of the downdate of the factors:
+// deleting row and column pos of A leaves the rows of L before pos unchanged and turns the trailing
+// block into the Cholesky factor of L₂₂L₂₂ᵀ + l lᵀ (l the column pos of L below the
+// diagonal), a rank-one update done by Givens rotations; the same rotations, applied to the rows of
+// M from pos on (and to z), give the new M (and z) and leave over one row t = ±√ν s and one
+// number τ = ∓g/√ν, so that ς ← ς + t², μ ← μ − τ t. Neither the cavity ν nor g
+// is formed, so nothing cancels when β_i is large (Gaussian noise) and the update is defined for
+// every site precision the factor can hold.
 func (s *Selector) Remove(pos int) error {
 	d, n := s.size, s.n
 	if pos < 0 || pos >= d {
@@ -152,7 +152,8 @@ func (s *Selector) includeSite(i int, m, beta, siteBeta float64) error {
 	nu := beta / (1 + beta*vs)
 	g := nu * (m - mu)
 	if !(nu > 0) || math.IsInf(nu, 0) || math.IsNaN(g) {
-		return fmt.Errorf("ivm: site (m = %v, β = %v) cannot be included at point %d (μ = %v, ς = %v): ν = %v",
+		return fmt.Errorf(
+			"ivm: site (m = %v, β = %v) cannot be included at point %d (μ = %v, ς = %v): ν = %v",
 			m, beta, i, mu, vs, nu)
 	}
 	s.g[i], s.nu[i] = g, nu
@@ -188,7 +189,9 @@ func (s *Selector) recompute() error {
 		}
 		var ch mat.Cholesky
 		if !ch.Factorize(a) {
-			return fmt.Errorf("ivm: K_II + B⁻¹ of the %d active points is not numerically positive definite", d)
+			return fmt.Errorf(
+				"ivm: K_II + B⁻¹ of the %d active points is not numerically positive definite",
+				d)
 		}
 		var lt mat.TriDense
 		ch.LTo(&lt)

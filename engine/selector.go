@@ -142,7 +142,8 @@ type Selector struct {
 // NewSelector prepares Algorithm 1 on inputs x (N×D) with targets y for the kernel and
 // noise model given. It calls the noise model's Init on y (setting its data-dependent
 // start-up parameters) and scores every point against the prior.
-func NewSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt Options) (*Selector, error) {
+func NewSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt Options) (*Selector,
+	error) {
 	if x == nil || k == nil || nm == nil {
 		return nil, errors.New("ivm: NewSelector needs inputs, a kernel and a noise model")
 	}
@@ -342,7 +343,8 @@ func (s *Selector) Include(i int) error {
 	g, nu := s.g[i], s.nu[i]
 	vs := s.varsigma[i]
 	if !(nu > 0) {
-		return fmt.Errorf("ivm: point %d has ν = %v; its inclusion would not reduce the posterior variance", i, nu)
+		return fmt.Errorf(
+			"ivm: point %d has ν = %v; its inclusion would not reduce the posterior variance", i, nu)
 	}
 	factorBeta := nu / (1 - nu*vs)
 	siteBeta := factorBeta
@@ -351,7 +353,9 @@ func (s *Selector) Include(i int) error {
 		siteM, siteBeta = s.exact.Site(i, s.Y[i])
 	} else if !(siteBeta >= 0) {
 		if s.concave {
-			return fmt.Errorf("ivm: negative site precision %v at point %d (ν = %v, ς = %v) for the log-concave %s noise model: numerical breakdown",
+			return fmt.Errorf(
+				"ivm: negative site precision %v at point %d (ν = %v, ς = %v) for the log-concave %s noise "+
+					"model: numerical breakdown",
 				siteBeta, i, nu, vs, s.Noise.Name())
 		}
 		siteBeta = NegativeSitePrecision
@@ -387,5 +391,6 @@ func (s *Selector) add(rec Inclusion) error {
 	return s.err
 }
 
-// delta is the entropy reduction in bits, −½ log₂(1 − ς ν), exactly as the reference computes it.
+// delta is the entropy reduction in bits, −½ log₂(1 − ς ν), exactly as the reference
+// computes it.
 func delta(vs, nu float64) float64 { return -0.5 * math.Log2(1-vs*nu) }

@@ -35,10 +35,13 @@ func (t IterTrace) MarshalJSON() ([]byte, error) {
 		return &v
 	}
 	j := iterTraceJSON{Iter: t.Iter, HeldOut: num(t.HeldOut, true),
-		KernelBefore: num(t.KernelBefore, false), KernelAfter: num(t.KernelAfter, false), KernelSteps: t.KernelSteps,
-		NoiseBefore: num(t.NoiseBefore, false), NoiseAfter: num(t.NoiseAfter, false), NoiseSteps: t.NoiseSteps,
-		KernelParams: t.KernelParams, NoiseParams: t.NoiseParams, EPFailures: t.EPFailures, EPUnconverged: t.EPUnconverged,
-		Halvings: t.Halvings, Rejected: t.Rejected, Final: t.Final}
+		KernelBefore: num(t.KernelBefore, false), KernelAfter: num(t.KernelAfter, false),
+		KernelSteps: t.KernelSteps,
+		NoiseBefore: num(t.NoiseBefore, false), NoiseAfter: num(t.NoiseAfter, false),
+		NoiseSteps:   t.NoiseSteps,
+		KernelParams: t.KernelParams, NoiseParams: t.NoiseParams, EPFailures: t.EPFailures,
+		EPUnconverged: t.EPUnconverged,
+		Halvings:      t.Halvings, Rejected: t.Rejected, Final: t.Final}
 	if j.HeldOut == nil {
 		// null rather than absent: the field is always there, undefined or not.
 		return json.Marshal(struct {
@@ -62,9 +65,11 @@ func (t *IterTrace) UnmarshalJSON(data []byte) error {
 		return *p
 	}
 	*t = IterTrace{Iter: j.Iter, HeldOut: val(j.HeldOut, math.NaN()),
-		KernelBefore: val(j.KernelBefore, 0), KernelAfter: val(j.KernelAfter, 0), KernelSteps: j.KernelSteps,
+		KernelBefore: val(j.KernelBefore, 0), KernelAfter: val(j.KernelAfter, 0),
+		KernelSteps: j.KernelSteps,
 		NoiseBefore: val(j.NoiseBefore, 0), NoiseAfter: val(j.NoiseAfter, 0), NoiseSteps: j.NoiseSteps,
-		KernelParams: j.KernelParams, NoiseParams: j.NoiseParams, EPFailures: j.EPFailures, EPUnconverged: j.EPUnconverged,
-		Halvings: j.Halvings, Rejected: j.Rejected, Final: j.Final}
+		KernelParams: j.KernelParams, NoiseParams: j.NoiseParams, EPFailures: j.EPFailures,
+		EPUnconverged: j.EPUnconverged,
+		Halvings:      j.Halvings, Rejected: j.Rejected, Final: j.Final}
 	return nil
 }

@@ -71,11 +71,11 @@ func (s *Selector) forRanges(f func(lo, hi int) candidate) candidate {
 // marginals and returns the best of them.
 func (s *Selector) scoreRange(lo, hi int) candidate {
 	best := candidate{idx: -1}
-	// bestR is 1 − ςν of the best point so far under the Entropy criterion, whose score
-	// Δ = −½ log₂(1 − ςν) falls as 1 − ςν grows: a point whose 1 − ςν exceeds it by more
-	// than a relative skipBand can neither beat nor tie the best, and its logarithm is not
-	// taken (measured: 60 % of the scoring time of the multi-task regression's selections). Within the band the scores are
-	// compared as before, so ties (lowest index) are decided on Δ exactly as the reference
+	// bestR is 1 − ςν of the best point so far under the Entropy criterion, whose score Δ = −½
+	// log₂(1 − ςν) falls as 1 − ςν grows: a point whose 1 − ςν exceeds it by more than a
+	// relative skipBand can neither beat nor tie the best, and its logarithm is not taken (measured:
+	// 60 % of the scoring time of the multi-task regression's selections). Within the band the scores
+	// are compared as before, so ties (lowest index) are decided on Δ exactly as the reference
 	// decides them.
 	bestR := math.Inf(1)
 	for j := lo; j < hi; j++ {
@@ -95,7 +95,9 @@ func (s *Selector) scoreRange(lo, hi int) candidate {
 			// its point then counts as infinitely informative (and its site precision will be
 			// negative, see NegativeSitePrecision). For a log-concave model it is a breakdown.
 			if s.concave || math.IsNaN(g) || math.IsNaN(nu) {
-				return candidate{err: fmt.Errorf("ivm: point %d cannot be scored (μ = %v, ς = %v, g = %v, ν = %v): numerical breakdown in the %s noise model",
+				return candidate{err: fmt.Errorf(
+					"ivm: point %d cannot be scored (μ = %v, ς = %v, g = %v, ν = %v): numerical breakdown in "+
+						"the %s noise model",
 					j, s.mu[j], s.varsigma[j], g, nu, s.Noise.Name())}
 			}
 			d = math.Inf(1)
@@ -118,8 +120,8 @@ func (s *Selector) scoreRange(lo, hi int) candidate {
 }
 
 // skipBand is the relative margin on 1 − ςν within which scoreRange still compares scores:
-// outside it the scores differ by at least ½ log₂(1 + skipBand) ≈ 7·10⁻¹⁰ bits, far more than
-// the rounding of Δ.
+// outside it the scores differ by at least ½ log₂(1 + skipBand) ≈ 7·10⁻¹⁰ bits, far more
+// than the rounding of Δ.
 const skipBand = 1e-9
 
 // expectedDelta is the ExpectedEntropy score of point j: the entropy reduction its label
@@ -168,9 +170,9 @@ func (s *Selector) setBest(c candidate) {
 	}
 }
 
-// update performs steps 2–5 of "adding point i" for the inclusion numbered s.size: the
-// kernel column k = K(X, x_i) (white noise on element i only), s = k − Mᵀa with a = M[:, i],
-// the new row √ν·s of M, ς ← max(0, ς − ν s²), μ ← μ + g s, and the rescoring of every
+// update performs steps 2–5 of "adding point i" for the inclusion numbered s.size: the kernel
+// column k = K(X, x_i) (white noise on element i only), s = k − Mᵀa with a = M[:, i], the new
+// row √ν·s of M, ς ← max(0, ς − ν s²), μ ← μ + g s, and the rescoring of every
 // inactive point. All of it runs in one pass over each worker's rows.
 func (s *Selector) update(i int, g, nu float64) {
 	k, n := s.size, s.n
@@ -215,5 +217,6 @@ func subtractProjections(dst, m []float64, n, off int, a []float64) {
 		return
 	}
 	blk := blas64.General{Rows: len(a), Cols: len(dst), Stride: n, Data: m[off:]}
-	blas64.Gemv(blas.Trans, -1, blk, blas64.Vector{N: len(a), Inc: 1, Data: a}, 1, blas64.Vector{N: len(dst), Inc: 1, Data: dst})
+	blas64.Gemv(blas.Trans, -1, blk, blas64.Vector{N: len(a), Inc: 1, Data: a}, 1,
+		blas64.Vector{N: len(dst), Inc: 1, Data: dst})
 }

@@ -9,13 +9,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Chol is the upper Cholesky factor U of a symmetric positive definite matrix,
-// B = UᵀU, factorised by LAPACK's potrf directly, with no jitter: a matrix that is not
-// positive definite is refused (Factorize reports false) and the caller decides. mat.Cholesky does the same and then
-// estimates the condition number (pocon, a chain of unblocked triangular solves): in the
-// EP objective that estimate was 40 % of every factorisation (CPU profile of the
-// multi-task regression experiment) and its value was never read, since B = I + S½KS½ ⪰ I
-// is well conditioned by construction.
+// Chol is the upper Cholesky factor U of a symmetric positive definite matrix, B = UᵀU,
+// factorised by LAPACK's potrf directly, with no jitter: a matrix that is not positive definite is
+// refused (Factorize reports false) and the caller decides. mat.Cholesky does the same and then
+// estimates the condition number (pocon, a chain of unblocked triangular solves): in the EP
+// objective that estimate was 40 % of every factorisation (CPU profile of the multi-task regression
+// experiment) and its value was never read, since B = I + S½KS½ ⪰ I is well conditioned by
+// construction.
 type Chol struct {
 	// U is the factor; its storage is the factorised matrix's.
 	U blas64.Triangular
@@ -53,7 +53,8 @@ func (c *Chol) Inverse(dst *mat.Dense) {
 	for i := 0; i < n; i++ {
 		copy(raw.Data[i*raw.Stride+i:i*raw.Stride+n], c.U.Data[i*c.U.Stride+i:i*c.U.Stride+n])
 	}
-	inv := blas64.Triangular{N: n, Stride: raw.Stride, Data: raw.Data, Uplo: blas.Upper, Diag: blas.NonUnit}
+	inv := blas64.Triangular{N: n, Stride: raw.Stride, Data: raw.Data, Uplo: blas.Upper,
+		Diag: blas.NonUnit}
 	lapack64.Potri(inv) // U⁻¹U⁻ᵀ into the upper triangle
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {

@@ -48,7 +48,8 @@ type EP struct {
 // model knows it), with K and the sites allocated and zero.
 func NewEP(nm noise.Model, y []float64, index []int) *EP {
 	d := len(y)
-	return &EP{K: mat.NewSymDense(d, nil), Y: y, Index: index, Noise: nm, M: make([]float64, d), Beta: make([]float64, d)}
+	return &EP{K: mat.NewSymDense(d, nil), Y: y, Index: index, Noise: nm, M: make([]float64, d),
+		Beta: make([]float64, d)}
 }
 
 // Alpha is A⁻¹m, A = K + S⁻¹, from the last factorisation (EP's own slice).
@@ -116,8 +117,8 @@ func (e *EP) Refresh() error {
 	return nil
 }
 
-// posteriorCov sets Σ = K − K S½ B⁻¹ S½ K = K − VᵀV with V = L⁻¹ S½ K from B's factor;
-// sq holds the square roots of the site precisions.
+// posteriorCov sets Σ = K − K S½ B⁻¹ S½ K = K − VᵀV with V = L⁻¹ S½ K from B's
+// factor; sq holds the square roots of the site precisions.
 func (e *EP) posteriorCov(sq []float64) {
 	d := len(sq)
 	v := mat.NewDense(d, d, nil)
@@ -184,8 +185,8 @@ func (e *EP) Run() (sweeps int, err error) {
 			db := newBeta - e.Beta[i]
 			change = math.Max(change, math.Abs(db)/math.Max(newBeta, e.Beta[i]))
 			change = math.Max(change, math.Abs(newM-e.M[i])*math.Sqrt(math.Min(newBeta, e.Beta[i])))
-			// Σ' = Σ − Σ·ᵢΣᵢ· db/(1 + db Σᵢᵢ);
-			// μ' = μ − Σ·ᵢ db μᵢ/(1 + db Σᵢᵢ) + Σ'·ᵢ (β'm' − βm), with Σ'·ᵢ = Σ·ᵢ/(1 + db Σᵢᵢ).
+			// Σ' = Σ − Σ·ᵢΣᵢ· db/(1 + db Σᵢᵢ); μ' = μ − Σ·ᵢ db μᵢ/(1 + db
+			// Σᵢᵢ) + Σ'·ᵢ (β'm' − βm), with Σ'·ᵢ = Σ·ᵢ/(1 + db Σᵢᵢ).
 			for j := 0; j < d; j++ {
 				if j <= i {
 					col[j] = sig.Data[j*sig.Stride+i]
@@ -241,8 +242,8 @@ func (e *EP) LogZ() float64 {
 	return lz
 }
 
-// DK writes ∂(−ln Z_EP)/∂K = ½(A⁻¹ − ααᵀ) into dst, exact at an EP fixed point (GPML eq.
-// 3.74), where the sites' own dependence on K drops out.
+// DK writes ∂(−ln Z_EP)/∂K = ½(A⁻¹ − ααᵀ) into dst, exact at an EP fixed point
+// (GPML eq. 3.74), where the sites' own dependence on K drops out.
 func (e *EP) DK(dst *mat.Dense) error {
 	d := len(e.M)
 	e.chol.Inverse(dst) // B⁻¹

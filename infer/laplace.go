@@ -41,7 +41,8 @@ var ErrNewton = errors.New("infer: Newton's method for the Laplace mode did not 
 // Newton converges quadratically: the search stops once a step changes f by less than
 // 1e-9 relative and Ψ by rounding only. When rounding keeps the line search from any
 // decrease, a mode already located to 1e-6 is accepted.
-func LaplaceMode(k *mat.Dense, sites func(f []float64) (Sites, error), warm []float64) (a, f []float64, st Sites, err error) {
+func LaplaceMode(k *mat.Dense, sites func(f []float64) (Sites, error), warm []float64) (a,
+	f []float64, st Sites, err error) {
 	n, _ := k.Dims()
 	a = make([]float64, n)
 	if len(warm) == n {
@@ -139,7 +140,8 @@ func newtonTarget(k *mat.Dense, st Sites) ([]float64, error) {
 // backtrack halves the step from a towards anew until psi does not increase (up to 40
 // times); it returns psi's value and sites at the accepted point, the point, and whether
 // one was found.
-func backtrack(a, anew []float64, cur float64, psi func(*mat.VecDense) (float64, Sites, error)) (float64, Sites, []float64, bool) {
+func backtrack(a, anew []float64, cur float64, psi func(*mat.VecDense) (float64, Sites,
+	error)) (float64, Sites, []float64, bool) {
 	n := len(a)
 	trial := make([]float64, n)
 	step := 1.0

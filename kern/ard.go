@@ -44,7 +44,9 @@ func newARD(kernel string, scales []float64, groups []int) (*ard, error) {
 	used := make([]bool, len(scales))
 	for d, g := range groups {
 		if g < 0 || g >= len(scales) {
-			return nil, fmt.Errorf("kern: %s: input dimension %d maps to scale index %d, want 0…%d", kernel, d, g, len(scales)-1)
+			return nil, fmt.Errorf("kern: %s: input dimension %d maps to scale index %d, want 0…%d",
+				kernel,
+				d, g, len(scales)-1)
 		}
 		used[g] = true
 	}
@@ -58,7 +60,8 @@ func newARD(kernel string, scales []float64, groups []int) (*ard, error) {
 			return nil, fmt.Errorf("kern: %s: parameter scale%d: %v", kernel, g+1, err)
 		}
 	}
-	a := &ard{scales: slices.Clone(scales), group: slices.Clone(groups), w: make([]float64, len(groups))}
+	a := &ard{scales: slices.Clone(scales), group: slices.Clone(groups),
+		w: make([]float64, len(groups))}
 	a.set(scales)
 	return a, nil
 }
@@ -137,8 +140,8 @@ func NewLinARD(variance float64, scales []float64, groups []int) (*LinARD, error
 }
 
 // RBFARD is the ARD RBF kernel k = variance · exp(−½ γ Σ_d α_d (x_d − x'_d)²), the
-// weighted squared distance computed as ‖x‖²_α + ‖x'‖²_α − 2 xᵀ diag(α) x' and clamped
-// at 0. Parameters: [gamma, variance, scale1, …, scaleG].
+// weighted squared distance computed as ‖x‖²_α + ‖x'‖²_α − 2 xᵀ diag(α) x' and
+// clamped at 0. Parameters: [gamma, variance, scale1, …, scaleG].
 type RBFARD struct {
 	rbfCore
 	*ard
@@ -170,7 +173,8 @@ func NewMLPARD(weight, bias, variance float64, scales []float64, groups []int) (
 	if err != nil {
 		return nil, err
 	}
-	c, err := newCommon("mlpard", []string{"weight", "bias", "variance"}, []float64{weight, bias, variance}, a)
+	c, err := newCommon("mlpard", []string{"weight", "bias", "variance"},
+		[]float64{weight, bias, variance}, a)
 	if err != nil {
 		return nil, err
 	}

@@ -8,30 +8,30 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Columns computes kernel columns K(X, x_i) of one fixed input matrix X: the IVM's
-// inclusion step, which needs one column for every point it includes.
+// Columns computes kernel columns K(X, x_i) of one fixed input matrix X: the IVM's inclusion step,
+// which needs one column for every point it includes.
 //
-// Every kernel of this package depends on its inputs only through inner products x·x'
-// (weighted by the input scales for ARD kernels) and squared norms. Columns computes the
-// inner products of a column once for all the components that share them, with gonum's
-// assembly routines (below), and the squared norms of the rows once per parameter setting,
-// where K would compute both for every component and every column with scalar loops. A kernel with a component from outside this package gets its columns from K.
+// Every kernel of this package depends on its inputs only through inner products x·x' (weighted by
+// the input scales for ARD kernels) and squared norms. Columns computes the inner products of a
+// column once for all the components that share them, with gonum's assembly routines (below), and
+// the squared norms of the rows once per parameter setting, where K would compute both for every
+// component and every column with scalar loops. A kernel with a component from outside this package
+// gets its columns from K.
 //
-// How the inner products are computed depends on the row length: gonum's NoTrans Dgemv on
-// short rows, and one assembly dot product per row from rowDotMinCols inputs on, where that
-// Dgemv is compute-bound (USPS, 7291 × 256: 1.4 ms a column against 0.6 ms for the row
-// dots, measured on the project's machine; the kernel column was then half of a USPS
-// selection's time). The row dots are summed exactly as the squared norms are, so a row's
-// distance to itself, and to an identical row, is exactly 0; on the Dgemv path the
-// self-product is set to the norm for the same reason.
+// How the inner products are computed depends on the row length: gonum's NoTrans Dgemv on short
+// rows, and one assembly dot product per row from rowDotMinCols inputs on, where that Dgemv is
+// compute-bound and the row dots are faster (measured on USPS in bench/RESULTS.md, where the
+// kernel column was half of a selection's time). The row dots
+// are summed exactly as the squared norms are, so a row's distance to itself, and to an identical
+// row, is exactly 0; on the Dgemv path the self-product is set to the norm for the same reason.
 //
 // Columns made by NewInnerColumns read the inner products from an Inner instead.
 //
-// Values equal K's up to rounding: inner products are summed in Dgemv's or the dot
-// product's order rather than K's.
+// Values equal K's up to rounding: inner products are summed in Dgemv's or the dot product's order
+// rather than K's.
 //
-// Column may be called from several goroutines at once on disjoint row ranges; Refresh
-// must not run concurrently with Column.
+// Column may be called from several goroutines at once on disjoint row ranges; Refresh must not run
+// concurrently with Column.
 type Columns struct {
 	k     Kernel
 	xm    *mat.Dense
@@ -155,14 +155,14 @@ func (v *dotView) rows(x raw, lo, hi int) blas64.General {
 }
 
 // rowDotMinCols is the row length from which Column takes one dot product per row instead of
-// one Dgemv (measured on the project's machine, 4·10⁶ inputs in all: Dgemv 1.9–2.5 ms
-// against 2.8–8.9 ms for row dots at 4–20 inputs per row, 1.9 against 1.6 ms at 32, and
-// 4.1–4.3 against 1.6–1.9 ms at 64 and 256).
+// one Dgemv: the row length at which the row dots became faster on the project's machine
+// (bench/RESULTS.md, "Figures moved from code comments").
 const rowDotMinCols = 32
 
 // dotUnitary is Σ a_k b_k summed as gonum's assembly dot product sums it.
 func dotUnitary(a, b []float64) float64 {
-	return blas64.Dot(blas64.Vector{N: len(a), Inc: 1, Data: a}, blas64.Vector{N: len(a), Inc: 1, Data: b})
+	return blas64.Dot(blas64.Vector{N: len(a), Inc: 1, Data: a},
+		blas64.Vector{N: len(a), Inc: 1, Data: b})
 }
 
 // Column writes k(x_j, x_i) for j = lo…hi−1 into dst (len hi − lo), the rows being treated
@@ -186,7 +186,8 @@ func (c *Columns) Column(dst []float64, lo, hi, i int) {
 			}
 			continue
 		}
-		blas64.Gemv(blas.NoTrans, 1, rows, blas64.Vector{N: c.x.cols, Inc: 1, Data: xi}, 0, blas64.Vector{N: hi - lo, Inc: 1, Data: dots})
+		blas64.Gemv(blas.NoTrans, 1, rows, blas64.Vector{N: c.x.cols, Inc: 1, Data: xi}, 0,
+			blas64.Vector{N: hi - lo, Inc: 1, Data: dots})
 		if lo <= i && i < hi {
 			v.dots[i] = v.norms[i]
 		}

@@ -64,13 +64,13 @@ func gramNorms(g []float64, a, b raw, w []float64, sym bool) (na, nb []float64) 
 	return na, nb
 }
 
-// The Gram cache. Learning evaluates the same kernel matrices over and over: every step of
-// the optimiser computes K_II and its gradient on the same active inputs (and, for the full
-// objective, the cross covariances of the held-out points), and without ARD their inner
-// products do not depend on the parameters being optimised. The cache keeps the last few
-// Gram matrices with exact copies of their inputs and weights; a lookup compares the
-// inputs element by element, O((n₁ + n₂)·D) against the O(n₁·n₂·D) product it saves, so a
-// reused buffer with new contents is never mistaken for the old one.
+// The Gram cache. Learning evaluates the same kernel matrices over and over: every step of the
+// optimiser computes K_II and its gradient on the same active inputs (and, for the full objective,
+// the cross covariances of the held-out points), and without ARD their inner products do not depend
+// on the parameters being optimised. The cache keeps the last few Gram matrices with exact copies
+// of their inputs and weights; a lookup compares the inputs element by element, O((n₁ + n₂)·D)
+// against the O(n₁·n₂·D) product it saves, so a reused buffer with new contents is never
+// mistaken for the old one.
 const (
 	minCachedWork = 1 << 20 // multiply–adds below which the product is cheaper than the cache
 	maxCachedSize = 1 << 20 // Gram entries above which a matrix is not kept (8 MB)
@@ -113,7 +113,8 @@ func compact(r raw) []float64 {
 
 // sameData reports whether a and b are views of the same storage.
 func sameData(a, b raw) bool {
-	return a.rows == b.rows && a.cols == b.cols && a.str == b.str && len(a.data) > 0 && len(b.data) > 0 && &a.data[0] == &b.data[0]
+	return a.rows == b.rows && a.cols == b.cols && a.str == b.str && len(a.data) > 0 &&
+		len(b.data) > 0 && &a.data[0] == &b.data[0]
 }
 
 // cachedGram is gram through the cache.
@@ -122,7 +123,8 @@ func cachedGram(a, b raw, w []float64) []float64 {
 	gramCache.Lock()
 	gramCache.clock++
 	for _, e := range gramCache.entries {
-		if e.ar != a.rows || e.br != b.rows || e.nc != a.cols || (e.b == nil) != sym || !slices.Equal(e.w, w) || (e.w == nil) != (w == nil) {
+		if e.ar != a.rows || e.br != b.rows || e.nc != a.cols || (e.b == nil) != sym ||
+			!slices.Equal(e.w, w) || (e.w == nil) != (w == nil) {
 			continue
 		}
 		if sameRows(e.a, a) && (sym || sameRows(e.b, b)) {

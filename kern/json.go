@@ -44,7 +44,8 @@ func (s *Sum) MarshalJSON() ([]byte, error) {
 	fmt.Fprintf(&b, `{"dim":%d,"transform":%q,"parts":[`, s.dim, s.pos.Name())
 	for p, k := range s.parts {
 		if _, ok := kernelTypes[k.Name()]; !ok {
-			return nil, fmt.Errorf("kern: cannot encode component %q: not a kernel of this package", k.Name())
+			return nil, fmt.Errorf("kern: cannot encode component %q: not a kernel of this package",
+				k.Name())
 		}
 		if p > 0 {
 			b.WriteByte(',')

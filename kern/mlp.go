@@ -18,7 +18,8 @@ type MLP struct{ mlpCore }
 
 // NewMLP returns an MLP kernel with the given weight variance, bias variance and variance.
 func NewMLP(weight, bias, variance float64) (*MLP, error) {
-	c, err := newCommon("mlp", []string{"weight", "bias", "variance"}, []float64{weight, bias, variance}, nil)
+	c, err := newCommon("mlp", []string{"weight", "bias", "variance"},
+		[]float64{weight, bias, variance}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -87,8 +88,8 @@ func (k *mlpCore) Diag(dst []float64, x mat.Matrix) {
 }
 
 // Grad implements Kernel. With s = ∂k/∂arg = variance/√(1 − arg²) and den = √(da·db):
-// ∂arg/∂w = xᵀx'/den − ½ arg (xᵀx/da + x'ᵀx'/db), ∂arg/∂b = 1/den − ½ arg (1/da + 1/db),
-// and for mlpard ∂arg/∂α_d = w x_d x'_d/den − ½ arg w (x_d²/da + x'_d²/db).
+// ∂arg/∂w = xᵀx'/den − ½ arg (xᵀx/da + x'ᵀx'/db), ∂arg/∂b = 1/den − ½ arg (1/da
+// + 1/db), and for mlpard ∂arg/∂α_d = w x_d x'_d/den − ½ arg w (x_d²/da + x'_d²/db).
 func (k *mlpCore) Grad(dst []float64, x1, x2 mat.Matrix, dK mat.Matrix) {
 	a, b, sym := inputs(k.name, k.dim(), x1, x2)
 	g := gradInput(k.name, dK, a, b)

@@ -74,7 +74,8 @@ func inputs(name string, dim int, x1, x2 mat.Matrix) (a, b raw, sym bool) {
 		}
 	}
 	if dim > 0 && a.cols != dim {
-		panic(fmt.Sprintf("kern: %s: inputs have %d columns, kernel has input dimension %d", name, a.cols, dim))
+		panic(fmt.Sprintf("kern: %s: inputs have %d columns, kernel has input dimension %d", name, a.cols,
+			dim))
 	}
 	return a, b, sym
 }

@@ -12,15 +12,13 @@ import (
 type rbfCore struct{ common }
 
 // RBF is the radial basis function kernel k = variance · exp(−½ γ ‖x − x'‖²) (IVM paper
-// §4), γ being the inverse width. Parameters: [gamma, variance], the reference toolbox's
-// order.
+// §4), γ being the inverse width. Parameters: [gamma, variance], the reference toolbox's order.
 //
-// As in the reference toolbox the squared distance is computed as ‖x‖² + ‖x'‖² − 2 x·x'
-// and clamped at 0, and k as variance·exp(−d·(γ/2)), in the toolbox's order of
-// operations (sums left to right, no fused multiply-add). Distinct but nearly equal
-// points may get a distance that is off by rounding (or clamped); a row compared with
-// itself gets exactly 0 here, since its norm and inner product are summed alike. Diag
-// returns the variance.
+// As in the reference toolbox the squared distance is computed as ‖x‖² + ‖x'‖² − 2
+// x·x' and clamped at 0, and k as variance·exp(−d·(γ/2)), in the toolbox's order of
+// operations (sums left to right, no fused multiply-add). Distinct but nearly equal points may get
+// a distance that is off by rounding (or clamped); a row compared with itself gets exactly 0 here,
+// since its norm and inner product are summed alike. Diag returns the variance.
 type RBF struct{ rbfCore }
 
 // NewRBF returns an RBF kernel with inverse width gamma and the given variance.

@@ -18,14 +18,18 @@ type kernelInfo struct {
 }
 
 var kernelTypes = map[string]kernelInfo{
-	"lin":    {[]string{"variance"}, []float64{DefaultVariance}, false},
-	"rbf":    {[]string{"gamma", "variance"}, []float64{DefaultGamma, DefaultVariance}, false},
-	"mlp":    {[]string{"weight", "bias", "variance"}, []float64{DefaultWeight, DefaultBias, DefaultVariance}, false},
+	"lin": {[]string{"variance"}, []float64{DefaultVariance}, false},
+	"rbf": {[]string{"gamma", "variance"}, []float64{DefaultGamma, DefaultVariance}, false},
+	"mlp": {
+		[]string{"weight", "bias", "variance"}, []float64{DefaultWeight, DefaultBias, DefaultVariance},
+		false},
 	"bias":   {[]string{"variance"}, []float64{DefaultBiasVariance}, false},
 	"white":  {[]string{"variance"}, []float64{DefaultWhiteVariance}, false},
 	"linard": {[]string{"variance"}, []float64{DefaultVariance}, true},
 	"rbfard": {[]string{"gamma", "variance"}, []float64{DefaultGamma, DefaultVariance}, true},
-	"mlpard": {[]string{"weight", "bias", "variance"}, []float64{DefaultWeight, DefaultBias, DefaultVariance}, true},
+	"mlpard": {
+		[]string{"weight", "bias", "variance"}, []float64{DefaultWeight, DefaultBias, DefaultVariance},
+		true},
 }
 
 // typeNames lists the component types for error messages.
@@ -178,7 +182,8 @@ func Parse(spec string, dim int) (*Sum, error) {
 }
 
 // shareScales gives the sharing ARD components their common explicit scales and ties them.
-func (s *Sum) shareScales(p *parser, comps []*component, shared []int, explicit map[int][]float64) error {
+func (s *Sum) shareScales(p *parser, comps []*component, shared []int,
+	explicit map[int][]float64) error {
 	if len(shared) < 2 {
 		return nil
 	}
@@ -187,7 +192,8 @@ func (s *Sum) shareScales(p *parser, comps []*component, shared []int, explicit 
 	wantFrom := -1
 	for _, i := range shared {
 		if !slices.Equal(s.parts[i].(ARD).Groups(), g0) {
-			return p.errorf(comps[i].at, "%s shares its input scales with %s but has different groups (add tie=none to keep them apart)",
+			return p.errorf(comps[i].at,
+				"%s shares its input scales with %s but has different groups (add tie=none to keep them apart)",
 				comps[i].name, comps[shared[0]].name)
 		}
 		sc, ok := explicit[i]
@@ -195,7 +201,8 @@ func (s *Sum) shareScales(p *parser, comps []*component, shared []int, explicit 
 			continue
 		}
 		if want != nil && !slices.Equal(sc, want) {
-			return p.errorf(comps[i].at, "%s shares its input scales with %s but gives different ones (add tie=none to keep them apart)",
+			return p.errorf(comps[i].at,
+				"%s shares its input scales with %s but gives different ones (add tie=none to keep them apart)",
 				comps[i].name, comps[wantFrom].name)
 		}
 		want, wantFrom = sc, i
@@ -231,7 +238,9 @@ func (s *Sum) resolve(r string) (Slot, error) {
 				continue
 			}
 			if p >= 0 {
-				return Slot{}, fmt.Errorf("kern: %s is ambiguous in %s: write %s#k with k the component's position", part, s.names(), part)
+				return Slot{},
+					fmt.Errorf("kern: %s is ambiguous in %s: write %s#k with k the component's position", part,
+						s.names(), part)
 			}
 			p = q
 		}
@@ -242,7 +251,8 @@ func (s *Sum) resolve(r string) (Slot, error) {
 	names := s.parts[p].ParamNames()
 	q := slices.Index(names, name)
 	if q < 0 {
-		return Slot{}, fmt.Errorf("kern: %s has no parameter %q (want %s)", part, name, strings.Join(names, ", "))
+		return Slot{}, fmt.Errorf("kern: %s has no parameter %q (want %s)", part, name,
+			strings.Join(names, ", "))
 	}
 	return Slot{p, q}, nil
 }
@@ -370,7 +380,8 @@ func (s *Sum) defaultShared() []int {
 		class := []int{p}
 		for q := p + 1; q < len(s.parts); q++ {
 			b, ok := s.parts[q].(ARD)
-			if ok && !done[q] && slices.Equal(a.Groups(), b.Groups()) && slices.Equal(s.scaleBlock(p), s.scaleBlock(q)) {
+			if ok && !done[q] && slices.Equal(a.Groups(), b.Groups()) &&
+				slices.Equal(s.scaleBlock(p), s.scaleBlock(q)) {
 				class = append(class, q)
 				done[q] = true
 			}

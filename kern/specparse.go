@@ -168,7 +168,8 @@ func (p *parser) args(c *component) error {
 		key := p.ident()
 		if key == "" {
 			if info, ok := kernelTypes[c.name]; ok && len(info.params) > 0 {
-				return p.errorf(at, "%s: arguments are named, e.g. %s(%s=1) (%s takes %s)", c.name, c.name, info.params[0], c.name, strings.Join(info.params, ", "))
+				return p.errorf(at, "%s: arguments are named, e.g. %s(%s=1) (%s takes %s)", c.name, c.name,
+					info.params[0], c.name, strings.Join(info.params, ", "))
 			}
 			return p.errorf(at, "%s: want a parameter name", c.name)
 		}
@@ -251,7 +252,8 @@ func (p *parser) tieClause() ([]ref, error) {
 }
 
 // number parses a scalar value of the given kind and checks its range.
-func (p *parser) number(c *component, key string, text string, at int, kind param.Kind) (float64, error) {
+func (p *parser) number(c *component, key string, text string, at int, kind param.Kind) (float64,
+	error) {
 	v, err := strconv.ParseFloat(text, 64)
 	if err != nil {
 		return 0, p.errorf(at, "%s: %s: bad number %q", c.name, key, text)
@@ -278,7 +280,8 @@ func (c *component) build(p *parser, dim int) (k Kernel, scales []float64, share
 			if info.ard {
 				want = append(want, "scales", "scaleK", "groups", "tie")
 			}
-			return nil, nil, false, p.errorf(v.at, "%s has no parameter %q (want %s)", c.name, key, strings.Join(want, ", "))
+			return nil, nil, false, p.errorf(v.at, "%s has no parameter %q (want %s)", c.name, key,
+				strings.Join(want, ", "))
 		}
 		if v.isList {
 			return nil, nil, false, p.errorf(v.at, "%s: %s takes one number", c.name, key)
@@ -352,7 +355,8 @@ func (c *component) groups(p *parser, dim int) ([]int, error) {
 	if !v.isList {
 		g, err := strconv.Atoi(v.text)
 		if err != nil {
-			return nil, p.errorf(v.at, "%s: groups: want a number of groups or a list, got %q", c.name, v.text)
+			return nil, p.errorf(v.at, "%s: groups: want a number of groups or a list, got %q", c.name,
+				v.text)
 		}
 		out, err := ContiguousGroups(dim, g)
 		if err != nil {
@@ -361,13 +365,16 @@ func (c *component) groups(p *parser, dim int) ([]int, error) {
 		return out, nil
 	}
 	if len(v.list) != dim {
-		return nil, p.errorf(v.at, "%s: groups lists %d dimensions, the input dimension is %d", c.name, len(v.list), dim)
+		return nil, p.errorf(v.at, "%s: groups lists %d dimensions, the input dimension is %d", c.name,
+			len(v.list), dim)
 	}
 	out := make([]int, dim)
 	for d, t := range v.list {
 		g, err := strconv.Atoi(t)
 		if err != nil || g < 1 || g > dim {
-			return nil, p.errorf(v.listAt[d], "%s: groups: want a scale number in 1…%d, got %q", c.name, dim, t)
+			return nil, p.errorf(v.listAt[d], "%s: groups: want a scale number in 1…%d, got %q", c.name,
+				dim,
+				t)
 		}
 		out[d] = g - 1
 	}

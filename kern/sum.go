@@ -206,7 +206,9 @@ func (s *Sum) tieScales(parts []int) error {
 	for _, p := range parts[1:] {
 		a := s.parts[p].(ARD)
 		if !slices.Equal(a.Groups(), g0) {
-			return fmt.Errorf("kern: cannot share the input scales of %s and %s: their groupings differ (use tie=none on one of them)",
+			return fmt.Errorf(
+				"kern: cannot share the input scales of %s and %s: their groupings differ (use tie=none on "+
+					"one of them)",
 				s.partRef(parts[0]), s.partRef(p))
 		}
 	}
@@ -318,7 +320,8 @@ func (s *Sum) SetFree(src []float64) error {
 // factor. Use it for objectives and priors written in natural parameters.
 func (s *Sum) ChainFree(dst, nat []float64) {
 	if len(dst) != len(s.first) || len(nat) != len(s.free) {
-		panic(fmt.Sprintf("kern: ChainFree needs %d and %d values, got %d and %d", len(s.first), len(s.free), len(dst), len(nat)))
+		panic(fmt.Sprintf("kern: ChainFree needs %d and %d values, got %d and %d", len(s.first),
+			len(s.free), len(dst), len(nat)))
 	}
 	val := make([]float64, len(s.free))
 	s.Params(val)
@@ -410,7 +413,8 @@ func (s *Sum) K(dst *mat.Dense, x1, x2 mat.Matrix) {
 	for _, k := range s.parts {
 		if ad, ok := k.(adder); ok {
 			if ar, isARD := k.(ARD); isARD && ar.Dim() != a.cols {
-				panic(fmt.Sprintf("kern: %s: inputs have %d columns, kernel has input dimension %d", k.Name(), a.cols, ar.Dim()))
+				panic(fmt.Sprintf("kern: %s: inputs have %d columns, kernel has input dimension %d", k.Name(),
+					a.cols, ar.Dim()))
 			}
 			ad.addK(d, a, b, sym)
 			continue

@@ -25,7 +25,8 @@ func Fit(x *mat.Dense, y []float64, task []string, cfg Config) (*Model, error) {
 	}
 	n, dim := x.Dims()
 	if len(y) != n || len(task) != n {
-		return nil, fmt.Errorf("multitask: %d input rows, %d targets and %d task names", n, len(y), len(task))
+		return nil, fmt.Errorf("multitask: %d input rows, %d targets and %d task names", n, len(y),
+			len(task))
 	}
 	if cfg.ActiveSize < 0 {
 		return nil, fmt.Errorf("multitask: active set size %d", cfg.ActiveSize)
@@ -85,7 +86,8 @@ func fitKernel(cfg Config, dim int) (*kern.Sum, error) {
 }
 
 // fitTasks selects d points across tasks with kernel k fixed, or learns k by Algorithm 2.
-func fitTasks(tasks []Task, k *kern.Sum, d int, nm string, cfg Config) (*Model, []IterTrace, error) {
+func fitTasks(tasks []Task, k *kern.Sum, d int, nm string, cfg Config) (*Model, []IterTrace,
+	error) {
 	crit := selectionCriterion(cfg.Criterion, nm)
 	if cfg.FixedKernel {
 		sel, err := NewSelector(tasks, k, engine.Options{Workers: cfg.Workers, Criterion: crit})
@@ -105,11 +107,14 @@ func fitTasks(tasks []Task, k *kern.Sum, d int, nm string, cfg Config) (*Model, 
 	if iters <= 0 {
 		iters = 8
 	}
-	lo := LearnOptions{ActiveSize: d, Iters: iters, KernelIters: cfg.KernelIters, NoiseIters: max(cfg.NoiseIters, 0),
-		Objective: cfg.Objective, LastIterate: cfg.LastIterate, Workers: cfg.Workers, Criterion: crit,
+	lo := LearnOptions{ActiveSize: d, Iters: iters, KernelIters: cfg.KernelIters,
+		NoiseIters: max(cfg.NoiseIters, 0),
+		Objective:  cfg.Objective, LastIterate: cfg.LastIterate, Workers: cfg.Workers, Criterion: crit,
 		Optimizer: cfg.Optimizer}
 	if cfg.Progress != nil {
-		lo.Progress = func(tr IterTrace) { cfg.Progress(Progress{IterTrace: tr, Iters: iters, Kernel: k.String()}) }
+		lo.Progress = func(tr IterTrace) {
+			cfg.Progress(Progress{IterTrace: tr, Iters: iters, Kernel: k.String()})
+		}
 	}
 	m, res, err := Learn(tasks, k, lo)
 	if err != nil {
@@ -128,13 +133,18 @@ func codeLabels(kind Noise, y []float64) (name string, labels, coded []float64, 
 	for i, v := range y {
 		switch {
 		case math.IsNaN(v) && kind != NoiseNCNM:
-			return "", nil, nil, fmt.Errorf("multitask: row %d is unlabelled; only the ncnm noise model uses unlabelled rows", i+1)
+			return "", nil, nil,
+				fmt.Errorf("multitask: row %d is unlabelled; only the ncnm noise model uses unlabelled rows",
+					i+1)
 		case math.IsNaN(v):
 			continue
 		case math.IsInf(v, 0):
 			return "", nil, nil, fmt.Errorf("multitask: row %d has target %v", i+1, v)
 		case kind == NoiseNCNM && v != -1 && v != 1:
-			return "", nil, nil, fmt.Errorf("multitask: row %d has label %v; the ncnm model's labels are -1 and +1 (NaN: unlabelled)", i+1, v)
+			return "", nil, nil,
+				fmt.Errorf(
+					"multitask: row %d has label %v; the ncnm model's labels are -1 and +1 (NaN: unlabelled)", i+1,
+					v)
 		}
 		distinct[v] = true
 		integer = integer && v == math.Trunc(v)
@@ -146,7 +156,10 @@ func codeLabels(kind Noise, y []float64) (name string, labels, coded []float64, 
 		case !integer:
 			kind = NoiseGaussian
 		default:
-			return "", nil, nil, fmt.Errorf("multitask: %d distinct integer targets: choose the ordinal or the gaussian noise model", len(distinct))
+			return "", nil, nil,
+				fmt.Errorf(
+					"multitask: %d distinct integer targets: choose the ordinal or the gaussian noise model",
+					len(distinct))
 		}
 	}
 	if kind <= NoiseAuto || kind > NoiseNCNM {
@@ -161,7 +174,8 @@ func codeLabels(kind Noise, y []float64) (name string, labels, coded []float64, 
 		}
 		slices.Sort(ls)
 		if len(ls) != 2 {
-			return "", nil, nil, fmt.Errorf("multitask: probit needs exactly two distinct labels, found %d", len(ls))
+			return "", nil, nil, fmt.Errorf("multitask: probit needs exactly two distinct labels, found %d",
+				len(ls))
 		}
 		if ls[0] != -1 || ls[1] != 1 {
 			labels, coded = ls, make([]float64, len(y))
@@ -239,7 +253,8 @@ func (m *Model) Predict(x *mat.Dense, task []string) ([]noise.Prediction, error)
 
 // PredictLatent is Predict that also returns every row's latent posterior mean and variance
 // (the Gaussian process's, without the noise model's bias).
-func (m *Model) PredictLatent(x *mat.Dense, task []string) (preds []noise.Prediction, mu, vs []float64, err error) {
+func (m *Model) PredictLatent(x *mat.Dense, task []string) (preds []noise.Prediction, mu,
+	vs []float64, err error) {
 	if x == nil {
 		return nil, nil, nil, errors.New("multitask: Predict needs inputs")
 	}

@@ -126,7 +126,8 @@ func Learn(tasks []Task, k *kern.Sum, opt LearnOptions) (*Model, *LearnResult, e
 		}
 	}
 	if n := s.NumPoints(); ts.d > n {
-		return nil, nil, fmt.Errorf("multitask: %d active points requested from %d training points", ts.d, n)
+		return nil, nil, fmt.Errorf("multitask: %d active points requested from %d training points", ts.d,
+			n)
 	}
 	iters := opt.Iters
 	if opt.KernelIters < 0 {
@@ -137,9 +138,11 @@ func Learn(tasks []Task, k *kern.Sum, opt LearnOptions) (*Model, *LearnResult, e
 		names[m] = t.Name
 	}
 	lo := engine.LoopOptions{Iters: iters, KernelIters: opt.KernelIters, NoiseIters: opt.NoiseIters,
-		Noise:     engine.NoiseOptions{Names: names, InactiveOnly: true, Exact: gaussianParams, Workers: s.workers},
-		Optimizer: opt.Optimizer, NetlabTolerances: opt.NetlabTolerances, Objective: opt.Objective.Or(defaultObjective),
-		Priors: priors, LastIterate: opt.LastIterate, LazyNoiseSelect: true, Workers: s.workers}
+		Noise: engine.NoiseOptions{Names: names, InactiveOnly: true, Exact: gaussianParams,
+			Workers: s.workers},
+		Optimizer: opt.Optimizer, NetlabTolerances: opt.NetlabTolerances,
+		Objective: opt.Objective.Or(defaultObjective),
+		Priors:    priors, LastIterate: opt.LastIterate, LazyNoiseSelect: true, Workers: s.workers}
 	if opt.Progress != nil {
 		lo.Progress = func(tr engine.IterTrace) { opt.Progress(fromEngine(tr)) }
 	}
@@ -157,9 +160,11 @@ func Learn(tasks []Task, k *kern.Sum, opt LearnOptions) (*Model, *LearnResult, e
 
 // fromEngine is the multi-task view of the loop's record.
 func fromEngine(tr engine.IterTrace) IterTrace {
-	return IterTrace{Iter: tr.Iter, HeldOut: tr.HeldOut, Before: tr.KernelBefore, After: tr.KernelAfter, Steps: tr.KernelSteps,
+	return IterTrace{Iter: tr.Iter, HeldOut: tr.HeldOut, Before: tr.KernelBefore,
+		After: tr.KernelAfter, Steps: tr.KernelSteps,
 		NoiseBefore: tr.NoiseBefore, NoiseAfter: tr.NoiseAfter, NoiseSteps: tr.NoiseSteps,
-		Failures: tr.Failures, Unconverged: tr.EPUnconverged, Halvings: tr.Halvings, Rejected: tr.Rejected, Final: tr.Final,
+		Failures: tr.Failures, Unconverged: tr.EPUnconverged, Halvings: tr.Halvings,
+		Rejected: tr.Rejected, Final: tr.Final,
 		KernelParams: tr.KernelParams, ActivePerTask: tr.ActivePerTask}
 }
 

@@ -52,7 +52,8 @@ type Model struct {
 // Model returns the trained model of the current active sets: for every task, its active
 // inputs and the sites of its inclusions (engine.Inclusion's SiteM, SiteBeta and FactorBeta).
 func (s *Selector) Model() (*Model, error) {
-	out := &Model{Kernel: s.Kernel, Tasks: make([]TaskModel, len(s.Tasks)), Steps: append([]Step(nil), s.steps...)}
+	out := &Model{Kernel: s.Kernel, Tasks: make([]TaskModel, len(s.Tasks)),
+		Steps: append([]Step(nil), s.steps...)}
 	err := s.parallel(func(m int) error {
 		t := s.Tasks[m]
 		tm := TaskModel{Name: t.Name, Noise: t.Noise}
@@ -139,13 +140,13 @@ func (m *Model) PredictTask(task int, x mat.Matrix) ([]noise.Prediction, error) 
 	return out, nil
 }
 
-// TaskGP is a Gaussian-process model of one task from the sites of its points: a training
-// task's active set with the sites of its inclusions (NewSiteModel), or a new task fitted on
-// all its (few) points with a given kernel, the sites fitted by expectation propagation
-// (NewTaskModel; the first sweep is assumed-density filtering, so no point is favoured by
-// its place in an inclusion order). It works through B = I + S^½ K S^½, which stays well conditioned when a
-// learnt kernel is nearly singular on the points (for example a noise-free linear kernel
-// on separable classes), where K + S⁻¹ is not.
+// TaskGP is a Gaussian-process model of one task from the sites of its points: a training task's
+// active set with the sites of its inclusions (NewSiteModel), or a new task fitted on all its (few)
+// points with a given kernel, the sites fitted by expectation propagation (NewTaskModel; the first
+// sweep is assumed-density filtering, so no point is favoured by its place in an inclusion order).
+// It works through B = I + S^½ K S^½, which stays well conditioned when a learnt kernel is nearly
+// singular on the points (for example a noise-free linear kernel on separable classes), where K +
+// S⁻¹ is not.
 type TaskGP struct {
 	Kernel kern.Kernel
 	Noise  noise.Model
@@ -162,7 +163,8 @@ type TaskGP struct {
 
 // NewSiteModel makes the model of a task from its active inputs x and the sites of their
 // inclusions (factorBeta nil: the site precisions), with the kernel and noise model given.
-func NewSiteModel(k kern.Kernel, nm noise.Model, x *mat.Dense, siteM, siteBeta, factorBeta []float64) (*TaskGP, error) {
+func NewSiteModel(k kern.Kernel, nm noise.Model, x *mat.Dense, siteM, siteBeta,
+	factorBeta []float64) (*TaskGP, error) {
 	if x == nil || k == nil || nm == nil {
 		return nil, errors.New("multitask: NewSiteModel needs points, a kernel and a noise model")
 	}
@@ -171,11 +173,14 @@ func NewSiteModel(k kern.Kernel, nm noise.Model, x *mat.Dense, siteM, siteBeta, 
 		factorBeta = siteBeta
 	}
 	if len(siteM) != n || len(siteBeta) != n || len(factorBeta) != n {
-		return nil, fmt.Errorf("multitask: %d points, %d site means, %d site precisions, %d factor precisions", n, len(siteM), len(siteBeta), len(factorBeta))
+		return nil,
+			fmt.Errorf("multitask: %d points, %d site means, %d site precisions, %d factor precisions", n,
+				len(siteM), len(siteBeta), len(factorBeta))
 	}
 	for i := range siteM {
 		if bad(siteM[i]) || bad(siteBeta[i]) || bad(factorBeta[i]) || !(factorBeta[i] > 0) {
-			return nil, fmt.Errorf("multitask: point %d has site mean %v, precision %v, factor precision %v", i, siteM[i], siteBeta[i], factorBeta[i])
+			return nil, fmt.Errorf("multitask: point %d has site mean %v, precision %v, factor precision %v",
+				i, siteM[i], siteBeta[i], factorBeta[i])
 		}
 	}
 	e := infer.NewEP(nm, make([]float64, n), make([]int, n))
@@ -185,7 +190,8 @@ func NewSiteModel(k kern.Kernel, nm noise.Model, x *mat.Dense, siteM, siteBeta, 
 	if err := e.Refresh(); err != nil {
 		return nil, err
 	}
-	return &TaskGP{Kernel: k, Noise: nm, X: x, SiteM: append([]float64(nil), siteM...), SiteBeta: append([]float64(nil), siteBeta...),
+	return &TaskGP{Kernel: k, Noise: nm, X: x, SiteM: append([]float64(nil), siteM...),
+		SiteBeta:   append([]float64(nil), siteBeta...),
 		FactorBeta: append([]float64(nil), factorBeta...), ep: e}, nil
 }
 
@@ -271,7 +277,8 @@ func (g *TaskGP) Latent(x mat.Matrix) (mu, varsigma []float64, err error) {
 		}
 		varsigma[j] = math.Max(varsigma[j]-s, 0)
 		if bad(mu[j]) || bad(varsigma[j]) {
-			return nil, nil, fmt.Errorf("multitask: prediction %d is not finite (μ %v, ς %v)", j, mu[j], varsigma[j])
+			return nil, nil, fmt.Errorf("multitask: prediction %d is not finite (μ %v, ς %v)", j, mu[j],
+				varsigma[j])
 		}
 	}
 	return mu, varsigma, nil

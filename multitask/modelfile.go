@@ -53,7 +53,8 @@ type TraceRecord struct {
 func Records(trace []IterTrace) []TraceRecord {
 	out := make([]TraceRecord, len(trace))
 	for i, t := range trace {
-		r := TraceRecord{Iter: t.Iter, Before: t.Before, After: t.After, Steps: t.Steps, Halvings: t.Halvings,
+		r := TraceRecord{Iter: t.Iter, Before: t.Before, After: t.After, Steps: t.Steps,
+			Halvings: t.Halvings,
 			Rejected: t.Rejected, Final: t.Final, KernelParams: t.KernelParams, PerTask: t.ActivePerTask}
 		if h := t.HeldOut; !math.IsNaN(h) && !math.IsInf(h, 0) {
 			r.HeldOut = &h
@@ -110,12 +111,14 @@ func (m *Model) Save(w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("multitask: encoding the kernel: %w", err)
 	}
-	out := modelJSON{Format: ModelFormat, KernelSpec: sum.String(), Kernel: kj, InputDim: sum.Dim(), Scaling: m.Scaler}
+	out := modelJSON{Format: ModelFormat, KernelSpec: sum.String(), Kernel: kj, InputDim: sum.Dim(),
+		Scaling: m.Scaler}
 	if out.InputDim == 0 {
 		out.InputDim = m.InputDim // a kernel without a dimension, tasks perhaps without points
 	}
 	if m.Scaler != nil {
-		for name, vs := range map[string][]float64{"scaling shift": m.Scaler.Shift, "scaling factor": m.Scaler.Factor} {
+		for name, vs := range map[string][]float64{"scaling shift": m.Scaler.Shift,
+			"scaling factor": m.Scaler.Factor} {
 			if err := finite(name, vs); err != nil {
 				return err
 			}
@@ -140,7 +143,8 @@ func (m *Model) Save(w io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("multitask: task %q: encoding the noise model: %w", t.Name, err)
 		}
-		tj := taskJSON{Name: t.Name, Noise: nj, ActiveInputs: [][]float64{}, SiteMean: []float64{}, SitePrecision: []float64{}}
+		tj := taskJSON{Name: t.Name, Noise: nj, ActiveInputs: [][]float64{}, SiteMean: []float64{},
+			SitePrecision: []float64{}}
 		if im := t.Model; im != nil {
 			d, dim := im.X.Dims()
 			if out.InputDim == 0 {
@@ -154,7 +158,8 @@ func (m *Model) Save(w io.Writer) error {
 				tj.ActiveInputs = append(tj.ActiveInputs, im.X.RawRowView(i))
 			}
 		}
-		for name, vs := range map[string][]float64{"site mean": tj.SiteMean, "site precision": tj.SitePrecision, "factor precision": tj.FactorPrecision} {
+		for name, vs := range map[string][]float64{"site mean": tj.SiteMean,
+			"site precision": tj.SitePrecision, "factor precision": tj.FactorPrecision} {
 			if err := finite(fmt.Sprintf("task %q %s", t.Name, name), vs); err != nil {
 				return err
 			}
@@ -221,7 +226,8 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, fmt.Errorf("multitask: input_dim %d", in.InputDim)
 	}
 	if sum.Dim() != 0 && sum.Dim() != in.InputDim {
-		return nil, fmt.Errorf("multitask: the kernel is for %d inputs, input_dim says %d", sum.Dim(), in.InputDim)
+		return nil, fmt.Errorf("multitask: the kernel is for %d inputs, input_dim says %d", sum.Dim(),
+			in.InputDim)
 	}
 	m := &Model{Kernel: sum, Scaler: in.Scaling, InputDim: in.InputDim, ModelMeta: in.ModelMeta}
 	if in.Scaling != nil {
@@ -262,7 +268,8 @@ func Load(r io.Reader) (*Model, error) {
 	}
 	for ti, t := range m.Tasks {
 		if d := len(in.Tasks[ti].ActiveInputs); count[ti] != d {
-			return nil, fmt.Errorf("multitask: task %q has %d active inputs but %d entries in \"active\"", t.Name, d, count[ti])
+			return nil, fmt.Errorf("multitask: task %q has %d active inputs but %d entries in \"active\"",
+				t.Name, d, count[ti])
 		}
 	}
 	return m, nil
@@ -277,7 +284,8 @@ func readTask(tj taskJSON, sum *kern.Sum, dim int) (TaskModel, error) {
 	}
 	tm := TaskModel{Name: tj.Name, Noise: nm}
 	d := len(tj.ActiveInputs)
-	if len(tj.SiteMean) != d || len(tj.SitePrecision) != d || (tj.FactorPrecision != nil && len(tj.FactorPrecision) != d) {
+	if len(tj.SiteMean) != d || len(tj.SitePrecision) != d ||
+		(tj.FactorPrecision != nil && len(tj.FactorPrecision) != d) {
 		return tm, fmt.Errorf("%d active inputs, %d site means, %d site precisions, %d factor precisions",
 			d, len(tj.SiteMean), len(tj.SitePrecision), len(tj.FactorPrecision))
 	}
@@ -296,7 +304,8 @@ func readTask(tj taskJSON, sum *kern.Sum, dim int) (TaskModel, error) {
 	for i, row := range tj.ActiveInputs {
 		x.SetRow(i, row)
 	}
-	if tm.Model, err = NewSiteModel(sum, nm, x, tj.SiteMean, tj.SitePrecision, tj.FactorPrecision); err != nil {
+	if tm.Model, err = NewSiteModel(sum, nm, x, tj.SiteMean, tj.SitePrecision,
+		tj.FactorPrecision); err != nil {
 		return tm, err
 	}
 	return tm, nil

@@ -37,10 +37,12 @@ const defaultObjective = EPEvidence
 // Objective returns the multi-task kernel objective (kind) on the selector's current active
 // sets at the kernel's current parameters, and its gradient with respect to the kernel's free
 // parameters in grad when grad is not nil. The kernel must be the selector's, a *kern.Sum.
-func (s *Selector) Objective(kind Objective, priors map[string]engine.Prior, grad []float64) (float64, error) {
+func (s *Selector) Objective(kind Objective, priors map[string]engine.Prior,
+	grad []float64) (float64, error) {
 	sum, ok := s.Kernel.(*kern.Sum)
 	if !ok {
-		return math.NaN(), fmt.Errorf("multitask: the objective needs a *kern.Sum kernel, not %T", s.Kernel)
+		return math.NaN(), fmt.Errorf("multitask: the objective needs a *kern.Sum kernel, not %T",
+			s.Kernel)
 	}
 	pr, err := engine.FreePriors(sum, priors)
 	if err != nil {
@@ -51,15 +53,19 @@ func (s *Selector) Objective(kind Objective, priors map[string]engine.Prior, gra
 	sum.Free(x)
 	f := p.Eval(x, grad)
 	if math.IsNaN(f) {
-		return f, errors.New("multitask: the objective is undefined at these parameters (a factorisation or EP failed)")
+		return f,
+			errors.New(
+				"multitask: the objective is undefined at these parameters (a factorisation or EP failed)")
 	}
 	return f, nil
 }
 
 // objective is the multi-task kernel objective on the selector's current active sets: the
 // engine's, with one term per task.
-func (s *Selector) objective(sum *kern.Sum, kind Objective, priors []engine.Prior) *engine.KernelObjective {
-	return engine.NewKernelObjective(sum, s.sels, engine.ObjectiveOptions{Kind: kind.Or(defaultObjective), Priors: priors, Workers: s.workers})
+func (s *Selector) objective(sum *kern.Sum, kind Objective,
+	priors []engine.Prior) *engine.KernelObjective {
+	return engine.NewKernelObjective(sum, s.sels,
+		engine.ObjectiveOptions{Kind: kind.Or(defaultObjective), Priors: priors, Workers: s.workers})
 }
 
 func nan() float64 { return math.NaN() }

@@ -70,19 +70,25 @@ func NewSelector(tasks []Task, k kern.Kernel, opt engine.Options) (*Selector, er
 		}
 		for j := 0; j < m; j++ {
 			if tasks[j].Noise == t.Noise {
-				return nil, fmt.Errorf("multitask: tasks %q and %q share one noise model instance; each task needs its own", tasks[j].Name, t.Name)
+				return nil,
+					fmt.Errorf(
+						"multitask: tasks %q and %q share one noise model instance; each task needs its own",
+						tasks[j].Name, t.Name)
 			}
 		}
 		n, c := t.X.Dims()
 		if dim >= 0 && c != dim {
-			return nil, fmt.Errorf("multitask: task %q has %d input columns, task %q %d", t.Name, c, tasks[0].Name, dim)
+			return nil, fmt.Errorf("multitask: task %q has %d input columns, task %q %d", t.Name, c,
+				tasks[0].Name, dim)
 		}
 		dim = c
 		if t.Rows != nil && len(t.Rows) != n {
-			return nil, fmt.Errorf("multitask: task %q has %d rows but %d row numbers", t.Name, n, len(t.Rows))
+			return nil, fmt.Errorf("multitask: task %q has %d rows but %d row numbers", t.Name, n,
+				len(t.Rows))
 		}
 	}
-	s := &Selector{Kernel: k, Tasks: tasks, sels: make([]*engine.Selector, len(tasks)), workers: workers(opt.Workers)}
+	s := &Selector{Kernel: k, Tasks: tasks, sels: make([]*engine.Selector, len(tasks)),
+		workers: workers(opt.Workers)}
 	err := s.parallel(func(m int) error {
 		t := tasks[m]
 		sel, err := engine.NewSelector(t.X, t.Y, k, t.Noise, opt)
@@ -148,7 +154,8 @@ func (s *Selector) Include(task, index int) error {
 	}
 	st := sel.Steps()
 	rec := st[len(st)-1]
-	s.steps = append(s.steps, Step{Task: task, Index: index, Row: s.row(task, index), Delta: rec.Delta, Ties: rec.Ties})
+	s.steps = append(s.steps, Step{Task: task, Index: index, Row: s.row(task, index), Delta: rec.Delta,
+		Ties: rec.Ties})
 	return nil
 }
 

@@ -12,13 +12,15 @@ import (
 // Split groups the rows of x and y by their task labels into tasks, in the order in which
 // the labels first appear; every task gets a noise model from newNoise and the file rows of
 // its points in Rows.
-func Split(x *mat.Dense, y []float64, labels []string, newNoise func() (noise.Model, error)) ([]Task, error) {
+func Split(x *mat.Dense, y []float64, labels []string, newNoise func() (noise.Model,
+	error)) ([]Task, error) {
 	if x == nil {
 		return nil, errors.New("multitask: no inputs")
 	}
 	n, dim := x.Dims()
 	if len(y) != n || len(labels) != n {
-		return nil, fmt.Errorf("multitask: %d input rows, %d targets and %d task labels", n, len(y), len(labels))
+		return nil, fmt.Errorf("multitask: %d input rows, %d targets and %d task labels", n, len(y),
+			len(labels))
 	}
 	index := map[string]int{}
 	var rows [][]int
@@ -50,8 +52,9 @@ func Split(x *mat.Dense, y []float64, labels []string, newNoise func() (noise.Mo
 	return tasks, nil
 }
 
-// Pool joins the tasks into one task named name holding all their points, with noise model
-// nm: the single IVM that ignores the task labels, the papers' second baseline. Rows are the tasks' Rows (or positions) in task order.
+// Pool joins the tasks into one task named name holding all their points, with noise model nm: the
+// single IVM that ignores the task labels, the papers' second baseline. Rows are the tasks' Rows
+// (or positions) in task order.
 func Pool(tasks []Task, name string, nm noise.Model) (Task, error) {
 	if len(tasks) == 0 {
 		return Task{}, errors.New("multitask: no tasks to pool")
@@ -61,11 +64,13 @@ func Pool(tasks []Task, name string, nm noise.Model) (Task, error) {
 	for _, t := range tasks {
 		r, c := t.X.Dims()
 		if c != dim {
-			return Task{}, fmt.Errorf("multitask: task %q has %d input columns, task %q %d", t.Name, c, tasks[0].Name, dim)
+			return Task{}, fmt.Errorf("multitask: task %q has %d input columns, task %q %d", t.Name, c,
+				tasks[0].Name, dim)
 		}
 		n += r
 	}
-	out := Task{Name: name, X: mat.NewDense(n, dim, nil), Y: make([]float64, 0, n), Noise: nm, Rows: make([]int, 0, n)}
+	out := Task{Name: name, X: mat.NewDense(n, dim, nil), Y: make([]float64, 0, n), Noise: nm,
+		Rows: make([]int, 0, n)}
 	k := 0
 	for _, t := range tasks {
 		r, _ := t.X.Dims()

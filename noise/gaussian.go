@@ -136,8 +136,8 @@ func (m *Gaussian) SetParams(src []float64) error {
 	return nil
 }
 
-// GradParams implements Model: ∂ln Z/∂b = g (b enters as μ + b) and ∂ln Z/∂σ² = ½(g² − 1/s),
-// the latter zero at points with their own precision.
+// GradParams implements Model: ∂ln Z/∂b = g (b enters as μ + b) and ∂ln Z/∂σ² = ½(g²
+// − 1/s), the latter zero at points with their own precision.
 func (m *Gaussian) GradParams(dst []float64, n int, y, mu, varsigma float64) {
 	s := m.pointVar(n) + varsigma
 	g := (y - m.Bias - mu) / s

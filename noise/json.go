@@ -24,7 +24,8 @@ func ByName(name string) (Model, error) {
 	case "ncnm":
 		return NewNullCategory(), nil
 	}
-	return nil, fmt.Errorf("noise: unknown noise model %q (want probit, gaussian, ordinal or ncnm)", name)
+	return nil, fmt.Errorf("noise: unknown noise model %q (want probit, gaussian, ordinal or ncnm)",
+		name)
 }
 
 // Marshal encodes one of this package's models as a JSON object: its "type" (Name), each
@@ -46,8 +47,10 @@ func Marshal(m Model) ([]byte, error) {
 		categories = t.Categories()
 	case *NullCategory:
 		if !t.Split && t.GammaNeg != t.GammaPos {
-			return nil, fmt.Errorf("noise: ncnm with a shared gamma has GammaNeg %v ≠ GammaPos %v; set Split to keep both",
-				t.GammaNeg, t.GammaPos)
+			return nil,
+				fmt.Errorf(
+					"noise: ncnm with a shared gamma has GammaNeg %v ≠ GammaPos %v; set Split to keep both",
+					t.GammaNeg, t.GammaPos)
 		}
 	default:
 		return nil, fmt.Errorf("noise: cannot encode noise model type %T", m)
@@ -95,7 +98,8 @@ func writeJSON(buf *bytes.Buffer, v any) {
 
 func finite(model, name string, v float64) error {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("noise: cannot encode %s parameter %s = %v (JSON has no NaN or Inf)", model, name, v)
+		return fmt.Errorf("noise: cannot encode %s parameter %s = %v (JSON has no NaN or Inf)", model,
+			name, v)
 	}
 	return nil
 }

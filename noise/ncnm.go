@@ -15,28 +15,28 @@ const NullWidth = 1
 // toolbox (the step functions of the paper's effective likelihood, barely smoothed).
 const NullVariance = Eps
 
-// NullCategory is the null category noise model (NCNM) for semi-supervised binary
-// classification (Lawrence & Jordan; extensions paper §4.1). Targets are −1 and +1 for
-// labelled points and 0 for unlabelled ones. An ordered categorical model with a null
-// category of width w = 1 between the classes, μ' = f + b and c = 1/√(σ² + ς), gives
+// NullCategory is the null category noise model (NCNM) for semi-supervised binary classification
+// (Lawrence & Jordan; extensions paper §4.1). Targets are −1 and +1 for labelled points and 0
+// for unlabelled ones. An ordered categorical model with a null category of width w = 1 between the
+// classes, μ' = f + b and c = 1/√(σ² + ς), gives
 //
 //	y = −1: Z = (1 − γ₋)·Φ(−u),  y = +1: Z = (1 − γ₊)·Φ(u'),
 //	y =  0: Z = γ₋·Φ(−u) + γ₊·Φ(u'),  u = (μ' + w/2)c, u' = (μ' − w/2)c,
 //
-// where γ₋, γ₊ are the probabilities that a point of class −1, +1 is unlabelled
-// (p(z=1|y) of the paper). A labelled point is a probit factor with its threshold moved by
-// w/2. For an unlabelled point, with B₁ = γ₋N(u)/Z and B₂ = γ₊N(u')/Z,
-// g = c(B₂ − B₁), ∂ln Z/∂ς = −½c²(u'B₂ − uB₁) and ν = g² − 2∂ln Z/∂ς; ln Z is a
-// log-sum-exp of the two log Φ terms, and ν is evaluated as the mixture formula
-// w₁ν₁ + w₂ν₂ − w₁w₂(g₁ − g₂)² (w_i the posterior weights of the two terms, g_i and ν_i
-// their probit moments), which stays finite when both terms underflow.
+// where γ₋, γ₊ are the probabilities that a point of class −1, +1 is unlabelled (p(z=1|y)
+// of the paper). A labelled point is a probit factor with its threshold moved by w/2. For an
+// unlabelled point, with B₁ = γ₋N(u)/Z and B₂ = γ₊N(u')/Z, g = c(B₂ − B₁), ∂ln
+// Z/∂ς = −½c²(u'B₂ − uB₁) and ν = g² − 2∂ln Z/∂ς; ln Z is a log-sum-exp of
+// the two log Φ terms, and ν is evaluated as the mixture formula w₁ν₁ + w₂ν₂ −
+// w₁w₂(g₁ − g₂)² (w_i the posterior weights of the two terms, g_i and ν_i their probit
+// moments), which stays finite when both terms underflow.
 //
-// The model is not log-concave: ν is negative where the tilted distribution is bimodal.
-// As in the reference toolbox, Moments reports ν < Eps (negative ν included) as Eps.
+// The model is not log-concave: ν is negative where the tilted distribution is bimodal. As in the
+// reference toolbox, Moments reports ν < Eps (negative ν included) as Eps.
 //
-// The reference shares one γ between the classes (Split false: parameters bias, gamma);
-// with Split the two are learnt separately (bias, gammaneg, gammapos). The zero value has
-// γ = 0, outside (0, 1): use NewNullCategory, Init or SetParams.
+// The reference shares one γ between the classes (Split false: parameters bias, gamma); with Split
+// the two are learnt separately (bias, gammaneg, gammapos). The zero value has γ = 0, outside (0,
+// 1): use NewNullCategory, Init or SetParams.
 type NullCategory struct {
 	// Bias is b, added to the latent function.
 	Bias float64
@@ -72,12 +72,16 @@ func (m *NullCategory) Init(y []float64) error {
 		case 1:
 			nPos++
 		default:
-			return fmt.Errorf("noise: ncnm target y[%d] = %v; want −1 or +1 (labelled) or 0 (unlabelled)", i, v)
+			return fmt.Errorf("noise: ncnm target y[%d] = %v; want −1 or +1 (labelled) or 0 (unlabelled)",
+				i,
+				v)
 		}
 	}
 	switch {
 	case nPos == 0 || nNeg == 0:
-		return fmt.Errorf("noise: ncnm needs labelled points of both classes; got %d of +1 and %d of −1", nPos, nNeg)
+		return fmt.Errorf(
+			"noise: ncnm needs labelled points of both classes; got %d of +1 and %d of −1",
+			nPos, nNeg)
 	case nUnl == 0:
 		return fmt.Errorf("noise: ncnm has no unlabelled points (target 0); use the probit model")
 	}
@@ -98,8 +102,8 @@ func (m *NullCategory) scaled(mu, varsigma float64) (c, u, up float64) {
 }
 
 // unlabelled returns, for an unlabelled point, ln Z, the posterior weights w₁ = γ₋Φ(−u)/Z
-// and w₂ = γ₊Φ(u')/Z, and the probit quantities of both terms: r₁ = r(−u), d₁ = d(−u),
-// r₂ = r(u'), d₂ = d(u') (special.LogPhiMills).
+// and w₂ = γ₊Φ(u')/Z, and the probit quantities of both terms: r₁ = r(−u), d₁ =
+// d(−u), r₂ = r(u'), d₂ = d(u') (special.LogPhiMills).
 func (m *NullCategory) unlabelled(u, up float64) (logZ, w1, w2, r1, d1, r2, d2 float64) {
 	l1, r1, d1 := special.LogPhiMills(-u)
 	l2, r2, d2 := special.LogPhiMills(up)
@@ -219,8 +223,8 @@ func (m *NullCategory) SetParams(src []float64) error {
 	return nil
 }
 
-// GradParams implements Model: ∂ln Z/∂b = g; ∂ln Z/∂γ₊ = −1/(1 − γ₊) at y = +1 and w₂/γ₊
-// at y = 0, and likewise for γ₋; a shared γ gets the sum of both.
+// GradParams implements Model: ∂ln Z/∂b = g; ∂ln Z/∂γ₊ = −1/(1 − γ₊) at y = +1
+// and w₂/γ₊ at y = 0, and likewise for γ₋; a shared γ gets the sum of both.
 func (m *NullCategory) GradParams(dst []float64, n int, y, mu, varsigma float64) {
 	_, g, _ := m.moments(y, mu, varsigma)
 	var dNeg, dPos float64

@@ -89,8 +89,8 @@ type Unfloored interface {
 	Derivatives(n int, y, mu, varsigma float64) (logZ, dmu, dvarsigma float64)
 }
 
-// Derivatives returns ln Z, ∂ln Z/∂μ and ∂ln Z/∂ς of m for point n at N(mu, varsigma): from
-// the model's Unfloored method when it has one, from Moments (∂ln Z/∂ς = (g² − ν)/2)
+// Derivatives returns ln Z, ∂ln Z/∂μ and ∂ln Z/∂ς of m for point n at N(mu, varsigma):
+// from the model's Unfloored method when it has one, from Moments (∂ln Z/∂ς = (g² − ν)/2)
 // otherwise.
 func Derivatives(m Model, n int, y, mu, varsigma float64) (logZ, dmu, dvarsigma float64) {
 	if u, ok := m.(Unfloored); ok {

@@ -16,23 +16,23 @@ const OrdinalVariance = 0.1
 // MaxCategories bounds the number of ordered categories Init accepts.
 const MaxCategories = 1 << 16
 
-// Ordinal is the ordered categorical noise model of IVM paper §2.4, for targets
-// y ∈ {0, …, C−1} with C ≥ 3: category k is the interval (θ_{k−1}, θ_k] of μ' = f + b with
-// θ_{−1} = −∞, θ₀ = 0, θ_k = w₁ + … + w_k and θ_{C−1} = +∞, blurred by a Gaussian of
+// Ordinal is the ordered categorical noise model of IVM paper §2.4, for targets y ∈ {0, …,
+// C−1} with C ≥ 3: category k is the interval (θ_{k−1}, θ_k] of μ' = f + b with θ_{−1}
+// = −∞, θ₀ = 0, θ_k = w₁ + … + w_k and θ_{C−1} = +∞, blurred by a Gaussian of
 // variance OrdinalVariance.
 //
-// At the latent marginal N(μ, ς), with μ' = μ + b, c = 1/√(OrdinalVariance + ς),
-// u = (μ' − θ_{y−1})c and u' = (μ' − θ_y)c: Z = Φ(u) − Φ(u') (eq. 24; Φ(−μ'c) for y = 0 and
-// Φ(u) for y = C−1), B₁ = N(u)/Z, B₂ = N(u')/Z, g = c(B₁ − B₂),
-// ∂ln Z/∂ς = −½c²(uB₁ − u'B₂) and ν = g² − 2∂ln Z/∂ς (eq. 25; the paper writes u, u' with
-// the opposite sign convention). The end categories are one-sided (B₁ = 0 for y = 0,
-// B₂ = 0 for y = C−1) and reduce to the probit formulas. All quantities are computed from
-// ln Z and ratios that stay finite in the far tails (special.LogPhiDiffRatios), and ν, one
-// minus the variance of a truncated Gaussian, without the cancellation of g² against u·B₁.
+// At the latent marginal N(μ, ς), with μ' = μ + b, c = 1/√(OrdinalVariance + ς), u = (μ'
+// − θ_{y−1})c and u' = (μ' − θ_y)c: Z = Φ(u) − Φ(u') (eq. 24; Φ(−μ'c) for y = 0
+// and Φ(u) for y = C−1), B₁ = N(u)/Z, B₂ = N(u')/Z, g = c(B₁ − B₂), ∂ln Z/∂ς =
+// −½c²(uB₁ − u'B₂) and ν = g² − 2∂ln Z/∂ς (eq. 25; the paper writes u, u' with
+// the opposite sign convention). The end categories are one-sided (B₁ = 0 for y = 0, B₂ = 0 for
+// y = C−1) and reduce to the probit formulas. All quantities are computed from ln Z and ratios
+// that stay finite in the far tails (special.LogPhiDiffRatios), and ν, one minus the variance of a
+// truncated Gaussian, without the cancellation of g² against u·B₁.
 //
 // The bias b and the widths w₁ … w_{C−2} are the learnable parameters. Init sets b to the
-// mean target and every width to 1/(C−2), as the reference toolbox does; before Init (or
-// with Widths set by hand) the model has C = len(Widths) + 2 categories.
+// mean target and every width to 1/(C−2), as the reference toolbox does; before Init (or with
+// Widths set by hand) the model has C = len(Widths) + 2 categories.
 type Ordinal struct {
 	// Bias is b, added to the latent function.
 	Bias float64
@@ -59,7 +59,8 @@ func (m *Ordinal) Init(y []float64) error {
 	top, sum := 0.0, 0.0
 	for i, v := range y {
 		if !(v >= 0 && v <= MaxCategories-1) || v != math.Trunc(v) {
-			return fmt.Errorf("noise: ordinal target y[%d] = %v; want an integer category 0, 1, …, C−1 (C ≤ %d)",
+			return fmt.Errorf(
+				"noise: ordinal target y[%d] = %v; want an integer category 0, 1, …, C−1 (C ≤ %d)",
 				i, v, MaxCategories)
 		}
 		top = math.Max(top, v)
@@ -68,9 +69,12 @@ func (m *Ordinal) Init(y []float64) error {
 	c := int(top) + 1
 	switch {
 	case c == 1:
-		return fmt.Errorf("noise: ordinal targets are all 0; need at least 3 ordered categories 0, 1, 2, …")
+		return fmt.Errorf(
+			"noise: ordinal targets are all 0; need at least 3 ordered categories 0, 1, 2, …")
 	case c == 2:
-		return fmt.Errorf("noise: ordinal targets have only categories 0 and 1; use the probit model with targets −1, +1")
+		return fmt.Errorf(
+			"noise: ordinal targets have only categories 0 and 1; use the probit model with targets −1, " +
+				"+1")
 	}
 	m.Bias = sum / float64(len(y))
 	m.Widths = make([]float64, c-2)
@@ -89,8 +93,8 @@ func (m *Ordinal) threshold(k int) float64 {
 	return t
 }
 
-// ends returns c = 1/√(OrdinalVariance + ς), u = (μ' − θ_{k−1})c and u' = (μ' − θ_k)c for
-// category k (u = +Inf for k = 0, u' = −Inf for k = C−1); ok is false when y is not a
+// ends returns c = 1/√(OrdinalVariance + ς), u = (μ' − θ_{k−1})c and u' = (μ' − θ_k)c
+// for category k (u = +Inf for k = 0, u' = −Inf for k = C−1); ok is false when y is not a
 // category.
 func (m *Ordinal) ends(y, mu, varsigma float64) (c, u, up float64, ok bool) {
 	k, last := int(y), len(m.Widths)+1
@@ -176,9 +180,9 @@ func (m *Ordinal) Classes() []float64 {
 	return cs
 }
 
-// Predict implements Model. Label is the reference toolbox's rule, which uses μ' = μ + b
-// alone: the number of thresholds 0, θ₁, …, θ_{C−2} that μ' exceeds. Prob holds the C
-// category probabilities Φ((μ' − θ_{k−1})c) − Φ((μ' − θ_k)c), c = 1/√(OrdinalVariance + ς);
+// Predict implements Model. Label is the reference toolbox's rule, which uses μ' = μ + b alone:
+// the number of thresholds 0, θ₁, …, θ_{C−2} that μ' exceeds. Prob holds the C category
+// probabilities Φ((μ' − θ_{k−1})c) − Φ((μ' − θ_k)c), c = 1/√(OrdinalVariance + ς);
 // Mean = μ'; Var = ς. p.Prob's backing array is reused when it is large enough.
 func (m *Ordinal) Predict(p *Prediction, mu, varsigma float64) {
 	nc := m.Categories()
@@ -255,9 +259,9 @@ func (m *Ordinal) SetParams(src []float64) error {
 	return nil
 }
 
-// GradParams implements Model: ∂ln Z/∂b = g; θ_{y−1} enters through u with
-// ∂ln Z/∂θ_{y−1} = −cB₁ and θ_y through u' with ∂ln Z/∂θ_y = cB₂, and width w_j moves every
-// θ_k with k ≥ j.
+// GradParams implements Model: ∂ln Z/∂b = g; θ_{y−1} enters through u with ∂ln
+// Z/∂θ_{y−1} = −cB₁ and θ_y through u' with ∂ln Z/∂θ_y = cB₂, and width w_j moves
+// every θ_k with k ≥ j.
 func (m *Ordinal) GradParams(dst []float64, n int, y, mu, varsigma float64) {
 	c, u, up, ok := m.ends(y, mu, varsigma)
 	if !ok {

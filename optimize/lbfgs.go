@@ -105,7 +105,8 @@ func minimizeLBFGS(f Func, x0 []float64, opt Options, maxIter int) (Result, erro
 	res.Iterations = max(r.MajorIterations-1, 0)
 	res.Cycles = res.Iterations
 	res.X, res.F, res.Grad = bestX, bestF, bestG
-	if !math.IsNaN(r.F) && !math.IsInf(r.F, 0) && r.F <= bestF && len(r.Gradient) == n && allFinite(r.X) && allFinite(r.Gradient) {
+	if !math.IsNaN(r.F) && !math.IsInf(r.F, 0) && r.F <= bestF && len(r.Gradient) == n &&
+		allFinite(r.X) && allFinite(r.Gradient) {
 		res.X, res.F, res.Grad = slices.Clone(r.X), r.F, slices.Clone(r.Gradient)
 	}
 	res.Converged = converged(res.Status)

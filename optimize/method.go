@@ -46,7 +46,8 @@ func (s *SCG) Run(operation chan<- gopt.Task, result <-chan gopt.Task, tasks []g
 	close(operation)
 }
 
-func (s *SCG) run(operation chan<- gopt.Task, result <-chan gopt.Task, task gopt.Task) (gopt.Status, error) {
+func (s *SCG) run(operation chan<- gopt.Task, result <-chan gopt.Task, task gopt.Task) (gopt.Status,
+	error) {
 	loc := task.Location
 	n := len(loc.X)
 

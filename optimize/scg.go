@@ -99,7 +99,8 @@ type SCG struct {
 
 // ErrLambdaExhausted is the error of a run that ended because a step failed
 // with the scale λ already at its upper bound.
-var ErrLambdaExhausted = errors.New("optimize: SCG step failed with the scale λ at its upper bound")
+var ErrLambdaExhausted = errors.New(
+	"optimize: SCG step failed with the scale λ at its upper bound")
 
 // scgConfig is an SCG with its defaults resolved.
 type scgConfig struct {
@@ -133,7 +134,8 @@ func (s *SCG) resolve(n int) (scgConfig, error) {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"Sigma0", c.sigma0}, {"Lambda0", c.lambda0}, {"LambdaMin", c.lambdaMin}, {"LambdaMax", c.lambdaMax}, {"DirEps", c.dirEps}} {
+	}{{"Sigma0", c.sigma0}, {"Lambda0", c.lambda0}, {"LambdaMin", c.lambdaMin}, {
+		"LambdaMax", c.lambdaMax}, {"DirEps", c.dirEps}} {
 		if !(f.v > 0) || math.IsInf(f.v, 1) {
 			return c, fmt.Errorf("optimize: SCG.%s = %v, want a finite positive value", f.name, f.v)
 		}
@@ -142,7 +144,8 @@ func (s *SCG) resolve(n int) (scgConfig, error) {
 		return c, errors.New("optimize: SCG.TolX or SCG.TolF is NaN")
 	}
 	if c.lambdaMin > c.lambdaMax {
-		return c, fmt.Errorf("optimize: SCG.LambdaMin = %v exceeds LambdaMax = %v", c.lambdaMin, c.lambdaMax)
+		return c, fmt.Errorf("optimize: SCG.LambdaMin = %v exceeds LambdaMax = %v", c.lambdaMin,
+			c.lambdaMax)
 	}
 	return c, nil
 }
@@ -347,7 +350,8 @@ func (c *core) next() request {
 			return report
 		case stReported:
 			if c.converged {
-				return c.finish(gopt.MethodConverge, fmt.Sprintf("step below TolX = %g and change below TolF = %g", c.cfg.tolX, c.cfg.tolF))
+				return c.finish(gopt.MethodConverge,
+					fmt.Sprintf("step below TolX = %g and change below TolF = %g", c.cfg.tolX, c.cfg.tolF))
 			}
 			if c.zeroGrad {
 				return c.finish(gopt.GradientThreshold, "the gradient is zero")

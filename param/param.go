@@ -19,7 +19,8 @@ import (
 
 // Transform maps an unconstrained value to a constrained natural value.
 type Transform interface {
-	// Name is the transform's name as written in model files ("softplus", "exp", "sigmoid", "identity").
+	// Name is the transform's name as written in model files ("softplus", "exp", "sigmoid",
+	// "identity").
 	Name() string
 	// Forward returns the natural value θ for the unconstrained value x.
 	Forward(x float64) float64
@@ -143,7 +144,8 @@ func ByName(name string) (Transform, error) {
 	case "identity", "":
 		return Identity{}, nil
 	}
-	return nil, fmt.Errorf("param: unknown transform %q (want softplus, exp, sigmoid or identity)", name)
+	return nil, fmt.Errorf("param: unknown transform %q (want softplus, exp, sigmoid or identity)",
+		name)
 }
 
 // Kind says which constraint a natural parameter obeys; it picks the default transform.

@@ -47,7 +47,8 @@ type ivmOptions struct {
 // oneVsRest trains K binary IVMs on x with labels (−1 = unlabelled) and returns
 // the predicted class distributions at xs. notes reports classes whose kernel
 // learning failed and were refitted with the initial kernel.
-func oneVsRest(kind ivmKind, x *mat.Dense, labels []int, nClass int, xs *mat.Dense, opt ivmOptions) (probs [][]float64, notes []string, err error) {
+func oneVsRest(kind ivmKind, x *mat.Dense, labels []int, nClass int, xs *mat.Dense,
+	opt ivmOptions) (probs [][]float64, notes []string, err error) {
 	if n, _ := x.Dims(); n != len(labels) {
 		return nil, nil, fmt.Errorf("archipelago: %d rows and %d labels", n, len(labels))
 	}
@@ -142,7 +143,8 @@ func oneVsRest(kind ivmKind, x *mat.Dense, labels []int, nClass int, xs *mat.Den
 // the active-set matrix numerically singular when many unlabelled points with
 // near-zero site precision are included) it retries with smaller active sets;
 // the note says which fallback was used.
-func archFitBinary(kind ivmKind, x *mat.Dense, y []float64, spec string, dim, d, iters int, seed uint64) (*ivm.Model, string, error) {
+func archFitBinary(kind ivmKind, x *mat.Dense, y []float64, spec string, dim, d, iters int,
+	seed uint64) (*ivm.Model, string, error) {
 	newNoise := func() noise.Model {
 		if kind == ivmNullCategory {
 			return noise.NewNullCategory()
@@ -164,7 +166,8 @@ func archFitBinary(kind ivmKind, x *mat.Dense, y []float64, spec string, dim, d,
 			if err == nil {
 				note := ""
 				if len(errs) > 0 {
-					note = fmt.Sprintf("fitted with d = %d, learning %v after: %s", dd, learn, strings.Join(errs, "; "))
+					note = fmt.Sprintf("fitted with d = %d, learning %v after: %s", dd, learn,
+						strings.Join(errs, "; "))
 				}
 				return model, note, nil
 			}

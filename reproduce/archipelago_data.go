@@ -40,7 +40,8 @@ func (p *archProblem) Labelling(perClass int, rng *rand.Rand) ([]int, error) {
 	}
 	for k, archRows := range byClass {
 		if len(archRows) < perClass {
-			return nil, fmt.Errorf("archipelago: %s class %d has %d training rows, %d wanted labelled", p.Name, k, len(archRows), perClass)
+			return nil, fmt.Errorf("archipelago: %s class %d has %d training rows, %d wanted labelled",
+				p.Name, k, len(archRows), perClass)
 		}
 		rng.Shuffle(len(archRows), func(i, j int) { archRows[i], archRows[j] = archRows[j], archRows[i] })
 		for _, i := range archRows[:perClass] {
@@ -151,7 +152,9 @@ func stratifiedSplit(y []int, k, nTrain, total int, rng *rand.Rand) (tr, te []in
 	}
 	use, ntr := apportion(sizes, total), apportion(sizes, nTrain)
 	for c := range byClass {
-		rng.Shuffle(len(byClass[c]), func(i, j int) { byClass[c][i], byClass[c][j] = byClass[c][j], byClass[c][i] })
+		rng.Shuffle(len(byClass[c]), func(i, j int) {
+			byClass[c][i], byClass[c][j] = byClass[c][j], byClass[c][i]
+		})
 		tr = append(tr, byClass[c][:ntr[c]]...)
 		te = append(te, byClass[c][ntr[c]:max(use[c], ntr[c])]...)
 	}

@@ -74,8 +74,11 @@ func archTable1(w io.Writer, opt archTableOptions) error {
 	case pinTrain < 0:
 		pinTrain = 0
 	}
-	fmt.Fprintf(w, "Archipelago Table 1: test error and perplexity, mean ± sd over %d labellings (paper in brackets)\n", max(opt.Cell.Labellings, 1))
-	fmt.Fprintf(w, "%-13s | %-24s | %-24s | %-24s | %-24s\n", "", "Arch", "SmGP", "PrGP (probit IVM 1-v-r)", "NCNM (null-cat. IVM 1-v-r)")
+	fmt.Fprintf(w,
+		"Archipelago Table 1: test error and perplexity, mean ± sd over %d labellings (paper in "+
+			"brackets)\n", max(opt.Cell.Labellings, 1))
+	fmt.Fprintf(w, "%-13s | %-24s | %-24s | %-24s | %-24s\n", "", "Arch", "SmGP",
+		"PrGP (probit IVM 1-v-r)", "NCNM (null-cat. IVM 1-v-r)")
 	for _, name := range probs {
 		p, err := archLoadProblemN(opt.DataDir, name, opt.Cell.Seed+1, pinTrain)
 		if err != nil {
@@ -96,7 +99,9 @@ func archTable1(w io.Writer, opt archTableOptions) error {
 			}
 			archWriteCell(w, c)
 			m, _ := meanSDNoNaN(c.Rejections)
-			fmt.Fprintf(w, "%-13s   (%d train, %d test; %d chain(s) per labelling; Arch mean rejections %.0f; wall %s, CPU %s)\n", "", len(p.TrainY), len(p.TestY), max(co.Chains, 1), m,
+			fmt.Fprintf(w,
+				"%-13s   (%d train, %d test; %d chain(s) per labelling; Arch mean rejections %.0f; wall %s, "+
+					"CPU %s)\n", "", len(p.TrainY), len(p.TestY), max(co.Chains, 1), m,
 				c.Wall.Round(time.Second), (cpuTime() - cpu0).Round(time.Second))
 			for _, n := range c.Notes {
 				fmt.Fprintf(w, "%-13s   note: %s\n", "", n)
@@ -117,7 +122,8 @@ func archTable1(w io.Writer, opt archTableOptions) error {
 // prints time per sweep (wall and CPU), sweeps to convergence of the number of
 // rejections, its effective sample size and autocorrelation (Fig. 4), and the
 // acceptance rates of every move.
-func archDiagnose(w io.Writer, p *archProblem, perClass int, so archipelago.Options, seed uint64) error {
+func archDiagnose(w io.Writer, p *archProblem, perClass int, so archipelago.Options,
+	seed uint64) error {
 	lab, err := p.Labelling(perClass, rand.New(rand.NewPCG(seed, 77)))
 	if err != nil {
 		return err
@@ -139,14 +145,22 @@ func archDiagnose(w io.Writer, p *archProblem, perClass int, so archipelago.Opti
 	post := tr[ch.Burn:]
 	mean, sd := meanSDNoNaN(post)
 	st := ch.Stats
-	fmt.Fprintf(w, "\nDiagnostics: %s, %d label(s) per class, %d sweeps (%d burn-in)\n", p.Name, perClass, len(tr), ch.Burn)
-	fmt.Fprintf(w, "  time per sweep: wall %.1f ms, CPU %.1f ms (shared machine: wall times are noisy)\n",
+	fmt.Fprintf(w, "\nDiagnostics: %s, %d label(s) per class, %d sweeps (%d burn-in)\n", p.Name,
+		perClass, len(tr), ch.Burn)
+	fmt.Fprintf(w,
+		"  time per sweep: wall %.1f ms, CPU %.1f ms (shared machine: wall times are noisy)\n",
 		wall.Seconds()*1000/n, cpu.Seconds()*1000/n)
-	fmt.Fprintf(w, "  rejections after burn-in: %.1f ± %.1f; sweeps to convergence %d; ESS %.1f of %d\n",
+	fmt.Fprintf(w,
+		"  rejections after burn-in: %.1f ± %.1f; sweeps to convergence %d; ESS %.1f of %d\n",
 		mean, sd, archipelago.SweepsToConverge(tr), archipelago.ESS(post), len(post))
-	fmt.Fprintf(w, "  acceptance: insert %.2f, delete %.2f, move %.2f, HMC g %.2f, HMC θ %.2f, amplitude %.2f; jitter fallbacks %d\n",
-		archipelago.Rate(st.InsertAccepted, st.InsertTried), archipelago.Rate(st.DeleteAccepted, st.DeleteTried), archipelago.Rate(st.MoveAccepted, st.MoveTried),
-		archipelago.Rate(st.GAccepted, st.GTried), archipelago.Rate(st.HyperAccepted, st.HyperTried), archipelago.Rate(st.AmpAccepted, st.AmpTried), st.Jitter)
+	fmt.Fprintf(w,
+		"  acceptance: insert %.2f, delete %.2f, move %.2f, HMC g %.2f, HMC θ %.2f, amplitude %.2f; "+
+			"jitter fallbacks %d\n",
+		archipelago.Rate(st.InsertAccepted, st.InsertTried),
+		archipelago.Rate(st.DeleteAccepted, st.DeleteTried),
+		archipelago.Rate(st.MoveAccepted, st.MoveTried),
+		archipelago.Rate(st.GAccepted, st.GTried), archipelago.Rate(st.HyperAccepted, st.HyperTried),
+		archipelago.Rate(st.AmpAccepted, st.AmpTried), st.Jitter)
 	ac := archipelago.Autocorrelation(post, 50)
 	fmt.Fprintf(w, "  autocorrelation of M (Fig. 4), lags 0,5,…:")
 	for l := 0; l < len(ac); l += 5 {

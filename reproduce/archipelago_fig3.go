@@ -48,7 +48,8 @@ func runArchipelagoFig3(w io.Writer, c Config) error {
 	}); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "Archipelago Fig. 3: one labelled point per class (the first labelling of the Table-1 cell)")
+	fmt.Fprintln(w,
+		"Archipelago Fig. 3: one labelled point per class (the first labelling of the Table-1 cell)")
 	for _, l := range lines {
 		fmt.Fprintln(w, l)
 	}
@@ -56,14 +57,16 @@ func runArchipelagoFig3(w io.Writer, c Config) error {
 	if err := plot.SaveGrid(rows, path, 30*vg.Centimeter, 28*vg.Centimeter); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "figure: %s (columns: Archipelago mode, softmax GP mode, Archipelago entropy)\n", path)
+	fmt.Fprintf(w, "figure: %s (columns: Archipelago mode, softmax GP mode, Archipelago entropy)\n",
+		path)
 	return nil
 }
 
 // fig3Row runs both chains on the first one-label-per-class labelling of a pinwheel (the
 // labelling and chain seed of labelling 0 of the Table-1 cell) and returns the row's three
 // panels and a line of test errors.
-func fig3Row(c Config, name string, seed uint64, so archipelago.Options, grid int) ([]*gplot.Plot, string, error) {
+func fig3Row(c Config, name string, seed uint64, so archipelago.Options, grid int) ([]*gplot.Plot,
+	string, error) {
 	p, err := archLoadProblem(c.DataDir, name, seed)
 	if err != nil {
 		return nil, "", err
@@ -92,7 +95,8 @@ func fig3Row(c Config, name string, seed uint64, so archipelago.Options, grid in
 		line += fmt.Sprintf("  %s error %.3f perplexity %.3f", m, e, perp)
 		fmt.Fprintf(c.Log, "%s %s done: error %.3f\n", name, m, e)
 		predict := func(x *mat.Dense) ([][]float64, error) { return ch.Predict(x, so.Seed) }
-		fig, err := plot.ClassMap(predict, name+" "+m, p.Train, labels, p.Classes, plot.Options{Grid: grid})
+		fig, err := plot.ClassMap(predict, name+" "+m, p.Train, labels, p.Classes,
+			plot.Options{Grid: grid})
 		if err != nil {
 			return nil, "", err
 		}

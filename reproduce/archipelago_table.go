@@ -104,7 +104,8 @@ func archRunCell(p *archProblem, perClass int, opt archCellOptions) (*archCell, 
 	if err != nil {
 		return nil, err
 	}
-	c := &archCell{Problem: p.Name, PerClass: perClass, Err: map[string][]float64{}, Perp: map[string][]float64{},
+	c := &archCell{Problem: p.Name, PerClass: perClass, Err: map[string][]float64{},
+		Perp:       map[string][]float64{},
 		Rejections: make([]float64, opt.Labellings)}
 	for _, m := range methods {
 		c.Err[m] = make([]float64, opt.Labellings)
@@ -113,7 +114,8 @@ func archRunCell(p *archProblem, perClass int, opt archCellOptions) (*archCell, 
 	start := time.Now()
 	var mu sync.Mutex // guards c and the log
 	err = pool.ForEachErr(len(labs), opt.Workers, func(r int) error {
-		res, notes, rej, err := archRunLabelling(p, labs[r], methods, opt.Sampler, archChainSeed(opt.Seed, r), opt.Chains)
+		res, notes, rej, err := archRunLabelling(p, labs[r], methods, opt.Sampler,
+			archChainSeed(opt.Seed, r), opt.Chains)
 		mu.Lock()
 		defer mu.Unlock()
 		for m, v := range res {
@@ -160,7 +162,8 @@ func archChainSeed(cellSeed uint64, r int) uint64 { return cellSeed*1000 + uint6
 // archRunChain runs the Archipelago ("Arch") or softmax GP ("SmGP") chain of a
 // Table-1 cell on p with the given labels: so as given, ARD as the paper used
 // for p.
-func archRunChain(method string, p *archProblem, labels []int, so archipelago.Options) (*archipelago.Chain, error) {
+func archRunChain(method string, p *archProblem, labels []int,
+	so archipelago.Options) (*archipelago.Chain, error) {
 	so.ARD = p.ARD
 	var sp *archipelago.Sampler
 	var err error
@@ -180,7 +183,8 @@ func archRunChain(method string, p *archProblem, labels []int, so archipelago.Op
 
 // runLabelling runs the methods on one labelling and returns error and
 // perplexity per method and the mean number of rejections of the Archipelago chain.
-func archRunLabelling(p *archProblem, labels []int, methods []string, so archipelago.Options, seed uint64, chains int) (map[string][2]float64, []string, float64, error) {
+func archRunLabelling(p *archProblem, labels []int, methods []string, so archipelago.Options,
+	seed uint64, chains int) (map[string][2]float64, []string, float64, error) {
 	chains = max(chains, 1)
 	out := map[string][2]float64{}
 	var notes []string
@@ -204,7 +208,8 @@ func archRunLabelling(p *archProblem, labels []int, methods []string, so archipe
 						rej += float64(s.Rejections) / float64(len(ch.Samples)*chains)
 					}
 					if ch.Stats.Jitter > 0 {
-						notes = append(notes, fmt.Sprintf("Arch: jitter added %d times (max %.2g)", ch.Stats.Jitter, ch.Stats.MaxJitter))
+						notes = append(notes, fmt.Sprintf("Arch: jitter added %d times (max %.2g)", ch.Stats.Jitter,
+							ch.Stats.MaxJitter))
 					}
 				}
 				pc, err := ch.Predict(p.Test, cs.Seed)
@@ -234,7 +239,8 @@ func archRunLabelling(p *archProblem, labels []int, methods []string, so archipe
 				kind = ivmNullCategory
 			}
 			var ns []string
-			probs, ns, err = oneVsRest(kind, p.Train, labels, p.Classes, p.Test, ivmOptions{ARD: p.ARD, Seed: seed})
+			probs, ns, err = oneVsRest(kind, p.Train, labels, p.Classes, p.Test,
+				ivmOptions{ARD: p.ARD, Seed: seed})
 			for _, n := range ns {
 				notes = append(notes, m+": "+n)
 			}

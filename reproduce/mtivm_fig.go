@@ -11,7 +11,8 @@ import (
 )
 
 // methodNames are the legend names of the multi-task experiments' methods.
-var methodNames = map[string]string{"mtivm": "MT-IVM", "subsample": "random sub-sampling", "single": "single IVM (tasks ignored)"}
+var methodNames = map[string]string{"mtivm": "MT-IVM", "subsample": "random sub-sampling",
+	"single": "single IVM (tasks ignored)"}
 
 // methodSeries collects one curve per method, in the order the methods first appear.
 type methodSeries struct {
@@ -60,12 +61,14 @@ func regressionFigures(pts []RegressionPoint) (time, points *plot.Figure, err er
 		byTime.add(p.Method, cpu, kl, sd)
 		byPoints.add(p.Method, float64(p.Points), kl, sd)
 	}
-	if time, err = plot.Curves(byTime.list(), plot.Options{Title: "KL divergence against training time", XLabel: "mean CPU seconds per fit",
-		YLabel: "KL(θ‖θ̂), nats per test point", LogX: true, LogY: true}); err != nil {
+	if time, err = plot.Curves(byTime.list(),
+		plot.Options{Title: "KL divergence against training time", XLabel: "mean CPU seconds per fit",
+			YLabel: "KL(θ‖θ̂), nats per test point", LogX: true, LogY: true}); err != nil {
 		return nil, nil, err
 	}
-	points, err = plot.Curves(byPoints.list(), plot.Options{Title: "KL divergence against data points used", XLabel: "points used (all tasks)",
-		YLabel: "KL(θ‖θ̂), nats per test point", LogX: true, LogY: true})
+	points, err = plot.Curves(byPoints.list(),
+		plot.Options{Title: "KL divergence against data points used", XLabel: "points used (all tasks)",
+			YLabel: "KL(θ‖θ̂), nats per test point", LogX: true, LogY: true})
 	return time, points, err
 }
 
@@ -77,7 +80,8 @@ func writeRegressionFigure(pts []RegressionPoint, dir string) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, "mtivm_regression_fig4.png")
-	return path, plot.SaveGrid([][]*gplot.Plot{{t.Plot}, {p.Plot}}, path, 16*vg.Centimeter, 22*vg.Centimeter)
+	return path, plot.SaveGrid([][]*gplot.Plot{{t.Plot}, {
+		p.Plot}}, path, 16*vg.Centimeter, 22*vg.Centimeter)
 }
 
 // vowelFigure draws the learning-to-learn paper's Fig. 5 for one protocol: the mean test
@@ -93,7 +97,8 @@ func vowelFigure(pts []VowelPoint, title string) (*plot.Figure, error) {
 		cpu, _ := sampleMeanSD(p.CPU)
 		ms.add(p.Method, cpu, 100*e, -1)
 	}
-	return plot.Curves(ms.list(), plot.Options{Title: title, XLabel: "mean CPU seconds per held-out speaker (11 kernels)", YLabel: "test error %", LogX: true})
+	return plot.Curves(ms.list(), plot.Options{Title: title,
+		XLabel: "mean CPU seconds per held-out speaker (11 kernels)", YLabel: "test error %", LogX: true})
 }
 
 // writeVowelFigure saves one vowelFigure panel per protocol, one above the other, as

@@ -15,9 +15,10 @@ import (
 	"github.com/ivmlab/ivm/multitask"
 )
 
-// The regression experiment of the learning-to-learn paper (§5.1, Fig. 4): tasks sampled
-// from a GP with k = θ₂ exp(−θ₁ E) + θ₃⁻¹ δ + θ₄, E = ½‖x − x'‖², θ = [1, 1, 100, 0]; in
-// this package's kernels that is rbf(γ = θ₁, variance = θ₂) + white(θ₃⁻¹) + bias(θ₄).
+// The regression experiment of the learning-to-learn paper (§5.1, Fig. 4): tasks sampled from a GP
+// with k = θ₂ exp(−θ₁ E) + θ₃⁻¹ δ + θ₄, E = ½‖x − x'‖², θ = [1, 1, 100,
+// 0]; in this package's kernels that is rbf(γ = θ₁, variance = θ₂) + white(θ₃⁻¹) +
+// bias(θ₄).
 const (
 	// RegressionTrueKernel is the generating kernel (θ₄ = 0: no bias term).
 	RegressionTrueKernel = "rbf(gamma=1,variance=1)+white(variance=0.01)"
@@ -134,7 +135,8 @@ func RegressionTasks(c RegressionConfig, rng *rand.Rand) ([]multitask.Task, *mat
 		if err != nil {
 			return nil, nil, err
 		}
-		tasks[m] = multitask.Task{Name: fmt.Sprint(m + 1), X: x, Y: y, Noise: multitask.NewZeroMeanGaussian(0)}
+		tasks[m] = multitask.Task{Name: fmt.Sprint(m + 1), X: x, Y: y,
+			Noise: multitask.NewZeroMeanGaussian(0)}
 	}
 	return tasks, gpsample.TwoGaussians(c.Test, c.Dim, rng), nil
 }
@@ -183,7 +185,8 @@ func RunRegression(c RegressionConfig) ([]RegressionPoint, error) {
 			// 2400 points, stopped with the bias variance still near its starting 10 (in
 			// 10 of 10 runs at 500–600 points per task, measured), a handicap of about
 			// 0.008 nats per test point that was the learner's, not the method's.
-			opt := multitask.LearnOptions{Iters: c.OuterIters, KernelIters: c.KernelIters, LastIterate: !c.Safeguard, Workers: c.Workers,
+			opt := multitask.LearnOptions{Iters: c.OuterIters, KernelIters: c.KernelIters,
+				LastIterate: !c.Safeguard, Workers: c.Workers,
 				NetlabTolerances: true}
 			if pt.Method == "mtivm" {
 				opt.ActiveSize = pt.Size
@@ -206,7 +209,8 @@ func RunRegression(c RegressionConfig) ([]RegressionPoint, error) {
 				fitTasks[0].Noise.Params(v[:])
 				w, err := kern.NewWhite(v[0])
 				if err != nil {
-					return nil, fmt.Errorf("run %d, %s %d: learnt noise variance: %w", run+1, pt.Method, pt.Size, err)
+					return nil, fmt.Errorf("run %d, %s %d: learnt noise variance: %w", run+1, pt.Method, pt.Size,
+						err)
 				}
 				learnt = kern.NewSum(append(k.Parts(), w)...)
 			}
@@ -229,12 +233,14 @@ func RunRegression(c RegressionConfig) ([]RegressionPoint, error) {
 // WriteRegression prints the table behind Fig. 4: per method and budget, the points used,
 // the mean ± sd of the KL divergence per test point and the mean CPU and wall times.
 func WriteRegression(w io.Writer, pts []RegressionPoint) {
-	fmt.Fprintf(w, "%-10s %6s %7s %22s %10s %10s\n", "method", "size", "points", "KL nats/test point", "CPU s", "wall s")
+	fmt.Fprintf(w, "%-10s %6s %7s %22s %10s %10s\n", "method", "size", "points", "KL nats/test point",
+		"CPU s", "wall s")
 	for _, p := range pts {
 		kl, sd := sampleMeanSD(p.KL)
 		cpu, _ := sampleMeanSD(p.CPU)
 		wall, _ := sampleMeanSD(p.Wall)
-		fmt.Fprintf(w, "%-10s %6d %7d %12.4f ± %-7.4f %10.2f %10.2f\n", p.Method, p.Size, p.Points, kl, sd, cpu, wall)
+		fmt.Fprintf(w, "%-10s %6d %7d %12.4f ± %-7.4f %10.2f %10.2f\n", p.Method, p.Size, p.Points, kl,
+			sd, cpu, wall)
 	}
 }
 
@@ -299,7 +305,8 @@ func CompareAtCPU(pts []RegressionPoint) []CPUComparison {
 func PointsToReach(pts []RegressionPoint, method string, threshold float64) int {
 	best := 0
 	for _, p := range pts {
-		if k, _ := sampleMeanSD(p.KL); p.Method == method && k < threshold && (best == 0 || p.Points < best) {
+		if k, _ := sampleMeanSD(p.KL); p.Method == method && k < threshold &&
+			(best == 0 || p.Points < best) {
 			best = p.Points
 		}
 	}

@@ -32,14 +32,17 @@ type SineResult struct {
 // ReadSine reads the sine toy (CSV with columns task,x,y) into tasks with Gaussian noise
 // (σ² = 1e−6, each task's bias the mean of its targets).
 func ReadSine(r io.Reader) ([]multitask.Task, error) {
-	data, err := dataset.Read(r, dataset.ReadOptions{Format: dataset.CSV, TaskCol: dataset.TaskFirst, Header: dataset.HeaderAuto})
+	data, err := dataset.Read(r, dataset.ReadOptions{Format: dataset.CSV, TaskCol: dataset.TaskFirst,
+		Header: dataset.HeaderAuto})
 	if err != nil {
 		return nil, err
 	}
 	if data.Task == nil {
 		return nil, fmt.Errorf("reproduce: the sine toy has no task column")
 	}
-	return multitask.Split(data.X, data.Y, data.Task, func() (noise.Model, error) { return noise.NewGaussian(0), nil })
+	return multitask.Split(data.X, data.Y, data.Task, func() (noise.Model, error) {
+		return noise.NewGaussian(0), nil
+	})
 }
 
 // RunSine runs the multi-task selection of d points on the sine toy with the fixed kernel
@@ -70,8 +73,9 @@ func RunSine(tasks []multitask.Task, d, iters, kIters int) (*SineResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	m, _, err := multitask.Learn(tasks, lk, multitask.LearnOptions{ActiveSize: d, Iters: iters, KernelIters: kIters,
-		Objective: multitask.FixedSites, LastIterate: true, NetlabTolerances: true, Workers: 1})
+	m, _, err := multitask.Learn(tasks, lk, multitask.LearnOptions{ActiveSize: d, Iters: iters,
+		KernelIters: kIters,
+		Objective:   multitask.FixedSites, LastIterate: true, NetlabTolerances: true, Workers: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -101,13 +105,16 @@ func WriteSine(w io.Writer, r *SineResult) {
 			fmt.Fprintln(w)
 		}
 	}
-	write("fixed kernel "+SineKernel+", Gaussian noise σ² = 1e-6, bias = mean of each task's targets", r.Steps, r.PerTask)
+	write("fixed kernel "+SineKernel+
+		", Gaussian noise σ² = 1e-6, bias = mean of each task's targets",
+		r.Steps, r.PerTask)
 	fmt.Fprint(w, "entropy reductions (bits):")
 	for _, st := range r.Steps {
 		fmt.Fprintf(w, " %.5f", st.Delta)
 	}
 	fmt.Fprintln(w)
 	if r.Learnt != nil {
-		write("after shared-kernel learning (fixed-site objective, every iteration accepted): "+r.Kernel, r.Learnt, r.LearntPerTask)
+		write("after shared-kernel learning (fixed-site objective, every iteration accepted): "+r.Kernel,
+			r.Learnt, r.LearntPerTask)
 	}
 }

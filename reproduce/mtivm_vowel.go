@@ -40,7 +40,8 @@ type Vowel struct {
 
 // ReadVowel reads vowel_context.csv(.gz): header is_test,speaker,sex,x1,…,x10,vowel.
 func ReadVowel(r io.Reader) (*Vowel, error) {
-	data, err := dataset.Read(r, dataset.ReadOptions{Format: dataset.CSV, TaskCol: 2, Header: dataset.HeaderYes})
+	data, err := dataset.Read(r, dataset.ReadOptions{Format: dataset.CSV, TaskCol: 2,
+		Header: dataset.HeaderYes})
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +52,9 @@ func ReadVowel(r io.Reader) (*Vowel, error) {
 		}
 	}
 	if len(cols) != 10 || data.TaskName != "speaker" {
-		return nil, fmt.Errorf("reproduce: vowel data: want a speaker column and features x1…x10, have %q and %q", data.TaskName, data.Names)
+		return nil,
+			fmt.Errorf("reproduce: vowel data: want a speaker column and features x1…x10, have %q and %q",
+				data.TaskName, data.Names)
 	}
 	n, _ := data.X.Dims()
 	v := &Vowel{X: mat.NewDense(n, len(cols), nil), Speaker: make([]int, n), Class: make([]int, n)}
@@ -170,7 +173,8 @@ func RunVowel(v *Vowel, c VowelConfig) ([]VowelPoint, error) {
 			pt.Err = append(pt.Err, e)
 			pt.CPU = append(pt.CPU, cpu)
 			pt.Wall = append(pt.Wall, wall)
-			fmt.Fprintf(c.Log, "speaker %2d %-9s %4d: error %5.1f %%, CPU %6.2f s, wall %6.2f s\n", s, pt.Method, pt.Size, 100*e, cpu, wall)
+			fmt.Fprintf(c.Log, "speaker %2d %-9s %4d: error %5.1f %%, CPU %6.2f s, wall %6.2f s\n", s,
+				pt.Method, pt.Size, 100*e, cpu, wall)
 		}
 	}
 	return out, nil
@@ -178,7 +182,8 @@ func RunVowel(v *Vowel, c VowelConfig) ([]VowelPoint, error) {
 
 // vowelSpeaker learns the 11 one-vs-rest kernels without speaker s by one method and
 // returns the error on s's test points and the CPU and wall time of the learning.
-func vowelSpeaker(v *Vowel, c VowelConfig, s int, method string, size int) (errRate, cpu, wall float64, err error) {
+func vowelSpeaker(v *Vowel, c VowelConfig, s int, method string, size int) (errRate, cpu,
+	wall float64, err error) {
 	x := standardiseOutside(v.X, v.Speaker, s)
 	_, dim := x.Dims()
 	var rowsOf [11][]int
@@ -201,7 +206,8 @@ func vowelSpeaker(v *Vowel, c VowelConfig, s int, method string, size int) (errR
 			return err
 		}
 		tasks := vowelTasks(x, v, s, cl)
-		opt := multitask.LearnOptions{Iters: c.Iters, KernelIters: c.KernelIters, Objective: c.Objective, Criterion: c.Criterion,
+		opt := multitask.LearnOptions{Iters: c.Iters, KernelIters: c.KernelIters, Objective: c.Objective,
+			Criterion:   c.Criterion,
 			LastIterate: c.LastIterate, Workers: 1, Seed: c.Seed + uint64(100*s+cl)}
 		switch method {
 		case "mtivm":
@@ -322,7 +328,8 @@ func vowelTasks(x *mat.Dense, v *Vowel, s, cl int) []multitask.Task {
 				y[k] = 1
 			}
 		}
-		tasks = append(tasks, multitask.Task{Name: strconv.Itoa(sp), X: dataset.RowsOf(x, r), Y: y, Noise: noise.NewProbit(), Rows: r})
+		tasks = append(tasks, multitask.Task{Name: strconv.Itoa(sp), X: dataset.RowsOf(x, r), Y: y,
+			Noise: noise.NewProbit(), Rows: r})
 	}
 	return tasks
 }
@@ -357,11 +364,13 @@ func standardiseOutside(x *mat.Dense, speaker []int, s int) *mat.Dense {
 // WriteVowel prints the table behind Fig. 5: per method and budget, the mean test error over
 // the held-out speakers and the mean CPU and wall time of learning a speaker's 11 kernels.
 func WriteVowel(w io.Writer, pts []VowelPoint) {
-	fmt.Fprintf(w, "%-10s %5s %7s %18s %10s %10s\n", "method", "size", "points", "error % (± sd)", "CPU s", "wall s")
+	fmt.Fprintf(w, "%-10s %5s %7s %18s %10s %10s\n", "method", "size", "points", "error % (± sd)",
+		"CPU s", "wall s")
 	for _, p := range pts {
 		e, sd := sampleMeanSD(p.Err)
 		cpu, _ := sampleMeanSD(p.CPU)
 		wall, _ := sampleMeanSD(p.Wall)
-		fmt.Fprintf(w, "%-10s %5d %7d %8.2f ± %-7.2f %10.2f %10.2f\n", p.Method, p.Size, p.Points, 100*e, 100*sd, cpu, wall)
+		fmt.Fprintf(w, "%-10s %5d %7d %8.2f ± %-7.2f %10.2f %10.2f\n", p.Method, p.Size, p.Points, 100*e,
+			100*sd, cpu, wall)
 	}
 }

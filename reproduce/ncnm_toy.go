@@ -20,7 +20,9 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "ncnm-toy", Title: "Extensions paper §4.4 and Fig. 5: the null category model against an IVM on the labelled points only", Run: runNCNMToy})
+	register(Experiment{Name: "ncnm-toy",
+		Title: "Extensions paper §4.4 and Fig. 5: the null category model against an IVM on the " +
+			"labelled points only", Run: runNCNMToy})
 }
 
 // ncnmToy is one toy problem of the null category experiment.
@@ -47,7 +49,8 @@ var ncnmToys = []ncnmToy{
 			return dataset.ToyCrescent(n/4, p, rng)
 		},
 		lo: -10, hi: 10, bw: 0.5},
-	{name: "crescents", kernel: "rbf+bias+white", draw: dataset.ToyInterlocking, lo: -1.5, hi: 2.5, bw: 0.15},
+	{name: "crescents", kernel: "rbf+bias+white", draw: dataset.ToyInterlocking, lo: -1.5, hi: 2.5,
+		bw: 0.15},
 }
 
 // NCNMToyRow is one toy over the seeds: per seed the number of labelled training points,
@@ -128,11 +131,13 @@ func ncnmToySeed(toy ncnmToy, seed uint64, row *NCNMToyRow, s int) error {
 		xl.SetRow(k, x.RawRowView(i))
 		yl[k] = obs[i]
 	}
-	pl, err := ivm.Fit(xl, yl, ivm.Config{Task: ivm.Binary, Kernel: toy.kernel, Scale: ivm.ScaleNone, ActiveSize: len(lab), Workers: 1, ZeroBias: toy.zeroBias})
+	pl, err := ivm.Fit(xl, yl, ivm.Config{Task: ivm.Binary, Kernel: toy.kernel, Scale: ivm.ScaleNone,
+		ActiveSize: len(lab), Workers: 1, ZeroBias: toy.zeroBias})
 	if err != nil {
 		return fmt.Errorf("labelled-only IVM: %w", err)
 	}
-	pn, err := ivm.Fit(x, obs, ivm.Config{Task: ivm.SemiSupervised, Kernel: toy.kernel, Scale: ivm.ScaleNone, ActiveSize: 100, Workers: 1, ZeroBias: toy.zeroBias})
+	pn, err := ivm.Fit(x, obs, ivm.Config{Task: ivm.SemiSupervised, Kernel: toy.kernel,
+		Scale: ivm.ScaleNone, ActiveSize: 100, Workers: 1, ZeroBias: toy.zeroBias})
 	if err != nil {
 		return fmt.Errorf("null category model: %w", err)
 	}
@@ -150,7 +155,8 @@ func ncnmToySeed(toy ncnmToy, seed uint64, row *NCNMToyRow, s int) error {
 		return fmt.Errorf("null category model: %w", err)
 	}
 	if s == 0 {
-		row.firstLabelled, row.firstNCNM, row.firstX, row.firstObserved, row.firstLabels = pl, pn, x, obs, truth
+		row.firstLabelled, row.firstNCNM, row.firstX, row.firstObserved, row.firstLabels = pl, pn, x, obs,
+			truth
 	}
 	return nil
 }
@@ -223,14 +229,21 @@ func runNCNMToy(w io.Writer, c Config) error {
 	if err := ncnmToyFigure(rows[0], path); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "figure (the paper's data, seed %d: labelled-only IVM left, null category model right): %s\n", c.Seed, path)
+	fmt.Fprintf(w,
+		"figure (the paper's data, seed %d: labelled-only IVM left, null category model right): %s\n",
+		c.Seed, path)
 	return nil
 }
 
 func writeNCNMToy(w io.Writer, rows []NCNMToyRow) {
-	fmt.Fprintln(w, "Null category noise model toy (extensions paper §4.4): 400 points, each labelled with probability 0.1; 2000 test points per seed")
-	fmt.Fprintln(w, "% test error and mean training-data density along the decision boundary, mean ± sd over the seeds")
-	fmt.Fprintf(w, "%-10s %-15s %9s %18s %18s %8s %16s %16s\n", "toy", "kernel", "labelled", "labelled-only %", "NCNM %", "gap", "density (lab.)", "density (NCNM)")
+	fmt.Fprintln(w,
+		"Null category noise model toy (extensions paper §4.4): 400 points, each labelled with "+
+			"probability 0.1; 2000 test points per seed")
+	fmt.Fprintln(w,
+		"% test error and mean training-data density along the decision boundary, mean ± sd over the "+
+			"seeds")
+	fmt.Fprintf(w, "%-10s %-15s %9s %18s %18s %8s %16s %16s\n", "toy", "kernel", "labelled",
+		"labelled-only %", "NCNM %", "gap", "density (lab.)", "density (NCNM)")
 	for _, r := range rows {
 		nl := make([]float64, len(r.Labelled))
 		for i, v := range r.Labelled {
@@ -241,9 +254,12 @@ func writeNCNMToy(w io.Writer, rows []NCNMToyRow) {
 		en, sn := sampleMeanSD(r.ErrNCNM)
 		dl, _ := sampleMeanSD(r.DensLabelled)
 		dn, _ := sampleMeanSD(r.DensNCNM)
-		fmt.Fprintf(w, "%-10s %-15s %9.1f %10.2f ± %5.2f %10.2f ± %5.2f %8.2f %16.4f %16.4f\n", r.Toy, r.Kernel, ml, el, sl, en, sn, el-en, dl, dn)
+		fmt.Fprintf(w, "%-10s %-15s %9.1f %10.2f ± %5.2f %10.2f ± %5.2f %8.2f %16.4f %16.4f\n", r.Toy,
+			r.Kernel, ml, el, sl, en, sn, el-en, dl, dn)
 	}
-	fmt.Fprintln(w, "paper: the authors' toolbox generator (four Gaussian parts, two per class); crescents: two interlocking arcs (dataset.ToyInterlocking)")
+	fmt.Fprintln(w,
+		"paper: the authors' toolbox generator (four Gaussian parts, two per class); crescents: two "+
+			"interlocking arcs (dataset.ToyInterlocking)")
 }
 
 // ncnmToyFigure draws Fig. 5 from one seed: the labelled-only IVM (its training data the
@@ -260,5 +276,6 @@ func ncnmToyFigure(r NCNMToyRow, path string) error {
 	if err != nil {
 		return err
 	}
-	return plot.SaveGrid([][]*gplot.Plot{{left.Plot, right.Plot}}, path, 28*vg.Centimeter, 13*vg.Centimeter)
+	return plot.SaveGrid([][]*gplot.Plot{{left.Plot, right.Plot}}, path, 28*vg.Centimeter,
+		13*vg.Centimeter)
 }

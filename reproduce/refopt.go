@@ -20,7 +20,8 @@ type refOptRun struct {
 	d, noiseIters                    int
 }
 
-const refKernel = "rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)+white(variance=0.1353352832366127)"
+const refKernel = "rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)" +
+	"+white(variance=0.1353352832366127)"
 
 var refOptRuns = []refOptRun{
 	{"class500_d100_opt", "class_train_500.csv", "class_test_2000.csv", "probit", refKernel, 100, 0},
@@ -32,7 +33,8 @@ var refOptRuns = []refOptRun{
 }
 
 func init() {
-	register(Experiment{Name: "ref-opt", Title: "Kernel learning on the reference toolbox's opt runs", Run: runRefOpt, NeedsRef: true})
+	register(Experiment{Name: "ref-opt", Title: "Kernel learning on the reference toolbox's opt runs",
+		Run: runRefOpt, NeedsRef: true})
 }
 
 // RefOptResult is one row of the ref-opt table.
@@ -61,7 +63,8 @@ func RefOpt(c Config) ([]RefOptResult, error) {
 		}
 		out = append(out, res)
 		if c.Log != nil {
-			fmt.Fprintf(c.Log, "%s: %s %.4f (reference %.4f) in %.1f s\n", r.name, res.Metric, res.Ours, res.Reference, res.Seconds)
+			fmt.Fprintf(c.Log, "%s: %s %.4f (reference %.4f) in %.1f s\n", r.name, res.Metric, res.Ours,
+				res.Reference, res.Seconds)
 		}
 	}
 	return out, nil
@@ -96,12 +99,14 @@ func runOne(c Config, r refOptRun) (RefOptResult, error) {
 		crit = ivm.ExpectedEntropy
 	}
 	start := time.Now()
-	m, lr, err := engine.Learn(x, y, k, nm, engine.LearnOptions{ActiveSize: r.d, NoiseIters: r.noiseIters,
-		Criterion: crit, Workers: c.Workers})
+	m, lr, err := engine.Learn(x, y, k, nm, engine.LearnOptions{ActiveSize: r.d,
+		NoiseIters: r.noiseIters,
+		Criterion:  crit, Workers: c.Workers})
 	if err != nil {
 		return RefOptResult{}, err
 	}
-	res := RefOptResult{Run: r.name, Seconds: time.Since(start).Seconds(), Iterations: len(lr.Trace) - 1, Kernel: k.String(),
+	res := RefOptResult{Run: r.name, Seconds: time.Since(start).Seconds(),
+		Iterations: len(lr.Trace) - 1, Kernel: k.String(),
 		KernelParams: make([]float64, k.NumParams())}
 	k.Params(res.KernelParams)
 	if t, err := reftest.Floats(sum["time_total_s"]); err == nil && len(t) > 0 {
@@ -135,10 +140,13 @@ func runRefOpt(w io.Writer, c Config) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "Kernel learning (Algorithm 2, ivm train's defaults) on the reference toolbox's opt runs")
-	fmt.Fprintf(w, "%-20s %-6s %10s %10s %9s %9s  %s\n", "run", "metric", "ivm", "reference", "ivm s", "ref s", "learnt kernel")
+	fmt.Fprintln(w,
+		"Kernel learning (Algorithm 2, ivm train's defaults) on the reference toolbox's opt runs")
+	fmt.Fprintf(w, "%-20s %-6s %10s %10s %9s %9s  %s\n", "run", "metric", "ivm", "reference", "ivm s",
+		"ref s", "learnt kernel")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%-20s %-6s %10.4f %10.4f %9.2f %9.2f  %s\n", r.Run, r.Metric, r.Ours, r.Reference, r.Seconds, r.RefSeconds, r.Kernel)
+		fmt.Fprintf(w, "%-20s %-6s %10.4f %10.4f %9.2f %9.2f  %s\n", r.Run, r.Metric, r.Ours, r.Reference,
+			r.Seconds, r.RefSeconds, r.Kernel)
 	}
 	return nil
 }

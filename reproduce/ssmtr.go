@@ -21,12 +21,16 @@ import (
 // pooled form is printed too). The transductive error is measured on the unlabelled rows,
 // the inductive one on the test rows, which the fitted model predicts as new rows.
 func init() {
-	register(Experiment{Name: "ssmtr-sarcos", Title: "Zhang & Yeung Table 1: SSTR, SMTR, SSMTR, SSMTRPI on SARCOS", Run: func(w io.Writer, c Config) error {
-		return runSSMTR(w, c, "sarcos")
-	}})
-	register(Experiment{Name: "ssmtr-school", Title: "Zhang & Yeung Table 2: SSTR, SMTR, SSMTR, SSMTRPI on the school data", Run: func(w io.Writer, c Config) error {
-		return runSSMTR(w, c, "school")
-	}})
+	register(Experiment{Name: "ssmtr-sarcos",
+		Title: "Zhang & Yeung Table 1: SSTR, SMTR, SSMTR, SSMTRPI on SARCOS",
+		Run: func(w io.Writer, c Config) error {
+			return runSSMTR(w, c, "sarcos")
+		}})
+	register(Experiment{Name: "ssmtr-school",
+		Title: "Zhang & Yeung Table 2: SSTR, SMTR, SSMTR, SSMTRPI on the school data",
+		Run: func(w io.Writer, c Config) error {
+			return runSSMTR(w, c, "school")
+		}})
 }
 
 // runSSMTR runs the paper's protocol (RunExperiment): 10 splits with at most 5
@@ -50,11 +54,14 @@ func runSSMTR(w io.Writer, c Config, data string) error {
 		return err
 	}
 	if data == "sarcos" {
-		fmt.Fprintf(w, "SARCOS inverse dynamics, GPML test file (4449 rows): 7 torques as tasks, %d points drawn per task,\n", map[bool]int{true: 1000, false: 2000}[c.Quick])
+		fmt.Fprintf(w,
+			"SARCOS inverse dynamics, GPML test file (4449 rows): 7 torques as tasks, %d points drawn per "+
+				"task,\n", map[bool]int{true: 1000, false: 2000}[c.Quick])
 	} else {
 		fmt.Fprintf(w, "School data (school_mtl): 139 schools as tasks,\n")
 	}
-	fmt.Fprintf(w, "seed %d%s\n", ec.Seed, map[bool]string{true: " (quick: reduced run)", false: ""}[c.Quick])
+	fmt.Fprintf(w, "seed %d%s\n", ec.Seed, map[bool]string{true: " (quick: reduced run)",
+		false: ""}[c.Quick])
 	res.Write(w, paper)
 	return nil
 }

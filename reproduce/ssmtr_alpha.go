@@ -8,7 +8,9 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "ssmtr-alpha", Title: "Diagnostic: SSMTR's graph weight chosen by the evidence and by the unlabelled targets (school; -only sarcos)", Run: runSSMTRAlpha})
+	register(Experiment{Name: "ssmtr-alpha",
+		Title: "Diagnostic: SSMTR's graph weight chosen by the evidence and by the unlabelled targets " +
+			"(school; -only sarcos)", Run: runSSMTRAlpha})
 }
 
 // ssmtrAlphas is the grid of graph weights the diagnostic scans.
@@ -41,9 +43,14 @@ func runSSMTRAlpha(w io.Writer, c Config) error {
 }
 
 func writeSSMTRAlpha(w io.Writer, data string, seed uint64, res []GraphScanSplit) {
-	fmt.Fprintf(w, "SSMTR's graph weight on the %s data (seed %d): SMTR fitted, then each task's kernel of eq. 6 with a common α\n", data, seed)
-	fmt.Fprintln(w, "transductive nMSE per task, averaged over tasks; −ln p summed over tasks; \"on the test points\" is chosen on the unlabelled targets themselves")
-	fmt.Fprintf(w, "%-6s %8s %22s %12s %24s %18s\n", "split", "SMTR", "α by the evidence", "−ln p", "best α on test points", "best α per task")
+	fmt.Fprintf(w,
+		"SSMTR's graph weight on the %s data (seed %d): SMTR fitted, then each task's kernel of eq. 6 "+
+			"with a common α\n", data, seed)
+	fmt.Fprintln(w,
+		"transductive nMSE per task, averaged over tasks; −ln p summed over tasks; \"on the test "+
+			"points\" is chosen on the unlabelled targets themselves")
+	fmt.Fprintf(w, "%-6s %8s %22s %12s %24s %18s\n", "split", "SMTR", "α by the evidence", "−ln p",
+		"best α on test points", "best α per task")
 	var sums [4]float64
 	preferSmallest := 0
 	for s, r := range res {
@@ -60,19 +67,23 @@ func writeSSMTRAlpha(w io.Writer, data string, seed uint64, res []GraphScanSplit
 			preferSmallest++
 		}
 		fmt.Fprintf(w, "%-6d %8.4f %13s → %.4f %12.2f %15s → %.4f %18.4f\n", s+1, r.SMTR,
-			fmtAlpha(ssmtrAlphas[ev]), r.Trans[ev], r.NegLogEvidence[ev], fmtAlpha(ssmtrAlphas[te]), r.Trans[te], r.PerTaskBest)
+			fmtAlpha(ssmtrAlphas[ev]), r.Trans[ev], r.NegLogEvidence[ev], fmtAlpha(ssmtrAlphas[te]),
+			r.Trans[te], r.PerTaskBest)
 		sums[0] += r.SMTR
 		sums[1] += r.Trans[ev]
 		sums[2] += r.Trans[te]
 		sums[3] += r.PerTaskBest
 	}
 	n := float64(len(res))
-	fmt.Fprintf(w, "%-6s %8.4f %22.4f %12s %24.4f %18.4f\n", "mean", sums[0]/n, sums[1]/n, "", sums[2]/n, sums[3]/n)
-	fmt.Fprintf(w, "the evidence is largest at the smallest α (%s) on %d of %d splits\n", fmtAlpha(ssmtrAlphas[0]), preferSmallest, len(res))
+	fmt.Fprintf(w, "%-6s %8.4f %22.4f %12s %24.4f %18.4f\n", "mean", sums[0]/n, sums[1]/n, "",
+		sums[2]/n, sums[3]/n)
+	fmt.Fprintf(w, "the evidence is largest at the smallest α (%s) on %d of %d splits\n",
+		fmtAlpha(ssmtrAlphas[0]), preferSmallest, len(res))
 	fmt.Fprintln(w, "(the kernel parameters are SMTR's; an SSMTR fit refits them with α)")
 	fmt.Fprintln(w, "−ln p over the grid, split 1:")
 	for k, a := range ssmtrAlphas {
-		fmt.Fprintf(w, "  α %-6s −ln p %9.2f  nMSE %.4f\n", fmtAlpha(a), res[0].NegLogEvidence[k], res[0].Trans[k])
+		fmt.Fprintf(w, "  α %-6s −ln p %9.2f  nMSE %.4f\n", fmtAlpha(a), res[0].NegLogEvidence[k],
+			res[0].Trans[k])
 	}
 }
 

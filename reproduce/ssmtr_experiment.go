@@ -55,14 +55,16 @@ type Protocol struct {
 // SARCOSProtocol is §5.1: 1 % labelled, 10 % unlabelled, the rest test, 100 pairs
 // constraining the order of their labels. The graph weights α_i are free per task, as in
 // the paper.
-var SARCOSProtocol = Protocol{LabelFrac: 0.01, UnlabelFrac: 0.10, Pairs: 100, Targets: ssmtr.PerTask}
+var SARCOSProtocol = Protocol{LabelFrac: 0.01, UnlabelFrac: 0.10, Pairs: 100,
+	Targets: ssmtr.PerTask}
 
 // SchoolProtocol is §5.2: 2 % labelled, 20 % unlabelled, the rest test, 100 pairs
 // constraining the order of their labels. The graph weights α_i are under the common
 // prior: one or two labels per school cannot determine a school's α_i by maximum
 // likelihood, and with α_i free (the paper's model) SSMTR is worse than SMTR (1.372 against
 // 1.292 over ten splits), where under the prior it ties with SMTR (bench/RESULTS.md).
-var SchoolProtocol = Protocol{LabelFrac: 0.02, UnlabelFrac: 0.20, Pairs: 100, Targets: ssmtr.Pooled, AlphaPrior: true}
+var SchoolProtocol = Protocol{LabelFrac: 0.02, UnlabelFrac: 0.20, Pairs: 100, Targets: ssmtr.Pooled,
+	AlphaPrior: true}
 
 // LoadSARCOS reads the GPML SARCOS file (21 inputs, 7 torques, CSV with a header) and
 // returns the inputs and the n×7 torques.
@@ -73,7 +75,8 @@ func LoadSARCOS(path string) (*mat.Dense, *mat.Dense, error) {
 	}
 	n, c := d.X.Dims()
 	if c != 27 {
-		return nil, nil, fmt.Errorf("ssmtr: %s: want 28 columns (21 inputs, 7 torques), got %d", path, c+1)
+		return nil, nil, fmt.Errorf("ssmtr: %s: want 28 columns (21 inputs, 7 torques), got %d", path,
+			c+1)
 	}
 	x := mat.NewDense(n, 21, nil)
 	y := mat.NewDense(n, 7, nil)
@@ -100,14 +103,16 @@ func LoadSchool(path string) ([]*mat.Dense, [][]float64, error) {
 	}
 	n, c := d.X.Dims()
 	if c != 29 {
-		return nil, nil, fmt.Errorf("ssmtr: %s: want 30 columns (task, y, 27 attributes, bias), got %d", path, c+1)
+		return nil, nil, fmt.Errorf("ssmtr: %s: want 30 columns (task, y, 27 attributes, bias), got %d",
+			path, c+1)
 	}
 	rows := map[int][]int{}
 	maxTask := 0
 	for i := 0; i < n; i++ {
 		t := int(d.X.At(i, 0))
 		if float64(t) != d.X.At(i, 0) || t < 1 {
-			return nil, nil, fmt.Errorf("ssmtr: %s: row %d: task %v is not a positive integer", path, i+1, d.X.At(i, 0))
+			return nil, nil, fmt.Errorf("ssmtr: %s: row %d: task %v is not a positive integer", path, i+1,
+				d.X.At(i, 0))
 		}
 		rows[t] = append(rows[t], i)
 		maxTask = max(maxTask, t)
@@ -147,7 +152,8 @@ func SplitTask(x *mat.Dense, y []float64, p Protocol, rng *rand.Rand) (Split, er
 	l := max(1, int(math.Round(p.LabelFrac*float64(n))))
 	u := int(math.Round(p.UnlabelFrac * float64(n)))
 	if l+u >= n {
-		return Split{}, fmt.Errorf("ssmtr: task of %d points leaves no test point (%d labelled, %d unlabelled)", n, l, u)
+		return Split{},
+			fmt.Errorf("ssmtr: task of %d points leaves no test point (%d labelled, %d unlabelled)", n, l, u)
 	}
 	perm := rng.Perm(n)
 	pick := func(idx []int) (*mat.Dense, []float64) {
@@ -297,7 +303,8 @@ func RunSplit(splits []Split, methods []ssmtr.Method, opt ssmtr.Config) ([]Metho
 // under Unscaled. It is what a regressor scores when it has learnt nothing from the inputs,
 // the yardstick for the methods' figures (on the school data SMTR was above it until the
 // fit profiled the prior mean; bench/RESULTS.md).
-func PriorMeanNMSE(splits []Split, s ssmtr.TargetScaling) (trans, induct, transPooled, inductPooled float64) {
+func PriorMeanNMSE(splits []Split, s ssmtr.TargetScaling) (trans, induct, transPooled,
+	inductPooled float64) {
 	var all []float64
 	for _, sp := range splits {
 		all = append(all, sp.Y...)

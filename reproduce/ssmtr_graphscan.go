@@ -102,7 +102,8 @@ func scanSplit(splits []Split, opt ssmtr.Config, alphas []float64) (GraphScanSpl
 
 // transductive returns the model's per-task transductive nMSE averaged over the tasks and,
 // if best is not nil, lowers best[i] to task i's own nMSE where that is lower.
-func transductive(m *ssmtr.Model, splits []Split, truth [][]float64, best []float64) (float64, error) {
+func transductive(m *ssmtr.Model, splits []Split, truth [][]float64, best []float64) (float64,
+	error) {
 	pred := make([][]float64, len(splits))
 	for i, sp := range splits {
 		if sp.U == nil {

@@ -18,7 +18,9 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "usps-table1", Title: "IVM paper Table 1: USPS, ten one-vs-rest IVMs, rbf / mlp / rbf-ARD on the base kernel", Run: runUSPSTable1})
+	register(Experiment{Name: "usps-table1",
+		Title: "IVM paper Table 1: USPS, ten one-vs-rest IVMs, rbf / mlp / rbf-ARD on the base kernel",
+		Run:   runUSPSTable1})
 }
 
 // paperTable1 is the IVM paper's Table 1: % test error of each digit's binary classifier
@@ -74,13 +76,13 @@ func uspsMemoryLimit(core float64, quick bool) (float64, func()) {
 	return float64(limit), func() { debug.SetMemoryLimit(old) }
 }
 
-// USPSTable1 runs the IVM paper's §4.2 protocol: d = 500, five iterations of Algorithm 2
-// with noise parameter updates, the paper's kernel objective (eq. 32, FixedSites) and every
-// iteration accepted as the paper's Algorithm 2 does (no held-out safeguard: on digits 2, 3
-// and 8 it cost 2–7 test errors each), ten one-vs-rest classifiers (trained side by side
-// on the available cores), the papers' entropy criterion (on the rbf row 4.88 % against
-// 5.13 % with the expected-entropy default), inputs as given ([−1, 1] pixels, no scaling). Quick: the rbf
-// kernel only, the first 1000 training images, d = 100, one short iteration.
+// USPSTable1 runs the IVM paper's §4.2 protocol: d = 500, five iterations of Algorithm 2 with
+// noise parameter updates, the paper's kernel objective (eq. 32, FixedSites) and every iteration
+// accepted as the paper's Algorithm 2 does (no held-out safeguard: on digits 2, 3 and 8 it cost
+// 2–7 test errors each), ten one-vs-rest classifiers (trained side by side on the available
+// cores), the papers' entropy criterion (on the rbf row 4.88 % against 5.13 % with the
+// expected-entropy default), inputs as given ([−1, 1] pixels, no scaling). Quick: the rbf kernel
+// only, the first 1000 training images, d = 100, one short iteration.
 func USPSTable1(c Config) ([]USPSRow, error) { return uspsTable1(c, nil) }
 
 // uspsTable1 runs USPSTable1, calling done (when set) with each kernel's row as it ends.
@@ -107,7 +109,8 @@ func uspsTable1(c Config, done func(USPSRow)) ([]USPSRow, error) {
 			}
 		}
 		if len(sel) == 0 {
-			return nil, fmt.Errorf("usps-table1: -only %q names none of the kernels rbf, mlp, rbfard", c.Only)
+			return nil, fmt.Errorf("usps-table1: -only %q names none of the kernels rbf, mlp, rbfard",
+				c.Only)
 		}
 		kernels = sel
 	}
@@ -128,7 +131,8 @@ func uspsTable1(c Config, done func(USPSRow)) ([]USPSRow, error) {
 		if c.Log != nil {
 			cfg.Progress = func(p ivm.Progress) {
 				if p.Trace != nil && !p.Trace.Final {
-					fmt.Fprintf(c.Log, "usps-table1 %s: digit %g, iteration %d/%d, held-out %.4f\n", k.name, p.Class, p.Trace.Iter+1, iters, p.Trace.HeldOut)
+					fmt.Fprintf(c.Log, "usps-table1 %s: digit %g, iteration %d/%d, held-out %.4f\n", k.name,
+						p.Class, p.Trace.Iter+1, iters, p.Trace.HeldOut)
 				}
 			}
 		}
@@ -171,8 +175,10 @@ func uspsTable1(c Config, done func(USPSRow)) ([]USPSRow, error) {
 // kernel and nIters noise steps, the eq. 32 objective, every iteration accepted, the
 // entropy criterion, inputs as given.
 func table1Config(spec string, d, iters, kIters, nIters, workers int) ivm.Config {
-	return ivm.Config{Task: ivm.MultiClass, Kernel: spec, ActiveSize: d, Scale: ivm.ScaleNone, Workers: workers, Criterion: ivm.CriterionEntropy,
-		Learn: ivm.LearnOptions{Iters: iters, KernelIters: kIters, NoiseIters: nIters, Objective: ivm.FixedSites, LastIterate: true}}
+	return ivm.Config{Task: ivm.MultiClass, Kernel: spec, ActiveSize: d, Scale: ivm.ScaleNone,
+		Workers: workers, Criterion: ivm.CriterionEntropy,
+		Learn: ivm.LearnOptions{Iters: iters, KernelIters: kIters, NoiseIters: nIters,
+			Objective: ivm.FixedSites, LastIterate: true}}
 }
 
 func runUSPSTable1(w io.Writer, c Config) error {
@@ -182,7 +188,9 @@ func runUSPSTable1(w io.Writer, c Config) error {
 }
 
 func writeUSPSTable1(w io.Writer, rows []USPSRow, quick bool) {
-	fmt.Fprintln(w, "USPS (IVM paper Table 1): % test error of each digit against the rest, and of the ten-class classifier")
+	fmt.Fprintln(w,
+		"USPS (IVM paper Table 1): % test error of each digit against the rest, and of the ten-class "+
+			"classifier")
 	fmt.Fprintf(w, "%-14s", "kernel")
 	for k := 0; k < 10; k++ {
 		fmt.Fprintf(w, " %6d", k)
@@ -202,15 +210,21 @@ func writeUSPSTable1(w io.Writer, rows []USPSRow, quick bool) {
 		fmt.Fprintf(w, " %8.2f\n", paper[10])
 	}
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s: ten-class error %.2f %% by the largest probability (above), %.2f %% by the largest latent mean\n", r.Kernel, r.Errors[10], r.ByMean)
+		fmt.Fprintf(w,
+			"%s: ten-class error %.2f %% by the largest probability (above), %.2f %% by the largest "+
+				"latent mean\n", r.Kernel, r.Errors[10], r.ByMean)
 		limit := "GOMEMLIMIT as set"
 		if r.LimitMB > 0 {
 			limit = fmt.Sprintf("Go's soft memory limit %.0f MB", r.LimitMB)
 		}
-		fmt.Fprintf(w, "%s: peak RSS so far %.0f MB; bound for the classifiers trained at once %.0f MB (%s)\n", r.Kernel, r.PeakMB, r.BoundMB, limit)
+		fmt.Fprintf(w,
+			"%s: peak RSS so far %.0f MB; bound for the classifiers trained at once %.0f MB (%s)\n",
+			r.Kernel, r.PeakMB, r.BoundMB, limit)
 	}
 	if quick {
-		fmt.Fprintln(w, "(quick: 1000 training images, d = 100, one short iteration; the paper's figures are for the full protocol)")
+		fmt.Fprintln(w,
+			"(quick: 1000 training images, d = 100, one short iteration; the paper's figures are for the "+
+				"full protocol)")
 	}
 }
 

@@ -18,12 +18,15 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "usps-table3", Title: "Extensions paper Table 3: USPS with virtual informative vectors (one-pixel translations of the active images)", Run: runUSPSTable3})
+	register(Experiment{Name: "usps-table3",
+		Title: "Extensions paper Table 3: USPS with virtual informative vectors (one-pixel " +
+			"translations of the active images)", Run: runUSPSTable3})
 }
 
 // paperTable3 is the extensions paper's Table 3: mean % test error of each digit's
 // binary classifier and of the ten-class classifier over ten runs.
-var paperTable3 = [11]float64{0.648, 0.389, 0.967, 0.683, 1.06, 0.747, 0.523, 0.399, 0.638, 0.523, 3.30}
+var paperTable3 = [11]float64{0.648, 0.389, 0.967, 0.683, 1.06, 0.747, 0.523, 0.399, 0.638, 0.523,
+	3.30}
 
 // USPSTable3 runs the extensions paper's §6.1 protocol: an rbf + lin kernel (with bias and
 // white) learnt for each digit against the rest by 8 iterations of Algorithm 2 with d = 500
@@ -58,9 +61,11 @@ func USPSTable3(c Config) ([][11]float64, error) {
 		if run > 0 {
 			x, y = permuteRows(x0, y0, uint64(run+1))
 		}
-		p, err := ivm.Fit(x, y, ivm.Config{Task: ivm.MultiClass, Scale: ivm.ScaleNone, ActiveSize: d1, Workers: c.Workers,
-			Kernel: "rbf(gamma=0.0078125)+lin(variance=0.01)+bias+white",
-			Learn:  ivm.LearnOptions{Iters: iters, KernelIters: kIters, NoiseIters: nIters, Objective: ivm.FixedSites, LastIterate: true}})
+		p, err := ivm.Fit(x, y, ivm.Config{Task: ivm.MultiClass, Scale: ivm.ScaleNone, ActiveSize: d1,
+			Workers: c.Workers,
+			Kernel:  "rbf(gamma=0.0078125)+lin(variance=0.01)+bias+white",
+			Learn: ivm.LearnOptions{Iters: iters, KernelIters: kIters, NoiseIters: nIters,
+				Objective: ivm.FixedSites, LastIterate: true}})
 		if err != nil {
 			return nil, fmt.Errorf("usps-table3 run %d: %w", run+1, err)
 		}
@@ -81,7 +86,8 @@ func USPSTable3(c Config) ([][11]float64, error) {
 			if err != nil {
 				return nil, err
 			}
-			sel, err := engine.NewSelector(aug, yaug, m.Kernel, noise.NewProbit(), engine.Options{Workers: c.Workers})
+			sel, err := engine.NewSelector(aug, yaug, m.Kernel, noise.NewProbit(),
+				engine.Options{Workers: c.Workers})
 			if err != nil {
 				return nil, err
 			}
@@ -101,7 +107,8 @@ func USPSTable3(c Config) ([][11]float64, error) {
 		}
 		errs[10] = oneVsRestError(probs.At, p.Classes, test.Y)
 		if c.Log != nil {
-			fmt.Fprintf(c.Log, "usps-table3 run %d: overall %.2f %% in %.0f s\n", run+1, errs[10], time.Since(start).Seconds())
+			fmt.Fprintf(c.Log, "usps-table3 run %d: overall %.2f %% in %.0f s\n", run+1, errs[10],
+				time.Since(start).Seconds())
 		}
 		out = append(out, errs)
 	}
@@ -118,7 +125,9 @@ func runUSPSTable3(w io.Writer, c Config) error {
 }
 
 func writeUSPSTable3(w io.Writer, runs [][11]float64, quick bool) {
-	fmt.Fprintf(w, "USPS with virtual informative vectors (extensions paper Table 3): %% test error, mean ± sd over %d runs\n", len(runs))
+	fmt.Fprintf(w,
+		"USPS with virtual informative vectors (extensions paper Table 3): %% test error, mean ± sd "+
+			"over %d runs\n", len(runs))
 	fmt.Fprintf(w, "%-8s", "")
 	for k := 0; k < 10; k++ {
 		fmt.Fprintf(w, " %13d", k)

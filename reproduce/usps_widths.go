@@ -15,7 +15,9 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "usps-widths", Title: "Diagnostic: the usps-table1 rbf row's learnt widths scaled, and what the test set would choose", Run: runUSPSWidths})
+	register(Experiment{Name: "usps-widths",
+		Title: "Diagnostic: the usps-table1 rbf row's learnt widths scaled, and what the test set " +
+			"would choose", Run: runUSPSWidths})
 }
 
 // WidthScan is the result of USPSWidths.
@@ -97,8 +99,9 @@ func USPSWidths(c Config) (*WidthScan, error) {
 				yk[i] = 1
 			}
 		}
-		m, err := ivm.Fit(x, yk, ivm.Config{Task: ivm.Binary, Kernel: specs[f][k], FixedKernel: true, ActiveSize: d,
-			Scale: ivm.ScaleNone, Workers: 1, Criterion: ivm.CriterionEntropy})
+		m, err := ivm.Fit(x, yk, ivm.Config{Task: ivm.Binary, Kernel: specs[f][k], FixedKernel: true,
+			ActiveSize: d,
+			Scale:      ivm.ScaleNone, Workers: 1, Criterion: ivm.CriterionEntropy})
 		if err != nil {
 			return err
 		}
@@ -118,7 +121,9 @@ func USPSWidths(c Config) (*WidthScan, error) {
 		return nil, fmt.Errorf("usps-widths: %w", err)
 	}
 	for f := range factors {
-		res.TenClass = append(res.TenClass, oneVsRestError(func(i, k int) float64 { return probs[f][k][i] }, p.Classes, test.Y))
+		res.TenClass = append(res.TenClass, oneVsRestError(func(i, k int) float64 {
+			return probs[f][k][i]
+		}, p.Classes, test.Y))
 	}
 	for k := 0; k < 10; k++ {
 		for f := range factors {
@@ -127,7 +132,9 @@ func USPSWidths(c Config) (*WidthScan, error) {
 			}
 		}
 	}
-	res.PerDigitBest = oneVsRestError(func(i, k int) float64 { return probs[res.BestFactor[k]][k][i] }, p.Classes, test.Y)
+	res.PerDigitBest = oneVsRestError(func(i, k int) float64 {
+		return probs[res.BestFactor[k]][k][i]
+	}, p.Classes, test.Y)
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
@@ -161,12 +168,15 @@ func runUSPSWidths(w io.Writer, c Config) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "USPS, the usps-table1 rbf row's learnt kernels with the rbf inverse width γ scaled (fixed-kernel selection, the rest as learnt)")
+	fmt.Fprintln(w,
+		"USPS, the usps-table1 rbf row's learnt kernels with the rbf inverse width γ scaled "+
+			"(fixed-kernel selection, the rest as learnt)")
 	fmt.Fprintln(w, "learnt kernels:")
 	for k, s := range r.Kernels {
 		fmt.Fprintf(w, "  %d: %s\n", k, s)
 	}
-	fmt.Fprintf(w, "binary test errors (of %d images) per digit, and the ten-class %% error:\n", r.Test)
+	fmt.Fprintf(w, "binary test errors (of %d images) per digit, and the ten-class %% error:\n",
+		r.Test)
 	fmt.Fprintf(w, "%-6s", "γ ×")
 	for k := 0; k < 10; k++ {
 		fmt.Fprintf(w, " %4d", k)
@@ -179,8 +189,11 @@ func runUSPSWidths(w io.Writer, c Config) error {
 		}
 		fmt.Fprintf(w, " %8.2f%%\n", r.TenClass[f])
 	}
-	fmt.Fprintf(w, "each digit at its own best factor %v: ten-class %.2f %%\n", r.BestFactor, r.PerDigitBest)
-	fmt.Fprintf(w, "(factors chosen on the test set: an optimistic bound, not a method; paper's Table 1 rbf: 4.58 %%); %.0f s\n", r.Seconds)
+	fmt.Fprintf(w, "each digit at its own best factor %v: ten-class %.2f %%\n", r.BestFactor,
+		r.PerDigitBest)
+	fmt.Fprintf(w,
+		"(factors chosen on the test set: an optimistic bound, not a method; paper's Table 1 rbf: 4.58 "+
+			"%%); %.0f s\n", r.Seconds)
 	if c.Quick {
 		fmt.Fprintln(w, "(quick: 1000 training images, d = 100, one short iteration)")
 	}

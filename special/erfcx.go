@@ -60,8 +60,8 @@ func asymS(x float64) float64 {
 	return 1 - t*asymP(t)
 }
 
-// asymP returns P(t) = Σₙ (−1)ⁿ (2n+1)!! tⁿ, truncated after 11 terms (t ≤ 1/512), in the
-// nested form 1 − 3t(1 − 5t(1 − 7t(…))). With S = 1 − tP the series gives both
+// asymP returns P(t) = Σₙ (−1)ⁿ (2n+1)!! tⁿ, truncated after 11 terms (t ≤ 1/512), in
+// the nested form 1 − 3t(1 − 5t(1 − 7t(…))). With S = 1 − tP the series gives both
 // erfcx(x) = S/(√π x) and the probit curvature r(r+u) = P/S² without cancellation.
 func asymP(t float64) float64 {
 	p := 1 - 23*t

@@ -32,9 +32,9 @@ func NormPDF(u float64) float64 {
 	return invSqrt2Pi * expNegHalfSquare(u)
 }
 
-// Phi returns the standard normal distribution function Φ(u), with full relative
-// accuracy in the lower tail (Φ(u) for u ≤ 0 is ½·erfcx(−u/√2)·e^{−u²/2}). For u > 0 it is
-// 1 − Φ(−u); use Phi(−u) for the upper-tail probability.
+// Phi returns the standard normal distribution function Φ(u), with full relative accuracy in the
+// lower tail (Φ(u) for u ≤ 0 is ½·erfcx(−u/√2)·e^{−u²/2}). For u > 0 it is 1 −
+// Φ(−u); use Phi(−u) for the upper-tail probability.
 func Phi(u float64) float64 {
 	if u > 0 {
 		return 1 - lowerPhi(-u)
@@ -48,8 +48,8 @@ func lowerPhi(u float64) float64 {
 }
 
 // LogPhi returns ln Φ(u). For u ≤ 0 it is −u²/2 + ln ½ + ln erfcx(−u/√2), a sum of
-// non-positive terms; for u > 0 it is log1p(−Φ(−u)). LogPhi(−Inf) = −Inf, LogPhi(+Inf) = 0,
-// and LogPhi(u) = −Inf when −u²/2 overflows (u < −1.9e154), as the true value does.
+// non-positive terms; for u > 0 it is log1p(−Φ(−u)). LogPhi(−Inf) = −Inf, LogPhi(+Inf) =
+// 0, and LogPhi(u) = −Inf when −u²/2 overflows (u < −1.9e154), as the true value does.
 func LogPhi(u float64) float64 {
 	if u > 0 {
 		return math.Log1p(-lowerPhi(-u))
@@ -67,9 +67,9 @@ func asymT(x float64) float64 {
 	return t * asymP(t)
 }
 
-// InvMills returns the inverse Mills ratio r(u) = N(u)/Φ(u), the probit ratio of IVM paper
-// eq. 20. For u ≤ 0 it is √(2/π)/erfcx(−u/√2), so r(u) ≈ −u for u → −∞ without overflow or
-// cancellation; InvMills(−Inf) = +Inf and InvMills(+Inf) = 0.
+// InvMills returns the inverse Mills ratio r(u) = N(u)/Φ(u), the probit ratio of IVM paper eq. 20.
+// For u ≤ 0 it is √(2/π)/erfcx(−u/√2), so r(u) ≈ −u for u → −∞ without overflow
+// or cancellation; InvMills(−Inf) = +Inf and InvMills(+Inf) = 0.
 func InvMills(u float64) float64 {
 	if u > 0 {
 		e := expNegHalfSquare(u)
@@ -86,16 +86,15 @@ func InvMills(u float64) float64 {
 	return -u / asymS(x)
 }
 
-// LogPhiMills returns, with one evaluation of erfcx, lnΦ(u), the inverse Mills ratio
-// r = N(u)/Φ(u) and d = r(r + u) = −dr/du, which lies in (0, 1) (it is one minus the
-// variance of a standard normal truncated to (−∞, u]).
+// LogPhiMills returns, with one evaluation of erfcx, lnΦ(u), the inverse Mills ratio r =
+// N(u)/Φ(u) and d = r(r + u) = −dr/du, which lies in (0, 1) (it is one minus the variance of a
+// standard normal truncated to (−∞, u]).
 //
-// These are the probit quantities of IVM paper eqs. 19–21 for c = 1: ln Z = lnΦ(u),
-// g = c·r and ν = c²·d. The product d is computed without the cancellation of r + u for
-// u → −∞ (where r ≈ −u): for u ≤ −16√2 it comes from the asymptotic series of erfcx,
-// d = P/S², so d → 1 correctly even where r + u would round to 0. Above that, r + u
-// loses about log10(u²) digits: d is accurate to 3e−13 relative (measured), ln Φ and r
-// to 1e−15.
+// These are the probit quantities of IVM paper eqs. 19–21 for c = 1: ln Z = lnΦ(u), g = c·r and
+// ν = c²·d. The product d is computed without the cancellation of r + u for u → −∞ (where
+// r ≈ −u): for u ≤ −16√2 it comes from the asymptotic series of erfcx, d = P/S², so d
+// → 1 correctly even where r + u would round to 0. Above that, r + u loses about log10(u²)
+// digits: d is accurate to 3e−13 relative (measured), ln Φ and r to 1e−15.
 func LogPhiMills(u float64) (logPhi, r, d float64) {
 	if u > 0 {
 		e := expNegHalfSquare(u)

@@ -14,21 +14,22 @@ func LogPhiDiff(a, b float64) float64 {
 	return l
 }
 
-// LogPhiDiffRatios returns, for a > b, logD = ln D with D = Φ(a) − Φ(b), and the ratios
-// ra = N(a)/D and rb = N(b)/D (the B₁, B₂ of the ordered categorical model, IVM paper
-// eqs. 24–25), accurate to about 1e−14 relative even when a and b lie far in the same tail,
-// where D, N(a) and N(b) all underflow.
+// LogPhiDiffRatios returns, for a > b, logD = ln D with D = Φ(a) − Φ(b), and the ratios ra =
+// N(a)/D and rb = N(b)/D (the B₁, B₂ of the ordered categorical model, IVM paper eqs. 24–25),
+// accurate to about 1e−14 relative even when a and b lie far in the same tail, where D, N(a) and
+// N(b) all underflow.
 //
-// a may be +Inf and b may be −Inf (one-sided intervals: then ra or rb is 0 and the other
-// ratio is an inverse Mills ratio). For a == b it returns (−Inf, +Inf, +Inf); for a < b
-// or a NaN argument it returns NaNs.
+// a may be +Inf and b may be −Inf (one-sided intervals: then ra or rb is 0 and the other ratio is
+// an inverse Mills ratio). For a == b it returns (−Inf, +Inf, +Inf); for a < b or a NaN argument
+// it returns NaNs.
 //
-// Method: a narrow interval uses the Taylor series of ∫N about the midpoint m,
-// D = 2h·N(m)·(1 + He₂(m)h²/3! + He₄(m)h⁴/5! + He₆(m)h⁶/7!). Otherwise, for b < a ≤ 0,
-// D = ½e^{−a²/2}(erfcx(−a/√2) − e^{(a²−b²)/2}·erfcx(−b/√2)), so that ra = √(2/π)/(…) and
-// rb = e^{(a²−b²)/2}·ra involve no large exponentials; 0 ≤ b < a is the mirror image
-// (D = Φ(−b) − Φ(−a)); b < 0 < a gives D = 1 − Φ(−a) − Φ(b) (ln D by log1p) when the
-// tails are small and ½(erf(a/√2) + erf(−b/√2)), a sum of positive terms, otherwise.
+// Method: a narrow interval uses the Taylor series of ∫N about the midpoint m, D = 2h·N(m)·(1 +
+// He₂(m)h²/3! + He₄(m)h⁴/5! + He₆(m)h⁶/7!). Otherwise, for b < a ≤ 0, D =
+// ½e^{−a²/2}(erfcx(−a/√2) − e^{(a²−b²)/2}·erfcx(−b/√2)), so that ra =
+// √(2/π)/(…) and rb = e^{(a²−b²)/2}·ra involve no large exponentials; 0 ≤ b < a is the
+// mirror image (D = Φ(−b) − Φ(−a)); b < 0 < a gives D = 1 − Φ(−a) − Φ(b) (ln D by
+// log1p) when the tails are small and ½(erf(a/√2) + erf(−b/√2)), a sum of positive terms,
+// otherwise.
 func LogPhiDiffRatios(a, b float64) (logD, ra, rb float64) {
 	switch {
 	case !(a >= b): // a < b or NaN

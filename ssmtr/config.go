@@ -242,8 +242,10 @@ type Progress struct {
 
 // String formats the progress as one line.
 func (p Progress) String() string {
-	return fmt.Sprintf("%v: outer %d: J = %.6f (data %.6f), σ = %.4g, ε = %.4g, m_θ = %.3g, %d iterations (%s)",
-		p.Method, p.Outer, p.Step.Objective, p.Step.Data, p.Sigma, p.Epsilon, p.PriorMean, p.Step.Iterations, p.Step.Reason)
+	return fmt.Sprintf(
+		"%v: outer %d: J = %.6f (data %.6f), σ = %.4g, ε = %.4g, m_θ = %.3g, %d iterations (%s)",
+		p.Method, p.Outer, p.Step.Objective, p.Step.Data, p.Sigma, p.Epsilon, p.PriorMean,
+		p.Step.Iterations, p.Step.Reason)
 }
 
 func (o Config) withDefaults() Config {
@@ -285,7 +287,8 @@ func (o Config) check() error {
 		return fmt.Errorf("ssmtr: unknown target scaling %d", int(o.Targets))
 	}
 	if !(o.PriorPseudoTasks >= 0 && o.PriorScale >= 0) {
-		return fmt.Errorf("ssmtr: prior regularisation must be positive (ν₀ = %g, s² = %g)", o.PriorPseudoTasks, o.PriorScale)
+		return fmt.Errorf("ssmtr: prior regularisation must be positive (ν₀ = %g, s² = %g)",
+			o.PriorPseudoTasks, o.PriorScale)
 	}
 	if o.OuterIters < 0 || o.InnerIters < 0 || !(o.Tol >= 0) {
 		return fmt.Errorf("ssmtr: negative iteration limit or tolerance")

@@ -23,7 +23,8 @@ type rowSplit struct {
 func splitRows(x *mat.Dense, y []float64, task []string) (*rowSplit, error) {
 	n, d := x.Dims()
 	if len(y) != n || len(task) != n {
-		return nil, fmt.Errorf("ssmtr: %d rows of inputs, %d targets and %d task names", n, len(y), len(task))
+		return nil, fmt.Errorf("ssmtr: %d rows of inputs, %d targets and %d task names", n, len(y),
+			len(task))
 	}
 	if n == 0 || d == 0 {
 		return nil, errors.New("ssmtr: no training data")
@@ -51,7 +52,8 @@ func splitRows(x *mat.Dense, y []float64, task []string) (*rowSplit, error) {
 	sp := &rowSplit{names: names, tasks: make([]taskData, len(names)), at: make([][2]int, n)}
 	for k, name := range names {
 		if len(lab[k]) == 0 {
-			return nil, fmt.Errorf("ssmtr: task %q has no labelled rows; every task needs at least one", name)
+			return nil, fmt.Errorf("ssmtr: task %q has no labelled rows; every task needs at least one",
+				name)
 		}
 		t := &sp.tasks[k]
 		t.X, t.U = dataset.RowsOf(x, lab[k]), dataset.RowsOf(x, unl[k])
@@ -72,7 +74,8 @@ func (sp *rowSplit) constraints(pairs []Pair, quads []Quad) error {
 		k, idx := -1, make([]int, len(rows))
 		for i, r := range rows {
 			if r < 0 || r >= len(sp.at) {
-				return 0, nil, fmt.Errorf("ssmtr: %s %d: row %d is not a row of x (0 to %d)", what, j, r, len(sp.at)-1)
+				return 0, nil, fmt.Errorf("ssmtr: %s %d: row %d is not a row of x (0 to %d)", what, j, r,
+					len(sp.at)-1)
 			}
 			if k >= 0 && sp.at[r][0] != k {
 				return 0, nil, fmt.Errorf("ssmtr: %s %d: rows %v belong to different tasks", what, j, rows)

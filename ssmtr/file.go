@@ -72,12 +72,14 @@ func (m *Model) Save(w io.Writer) error {
 	if len(m.Tasks) != len(m.Names) {
 		return fmt.Errorf("ssmtr: %d tasks but %d names", len(m.Tasks), len(m.Names))
 	}
-	f := fileModel{Format: ModelFormat, Method: m.Method, Kernel: m.Kernel, Dim: m.Dim, Scaling: m.Scaling, Scaler: m.Scaler,
+	f := fileModel{Format: ModelFormat, Method: m.Method, Kernel: m.Kernel, Dim: m.Dim,
+		Scaling: m.Scaling, Scaler: m.Scaler,
 		Targets: m.Targets, Graph: m.Graph, Objective: m.Objective, Training: m.Training}
 	for k, tm := range m.Tasks {
 		n, _ := tm.x.Dims()
-		ft := fileTask{Name: m.Names[k], Theta: tm.Theta, Alpha: tm.Alpha, Sigma: tm.Sigma, Epsilon: tm.Epsilon,
-			Mean: tm.Mean, Scale: tm.Scale, NegLogEvidence: tm.NegLogEvidence, Condition: tm.Condition,
+		ft := fileTask{Name: m.Names[k], Theta: tm.Theta, Alpha: tm.Alpha, Sigma: tm.Sigma,
+			Epsilon: tm.Epsilon,
+			Mean:    tm.Mean, Scale: tm.Scale, NegLogEvidence: tm.NegLogEvidence, Condition: tm.Condition,
 			X: make([][]float64, n), W: tm.w, A: make([]float64, 0, n*(n+1)/2)}
 		for i := 0; i < n; i++ {
 			ft.X[i] = tm.x.RawRowView(i)
@@ -86,8 +88,9 @@ func (m *Model) Save(w io.Writer) error {
 		f.Tasks = append(f.Tasks, ft)
 	}
 	if p := m.Prior; p != nil {
-		fp := &filePrior{Names: p.Names, Mean: p.Mean, Sigma: p.Sigma, Epsilon: p.Epsilon, AlphaPrior: p.AlphaPrior,
-			Alpha: p.Alpha, PooledMean: p.PooledMean, PooledScale: p.PooledScale}
+		fp := &filePrior{Names: p.Names, Mean: p.Mean, Sigma: p.Sigma, Epsilon: p.Epsilon,
+			AlphaPrior: p.AlphaPrior,
+			Alpha:      p.Alpha, PooledMean: p.PooledMean, PooledScale: p.PooledScale}
 		for i := 0; i < p.Cov.SymmetricDim(); i++ {
 			row := make([]float64, p.Cov.SymmetricDim())
 			for j := range row {
@@ -123,7 +126,8 @@ func Load(r io.Reader) (*Model, error) {
 	if format != ModelFormat {
 		name, _, _ := strings.Cut(ModelFormat, "/")
 		if strings.HasPrefix(format, name+"/") {
-			return nil, fmt.Errorf("ssmtr: model format %q is not supported by this version (it reads %q)", format, ModelFormat)
+			return nil, fmt.Errorf("ssmtr: model format %q is not supported by this version (it reads %q)",
+				format, ModelFormat)
 		}
 		return nil, fmt.Errorf("ssmtr: model format %q is not %q", format, ModelFormat)
 	}
@@ -153,8 +157,9 @@ func (f *fileModel) model() (*Model, error) {
 	if err := cfg.check(); err != nil {
 		return nil, fmt.Errorf("ssmtr: model file: %s", strings.TrimPrefix(err.Error(), "ssmtr: "))
 	}
-	m := &Model{Method: f.Method, Kernel: f.Kernel, Dim: f.Dim, Scaling: f.Scaling, Scaler: f.Scaler, Targets: f.Targets,
-		Graph: f.Graph, Objective: f.Objective, Training: f.Training}
+	m := &Model{Method: f.Method, Kernel: f.Kernel, Dim: f.Dim, Scaling: f.Scaling, Scaler: f.Scaler,
+		Targets: f.Targets,
+		Graph:   f.Graph, Objective: f.Objective, Training: f.Training}
 	switch {
 	case f.Scaling == dataset.ScaleNone && f.Scaler != nil:
 		return nil, errors.New("ssmtr: model file: scaling none with a scaler")
@@ -196,7 +201,8 @@ func (ft *fileTask) taskModel(spec string, dim int) (*TaskModel, error) {
 		return nil, err
 	}
 	if len(ft.Theta) != k.NumParams() {
-		return nil, fmt.Errorf("%d kernel parameters, the kernel %q has %d", len(ft.Theta), spec, k.NumParams())
+		return nil, fmt.Errorf("%d kernel parameters, the kernel %q has %d", len(ft.Theta), spec,
+			k.NumParams())
 	}
 	for i, v := range ft.Theta {
 		if !(v > 0) {
@@ -207,12 +213,15 @@ func (ft *fileTask) taskModel(spec string, dim int) (*TaskModel, error) {
 		return nil, err
 	}
 	if !(ft.Sigma > 0 && ft.Scale > 0 && ft.Alpha >= 0 && ft.Epsilon >= 0 && ft.Condition >= 0) {
-		return nil, fmt.Errorf("σ = %v, scale = %v, α = %v, ε = %v, condition %v: want σ, scale > 0 and α, ε ≥ 0",
-			ft.Sigma, ft.Scale, ft.Alpha, ft.Epsilon, ft.Condition)
+		return nil,
+			fmt.Errorf(
+				"σ = %v, scale = %v, α = %v, ε = %v, condition %v: want σ, scale > 0 and α, ε ≥ 0",
+				ft.Sigma, ft.Scale, ft.Alpha, ft.Epsilon, ft.Condition)
 	}
 	n := len(ft.X)
 	if n == 0 || len(ft.W) != n || len(ft.A) != n*(n+1)/2 {
-		return nil, fmt.Errorf("%d training rows, %d weights and %d entries of A (want %d)", n, len(ft.W), len(ft.A), n*(n+1)/2)
+		return nil, fmt.Errorf("%d training rows, %d weights and %d entries of A (want %d)", n, len(ft.W),
+			len(ft.A), n*(n+1)/2)
 	}
 	for i, row := range ft.X { // before allocating n×dim: dim is the file's word
 		if len(row) != dim {
@@ -232,8 +241,10 @@ func (ft *fileTask) taskModel(spec string, dim int) (*TaskModel, error) {
 			p++
 		}
 	}
-	return &TaskModel{Theta: ft.Theta, Alpha: ft.Alpha, Sigma: ft.Sigma, Epsilon: ft.Epsilon, Mean: ft.Mean, Scale: ft.Scale,
-		NegLogEvidence: ft.NegLogEvidence, Condition: ft.Condition, kernel: k, x: x, w: ft.W, amat: a}, nil
+	return &TaskModel{Theta: ft.Theta, Alpha: ft.Alpha, Sigma: ft.Sigma, Epsilon: ft.Epsilon,
+			Mean: ft.Mean, Scale: ft.Scale,
+			NegLogEvidence: ft.NegLogEvidence, Condition: ft.Condition, kernel: k, x: x, w: ft.W, amat: a},
+		nil
 }
 
 // prior checks a file's prior against its model and builds it.
@@ -250,7 +261,8 @@ func (fp *filePrior) prior(m *Model) (*Prior, error) {
 		q++
 	}
 	if len(fp.Mean) != q || len(fp.Names) != q || len(fp.Cov) != q {
-		return nil, fmt.Errorf("%d means, %d names and %d covariance rows, want %d", len(fp.Mean), len(fp.Names), len(fp.Cov), q)
+		return nil, fmt.Errorf("%d means, %d names and %d covariance rows, want %d", len(fp.Mean),
+			len(fp.Names), len(fp.Cov), q)
 	}
 	cov := mat.NewSymDense(q, nil)
 	for i, row := range fp.Cov {
@@ -261,11 +273,16 @@ func (fp *filePrior) prior(m *Model) (*Prior, error) {
 			cov.SetSym(i, j, row[j])
 		}
 	}
-	if !(fp.Sigma > 0 && fp.Epsilon >= 0 && fp.Alpha >= 0 && fp.PooledScale > 0) || (m.Method == SSMTRPI && fp.Epsilon == 0) {
-		return nil, fmt.Errorf("σ = %v, ε = %v, α = %v, pooled scale %v", fp.Sigma, fp.Epsilon, fp.Alpha, fp.PooledScale)
+	if !(fp.Sigma > 0 && fp.Epsilon >= 0 && fp.Alpha >= 0 && fp.PooledScale > 0) ||
+		(m.Method == SSMTRPI && fp.Epsilon == 0) {
+		return nil, fmt.Errorf("σ = %v, ε = %v, α = %v, pooled scale %v", fp.Sigma, fp.Epsilon,
+			fp.Alpha,
+			fp.PooledScale)
 	}
-	return &Prior{Names: fp.Names, Mean: fp.Mean, Cov: cov, Kernel: m.Kernel, Dim: m.Dim, Method: m.Method, Graph: m.Graph,
-		Targets: m.Targets, PooledMean: fp.PooledMean, PooledScale: fp.PooledScale, Sigma: fp.Sigma, Epsilon: fp.Epsilon,
+	return &Prior{Names: fp.Names, Mean: fp.Mean, Cov: cov, Kernel: m.Kernel, Dim: m.Dim,
+		Method: m.Method, Graph: m.Graph,
+		Targets: m.Targets, PooledMean: fp.PooledMean, PooledScale: fp.PooledScale, Sigma: fp.Sigma,
+		Epsilon:    fp.Epsilon,
 		AlphaPrior: fp.AlphaPrior, Alpha: fp.Alpha}, nil
 }
 
@@ -281,14 +298,17 @@ func checkFinite(f fileModel) error {
 	}
 	errs := []error{bad("objective", f.Objective)}
 	for _, t := range f.Tasks {
-		errs = append(errs, bad("task "+t.Name+" θ", t.Theta...), bad("task "+t.Name+" w", t.W...), bad("task "+t.Name+" A", t.A...),
-			bad("task "+t.Name+" noise, scaling or evidence", t.Alpha, t.Sigma, t.Epsilon, t.Mean, t.Scale, t.NegLogEvidence, t.Condition))
+		errs = append(errs, bad("task "+t.Name+" θ", t.Theta...), bad("task "+t.Name+" w", t.W...),
+			bad("task "+t.Name+" A", t.A...),
+			bad("task "+t.Name+" noise, scaling or evidence", t.Alpha, t.Sigma, t.Epsilon, t.Mean, t.Scale,
+				t.NegLogEvidence, t.Condition))
 		for i, row := range t.X {
 			errs = append(errs, bad(fmt.Sprintf("task %s row %d", t.Name, i+1), row...))
 		}
 	}
 	if p := f.Prior; p != nil {
-		errs = append(errs, bad("prior mean", p.Mean...), bad("prior noise", p.Sigma, p.Epsilon, p.Alpha, p.PooledMean, p.PooledScale))
+		errs = append(errs, bad("prior mean", p.Mean...), bad("prior noise", p.Sigma, p.Epsilon, p.Alpha,
+			p.PooledMean, p.PooledScale))
 		for _, row := range p.Cov {
 			errs = append(errs, bad("prior covariance", row...))
 		}

@@ -251,14 +251,19 @@ func parseKernel(spec string, dim int) (*kern.Sum, error) {
 	names := k.ParamNames()
 	for i, kind := range k.ParamKinds() {
 		if kind != param.Positive {
-			return nil, fmt.Errorf("ssmtr: kernel parameter %s is not positive-valued; the prior is on log-parameters", names[i])
+			return nil,
+				fmt.Errorf("ssmtr: kernel parameter %s is not positive-valued; the prior is on log-parameters",
+					names[i])
 		}
 	}
 	if k.White() != 0 {
-		return nil, errors.New("ssmtr: kernel has a white-noise term: the noise is the model's σ, remove white from the spec")
+		return nil,
+			errors.New(
+				"ssmtr: kernel has a white-noise term: the noise is the model's σ, remove white from the spec")
 	}
 	if len(k.Ties()) > 0 {
-		return nil, errors.New("ssmtr: kernel has tied parameters, which the per-task prior does not support")
+		return nil,
+			errors.New("ssmtr: kernel has tied parameters, which the per-task prior does not support")
 	}
 	return k, nil
 }
@@ -290,7 +295,8 @@ func pairDistances(x, u *mat.Dense, max int) []float64 {
 }
 
 // newTask builds the internal form of task i.
-func newTask(t taskData, i int, opt Config, spec string, init []float64, mean, scale float64) (*task, error) {
+func newTask(t taskData, i int, opt Config, spec string, init []float64, mean,
+	scale float64) (*task, error) {
 	l, dim := t.X.Dims()
 	k, err := parseKernel(spec, dim)
 	if err != nil {

@@ -73,15 +73,15 @@ type GraphOptions struct {
 	Laplacian Laplacian `json:"laplacian"`
 }
 
-// SimilarityGraph returns the K-nearest-neighbour similarity matrix of the rows of x with
-// local scaling (Zelnik-Manor & Perona; paper §3):
+// SimilarityGraph returns the K-nearest-neighbour similarity matrix of the rows of x with local
+// scaling (Zelnik-Manor & Perona; paper §3):
 //
 //	S_jr = exp(−‖x_j − x_r‖² / (σ_j σ_r))  if x_j ∈ N_K(x_r) or x_r ∈ N_K(x_j), else 0,
 //
-// σ_j being the distance from x_j to its K-th nearest neighbour. K is reduced to n−1 when
-// there are fewer points. A zero local scale (K duplicates of a point) is replaced by the
-// point's smallest non-zero distance, or 1 if every other point coincides with it, so that
-// duplicates get weight 1 instead of a division by zero.
+// σ_j being the distance from x_j to its K-th nearest neighbour. K is reduced to n−1 when there
+// are fewer points. A zero local scale (K duplicates of a point) is replaced by the point's
+// smallest non-zero distance, or 1 if every other point coincides with it, so that duplicates get
+// weight 1 instead of a division by zero.
 func SimilarityGraph(x *mat.Dense, k int) (*mat.SymDense, error) {
 	n, d := x.Dims()
 	if k <= 0 {

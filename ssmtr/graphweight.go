@@ -17,9 +17,11 @@ import (
 // configured by m.Graph. Nothing is refitted. Each task's NegLogEvidence is
 // −ln p(y | θ_i, σ, α), and each model's Objective their sum (no prior term), so a scan
 // over the weights shows what SSMTR's evidence makes of the graph on the given data.
-func (m *Model) GraphWeights(x *mat.Dense, y []float64, task []string, alphas []float64) ([]*Model, error) {
+func (m *Model) GraphWeights(x *mat.Dense, y []float64, task []string, alphas []float64) ([]*Model,
+	error) {
 	if m.Method == SSMTRPI {
-		return nil, errors.New("ssmtr: GraphWeights needs a model without constraints (SSTR, SMTR or SSMTR)")
+		return nil,
+			errors.New("ssmtr: GraphWeights needs a model without constraints (SSTR, SMTR or SSMTR)")
 	}
 	if x == nil {
 		return nil, errors.New("ssmtr: no inputs")
@@ -71,7 +73,8 @@ func (m *Model) graphTasks(tasks []taskData) (*graphView, error) {
 			return nil, fmt.Errorf("ssmtr: task %q is not the data its model was fitted on", m.Names[i])
 		}
 		var err error
-		if g.ts[i], err = newTask(tasks[i], i, opt, m.Kernel, old.Theta, old.Mean, old.Scale); err != nil {
+		if g.ts[i], err = newTask(tasks[i], i, opt, m.Kernel, old.Theta, old.Mean,
+			old.Scale); err != nil {
 			return nil, err
 		}
 	}
@@ -84,10 +87,12 @@ func (g *graphView) at(alpha float64) (*Model, error) {
 		return nil, fmt.Errorf("ssmtr: graph weight %v must be finite and ≥ 0", alpha)
 	}
 	m := g.m
-	out := &Model{Method: SSMTR, Kernel: m.Kernel, Dim: m.Dim, Names: m.Names, Scaling: m.Scaling, Scaler: m.Scaler,
+	out := &Model{Method: SSMTR, Kernel: m.Kernel, Dim: m.Dim, Names: m.Names, Scaling: m.Scaling,
+		Scaler:  m.Scaler,
 		Targets: m.Targets, Graph: g.graph, Tasks: make([]*TaskModel, len(g.ts))}
 	for i, old := range m.Tasks {
-		h := hyper{theta: append([]float64(nil), old.Theta...), alpha: alpha, sigma2: old.Sigma * old.Sigma, eps: 1}
+		h := hyper{theta: append([]float64(nil), old.Theta...), alpha: alpha,
+			sigma2: old.Sigma * old.Sigma, eps: 1}
 		var err error
 		if out.Tasks[i], err = g.ts[i].finish(h, SSMTR, old.Mean, old.Scale); err != nil {
 			return nil, fmt.Errorf("ssmtr: task %q: %w", m.Names[i], err)

@@ -36,7 +36,8 @@ func (t *task) sites(f []float64, hp hyper) (*siteState, error) {
 	}
 	st.ell = -0.5*is*rss - 0.5*float64(l)*math.Log(2*math.Pi*hp.sigma2)
 	nc := len(t.cons)
-	st.omega, st.r, st.h, st.hp = make([]float64, nc), make([]float64, nc), make([]float64, nc), make([]float64, nc)
+	st.omega, st.r, st.h, st.hp = make([]float64, nc), make([]float64, nc), make([]float64, nc),
+		make([]float64, nc)
 	for j := range t.cons {
 		c := &t.cons[j]
 		om, lp, r, h, hpr := probitTerms(c, f, hp.eps)
@@ -74,17 +75,16 @@ type laplaceMode struct {
 	bch  *mat.Cholesky
 }
 
-// laplace returns the Laplace approximation to −ln p(y, ξ) for one task (paper §4.1), with
-// the latent f over all n training points, prior N(0, K̃) (K̃ of eq. 6, or K without a
-// graph), the Gaussian likelihood on the labelled points and the probit likelihood of the
-// constraints:
+// laplace returns the Laplace approximation to −ln p(y, ξ) for one task (paper §4.1), with the
+// latent f over all n training points, prior N(0, K̃) (K̃ of eq. 6, or K without a graph), the
+// Gaussian likelihood on the labelled points and the probit likelihood of the constraints:
 //
 //	F = ½ f̂ᵀK̃⁻¹f̂ − ln p(y, ξ | f̂) + ½ ln|I + VᵀK̃V|,   W = VVᵀ = −∇∇ ln p(y, ξ | f̂).
 //
-// f̂ is found by Newton's method on the convex objective of §4.1 in the form f = K̃a, so
-// that K̃ is never inverted (infer.LaplaceMode). With g != nil the exact gradient of F is added, including the
-// implicit dependence of f̂ on the hyperparameters through W (the paper's formulas omit
-// it; without it the gradient would not match finite differences).
+// f̂ is found by Newton's method on the convex objective of §4.1 in the form f = K̃a, so that
+// K̃ is never inverted (infer.LaplaceMode). With g != nil the exact gradient of F is added,
+// including the implicit dependence of f̂ on the hyperparameters through W (the paper's formulas
+// omit it; without it the gradient would not match finite differences).
 func (t *task) laplace(h hyper, withGraph bool, g *hgrad) (float64, *laplaceMode, error) {
 	ks, err := t.newKernelStage(h, withGraph, true)
 	if err != nil {
@@ -94,7 +94,9 @@ func (t *task) laplace(h hyper, withGraph bool, g *hgrad) (float64, *laplaceMode
 	if err != nil {
 		return math.NaN(), nil, err
 	}
-	a, f, sv, err := infer.LaplaceMode(kt, func(f []float64) (infer.Sites, error) { return t.sites(f, h) }, t.aWarm)
+	a, f, sv, err := infer.LaplaceMode(kt, func(f []float64) (infer.Sites, error) {
+		return t.sites(f, h)
+	}, t.aWarm)
 	if err != nil {
 		return math.NaN(), nil, fmt.Errorf("ssmtr: Laplace mode: %w", err)
 	}

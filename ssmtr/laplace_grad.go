@@ -18,9 +18,10 @@ import (
 //     q = (I + WK̃)⁻¹ s₃ = s₃ − VB⁻¹VᵀK̃s₃, the implicit term is qᵀ(∂K̃ a + K̃ ∂∇ℓ), which
 //     adds ½(qaᵀ + aqᵀ) to ∂F/∂K̃ (Rasmussen & Williams, §5.5.1, for non-diagonal W).
 //
-// ∂F/∂K̃ = U Ĝ Uᵀ with U = [a, q, V] is carried to the base kernel through
-// ∂K̃ = Sᵀ∂K S, i.e. dK_eff = (SU) Ĝ (SU)ᵀ, costing O(n²k) instead of O(n³).
-func (t *task) laplaceGrad(h hyper, ks *kernelStage, kt, kv *mat.Dense, st *siteState, mode *laplaceMode, g *hgrad) error {
+// ∂F/∂K̃ = U Ĝ Uᵀ with U = [a, q, V] is carried to the base kernel through ∂K̃ =
+// Sᵀ∂K S, i.e. dK_eff = (SU) Ĝ (SU)ᵀ, costing O(n²k) instead of O(n³).
+func (t *task) laplaceGrad(h hyper, ks *kernelStage, kt, kv *mat.Dense, st *siteState,
+	mode *laplaceMode, g *hgrad) error {
 	n, l := t.n, t.l
 	k := len(st.cols)
 	a, f := mode.a, mode.f

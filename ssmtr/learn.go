@@ -235,7 +235,8 @@ func (f *fitter) fitIndependent(init []float64) ([]float64, error) {
 			}
 			return v
 		}
-		res, err := optimize.Minimize(obj, zi, optimize.Options{Method: f.opt.Optimizer.String(), MaxIter: f.opt.InnerIters})
+		res, err := optimize.Minimize(obj, zi, optimize.Options{Method: f.opt.Optimizer.String(),
+			MaxIter: f.opt.InnerIters})
 		if err != nil {
 			errs[i] = fmt.Errorf("ssmtr: task %d: %w", i, err)
 			return
@@ -298,9 +299,11 @@ func (f *fitter) fitMultiTask(init []float64, trace *[]OuterStep) ([]float64, er
 			}
 			return v + f.profiledPriorTerm(lay, x, grad)
 		}
-		res, err := optimize.Minimize(obj, z, optimize.Options{Method: f.opt.Optimizer.String(), MaxIter: f.opt.InnerIters})
+		res, err := optimize.Minimize(obj, z, optimize.Options{Method: f.opt.Optimizer.String(),
+			MaxIter: f.opt.InnerIters})
 		if err != nil {
-			why := "the kernel parameters or the targets may be far from unit scale; standardise the inputs and targets or give -kernel parameters"
+			why := "the kernel parameters or the targets may be far from unit scale; standardise the " +
+				"inputs and targets or give -kernel parameters"
 			if f.stats.LastFailure != "" {
 				why = "the last failure: " + f.stats.LastFailure
 			}
@@ -316,7 +319,8 @@ func (f *fitter) fitMultiTask(init []float64, trace *[]OuterStep) ([]float64, er
 			return nil, err
 		}
 		j := data + f.priorTerm(lay, z, nil) + f.covTerm(lay.m)
-		*trace = append(*trace, OuterStep{Objective: j, Data: data, Iterations: res.Iterations, Evaluations: res.FuncEvals, Reason: res.Reason})
+		*trace = append(*trace, OuterStep{Objective: j, Data: data, Iterations: res.Iterations,
+			Evaluations: res.FuncEvals, Reason: res.Reason})
 		if f.opt.Progress != nil {
 			h := lay.hyper(z, 0)
 			f.opt.Progress(Progress{Method: f.opt.Method, Outer: it + 1, Step: (*trace)[len(*trace)-1],
@@ -423,7 +427,8 @@ func (f *fitter) updatePrior(lay layout, z []float64) {
 func (f *fitter) invertCov() error {
 	var ch mat.Cholesky
 	if !ch.Factorize(f.cov) {
-		return errors.New("ssmtr: prior covariance Σ_θ is not positive definite (use PriorPseudoTasks > 0)")
+		return errors.New(
+			"ssmtr: prior covariance Σ_θ is not positive definite (use PriorPseudoTasks > 0)")
 	}
 	f.covInv = mat.NewSymDense(f.cov.SymmetricDim(), nil)
 	if err := infer.Solved(ch.InverseTo(f.covInv)); err != nil {

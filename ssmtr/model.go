@@ -70,7 +70,8 @@ func (m *Model) Predict(x *mat.Dense, task []string) ([]noise.Prediction, error)
 	for r, name := range task {
 		k, ok := index[name]
 		if !ok {
-			return nil, fmt.Errorf("ssmtr: row %d: task %q is not one of the model's %d tasks", r+1, name, len(m.Names))
+			return nil, fmt.Errorf("ssmtr: row %d: task %q is not one of the model's %d tasks", r+1, name,
+				len(m.Names))
 		}
 		if byTask[k] == nil {
 			order = append(order, k)
@@ -176,7 +177,8 @@ func (p *Prior) fitTask(t taskData, innerIters int) (*TaskModel, error) {
 			mean = mu
 		}
 	}
-	opt := Config{Method: p.Method, Graph: p.Graph, InnerIters: innerIters, AlphaPrior: p.AlphaPrior}.withDefaults()
+	opt := Config{Method: p.Method, Graph: p.Graph, InnerIters: innerIters,
+		AlphaPrior: p.AlphaPrior}.withDefaults()
 	np := len(p.Mean) - btoi(p.Method.graph() && p.AlphaPrior)
 	init := make([]float64, np)
 	for i := range init {
@@ -220,7 +222,8 @@ func (p *Prior) fitTask(t taskData, innerIters int) (*TaskModel, error) {
 		}
 		return v + fr.priorTerm(lay, x, grad)
 	}
-	res, err := optimize.Minimize(obj, z, optimize.Options{Method: opt.Optimizer.String(), MaxIter: opt.InnerIters})
+	res, err := optimize.Minimize(obj, z, optimize.Options{Method: opt.Optimizer.String(),
+		MaxIter: opt.InnerIters})
 	if err != nil {
 		return nil, fmt.Errorf("ssmtr: new task: %w", err)
 	}
@@ -313,7 +316,8 @@ func (t *task) finish(h hyper, method Method, mean, scale float64) (*TaskModel, 
 	symmetrise(tm.amat)
 	for i, v := range tm.w {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("ssmtr: predictive weight %d is %v (condition number %g)", i, v, tm.Condition)
+			return nil, fmt.Errorf("ssmtr: predictive weight %d is %v (condition number %g)", i, v,
+				tm.Condition)
 		}
 	}
 	return tm, nil

@@ -228,7 +228,8 @@ func (t *task) exact(h hyper, withGraph bool, g *hgrad) (float64, error) {
 	if err := infer.Solved(ch.SolveVecTo(beta, mat.NewVecDense(l, t.y))); err != nil {
 		return math.NaN(), fmt.Errorf("ssmtr: solving with K̃ + σ²I: %w", err)
 	}
-	f := 0.5*mat.Dot(beta, mat.NewVecDense(l, t.y)) + 0.5*ch.LogDet() + 0.5*float64(l)*math.Log(2*math.Pi)
+	f := 0.5*mat.Dot(beta, mat.NewVecDense(l, t.y)) + 0.5*ch.LogDet() +
+		0.5*float64(l)*math.Log(2*math.Pi)
 	if g == nil {
 		return f, nil
 	}

@@ -146,7 +146,8 @@ func moons(rng *rand.Rand, n int, noise float64) (*dataset.Data, error) {
 // standard normal and A the cluster's inf×inf matrix with entries uniform on [−1, 1] drawn
 // from problemSeed. The other dim − inf coordinates are standard normal noise. Finally
 // round(flip·n) labels chosen at random are flipped.
-func flips(rng *rand.Rand, n, dim, inf int, flip float64, problemSeed uint64) (*dataset.Data, error) {
+func flips(rng *rand.Rand, n, dim, inf int, flip float64, problemSeed uint64) (*dataset.Data,
+	error) {
 	if err := checkN(n, dim); err != nil {
 		return nil, err
 	}
@@ -223,7 +224,8 @@ func digits(path string, digit int) (*dataset.Data, error) {
 	if path == "" {
 		return nil, errors.New("-kind digits needs -in FILE")
 	}
-	d, err := dataset.ReadFile(path, dataset.ReadOptions{Format: dataset.CSV, LabelCol: dataset.LabelFirst})
+	d, err := dataset.ReadFile(path, dataset.ReadOptions{Format: dataset.CSV,
+		LabelCol: dataset.LabelFirst})
 	if err != nil {
 		return nil, err
 	}

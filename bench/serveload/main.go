@@ -41,7 +41,8 @@ func main() {
 	flag.StringVar(&o.base, "url", "http://127.0.0.1:8080", "the server (loopback only)")
 	flag.StringVar(&o.name, "name", "usps", "the model's name on the server")
 	flag.StringVar(&o.modelPath, "model", "", "the served model file as it is at the start")
-	flag.StringVar(&o.nextPath, "next", "", "a second model file, copied over -served halfway before SIGHUP")
+	flag.StringVar(&o.nextPath, "next", "",
+		"a second model file, copied over -served halfway before SIGHUP")
 	flag.StringVar(&o.servedPath, "served", "", "the file the server reads")
 	flag.StringVar(&o.dataPath, "data", "", "rows to predict (label first)")
 	flag.IntVar(&o.requests, "requests", 20000, "prediction requests")
@@ -85,29 +86,37 @@ func run(o options) error {
 	before := timePredict(first, rows, calls)
 	inProcessCPU := (cpuSelf() - cpu0) / time.Duration(calls)
 	fmt.Printf("load average %s", loadavg())
-	fmt.Printf("in process before: %d single-row Predict calls from %d goroutines (one per core): %s\n", calls, runtime.GOMAXPROCS(0), before)
+	fmt.Printf(
+		"in process before: %d single-row Predict calls from %d goroutines (one per core): %s\n", calls,
+		runtime.GOMAXPROCS(0), before)
 	fmt.Printf("server RSS before: %s\n", rss(o.pid))
 	serverCPU0, clientCPU0 := cpuOf(o.pid), cpuSelf()
 	hostile := startHostile(o.base + "/v1/models/" + o.name + "/predict")
 	served, res := load(o, rows, wantFirst, wantNext)
 	hostile.stop()
-	serverCPU, clientCPU := (cpuOf(o.pid)-serverCPU0)/time.Duration(o.requests), (cpuSelf()-clientCPU0)/time.Duration(o.requests)
+	serverCPU, clientCPU := (cpuOf(o.pid)-serverCPU0)/time.Duration(o.requests),
+		(cpuSelf()-clientCPU0)/time.Duration(o.requests)
 	fmt.Printf("served: %d requests from %d clients: %s\n", o.requests, o.clients, served)
 	after := timePredict(first, rows, calls)
 	fmt.Printf("in process after:  %s\n", after)
 	fmt.Printf("load average %s", loadavg())
-	fmt.Printf("served/in-process throughput: %.3f (against the mean of before and after)\n", 2*served.perSecond/(before.perSecond+after.perSecond))
+	fmt.Printf("served/in-process throughput: %.3f (against the mean of before and after)\n",
+		2*served.perSecond/(before.perSecond+after.perSecond))
 	// CPU time does not depend on what else the machine runs, as wall time does.
-	fmt.Printf("CPU per request: in process %.3f ms; server %.3f ms (%.2f × in process); client %.3f ms (hostile requests included)\n",
+	fmt.Printf(
+		"CPU per request: in process %.3f ms; server %.3f ms (%.2f × in process); client %.3f ms "+
+			"(hostile requests included)\n",
 		ms(inProcessCPU), ms(serverCPU), float64(serverCPU)/float64(inProcessCPU), ms(clientCPU))
-	fmt.Printf("errors: %d (answers from the model before the reload: %d, after: %d)\n", res.errors, res.fromFirst, res.fromNext)
+	fmt.Printf("errors: %d (answers from the model before the reload: %d, after: %d)\n", res.errors,
+		res.fromFirst, res.fromNext)
 	for _, m := range res.firstErrors {
 		fmt.Println("  ", m)
 	}
 	hostile.report(os.Stdout)
 	fmt.Printf("server RSS after: %s\n", rss(o.pid))
 	if res.errors > 0 || hostile.unexpected.Load() > 0 || res.fromNext == 0 {
-		return fmt.Errorf("%d errors, %d hostile requests answered wrongly, %d answers after the reload", res.errors, hostile.unexpected.Load(), res.fromNext)
+		return fmt.Errorf("%d errors, %d hostile requests answered wrongly, %d answers after the reload",
+			res.errors, hostile.unexpected.Load(), res.fromNext)
 	}
 	return nil
 }
@@ -141,7 +150,8 @@ type figures struct {
 }
 
 func (f figures) String() string {
-	return fmt.Sprintf("p50 %.3f ms, p99 %.3f ms, max %.1f ms, %.0f requests/s", ms(f.p50), ms(f.p99), ms(f.max), f.perSecond)
+	return fmt.Sprintf("p50 %.3f ms, p99 %.3f ms, max %.1f ms, %.0f requests/s", ms(f.p50), ms(f.p99),
+		ms(f.max), f.perSecond)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -149,7 +159,8 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 func summarise(lat []time.Duration, wall time.Duration) figures {
 	slices.Sort(lat)
 	q := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
-	return figures{p50: q(0.5), p99: q(0.99), max: lat[len(lat)-1], perSecond: float64(len(lat)) / wall.Seconds()}
+	return figures{p50: q(0.5), p99: q(0.99), max: lat[len(lat)-1],
+		perSecond: float64(len(lat)) / wall.Seconds()}
 }
 
 // predictEach predicts every row alone, as a request does.
@@ -222,12 +233,14 @@ type loadResult struct {
 
 // load sends the requests, checks every answer against both models' predictions, and
 // replaces the served model halfway.
-func load(o options, rows [][]float64, wantFirst, wantNext []ivm.Prediction) (figures, *loadResult) {
+func load(o options, rows [][]float64, wantFirst, wantNext []ivm.Prediction) (figures,
+	*loadResult) {
 	bodies := make([][]byte, len(rows))
 	for i, r := range rows {
 		bodies[i], _ = json.Marshal(map[string]any{"rows": [][]float64{r}})
 	}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.clients}, Timeout: 60 * time.Second}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.clients},
+		Timeout: 60 * time.Second}
 	target := o.base + "/v1/models/" + o.name + "/predict"
 	lat := make([]time.Duration, o.requests)
 	res := &loadResult{}
@@ -241,7 +254,8 @@ func load(o options, rows [][]float64, wantFirst, wantNext []ivm.Prediction) (fi
 				reload.Do(func() { go replaceModel(o) })
 			}
 			t0 := time.Now()
-			verdict := check(client, target, bodies[i%len(rows)], wantFirst[i%len(rows)], wantNext[i%len(rows)])
+			verdict := check(client, target, bodies[i%len(rows)], wantFirst[i%len(rows)],
+				wantNext[i%len(rows)])
 			lat[i] = time.Since(t0)
 			mu.Lock()
 			switch verdict {
@@ -296,12 +310,14 @@ func check(c *http.Client, target string, body []byte, first, next ivm.Predictio
 	}
 	defer resp.Body.Close()
 	var a answer
-	if err := json.NewDecoder(resp.Body).Decode(&a); err != nil || resp.StatusCode != 200 || len(a.Predictions) != 1 {
+	if err := json.NewDecoder(resp.Body).Decode(&a); err != nil || resp.StatusCode != 200 ||
+		len(a.Predictions) != 1 {
 		return fmt.Sprintf("status %d, %v", resp.StatusCode, err)
 	}
 	g := a.Predictions[0]
 	for name, w := range map[string]ivm.Prediction{"first": first, "next": next} {
-		if g.Label == w.Label && bitsEqual(g.Prob, w.Prob) && bitsEqual(g.LatentMean, w.Mean) && bitsEqual(g.LatentVariance, w.Var) {
+		if g.Label == w.Label && bitsEqual(g.Prob, w.Prob) && bitsEqual(g.LatentMean, w.Mean) &&
+			bitsEqual(g.LatentVariance, w.Var) {
 			return name
 		}
 	}
@@ -309,7 +325,9 @@ func check(c *http.Client, target string, body []byte, first, next ivm.Predictio
 }
 
 func bitsEqual(a, b []float64) bool {
-	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
+	return slices.EqualFunc(a, b, func(x, y float64) bool {
+		return math.Float64bits(x) == math.Float64bits(y)
+	})
 }
 
 // rss reads the server's resident and peak resident memory from /proc.
@@ -383,7 +401,8 @@ func (h *hostile) stop() {
 
 func (h *hostile) report(w io.Writer) {
 	for _, c := range hostileCases {
-		fmt.Fprintf(w, "hostile %-16s %3d sent, each answered %d unless listed below\n", c.name+":", h.sent[c.name], c.want)
+		fmt.Fprintf(w, "hostile %-16s %3d sent, each answered %d unless listed below\n", c.name+":",
+			h.sent[c.name], c.want)
 	}
 	for _, n := range h.notes {
 		fmt.Fprintln(w, "  ", n)
@@ -430,7 +449,8 @@ func slowClient(target string) (int, error) {
 		return 0, err
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Length: 1000\r\n\r\n{\"rows\": [[", u.Path, u.Host)
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Length: 1000\r\n\r\n{\"rows\": [[",
+		u.Path, u.Host)
 	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {

@@ -18,17 +18,20 @@ import (
 func init() {
 	register("archipelago", command{
 		Synopsis: "ivm archipelago [flags] TRAIN TEST",
-		Short:    "semi-supervised Archipelago (GP generative classifier by MCMC); unlabelled rows have label ? or empty",
-		Order:    70,
-		Run:      cmdArchipelago,
+		Short: "semi-supervised Archipelago (GP generative classifier by MCMC); unlabelled rows " +
+			"have label ? or empty",
+		Order: 70,
+		Run:   cmdArchipelago,
 	})
 }
 
 func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("archipelago", "ivm archipelago [flags] TRAIN TEST\n\n"+
-		"The one-shot form of \"ivm train -method archipelago TRAIN MODEL\" then \"ivm predict TEST MODEL\"\n"+
+		"The one-shot form of \"ivm train -method archipelago TRAIN MODEL\" then \"ivm predict TEST "+
+		"MODEL\"\n"+
 		"(the same fit and prediction, no model file): TRAIN holds labelled rows and unlabelled rows\n"+
-		"(CSV label \"?\" or empty, libsvm \"?\"); TEST is labelled. Prints the test error and perplexity\n"+
+		"(CSV label \"?\" or empty, libsvm \"?\"); TEST is labelled. Prints the test error and "+
+		"perplexity\n"+
 		"of Archipelago (and with -softmax of the softmax GP on the labelled rows).", stderr)
 	var df dataFlags
 	df.register(fs)
@@ -36,7 +39,9 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 	af.register(fs)
 	progress := fs.Bool("progress", false, "print the chain's state after every sweep to stderr")
 	softmax := fs.Bool("softmax", false, "also run the softmax GP comparator")
-	figPath := fs.String("o", "", "with 2-D inputs, write the predictive mode and entropy maps (the paper's Fig. 3) to this .png, .svg or .pdf")
+	figPath := fs.String("o", "",
+		"with 2-D inputs, write the predictive mode and entropy maps (the paper's Fig. 3) to this "+
+			".png, .svg or .pdf")
 	grid := fs.Int("grid", 50, "grid points per axis of the -o maps")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -64,7 +69,8 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 	if *figPath == stdoutPath {
 		stdout = stderr // the figure goes to standard output, the results beside it
 	}
-	train, test, trainLab, testLab, err := readArchData(fs.Arg(0), fs.Arg(1), df, *figPath != "", *grid)
+	train, test, trainLab, testLab, err := readArchData(fs.Arg(0), fs.Arg(1), df, *figPath != "",
+		*grid)
 	if err != nil {
 		return err
 	}
@@ -89,7 +95,8 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 	}
 	if *figPath != "" {
 		err := encodeFigure(*figPath, figStdout, func(w io.Writer, format string) error {
-			return ivmplot.EncodeGrid(rows, w, format, 20*vg.Centimeter, 9*vg.Centimeter*vg.Length(len(rows)))
+			return ivmplot.EncodeGrid(rows, w, format, 20*vg.Centimeter,
+				9*vg.Centimeter*vg.Length(len(rows)))
 		})
 		if err != nil {
 			return err
@@ -102,7 +109,8 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 // readArchData reads the shorthand's training and test files and maps their labels to
 // class indices (the test rows must all be labelled with training classes), checking
 // the memory the chain and the maps will need before any sampling.
-func readArchData(trainPath, testPath string, df dataFlags, maps bool, grid int) (train, test *dataset.Data, trainLab, testLab []int, err error) {
+func readArchData(trainPath, testPath string, df dataFlags, maps bool, grid int) (train,
+	test *dataset.Data, trainLab, testLab []int, err error) {
 	ro, err := df.options()
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -120,7 +128,8 @@ func readArchData(trainPath, testPath string, df dataFlags, maps bool, grid int)
 	}
 	if maps {
 		// The maps predict at grid² points against every training row at once.
-		if err := df.maxMem.check(16*float64(grid)*float64(grid)*float64(n), fmt.Sprintf("-grid %d maps over %d training rows", grid, n)); err != nil {
+		if err := df.maxMem.check(16*float64(grid)*float64(grid)*float64(n),
+			fmt.Sprintf("-grid %d maps over %d training rows", grid, n)); err != nil {
 			return nil, nil, nil, nil, err
 		}
 	}
@@ -141,7 +150,8 @@ func readArchData(trainPath, testPath string, df dataFlags, maps bool, grid int)
 // test rows as "ivm predict" does, prints the test error and perplexity (and for
 // Archipelago the chain's rejections) and, with maps, returns the mode and entropy
 // panels of the model.
-func fitAndTest(cfg archipelago.Config, train, test *dataset.Data, trainLab, testLab []int, maps bool, grid int, stdout io.Writer) ([]*gplot.Plot, error) {
+func fitAndTest(cfg archipelago.Config, train, test *dataset.Data, trainLab, testLab []int,
+	maps bool, grid int, stdout io.Writer) ([]*gplot.Plot, error) {
 	m, err := archipelago.Fit(train.X, train.Y, cfg)
 	if err != nil {
 		return nil, err
@@ -154,16 +164,20 @@ func fitAndTest(cfg archipelago.Config, train, test *dataset.Data, trainLab, tes
 	if err != nil {
 		return nil, err
 	}
-	name := map[archipelago.Method]string{archipelago.Archipelago: "archipelago", archipelago.SoftmaxGP: "softmax GP"}[cfg.Method]
-	fmt.Fprintf(stdout, "%s: error %.4f  perplexity %.4f  (%d classes, %d samples kept)\n", name, e, perp, len(m.Classes), len(m.Samples))
+	name := map[archipelago.Method]string{archipelago.Archipelago: "archipelago",
+		archipelago.SoftmaxGP: "softmax GP"}[cfg.Method]
+	fmt.Fprintf(stdout, "%s: error %.4f  perplexity %.4f  (%d classes, %d samples kept)\n", name, e,
+		perp, len(m.Classes), len(m.Samples))
 	if cfg.Method == archipelago.Archipelago {
 		ch := m.Chain
-		fmt.Fprintf(stdout, "  rejections %.1f ± %.1f, ESS %.0f of %d sweeps\n", ch.RejectionsMean, ch.RejectionsSD, ch.RejectionsESS, ch.Sweeps-ch.Burn)
+		fmt.Fprintf(stdout, "  rejections %.1f ± %.1f, ESS %.0f of %d sweeps\n", ch.RejectionsMean,
+			ch.RejectionsSD, ch.RejectionsESS, ch.Sweeps-ch.Burn)
 	}
 	if !maps {
 		return nil, nil
 	}
-	fig, err := ivmplot.ClassMap(classProbs(m), name, train.X, trainLab, len(m.Classes), ivmplot.Options{Grid: grid})
+	fig, err := ivmplot.ClassMap(classProbs(m), name, train.X, trainLab, len(m.Classes),
+		ivmplot.Options{Grid: grid})
 	if err != nil {
 		return nil, err
 	}

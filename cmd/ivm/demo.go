@@ -18,8 +18,11 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", "ivm demo [flags]", stderr)
 	digit := fs.Int("digit", 3, "the USPS digit to tell from the others")
 	d := fs.Int("d", 0, "active set size (0: ivm train's default)")
-	iters := fs.Int("iters", -1, "-1: choose the kernel as ivm train does by default (the held-out search);\nN > 0: N outer iterations of Algorithm 2; 0 keeps the default kernel fixed")
-	figure := fs.String("figure", "ivm-demo.png", "also write a figure of an IVM on the IVM paper's 2-D toy (.png, .svg or .pdf; empty: none)")
+	iters := fs.Int("iters", -1,
+		"-1: choose the kernel as ivm train does by default (the held-out search);\nN > 0: N outer "+
+			"iterations of Algorithm 2; 0 keeps the default kernel fixed")
+	figure := fs.String("figure", "ivm-demo.png",
+		"also write a figure of an IVM on the IVM paper's 2-D toy (.png, .svg or .pdf; empty: none)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -32,7 +35,9 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-digit %d: USPS digits are 0 to 9", *digit)
 	}
 	if *d < 0 || *iters < -1 {
-		return fmt.Errorf("-d %d, -iters %d: want a positive d (or 0: the default) and -iters -1 (the search), 0 (fixed) or more", *d, *iters)
+		return fmt.Errorf(
+			"-d %d, -iters %d: want a positive d (or 0: the default) and -iters -1 (the search), 0 "+
+				"(fixed) or more", *d, *iters)
 	}
 	if err := checkIters("-iters", *iters); err != nil {
 		return err
@@ -65,8 +70,10 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 		}
 		return out
 	}
-	cfg := ivm.Config{Task: ivm.Binary, ActiveSize: *d, FixedKernel: *iters == 0, Learn: ivm.LearnOptions{Iters: max(*iters, 0)}}
-	fmt.Fprintf(stdout, "USPS digits (shipped in data/usps): %d training and %d test images of %d pixels\n", n, nt, dim)
+	cfg := ivm.Config{Task: ivm.Binary, ActiveSize: *d, FixedKernel: *iters == 0,
+		Learn: ivm.LearnOptions{Iters: max(*iters, 0)}}
+	fmt.Fprintf(stdout,
+		"USPS digits (shipped in data/usps): %d training and %d test images of %d pixels\n", n, nt, dim)
 	how := "kernel chosen by the held-out search"
 	switch {
 	case *iters == 0:
@@ -104,12 +111,17 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	m := p.Models[0]
-	fmt.Fprintf(stdout, "Kernel: %s; inputs scaled (%v); probabilities tempered by a = %.3g, label noise ε = %.3g\n", m.Kernel, p.Scaler.Method(), p.Sharpness, p.LabelNoise)
-	fmt.Fprintf(stdout, "Training (%d active points): %.1f s; prediction of %d images: %.2f s; Go heap in use %.0f MB\n",
+	fmt.Fprintf(stdout,
+		"Kernel: %s; inputs scaled (%v); probabilities tempered by a = %.3g, label noise ε = %.3g\n",
+		m.Kernel, p.Scaler.Method(), p.Sharpness, p.LabelNoise)
+	fmt.Fprintf(stdout,
+		"Training (%d active points): %.1f s; prediction of %d images: %.2f s; Go heap in use %.0f MB\n",
 		m.Size(), trainTime.Seconds(), nt, predTime.Seconds(), float64(ms.HeapAlloc)/(1<<20))
 	fmt.Fprintf(stdout, "Accuracy = %.2f%% (%d/%d) (classification); mean test log probability %.4f\n",
 		100*float64(correct)/float64(nt), correct, nt, logp/float64(nt))
-	fmt.Fprintf(stdout, "The same from the command line: ivm train %sTRAIN MODEL; ivm predict -prob TEST MODEL OUT\n", demoFlags(*d, *iters))
+	fmt.Fprintf(stdout,
+		"The same from the command line: ivm train %sTRAIN MODEL; ivm predict -prob TEST MODEL OUT\n",
+		demoFlags(*d, *iters))
 	if *figure != "" {
 		fig, err := ivmplot.Demo(1)
 		if err != nil {
@@ -118,7 +130,9 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 		if err := saveFigure(*figure, figStdout, fig, 14*vg.Centimeter, 12*vg.Centimeter); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "Figure of an IVM on the IVM paper's 2-D classification toy (Fig. 3 right) written to %s\n", *figure)
+		fmt.Fprintf(stdout,
+			"Figure of an IVM on the IVM paper's 2-D classification toy (Fig. 3 right) written to %s\n",
+			*figure)
 	}
 	return nil
 }

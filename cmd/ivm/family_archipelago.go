@@ -52,12 +52,20 @@ type archFlags struct {
 func (a *archFlags) register(fs *flag.FlagSet) {
 	a.sweeps = fs.Int("sweeps", 600, "MCMC sweeps")
 	a.burn = fs.Int("burn", 0, "burn-in sweeps (0: a third of -sweeps)")
-	a.anneal = fs.Int("anneal", 0, "burn-in sweeps over which the unlabelled rows' likelihood is phased in (0: 3/4 of -burn, -1: none)")
+	a.anneal = fs.Int("anneal", 0,
+		"burn-in sweeps over which the unlabelled rows' likelihood is phased in (0: 3/4 of -burn, -1: "+
+			"none)")
 	a.seed = fs.Uint64("seed", 1, "random seed of the chain and of the predictive draws")
-	a.ampMoves = fs.Int("amp-moves", 0, "Metropolis moves per sweep on the log amplitude with the whitened functions fixed (0: 20, -1: none)")
+	a.ampMoves = fs.Int("amp-moves", 0,
+		"Metropolis moves per sweep on the log amplitude with the whitened functions fixed (0: 20, -1: "+
+			"none)")
 	a.ard = fs.Bool("ard", false, "one length-scale per input (ARD)")
-	a.samples = fs.Int("samples", 0, fmt.Sprintf("posterior samples kept for prediction, evenly thinned after the burn-in (0: %d)", archipelago.DefaultSamples))
-	a.scale = fs.String("scale", "auto", "input scaling, stored in the model: std (zero mean, unit variance), minmax ([-1, 1]), none;\nauto: none (the kernel and the base density start from the data's own spread)")
+	a.samples = fs.Int("samples", 0,
+		fmt.Sprintf("posterior samples kept for prediction, evenly thinned after the burn-in (0: %d)",
+			archipelago.DefaultSamples))
+	a.scale = fs.String("scale", "auto",
+		"input scaling, stored in the model: std (zero mean, unit variance), minmax ([-1, 1]), "+
+			"none;\nauto: none (the kernel and the base density start from the data's own spread)")
 }
 
 // config checks the flags and returns the Config of method.
@@ -66,14 +74,16 @@ func (a *archFlags) config(method archipelago.Method) (archipelago.Config, error
 		return archipelago.Config{}, err
 	}
 	if *a.samples < 0 {
-		return archipelago.Config{}, fmt.Errorf("-samples %d: want 0 (the default, %d) or more", *a.samples, archipelago.DefaultSamples)
+		return archipelago.Config{}, fmt.Errorf("-samples %d: want 0 (the default, %d) or more",
+			*a.samples, archipelago.DefaultSamples)
 	}
 	scaling, err := dataset.ParseScaling(*a.scale)
 	if err != nil {
 		return archipelago.Config{}, fmt.Errorf("-scale %q: want std, minmax, none or auto", *a.scale)
 	}
-	return archipelago.Config{Method: method, Sweeps: *a.sweeps, Burn: *a.burn, Anneal: *a.anneal, Seed: *a.seed,
-		ARD: *a.ard, AmpMoves: *a.ampMoves, Samples: *a.samples, Scaling: scaling}, nil
+	return archipelago.Config{Method: method, Sweeps: *a.sweeps, Burn: *a.burn, Anneal: *a.anneal,
+		Seed: *a.seed,
+		ARD:  *a.ard, AmpMoves: *a.ampMoves, Samples: *a.samples, Scaling: scaling}, nil
 }
 
 // archProgress prints the chain's state after every sweep-th sweep (and the last) to w.
@@ -83,11 +93,15 @@ func archProgress(w io.Writer, prefix string, every, sweeps int) func(archipelag
 			return
 		}
 		st := s.Stats
-		fmt.Fprintf(w, "%ssweep %4d  M %4d  loglik %9.2f  β %.2f  θ %.2f  acc ins %.2f del %.2f move %.2f g %.2f θ %.2f σ² %.2f  %s\n",
+		fmt.Fprintf(w,
+			"%ssweep %4d  M %4d  loglik %9.2f  β %.2f  θ %.2f  acc ins %.2f del %.2f move %.2f g %.2f θ "+
+				"%.2f σ² %.2f  %s\n",
 			prefix, s.Sweep, s.Rejections, s.LogLik, s.Beta, s.Theta,
-			archipelago.Rate(st.InsertAccepted, st.InsertTried), archipelago.Rate(st.DeleteAccepted, st.DeleteTried),
+			archipelago.Rate(st.InsertAccepted, st.InsertTried),
+			archipelago.Rate(st.DeleteAccepted, st.DeleteTried),
 			archipelago.Rate(st.MoveAccepted, st.MoveTried), archipelago.Rate(st.GAccepted, st.GTried),
-			archipelago.Rate(st.HyperAccepted, st.HyperTried), archipelago.Rate(st.AmpAccepted, st.AmpTried), s.Elapsed.Round(1e6))
+			archipelago.Rate(st.HyperAccepted, st.HyperTried), archipelago.Rate(st.AmpAccepted, st.AmpTried),
+			s.Elapsed.Round(1e6))
 	}
 }
 
@@ -147,7 +161,9 @@ func trainArchipelago(method string, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("%s: %w", trainPath, err)
 	}
 	if j := model.Chain.Stats.Jitter; j > 0 {
-		fmt.Fprintf(stderr, "ivm train: warning: jitter up to %g added %d times to factorise the chain's covariance\n", model.Chain.Stats.MaxJitter, j)
+		fmt.Fprintf(stderr,
+			"ivm train: warning: jitter up to %g added %d times to factorise the chain's covariance\n",
+			model.Chain.Stats.MaxJitter, j)
 	}
 	if err := run.save(model, &model.Training, n); err != nil {
 		return err
@@ -161,8 +177,11 @@ func trainArchipelago(method string, args []string, stdout, stderr io.Writer) er
 
 // archSummary describes a model in one line.
 func archSummary(m *archipelago.Model) string {
-	return fmt.Sprintf("%s, classes %s, %d posterior samples of %d sweeps (%d burn-in), %d labelled and %d unlabelled rows",
-		m.Method, floats(m.Classes), len(m.Samples), m.Chain.Sweeps, m.Chain.Burn, m.Chain.Labelled, m.Chain.Unlabelled)
+	return fmt.Sprintf(
+		"%s, classes %s, %d posterior samples of %d sweeps (%d burn-in), %d labelled and %d unlabelled "+
+			"rows",
+		m.Method, floats(m.Classes), len(m.Samples), m.Chain.Sweeps, m.Chain.Burn, m.Chain.Labelled,
+		m.Chain.Unlabelled)
 }
 
 // archModel is an ivm-archipelago/1 file read for predict, info and plot.
@@ -200,7 +219,8 @@ func (a archModel) Predict(c predictCall) error {
 	}
 	warnUnknownLabels(c.Stderr, c.TestPath, data.Y, m.Classes)
 	rows, _ := data.X.Dims()
-	if err := memLimit(c.Read.MaxBytes/4).check(predictBytes(m, rows), fmt.Sprintf("predicting %d rows with %s", rows, c.ModelPath)); err != nil {
+	if err := memLimit(c.Read.MaxBytes/4).check(predictBytes(m, rows),
+		fmt.Sprintf("predicting %d rows with %s", rows, c.ModelPath)); err != nil {
 		return err
 	}
 	preds, err := m.Predict(data.X)
@@ -251,7 +271,8 @@ func perplexity(classes []float64, preds []noise.Prediction, y []float64) (float
 
 // writeArchPredictions writes one predicted label per row; with prob a header line
 // "label p(c1) p(c2) …" first and each class's probability after the label.
-func writeArchPredictions(path string, classes []float64, preds []noise.Prediction, prob bool, stdout io.Writer) error {
+func writeArchPredictions(path string, classes []float64, preds []noise.Prediction, prob bool,
+	stdout io.Writer) error {
 	var b strings.Builder
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	if prob {
@@ -275,8 +296,11 @@ func writeArchPredictions(path string, classes []float64, preds []noise.Predicti
 
 func (a archModel) WriteInfo(w io.Writer, path string) {
 	m := a.m
-	what := map[archipelago.Method]string{archipelago.Archipelago: "Archipelago, semi-supervised GP classifier by MCMC (Adams & Ghahramani 2009)",
-		archipelago.SoftmaxGP: "softmax GP classifier by MCMC on the labelled rows (Archipelago's comparator)"}[m.Method]
+	what := map[archipelago.Method]string{
+		archipelago.Archipelago: "Archipelago, semi-supervised GP classifier by MCMC (Adams & " +
+			"Ghahramani 2009)",
+		archipelago.SoftmaxGP: "softmax GP classifier by MCMC on the labelled rows (Archipelago's " +
+			"comparator)"}[m.Method]
 	fmt.Fprintf(w, "model file:  %s (%s)\n", path, archipelago.ModelFormat)
 	fmt.Fprintf(w, "method:      %s: %s\n", m.Method, what)
 	fmt.Fprintf(w, "classes:     %s\n", floats(m.Classes))
@@ -292,7 +316,9 @@ func (a archModel) WriteInfo(w io.Writer, path string) {
 	}
 	fmt.Fprintf(w, "kernel:      squared exponential, %s, nugget %g·σ²\n", scales, m.Nugget)
 	ch := m.Chain
-	fmt.Fprintf(w, "chain:       %d sweeps, %d burn-in, thinned by %d: %d posterior samples over %d labelled and %d unlabelled rows\n",
+	fmt.Fprintf(w,
+		"chain:       %d sweeps, %d burn-in, thinned by %d: %d posterior samples over %d labelled and "+
+			"%d unlabelled rows\n",
 		ch.Sweeps, ch.Burn, ch.Thin, len(m.Samples), ch.Labelled, ch.Unlabelled)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	pts := 0
@@ -302,13 +328,19 @@ func (a archModel) WriteInfo(w io.Writer, path string) {
 	}
 	fmt.Fprintf(w, "posterior:   ln σ² from %.3g to %.3g; up to %d points per sample", lo, hi, pts)
 	if m.Method == archipelago.Archipelago {
-		fmt.Fprintf(w, "; rejections %.1f ± %.1f (ESS %.0f of %d sweeps)", ch.RejectionsMean, ch.RejectionsSD, ch.RejectionsESS, ch.Sweeps-ch.Burn)
+		fmt.Fprintf(w, "; rejections %.1f ± %.1f (ESS %.0f of %d sweeps)", ch.RejectionsMean,
+			ch.RejectionsSD, ch.RejectionsESS, ch.Sweeps-ch.Burn)
 	}
 	fmt.Fprintln(w)
 	st := ch.Stats
-	fmt.Fprintf(w, "acceptance:  insert %.2f, delete %.2f, move %.2f, HMC g %.2f, HMC θ %.2f, amplitude %.2f; jitter fallbacks %d\n",
-		archipelago.Rate(st.InsertAccepted, st.InsertTried), archipelago.Rate(st.DeleteAccepted, st.DeleteTried), archipelago.Rate(st.MoveAccepted, st.MoveTried),
-		archipelago.Rate(st.GAccepted, st.GTried), archipelago.Rate(st.HyperAccepted, st.HyperTried), archipelago.Rate(st.AmpAccepted, st.AmpTried), st.Jitter)
+	fmt.Fprintf(w,
+		"acceptance:  insert %.2f, delete %.2f, move %.2f, HMC g %.2f, HMC θ %.2f, amplitude %.2f; "+
+			"jitter fallbacks %d\n",
+		archipelago.Rate(st.InsertAccepted, st.InsertTried),
+		archipelago.Rate(st.DeleteAccepted, st.DeleteTried),
+		archipelago.Rate(st.MoveAccepted, st.MoveTried),
+		archipelago.Rate(st.GAccepted, st.GTried), archipelago.Rate(st.HyperAccepted, st.HyperTried),
+		archipelago.Rate(st.AmpAccepted, st.AmpTried), st.Jitter)
 	fmt.Fprintf(w, "predictions: seed %d (each row's draws seeded by the row)\n", m.Seed)
 	writeProvenance(w, m.Training)
 }
@@ -350,13 +382,15 @@ func classIndices(classes, y []float64) []int {
 func (a archModel) Plot(c plotCall) (*ivmplot.Figure, error) {
 	m := a.m
 	if m.Inputs != 1 && m.Inputs != 2 {
-		return nil, fmt.Errorf("%s has %d inputs; ivm plot draws models of 1 or 2 inputs", c.ModelPath, m.Inputs)
+		return nil, fmt.Errorf("%s has %d inputs; ivm plot draws models of 1 or 2 inputs", c.ModelPath,
+			m.Inputs)
 	}
 	grid := c.Grid
 	if grid == 0 {
 		grid = map[int]int{1: 300, 2: 50}[m.Inputs]
 	}
-	if err := c.Data.maxMem.check(predictBytes(m, int(math.Pow(float64(grid), float64(m.Inputs)))), fmt.Sprintf("drawing %s", c.ModelPath)); err != nil {
+	if err := c.Data.maxMem.check(predictBytes(m, int(math.Pow(float64(grid), float64(m.Inputs)))),
+		fmt.Sprintf("drawing %s", c.ModelPath)); err != nil {
 		return nil, err
 	}
 	x, labels, err := plotRows(m, c)
@@ -403,7 +437,8 @@ func plotRows(m *archipelago.Model, c plotCall) (*mat.Dense, []int, error) {
 
 // plotClassCurves draws p(class | x) for every class along the input of a 1-D model, on a
 // grid over the rows' range widened by 5 % (or opt.XMin…XMax).
-func plotClassCurves(m *archipelago.Model, x *mat.Dense, grid int, opt ivmplot.Options) (*ivmplot.Figure, error) {
+func plotClassCurves(m *archipelago.Model, x *mat.Dense, grid int,
+	opt ivmplot.Options) (*ivmplot.Figure, error) {
 	lo, hi := opt.XMin, opt.XMax
 	if lo == hi {
 		lo, hi = mat.Min(x), mat.Max(x)
@@ -423,7 +458,8 @@ func plotClassCurves(m *archipelago.Model, x *mat.Dense, grid int, opt ivmplot.O
 	}
 	series := make([]ivmplot.Series, len(m.Classes))
 	for k, c := range m.Classes {
-		series[k] = ivmplot.Series{Name: fmt.Sprintf("p(%g | x)", c), X: g.RawMatrix().Data, Y: make([]float64, grid)}
+		series[k] = ivmplot.Series{Name: fmt.Sprintf("p(%g | x)", c), X: g.RawMatrix().Data,
+			Y: make([]float64, grid)}
 		for i := range probs {
 			series[k].Y[i] = probs[i][k]
 		}

@@ -24,8 +24,9 @@ import (
 // others write an ivm-ssmtr/1 model file that predict, info and plot read; "ivm mtreg"
 // (mtreg.go) is train then predict in one call, through the same functions.
 func init() {
-	registerFamily(modelFamily{Methods: []string{"sstr", "smtr", "ssmtr", "ssmtrpi"}, Format: ssmtr.ModelFormat,
-		Train: trainSSMTR, Read: readSSMTR})
+	registerFamily(modelFamily{Methods: []string{"sstr", "smtr", "ssmtr", "ssmtrpi"},
+		Format: ssmtr.ModelFormat,
+		Train:  trainSSMTR, Read: readSSMTR})
 }
 
 const ssmtrTrainHelp = `Fits one GP per task with the tasks' kernel parameters under a common prior (Zhang &
@@ -55,12 +56,16 @@ func registerSSMTRFlags(fs *flag.FlagSet, method string) *ssmtrFlags {
 	f := &ssmtrFlags{}
 	f.df.register(fs)
 	f.method = fs.String("method", method, "sstr, smtr, ssmtr or ssmtrpi")
-	f.kernel = fs.String("kernel", "", `kernel spec without white noise (default: rbf, width from the median distance); e.g. "lin+rbf"`)
+	f.kernel = fs.String("kernel", "",
+		`kernel spec without white noise (default: rbf, width from the median distance); e.g. "lin+rbf"`)
 	f.k = fs.Int("k", ssmtr.DefaultNeighbours, "neighbours of the graph (ssmtr, ssmtrpi)")
 	f.lap = fs.String("laplacian", "normalized", "graph Laplacian: normalized or unnormalized")
-	f.alphaPrior = fs.Bool("alpha-prior", false, "put the graph weights α_i under the tasks' common prior (default: free per task, as the paper)")
+	f.alphaPrior = fs.Bool("alpha-prior", false,
+		"put the graph weights α_i under the tasks' common prior (default: free per task, as the paper)")
 	f.targets = fs.String("targets", "per-task", "target standardisation: per-task, pooled or none")
-	f.scale = fs.String("scale", "std", "input scaling, stored in the model: std (zero mean, unit variance; zscore is a synonym), minmax, none or auto (std)")
+	f.scale = fs.String("scale", "std",
+		"input scaling, stored in the model: std (zero mean, unit variance; zscore is a synonym), "+
+			"minmax, none or auto (std)")
 	f.optimizer = fs.String("optimizer", "scg", "optimiser of the hyperparameters: scg or lbfgs")
 	f.pairs = fs.String("pairs", "", "CSV of pairwise constraints u,v,d (1-based TRAIN rows)")
 	f.quads = fs.String("quads", "", "CSV of quadruple constraints u,v,w,z (1-based TRAIN rows)")
@@ -82,7 +87,8 @@ func (f *ssmtrFlags) config(stderr io.Writer) (ssmtr.Config, error) {
 		return cfg, err
 	}
 	if *f.outer < 0 || *f.inner < 0 || *f.k < 0 {
-		return cfg, fmt.Errorf("-iters %d, -kiters %d, -k %d: want 0 (the default) or more", *f.outer, *f.inner, *f.k)
+		return cfg, fmt.Errorf("-iters %d, -kiters %d, -k %d: want 0 (the default) or more", *f.outer,
+			*f.inner, *f.k)
 	}
 	if err := checkIters("-iters", *f.outer); err != nil {
 		return cfg, err
@@ -126,7 +132,8 @@ func ssmtrTasks(data *dataset.Data) []string {
 
 // fitSSMTR reads TRAIN and fits the model the flags describe: the one fit of train
 // -method ssmtr and of mtreg.
-func fitSSMTR(trainPath string, f *ssmtrFlags, stderr io.Writer) (*ssmtr.Model, *dataset.Data, error) {
+func fitSSMTR(trainPath string, f *ssmtrFlags, stderr io.Writer) (*ssmtr.Model, *dataset.Data,
+	error) {
 	cfg, err := f.config(stderr)
 	if err != nil {
 		return nil, nil, err
@@ -144,14 +151,16 @@ func fitSSMTR(trainPath string, f *ssmtrFlags, stderr io.Writer) (*ssmtr.Model, 
 	if err := f.df.maxMem.check(need, fmt.Sprintf("fitting %d tasks", tasks)); err != nil {
 		return nil, nil, err
 	}
-	if cfg.Pairs, err = readConstraints[ssmtr.Pair](*f.pairs, task, func(v []int, d float64) ssmtr.Pair {
-		return ssmtr.Pair{U: v[0], V: v[1], D: d}
-	}); err != nil {
+	if cfg.Pairs, err = readConstraints[ssmtr.Pair](*f.pairs, task,
+		func(v []int, d float64) ssmtr.Pair {
+			return ssmtr.Pair{U: v[0], V: v[1], D: d}
+		}); err != nil {
 		return nil, nil, err
 	}
-	if cfg.Quads, err = readConstraints[ssmtr.Quad](*f.quads, task, func(v []int, _ float64) ssmtr.Quad {
-		return ssmtr.Quad{U: v[0], V: v[1], W: v[2], Z: v[3]}
-	}); err != nil {
+	if cfg.Quads, err = readConstraints[ssmtr.Quad](*f.quads, task,
+		func(v []int, _ float64) ssmtr.Quad {
+			return ssmtr.Quad{U: v[0], V: v[1], W: v[2], Z: v[3]}
+		}); err != nil {
 		return nil, nil, err
 	}
 	m, err := ssmtr.Fit(data.X, data.Y, task, cfg)
@@ -180,7 +189,8 @@ func ssmtrBytes(data *dataset.Data, task []string, method ssmtr.Method) (need fl
 // readConstraints reads a CSV of constraints, each line 1-based data rows of TRAIN (whose
 // rows have the tasks task), all of one task, and for pairs an offset d: "u,v,d" (pairs)
 // or "u,v,w,z" (quadruples).
-func readConstraints[C ssmtr.Pair | ssmtr.Quad](path string, task []string, mk func(rows []int, d float64) C) ([]C, error) {
+func readConstraints[C ssmtr.Pair | ssmtr.Quad](path string, task []string,
+	mk func(rows []int, d float64) C) ([]C, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -208,11 +218,13 @@ func readConstraints[C ssmtr.Pair | ssmtr.Quad](path string, task []string, mk f
 		for i := range rows {
 			r, err := strconv.Atoi(strings.TrimSpace(parts[i]))
 			if err != nil || r < 1 || r > len(task) {
-				return nil, fmt.Errorf("%s:%d: row %s is not a data row of TRAIN (1..%d)", path, line, strings.TrimSpace(parts[i]), len(task))
+				return nil, fmt.Errorf("%s:%d: row %s is not a data row of TRAIN (1..%d)", path, line,
+					strings.TrimSpace(parts[i]), len(task))
 			}
 			rows[i] = r - 1
 			if task[rows[i]] != task[rows[0]] {
-				return nil, fmt.Errorf("%s:%d: rows belong to different tasks (%q and %q)", path, line, task[rows[0]], task[rows[i]])
+				return nil, fmt.Errorf("%s:%d: rows belong to different tasks (%q and %q)", path, line,
+					task[rows[0]], task[rows[i]])
 			}
 		}
 		var d float64
@@ -227,7 +239,8 @@ func readConstraints[C ssmtr.Pair | ssmtr.Quad](path string, task []string, mk f
 }
 
 func trainSSMTR(method string, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("train", "ivm train -method sstr|smtr|ssmtr|ssmtrpi [flags] TRAIN MODEL\n\n"+ssmtrTrainHelp, stderr)
+	fs := newFlags("train", "ivm train -method sstr|smtr|ssmtr|ssmtrpi [flags] TRAIN MODEL\n\n"+
+		ssmtrTrainHelp, stderr)
 	f := registerSSMTRFlags(fs, method)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -267,7 +280,9 @@ func trainSSMTR(method string, args []string, stdout, stderr io.Writer) error {
 func warnSSMTRCondition(stderr io.Writer, m *ssmtr.Model) {
 	for k, t := range m.Tasks {
 		if t.Condition != 0 {
-			fmt.Fprintf(stderr, "ivm: warning: task %q: the posterior's matrix has condition number %.3g; predictions may be inaccurate\n", m.Names[k], t.Condition)
+			fmt.Fprintf(stderr,
+				"ivm: warning: task %q: the posterior's matrix has condition number %.3g; predictions may be "+
+					"inaccurate\n", m.Names[k], t.Condition)
 		}
 	}
 }
@@ -280,11 +295,13 @@ func writeSSMTRSummary(w io.Writer, m *ssmtr.Model, data *dataset.Data) {
 			labelled++
 		}
 	}
-	fmt.Fprintf(w, "%v on %d tasks (%d labelled, %d unlabelled rows), kernel %s\n", m.Method, len(m.Tasks), labelled, len(data.Y)-labelled, m.Kernel)
+	fmt.Fprintf(w, "%v on %d tasks (%d labelled, %d unlabelled rows), kernel %s\n", m.Method,
+		len(m.Tasks), labelled, len(data.Y)-labelled, m.Kernel)
 	if m.Prior == nil {
 		return
 	}
-	fmt.Fprintf(w, "prior mean %s: %.4g; noise σ = %.4g (standardised units)", strings.Join(m.Prior.Names, ", "), m.Prior.Mean, m.Prior.Sigma)
+	fmt.Fprintf(w, "prior mean %s: %.4g; noise σ = %.4g (standardised units)",
+		strings.Join(m.Prior.Names, ", "), m.Prior.Mean, m.Prior.Sigma)
 	if m.Method == ssmtr.SSMTRPI {
 		fmt.Fprintf(w, ", ε = %.4g", m.Prior.Epsilon)
 	}
@@ -305,7 +322,8 @@ func ssmtrAlphas(m *ssmtr.Model) string {
 		lo, hi = math.Min(lo, t.Alpha), math.Max(hi, t.Alpha)
 		s += math.Log(t.Alpha)
 	}
-	return fmt.Sprintf("geometric mean %.4g over %d tasks (%.4g to %.4g)", math.Exp(s/float64(len(m.Tasks))), len(m.Tasks), lo, hi)
+	return fmt.Sprintf("geometric mean %.4g over %d tasks (%.4g to %.4g)",
+		math.Exp(s/float64(len(m.Tasks))), len(m.Tasks), lo, hi)
 }
 
 // ssmtrFile is an ivm-ssmtr/1 model file read by predict, info or plot.
@@ -323,7 +341,8 @@ func readSSMTR(b []byte) (familyModel, error) {
 func (f ssmtrFile) WriteInfo(w io.Writer, path string) {
 	m := f.m
 	fmt.Fprintf(w, "model file:  %s (%v, %s)\n", path, m.Method, ssmtr.ModelFormat)
-	fmt.Fprintf(w, "kernel:      %s (per-task parameters), targets standardised %v\n", m.Kernel, m.Targets)
+	fmt.Fprintf(w, "kernel:      %s (per-task parameters), targets standardised %v\n", m.Kernel,
+		m.Targets)
 	fmt.Fprintf(w, "inputs:      %d", m.Dim)
 	if m.Scaler != nil {
 		fmt.Fprintf(w, ", scaled (%v) as at training", m.Scaling)
@@ -335,7 +354,8 @@ func (f ssmtrFile) WriteInfo(w io.Writer, path string) {
 		fmt.Fprintf(w, "graph:       %d nearest neighbours, %v Laplacian\n", m.Graph.K, m.Graph.Laplacian)
 	}
 	if p := m.Prior; p != nil {
-		fmt.Fprintf(w, "prior:       mean %s = %.4g; σ = %.4g", strings.Join(p.Names, ", "), p.Mean, p.Sigma)
+		fmt.Fprintf(w, "prior:       mean %s = %.4g; σ = %.4g", strings.Join(p.Names, ", "), p.Mean,
+			p.Sigma)
 		if m.Method == ssmtr.SSMTRPI {
 			fmt.Fprintf(w, ", ε = %.4g", p.Epsilon)
 		}
@@ -379,7 +399,10 @@ func predictSSMTR(m *ssmtr.Model, data *dataset.Data) ([]noise.Prediction, error
 	task := data.Task
 	if task == nil {
 		if len(m.Names) != 1 {
-			return nil, fmt.Errorf("the model has %d tasks: name the task column of the test rows (-task-col for CSV, task:NAME tokens for libsvm)", len(m.Names))
+			return nil,
+				fmt.Errorf(
+					"the model has %d tasks: name the task column of the test rows (-task-col for CSV, "+
+						"task:NAME tokens for libsvm)", len(m.Names))
 		}
 		task = make([]string, len(data.Y))
 		for i := range task {
@@ -419,7 +442,8 @@ func printSSMTRMetrics(w io.Writer, data *dataset.Data, preds []noise.Prediction
 	fmt.Fprintf(w, "nMSE (per task, averaged) = %.6g\n", nmse)
 	if prior != nil {
 		v, _, _ := ssmtr.NMSE(ref, truth)
-		fmt.Fprintf(w, "nMSE of the labelled mean (each task's prior mean; a model that learnt nothing) = %.6g\n", v)
+		fmt.Fprintf(w,
+			"nMSE of the labelled mean (each task's prior mean; a model that learnt nothing) = %.6g\n", v)
 	}
 }
 
@@ -428,24 +452,27 @@ func printSSMTRMetrics(w io.Writer, data *dataset.Data, preds []noise.Prediction
 func (f ssmtrFile) Plot(c plotCall) (*ivmplot.Figure, error) {
 	m := f.m
 	if m.Dim != 1 {
-		return nil, fmt.Errorf("%s has %d inputs; ivm plot draws SSMTR models of one input", c.ModelPath, m.Dim)
+		return nil, fmt.Errorf("%s has %d inputs; ivm plot draws SSMTR models of one input", c.ModelPath,
+			m.Dim)
 	}
 	if c.DataPath == "" {
-		return nil, errors.New("an SSMTR model is drawn over its data: give the DATA file (with -task-col for CSV)")
+		return nil,
+			errors.New("an SSMTR model is drawn over its data: give the DATA file (with -task-col for CSV)")
 	}
 	data, err := readPlotData(c.DataPath, c.Data, 1)
 	if err != nil {
 		return nil, err
 	}
 	task := ssmtrTasks(data)
-	tasks, err := taskPanels(data, task, m.Names, c.Grid, func(k int, gm *mat.Dense) ([]noise.Prediction, error) {
-		n, _ := gm.Dims()
-		names := make([]string, n)
-		for i := range names {
-			names[i] = m.Names[k]
-		}
-		return m.Predict(gm, names)
-	})
+	tasks, err := taskPanels(data, task, m.Names, c.Grid,
+		func(k int, gm *mat.Dense) ([]noise.Prediction, error) {
+			n, _ := gm.Dims()
+			names := make([]string, n)
+			for i := range names {
+				names[i] = m.Names[k]
+			}
+			return m.Predict(gm, names)
+		})
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,8 @@ import (
 )
 
 func init() {
-	register("info", command{Synopsis: "ivm info MODEL", Short: "summarise a model file", Order: 25, Run: cmdInfo})
+	register("info", command{Synopsis: "ivm info MODEL", Short: "summarise a model file", Order: 25,
+		Run: cmdInfo})
 }
 
 func cmdInfo(args []string, stdout, stderr io.Writer) error {
@@ -52,12 +53,14 @@ func cmdInfo(args []string, stdout, stderr io.Writer) error {
 // model and the number of active points it gave.
 func writeTaskInfo(w io.Writer, path string, m *multitask.Model) {
 	fmt.Fprintf(w, "model file:  %s (multi-task, ivm-mtmodel/1)\n", path)
-	fmt.Fprintf(w, "kernel:      %s (shared by the %d tasks), %d active points in all\n", m.Kernel, len(m.Tasks), len(m.Steps))
+	fmt.Fprintf(w, "kernel:      %s (shared by the %d tasks), %d active points in all\n", m.Kernel,
+		len(m.Tasks), len(m.Steps))
 	if m.Scaler != nil {
 		fmt.Fprintf(w, "inputs:      scaled (%v) as at training\n", m.Scaler.Kind)
 	}
 	for _, t := range m.Tasks {
-		fmt.Fprintf(w, "task %-7s %s noise%s; %d active points\n", t.Name, t.Noise.Name(), noiseParams(t.Noise), len(t.Rows))
+		fmt.Fprintf(w, "task %-7s %s noise%s; %d active points\n", t.Name, t.Noise.Name(),
+			noiseParams(t.Noise), len(t.Rows))
 	}
 	writeProvenance(w, m.Training)
 }
@@ -69,15 +72,19 @@ func writeSubmodel(w io.Writer, sm ivm.Submodel) {
 	if sm.Name != "" {
 		lead = fmt.Sprintf("%-12s", sm.Name)
 	}
-	fmt.Fprintf(w, "%s %s noise%s; %d active points; kernel %s\n", lead, m.Noise.Name(), noiseParams(m.Noise), m.Size(), m.Kernel)
+	fmt.Fprintf(w, "%s %s noise%s; %d active points; kernel %s\n", lead, m.Noise.Name(),
+		noiseParams(m.Noise), m.Size(), m.Kernel)
 	if pp := sm.Pair; pp != nil {
 		scaled := "not scaled"
 		if pp.Scaler != nil {
 			scaled = fmt.Sprintf("inputs scaled (%v)", pp.Scaler.Kind)
 		}
-		fmt.Fprintf(w, "             %s; sharpness a = %.4g, label noise ε = %.3g\n", scaled, pp.Sharpness, pp.LabelNoise)
+		fmt.Fprintf(w, "             %s; sharpness a = %.4g, label noise ε = %.3g\n", scaled,
+			pp.Sharpness, pp.LabelNoise)
 		if lg := pp.Logistic; lg != nil {
-			fmt.Fprintf(w, "             p(%v) = σ(%.4g·μ %+.4g), μ the regression of the labels coded ±1\n", pp.Classes[1], lg.Slope, lg.Offset)
+			fmt.Fprintf(w,
+				"             p(%v) = σ(%.4g·μ %+.4g), μ the regression of the labels coded ±1\n",
+				pp.Classes[1], lg.Slope, lg.Offset)
 		}
 	}
 	if m.Condition != 0 {
@@ -94,7 +101,9 @@ func writeSubmodel(w io.Writer, sm ivm.Submodel) {
 			}
 		}
 		last := tr[len(tr)-1]
-		fmt.Fprintf(w, "             learnt in %d outer iterations; final held-out log likelihood %.4f per point\n", iters, last.HeldOut)
+		fmt.Fprintf(w,
+			"             learnt in %d outer iterations; final held-out log likelihood %.4f per point\n",
+			iters, last.HeldOut)
 	}
 }
 
@@ -137,14 +146,21 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 	if pr := p.Projected; pr != nil {
 		m, _ := pr.Centres.Dims()
 		if mat.Norm(pr.Weights, 1) == 0 {
-			fmt.Fprintln(w, "model:       the constant predictor (its weights are 0): the same prediction whatever the inputs")
+			fmt.Fprintln(w, "model:       the constant predictor (its weights are 0): the same "+
+				"prediction whatever the inputs")
 		} else {
-			fmt.Fprintf(w, "model:       %d centres (training rows drawn at random), kernel %s, λ %.4g (the targets' noise variance, in the kernel's units)\n", m, pr.Kernel, pr.Lambda)
+			fmt.Fprintf(w,
+				"model:       %d centres (training rows drawn at random), kernel %s, λ %.4g (the "+
+					"targets' noise variance, in the kernel's units)\n", m, pr.Kernel, pr.Lambda)
 		}
 		if p.Task == ivm.Regression {
-			fmt.Fprintf(w, "calibration: predictive variance %.4g everywhere (the held-out residuals', widened to cover 95 %%)\n", pr.NoiseVar)
+			fmt.Fprintf(w,
+				"calibration: predictive variance %.4g everywhere (the held-out residuals', widened to cover "+
+					"95 %%)\n", pr.NoiseVar)
 		} else {
-			fmt.Fprintln(w, "calibration: p ∝ exp(f·Mix + Offset), a multinomial logistic map of the class latents f (fitted on held-out rows)")
+			fmt.Fprintln(w,
+				"calibration: p ∝ exp(f·Mix + Offset), a multinomial logistic map of the class latents f "+
+					"(fitted on held-out rows)")
 		}
 	} else if p.Sharpness != 0 && p.Sharpness != 1 || p.Softmax {
 		what := "class probabilities p_c ∝ q_c^a"
@@ -152,16 +168,20 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 		case p.Task == ivm.Regression:
 			what = "predictive variance divided by a"
 		case p.Softmax:
-			what = "class probabilities p_c ∝ exp(a·μ_c/√(1+σ²_c)), a softmax of the one-vs-rest latents"
+			what = "class probabilities p_c ∝ exp(a·μ_c/√(1+σ²_c)), a softmax of the one-vs-rest " +
+				"latents"
 		}
 		fmt.Fprintf(w, "sharpness:   a = %.4g (%s, chosen on held-out rows)\n", p.Sharpness, what)
 	}
 	if p.Logistic != nil {
-		fmt.Fprintf(w, "calibration: p(%v) = σ(%.4g·μ %+.4g), μ the model's regression of the labels coded ±1 (fitted to its leave-one-out means)\n",
+		fmt.Fprintf(w,
+			"calibration: p(%v) = σ(%.4g·μ %+.4g), μ the model's regression of the labels coded ±1 "+
+				"(fitted to its leave-one-out means)\n",
 			p.Classes[1], p.Logistic.Slope, p.Logistic.Offset)
 	}
 	if p.LabelNoise != 0 {
-		fmt.Fprintf(w, "label noise: ε = %.3g (p_c = (1−ε)·p_c + ε/%d, chosen on held-out rows)\n", p.LabelNoise, len(p.Classes))
+		fmt.Fprintf(w, "label noise: ε = %.3g (p_c = (1−ε)·p_c + ε/%d, chosen on held-out rows)\n",
+			p.LabelNoise, len(p.Classes))
 	}
 	if b := p.Baseline; b != nil {
 		verdict := "better than the constant predictor"

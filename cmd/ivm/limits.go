@@ -32,10 +32,10 @@ const maxWorkers = 256
 // maxGrid caps the -grid of figures: a 2-D map evaluates the model at grid² points.
 const maxGrid = 500
 
-// memLimit is the -max-mem flag, in bytes. Everything a command reads is checked against
-// it before the memory is spent: the data matrix (bytesPerValue per value), a line
-// (max-mem/128), the text of a file after gunzipping (4 × max-mem), a model file (max-mem/modelFileShare),
-// and before training what training will allocate.
+// memLimit is the -max-mem flag, in bytes. Everything a command reads is checked against it before
+// the memory is spent: the data matrix (bytesPerValue per value), a line (max-mem/128), the text of
+// a file after gunzipping (4 × max-mem), a model file (max-mem/modelFileShare), and before
+// training what training will allocate.
 type memLimit int64
 
 func (m *memLimit) String() string { return formatBytes(int64(*m)) }
@@ -62,16 +62,18 @@ func (m *memLimit) Set(s string) error {
 // registerMaxMem adds -max-mem to a command's flags.
 func registerMaxMem(fs *flag.FlagSet) *memLimit {
 	m := memLimit(defaultMaxMem)
-	fs.Var(&m, "max-mem", "the memory, a `SIZE` such as 512M or 8G, the command may plan to use (data, model file, training);\nlarger inputs are refused before they are read")
+	fs.Var(&m, "max-mem",
+		"the memory, a `SIZE` such as 512M or 8G, the command may plan to use (data, model file, "+
+			"training);\nlarger inputs are refused before they are read")
 	return &m
 }
 
 // softLimit sets the Go runtime's soft memory limit (unless GOMEMLIMIT sets one) to 80 %
 // of the limit: the collector then works harder as the heap nears it instead of letting the
-// heap grow to twice what is live, which on a 60 000-row training put the peak RSS at 2.9 GB
-// with 1.4 GB live (each class's 600 MB selection matrix becomes garbage when the next is
-// made). At the whole limit the RSS, which also counts memory not yet returned to the
-// system, still reached 2.4 GB of 2 GiB.
+// heap grow to twice what is live, which on a large training put the peak RSS at twice the
+// live heap (each class's selection matrix becomes garbage when the next is made). At the
+// whole limit the RSS, which also counts memory not yet returned to the system, still
+// overshot it.
 func (m memLimit) softLimit() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(int64(m) / 5 * 4)
@@ -92,7 +94,8 @@ func (m memLimit) check(need float64, what string) error {
 		m = defaultMaxMem
 	}
 	if need > float64(m) {
-		return fmt.Errorf("%s needs about %s, more than -max-mem %s allows (raise -max-mem to go ahead)", what, formatBytes(int64(min(need, 1<<62))), m.String())
+		return fmt.Errorf("%s needs about %s, more than -max-mem %s allows (raise -max-mem to go ahead)",
+			what, formatBytes(int64(min(need, 1<<62))), m.String())
 	}
 	return nil
 }
@@ -164,7 +167,9 @@ func readModelKind(path string, limit memLimit, allowPart bool) (*modelFile, err
 func decodeModel(b []byte, path string, allowPart bool) (*modelFile, error) {
 	format, _ := fileformat.Of(b) // a file that is not JSON is for the loader to explain
 	if strings.HasPrefix(format, "ivm-mtmodel/") && format != multitask.ModelFormat {
-		return nil, fmt.Errorf("%s: multi-task model format %q is not supported by this version (it reads %q)", path, format, multitask.ModelFormat)
+		return nil,
+			fmt.Errorf("%s: multi-task model format %q is not supported by this version (it reads %q)", path,
+				format, multitask.ModelFormat)
 	}
 	mf := &modelFile{}
 	var err error
@@ -186,8 +191,8 @@ func decodeModel(b []byte, path string, allowPart bool) (*modelFile, error) {
 
 // modelFileShare is the share of -max-mem a model file may take: decoding holds its text
 // and the numbers it decodes (8 bytes for each ~17 characters) at once, and predicting
-// the model's d×D active inputs for a chunk of test rows; reading a 277 MB file of ten
-// classes of 2 000 active points and predicting 10 000 rows of 784 inputs peaks at 1.45 GB.
+// the model's d×D active inputs for a chunk of test rows (bench/RESULTS.md, "Figures moved
+// from code comments").
 const modelFileShare = 4
 
 // readModelBytes reads a model file whole ("-": standard input) after the checks readModel
@@ -223,7 +228,10 @@ func readModelFrom(f *os.File, path string, limit memLimit) ([]byte, error) {
 	}
 	b := buf.Bytes()
 	if int64(len(b)) > maxBytes {
-		return nil, fmt.Errorf("%s: larger than %s, the limit for a model file (-max-mem/%d; raise -max-mem to read it)", path, formatBytes(maxBytes), modelFileShare)
+		return nil,
+			fmt.Errorf(
+				"%s: larger than %s, the limit for a model file (-max-mem/%d; raise -max-mem to read it)", path,
+				formatBytes(maxBytes), modelFileShare)
 	}
 	return b, nil
 }

@@ -58,10 +58,15 @@ func register(name string, c command) {
 }
 
 func init() {
-	register("train", command{Synopsis: "ivm train [flags] TRAIN MODEL", Short: "fit a model and write its model file (-method ivm, mtivm, sstr, smtr, ssmtr,\n" + strings.Repeat(" ", 40) + "ssmtrpi, archipelago or softmax)", Order: 10, Run: cmdTrain})
-	register("predict", command{Synopsis: "ivm predict [flags] TEST MODEL [OUT]", Short: "predict, print accuracy or mean squared error", Order: 20, Run: cmdPredict})
-	register("demo", command{Synopsis: "ivm demo", Short: "train and test on the USPS digits shipped with ivm", Order: 30, Run: cmdDemo})
-	register("reproduce", command{Synopsis: "ivm reproduce EXPERIMENT", Short: "rerun a paper's or the reference's experiment", Order: 90, Run: cmdReproduce})
+	register("train", command{Synopsis: "ivm train [flags] TRAIN MODEL",
+		Short: "fit a model and write its model file (-method ivm, mtivm, sstr, smtr, ssmtr,\n" +
+			strings.Repeat(" ", 40) + "ssmtrpi, archipelago or softmax)", Order: 10, Run: cmdTrain})
+	register("predict", command{Synopsis: "ivm predict [flags] TEST MODEL [OUT]",
+		Short: "predict, print accuracy or mean squared error", Order: 20, Run: cmdPredict})
+	register("demo", command{Synopsis: "ivm demo",
+		Short: "train and test on the USPS digits shipped with ivm", Order: 30, Run: cmdDemo})
+	register("reproduce", command{Synopsis: "ivm reproduce EXPERIMENT",
+		Short: "rerun a paper's or the reference's experiment", Order: 90, Run: cmdReproduce})
 }
 
 // usage lists the registered commands.
@@ -196,7 +201,9 @@ func runRecovered(cmd command, args []string, stdout, stderr io.Writer) (err err
 	defer func() {
 		if r := recover(); r != nil {
 			msg := strings.ReplaceAll(fmt.Sprint(r), "\n", " ")
-			err = fmt.Errorf("%w: %s; please report this bug with the command line and its files to https://github.com/ivmlab/ivm/issues", errInternal, msg)
+			err = fmt.Errorf(
+				"%w: %s; please report this bug with the command line and its files to "+
+					"https://github.com/ivmlab/ivm/issues", errInternal, msg)
 		}
 	}()
 	return cmd.Run(args, stdout, stderr)
@@ -206,7 +213,8 @@ func runRecovered(cmd command, args []string, stdout, stderr io.Writer) (err err
 // (an undefined flag, a bad value, a missing argument): a usage error, exit status 2.
 func isFlagError(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"flag provided but not defined", "invalid value ", "invalid boolean value", "bad flag syntax", "flag needs an argument"} {
+	for _, p := range []string{"flag provided but not defined", "invalid value ",
+		"invalid boolean value", "bad flag syntax", "flag needs an argument"} {
 		if strings.HasPrefix(msg, p) {
 			return true
 		}

@@ -11,7 +11,9 @@ import (
 )
 
 func init() {
-	register("merge", command{Synopsis: "ivm merge [flags] PART... MODEL", Short: "join the part files of ivm train -part i/K into one model file", Order: 15, Run: cmdMerge})
+	register("merge", command{Synopsis: "ivm merge [flags] PART... MODEL",
+		Short: "join the part files of ivm train -part i/K into one model file", Order: 15,
+		Run: cmdMerge})
 }
 
 // parsePartFlag parses train's -part flag; "" is the whole model.
@@ -23,7 +25,10 @@ func parsePartFlag(s string, tasks bool) (ivm.Part, error) {
 		// The multi-task IVM picks every active point across all tasks at once, under one
 		// kernel learnt from all of them: a subset of the tasks would pick other points,
 		// so no split of the tasks gives the single run's model.
-		return ivm.Part{}, errors.New("-part is not available with -tasks: the multi-task IVM selects each active point across all tasks, so training a subset of the tasks would not give the single run's model")
+		return ivm.Part{},
+			errors.New(
+				"-part is not available with -tasks: the multi-task IVM selects each active point across all " +
+					"tasks, so training a subset of the tasks would not give the single run's model")
 	}
 	return ivm.ParsePart(s)
 }
@@ -36,11 +41,13 @@ func partSummary(p *ivm.Predictor) string {
 	if len(p.Pairs) > 0 {
 		lo, hi := p.Part.Range(len(p.Pairs))
 		first, last := p.Pairs[lo].Classes, p.Pairs[hi-1].Classes
-		return fmt.Sprintf("part %v: one-vs-one pairs %d–%d of %d (classes %g and %g to %g and %g), for ivm merge",
+		return fmt.Sprintf(
+			"part %v: one-vs-one pairs %d–%d of %d (classes %g and %g to %g and %g), for ivm merge",
 			p.Part, lo+1, hi, len(p.Pairs), first[0], first[1], last[0], last[1])
 	}
 	lo, hi := p.Part.Range(len(p.Models))
-	return fmt.Sprintf("part %v: classes %s of %s, for ivm merge", p.Part, floats(p.Classes[lo:hi]), floats(p.Classes))
+	return fmt.Sprintf("part %v: classes %s of %s, for ivm merge", p.Part, floats(p.Classes[lo:hi]),
+		floats(p.Classes))
 }
 
 // writePartInfo describes a part file (ivm info).
@@ -50,7 +57,8 @@ func writePartInfo(w io.Writer, path string, p *ivm.Predictor) {
 		writeSubmodel(w, sm)
 	}
 	t := p.Training
-	fmt.Fprintf(w, "training:    %s, %d rows, sha256 %s, %.3g s\n             ivm %s\n", t.File, t.Rows, t.SHA256, t.Seconds, strings.Join(t.Args, " "))
+	fmt.Fprintf(w, "training:    %s, %d rows, sha256 %s, %.3g s\n             ivm %s\n", t.File,
+		t.Rows, t.SHA256, t.Seconds, strings.Join(t.Args, " "))
 }
 
 func cmdMerge(args []string, stdout, stderr io.Writer) error {
@@ -78,8 +86,11 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		if parts[i], err = readPartFile(path, *maxMem); err != nil {
 			return err
 		}
-		if a, b := trainFlags(parts[0].Training.Args), trainFlags(parts[i].Training.Args); !slices.Equal(a, b) {
-			return fmt.Errorf("%s was trained with flags %q, %s with %q: the parts of one model need the same flags (only -part, -workers and -quiet may differ)",
+		if a, b := trainFlags(parts[0].Training.Args),
+			trainFlags(parts[i].Training.Args); !slices.Equal(a, b) {
+			return fmt.Errorf(
+				"%s was trained with flags %q, %s with %q: the parts of one model need the same flags (only "+
+					"-part, -workers and -quiet may differ)",
 				path, b, paths[0], a)
 		}
 	}
@@ -106,7 +117,8 @@ func readPartFile(path string, limit memLimit) (*ivm.Predictor, error) {
 		return nil, err
 	}
 	if mf.part == nil {
-		return nil, fmt.Errorf("%s: not a part file (%s); give the part files of ivm train -part", path, ivm.PartFormat)
+		return nil, fmt.Errorf("%s: not a part file (%s); give the part files of ivm train -part", path,
+			ivm.PartFormat)
 	}
 	return mf.part, nil
 }

@@ -13,7 +13,9 @@ import (
 )
 
 func init() {
-	register("mtreg", command{Synopsis: "ivm mtreg [flags] TRAIN [TEST]", Short: "semi-supervised multi-task GP regression (SMTR/SSMTR), train and test in one call", Order: 60, Run: cmdMtreg})
+	register("mtreg", command{Synopsis: "ivm mtreg [flags] TRAIN [TEST]",
+		Short: "semi-supervised multi-task GP regression (SMTR/SSMTR), train and test in one call",
+		Order: 60, Run: cmdMtreg})
 }
 
 const mtregHelp = `A shorthand for "ivm train -method METHOD TRAIN MODEL" followed by "ivm predict TEST
@@ -131,10 +133,12 @@ func priorMeans(m *ssmtr.Model, data *dataset.Data) []float64 {
 }
 
 // writeMtregPredictions writes one line "task,mean,variance" per row.
-func writeMtregPredictions(path string, stdout io.Writer, task []string, preds []noise.Prediction) error {
+func writeMtregPredictions(path string, stdout io.Writer, task []string,
+	preds []noise.Prediction) error {
 	var w bytes.Buffer
 	for r, p := range preds {
-		fmt.Fprintf(&w, "%s,%s,%s\n", task[r], strconv.FormatFloat(p.Mean, 'g', 10, 64), strconv.FormatFloat(p.Var, 'g', 10, 64))
+		fmt.Fprintf(&w, "%s,%s,%s\n", task[r], strconv.FormatFloat(p.Mean, 'g', 10, 64),
+			strconv.FormatFloat(p.Var, 'g', 10, 64))
 	}
 	return writeOutput(path, w.Bytes(), stdout)
 }

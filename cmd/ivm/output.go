@@ -130,7 +130,8 @@ func createTemp(path string, perm fs.FileMode) (*os.File, string, error) {
 	for {
 		var b [6]byte
 		rand.Read(b[:])
-		name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-"+hex.EncodeToString(b[:]))
+		name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-"+
+			hex.EncodeToString(b[:]))
 		f, err := pending.create(name, perm)
 		if err == nil {
 			return f, name, nil

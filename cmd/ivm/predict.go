@@ -16,11 +16,17 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("predict", "ivm predict [flags] TEST MODEL [OUTPUT]", stderr)
 	var df dataFlags
 	df.register(fs)
-	prob := fs.Bool("prob", false, "write each class's probability and the latent mean and variance to OUTPUT (regression: predictive mean and variance)")
+	prob := fs.Bool("prob", false,
+		"write each class's probability and the latent mean and variance to OUTPUT (regression: "+
+			"predictive mean and variance)")
 	quiet := fs.Bool("quiet", false, "do not print the accuracy or error")
-	labels := fs.Bool("labels", false, "labels from the latent means alone, without variances or probabilities (as svm-predict without -b):\n"+
-		"on large models several times faster; binary and regression labels are the same, one-vs-rest takes the class of the largest\n"+
-		"latent mean and one-vs-one the pairs' votes, which can differ on near ties (ivm.Predictor.PredictLabels)")
+	labels := fs.Bool("labels", false,
+		"labels from the latent means alone, without variances or probabilities (as svm-predict "+
+			"without -b):\n"+
+			"on large models several times faster; binary and regression labels are the same, one-vs-rest "+
+			"takes the class of the largest\n"+
+			"latent mean and one-vs-one the pairs' votes, which can differ on near ties "+
+			"(ivm.Predictor.PredictLabels)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -47,7 +53,8 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 	if outPath == stdoutPath {
 		report = stderr
 	}
-	df.maxMem.softLimit() // a large model's file text and decoded numbers are garbage soon after loading
+	// a large model's file text and decoded numbers are garbage soon after loading
+	df.maxMem.softLimit()
 	mf, err := readModel(modelPath, *df.maxMem)
 	if err != nil {
 		return err
@@ -56,16 +63,20 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: -labels is for single-task IVM models", modelPath)
 	}
 	if mf.family != nil {
-		return mf.family.Predict(predictCall{TestPath: testPath, ModelPath: modelPath, OutPath: outPath, Read: opt,
+		return mf.family.Predict(predictCall{TestPath: testPath, ModelPath: modelPath, OutPath: outPath,
+			Read: opt,
 			Prob: *prob, Quiet: *quiet, Report: report, Stdout: stdout, Stderr: stderr})
 	}
 	if mf.multi != nil {
-		return predictTaskFile(testPath, modelPath, outPath, opt, mf.multi, *prob, *quiet, report, stdout, stderr)
+		return predictTaskFile(testPath, modelPath, outPath, opt, mf.multi, *prob, *quiet, report, stdout,
+			stderr)
 	}
 	p := mf.single
 	for c, sm := range p.Submodels() {
 		if m := sm.Model; m.Jitter != 0 {
-			fmt.Fprintf(stderr, "ivm predict: warning: model %d of %s needed jitter %g to factorise its active-set matrix; predictions may be inaccurate\n", c+1, modelPath, m.Jitter)
+			fmt.Fprintf(stderr,
+				"ivm predict: warning: model %d of %s needed jitter %g to factorise its active-set matrix; "+
+					"predictions may be inaccurate\n", c+1, modelPath, m.Jitter)
 		}
 	}
 	data, err := readTest(testPath, opt, p.InputDim(), stderr)
@@ -97,7 +108,8 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 // readTest reads the rows to predict for a model of dim inputs with the data flags'
 // options opt. As svm-predict, it drops the features of a libsvm file the model never saw,
 // but says so on stderr.
-func readTest(path string, opt dataset.ReadOptions, dim int, stderr io.Writer) (*dataset.Data, error) {
+func readTest(path string, opt dataset.ReadOptions, dim int, stderr io.Writer) (*dataset.Data,
+	error) {
 	opt.Dim, opt.IgnoreExtra = dim, true
 	data, err := readData(path, opt)
 	if err != nil {
@@ -111,7 +123,9 @@ func readTest(path string, opt dataset.ReadOptions, dim int, stderr io.Writer) (
 // were dropped (svm-predict drops them silently; a mixed-up file should not pass unseen).
 func warnDropped(stderr io.Writer, path string, data *dataset.Data, dim int) {
 	if data.MaxIndex > dim {
-		fmt.Fprintf(stderr, "ivm predict: warning: %s has features up to index %d, the model takes %d inputs: %d dropped, as svm-predict does\n",
+		fmt.Fprintf(stderr,
+			"ivm predict: warning: %s has features up to index %d, the model takes %d inputs: %d dropped, "+
+				"as svm-predict does\n",
 			path, data.MaxIndex, dim, data.MaxIndex-dim)
 	}
 }
@@ -140,9 +154,13 @@ func warnUnknownLabels(stderr io.Writer, path string, y, classes []float64) {
 	switch {
 	case n == 0:
 	case n == labelled:
-		fmt.Fprintf(stderr, "ivm predict: warning: no label of %s is one of the model's classes (%s): is it the right test file?\n", path, floats(classes))
+		fmt.Fprintf(stderr,
+			"ivm predict: warning: no label of %s is one of the model's classes (%s): is it the right "+
+				"test file?\n", path, floats(classes))
 	default:
-		fmt.Fprintf(stderr, "ivm predict: warning: %d of the %d labelled rows of %s have a label that is not one of the model's classes (%s)\n", n, labelled, path, floats(classes))
+		fmt.Fprintf(stderr,
+			"ivm predict: warning: %d of the %d labelled rows of %s have a label that is not one of the "+
+				"model's classes (%s)\n", n, labelled, path, floats(classes))
 	}
 }
 
@@ -159,7 +177,8 @@ func printMetrics(w io.Writer, regression bool, preds []ivm.Prediction, y []floa
 			return
 		}
 		fmt.Fprintf(w, "Mean squared error = %s (regression)\n", mse)
-		fmt.Fprintf(w, "Squared correlation coefficient = %.6g (regression)\n", squaredCorrelation(labels, y))
+		fmt.Fprintf(w, "Squared correlation coefficient = %.6g (regression)\n",
+			squaredCorrelation(labels, y))
 		return
 	}
 	correct, total := 0, 0
@@ -173,7 +192,8 @@ func printMetrics(w io.Writer, regression bool, preds []ivm.Prediction, y []floa
 		}
 	}
 	if total > 0 {
-		fmt.Fprintf(w, "Accuracy = %.6g%% (%d/%d) (classification)\n", 100*float64(correct)/float64(total), correct, total)
+		fmt.Fprintf(w, "Accuracy = %.6g%% (%d/%d) (classification)\n",
+			100*float64(correct)/float64(total), correct, total)
 	}
 }
 
@@ -184,7 +204,8 @@ func printMetrics(w io.Writer, regression bool, preds []ivm.Prediction, y []floa
 // of classes a,b, positive for b, a blended pair's probit model's; a blended binary model:
 // each member's); regression writes
 // the predictive mean and variance. The file is written atomically.
-func writePredictions(path string, p *ivm.Predictor, preds []ivm.Prediction, prob bool, stdout io.Writer) error {
+func writePredictions(path string, p *ivm.Predictor, preds []ivm.Prediction, prob bool,
+	stdout io.Writer) error {
 	var b strings.Builder
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	if prob {

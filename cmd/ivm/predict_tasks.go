@@ -15,10 +15,12 @@ import (
 
 // predictTaskFile applies a multi-task model to the rows of testPath for ivm predict (opt
 // holds the data flags' reading options).
-func predictTaskFile(testPath, modelPath, outPath string, opt dataset.ReadOptions, m *multitask.Model, prob, quiet bool, report, stdout, stderr io.Writer) error {
+func predictTaskFile(testPath, modelPath, outPath string, opt dataset.ReadOptions,
+	m *multitask.Model, prob, quiet bool, report, stdout, stderr io.Writer) error {
 	data, err := readTest(testPath, opt, m.Dim(), stderr)
 	if errors.Is(err, dataset.ErrDim) && opt.TaskCol == dataset.TaskNone {
-		return fmt.Errorf("%w (%s is a multi-task model: name the task column with -task-col)", err, modelPath)
+		return fmt.Errorf("%w (%s is a multi-task model: name the task column with -task-col)", err,
+			modelPath)
 	}
 	if err != nil {
 		return err
@@ -39,9 +41,12 @@ func predictTaskFile(testPath, modelPath, outPath string, opt dataset.ReadOption
 // and, unless quiet, prints the accuracy or mean squared error.
 //
 // The metrics go to report, a "-" OUTPUT to stdout.
-func predictTasks(data *dataset.Data, m *multitask.Model, outPath string, prob, quiet bool, report, stdout io.Writer) error {
+func predictTasks(data *dataset.Data, m *multitask.Model, outPath string, prob, quiet bool, report,
+	stdout io.Writer) error {
 	if data.Task == nil {
-		return errors.New("a multi-task model needs the task of every test row (-task-col for CSV, task:NAME tokens for libsvm)")
+		return errors.New(
+			"a multi-task model needs the task of every test row (-task-col for CSV, task:NAME tokens for " +
+				"libsvm)")
 	}
 	preds, mu, vs, err := m.PredictLatent(data.X, data.Task)
 	if err != nil {
@@ -61,7 +66,8 @@ func predictTasks(data *dataset.Data, m *multitask.Model, outPath string, prob, 
 
 // writeTaskPredictions writes one line per test row, as `ivm predict` does; classes are the
 // model's, in the training data's labels.
-func writeTaskPredictions(path string, classes []float64, preds []noise.Prediction, mu, vs []float64, prob bool, stdout io.Writer) error {
+func writeTaskPredictions(path string, classes []float64, preds []noise.Prediction, mu,
+	vs []float64, prob bool, stdout io.Writer) error {
 	w := new(bytes.Buffer)
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	if prob {

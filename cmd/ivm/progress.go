@@ -91,7 +91,8 @@ func (p *progress) logSearch(pr ivm.Progress) {
 		if pr.Pair {
 			what = fmt.Sprintf(" %s (%d/%d)", problemName(pr), pr.Problem+1, pr.Problems)
 		}
-		fmt.Fprintf(p.w, "\r%s:%s choosing the kernel: %d scored, last %.4f %.0fs\033[K", p.prefix, what, pr.Search, pr.SearchScore, time.Since(p.start).Seconds())
+		fmt.Fprintf(p.w, "\r%s:%s choosing the kernel: %d scored, last %.4f %.0fs\033[K", p.prefix, what,
+			pr.Search, pr.SearchScore, time.Since(p.start).Seconds())
 		p.drawn = true
 		return
 	}
@@ -99,7 +100,8 @@ func (p *progress) logSearch(pr ivm.Progress) {
 	if pr.SearchPrior != 0 {
 		prior = fmt.Sprintf(" (the constant predictor: %.4f)", pr.SearchPrior)
 	}
-	fmt.Fprintf(p.w, "%s: search %d: %s: held-out log loss %.4f per row%s\n", p.prefix, pr.Search, pr.SearchKernel, pr.SearchScore, prior)
+	fmt.Fprintf(p.w, "%s: search %d: %s: held-out log loss %.4f per row%s\n", p.prefix, pr.Search,
+		pr.SearchKernel, pr.SearchScore, prior)
 }
 
 // logDone reports a finished problem with an estimate of the time the others need: the
@@ -113,7 +115,8 @@ func (p *progress) logDone(pr ivm.Progress) {
 		lead += problemName(pr) + " "
 	}
 	if pr.Rows > 0 {
-		fmt.Fprintf(p.w, "%sdone (%d rows through %d centres, %s since the search)\n", lead, pr.Rows, pr.ActiveSize, time.Since(p.searchEnd).Round(time.Second))
+		fmt.Fprintf(p.w, "%sdone (%d rows through %d centres, %s since the search)\n", lead, pr.Rows,
+			pr.ActiveSize, time.Since(p.searchEnd).Round(time.Second))
 		return
 	}
 	done := 0.0
@@ -126,8 +129,10 @@ func (p *progress) logDone(pr ivm.Progress) {
 	}
 	elapsed := time.Since(from)
 	left := time.Duration(float64(elapsed) * (float64(len(p.frac)) - done) / max(done, 1e-9))
-	fmt.Fprintf(p.w, "%sdone (%d of %d active points selected; %.0f of %d problems done, %s so far, about %s left)\n",
-		lead, pr.Included, pr.ActiveSize, done, len(p.frac), elapsed.Round(time.Second), left.Round(time.Second))
+	fmt.Fprintf(p.w,
+		"%sdone (%d of %d active points selected; %.0f of %d problems done, %s so far, about %s left)\n",
+		lead, pr.Included, pr.ActiveSize, done, len(p.frac), elapsed.Round(time.Second),
+		left.Round(time.Second))
 }
 
 // logRows reports a projected model's fit at each quarter of its rows, with an estimate
@@ -139,9 +144,11 @@ func (p *progress) logRows(pr ivm.Progress) {
 	}
 	p.quarters = q
 	elapsed := time.Since(p.searchEnd)
-	left := time.Duration(float64(elapsed) * float64(pr.Rows-pr.RowsDone) / float64(max(pr.RowsDone, 1)))
+	left := time.Duration(float64(elapsed) * float64(pr.Rows-pr.RowsDone) /
+		float64(max(pr.RowsDone, 1)))
 	fmt.Fprintf(p.w, "%s: fitting: %d of %d rows through %d centres, %s so far, about %s left\n",
-		p.prefix, pr.RowsDone, pr.Rows, pr.ActiveSize, elapsed.Round(time.Second), left.Round(time.Second))
+		p.prefix, pr.RowsDone, pr.Rows, pr.ActiveSize, elapsed.Round(time.Second),
+		left.Round(time.Second))
 }
 
 // problemName names the binary problem a report is about: "class 3" (one-vs-rest) or
@@ -161,7 +168,8 @@ func (p *progress) draw(pr ivm.Progress) {
 	total /= float64(len(p.frac))
 	const width = 30
 	fill := int(total * width)
-	what := fmt.Sprintf("selection %d/%d, %d/%d active", pr.Selection, pr.Selections, pr.Included, pr.ActiveSize)
+	what := fmt.Sprintf("selection %d/%d, %d/%d active", pr.Selection, pr.Selections, pr.Included,
+		pr.ActiveSize)
 	if pr.Rows > 0 {
 		what = fmt.Sprintf("fitting: %d/%d rows through %d centres", pr.RowsDone, pr.Rows, pr.ActiveSize)
 	}
@@ -176,7 +184,8 @@ func (p *progress) draw(pr ivm.Progress) {
 		}
 		eta = fmt.Sprintf(", about %.0fs left", time.Since(from).Seconds()*(1-total)/total)
 	}
-	fmt.Fprintf(p.w, "\r%s [%s%s] %3.0f%% %s %.0fs%s\033[K", p.prefix, strings.Repeat("#", fill), strings.Repeat("-", width-fill),
+	fmt.Fprintf(p.w, "\r%s [%s%s] %3.0f%% %s %.0fs%s\033[K", p.prefix, strings.Repeat("#", fill),
+		strings.Repeat("-", width-fill),
 		100*total, what, time.Since(p.start).Seconds(), eta)
 	p.drawn = true
 }
@@ -193,10 +202,13 @@ func (p *progress) logTrace(pr ivm.Progress) {
 		return
 	}
 	iters := pr.Iters
-	fmt.Fprintf(p.w, "%siteration %d/%d: held-out log likelihood %.4f per point at its start; kernel objective %.6g -> %.6g in %d steps",
+	fmt.Fprintf(p.w,
+		"%siteration %d/%d: held-out log likelihood %.4f per point at its start; kernel objective %.6g "+
+			"-> %.6g in %d steps",
 		lead, tr.Iter+1, iters, tr.HeldOut, tr.KernelBefore, tr.KernelAfter, tr.KernelSteps)
 	if tr.NoiseSteps > 0 {
-		fmt.Fprintf(p.w, "; noise objective %.6g -> %.6g in %d steps", tr.NoiseBefore, tr.NoiseAfter, tr.NoiseSteps)
+		fmt.Fprintf(p.w, "; noise objective %.6g -> %.6g in %d steps", tr.NoiseBefore, tr.NoiseAfter,
+			tr.NoiseSteps)
 	}
 	if tr.Rejected {
 		fmt.Fprintf(p.w, "; its new parameters rejected (held-out likelihood fell), learning stops")

@@ -15,7 +15,8 @@ import (
 )
 
 func init() {
-	register("serve", command{Synopsis: "ivm serve [flags] MODEL...", Short: "answer predictions over HTTP (JSON)", Order: 22, Run: cmdServe})
+	register("serve", command{Synopsis: "ivm serve [flags] MODEL...",
+		Short: "answer predictions over HTTP (JSON)", Order: 22, Run: cmdServe})
 }
 
 // serveTimeouts are the http.Server's timeouts and how long a shutdown waits.
@@ -24,18 +25,26 @@ type serveTimeouts struct {
 }
 
 func cmdServe(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", "ivm serve [flags] MODEL...  (MODEL: FILE, served as its name without .json, or NAME=FILE)", stderr)
+	fs := newFlags("serve",
+		"ivm serve [flags] MODEL...  (MODEL: FILE, served as its name without .json, or NAME=FILE)",
+		stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
 	var lim serveLimits
 	fs.Int64Var(&lim.MaxBody, "max-body", 8<<20, "largest request body in bytes (413 above)")
 	fs.IntVar(&lim.MaxRows, "max-rows", 1000, "most rows in one request (413 above)")
-	fs.IntVar(&lim.Workers, "workers", 0, "predictions computed at once (0: all cores); other requests wait")
-	fs.IntVar(&lim.MaxInflight, "max-inflight", 256, "requests admitted at once, reading, waiting or predicting (503 above)")
+	fs.IntVar(&lim.Workers, "workers", 0,
+		"predictions computed at once (0: all cores); other requests wait")
+	fs.IntVar(&lim.MaxInflight, "max-inflight", 256,
+		"requests admitted at once, reading, waiting or predicting (503 above)")
 	var t serveTimeouts
-	fs.DurationVar(&t.Read, "read-timeout", 30*time.Second, "time to read a request, body included (408 for a slow body)")
-	fs.DurationVar(&t.Write, "write-timeout", 60*time.Second, "time from the end of a request's headers to the end of its answer")
-	fs.DurationVar(&t.Idle, "idle-timeout", 2*time.Minute, "how long an idle keep-alive connection stays open")
-	fs.DurationVar(&t.Shutdown, "shutdown-timeout", 30*time.Second, "how long SIGTERM waits for requests in flight")
+	fs.DurationVar(&t.Read, "read-timeout", 30*time.Second,
+		"time to read a request, body included (408 for a slow body)")
+	fs.DurationVar(&t.Write, "write-timeout", 60*time.Second,
+		"time from the end of a request's headers to the end of its answer")
+	fs.DurationVar(&t.Idle, "idle-timeout", 2*time.Minute,
+		"how long an idle keep-alive connection stays open")
+	fs.DurationVar(&t.Shutdown, "shutdown-timeout", 30*time.Second,
+		"how long SIGTERM waits for requests in flight")
 	logFormat := fs.String("log", "json", "log format on stderr: json or text")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -88,8 +97,10 @@ func newServeLogger(format string, w io.Writer) (*slog.Logger, error) {
 // runServer serves on ln until ctx ends (SIGTERM), then stops accepting connections and
 // waits up to t.Shutdown for the requests in flight. A value on reload (SIGHUP) rereads the
 // model files; requests go on meanwhile.
-func runServer(ctx context.Context, ln net.Listener, s *server, t serveTimeouts, reload <-chan os.Signal) error {
-	hs := &http.Server{Handler: s.handler(), ReadHeaderTimeout: min(t.Read, 10*time.Second), ReadTimeout: t.Read,
+func runServer(ctx context.Context, ln net.Listener, s *server, t serveTimeouts,
+	reload <-chan os.Signal) error {
+	hs := &http.Server{Handler: s.handler(), ReadHeaderTimeout: min(t.Read, 10*time.Second),
+		ReadTimeout:  t.Read,
 		WriteTimeout: t.Write, IdleTimeout: t.Idle, MaxHeaderBytes: 64 << 10,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	served := make(chan error, 1)
@@ -110,7 +121,8 @@ func runServer(ctx context.Context, ln net.Listener, s *server, t serveTimeouts,
 			s.stats.refused.Add(int64(refused))
 			s.log.Info("reload done", "replaced", replaced, "refused", refused)
 		case <-ctx.Done():
-			s.log.Info("shutting down: no new connections; waiting for the requests in flight", "timeout", t.Shutdown.String())
+			s.log.Info("shutting down: no new connections; waiting for the requests in flight", "timeout",
+				t.Shutdown.String())
 			sctx, cancel := context.WithTimeout(context.Background(), t.Shutdown)
 			defer cancel()
 			if err := hs.Shutdown(sctx); err != nil {

@@ -41,7 +41,8 @@ type server struct {
 }
 
 func newServer(models *registry, limits serveLimits, log *slog.Logger) *server {
-	return &server{models: models, limits: limits, compute: make(chan struct{}, limits.Workers), log: log}
+	return &server{models: models, limits: limits, compute: make(chan struct{}, limits.Workers),
+		log: log}
 }
 
 // handler routes the API; every answer, errors included, is JSON.
@@ -53,7 +54,10 @@ func (s *server) handler() http.Handler {
 	mux.HandleFunc("GET /healthz", s.handleHealth)
 	mux.HandleFunc("GET /metrics", s.handleMetrics)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("no %s %s: the API is POST /v1/models/{name}/predict, GET /v1/models, GET /healthz, GET /metrics", r.Method, r.URL.Path)})
+		fail(w, &httpError{http.StatusNotFound,
+			fmt.Sprintf(
+				"no %s %s: the API is POST /v1/models/{name}/predict, GET /v1/models, GET /healthz, GET "+
+					"/metrics", r.Method, r.URL.Path)})
 	})
 	return s.logged(mux)
 }
@@ -93,7 +97,9 @@ func (s *server) admitted(h http.HandlerFunc) http.HandlerFunc {
 		defer s.inflight.Add(-1)
 		if n := s.inflight.Add(1); n > int64(s.limits.MaxInflight) {
 			w.Header().Set("Retry-After", "1")
-			fail(w, &httpError{http.StatusServiceUnavailable, fmt.Sprintf("server busy: %d requests in progress (-max-inflight %d); retry", n-1, s.limits.MaxInflight)})
+			fail(w, &httpError{http.StatusServiceUnavailable,
+				fmt.Sprintf("server busy: %d requests in progress (-max-inflight %d); retry", n-1,
+					s.limits.MaxInflight)})
 			return
 		}
 		h(w, r)
@@ -118,12 +124,14 @@ type predictResponse struct {
 func (s *server) handlePredict(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		fail(w, &httpError{http.StatusMethodNotAllowed, "predict takes POST with a JSON body {\"rows\": [...]}"})
+		fail(w, &httpError{http.StatusMethodNotAllowed,
+			"predict takes POST with a JSON body {\"rows\": [...]}"})
 		return
 	}
 	m := s.models.get(r.PathValue("name"))
 	if m == nil {
-		fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)", r.PathValue("name"))})
+		fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)",
+			r.PathValue("name"))})
 		return
 	}
 	body, herr := readBody(w, r, s.limits.MaxBody)
@@ -158,7 +166,8 @@ func (s *server) handlePredict(w http.ResponseWriter, r *http.Request) {
 // readBody reads the whole body, refusing one over max bytes or one that does not arrive
 // within the server's read timeout (a slow client).
 func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, *httpError) {
-	tooBig := &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over the limit of %d bytes (-max-body)", max)}
+	tooBig := &httpError{http.StatusRequestEntityTooLarge,
+		fmt.Sprintf("request body over the limit of %d bytes (-max-body)", max)}
 	if r.ContentLength > max {
 		return nil, tooBig
 	}
@@ -172,7 +181,8 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, *httpE
 	case errors.As(err, &limit):
 		return nil, tooBig
 	case errors.As(err, &ne) && ne.Timeout():
-		return nil, &httpError{http.StatusRequestTimeout, "the request body did not arrive within the read timeout"}
+		return nil, &httpError{http.StatusRequestTimeout,
+			"the request body did not arrive within the read timeout"}
 	case err != nil:
 		return nil, badRequest("reading the request body: %v", err)
 	}
@@ -181,7 +191,8 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, *httpE
 
 // parsePredictRequest decodes and checks a predict body against model m: the inputs as a
 // matrix, and for a multi-task model each row's task.
-func parsePredictRequest(body []byte, m *servedModel, maxRows int) (*mat.Dense, []string, *httpError) {
+func parsePredictRequest(body []byte, m *servedModel, maxRows int) (*mat.Dense, []string,
+	*httpError) {
 	var req predictRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -196,7 +207,8 @@ func parsePredictRequest(body []byte, m *servedModel, maxRows int) (*mat.Dense, 
 	case n == 0:
 		return nil, nil, badRequest(`no rows: the body is {"rows": [[x1, x2, …], …]}`)
 	case n > maxRows:
-		return nil, nil, &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%d rows: at most %d in one request (-max-rows)", n, maxRows)}
+		return nil, nil, &httpError{http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("%d rows: at most %d in one request (-max-rows)", n, maxRows)}
 	}
 	if herr := checkTasks(req.Tasks, n, m); herr != nil {
 		return nil, nil, herr
@@ -219,11 +231,14 @@ func checkTasks(tasks []string, rows int, m *servedModel) *httpError {
 		return nil
 	}
 	if len(tasks) != rows {
-		return badRequest(`%d tasks for %d rows: model %q is multi-task and needs "tasks" with each row's task`, len(tasks), rows, m.name)
+		return badRequest(
+			`%d tasks for %d rows: model %q is multi-task and needs "tasks" with each row's task`,
+			len(tasks), rows, m.name)
 	}
 	for i, t := range tasks {
 		if m.tasks.TaskIndex(t) < 0 {
-			return badRequest("row %d: task %q is not in model %q (GET /v1/models/%s lists its tasks)", i+1, t, m.name, m.name)
+			return badRequest("row %d: task %q is not in model %q (GET /v1/models/%s lists its tasks)", i+1,
+				t, m.name, m.name)
 		}
 	}
 	return nil
@@ -264,7 +279,9 @@ func parseRow(raw json.RawMessage, dst []float64) error {
 			dst[j-1] = *v
 		}
 	default:
-		return fmt.Errorf(`a row is an array of the model's %d inputs or an object {"index": value} with 1-based indices`, len(dst))
+		return fmt.Errorf(
+			`a row is an array of the model's %d inputs or an object {"index": value} with 1-based indices`,
+			len(dst))
 	}
 	return nil
 }
@@ -280,15 +297,18 @@ func describeJSONError(err error, body []byte) string {
 		return "the JSON ends early (a truncated body?)"
 	case errors.As(err, &syntax):
 		msg := fmt.Sprintf("not valid JSON at byte %d: %v", syntax.Offset, err)
-		if rest := body[min(max(syntax.Offset-1, 0), int64(len(body))):]; bytes.HasPrefix(rest, []byte("NaN")) || bytes.HasPrefix(rest, []byte("Inf")) {
+		if rest := body[min(max(syntax.Offset-1, 0), int64(len(body))):]; bytes.HasPrefix(rest,
+			[]byte("NaN")) || bytes.HasPrefix(rest, []byte("Inf")) {
 			msg += " (NaN and Infinity are not JSON numbers: inputs must be finite)"
 		}
 		return msg
 	case errors.As(err, &typ) && typ.Field == "rows":
-		return fmt.Sprintf(`"rows" holds a JSON %s: it must be an array of rows, each an array of numbers `+
-			`({"rows": [[x1, x2, …], …]})`, typ.Value)
+		return fmt.Sprintf(
+			`"rows" holds a JSON %s: it must be an array of rows, each an array of numbers `+
+				`({"rows": [[x1, x2, …], …]})`, typ.Value)
 	case errors.As(err, &typ) && strings.HasPrefix(typ.Field, "tasks"):
-		return fmt.Sprintf(`"tasks" holds a JSON %s: it must be an array of task names (strings), one per row`,
+		return fmt.Sprintf(
+			`"tasks" holds a JSON %s: it must be an array of task names (strings), one per row`,
 			typ.Value)
 	case errors.As(err, &typ) && strings.HasPrefix(typ.Value, "number"):
 		return fmt.Sprintf("%s is out of range: inputs must be finite", typ.Value)
@@ -297,7 +317,8 @@ func describeJSONError(err error, body []byte) string {
 	case errors.As(err, &typ):
 		return fmt.Sprintf("a JSON %s where a number belongs", typ.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field"):
-		return strings.TrimPrefix(err.Error(), "json: ") + `: the body is {"rows": [...]} (and "tasks" for a multi-task model)`
+		return strings.TrimPrefix(err.Error(), "json: ") +
+			`: the body is {"rows": [...]} (and "tasks" for a multi-task model)`
 	}
 	return err.Error()
 }
@@ -313,7 +334,8 @@ func (s *server) handleList(w http.ResponseWriter, r *http.Request) {
 func (s *server) handleDescribe(w http.ResponseWriter, r *http.Request) {
 	m := s.models.get(r.PathValue("name"))
 	if m == nil {
-		fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)", r.PathValue("name"))})
+		fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)",
+			r.PathValue("name"))})
 		return
 	}
 	writeJSON(w, http.StatusOK, m.describe())
@@ -353,7 +375,8 @@ func (s *server) logged(h http.Handler) http.Handler {
 		case rec.status >= 400:
 			level = slog.LevelWarn
 		}
-		attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", rec.status),
+		attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status),
 			slog.Float64("ms", float64(elapsed.Microseconds())/1000), slog.String("remote", r.RemoteAddr)}
 		if rec.model != "" {
 			attrs = append(attrs, slog.String("model", rec.model), slog.Int("rows", rec.rows))
@@ -400,11 +423,17 @@ func (s *server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	for _, c := range codes {
 		fmt.Fprintf(&b, "ivm_requests_total{code=\"%d\"} %d\n", c, s.stats.byStatus[c])
 	}
-	fmt.Fprintf(&b, "# TYPE ivm_request_seconds summary\nivm_request_seconds_sum %g\nivm_request_seconds_count %d\n", s.stats.seconds, count)
+	fmt.Fprintf(&b,
+		"# TYPE ivm_request_seconds summary\nivm_request_seconds_sum %g\nivm_request_seconds_count %d\n",
+		s.stats.seconds, count)
 	s.stats.mu.Unlock()
-	fmt.Fprintf(&b, "# TYPE ivm_rows_predicted_total counter\nivm_rows_predicted_total %d\n", s.stats.rows.Load())
-	fmt.Fprintf(&b, "# TYPE ivm_requests_in_flight gauge\nivm_requests_in_flight %d\n", s.inflight.Load())
-	fmt.Fprintf(&b, "# TYPE ivm_reloads_total counter\nivm_reloads_total{result=\"replaced\"} %d\nivm_reloads_total{result=\"refused\"} %d\n",
+	fmt.Fprintf(&b, "# TYPE ivm_rows_predicted_total counter\nivm_rows_predicted_total %d\n",
+		s.stats.rows.Load())
+	fmt.Fprintf(&b, "# TYPE ivm_requests_in_flight gauge\nivm_requests_in_flight %d\n",
+		s.inflight.Load())
+	fmt.Fprintf(&b,
+		"# TYPE ivm_reloads_total counter\nivm_reloads_total{result=\"replaced\"} "+
+			"%d\nivm_reloads_total{result=\"refused\"} %d\n",
 		s.stats.reloads.Load(), s.stats.refused.Load())
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	io.WriteString(w, b.String())

@@ -40,14 +40,19 @@ func parseModelArgs(args []string) ([]modelSource, error) {
 			src = modelSource{name: name, path: path}
 		} else if _, err := os.Stat(a); ok && err != nil {
 			// NAME=FILE with a bad NAME, not a file whose name holds '='.
-			return nil, fmt.Errorf("%s: NAME %q is not a model name: use letters, digits, '.', '_' and '-', "+
-				"starting with a letter or digit", a, name)
+			return nil,
+				fmt.Errorf("%s: NAME %q is not a model name: use letters, digits, '.', '_' and '-', "+
+					"starting with a letter or digit", a, name)
 		}
 		if !modelName.MatchString(src.name) {
-			return nil, fmt.Errorf("%s: %q cannot be a model's name in a URL (letters, digits, '.', '_', '-'); name it with NAME=FILE", a, src.name)
+			return nil,
+				fmt.Errorf(
+					"%s: %q cannot be a model's name in a URL (letters, digits, '.', '_', '-'); name it with "+
+						"NAME=FILE", a, src.name)
 		}
 		if prev, dup := seen[src.name]; dup {
-			return nil, fmt.Errorf("%s and %s would both be served as %q; name one with NAME=FILE", prev, a, src.name)
+			return nil, fmt.Errorf("%s and %s would both be served as %q; name one with NAME=FILE", prev, a,
+				src.name)
 		}
 		seen[src.name] = a
 		out = append(out, src)
@@ -89,7 +94,10 @@ func decodeServedModel(src modelSource, b []byte, sum string) (*servedModel, err
 		return nil, err
 	}
 	if mf.family != nil {
-		return nil, fmt.Errorf("%s: ivm serve serves IVM models (single- or multi-task); this model family is applied with ivm predict", src.path)
+		return nil,
+			fmt.Errorf(
+				"%s: ivm serve serves IVM models (single- or multi-task); this model family is applied with "+
+					"ivm predict", src.path)
 	}
 	if tm := mf.multi; tm != nil {
 		m.tasks, m.dim, m.classes = tm, tm.Dim(), tm.Classes()
@@ -181,7 +189,8 @@ func (m *servedModel) predict(x *mat.Dense, tasks []string) ([]predictionJSON, e
 		return nil, err
 	}
 	for i, q := range preds {
-		out[i] = predictionJSON{Label: q.Label, Prob: q.Prob, LatentMean: mu[i : i+1], LatentVariance: vs[i : i+1]}
+		out[i] = predictionJSON{Label: q.Label, Prob: q.Prob, LatentMean: mu[i : i+1],
+			LatentVariance: vs[i : i+1]}
 		if m.classes == nil {
 			out[i] = predictionJSON{Label: q.Label, Mean: &preds[i].Mean, Variance: &preds[i].Var}
 		}
@@ -204,7 +213,8 @@ type modelInfoJSON struct {
 }
 
 func (m *servedModel) describe() modelInfoJSON {
-	d := modelInfoJSON{Name: m.name, File: m.path, Classes: m.classes, InputDim: m.dim, SHA256: m.sha256,
+	d := modelInfoJSON{Name: m.name, File: m.path, Classes: m.classes, InputDim: m.dim,
+		SHA256: m.sha256,
 		Loaded: m.loaded.Format(time.RFC3339), Info: m.info}
 	if m.single != nil {
 		d.Format, d.Task = ivm.ModelFormat, m.single.Task.String()
@@ -273,7 +283,8 @@ func (r *registry) reloadAll(log *slog.Logger) (replaced, refused int) {
 		}
 		if err != nil {
 			refused++
-			log.Error("reload refused: keeping the model loaded before", "model", src.name, "file", src.path, "error", err.Error())
+			log.Error("reload refused: keeping the model loaded before", "model", src.name, "file", src.path,
+				"error", err.Error())
 			continue
 		}
 		replaced++

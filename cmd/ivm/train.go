@@ -26,8 +26,11 @@ type dataFlags struct {
 
 func (f *dataFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.format, "format", "auto", "data format: auto, csv or libsvm")
-	fs.StringVar(&f.labelCol, "label-col", "last", "CSV target column: first, last or a 1-based number")
-	fs.StringVar(&f.taskCol, "task-col", "none", "CSV task column for multi-task data: none, first, last or a 1-based number\n(libsvm rows name their task with a task:NAME token)")
+	fs.StringVar(&f.labelCol, "label-col", "last",
+		"CSV target column: first, last or a 1-based number")
+	fs.StringVar(&f.taskCol, "task-col", "none",
+		"CSV task column for multi-task data: none, first, last or a 1-based number\n(libsvm rows name "+
+			"their task with a task:NAME token)")
 	f.maxMem = registerMaxMem(fs)
 }
 
@@ -56,32 +59,80 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		return f.Train(method, args, stdout, stderr)
 	}
 	fs := newFlags("train", "ivm train [flags] TRAIN MODEL", stderr)
-	methodFlag := fs.String("method", "ivm", "model family: "+methodNames()+"\n(ivm: the IVM; mtivm: the multi-task IVM, as -tasks; the others: \"ivm train -method NAME -h\" for their flags)")
+	methodFlag := fs.String("method", "ivm", "model family: "+methodNames()+
+		"\n(ivm: the IVM; mtivm: the multi-task IVM, as -tasks; the others: \"ivm train -method NAME "+
+		"-h\" for their flags)")
 	var df dataFlags
 	df.register(fs)
-	noiseName := fs.String("noise", "auto", "noise model: auto, probit, gaussian, ordinal or ncnm (auto: probit for two labels\n(up to 700 rows, or the labels ±1 regressed with Gaussian noise and a logistic map where that predicts\nleft-out rows better, or the mean of both where they predict them about as well), probit per class\nor pair of classes for 3 to 50 integer labels, gaussian otherwise;\nwith ncnm, label 0 (libsvm) or ? (CSV) marks an unlabelled row)")
-	d := fs.Int("d", 0, "active set size (0: N when that is cheap, else min(N, max(200, 8·sqrt(N)), 1250); see ivm.DefaultActiveSize)")
-	scale := fs.String("scale", "auto", "input scaling, stored in the model: std (zero mean, unit variance), minmax ([-1, 1]), none;\nauto: chosen by the search between std and minmax (and relevance, learnt, for regression), std with -learn alg2, none with -tasks")
-	learn := fs.String("learn", "auto", "how the kernel is chosen: search (rbf+bias+white, its width, variance, the input scaling and\nthe selection criterion by held-out log loss; one kernel for all classes), alg2 (the papers' Algorithm 2 per class),\nor auto: search for binary, multi-class and regression tasks without -kernel or -iters, alg2 otherwise")
-	iters := fs.Int("iters", -1, "outer iterations of parameter learning (Algorithm 2); 0 keeps the kernel fixed;\n-1: the task's default, 8 (the papers'), 15 for -noise ncnm (the extensions paper's)")
+	noiseName := fs.String("noise", "auto",
+		"noise model: auto, probit, gaussian, ordinal or ncnm (auto: probit for two labels\n(up to 700 "+
+			"rows, or the labels ±1 regressed with Gaussian noise and a logistic map where that "+
+			"predicts\nleft-out rows better, or the mean of both where they predict them about as well), "+
+			"probit per class\nor pair of classes for 3 to 50 integer labels, gaussian otherwise;\nwith "+
+			"ncnm, label 0 (libsvm) or ? (CSV) marks an unlabelled row)")
+	d := fs.Int("d", 0,
+		"active set size (0: N when that is cheap, else min(N, max(200, 8·sqrt(N)), 1250); see "+
+			"ivm.DefaultActiveSize)")
+	scale := fs.String("scale", "auto",
+		"input scaling, stored in the model: std (zero mean, unit variance), minmax ([-1, 1]), "+
+			"none;\nauto: chosen by the search between std and minmax (and relevance, learnt, for "+
+			"regression), std with -learn alg2, none with -tasks")
+	learn := fs.String("learn", "auto",
+		"how the kernel is chosen: search (rbf+bias+white, its width, variance, the input scaling "+
+			"and\nthe selection criterion by held-out log loss; one kernel for all classes), alg2 (the "+
+			"papers' Algorithm 2 per class),\nor auto: search for binary, multi-class and regression "+
+			"tasks without -kernel or -iters, alg2 otherwise")
+	iters := fs.Int("iters", -1,
+		"outer iterations of parameter learning (Algorithm 2); 0 keeps the kernel fixed;\n-1: the "+
+			"task's default, 8 (the papers'), 15 for -noise ncnm (the extensions paper's)")
 	kiters := fs.Int("kiters", 100, "optimiser iterations on the kernel per outer iteration")
-	niters := fs.Int("niters", 0, "optimiser iterations on the noise parameters per outer iteration (0: none)")
-	objective := fs.String("objective", "full", "kernel objective: full (EP evidence of the active labels plus the predictive likelihood of the others), ep (the first term alone) or fixed (the reference's eq. 32)")
-	transform := fs.String("transform", "softplus", "transform of positive kernel parameters: softplus (the papers) or exp (the reference toolbox)")
-	lastIterate := fs.Bool("last-iterate", false, "accept every outer iteration (the reference's behaviour) instead of guarding by held-out likelihood")
-	criterion := fs.String("criterion", "auto", "selection score: expected (entropy reduction averaged over the labels' predictive probabilities; robust to label noise), entropy (the papers' and the reference's), or auto: expected for classification, entropy otherwise")
-	bias := fs.String("bias", "fraction", "start of the probit or ncnm bias: fraction (Φ⁻¹ of the labelled positive fraction, the reference toolbox's)\nor zero (the papers' likelihoods have none); it moves only with -niters")
-	gamma := fs.String("gamma", "shared", "ncnm: the probabilities that a point of class -1 or +1 is unlabelled, shared (one γ, the papers')\nor split (γ- and γ+); both start at the unlabelled fraction and move only with -niters")
+	niters := fs.Int("niters", 0,
+		"optimiser iterations on the noise parameters per outer iteration (0: none)")
+	objective := fs.String("objective", "full",
+		"kernel objective: full (EP evidence of the active labels plus the predictive likelihood of "+
+			"the others), ep (the first term alone) or fixed (the reference's eq. 32)")
+	transform := fs.String("transform", "softplus",
+		"transform of positive kernel parameters: softplus (the papers) or exp (the reference toolbox)")
+	lastIterate := fs.Bool("last-iterate", false,
+		"accept every outer iteration (the reference's behaviour) instead of guarding by held-out "+
+			"likelihood")
+	criterion := fs.String("criterion", "auto",
+		"selection score: expected (entropy reduction averaged over the labels' predictive "+
+			"probabilities; robust to label noise), entropy (the papers' and the reference's), or auto: "+
+			"expected for classification, entropy otherwise")
+	bias := fs.String("bias", "fraction",
+		"start of the probit or ncnm bias: fraction (Φ⁻¹ of the labelled positive fraction, the "+
+			"reference toolbox's)\nor zero (the papers' likelihoods have none); it moves only with -niters")
+	gamma := fs.String("gamma", "shared",
+		"ncnm: the probabilities that a point of class -1 or +1 is unlabelled, shared (one γ, the "+
+			"papers')\nor split (γ- and γ+); both start at the unlabelled fraction and move only with "+
+			"-niters")
 	refine := fs.Bool("refine", false, "refine the final active set by swaps and EP sweeps")
 	heldOut := fs.Int("heldout", 500, "inactive points in the learning objective's predictive term")
-	optimizer := fs.String("optimizer", "scg", "optimiser for learning: scg (scaled conjugate gradients, the papers') or lbfgs")
-	spec := fs.String("kernel", "", "kernel: components joined by +, each with optional natural-scale parameters,\ne.g. rbf(gamma=1,variance=1)+bias(variance=0.135)+white(variance=0.135);\ndefault "+ivm.DefaultKernel(1)+" for up to 32 inputs, "+ivm.DefaultKernel(33)+" above")
+	optimizer := fs.String("optimizer", "scg",
+		"optimiser for learning: scg (scaled conjugate gradients, the papers') or lbfgs")
+	spec := fs.String("kernel", "",
+		"kernel: components joined by +, each with optional natural-scale parameters,\ne.g. "+
+			"rbf(gamma=1,variance=1)+bias(variance=0.135)+white(variance=0.135);\ndefault "+
+			ivm.DefaultKernel(1)+" for up to 32 inputs, "+ivm.DefaultKernel(33)+" above")
 	seed := fs.Uint64("seed", 0, "seed of the held-out subsets drawn during learning")
-	workers := fs.Int("workers", 0, "goroutines (0: all cores); multi-class problems train side by side")
+	workers := fs.Int("workers", 0,
+		"goroutines (0: all cores); multi-class problems train side by side")
 	quiet := fs.Bool("quiet", false, "print nothing on success")
-	multiclass := fs.String("multiclass", "auto", "multi-class decomposition: ovr (one model per class against the rest), ovo (one binary model per pair\nof classes, its own kernel searched, the pairs' probabilities coupled as libsvm's -b 1), projected (every\nclass's code regressed through -d shared centres, default 5 000: one fit for all classes), or auto: ovo with\nthe default search on up to 5 000 rows, projected above (ovr with -part; ivm.AutoDecomposition); above\n5 000 rows binary and regression tasks are projected models too (not with -noise probit)")
-	part := fs.String("part", "", "train only slice i/K (0 ≤ i < K) of a multi-class task's binary problems (one-vs-rest classes or\none-vs-one pairs) and write a part file for ivm merge")
-	tasks := fs.Bool("tasks", false, "multi-task IVM: one shared kernel, selection across the tasks of -task-col or task:NAME tokens\n(the model file is ivm-mtmodel/1)")
+	multiclass := fs.String("multiclass", "auto",
+		"multi-class decomposition: ovr (one model per class against the rest), ovo (one binary model "+
+			"per pair\nof classes, its own kernel searched, the pairs' probabilities coupled as libsvm's "+
+			"-b 1), projected (every\nclass's code regressed through -d shared centres, default 5 000: "+
+			"one fit for all classes), or auto: ovo with\nthe default search on up to 5 000 rows, "+
+			"projected above (ovr with -part; ivm.AutoDecomposition); above\n5 000 rows binary and "+
+			"regression tasks are projected models too (not with -noise probit)")
+	part := fs.String("part", "",
+		"train only slice i/K (0 ≤ i < K) of a multi-class task's binary problems (one-vs-rest "+
+			"classes "+
+			"or\none-vs-one pairs) and write a part file for ivm merge")
+	tasks := fs.Bool("tasks", false,
+		"multi-task IVM: one shared kernel, selection across the tasks of -task-col or task:NAME "+
+			"tokens\n(the model file is ivm-mtmodel/1)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -97,7 +148,8 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-method %q: want one of %s", *methodFlag, methodNames())
 	}
 	if *iters < -1 || *kiters < 0 || *niters < 0 {
-		return errors.New("-iters must be -1 (the task's default) or more, -kiters and -niters not negative")
+		return errors.New(
+			"-iters must be -1 (the task's default) or more, -kiters and -niters not negative")
 	}
 	if err := errors.Join(checkIters("-iters", *iters), checkIters("-kiters", *kiters),
 		checkIters("-niters", *niters)); err != nil {
@@ -182,14 +234,17 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *tasks {
-		return trainTasks(data, run, taskTrainOptions{Noise: *noiseName, ActiveSize: *d, Iters: taskIters(*iters), KernelIters: *kiters, NoiseIters: *niters,
-			Objective: obj, Kernel: *spec, Transform: posTransform, Criterion: crit, Scale: *scale, LastIterate: *lastIterate,
-			Optimizer: optim, Workers: *workers, Quiet: *quiet, MaxMem: *df.maxMem},
+		return trainTasks(data, run, taskTrainOptions{Noise: *noiseName, ActiveSize: *d,
+			Iters: taskIters(*iters), KernelIters: *kiters, NoiseIters: *niters,
+			Objective: obj, Kernel: *spec, Transform: posTransform, Criterion: crit, Scale: *scale,
+			LastIterate: *lastIterate,
+			Optimizer:   optim, Workers: *workers, Quiet: *quiet, MaxMem: *df.maxMem},
 			stderr)
 	}
 	n, dim := data.X.Dims()
 	if *d > n {
-		fmt.Fprintf(stderr, "ivm train: warning: -d %d exceeds the %d training points; using d = %d\n", *d, n, n)
+		fmt.Fprintf(stderr, "ivm train: warning: -d %d exceeds the %d training points; using d = %d\n",
+			*d, n, n)
 		*d = n
 	}
 	y := data.Y
@@ -202,7 +257,9 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		if k, integer := distinctLabels(y); k > 2 && k <= 50 && integer {
 			task = ivm.MultiClass
 		} else if k > 2 {
-			return fmt.Errorf("%s: probit needs two distinct labels (or 3 to 50 integer class labels); found %d distinct targets", trainPath, k)
+			return fmt.Errorf(
+				"%s: probit needs two distinct labels (or 3 to 50 integer class labels); found %d distinct "+
+					"targets", trainPath, k)
 		}
 	}
 	if *spec != "" {
@@ -211,10 +268,14 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	df.maxMem.softLimit()
-	cfg := ivm.Config{Task: task, Kernel: *spec, ActiveSize: *d, Scale: scaling, FixedKernel: *iters == 0, Learning: learning,
-		Transform: posTransform, Criterion: crit, Workers: *workers, ZeroBias: *bias == "zero", SplitGamma: *gamma == "split",
-		Learn: ivm.LearnOptions{Iters: max(*iters, 0), KernelIters: *kiters, NoiseIters: *niters, Objective: obj,
-			LastIterate: *lastIterate, Refine: *refine, HeldOut: *heldOut, Optimizer: optim, Seed: *seed}, Part: slice,
+	cfg := ivm.Config{Task: task, Kernel: *spec, ActiveSize: *d, Scale: scaling,
+		FixedKernel: *iters == 0, Learning: learning,
+		Transform: posTransform, Criterion: crit, Workers: *workers, ZeroBias: *bias == "zero",
+		SplitGamma: *gamma == "split",
+		Learn: ivm.LearnOptions{Iters: max(*iters, 0), KernelIters: *kiters, NoiseIters: *niters,
+			Objective:   obj,
+			LastIterate: *lastIterate, Refine: *refine, HeldOut: *heldOut, Optimizer: optim, Seed: *seed},
+		Part:          slice,
 		Decomposition: decomposition}
 	if *kiters == 0 {
 		cfg.Learn.KernelIters = -1
@@ -223,7 +284,8 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w%s", trainPath, err, hugeTargetsHint(y))
 	}
-	if err := df.maxMem.check(plan.Bytes, fmt.Sprintf("training on %d rows of %d inputs", n, dim)); err != nil {
+	if err := df.maxMem.check(plan.Bytes, fmt.Sprintf("training on %d rows of %d inputs", n,
+		dim)); err != nil {
 		return err
 	}
 	var prog *progress
@@ -233,7 +295,8 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		cfg.Progress = prog.report
 	}
 	x := data.X
-	data = nil // Fit holds the inputs only until it has scaled them: on large files that frees their memory
+	// Fit holds the inputs only until it has scaled them: on large files that frees their memory
+	data = nil
 	p, err := ivm.Fit(x, y, cfg)
 	prog.finish()
 	if err != nil {
@@ -280,10 +343,14 @@ func warnTrained(stderr io.Writer, p *ivm.Predictor) {
 			name = sm.Name + "'s model"
 		}
 		if m := sm.Model; m.Jitter != 0 {
-			fmt.Fprintf(stderr, "ivm train: warning: jitter %g added to %s's active-set matrix to factorise it\n", m.Jitter, name)
+			fmt.Fprintf(stderr,
+				"ivm train: warning: jitter %g added to %s's active-set matrix to factorise it\n", m.Jitter,
+				name)
 		}
 		if m := sm.Model; m.Condition != 0 {
-			fmt.Fprintf(stderr, "ivm train: warning: %s's active-set matrix has condition number %.3g; predictions may be inaccurate\n", name, m.Condition)
+			fmt.Fprintf(stderr,
+				"ivm train: warning: %s's active-set matrix has condition number %.3g; predictions may be "+
+					"inaccurate\n", name, m.Condition)
 		}
 	}
 }
@@ -309,7 +376,8 @@ func refuseTaskFlags(fs *flag.FlagSet) error {
 		}
 		if f.Name == "objective" && f.Value.String() == "full" && err == nil {
 			// The default (unset) means the multi-task learner's own, ep.
-			err = errors.New("-objective full is not available with -tasks (the multi-task learner has ep and fixed)")
+			err = errors.New(
+				"-objective full is not available with -tasks (the multi-task learner has ep and fixed)")
 		}
 	})
 	return err
@@ -388,7 +456,8 @@ func summary(p *ivm.Predictor) string {
 		}
 		sm := p.Submodels()[0]
 		m, pp := sm.Model, sm.Pair
-		s := fmt.Sprintf("%v (%d one-vs-one pairs, probabilities coupled), %s noise; %s: kernel %s, %d active points",
+		s := fmt.Sprintf(
+			"%v (%d one-vs-one pairs, probabilities coupled), %s noise; %s: kernel %s, %d active points",
 			p.Task, len(p.Pairs), m.Noise.Name(), sm.Name, m.Kernel, m.Size())
 		if pp.Scaler != nil {
 			s += fmt.Sprintf(", inputs scaled (%v)", pp.Scaler.Kind)
@@ -401,7 +470,8 @@ func summary(p *ivm.Predictor) string {
 	if len(p.Blend) > 0 {
 		var parts []string
 		for _, sm := range p.Submodels() {
-			parts = append(parts, fmt.Sprintf("%s: %s noise, kernel %s", sm.Name, sm.Model.Noise.Name(), sm.Model.Kernel))
+			parts = append(parts, fmt.Sprintf("%s: %s noise, kernel %s", sm.Name, sm.Model.Noise.Name(),
+				sm.Model.Kernel))
 		}
 		s := fmt.Sprintf("%v, a blend of %d models (probabilities averaged; %s), %d active points each",
 			p.Task, len(p.Blend), strings.Join(parts, "; "), p.Blend[0].Models[0].Size())
@@ -416,13 +486,16 @@ func summary(p *ivm.Predictor) string {
 		if p.Task == ivm.Regression {
 			what = "every row"
 		}
-		return fmt.Sprintf("%v (projected: %s regressed through %d shared centres), kernel %s, λ %.3g, inputs scaled (%v)",
+		return fmt.Sprintf(
+			"%v (projected: %s regressed through %d shared centres), kernel %s, λ %.3g, inputs scaled (%v)",
 			p.Task, what, m, pr.Kernel, pr.Lambda, p.Scaler.Method())
 	}
 	m := p.Models[0]
-	s := fmt.Sprintf("%v, %s noise, kernel %s, %d active points", p.Task, m.Noise.Name(), m.Kernel, m.Size())
+	s := fmt.Sprintf("%v, %s noise, kernel %s, %d active points", p.Task, m.Noise.Name(), m.Kernel,
+		m.Size())
 	if len(p.Models) > 1 {
-		s = fmt.Sprintf("%v (%d one-vs-rest models), %s noise, %d active points each; class %g's kernel %s",
+		s = fmt.Sprintf(
+			"%v (%d one-vs-rest models), %s noise, %d active points each; class %g's kernel %s",
 			p.Task, len(p.Models), m.Noise.Name(), m.Size(), p.Classes[0], m.Kernel)
 	}
 	if p.Scaler != nil {
@@ -459,8 +532,9 @@ func tinyTargetsError(path string, big float64) error {
 // large that their squares overflow.
 func checkTargetScale(path string, y []float64) error {
 	if big := largestTarget(y); big >= hugeTargets {
-		return fmt.Errorf("%s: the targets reach %.3g and their squares overflow: rescale the target column "+
-			"(divide it by a power of ten)", path, big)
+		return fmt.Errorf(
+			"%s: the targets reach %.3g and their squares overflow: rescale the target column "+
+				"(divide it by a power of ten)", path, big)
 	}
 	return nil
 }
@@ -477,7 +551,9 @@ func hugeTargetsHint(y []float64) string {
 	if big < hugeTargets {
 		return ""
 	}
-	return fmt.Sprintf(" (the targets reach %.3g and their squares overflow: rescale the target column, or keep the kernel fixed with -iters 0)", big)
+	return fmt.Sprintf(
+		" (the targets reach %.3g and their squares overflow: rescale the target column, or keep the "+
+			"kernel fixed with -iters 0)", big)
 }
 
 // fileSHA256 returns the hex SHA-256 of a file (model provenance).

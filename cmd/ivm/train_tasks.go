@@ -50,7 +50,9 @@ type taskTrainOptions struct {
 // the training file}.
 func trainTasks(data *dataset.Data, run *trainingRun, o taskTrainOptions, stderr io.Writer) error {
 	if data == nil || data.Task == nil {
-		return errors.New("multi-task training needs a task label on every row (-task-col for CSV, task:NAME tokens for libsvm)")
+		return errors.New(
+			"multi-task training needs a task label on every row (-task-col for CSV, task:NAME tokens for " +
+				"libsvm)")
 	}
 	n, dim := data.X.Dims()
 	cfg, err := o.config()
@@ -66,12 +68,14 @@ func trainTasks(data *dataset.Data, run *trainingRun, o taskTrainOptions, stderr
 		d = multitask.DefaultActiveSize(n)
 	}
 	if d > n {
-		fmt.Fprintf(stderr, "ivm train: warning: -d %d exceeds the %d training points; using d = %d\n", d, n, n)
+		fmt.Fprintf(stderr, "ivm train: warning: -d %d exceeds the %d training points; using d = %d\n", d,
+			n, n)
 		d = n
 	}
 	// The inputs, a scaled copy and the learning objective's M and two d×N companions.
 	need := 3*8*float64(n)*float64(dim) + 3*8*float64(n)*float64(d)
-	if err := o.MaxMem.check(need, fmt.Sprintf("training on %d rows of %d inputs", n, dim)); err != nil {
+	if err := o.MaxMem.check(need, fmt.Sprintf("training on %d rows of %d inputs", n,
+		dim)); err != nil {
 		return err
 	}
 	if !o.Quiet {
@@ -89,16 +93,20 @@ func trainTasks(data *dataset.Data, run *trainingRun, o taskTrainOptions, stderr
 		if model.Scaler != nil {
 			scaled = fmt.Sprintf(" (inputs scaled: %v)", model.Scaler.Kind)
 		}
-		fmt.Fprintf(run.summary, "%s noise, kernel %s%s: %d active points of %d in %d tasks; model written to %s\n",
-			model.Tasks[0].Noise.Name(), model.Kernel, scaled, model.Size(), n, len(model.Tasks), run.out.path)
+		fmt.Fprintf(run.summary,
+			"%s noise, kernel %s%s: %d active points of %d in %d tasks; model written to %s\n",
+			model.Tasks[0].Noise.Name(), model.Kernel, scaled, model.Size(), n, len(model.Tasks),
+			run.out.path)
 	}
 	return nil
 }
 
 // config translates the train command's flags into the multi-task learner's settings.
 func (o taskTrainOptions) config() (multitask.Config, error) {
-	cfg := multitask.Config{ActiveSize: o.ActiveSize, Kernel: o.Kernel, FixedKernel: o.Iters == 0, Iters: o.Iters,
-		KernelIters: o.KernelIters, NoiseIters: o.NoiseIters, LastIterate: o.LastIterate, Workers: o.Workers,
+	cfg := multitask.Config{ActiveSize: o.ActiveSize, Kernel: o.Kernel, FixedKernel: o.Iters == 0,
+		Iters:       o.Iters,
+		KernelIters: o.KernelIters, NoiseIters: o.NoiseIters, LastIterate: o.LastIterate,
+		Workers:   o.Workers,
 		Objective: o.Objective, Transform: o.Transform, Criterion: o.Criterion, Optimizer: o.Optimizer}
 	if o.KernelIters == 0 {
 		cfg.KernelIters = -1 // -kiters 0: no kernel steps
@@ -121,9 +129,12 @@ func (o taskTrainOptions) config() (multitask.Config, error) {
 // printTaskProgress reports an outer iteration of learning, or the final selection.
 func printTaskProgress(w io.Writer, p multitask.Progress) {
 	if p.Final {
-		fmt.Fprintf(w, "ivm train: final selection: held-out log likelihood %.4f per point; kernel %s\n", p.HeldOut, p.Kernel)
+		fmt.Fprintf(w, "ivm train: final selection: held-out log likelihood %.4f per point; kernel %s\n",
+			p.HeldOut, p.Kernel)
 		return
 	}
-	fmt.Fprintf(w, "ivm train: iteration %d/%d: held-out log likelihood %.4f per point; objective %.6g -> %.6g in %d steps; active points per task %v\n",
+	fmt.Fprintf(w,
+		"ivm train: iteration %d/%d: held-out log likelihood %.4f per point; objective %.6g -> %.6g in "+
+			"%d steps; active points per task %v\n",
 		p.Iter+1, p.Iters, p.HeldOut, p.Before, p.After, p.Steps, p.ActivePerTask)
 }

@@ -27,7 +27,8 @@ type trainingRun struct {
 // the fit reads) and creates the model's temporary file: a model that cannot be written
 // should fail before training, not after. Defer discard; it does nothing once the model is
 // saved.
-func startTraining(inputs []string, modelPath string, args []string, stdout, stderr io.Writer) (*trainingRun, error) {
+func startTraining(inputs []string, modelPath string, args []string, stdout,
+	stderr io.Writer) (*trainingRun, error) {
 	if err := checkOutputs(inputs, modelPath); err != nil {
 		return nil, err
 	}
@@ -47,7 +48,8 @@ func (r *trainingRun) discard() { r.out.discard() }
 
 // save records the provenance of a model trained on rows rows in *training, writes the
 // model and commits the file.
-func (r *trainingRun) save(model interface{ Save(io.Writer) error }, training *dataset.Provenance, rows int) error {
+func (r *trainingRun) save(model interface{ Save(io.Writer) error }, training *dataset.Provenance,
+	rows int) error {
 	p, err := trainingProvenance(r.trainPath, rows, append([]string{"train"}, r.args...), r.start)
 	if err != nil {
 		return err
@@ -61,13 +63,15 @@ func (r *trainingRun) save(model interface{ Save(io.Writer) error }, training *d
 
 // printTrained writes the summary's last line.
 func (r *trainingRun) printTrained(training dataset.Provenance, dim int) {
-	fmt.Fprintf(r.summary, "trained on %d rows of %d inputs in %.3g s\n", training.Rows, dim, training.Seconds)
+	fmt.Fprintf(r.summary, "trained on %d rows of %d inputs in %.3g s\n", training.Rows, dim,
+		training.Seconds)
 }
 
 // trainingProvenance is what a model file records of its training: the training file's
 // base name and SHA-256, its rows, the command line, and the start time with the seconds
 // since.
-func trainingProvenance(trainPath string, rows int, cmdline []string, start time.Time) (dataset.Provenance, error) {
+func trainingProvenance(trainPath string, rows int, cmdline []string,
+	start time.Time) (dataset.Provenance, error) {
 	hash, err := dataHash(trainPath)
 	if err != nil {
 		return dataset.Provenance{}, err
@@ -94,7 +98,8 @@ func writeProvenance(w io.Writer, t dataset.Provenance) {
 // readTraining reads TRAIN with the data flags' options. A single-task method passes
 // ignored, the end of the warning printed when TRAIN has task labels all the same ("they
 // are ignored without -tasks"); a multi-task one passes "".
-func readTraining(path string, opt dataset.ReadOptions, ignored string, stderr io.Writer) (*dataset.Data, error) {
+func readTraining(path string, opt dataset.ReadOptions, ignored string,
+	stderr io.Writer) (*dataset.Data, error) {
 	data, err := readData(path, opt)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,9 @@ import (
 )
 
 func init() {
-	register("version", command{Synopsis: "ivm version", Short: "print the module version, VCS revision and Go version of this build", Order: 95, Run: cmdVersion})
+	register("version", command{Synopsis: "ivm version",
+		Short: "print the module version, VCS revision and Go version of this build", Order: 95,
+		Run: cmdVersion})
 }
 
 func cmdVersion(args []string, stdout, stderr io.Writer) error {

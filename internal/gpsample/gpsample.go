@@ -51,15 +51,16 @@ func Sample(k kern.Kernel, x *mat.Dense, rng *rand.Rand) ([]float64, error) {
 	return y.RawVector().Data, nil
 }
 
-// KL returns KL(N(0, k0) ‖ N(0, k1)) = ½[tr(K₁⁻¹K₀) − n + ln|K₁| − ln|K₀|] for the
-// covariances the two kernels give the rows of x.
+// KL returns KL(N(0, k0) ‖ N(0, k1)) = ½[tr(K₁⁻¹K₀) − n + ln|K₁| − ln|K₀|] for
+// the covariances the two kernels give the rows of x.
 func KL(k0, k1 kern.Kernel, x *mat.Dense) (float64, error) {
 	n, _ := x.Dims()
 	c0, c1 := mat.NewDense(n, n, nil), mat.NewDense(n, n, nil)
 	k0.K(c0, x, nil)
 	k1.K(c1, x, nil)
 	var ch0, ch1 mat.Cholesky
-	if !ch0.Factorize(mat.NewSymDense(n, c0.RawMatrix().Data)) || !ch1.Factorize(mat.NewSymDense(n, c1.RawMatrix().Data)) {
+	if !ch0.Factorize(mat.NewSymDense(n, c0.RawMatrix().Data)) ||
+		!ch1.Factorize(mat.NewSymDense(n, c1.RawMatrix().Data)) {
 		return math.NaN(), errors.New("gpsample: KL: a covariance is not positive definite")
 	}
 	var l0, l1 mat.TriDense

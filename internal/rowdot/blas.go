@@ -25,7 +25,8 @@ const minPacked = 16
 var _ blas.Float64 = BLAS{}
 
 // Dgemm computes C = alpha·op(A)·op(B) + beta·C, as blas.Float64's Dgemm.
-func (impl BLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+func (impl BLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int,
+	b []float64, ldb int, beta float64, c []float64, ldc int) {
 	if !useAsm || m < minPacked || n < minPacked || k < lanes || alpha == 0 {
 		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
@@ -83,7 +84,8 @@ func asRows(transposed bool, rows, k int, x []float64, ld int) (blas64.General, 
 }
 
 // checkGemm panics, as gonum's Dgemm does, on slices too short for their dimensions.
-func checkGemm(tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+func checkGemm(tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64, ldb int,
+	c []float64, ldc int) {
 	rowsA, colsA := m, k
 	if isTrans(tA) {
 		rowsA, colsA = k, m

@@ -10,18 +10,18 @@ import (
 // cholBlock is the width of the column blocks Cholesky factorises at once.
 const cholBlock = 24
 
-// Cholesky factorises the symmetric positive definite a in place, as LAPACK's Dpotrf with
-// a's own triangle: a = UᵀU with U upper triangular where a.Uplo is blas.Upper (only the
-// upper triangle is read; the strictly lower triangle is used as scratch and left holding
-// Uᵀ), a = LLᵀ with L lower triangular where it is blas.Lower (the upper triangle is left
-// alone). It reports false, leaving a's contents undefined, where a is not positive
-// definite. buf is scratch, grown as needed and returned for reuse.
+// Cholesky factorises the symmetric positive definite a in place, as LAPACK's Dpotrf with a's own
+// triangle: a = UᵀU with U upper triangular where a.Uplo is blas.Upper (only the upper triangle
+// is read; the strictly lower triangle is used as scratch and left holding Uᵀ), a = LLᵀ with L
+// lower triangular where it is blas.Lower (the upper triangle is left alone). It reports false,
+// leaving a's contents undefined, where a is not positive definite. buf is scratch, grown as needed
+// and returned for reuse.
 //
-// The factor is built in the lower triangle a block of columns at a time (left-looking):
-// block J is A_{≥J,J} − L_{≥J,<J}·L_{J,<J}ᵀ, a product of rows that ABt computes at several
-// times the speed of gonum's blocked factorisation, whose updates and triangular solves go
-// through BLAS calls on columns; then the diagonal block's own factor and a triangular
-// solve (SolveUpperRight) for the rows below it.
+// The factor is built in the lower triangle a block of columns at a time (left-looking): block J is
+// A_{≥J,J} − L_{≥J,<J}·L_{J,<J}ᵀ, a product of rows that ABt computes at several times the
+// speed of gonum's blocked factorisation, whose updates and triangular solves go through BLAS calls
+// on columns; then the diagonal block's own factor and a triangular solve (SolveUpperRight) for the
+// rows below it.
 func Cholesky(a blas64.Symmetric, buf []float64) ([]float64, bool) {
 	n, s := a.N, a.Stride
 	d := a.Data
@@ -36,7 +36,8 @@ func Cholesky(a blas64.Symmetric, buf []float64) ([]float64, bool) {
 		buf = make([]float64, need)
 	}
 	buf = buf[:cap(buf)]
-	prod, diagT, solveBuf := buf[:n*cholBlock], buf[n*cholBlock:n*cholBlock+cholBlock*cholBlock], buf[n*cholBlock+cholBlock*cholBlock:]
+	prod, diagT, solveBuf := buf[:n*cholBlock], buf[n*cholBlock:n*cholBlock+cholBlock*cholBlock],
+		buf[n*cholBlock+cholBlock*cholBlock:]
 	for k0 := 0; k0 < n; k0 += cholBlock {
 		b := min(cholBlock, n-k0)
 		rest := n - k0

@@ -44,7 +44,8 @@ func SolveUpperRight(z blas64.General, u blas64.Triangular, buf []float64) []flo
 				}
 			}
 		}
-		diag := blas64.Triangular{Uplo: blas.Upper, Diag: u.Diag, N: w, Stride: u.Stride, Data: u.Data[j0*u.Stride+j0:]}
+		diag := blas64.Triangular{Uplo: blas.Upper, Diag: u.Diag, N: w, Stride: u.Stride,
+			Data: u.Data[j0*u.Stride+j0:]}
 		solveDiag(block, diag, buf[:SolveBlock*d], buf[SolveBlock*d:SolveBlock*d+n*w])
 	}
 	return buf
@@ -80,7 +81,8 @@ func solveSmall(z blas64.General, u blas64.Triangular, prod []float64) {
 		}
 	}
 	n := z.Rows
-	ABt(blas64.General{Rows: n, Cols: w, Stride: w, Data: prod}, z, blas64.General{Rows: w, Cols: w, Stride: w, Data: inv[:w*w]})
+	ABt(blas64.General{Rows: n, Cols: w, Stride: w, Data: prod}, z,
+		blas64.General{Rows: w, Cols: w, Stride: w, Data: inv[:w*w]})
 	for i := range n {
 		copy(z.Data[i*z.Stride:i*z.Stride+w], prod[i*w:(i+1)*w])
 	}
@@ -101,7 +103,8 @@ func solveDiag(z blas64.General, u blas64.Triangular, packed, prod []float64) {
 	n, rest := z.Rows, w-h
 	left := blas64.General{Rows: n, Cols: h, Stride: z.Stride, Data: z.Data}
 	right := blas64.General{Rows: n, Cols: rest, Stride: z.Stride, Data: z.Data[h:]}
-	solveDiag(left, blas64.Triangular{Uplo: blas.Upper, Diag: u.Diag, N: h, Stride: u.Stride, Data: u.Data}, packed, prod)
+	solveDiag(left, blas64.Triangular{Uplo: blas.Upper, Diag: u.Diag, N: h, Stride: u.Stride,
+		Data: u.Data}, packed, prod)
 	for q := range rest { // U₁₂ᵀ, so that the product is of rows
 		for p := range h {
 			packed[q*h+p] = u.Data[p*u.Stride+h+q]
@@ -115,5 +118,6 @@ func solveDiag(z blas64.General, u blas64.Triangular, packed, prod []float64) {
 			row[q] -= v
 		}
 	}
-	solveDiag(right, blas64.Triangular{Uplo: blas.Upper, Diag: u.Diag, N: rest, Stride: u.Stride, Data: u.Data[h*u.Stride+h:]}, packed, prod)
+	solveDiag(right, blas64.Triangular{Uplo: blas.Upper, Diag: u.Diag, N: rest, Stride: u.Stride,
+		Data: u.Data[h*u.Stride+h:]}, packed, prod)
 }
