@@ -175,6 +175,20 @@ func TestPlotWhole(t *testing.T) {
 			}
 		}
 	}
+	// A projected regression of one input: its mean, ±2 sd band and centres.
+	xr, yr := mat.NewDense(5100, 1, nil), make([]float64, 5100)
+	for i := range yr {
+		v := 6*r.Float64() - 3
+		xr.Set(i, 0, v)
+		yr[i] = math.Sin(2*v) + 0.2*r.NormFloat64()
+	}
+	reg := writeCSV(t, dir, "reg.csv", xr, yr)
+	regModel := filepath.Join(dir, "reg.json")
+	mustRun(t, "train", "-quiet", "-d", "30", reg, regModel)
+	mustRun(t, "plot", "-quiet", "-o", filepath.Join(dir, "r.png"), regModel, reg)
+	if w, h := pngSize(t, filepath.Join(dir, "r.png")); w == 0 || h == 0 {
+		t.Errorf("projected regression: %d × %d PNG", w, h)
+	}
 	mustRun(t, "plot", "-quiet", "-o", filepath.Join(dir, "k.png"), "-model", "2",
 		filepath.Join(dir, "multiclass.json"), filepath.Join(dir, "multiclass.csv"))
 	mustRun(t, "plot", "-quiet", "-o", filepath.Join(dir, "m.png"), "-model", "1",
