@@ -162,3 +162,48 @@ func pastel(c color.Color) color.Color {
 type fixedPalette []color.Color
 
 func (p fixedPalette) Colors() []color.Color { return p }
+
+// ClassCurves draws each class's predictive probability p(classes[k] | x) along a 1-D
+// input, the counterpart of ClassMap for one input: Series k is class k's curve on a grid
+// of Options.Grid points (default 300) over x widened by 5 %, or Options.XMin to XMax.
+func ClassCurves(predict ClassProbs, classes []float64, x *mat.Dense,
+	opt Options) (*Figure, error) {
+	if predict == nil || x == nil {
+		return nil, errors.New("plot: class curves need a predictor and inputs to span")
+	}
+	if _, dim := x.Dims(); dim != 1 {
+		return nil, fmt.Errorf("plot: class curves of %d-D inputs; they draw 1-D inputs only", dim)
+	}
+	grid := opt.Grid
+	if grid == 0 {
+		grid = 300
+	}
+	if grid < 3 {
+		return nil, fmt.Errorf("plot: grid of %d points, want at least 3", grid)
+	}
+	s := &setup{x: x, dim: 1}
+	xr, err := s.axisRange(0, opt.XMin, opt.XMax)
+	if err != nil {
+		return nil, err
+	}
+	xs := linspace(xr, grid)
+	probs, err := predict(mat.NewDense(grid, 1, append([]float64(nil), xs...)))
+	if err != nil {
+		return nil, err
+	}
+	series := make([]Series, len(classes))
+	for k, c := range classes {
+		series[k] = Series{Name: fmt.Sprintf("p(%g | x)", c), X: xs, Y: make([]float64, grid)}
+		for i, p := range probs {
+			if len(p) != len(classes) {
+				return nil, fmt.Errorf("plot: predictor returned %d probabilities for %d classes",
+					len(p), len(classes))
+			}
+			series[k].Y[i] = p[k]
+		}
+	}
+	opt.Title = orDefault(opt.Title, "predictive class probabilities")
+	opt.XLabel = orDefault(opt.XLabel, "x")
+	opt.YLabel = orDefault(opt.YLabel, "probability")
+	return Curves(series, opt)
+}

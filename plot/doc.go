@@ -28,6 +28,10 @@
 //   - Curves: several named (x, y) series with axis labels.
 //   - MultiTask (extensions paper Fig. 7): one panel per task, the points the model used
 //     circled.
+//   - ClassMap and ClassCurves: a multi-class model's most probable class as regions and its
+//     predictive entropy (2-D), or each class's probability along one input.
 //
-// Model picks one of the first four from the model's noise model.
+// Model picks one of the first four from the model's noise model; Predictions draws a whole
+// predictor (a blend, a projected model, several classes) with Classification, Regression or
+// ClassMap from what ivm.Predictor.Predict returns.
 package plot

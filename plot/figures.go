@@ -28,8 +28,18 @@ func Classification(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*F
 	if len(m.Noise.Classes()) != 2 {
 		return nil, fmt.Errorf("plot: classification figure of a %s model, which is not binary", m.Noise.Name())
 	}
-	fig, p := s.figure(fmt.Sprintf("IVM %s classifier, %d active points", m.Noise.Name(), m.Size()), "p(y=+1|x)")
-	xs, ys, preds := s.predictGrid()
+	title := fmt.Sprintf("IVM %s classifier, %d active points", m.Noise.Name(), m.Size())
+	return s.classification(title)
+}
+
+// classification draws the figure Classification describes for s's predictions, whose
+// Prob[1] is p(y=+1|x), with title unless Options set one.
+func (s *setup) classification(title string) (*Figure, error) {
+	fig, p := s.figure(title, "p(y=+1|x)")
+	xs, ys, preds, err := s.predictGrid()
+	if err != nil {
+		return nil, err
+	}
 	prob := func(q noise.Prediction) float64 { return q.Prob[1] }
 	is := func(v float64) func(int) bool {
 		return func(i int) bool { return s.y != nil && s.y[i] == v }
@@ -84,7 +94,7 @@ func Classification(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*F
 		}
 	}
 	act := s.activePoints(height, func(v float64) float64 { return interp(xs, seriesY(fig, 0), v) })
-	if err := scatter(p, "active", act, activeRing, true); err != nil {
+	if err := scatter(p, s.marks, act, activeRing, true); err != nil {
 		return nil, err
 	}
 	return s.finish(fig)
@@ -121,7 +131,10 @@ func NullCategory(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Fig
 		return nil, fmt.Errorf("plot: null category figure of a %s model, which is not binary", m.Noise.Name())
 	}
 	fig, p := s.figure(fmt.Sprintf("IVM null category model, %d active points", m.Size()), "latent mean")
-	xs, ys, preds := s.predictGrid()
+	xs, ys, preds, err := s.predictGrid()
+	if err != nil {
+		return nil, err
+	}
 	latent := func(q noise.Prediction) float64 { return q.Mean }
 	is := func(v float64) func(int) bool {
 		return func(i int) bool { return s.y != nil && s.y[i] == v }
@@ -163,7 +176,7 @@ func NullCategory(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Fig
 	// Active points first, so that the labelled points' markers show on top of them.
 	act := s.activePoints(height, func(v float64) float64 { return interp(xs, seriesY(fig, 0), v) })
 	big := draw.GlyphStyle{Color: blue, Radius: vg.Points(2.6), Shape: draw.CircleGlyph{}}
-	if err := scatter(p, "active", act, big, true); err != nil {
+	if err := scatter(p, s.marks, act, big, true); err != nil {
 		return nil, err
 	}
 	if s.x != nil {
@@ -198,7 +211,10 @@ func Ordinal(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Figure, 
 		return nil, fmt.Errorf("plot: ordinal figure of a %s model with %d classes", m.Noise.Name(), nc)
 	}
 	fig, p := s.figure(fmt.Sprintf("IVM ordinal model, %d categories, %d active points", nc, m.Size()), "category")
-	xs, ys, preds := s.predictGrid()
+	xs, ys, preds, err := s.predictGrid()
+	if err != nil {
+		return nil, err
+	}
 	// above(k) is P(y > k) = Σ_{j>k} p_j.
 	above := func(k int) func(noise.Prediction) float64 {
 		return func(q noise.Prediction) float64 {
@@ -260,7 +276,7 @@ func Ordinal(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Figure, 
 		}
 	}
 	act := s.activePoints(height, func(v float64) float64 { return interp(xs, seriesY(fig, 0), v) })
-	if err := scatter(p, "active", act, activeRing, true); err != nil {
+	if err := scatter(p, s.marks, act, activeRing, true); err != nil {
 		return nil, err
 	}
 	return s.finish(fig)
@@ -279,8 +295,17 @@ func Regression(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Figur
 	if m.Noise.Classes() != nil {
 		return nil, fmt.Errorf("plot: regression figure of a %s model", m.Noise.Name())
 	}
-	fig, p := s.figure(fmt.Sprintf("IVM regression, %d active points", m.Size()), "y")
-	xs, ys, preds := s.predictGrid()
+	return s.regression(fmt.Sprintf("IVM regression, %d active points", m.Size()))
+}
+
+// regression draws the figure Regression describes for s's predictions (Mean and Var of
+// y), with title unless Options set one.
+func (s *setup) regression(title string) (*Figure, error) {
+	fig, p := s.figure(title, "y")
+	xs, ys, preds, err := s.predictGrid()
+	if err != nil {
+		return nil, err
+	}
 	height := func(i int) float64 { return s.y[i] }
 	ring := draw.GlyphStyle{Color: red, Radius: vg.Points(4.5), Shape: draw.RingGlyph{}}
 	dot := draw.GlyphStyle{Color: black, Radius: vg.Points(1.3), Shape: draw.CircleGlyph{}}
@@ -315,7 +340,7 @@ func Regression(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Figur
 			}
 		}
 		act := s.activePoints(height, func(v float64) float64 { return interp(xs, mean, v) })
-		if err := scatter(p, "active", act, ring, true); err != nil {
+		if err := scatter(p, s.marks, act, ring, true); err != nil {
 			return nil, err
 		}
 		return s.finish(fig)
@@ -343,7 +368,7 @@ func Regression(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Figur
 	}
 	act := s.activePoints(nil, nil)
 	ring.Color = black
-	if err := scatter(p, "active", act, ring, true); err != nil {
+	if err := scatter(p, s.marks, act, ring, true); err != nil {
 		return nil, err
 	}
 	return s.finish(fig)

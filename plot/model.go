@@ -42,10 +42,18 @@ func Model(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Figure, er
 
 // setup is what every model figure needs: the checked inputs and the region drawn.
 type setup struct {
-	m   *engine.Model
-	dim int
-	x   *mat.Dense
-	// xa holds the active inputs in the data's coordinates.
+	// predict gives the predictions at points in the model's coordinates: an engine model's,
+	// or a whole predictor's (Predictions), which no one engine model stands for.
+	predict func(pts *mat.Dense) ([]noise.Prediction, error)
+	// active holds the points to mark (an engine model's active inputs, a projected model's
+	// centres; nil: none) in the model's coordinates, activeRows their training rows when
+	// known, and marks their legend name.
+	active     *mat.Dense
+	activeRows []int
+	marks      string
+	dim        int
+	x          *mat.Dense
+	// xa holds the marked points in the data's coordinates.
 	xa     *mat.Dense
 	y      []float64
 	n      int
@@ -58,10 +66,18 @@ func prepare(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*setup, e
 	if m == nil || m.Noise == nil || m.XActive == nil {
 		return nil, errors.New("plot: no model")
 	}
-	s := &setup{m: m, x: x, y: y, opt: opt}
+	_, dim := m.XActive.Dims()
+	predict := func(pts *mat.Dense) ([]noise.Prediction, error) { return m.Predict(pts), nil }
+	s := &setup{predict: predict,
+		active: m.XActive, activeRows: m.Active, marks: "active", dim: dim}
+	return s.check(x, y, opt)
+}
+
+// check completes s, whose predict, marks and dim are set, with the data and options.
+func (s *setup) check(x *mat.Dense, y []float64, opt Options) (*setup, error) {
+	s.x, s.y, s.opt = x, y, opt
 	var d int
 	var err error
-	_, s.dim = m.XActive.Dims()
 	if s.dim != 1 && s.dim != 2 {
 		return nil, fmt.Errorf("plot: the model has %d inputs; figures of models are drawn for 1 or 2 inputs", s.dim)
 	}
@@ -141,10 +157,11 @@ func linspace(r [2]float64, n int) []float64 {
 
 // predictGrid evaluates the model's predictions on the grid: 1-D, the points xs; 2-D, every
 // (xs[c], ys[r]) in row-major order (r outer).
-func (s *setup) predictGrid() (xs, ys []float64, preds []noise.Prediction) {
+func (s *setup) predictGrid() (xs, ys []float64, preds []noise.Prediction, err error) {
 	xs = linspace(s.xr, s.grid)
 	if s.dim == 1 {
-		return xs, nil, s.m.Predict(s.toModel(mat.NewDense(len(xs), 1, append([]float64(nil), xs...))))
+		preds, err = s.predict(s.toModel(mat.NewDense(len(xs), 1, append([]float64(nil), xs...))))
+		return xs, nil, preds, err
 	}
 	ys = linspace(s.yr, s.grid)
 	pts := mat.NewDense(len(xs)*len(ys), 2, nil)
@@ -154,15 +171,19 @@ func (s *setup) predictGrid() (xs, ys []float64, preds []noise.Prediction) {
 			pts.Set(r*len(xs)+c, 1, yv)
 		}
 	}
-	return xs, ys, s.m.Predict(s.toModel(pts))
+	preds, err = s.predict(s.toModel(pts))
+	if err == nil && len(preds) != len(xs)*len(ys) {
+		err = fmt.Errorf("plot: %d predictions for %d grid points", len(preds), len(xs)*len(ys))
+	}
+	return xs, ys, preds, err
 }
 
 // activeInputs returns the model's active inputs in the data's coordinates, checking
 // Options.InputShift and InputFactor.
 func (s *setup) activeInputs() (*mat.Dense, error) {
 	sh, f := s.opt.InputShift, s.opt.InputFactor
-	if sh == nil && f == nil {
-		return s.m.XActive, nil
+	if s.active == nil || (sh == nil && f == nil) {
+		return s.active, nil
 	}
 	if len(sh) != s.dim || len(f) != s.dim {
 		return nil, fmt.Errorf("plot: input scaling with %d shifts and %d factors for %d inputs", len(sh), len(f), s.dim)
@@ -173,7 +194,7 @@ func (s *setup) activeInputs() (*mat.Dense, error) {
 		}
 	}
 	var xa mat.Dense
-	xa.CloneFrom(s.m.XActive)
+	xa.CloneFrom(s.active)
 	d, _ := xa.Dims()
 	for i := 0; i < d; i++ {
 		for j := 0; j < s.dim; j++ {
@@ -267,7 +288,10 @@ func (s *setup) points(keep func(i int) bool, h func(i int) float64) plotter.XYs
 // active point's target when the data are the training data (the model's Active rows hold
 // its active inputs), else fallback at its input.
 func (s *setup) activePoints(height func(i int) float64, fallback func(x float64) float64) plotter.XYs {
-	d, _ := s.m.XActive.Dims()
+	if s.xa == nil {
+		return nil
+	}
+	d, _ := s.xa.Dims()
 	pts := make(plotter.XYs, d)
 	train := s.isTrainingData()
 	for k := range pts {
@@ -276,7 +300,7 @@ func (s *setup) activePoints(height func(i int) float64, fallback func(x float64
 		case s.dim == 2:
 			pts[k].Y = s.xa.At(k, 1)
 		case train:
-			pts[k].Y = height(s.m.Active[k])
+			pts[k].Y = height(s.activeRows[k])
 		default:
 			pts[k].Y = fallback(pts[k].X)
 		}
@@ -287,11 +311,13 @@ func (s *setup) activePoints(height func(i int) float64, fallback func(x float64
 // isTrainingData reports whether the model's Active rows of the data are its active inputs
 // (to a relative 1e−9, the rounding of an input scaling undone).
 func (s *setup) isTrainingData() bool {
-	d, _ := s.m.XActive.Dims()
-	if s.x == nil || s.y == nil || len(s.m.Active) != d {
+	if s.xa == nil || s.x == nil || s.y == nil {
 		return false
 	}
-	for k, i := range s.m.Active {
+	if d, _ := s.xa.Dims(); len(s.activeRows) != d {
+		return false
+	}
+	for k, i := range s.activeRows {
 		if i < 0 || i >= s.n {
 			return false
 		}

@@ -406,7 +406,10 @@ func (a archModel) Plot(c plotCall) (*ivmplot.Figure, error) {
 		}
 		return ivmplot.ClassMap(classProbs(m), name, x, labels, len(m.Classes), opt)
 	}
-	return plotClassCurves(m, x, grid, opt)
+	if opt.Title == "" {
+		opt.Title = m.Method.String() + ": posterior predictive class probabilities"
+	}
+	return ivmplot.ClassCurves(classProbs(m), m.Classes, x, opt)
 }
 
 // plotRows returns the rows to draw: DATA's, or the training rows the model holds (in the
@@ -433,45 +436,4 @@ func plotRows(m *archipelago.Model, c plotCall) (*mat.Dense, []int, error) {
 		labels[i] = -1
 	}
 	return x, labels, nil
-}
-
-// plotClassCurves draws p(class | x) for every class along the input of a 1-D model, on a
-// grid over the rows' range widened by 5 % (or opt.XMin…XMax).
-func plotClassCurves(m *archipelago.Model, x *mat.Dense, grid int,
-	opt ivmplot.Options) (*ivmplot.Figure, error) {
-	lo, hi := opt.XMin, opt.XMax
-	if lo == hi {
-		lo, hi = mat.Min(x), mat.Max(x)
-		pad := 0.05 * (hi - lo)
-		if pad == 0 {
-			pad = 1
-		}
-		lo, hi = lo-pad, hi+pad
-	}
-	g := mat.NewDense(grid, 1, nil)
-	for i := 0; i < grid; i++ {
-		g.Set(i, 0, lo+(hi-lo)*float64(i)/float64(grid-1))
-	}
-	probs, err := classProbs(m)(g)
-	if err != nil {
-		return nil, err
-	}
-	series := make([]ivmplot.Series, len(m.Classes))
-	for k, c := range m.Classes {
-		series[k] = ivmplot.Series{Name: fmt.Sprintf("p(%g | x)", c), X: g.RawMatrix().Data,
-			Y: make([]float64, grid)}
-		for i := range probs {
-			series[k].Y[i] = probs[i][k]
-		}
-	}
-	if opt.Title == "" {
-		opt.Title = m.Method.String() + ": posterior predictive class probabilities"
-	}
-	if opt.XLabel == "" {
-		opt.XLabel = "x"
-	}
-	if opt.YLabel == "" {
-		opt.YLabel = "probability"
-	}
-	return ivmplot.Curves(series, opt)
 }

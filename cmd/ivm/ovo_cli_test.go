@@ -57,7 +57,8 @@ func TestOneVsOneThroughTheBinary(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"plot", "-o", png, model}, "10 one-vs-one pairs"},
+		{[]string{"plot", "-trace", "-o", png, model}, "10 one-vs-one pairs"},
+		{[]string{"plot", "-o", png, model}, "3 inputs"},
 		{[]string{"plot", "-o", png, "-model", "11", model}, "-model 11: the file holds 10 one-vs-one pairs"},
 		{[]string{"plot", "-o", png, "-model", "3", model, train}, "3 inputs"},
 		{[]string{"train", "-multiclass", "ova", train, model}, `-multiclass "ova": want auto, ovr, ovo or projected`},

@@ -144,8 +144,23 @@ func drawModel(mf *modelFile, r plotRequest) (*ivmplot.Figure, vg.Length, error)
 		return fig, vg.Length(len(tm.Tasks)) * 4 * vg.Centimeter, err
 	}
 	pred := mf.single
-	if pred.Projected != nil {
-		return nil, 0, fmt.Errorf("%s is a projected model (every class's code regressed through shared centres): ivm plot draws IVM models; ivm predict -prob gives its class probabilities and latents", r.modelPath)
+	opt := ivmplot.Options{Title: r.title, Grid: r.grid, NoLegend: r.noLegend}
+	// Without -model, a predictor of several models is drawn whole, as ivm predict -prob
+	// reports it; a projected model has no IVM to pick or trace.
+	several := len(pred.Blend) > 0 || len(pred.Pairs) > 0 || len(pred.Models) > 1
+	if pred.Projected != nil || (several && r.which == 0 && !r.trace) {
+		class, err := pickClass(pred, r)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: %w", r.modelPath, err)
+		}
+		fig, err := drawPredictor(pred, predictorSize(pred), r, opt,
+			func(x *mat.Dense, y []float64, opt ivmplot.Options) (*ivmplot.Figure, error) {
+				return ivmplot.Predictions(pred, class, x, y, opt)
+			})
+		if err == nil && len(fig.Panels) > 1 && !r.heightSet {
+			return fig, vg.Length(len(fig.Panels)) * 8 * vg.Centimeter, nil // a class map and its entropy
+		}
+		return fig, 0, err
 	}
 	if len(pred.Pairs) > 0 {
 		j, err := pickPair(pred, r.which)
@@ -168,7 +183,6 @@ func drawModel(mf *modelFile, r plotRequest) (*ivmplot.Figure, vg.Length, error)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", r.modelPath, err)
 	}
-	opt := ivmplot.Options{Title: r.title, Grid: r.grid, NoLegend: r.noLegend}
 	if r.trace {
 		var tr []ivm.IterTrace
 		if k < len(pred.Traces) {
@@ -183,18 +197,29 @@ func drawModel(mf *modelFile, r plotRequest) (*ivmplot.Figure, vg.Length, error)
 		}
 		return fig, vg.Length(len(fig.Panels))*4*vg.Centimeter + 2*vg.Centimeter, nil
 	}
-	fig, err := drawPredictor(pred, k, r, opt)
+	fig, err := drawPredictor(pred, pred.Models[k].Size(), r, opt,
+		func(x *mat.Dense, y []float64, opt ivmplot.Options) (*ivmplot.Figure, error) {
+			return ivmplot.Predictor(pred, k, x, y, opt)
+		})
 	return fig, 0, err
 }
 
-// drawPredictor draws model k of a single-task predictor of 1 or 2 inputs, over DATA's
-// rows when given.
-func drawPredictor(pred *ivm.Predictor, k int, r plotRequest, opt ivmplot.Options) (*ivmplot.Figure, error) {
+// drawPredictor draws a single-task predictor of 1 or 2 inputs with draw, over DATA's rows
+// when given, after checking that a grid's predictions from size active points or
+// centres fit in memory.
+func drawPredictor(pred *ivm.Predictor, size int, r plotRequest, opt ivmplot.Options,
+	draw drawFunc) (*ivmplot.Figure, error) {
 	dim := pred.InputDim()
 	if dim != 1 && dim != 2 {
-		return nil, fmt.Errorf("%s has %d inputs; ivm plot draws models of 1 or 2 inputs (-trace draws the learning trace of any model)", r.modelPath, dim)
+		hint := "-trace draws the learning trace of an IVM model of any dimension"
+		if pred.Projected != nil {
+			hint = "ivm predict -prob gives its predictions at any inputs"
+		}
+		return nil, fmt.Errorf("%s has %d inputs; ivm plot draws models of 1 or 2 inputs (%s)",
+			r.modelPath, dim, hint)
 	}
-	if err := r.data.maxMem.check(plotBytes(r.grid, dim, pred.Models[k].Size()), fmt.Sprintf("drawing %s", r.modelPath)); err != nil {
+	need := plotBytes(r.grid, dim, size)
+	if err := r.data.maxMem.check(need, fmt.Sprintf("drawing %s", r.modelPath)); err != nil {
 		return nil, err
 	}
 	var x *mat.Dense
@@ -215,7 +240,7 @@ func drawPredictor(pred *ivm.Predictor, k int, r plotRequest, opt ivmplot.Option
 			}
 		}
 	}
-	fig, err := ivmplot.Predictor(pred, k, x, y, opt)
+	fig, err := draw(x, y, opt)
 	if err != nil && r.dataPath != "" {
 		return nil, fmt.Errorf("%s: %w", r.dataPath, err)
 	}
@@ -230,6 +255,50 @@ func plotBytes(grid, dim, d int) float64 {
 		grid = map[int]int{1: 300, 2: 80}[dim]
 	}
 	return 16 * math.Pow(float64(grid), float64(dim)) * float64(d+3)
+}
+
+// drawFunc draws a predictor over data x, y (nil: none) with options.
+type drawFunc func(x *mat.Dense, y []float64, opt ivmplot.Options) (*ivmplot.Figure, error)
+
+// pickClass returns the 0-based class -model K asks a predictor drawn whole to draw
+// against the other classes (−1: all classes), refusing -trace and -model where they
+// mean nothing.
+func pickClass(p *ivm.Predictor, r plotRequest) (int, error) {
+	if r.trace {
+		return 0, errors.New("a projected model holds no learning trace " +
+			"(-trace is for IVM models, which learn their kernel by Algorithm 2)")
+	}
+	n := len(p.Classes)
+	switch {
+	case r.which == 0:
+		return -1, nil
+	case p.Task == ivm.Regression || n <= 2:
+		return 0, fmt.Errorf("-model %d: a projected %s model is drawn whole; leave -model out",
+			r.which, p.Task)
+	case r.which < 1 || r.which > n:
+		return 0, fmt.Errorf("-model %d: the model has %d classes %v; "+
+			"-model K draws p(Classes[K]) against the rest (1 to %d)", r.which, n, p.Classes, n)
+	}
+	return r.which - 1, nil
+}
+
+// predictorSize is the number of active points or centres of p's models together.
+func predictorSize(p *ivm.Predictor) int {
+	n := 0
+	if p.Projected != nil {
+		n, _ = p.Projected.Centres.Dims()
+	}
+	for _, m := range p.Models {
+		if m != nil {
+			n += m.Size()
+		}
+	}
+	for _, members := range [][]*ivm.Predictor{p.Pairs, p.Blend} {
+		for _, q := range members {
+			n += predictorSize(q)
+		}
+	}
+	return n
 }
 
 // pickModel returns the 0-based index of the model to draw: the only one, or -model K's.

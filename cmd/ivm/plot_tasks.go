@@ -22,6 +22,12 @@ func plotTasks(m *multitask.Model, dataPath string, df dataFlags, grid int, opt 
 		return nil, errors.New("a multi-task model is drawn over its training data: give the DATA file (with -task-col for CSV)")
 	}
 	data, err := readPlotData(dataPath, df, 1)
+	if err != nil && df.taskCol == "none" {
+		// A task column read as an input fails as a number or as a width; say which flag
+		// the user left out.
+		return nil, fmt.Errorf("%w (a multi-task model is drawn over data with its task column: "+
+			"pass -task-col)", err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"image/png"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -125,5 +126,105 @@ func TestPlotCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "three.png")); err == nil {
 		t.Error("a failed plot left a file")
+	}
+}
+
+// TestPlotWhole draws the models train writes by default that no one IVM stands for: a
+// blend (a small binary set), a projected binary model (over 5 000 rows) and a projected
+// multi-class one, and checks what cannot be drawn is refused with what to do instead.
+func TestPlotWhole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains on 5 200 rows")
+	}
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(3, 0))
+	ring := func(n, classes int) (*mat.Dense, []float64) {
+		x, y := mat.NewDense(n, 2, nil), make([]float64, n)
+		for i := range y {
+			a, b := r.NormFloat64(), r.NormFloat64()
+			x.Set(i, 0, a)
+			x.Set(i, 1, b)
+			if classes == 2 && a*a+b*b > 1.2 {
+				y[i] = 1
+			} else if classes > 2 {
+				y[i] = float64(int((math.Atan2(b, a)+math.Pi)/(2*math.Pi)*float64(classes)) % classes)
+			}
+		}
+		return x, y
+	}
+	for _, c := range []struct {
+		name  string
+		n     int
+		cls   int
+		flags []string
+	}{
+		{"blend", 200, 2, nil},
+		{"projected", 5200, 2, []string{"-d", "50"}},
+		{"multiclass", 600, 3, []string{"-multiclass", "projected", "-d", "30"}},
+	} {
+		x, y := ring(c.n, c.cls)
+		data := writeCSV(t, dir, c.name+".csv", x, y)
+		model := filepath.Join(dir, c.name+".json")
+		mustRun(t, append(append([]string{"train", "-quiet"}, c.flags...), data, model)...)
+		for _, args := range [][]string{{model, data}, {model}} {
+			out := filepath.Join(dir, "x.png")
+			os.Remove(out)
+			mustRun(t, append([]string{"plot", "-quiet", "-o", out}, args...)...)
+			if st, err := os.Stat(out); err != nil || st.Size() == 0 {
+				t.Errorf("%s: plot %v wrote no PNG: %v", c.name, args, err)
+			}
+		}
+	}
+	// A projected regression of one input: its mean, ±2 sd band and centres.
+	xr, yr := mat.NewDense(5100, 1, nil), make([]float64, 5100)
+	for i := range yr {
+		v := 6*r.Float64() - 3
+		xr.Set(i, 0, v)
+		yr[i] = math.Sin(2*v) + 0.2*r.NormFloat64()
+	}
+	reg := writeCSV(t, dir, "reg.csv", xr, yr)
+	regModel := filepath.Join(dir, "reg.json")
+	mustRun(t, "train", "-quiet", "-d", "30", reg, regModel)
+	mustRun(t, "plot", "-quiet", "-o", filepath.Join(dir, "r.png"), regModel, reg)
+	if w, h := pngSize(t, filepath.Join(dir, "r.png")); w == 0 || h == 0 {
+		t.Errorf("projected regression: %d × %d PNG", w, h)
+	}
+	mustRun(t, "plot", "-quiet", "-o", filepath.Join(dir, "k.png"), "-model", "2",
+		filepath.Join(dir, "multiclass.json"), filepath.Join(dir, "multiclass.csv"))
+	mustRun(t, "plot", "-quiet", "-o", filepath.Join(dir, "m.png"), "-model", "1",
+		filepath.Join(dir, "blend.json"), filepath.Join(dir, "blend.csv"))
+
+	x3, y3 := mat.NewDense(60, 3, nil), make([]float64, 60)
+	for i := range y3 {
+		for j := 0; j < 3; j++ {
+			x3.Set(i, j, r.NormFloat64())
+		}
+		y3[i] = float64(i % 3)
+	}
+	data3 := writeCSV(t, dir, "three.csv", x3, y3)
+	model3 := filepath.Join(dir, "three.json")
+	mustRun(t, "train", "-quiet", "-multiclass", "projected", "-d", "10", data3, model3)
+	proj := filepath.Join(dir, "projected.json")
+	tasks, _ := writeTaskFiles(t, dir, "tasks", 60, 1)
+	mt := filepath.Join(dir, "mt.json")
+	mustRun(t, "train", "-quiet", "-method", "mtivm", "-task-col", "first", "-d", "10", "-iters", "0",
+		tasks, mt)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{model3, data3}, "ivm predict -prob gives its predictions"},
+		{[]string{"-trace", proj}, "-trace is for IVM models"},
+		{[]string{"-model", "1", proj}, "leave -model out"},
+		{[]string{mt}, "give the DATA file"},
+		{[]string{mt, tasks}, "pass -task-col"},
+		{[]string{"-model", "4", filepath.Join(dir, "multiclass.json")}, "(1 to 3)"},
+	} {
+		args := append([]string{"plot", "-o", filepath.Join(dir, "no.png")}, c.args...)
+		code, _, errs := runCLI(t, args...)
+		if code != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("ivm %s: exit %d, stderr %q; want exit 1 and %q",
+				strings.Join(args, " "), code, errs, c.want)
+		}
 	}
 }
