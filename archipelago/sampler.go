@@ -188,6 +188,16 @@ func Rate(accepted, tried int) float64 {
 	return float64(accepted) / float64(tried)
 }
 
+// Acceptance summarises the stats in one line: each move's acceptance rate and the jitter
+// fallbacks.
+func (st Stats) Acceptance() string {
+	return fmt.Sprintf("insert %.2f, delete %.2f, move %.2f, HMC g %.2f, HMC θ %.2f, "+
+		"amplitude %.2f; jitter fallbacks %d",
+		Rate(st.InsertAccepted, st.InsertTried), Rate(st.DeleteAccepted, st.DeleteTried),
+		Rate(st.MoveAccepted, st.MoveTried), Rate(st.GAccepted, st.GTried),
+		Rate(st.HyperAccepted, st.HyperTried), Rate(st.AmpAccepted, st.AmpTried), st.Jitter)
+}
+
 // SweepInfo describes the state after one sweep.
 type SweepInfo struct {
 	Sweep      int

@@ -153,14 +153,7 @@ func archDiagnose(w io.Writer, p *archProblem, perClass int, so archipelago.Opti
 	fmt.Fprintf(w,
 		"  rejections after burn-in: %.1f ± %.1f; sweeps to convergence %d; ESS %.1f of %d\n",
 		mean, sd, archipelago.SweepsToConverge(tr), archipelago.ESS(post), len(post))
-	fmt.Fprintf(w,
-		"  acceptance: insert %.2f, delete %.2f, move %.2f, HMC g %.2f, HMC θ %.2f, amplitude %.2f; "+
-			"jitter fallbacks %d\n",
-		archipelago.Rate(st.InsertAccepted, st.InsertTried),
-		archipelago.Rate(st.DeleteAccepted, st.DeleteTried),
-		archipelago.Rate(st.MoveAccepted, st.MoveTried),
-		archipelago.Rate(st.GAccepted, st.GTried), archipelago.Rate(st.HyperAccepted, st.HyperTried),
-		archipelago.Rate(st.AmpAccepted, st.AmpTried), st.Jitter)
+	fmt.Fprintf(w, "  acceptance: %s\n", st.Acceptance())
 	ac := archipelago.Autocorrelation(post, 50)
 	fmt.Fprintf(w, "  autocorrelation of M (Fig. 4), lags 0,5,…:")
 	for l := 0; l < len(ac); l += 5 {

@@ -332,15 +332,7 @@ func (a archModel) WriteInfo(w io.Writer, path string) {
 			ch.RejectionsSD, ch.RejectionsESS, ch.Sweeps-ch.Burn)
 	}
 	fmt.Fprintln(w)
-	st := ch.Stats
-	fmt.Fprintf(w,
-		"acceptance:  insert %.2f, delete %.2f, move %.2f, HMC g %.2f, HMC θ %.2f, amplitude %.2f; "+
-			"jitter fallbacks %d\n",
-		archipelago.Rate(st.InsertAccepted, st.InsertTried),
-		archipelago.Rate(st.DeleteAccepted, st.DeleteTried),
-		archipelago.Rate(st.MoveAccepted, st.MoveTried),
-		archipelago.Rate(st.GAccepted, st.GTried), archipelago.Rate(st.HyperAccepted, st.HyperTried),
-		archipelago.Rate(st.AmpAccepted, st.AmpTried), st.Jitter)
+	fmt.Fprintf(w, "acceptance:  %s\n", ch.Stats.Acceptance())
 	fmt.Fprintf(w, "predictions: seed %d (each row's draws seeded by the row)\n", m.Seed)
 	writeProvenance(w, m.Training)
 }
