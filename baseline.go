@@ -53,17 +53,26 @@ func (b *Baseline) check() error {
 	return nil
 }
 
-// classPriorLosses returns −ln π_c of each row's class c under the class frequencies of
-// the rows fit (indices into classes).
-func classPriorLosses(fit, rows []int, classes int) []float64 {
-	counts := make([]float64, classes)
-	for _, c := range fit {
-		counts[c]++
+// classPriors returns the frequency of each of k classes among the class indices cls,
+// with one pseudo-count per class: a class absent from them is not impossible.
+func classPriors(cls []int, k int) []float64 {
+	freq := make([]float64, k)
+	for _, c := range cls {
+		freq[c]++
 	}
+	for c := range freq {
+		freq[c] = (freq[c] + 1) / (float64(len(cls)) + float64(k))
+	}
+	return freq
+}
+
+// classPriorLosses returns −ln π_c of each row's class c under the class frequencies of
+// the rows fit (indices into classes; classPriors).
+func classPriorLosses(fit, rows []int, classes int) []float64 {
+	freq := classPriors(fit, classes)
 	out := make([]float64, len(rows))
 	for i, c := range rows {
-		// One pseudo-count per class: a class absent from fit is not impossible.
-		out[i] = -math.Log((counts[c] + 1) / (float64(len(fit)) + float64(classes)))
+		out[i] = -math.Log(freq[c])
 	}
 	return out
 }

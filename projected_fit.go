@@ -76,7 +76,8 @@ func projectedBytes(n, dim, m, classes int) float64 {
 		m = ProjectedCentres(n, classes)
 	}
 	m = min(m, n)
-	search := projectedSearchBytes(n, dim, classes) * float64(projectedSearchesAtOnce(n, dim, classes, 0))
+	atOnce := projectedSearchesAtOnce(n, dim, classes, 0)
+	search := projectedSearchBytes(n, dim, classes) * float64(atOnce)
 	fm := float64(m)
 	final := 8 * (fm*fm + fm*(2*projectedBlock+projectedPanel) + 3*fm*float64(dim))
 	return max(search, final)
@@ -492,8 +493,8 @@ func (p *Predictor) useConstant(t projectedTargets) {
 		pr.NoiseVar = 1
 	} else {
 		pr.Mix = mat.NewDense(k, k, nil)
-		for c, l := range classPriorLosses(t.cls, identity(k), k) {
-			pr.Offset[c] = -l
+		for c, f := range classPriors(t.cls, k) {
+			pr.Offset[c] = math.Log(f)
 		}
 		p.LabelNoise = 0
 		what = "the class frequencies"
@@ -565,13 +566,7 @@ func (t projectedTargets) loss(f *mat.Dense, rows []int) float64 {
 	if !t.regression() {
 		return fitSoftmax(f, subset(t.cls, rows)).loss
 	}
-	mse := 0.0
-	for i, r := range rows {
-		d := t.y[r] - f.At(i, 0)
-		mse += d * d
-	}
-	mse /= float64(max(len(rows), 1))
-	return 0.5*math.Log(2*math.Pi*mse) + 0.5
+	return stat.Mean(t.rowLosses(f, rows), nil)
 }
 
 // projectedCentres returns the final fit's m centres, scaled rows of x: the first m

@@ -137,7 +137,7 @@ type searcher struct {
 	// report receives every kernel scored, with the active set size its models had when
 	// that differs from the search's (finalSize; 0 otherwise).
 	report func(p searchParams, d int, score, prior float64)
-	// priorFreq holds the class frequencies the constant predictor says (priorMean).
+	// priorFreq holds the class frequencies the constant predictor says (priorLosses).
 	priorFreq []float64
 	// scoreFunc, when set, scores kernels in place of fitting them (the search's own tests).
 	scoreFunc func(p searchParams) float64
@@ -235,7 +235,6 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 		if err != nil {
 			return searchResult{}, err
 		}
-		s.priorFreq = classFrequencies(y, classes)
 		s.report = func(p searchParams, d int, score, prior float64) {
 			evals++
 			if report != nil {
@@ -304,7 +303,7 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 	}
 	res := searchResult{crit: c.p.crit, input: c.input, score: c.best, d: dFinal}
 	res.cal = cal.calibration(out)
-	res.baseline = newBaseline(cal.rowLosses(out, res.cal), cal.priorLosses(y, classes))
+	res.baseline = newBaseline(cal.rowLosses(out, res.cal), cal.priorLosses())
 	p := c.p
 	p.variance *= c.sd * c.sd
 	p.white *= c.sd * c.sd
@@ -563,7 +562,7 @@ func (c *climb) widenUnlessBeaten(y, classes []float64) error {
 	}
 	eps := searchLabelNoise[0]
 	losses := c.s.rowLosses(out, calib{a: c.s.sharpness(out, eps, false), eps: eps})
-	b := newBaseline(losses, c.s.priorLosses(y, classes))
+	b := newBaseline(losses, c.s.priorLosses())
 	if searchTrace {
 		fmt.Fprintf(os.Stderr, "search: best %.5f, constant predictor %.5f ± %.5f\n", b.Model, b.Prior,
 			b.SE)
@@ -585,51 +584,25 @@ func (c *climb) widenUnlessBeaten(y, classes []float64) error {
 }
 
 // priorLosses returns the constant predictor's −ln p(y) of each of s's validation rows:
-// the class frequencies of y, or for regression a standard normal (the validation targets
-// are standardised by y's mean and standard deviation).
-func (s *searcher) priorLosses(y, classes []float64) []float64 {
+// the class frequencies (priorFreq), or for regression a standard normal (the validation
+// targets are standardised by y's mean and standard deviation).
+func (s *searcher) priorLosses() []float64 {
 	if s.task == Regression {
 		return gaussPriorLosses(s.yVal, 0, 1)
 	}
-	all := make([]int, len(y))
-	for i, v := range y {
-		all[i], _ = slices.BinarySearch(classes, v)
+	out := make([]float64, len(s.valClass))
+	for i, c := range s.valClass {
+		out[i] = -math.Log(s.priorFreq[c])
 	}
-	return classPriorLosses(all, s.valClass, max(len(classes), 2))
+	return out
 }
 
-// priorMean is the constant predictor's mean −ln p(y) per validation row of s, for the
-// progress reports (s.priorFreq: the class frequencies; 0 where not set).
+// priorMean is the mean of priorLosses, for the progress reports (0 without rows).
 func (s *searcher) priorMean() float64 {
-	if s.task == Regression {
-		return stat.Mean(gaussPriorLosses(s.yVal, 0, 1), nil)
+	if l := s.priorLosses(); len(l) > 0 {
+		return stat.Mean(l, nil)
 	}
-	if s.priorFreq == nil || len(s.valClass) == 0 {
-		return 0
-	}
-	sum := 0.0
-	for _, c := range s.valClass {
-		sum -= math.Log(s.priorFreq[c])
-	}
-	return sum / float64(len(s.valClass))
-}
-
-// classFrequencies returns the frequency of each of classes among the targets y, with one
-// pseudo-count each (classPriorLosses' estimate); nil for regression.
-func classFrequencies(y, classes []float64) []float64 {
-	if len(classes) == 0 {
-		return nil
-	}
-	k := max(len(classes), 2)
-	freq := make([]float64, k)
-	for _, v := range y {
-		c, _ := slices.BinarySearch(classes, v)
-		freq[c]++
-	}
-	for c := range freq {
-		freq[c] = (freq[c] + 1) / (float64(len(y)) + float64(k))
-	}
-	return freq
+	return 0
 }
 
 // checkSearchRows refuses to choose a kernel from fewer rows than two per fold.
@@ -660,6 +633,9 @@ func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []flo
 	yc, sd, err := searchTargets(y, task, classes)
 	if err != nil {
 		return nil, 0, err
+	}
+	if task != Regression {
+		s.priorFreq = classPriors(classIndices(y, classes), max(len(classes), 2))
 	}
 	folds := searchFolds
 	if n <= searchCVRows && float64(len(yc))*float64(n)*math.Pow(float64(d*(folds-1)/folds),

@@ -15,7 +15,7 @@ package engine
 // keeps paying less ln|A| as K shrinks, and 100 iterations walk the variances to zero. The next
 // selection then sees a prior that explains nothing, sites with β near machine epsilon dominate
 // ln|A| (1/β ≈ 4.5e15 on the diagonal), and the toolbox needs jitter of 4e10 to factorise at
-// all: a constant predictor, 50 % test error on class500_d100_opt.
+// all, and the model predicts a constant.
 //
 // This package makes four changes, each principled rather than a clamp:
 //

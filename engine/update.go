@@ -73,8 +73,8 @@ func (s *Selector) scoreRange(lo, hi int) candidate {
 	best := candidate{idx: -1}
 	// bestR is 1 − ςν of the best point so far under the Entropy criterion, whose score Δ = −½
 	// log₂(1 − ςν) falls as 1 − ςν grows: a point whose 1 − ςν exceeds it by more than a
-	// relative skipBand can neither beat nor tie the best, and its logarithm is not taken (measured:
-	// 60 % of the scoring time of the multi-task regression's selections). Within the band the scores
+	// relative skipBand can neither beat nor tie the best, and its logarithm, most of the scoring
+	// time, is not taken. Within the band the scores
 	// are compared as before, so ties (lowest index) are decided on Δ exactly as the reference
 	// decides them.
 	bestR := math.Inf(1)
