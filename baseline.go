@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ivmlab/ivm/calib"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -24,7 +25,7 @@ type Baseline struct {
 
 // newBaseline compares the row losses of a model and of the constant predictor.
 func newBaseline(model, prior []float64) *Baseline {
-	_, se := pairedGain(prior, model)
+	_, se := calib.PairedGain(prior, model)
 	return &Baseline{Model: stat.Mean(model, nil), Prior: stat.Mean(prior, nil), SE: se,
 		Rows: len(model)}
 }

@@ -419,7 +419,7 @@ func (f *exactFit) spec(sd float64) string {
 // per row under that calibration.
 type exactResult struct {
 	spec    string
-	cal     calib
+	cal     probMap
 	evals   int
 	looLoss float64
 }
@@ -504,7 +504,7 @@ func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scal
 	}
 	s := &searcher{task: Regression, yVal: ys}
 	loo := [][2][]float64{{fit.looMean, fit.looVar}}
-	report := Progress{Search: fit.evals, SearchScore: s.logLoss(loo, calib{a: 1}),
+	report := Progress{Search: fit.evals, SearchScore: s.logLoss(loo, probMap{a: 1}),
 		SearchKernel: fmt.Sprintf(
 			"%s on %d rows, by the marginal likelihood, scored leaving one row out: the relevance "+
 				"scaling's weights", fit.spec(1), len(rows))}

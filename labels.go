@@ -32,6 +32,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/optimize"
 )
 
@@ -162,7 +163,7 @@ func refineLabels(e *exactGP, ml *exactFit, yc []float64, mean float64, evals *i
 			if losses == nil {
 				continue
 			}
-			if gain, se := pairedGain(mlLosses, losses); gain > bestGain {
+			if gain, se := calib.PairedGain(mlLosses, losses); gain > bestGain {
 				best, bestGain, bestSE = f, gain, se
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/internal/enum"
 	"github.com/ivmlab/ivm/internal/pool"
@@ -255,7 +256,7 @@ func (p *Predictor) predictPairs(x mat.Matrix) ([]Prediction, error) {
 	cp := newCoupler(k)
 	for i := range out {
 		out[i].Prob = cp.couple(r[i])
-		mixUniform(out[i].Prob, p.LabelNoise)
+		calib.MixUniform(out[i].Prob, p.LabelNoise)
 		out[i].Label = p.Classes[floats.MaxIdx(out[i].Prob)]
 	}
 	return out, nil

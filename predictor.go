@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
@@ -887,13 +888,13 @@ func (p *Predictor) predictChecked(x mat.Matrix) ([]Prediction, error) {
 		for i := range out {
 			if p.Softmax && p.Task == MultiClass {
 				for c := range out[i].Prob {
-					out[i].Prob[c] = softmaxScore(out[i].Mean[c], out[i].Var[c])
+					out[i].Prob[c] = calib.SoftmaxScore(out[i].Mean[c], out[i].Var[c])
 				}
-				softmaxProbs(out[i].Prob, p.Sharpness)
+				calib.Softmax(out[i].Prob, p.Sharpness)
 			} else {
-				sharpen(out[i].Prob, p.Sharpness)
+				calib.Sharpen(out[i].Prob, p.Sharpness)
 			}
-			mixUniform(out[i].Prob, p.LabelNoise)
+			calib.MixUniform(out[i].Prob, p.LabelNoise)
 			if p.Task == MultiClass {
 				out[i].Label = p.Classes[floats.MaxIdx(out[i].Prob)]
 			}
@@ -922,55 +923,6 @@ func (p *Predictor) latentsAt(x mat.Matrix, variances bool) (out []Prediction, m
 	}
 	mus, vss = latents(p.Models, xs, variances)
 	return out, mus, vss, nil
-}
-
-// mixUniform replaces the probabilities q_c by (1−eps) q_c + eps/K.
-func mixUniform(q []float64, eps float64) {
-	if eps == 0 {
-		return
-	}
-	for c := range q {
-		q[c] = (1-eps)*q[c] + eps/float64(len(q))
-	}
-}
-
-// sharpen replaces the class probabilities q_c (one-vs-rest ones for multi-class) by
-// p_c ∝ q_c^a, computed in log space so that tiny q_c do not underflow before they are
-// normalised. a = 0 means 1 (files written before Sharpness). Probabilities that are all
-// zero are left as they are.
-func sharpen(q []float64, a float64) {
-	var buf [16]float64
-	logs := buf[:0]
-	for _, v := range q {
-		logs = append(logs, math.Log(v))
-	}
-	sharpenLogs(q, logs, a)
-}
-
-// sharpenLogs is sharpen from the logarithms logs of the probabilities, into q; where
-// those are all zero (or one is NaN) q gets them unchanged.
-func sharpenLogs(q, logs []float64, a float64) {
-	if a == 0 {
-		a = 1
-	}
-	top := math.Inf(-1)
-	for _, l := range logs {
-		top = math.Max(top, a*l)
-	}
-	if math.IsInf(top, -1) || math.IsNaN(top) {
-		for c, l := range logs {
-			q[c] = math.Exp(l)
-		}
-		return
-	}
-	sum := 0.0
-	for c, l := range logs {
-		q[c] = math.Exp(a*l - top)
-		sum += q[c]
-	}
-	for c := range q {
-		q[c] /= sum
-	}
 }
 
 // PredictLabels is Predict without the latent variances, whose triangular solves are most of
@@ -1024,23 +976,6 @@ func (p *Predictor) labelsChecked(x mat.Matrix) ([]Prediction, error) {
 	}
 	return out, nil
 }
-
-// softmaxProbs replaces the classes' scores z_c in q by the probabilities p_c ∝ exp(a·z_c)
-// (see Predictor.Softmax).
-func softmaxProbs(q []float64, a float64) {
-	floats.Scale(a, q)
-	top := floats.Max(q)
-	sum := 0.0
-	for c := range q {
-		q[c] = math.Exp(q[c] - top)
-		sum += q[c]
-	}
-	floats.Scale(1/sum, q)
-}
-
-// softmaxScore is z = mu/√(1+v), the score a one-vs-rest model's latent mean mu (bias
-// included) and variance v give its class in the softmax (see Predictor.Softmax).
-func softmaxScore(mu, v float64) float64 { return mu / math.Sqrt(1+v) }
 
 // PredictRows is Predict on inputs given as rows.
 func (p *Predictor) PredictRows(rows [][]float64) ([]Prediction, error) {

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/internal/rowdot"
 	"github.com/ivmlab/ivm/internal/rowhash"
 	"github.com/ivmlab/ivm/kern"
@@ -142,8 +143,8 @@ func (p *Predictor) predictProjected(x mat.Matrix, probs bool) ([]Prediction, er
 		}
 		out[i].Label = p.Classes[floats.MaxIdx(out[i].Mean)]
 		if probs {
-			softmaxProbs(z, 1)
-			mixUniform(z, p.LabelNoise)
+			calib.Softmax(z, 1)
+			calib.MixUniform(z, p.LabelNoise)
 			out[i].Prob = z
 		}
 	}
@@ -383,7 +384,7 @@ func fitSoftmax(f *mat.Dense, cls []int) softmaxCalib {
 	for _, eps := range searchLabelNoise {
 		_, k := f.Dims()
 		loss := func(la float64) float64 { return mapLoss(temperatureMap(math.Exp(la), k), f, cls, eps) }
-		la := goldenMin(loss, math.Log(0.25), math.Log(256), 1e-3)
+		la := calib.GoldenMin(loss, math.Log(0.25), math.Log(256), 1e-3)
 		if l := loss(la); l < best.loss-searchTol || math.IsInf(best.loss, 1) {
 			best = softmaxCalib{math.Exp(la), eps, l}
 		}

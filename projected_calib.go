@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/optimize"
 )
 
@@ -62,8 +63,8 @@ func mapRowLosses(sm scoreMap, f *mat.Dense, cls []int, eps float64) []float64 {
 	out := make([]float64, len(cls))
 	for i, c := range cls {
 		z := sm.scores(f.RawRowView(i))
-		softmaxProbs(z, 1)
-		mixUniform(z, eps)
+		calib.Softmax(z, 1)
+		calib.MixUniform(z, eps)
 		out[i] = -math.Log(z[c])
 	}
 	return out
@@ -99,7 +100,7 @@ func scoreMapObjective(f *mat.Dense, cls []int, x0 scoreMap, rho float64) func(w
 		for i, c := range cls {
 			fi := f.RawRowView(i)
 			copy(z, sm.scores(fi))
-			softmaxProbs(z, 1)
+			calib.Softmax(z, 1)
 			sum -= math.Log(z[c])
 			if grad == nil {
 				continue
@@ -213,7 +214,7 @@ func (p *Predictor) calibrateHeldOut(pr *ProjectedModel, f *mat.Dense, t project
 func gaussianHeldOut(r2 []float64) (losses []float64, variance float64) {
 	fit := func(r []float64) float64 {
 		v := max(stat.Mean(r, nil),
-			coveringQuantile(slices.Clone(r))/(1.959963984540054*1.959963984540054))
+			calib.CoveringQuantile(slices.Clone(r))/(1.959963984540054*1.959963984540054))
 		return max(v, 1e-12)
 	}
 	half := len(r2) / 2

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
 )
@@ -388,7 +389,7 @@ func centresSaturated(t projectedTargets, pk projectedPick, kf, kv, kmm *mat.Den
 	if err != nil {
 		return false, nil
 	}
-	gain, se := pairedGain(half, full)
+	gain, se := calib.PairedGain(half, full)
 	return gain <= se, nil
 }
 

@@ -35,10 +35,10 @@ import (
 	"strconv"
 	"sync"
 
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/internal/enum"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
@@ -191,7 +191,7 @@ func (l *lazyInner) get() *kern.Inner {
 type searchResult struct {
 	spec  string    // the kernel, for the targets as given
 	crit  Criterion // the selection criterion
-	cal   calib     // Predictor.Sharpness, LabelNoise and Softmax
+	cal   probMap   // Predictor.Sharpness, LabelNoise and Softmax
 	input int       // the index of the chosen scaler
 	// score is the kernel's held-out −ln p(y) per row as the search scored it (at the least
 	// label noise and its best sharpness), before any final-size move.
@@ -337,7 +337,7 @@ func (s *searcher) finalSize(c *climb, folds []searchFold, finalCost float64) (*
 	}
 	eps := searchLabelNoise[0]
 	losses := func(out [][2][]float64) []float64 {
-		return fs.rowLosses(out, calib{a: fs.sharpness(out, eps, false), eps: eps})
+		return fs.rowLosses(out, probMap{a: fs.sharpness(out, eps, false), eps: eps})
 	}
 	cur := losses(out)
 	fs.reportFinal(c.p, cur)
@@ -361,7 +361,7 @@ func (s *searcher) finalSize(c *climb, folds []searchFold, finalCost float64) (*
 			}
 			next := losses(alt)
 			fs.reportFinal(q, next)
-			gain, se := pairedGain(cur, next)
+			gain, se := calib.PairedGain(cur, next)
 			if searchTrace {
 				fmt.Fprintf(os.Stderr,
 					"search: final size d = %d, %d validation rows: %s → %s lowers the held-out log loss by "+
@@ -404,16 +404,6 @@ func (s *searcher) withFinalVal(folds []searchFold) *searcher {
 // (Fashion-MNIST, 60 000 images: 0.0061 ± 0.0079), and their fits cost as much as the
 // search's whole climb there, so more validation rows cost little in proportion.
 func finalValRows(n int) int { return max(searchMaxVal, n/12) }
-
-// pairedGain returns the mean of a[i] − b[i] and its standard error.
-func pairedGain(a, b []float64) (mean, se float64) {
-	diff := make([]float64, len(a))
-	for i := range a {
-		diff[i] = a[i] - b[i]
-	}
-	mean, sd := stat.MeanStdDev(diff, nil)
-	return mean, sd / math.Sqrt(float64(len(diff)))
-}
 
 // startGamma is the rbf width the search starts from: 1/(D·v̄) for D inputs of mean
 // variance v̄ once x is scaled by sc (scikit-learn's gamma="scale"), which puts a typical
@@ -561,7 +551,7 @@ func (c *climb) widenUnlessBeaten(y, classes []float64) error {
 		return nil
 	}
 	eps := searchLabelNoise[0]
-	losses := c.s.rowLosses(out, calib{a: c.s.sharpness(out, eps, false), eps: eps})
+	losses := c.s.rowLosses(out, probMap{a: c.s.sharpness(out, eps, false), eps: eps})
 	b := newBaseline(losses, c.s.priorLosses())
 	if searchTrace {
 		fmt.Fprintf(os.Stderr, "search: best %.5f, constant predictor %.5f ± %.5f\n", b.Model, b.Prior,
@@ -817,7 +807,7 @@ func (s *searcher) score(p searchParams) (float64, error) {
 	// differ in nothing else (ionosphere; bench/RESULTS.md); the final model never reports a
 	// probability that small.
 	eps := searchLabelNoise[0]
-	v := s.logLoss(out, calib{a: s.sharpness(out, eps, false), eps: eps})
+	v := s.logLoss(out, probMap{a: s.sharpness(out, eps, false), eps: eps})
 	s.memo[p] = v
 	if searchTrace {
 		fmt.Fprintf(os.Stderr, "search: %s %v: %.5f\n", p.spec(), p.crit, v)
@@ -872,30 +862,21 @@ func (s *searcher) foldsAt(d, n int) []searchFold {
 	return folds
 }
 
-// calib is how a predictor turns its models' outputs into probabilities: Predictor's
+// probMap is how a predictor turns its models' outputs into probabilities: Predictor's
 // Sharpness (a), LabelNoise (eps) and Softmax.
-type calib struct {
+type probMap struct {
 	a, eps  float64
 	softmax bool
 }
 
 // logLoss returns the mean −ln p(y_n) of the validation outputs out with the class
 // probabilities (regression: densities) made as cal says.
-func (s *searcher) logLoss(out [][2][]float64, cal calib) float64 {
-	return meanLoss(s.rowLosses(out, cal))
-}
-
-// meanLoss is the mean of row losses, +Inf where one is NaN.
-func meanLoss(losses []float64) float64 {
-	v := floats.Sum(losses) / float64(len(losses))
-	if math.IsNaN(v) {
-		v = math.Inf(1)
-	}
-	return v
+func (s *searcher) logLoss(out [][2][]float64, cal probMap) float64 {
+	return calib.MeanLoss(s.rowLosses(out, cal))
 }
 
 // rowLosses returns −ln p(y_n) of each validation row (see logLoss).
-func (s *searcher) rowLosses(out [][2][]float64, cal calib) []float64 {
+func (s *searcher) rowLosses(out [][2][]float64, cal probMap) []float64 {
 	var logs []float64
 	if s.task != Regression && !cal.softmax {
 		logs = s.powerLogs(out)
@@ -926,7 +907,7 @@ func (s *searcher) powerLogs(out [][2][]float64) []float64 {
 
 // lossesFrom is rowLosses with the power family's logarithms logs (powerLogs; unused for
 // regression and the softmax).
-func (s *searcher) lossesFrom(out [][2][]float64, logs []float64, cal calib) []float64 {
+func (s *searcher) lossesFrom(out [][2][]float64, logs []float64, cal probMap) []float64 {
 	if s.task == Regression {
 		mu, vs := out[0][0], out[0][1]
 		losses := make([]float64, len(s.yVal))
@@ -944,11 +925,11 @@ func (s *searcher) lossesFrom(out [][2][]float64, logs []float64, cal calib) []f
 			for c := range out {
 				q[c] = out[c][1][i]
 			}
-			softmaxProbs(q, cal.a)
+			calib.Softmax(q, cal.a)
 		} else {
-			sharpenLogs(q, logs[i*k:(i+1)*k], cal.a)
+			calib.SharpenLogs(q, logs[i*k:(i+1)*k], cal.a)
 		}
-		mixUniform(q, cal.eps)
+		calib.MixUniform(q, cal.eps)
 		losses[i] = -math.Log(math.Max(q[class], 1e-12))
 	}
 	return losses
@@ -971,9 +952,9 @@ func (s *searcher) sharpness(out [][2][]float64, eps float64, softmax bool) floa
 		logs = s.powerLogs(out)
 	}
 	f := func(la float64) float64 {
-		return meanLoss(s.lossesFrom(out, logs, calib{a: math.Exp(la), eps: eps, softmax: softmax}))
+		return calib.MeanLoss(s.lossesFrom(out, logs, probMap{a: math.Exp(la), eps: eps, softmax: softmax}))
 	}
-	return math.Exp(goldenMin(f, lo, hi, 1e-3))
+	return math.Exp(calib.GoldenMin(f, lo, hi, 1e-3))
 }
 
 // searchLabelNoise are the label noise levels calibration chooses from. The least is not
@@ -998,16 +979,16 @@ var searchLabelNoise = []float64{0.001, 0.003, 0.01, 0.03}
 // asked for it was lower on 25 of 36 splits and higher on 8 (most on wine, where one
 // confident mistake among 54 test rows costs 0.15); glass's validation rows preferred the
 // power clearly (2.3–2.5 standard errors) on three splits of four, and kept it.
-func (s *searcher) calibration(out [][2][]float64) calib {
+func (s *searcher) calibration(out [][2][]float64) probMap {
 	if s.task == Regression {
-		return calib{a: min(s.sharpness(out, 0, false), s.coveringSharpness(out))}
+		return probMap{a: min(s.sharpness(out, 0, false), s.coveringSharpness(out))}
 	}
 	power := s.fitCalib(out, false)
 	if len(out) == 1 {
 		return power
 	}
 	soft := s.fitCalib(out, true)
-	gain, se := pairedGain(s.rowLosses(out, soft), s.rowLosses(out, power))
+	gain, se := calib.PairedGain(s.rowLosses(out, soft), s.rowLosses(out, power))
 	if searchTrace {
 		fmt.Fprintf(os.Stderr,
 			"search: calibration on %d rows: power %+v lowers the log loss of softmax %+v by %.5f ± %.5f\n",
@@ -1022,11 +1003,11 @@ func (s *searcher) calibration(out [][2][]float64) calib {
 // fitCalib returns the sharpness and label noise of the family softmax (or the power
 // family) with the least validation log loss; a higher label noise only where it lowers
 // the loss by more than searchTol.
-func (s *searcher) fitCalib(out [][2][]float64, softmax bool) calib {
-	var best calib
+func (s *searcher) fitCalib(out [][2][]float64, softmax bool) probMap {
+	var best probMap
 	bestLoss := math.Inf(1)
 	for _, e := range searchLabelNoise {
-		c := calib{a: s.sharpness(out, e, softmax), eps: e, softmax: softmax}
+		c := probMap{a: s.sharpness(out, e, softmax), eps: e, softmax: softmax}
 		if v := s.logLoss(out, c); v < bestLoss-searchTol || math.IsInf(bestLoss, 1) {
 			best, bestLoss = c, v
 		}
@@ -1045,45 +1026,11 @@ func (s *searcher) coveringSharpness(out [][2][]float64) float64 {
 	for i, y := range s.yVal {
 		r[i] = (y - mu[i]) * (y - mu[i]) / vs[i]
 	}
-	q := coveringQuantile(r)
+	q := calib.CoveringQuantile(r)
 	if !(q > 0) {
 		return math.Inf(1)
 	}
 	return 1.959963984540054 * 1.959963984540054 / q
-}
-
-// coveringQuantile returns the order statistic of r (squared standardised residuals; it is
-// sorted in place) that lies above their true 95 % quantile with probability 0.9: the
-// validation rows' own 95 % quantile is itself an estimate (binomial, normal
-// approximation).
-func coveringQuantile(r []float64) float64 {
-	if len(r) == 0 {
-		return 0
-	}
-	slices.Sort(r)
-	n := float64(len(r))
-	k := int(math.Ceil(0.95*n + 1.2816*math.Sqrt(0.95*0.05*n)))
-	return r[max(0, min(len(r), k)-1)]
-}
-
-// goldenMin returns an x in [lo, hi] at which the unimodal f is least, to within tol.
-func goldenMin(f func(float64) float64, lo, hi, tol float64) float64 {
-	const r = 0.6180339887498949
-	a, b := lo, hi
-	c, d := b-r*(b-a), a+r*(b-a)
-	fc, fd := f(c), f(d)
-	for b-a > tol {
-		if fc < fd {
-			b, d, fd = d, c, fc
-			c = b - r*(b-a)
-			fc = f(c)
-		} else {
-			a, c, fc = c, d, fd
-			d = a + r*(b-a)
-			fd = f(d)
-		}
-	}
-	return (a + b) / 2
 }
 
 // fitProblem selects problem c's active set from the fitting rows under kernel p and
@@ -1125,7 +1072,7 @@ func (s *searcher) fitProblem(fd *searchFold, c int, p searchParams, workers int
 		if s.task == Regression {
 			a[i], b[i] = pr.Mean, pr.Var
 		} else {
-			a[i], b[i] = pr.Prob[1], softmaxScore(pr.Mean, pr.Var)
+			a[i], b[i] = pr.Prob[1], calib.SoftmaxScore(pr.Mean, pr.Var)
 		}
 	}
 	return a, b, nil

@@ -1,46 +1,19 @@
 package ivm
 
 import (
-	"gonum.org/v1/gonum/stat/distuv"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
-
-// sharpen tempers probabilities in log space: q^a normalised, tiny values included.
-func TestSharpen(t *testing.T) {
-	q := []float64{0.2, 0.6, 0.2}
-	sharpen(q, 2)
-	want := []float64{0.04 / 0.44, 0.36 / 0.44, 0.04 / 0.44}
-	for i := range q {
-		if math.Abs(q[i]-want[i]) > 1e-15 {
-			t.Errorf("sharpen: %v, want %v", q, want)
-		}
-	}
-	tiny := []float64{1e-300, 1e-310}
-	sharpen(tiny, 3)
-	if !(tiny[0] > 0.99999 && tiny[0] <= 1 && tiny[1] > 0) {
-		t.Errorf("sharpen of tiny values: %v", tiny)
-	}
-	zero := []float64{0, 0}
-	sharpen(zero, 2)
-	if zero[0] != 0 || zero[1] != 0 {
-		t.Errorf("sharpen of zeros: %v, want them left", zero)
-	}
-}
-
-func TestGoldenMin(t *testing.T) {
-	x := goldenMin(func(v float64) float64 { return (v - 0.3) * (v - 0.3) }, -2, 2, 1e-6)
-	if math.Abs(x-0.3) > 1e-5 {
-		t.Errorf("goldenMin = %v, want 0.3", x)
-	}
-}
 
 // Folds are stratified: every class is dealt evenly over them.
 func TestDealFoldsStratifies(t *testing.T) {
@@ -153,18 +126,6 @@ func TestCandidateRows(t *testing.T) {
 	}
 	if slices.Equal(a, candidateRows(1000, 300, 8)) {
 		t.Error("two seeds drew the same pool")
-	}
-}
-
-// mixUniform mixes in ε/K and keeps the probabilities summing to one.
-func TestMixUniform(t *testing.T) {
-	q := []float64{1, 0, 0, 0}
-	mixUniform(q, 0.04)
-	want := []float64{0.97, 0.01, 0.01, 0.01}
-	for i := range q {
-		if math.Abs(q[i]-want[i]) > 1e-15 {
-			t.Fatalf("mixUniform: %v, want %v", q, want)
-		}
 	}
 }
 
@@ -321,12 +282,12 @@ func TestCoveringSharpness(t *testing.T) {
 func TestPairedGain(t *testing.T) {
 	a := []float64{1, 2, 3, 4}
 	b := []float64{0.5, 1.5, 2.5, 3.5}
-	if m, se := pairedGain(a, b); m != 0.5 || se != 0 {
+	if m, se := calib.PairedGain(a, b); m != 0.5 || se != 0 {
 		t.Errorf("constant gain: %v ± %v, want 0.5 ± 0", m, se)
 	}
 	b = []float64{0, 2, 3, 5}
 	// differences 1, 0, 0, −1: mean 0, sd √(2/3), se √(2/3)/2
-	if m, se := pairedGain(a, b); m != 0 || math.Abs(se-math.Sqrt(2.0/3)/2) > 1e-15 {
+	if m, se := calib.PairedGain(a, b); m != 0 || math.Abs(se-math.Sqrt(2.0/3)/2) > 1e-15 {
 		t.Errorf("noisy gain: %v ± %v, want 0 ± %v", m, se, math.Sqrt(2.0/3)/2)
 	}
 }
@@ -452,7 +413,7 @@ func TestLossesFromPowerLogs(t *testing.T) {
 			s.valClass[i] = rng.IntN(max(problems, 2))
 		}
 		out[0][0][7] = math.NaN()
-		cal := calib{a: 2.7, eps: 0.003}
+		cal := probMap{a: 2.7, eps: 0.003}
 		got := s.rowLosses(out, cal)
 		for i, k := range s.valClass {
 			q := make([]float64, max(problems, 2))
@@ -463,8 +424,8 @@ func TestLossesFromPowerLogs(t *testing.T) {
 					q[c] = out[c][0][i]
 				}
 			}
-			sharpen(q, cal.a)
-			mixUniform(q, cal.eps)
+			calib.Sharpen(q, cal.a)
+			calib.MixUniform(q, cal.eps)
 			want := -math.Log(math.Max(q[k], 1e-12))
 			if got[i] != want && !(math.IsNaN(got[i]) && math.IsNaN(want)) {
 				t.Fatalf("%d problems, row %d: loss %v, want %v", problems, i, got[i], want)
