@@ -38,6 +38,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/ivmlab/ivm/internal/rowdot"
+	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/optimize"
 )
 
@@ -485,12 +486,12 @@ const (
 func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scaler, Progress,
 	error) {
 	n, _ := x.Dims()
-	rows := randomRows(n, relevanceRows, seed, 0x5e1e)
-	xs, err := scaledRows(x, std, rows)
+	rows := subset.Random(n, relevanceRows, seed, 0x5e1e)
+	xs, err := subset.Scaled(x, std, rows)
 	if err != nil {
 		return nil, Progress{}, err
 	}
-	ys, _ := standardised(subset(y, rows))
+	ys, _ := standardised(subset.Of(y, rows))
 	fit, err := fitExact(newExactGP(xs, ys), true)
 	if err != nil {
 		return nil, Progress{}, err

@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/internal/strictjson"
 	"github.com/ivmlab/ivm/kern"
@@ -180,9 +181,9 @@ type fileJSON struct {
 	Projected *projectedJSON `json:"projected,omitempty"`
 
 	// Baseline is Predictor.Baseline; absent means not measured.
-	Baseline *Baseline   `json:"baseline,omitempty"`
-	Training Provenance  `json:"training"`
-	Trace    []IterTrace `json:"trace,omitempty"`
+	Baseline *calib.Baseline `json:"baseline,omitempty"`
+	Training Provenance      `json:"training"`
+	Trace    []IterTrace     `json:"trace,omitempty"`
 }
 
 // setModel puts a single model's fields at the top level.
@@ -491,7 +492,7 @@ func Load(r io.Reader) (*Predictor, error) {
 		Training: in.Training, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
 		Softmax: in.Softmax, Logistic: in.Logistic, Baseline: in.Baseline}
 	if p.Baseline != nil {
-		if err := p.Baseline.check(); err != nil {
+		if err := p.Baseline.Check(); err != nil {
 			return nil, fmt.Errorf("ivm: model file %w", err)
 		}
 	}

@@ -11,9 +11,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/calib"
-	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/internal/enum"
 	"github.com/ivmlab/ivm/internal/pool"
+	"github.com/ivmlab/ivm/internal/subset"
 )
 
 // Decomposition says how a multi-class task is split into binary problems.
@@ -129,7 +129,7 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	rows := classRows(y, p.Classes)
+	rows := subset.ByClass(y, p.Classes)
 	biggest := 0
 	for j := first; j < last; j++ {
 		a, b := pairOf(j, k)
@@ -157,7 +157,7 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 				cfg.Progress(pr)
 			}
 		}
-		p.Pairs[j], errs[j] = Fit(subRows(x, idx), subset(y, idx), pc)
+		p.Pairs[j], errs[j] = Fit(subset.Dense(x, idx), subset.Of(y, idx), pc)
 	})
 	for j := first; j < last; j++ {
 		a, b := pairOf(j, k)
@@ -172,15 +172,6 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 	}
 	p.LabelNoise = pairsLabelNoise(p.Pairs)
 	return nil
-}
-
-// subset returns v's elements at idx (the targets or classes of rows idx).
-func subset[T any](v []T, idx []int) []T {
-	out := make([]T, len(idx))
-	for r, i := range idx {
-		out[r] = v[i]
-	}
-	return out
 }
 
 // pairsLabelNoise is the label noise mixed into coupled probabilities: the mean of the
@@ -200,32 +191,6 @@ func pairsLabelNoise(pairs []*Predictor) float64 {
 		return 0
 	}
 	return sum / float64(n)
-}
-
-// classRows returns, per class, the rows of y holding it.
-func classRows(y, classes []float64) [][]int {
-	rows := make([][]int, len(classes))
-	for i, v := range y {
-		if c, ok := slices.BinarySearch(classes, v); ok {
-			rows[c] = append(rows[c], i)
-		}
-	}
-	return rows
-}
-
-// subRows copies rows idx of x.
-func subRows(x mat.Matrix, idx []int) *mat.Dense {
-	if d, ok := x.(*mat.Dense); ok {
-		return dataset.RowsOf(d, idx)
-	}
-	_, dim := x.Dims()
-	out := mat.NewDense(len(idx), dim, nil)
-	for r, i := range idx {
-		for c := range dim {
-			out.Set(r, c, x.At(i, c))
-		}
-	}
-	return out
 }
 
 // predictPairs predicts the rows of x with a one-vs-one predictor: each pair's own

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/pool"
+	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -263,7 +263,7 @@ type Predictor struct {
 	// Baseline holds the model's held-out log loss beside the constant predictor's where
 	// Fit measured both (the default search); nil otherwise. Fit warns when the model does
 	// not beat it.
-	Baseline *Baseline
+	Baseline *calib.Baseline
 	// Training records where the predictor came from.
 	Training Provenance
 	// Warnings are the adjustments Fit made to the configuration (not saved).
@@ -473,8 +473,8 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	// it uses, so a large data set is never held in two scalings at once.
 	var xs *mat.Dense
 	if rows != nil {
-		xs, err = scaledRows(x, p.Scaler, rows)
-		y = subset(y, rows)
+		xs, err = subset.Scaled(x, p.Scaler, rows)
+		y = subset.Of(y, rows)
 	} else {
 		xs, err = p.Scaler.Apply(x)
 	}
@@ -530,17 +530,7 @@ func candidateRows(n, pool int, seed uint64) []int {
 	if pool >= n {
 		return nil
 	}
-	return randomRows(n, pool, seed, 0xca9d1)
-}
-
-// randomRows returns, in ascending order, k of the row indices 0…n−1 drawn at random by
-// the generator (seed, stream), or all n when k ≥ n.
-func randomRows(n, k int, seed, stream uint64) []int {
-	rows := make([]int, n)
-	for i := range rows {
-		rows[i] = i
-	}
-	return subsample(rows, k, rand.New(rand.NewPCG(seed, stream)))
+	return subset.Random(n, pool, seed, 0xca9d1)
 }
 
 // ClassMemory bounds the memory that the classes Fit trains side by side may hold in their
@@ -1063,7 +1053,7 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 	p.Scaler = scalers[res.input]
 	p.Sharpness, p.LabelNoise, p.Softmax = res.cal.a, res.cal.eps, res.cal.softmax
 	if p.Baseline = res.baseline; !p.Baseline.Beaten() {
-		p.Warnings = append(p.Warnings, p.Baseline.warning())
+		p.Warnings = append(p.Warnings, p.Baseline.Warning())
 	}
 	return res.spec, res.crit, res.score, res.d, nil
 }

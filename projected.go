@@ -14,6 +14,7 @@ import (
 	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/internal/rowdot"
 	"github.com/ivmlab/ivm/internal/rowhash"
+	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/kern"
 )
 
@@ -238,7 +239,7 @@ func (s *projectedSystem) addRows(k kern.Kernel, x mat.Matrix, sc *Scaler, idx [
 	kb := mat.NewDense(max(min(projectedBlock, len(idx)), 1), m, nil)
 	for lo := 0; lo < len(idx); lo += projectedBlock {
 		hi := min(len(idx), lo+projectedBlock)
-		xv, err := scaledRows(x, sc, idx[lo:hi])
+		xv, err := subset.Scaled(x, sc, idx[lo:hi])
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/ivmlab/ivm/calib"
+	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/optimize"
 )
 
@@ -186,23 +187,23 @@ func calibrateProjected(f *mat.Dense, cls []int) (scoreMap, float64, []float64, 
 func (p *Predictor) calibrateHeldOut(pr *ProjectedModel, f *mat.Dense, t projectedTargets, val,
 	rest []int) error {
 	if t.regression() {
-		yv := subset(t.y, val)
+		yv := subset.Of(t.y, val)
 		r2 := make([]float64, len(val))
 		for i, y := range yv {
 			r2[i] = (y - f.At(i, 0)) * (y - f.At(i, 0))
 		}
 		heldOut, variance := gaussianHeldOut(r2)
 		pr.Mix, pr.Offset, pr.NoiseVar = mat.NewDense(1, 1, []float64{1}), []float64{0}, variance
-		p.Baseline = newBaseline(heldOut, t.priorLosses(val, rest))
+		p.Baseline = calib.NewBaseline(heldOut, t.priorLosses(val, rest))
 		return nil
 	}
-	sm, eps, heldOut, err := calibrateProjected(f, subset(t.cls, val))
+	sm, eps, heldOut, err := calibrateProjected(f, subset.Of(t.cls, val))
 	if err != nil {
 		return fmt.Errorf("ivm: calibrating the projected model: %w", err)
 	}
 	pr.Mix, pr.Offset = sm.mix, sm.offset
 	p.Softmax, p.LabelNoise = true, eps
-	p.Baseline = newBaseline(heldOut, t.priorLosses(val, rest))
+	p.Baseline = calib.NewBaseline(heldOut, t.priorLosses(val, rest))
 	return nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"sync"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/internal/pool"
+	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/kern"
 )
 
@@ -149,7 +149,7 @@ func (p *Predictor) fitProjected(x mat.Matrix, y []float64, cfg *Config) error {
 			t.y[i] = (v - mean) / sd
 		}
 	} else {
-		t.cls = classIndices(y, p.Classes)
+		t.cls = subset.ClassIndices(y, p.Classes)
 	}
 	perm := rand.New(rand.NewPCG(cfg.Learn.Seed, 0x70726f6a)).Perm(n)
 	nv := min(n/5, projectedValRows)
@@ -253,7 +253,7 @@ func (p *Predictor) fitProjectedFinal(x mat.Matrix, t projectedTargets, pk proje
 		return fmt.Errorf("ivm: %w", err)
 	}
 	pr := &ProjectedModel{Kernel: spec, Lambda: pk.lambda, Centres: centres, Weights: w, k: k}
-	xv, err := scaledRows(x, pk.scaler, val)
+	xv, err := subset.Scaled(x, pk.scaler, val)
 	if err != nil {
 		return err
 	}
@@ -298,16 +298,16 @@ func (p *Predictor) fitProjectedFinal(x mat.Matrix, t projectedTargets, pk proje
 func searchProjected(x mat.Matrix, t projectedTargets, sc *Scaler, val, rest []int,
 	report func(projectedPick)) (projectedPick, error) {
 	fit := rest[:min(len(rest), projectedSearchRows)]
-	xf, err := scaledRows(x, sc, fit)
+	xf, err := subset.Scaled(x, sc, fit)
 	if err != nil {
 		return projectedPick{}, err
 	}
-	xv, err := scaledRows(x, sc, val)
+	xv, err := subset.Scaled(x, sc, val)
 	if err != nil {
 		return projectedPick{}, err
 	}
 	_, dim := xf.Dims()
-	centres := subRows(xf, distinctRows(xf, identity(len(fit)), projectedSearchCentresFor(t.classes)))
+	centres := subset.Dense(xf, distinctRows(xf, subset.All(len(fit)), projectedSearchCentresFor(t.classes)))
 	gamma := 2 * startGamma(x, sc)
 	k, err := kern.Parse(projectedKernel(gamma), dim)
 	if err != nil {
@@ -459,24 +459,6 @@ func projectedKernel(gamma float64) string {
 	return "rbf(gamma=" + strconv.FormatFloat(gamma, 'g', -1, 64) + ",variance=1)"
 }
 
-// classIndices returns each target's index in classes (ascending).
-func classIndices(y, classes []float64) []int {
-	out := make([]int, len(y))
-	for i, v := range y {
-		out[i], _ = slices.BinarySearch(classes, v)
-	}
-	return out
-}
-
-// identity returns 0, 1, …, n−1.
-func identity(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
-}
-
 // useConstant turns p's projected model into the constant predictor, and says so: the
 // training rows' class frequencies (zero weights, offsets their logarithms), or for
 // regression the standardised targets' mean 0 and variance 1 (toTargetUnits turns them
@@ -494,13 +476,13 @@ func (p *Predictor) useConstant(t projectedTargets) {
 		pr.NoiseVar = 1
 	} else {
 		pr.Mix = mat.NewDense(k, k, nil)
-		for c, f := range classPriors(t.cls, k) {
+		for c, f := range calib.ClassPriors(t.cls, k) {
 			pr.Offset[c] = math.Log(f)
 		}
 		p.LabelNoise = 0
 		what = "the class frequencies"
 	}
-	p.Warnings = append(p.Warnings, p.Baseline.warning()+"; it predicts "+what)
+	p.Warnings = append(p.Warnings, p.Baseline.Warning()+"; it predicts "+what)
 }
 
 // projectedTargets are what a projected model regresses: each row's class (cls, of
@@ -525,26 +507,26 @@ func (t projectedTargets) system(m int) *projectedSystem {
 // add accumulates the kernel rows kb of the training rows rows into s.
 func (t projectedTargets) add(s *projectedSystem, kb *mat.Dense, rows []int) {
 	if t.regression() {
-		s.addReal(kb, subset(t.y, rows))
+		s.addReal(kb, subset.Of(t.y, rows))
 		return
 	}
-	s.add(kb, subset(t.cls, rows))
+	s.add(kb, subset.Of(t.cls, rows))
 }
 
 // priorLosses is the constant predictor's −ln p(y) at each of the rows val, fitted to the
 // rows rest: their class frequencies, or their targets' mean and variance.
 func (t projectedTargets) priorLosses(val, rest []int) []float64 {
 	if t.regression() {
-		mean, variance := stat.MeanVariance(subset(t.y, rest), nil)
-		return gaussPriorLosses(subset(t.y, val), mean, variance)
+		mean, variance := stat.MeanVariance(subset.Of(t.y, rest), nil)
+		return calib.GaussPriorLosses(subset.Of(t.y, val), mean, variance)
 	}
-	return classPriorLosses(subset(t.cls, rest), subset(t.cls, val), t.classes)
+	return calib.ClassPriorLosses(subset.Of(t.cls, rest), subset.Of(t.cls, val), t.classes)
 }
 
 // rowLosses is each held-out row's loss (see loss) of latents f at the rows rows.
 func (t projectedTargets) rowLosses(f *mat.Dense, rows []int) []float64 {
 	if !t.regression() {
-		cls := subset(t.cls, rows)
+		cls := subset.Of(t.cls, rows)
 		sc := fitSoftmax(f, cls)
 		_, k := f.Dims()
 		return mapRowLosses(temperatureMap(sc.a, k), f, cls, sc.eps)
@@ -565,7 +547,7 @@ func (t projectedTargets) rowLosses(f *mat.Dense, rows []int) []float64 {
 // variance (a monotone function of their mean square).
 func (t projectedTargets) loss(f *mat.Dense, rows []int) float64 {
 	if !t.regression() {
-		return fitSoftmax(f, subset(t.cls, rows)).loss
+		return fitSoftmax(f, subset.Of(t.cls, rows)).loss
 	}
 	return stat.Mean(t.rowLosses(f, rows), nil)
 }
@@ -576,9 +558,9 @@ func (t projectedTargets) loss(f *mat.Dense, rows []int) float64 {
 // classification at several times the cost, mixed on regression; bench/RESULTS.md.)
 func projectedCentres(x mat.Matrix, pk projectedPick, m int, rest []int) (*mat.Dense, error) {
 	// The inputs are scaled a block at a time, never all at once.
-	pool, err := scaledRows(x, pk.scaler, rest[:min(len(rest), 2*m)])
+	pool, err := subset.Scaled(x, pk.scaler, rest[:min(len(rest), 2*m)])
 	if err != nil {
 		return nil, err
 	}
-	return subRows(pool, distinctRows(pool, identity(len(rest[:min(len(rest), 2*m)])), m)), nil
+	return subset.Dense(pool, distinctRows(pool, subset.All(len(rest[:min(len(rest), 2*m)])), m)), nil
 }

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/kern"
 )
 
@@ -30,7 +31,7 @@ func TestProjectedSystem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	centres := subRows(x, distinctRows(x, rng.Perm(n), m))
+	centres := subset.Dense(x, distinctRows(x, rng.Perm(n), m))
 	rows := rng.Perm(n)
 	sys := newProjectedSystem(m, classes)
 	if err := sys.addRows(k, x, nil, rows, projectedTargets{cls: cls, classes: classes}, centres, nil); err != nil {

@@ -41,6 +41,7 @@ import (
 	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/internal/enum"
 	"github.com/ivmlab/ivm/internal/pool"
+	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -201,7 +202,7 @@ type searchResult struct {
 	d int
 	// baseline compares the calibrated model's validation loss with the constant
 	// predictor's.
-	baseline *Baseline
+	baseline *calib.Baseline
 }
 
 // flatLoss is the held-out −ln p(y) per row below which a classification search keeps the
@@ -303,7 +304,7 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 	}
 	res := searchResult{crit: c.p.crit, input: c.input, score: c.best, d: dFinal}
 	res.cal = cal.calibration(out)
-	res.baseline = newBaseline(cal.rowLosses(out, res.cal), cal.priorLosses())
+	res.baseline = calib.NewBaseline(cal.rowLosses(out, res.cal), cal.priorLosses())
 	p := c.p
 	p.variance *= c.sd * c.sd
 	p.white *= c.sd * c.sd
@@ -552,7 +553,7 @@ func (c *climb) widenUnlessBeaten(y, classes []float64) error {
 	}
 	eps := searchLabelNoise[0]
 	losses := c.s.rowLosses(out, probMap{a: c.s.sharpness(out, eps, false), eps: eps})
-	b := newBaseline(losses, c.s.priorLosses())
+	b := calib.NewBaseline(losses, c.s.priorLosses())
 	if searchTrace {
 		fmt.Fprintf(os.Stderr, "search: best %.5f, constant predictor %.5f ± %.5f\n", b.Model, b.Prior,
 			b.SE)
@@ -578,7 +579,7 @@ func (c *climb) widenUnlessBeaten(y, classes []float64) error {
 // targets are standardised by y's mean and standard deviation).
 func (s *searcher) priorLosses() []float64 {
 	if s.task == Regression {
-		return gaussPriorLosses(s.yVal, 0, 1)
+		return calib.GaussPriorLosses(s.yVal, 0, 1)
 	}
 	out := make([]float64, len(s.valClass))
 	for i, c := range s.valClass {
@@ -625,7 +626,7 @@ func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []flo
 		return nil, 0, err
 	}
 	if task != Regression {
-		s.priorFreq = classPriors(classIndices(y, classes), max(len(classes), 2))
+		s.priorFreq = calib.ClassPriors(subset.ClassIndices(y, classes), max(len(classes), 2))
 	}
 	folds := searchFolds
 	if n <= searchCVRows && float64(len(yc))*float64(n)*math.Pow(float64(d*(folds-1)/folds),
@@ -652,7 +653,7 @@ func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []flo
 			}
 		}
 		all := slices.Clone(val)
-		val, fit = subsample(val, searchMaxVal, rng), subsample(fit, searchMaxFit, rng)
+		val, fit = subset.Sample(val, searchMaxVal, rng), subset.Sample(fit, searchMaxFit, rng)
 		if used == 1 && task != Regression {
 			if err := s.keepFinalVal(x, sc, y, classes, all, val, finalValRows(n),
 				cfg.Learn.Seed); err != nil {
@@ -660,10 +661,10 @@ func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []flo
 			}
 		}
 		fd := searchFold{d: min(dSearch, len(fit)), yFit: make([][]float64, len(yc))}
-		if fd.xFit, err = scaledRows(x, sc, fit); err != nil {
+		if fd.xFit, err = subset.Scaled(x, sc, fit); err != nil {
 			return nil, 0, err
 		}
-		if fd.xVal, err = scaledRows(x, sc, val); err != nil {
+		if fd.xVal, err = subset.Scaled(x, sc, val); err != nil {
 			return nil, 0, err
 		}
 		if d == n {
@@ -710,9 +711,9 @@ func (s *searcher) keepFinalVal(x mat.Matrix, sc *Scaler, y, classes []float64, 
 		_, in := slices.BinarySearch(val, r)
 		return in
 	})
-	rest = subsample(rest, more, rand.New(rand.NewPCG(seed, 0xf17a1)))
+	rest = subset.Sample(rest, more, rand.New(rand.NewPCG(seed, 0xf17a1)))
 	var err error
-	if s.xValExtra, err = scaledRows(x, sc, rest); err != nil {
+	if s.xValExtra, err = subset.Scaled(x, sc, rest); err != nil {
 		return err
 	}
 	for _, r := range rest {
@@ -749,16 +750,6 @@ func dealFolds(y []float64, stratify bool, folds int, rng *rand.Rand) []int {
 		}
 	}
 	return assign
-}
-
-// subsample returns at most max of rows, a random subset in ascending order.
-func subsample(rows []int, max int, rng *rand.Rand) []int {
-	if len(rows) > max {
-		rng.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
-		rows = rows[:max]
-		slices.Sort(rows)
-	}
-	return rows
 }
 
 // searchTargets returns every problem's targets in its noise model's coding; regression
@@ -1084,14 +1075,4 @@ func selectActive(s *Selector, d int) error {
 		return s.IncludeAll()
 	}
 	return s.Select(d)
-}
-
-// scaledRows returns the rows idx of x, scaled by sc.
-func scaledRows(x mat.Matrix, sc *Scaler, idx []int) (*mat.Dense, error) {
-	_, dim := x.Dims()
-	out := mat.NewDense(max(len(idx), 1), dim, nil)
-	for i, r := range idx {
-		mat.Row(out.RawRowView(i), r, x)
-	}
-	return sc.Apply(out)
 }

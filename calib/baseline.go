@@ -1,10 +1,9 @@
-package ivm
+package calib
 
 import (
 	"fmt"
 	"math"
 
-	"github.com/ivmlab/ivm/calib"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -23,9 +22,9 @@ type Baseline struct {
 	Rows  int     `json:"rows"`
 }
 
-// newBaseline compares the row losses of a model and of the constant predictor.
-func newBaseline(model, prior []float64) *Baseline {
-	_, se := calib.PairedGain(prior, model)
+// NewBaseline compares the row losses of a model and of the constant predictor.
+func NewBaseline(model, prior []float64) *Baseline {
+	_, se := PairedGain(prior, model)
 	return &Baseline{Model: stat.Mean(model, nil), Prior: stat.Mean(prior, nil), SE: se,
 		Rows: len(model)}
 }
@@ -34,15 +33,15 @@ func newBaseline(model, prior []float64) *Baseline {
 // than its standard error.
 func (b *Baseline) Beaten() bool { return b.Prior-b.Model > b.SE }
 
-// warning is the line Fit adds to Predictor.Warnings when the model is not better than the
+// Warning is the line Fit adds to Predictor.Warnings when the model is not better than the
 // constant predictor.
-func (b *Baseline) warning() string {
+func (b *Baseline) Warning() string {
 	return fmt.Sprintf("no model found beats the constant predictor: held-out log loss %.4f "+
 		"against its %.4f (± %.4f, %d rows)", b.Model, b.Prior, b.SE, b.Rows)
 }
 
-// check validates a baseline read from a model file.
-func (b *Baseline) check() error {
+// Check validates a baseline read from a model file.
+func (b *Baseline) Check() error {
 	for _, v := range []float64{b.Model, b.Prior, b.SE} {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("baseline %v: want finite values", *b)
@@ -54,9 +53,9 @@ func (b *Baseline) check() error {
 	return nil
 }
 
-// classPriors returns the frequency of each of k classes among the class indices cls,
+// ClassPriors returns the frequency of each of k classes among the class indices cls,
 // with one pseudo-count per class: a class absent from them is not impossible.
-func classPriors(cls []int, k int) []float64 {
+func ClassPriors(cls []int, k int) []float64 {
 	freq := make([]float64, k)
 	for _, c := range cls {
 		freq[c]++
@@ -67,10 +66,10 @@ func classPriors(cls []int, k int) []float64 {
 	return freq
 }
 
-// classPriorLosses returns −ln π_c of each row's class c under the class frequencies of
+// ClassPriorLosses returns −ln π_c of each row's class c under the class frequencies of
 // the rows fit (indices into classes; classPriors).
-func classPriorLosses(fit, rows []int, classes int) []float64 {
-	freq := classPriors(fit, classes)
+func ClassPriorLosses(fit, rows []int, classes int) []float64 {
+	freq := ClassPriors(fit, classes)
 	out := make([]float64, len(rows))
 	for i, c := range rows {
 		out[i] = -math.Log(freq[c])
@@ -78,8 +77,8 @@ func classPriorLosses(fit, rows []int, classes int) []float64 {
 	return out
 }
 
-// gaussPriorLosses returns −ln N(y; mean, variance) of each target in y.
-func gaussPriorLosses(y []float64, mean, variance float64) []float64 {
+// GaussPriorLosses returns −ln N(y; mean, variance) of each target in y.
+func GaussPriorLosses(y []float64, mean, variance float64) []float64 {
 	out := make([]float64, len(y))
 	for i, v := range y {
 		out[i] = 0.5*math.Log(2*math.Pi*variance) + (v-mean)*(v-mean)/(2*variance)
