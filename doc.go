@@ -19,8 +19,8 @@
 // Every model family has the same shape — Fit(x, y[, task], Config) → model, Predict, Save, and
 // a package Load: this package's IVM, package multitask (the multi-task IVM), package ssmtr (SSTR,
 // SMTR, SSMTR, SSMTRPI) and package archipelago (Archipelago and the softmax GP). NaN in y marks an
-// unlabelled row in all of them. LoadAny reads a model file of any family and returns an AnyModel
-// that predicts rows.
+// unlabelled row in all of them. Each registers its model-file format with package family, whose
+// Load reads a model file of any family and returns a family.Model that predicts rows.
 //
 // The engine — Algorithm 1 of that paper in the representation Σ = K − MᵀM of its eqs.
 // 27–30 (O(d²N) time, O(dN) memory), the Model it leaves, refinement and Algorithm 2 — lives

@@ -458,8 +458,8 @@ func Load(r io.Reader) (*Predictor, error) {
 		if strings.HasPrefix(in.Format, "ivm-") {
 			return nil,
 				fmt.Errorf(
-					"ivm: model format %q is another family's than the single-task IVM's; LoadAny reads every "+
-						"family's", in.Format)
+					"ivm: model format %q is another family's than the single-task IVM's; family.Load reads "+
+						"every family's", in.Format)
 		}
 		return nil, fmt.Errorf("ivm: unknown model format %q", in.Format)
 	case in.model() != nil && len(in.Models) > 0:

@@ -1,4 +1,4 @@
-package ivm_test
+package family_test
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/archipelago"
+	"github.com/ivmlab/ivm/family"
 	"github.com/ivmlab/ivm/multitask"
 	"github.com/ivmlab/ivm/noise"
 	"github.com/ivmlab/ivm/ssmtr"
@@ -111,20 +112,20 @@ func anyFamilyModels(t testing.TB) map[string]struct {
 	return out
 }
 
-// LoadAny reads every family's model file and predicts exactly what the model did before
-// it was saved; saving it again writes the same bytes.
-func TestLoadAnyEveryFamily(t *testing.T) {
+// Load reads every family's model file and predicts exactly what the model did before it
+// was saved; saving it again writes the same bytes.
+func TestLoadEveryFamily(t *testing.T) {
 	for format, c := range anyFamilyModels(t) {
 		var b bytes.Buffer
 		if err := c.save(&b); err != nil {
 			t.Fatal(err)
 		}
-		m, err := ivm.LoadAny(bytes.NewReader(b.Bytes()))
+		m, err := family.Load(bytes.NewReader(b.Bytes()))
 		if err != nil {
 			t.Fatalf("%s: %v", format, err)
 		}
-		if m.Format != format {
-			t.Errorf("format %q read as %q", format, m.Format)
+		if m.Format() != format {
+			t.Errorf("format %q read as %q", format, m.Format())
 		}
 		got, err := m.Predict(c.x, c.task)
 		if err != nil {
@@ -138,7 +139,7 @@ func TestLoadAnyEveryFamily(t *testing.T) {
 				same = same && math.Float64bits(g.Prob[k]) == math.Float64bits(want.Prob[k])
 			}
 			if !same {
-				t.Errorf("%s row %d: %+v after LoadAny, %+v before", format, i, g, want)
+				t.Errorf("%s row %d: %+v after Load, %+v before", format, i, g, want)
 			}
 		}
 		var again bytes.Buffer
@@ -151,25 +152,29 @@ func TestLoadAnyEveryFamily(t *testing.T) {
 	}
 }
 
-// What LoadAny cannot read it refuses with a message saying what the file is.
-func TestLoadAnyErrors(t *testing.T) {
+// What Load cannot read it refuses with a message saying what the file is.
+func TestLoadErrors(t *testing.T) {
 	for _, c := range []struct{ file, want string }{
 		{`{"format": "ivm-ssmtr/9"}`, `"ivm-ssmtr/9" is not`},
 		{`{"format": "ivm-mtmodel/2"}`, `"ivm-mtmodel/2"`},
 		{`{"format": "svm-model"}`, "unknown model format"},
-		{`{"format": "ivm-part/1"}`, "part"},
+		{`{"format": "svm-model"}`, "ivm-archipelago/1, ivm-model/1, ivm-mtmodel/1, ivm-part/1, ivm-ssmtr/1"},
+		{`{"format": "ivm-ssmtr/9"}`, `(it reads "ivm-ssmtr/1")`},
+		{`{"format": "ivm-part/1"}`, "part of a partitioned training"},
+		{`{"format": "ivm-part/1"}`, "merge the parts first"},
+		{`{"format": "ivm-mod`, "ends early"},
 		{`{"rows": 3}`, "format"},
 		{`[1, 2]`, "not"},
 	} {
-		if _, err := ivm.LoadAny(strings.NewReader(c.file)); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("LoadAny(%s): %v, want an error containing %q", c.file, err, c.want)
+		if _, err := family.Load(strings.NewReader(c.file)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Load(%s): %v, want an error containing %q", c.file, err, c.want)
 		}
 	}
 }
 
-// LoadAny reads a model file of any family (IVM, multi-task IVM, SSMTR, Archipelago) and
-// gives something that predicts rows.
-func ExampleLoadAny() {
+// Load reads a model file of any registered family (IVM, multi-task IVM, SSMTR,
+// Archipelago) and gives something that predicts rows.
+func ExampleLoad() {
 	x := mat.NewDense(6, 1, []float64{-3, -2, -1, 1, 2, 3})
 	y := []float64{0, 0, 0, 1, 1, 1}
 	p, err := ivm.Fit(x, y, ivm.Config{Kernel: "rbf(gamma=0.5)+bias+white", FixedKernel: true})
@@ -180,7 +185,7 @@ func ExampleLoadAny() {
 	if err := p.Save(&file); err != nil {
 		log.Fatal(err)
 	}
-	m, err := ivm.LoadAny(&file)
+	m, err := family.Load(&file)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -188,15 +193,15 @@ func ExampleLoadAny() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(m.Format, preds[0].Label, preds[1].Label)
+	fmt.Println(m.Format(), preds[0].Label, preds[1].Label)
 	// Output:
 	// ivm-model/1 0 1
 }
 
-// FuzzLoadAny feeds arbitrary bytes to LoadAny: it must never panic, and whatever it
-// accepts must save to bytes that load again to the same bytes. Seeds: a valid file of
-// every family.
-func FuzzLoadAny(f *testing.F) {
+// FuzzLoad feeds arbitrary bytes to Load: it must never panic, and whatever it accepts
+// must save to bytes that load again to the same bytes. Seeds: a valid file of every
+// family.
+func FuzzLoad(f *testing.F) {
 	for _, c := range anyFamilyModels(f) {
 		var b bytes.Buffer
 		if err := c.save(&b); err != nil {
@@ -206,28 +211,28 @@ func FuzzLoadAny(f *testing.F) {
 	}
 	f.Add([]byte(`{"format":"ivm-archipelago/1"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := ivm.LoadAny(bytes.NewReader(data))
+		m, err := family.Load(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
 		var a bytes.Buffer
 		if err := m.Save(&a); err != nil {
-			t.Fatalf("a loaded %s model cannot be saved: %v", m.Format, err)
+			t.Fatalf("a loaded %s model cannot be saved: %v", m.Format(), err)
 		}
-		again, err := ivm.LoadAny(bytes.NewReader(a.Bytes()))
+		again, err := family.Load(bytes.NewReader(a.Bytes()))
 		if err != nil {
-			t.Fatalf("a saved %s model does not load: %v", m.Format, err)
+			t.Fatalf("a saved %s model does not load: %v", m.Format(), err)
 		}
 		var b bytes.Buffer
 		if err := again.Save(&b); err != nil || !bytes.Equal(a.Bytes(), b.Bytes()) {
-			t.Fatalf("%s: second round trip differs (%v)", m.Format, err)
+			t.Fatalf("%s: second round trip differs (%v)", m.Format(), err)
 		}
 	})
 }
 
-// throughLoadAny fits three blobs with cfg, saves the model, reads it back with LoadAny
-// and returns LoadAny's predictions and the fitted model's own.
-func throughLoadAny(t *testing.T, cfg ivm.Config, seed uint64, perClass int) ([]noise.Prediction, []ivm.Prediction) {
+// throughLoad fits three blobs with cfg, saves the model, reads it back with Load and
+// returns Load's predictions and the fitted model's own.
+func throughLoad(t *testing.T, cfg ivm.Config, seed uint64, perClass int) ([]noise.Prediction, []ivm.Prediction) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 9))
 	x, y := blobs(rng, perClass, [][]float64{{0, 0}, {3, 0}, {0, 3}}, []float64{1, 2, 3}, 0.7)
@@ -239,7 +244,7 @@ func throughLoadAny(t *testing.T, cfg ivm.Config, seed uint64, perClass int) ([]
 	if err := p.Save(&b); err != nil {
 		t.Fatal(err)
 	}
-	m, err := ivm.LoadAny(&b)
+	m, err := family.Load(&b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,25 +259,42 @@ func throughLoadAny(t *testing.T, cfg ivm.Config, seed uint64, perClass int) ([]
 	return got, want
 }
 
-// A one-vs-one model's latents are its pairs', not its classes': LoadAny reports no latent
-// (it had reported the pair whose index was the most probable class's).
-func TestLoadAnyOneVsOne(t *testing.T) {
-	got, want := throughLoadAny(t, ivm.Config{Decomposition: ivm.OneVsOne}, 5, 20)
+// A one-vs-one model's latents are its pairs', not its classes': Load's model reports no
+// latent in Predict (PredictLatent gives the pairs').
+func TestLoadOneVsOne(t *testing.T) {
+	got, want := throughLoad(t, ivm.Config{Decomposition: ivm.OneVsOne}, 5, 20)
 	for i, g := range got {
 		if len(want[i].Mean) != 3 || g.Label != want[i].Label || !slices.Equal(g.Prob, want[i].Prob) || g.Mean != 0 || g.Var != 0 {
-			t.Fatalf("row %d: %+v after LoadAny, %+v in process", i, g, want[i])
+			t.Fatalf("row %d: %+v after Load, %+v in process", i, g, want[i])
 		}
 	}
 }
 
-// A projected model (no latent variances) through LoadAny: the in-process predictions, the
+// A projected model (no latent variances) through Load: the in-process predictions, the
 // latent of the most probable class with variance 0.
-func TestLoadAnyProjected(t *testing.T) {
-	got, want := throughLoadAny(t, ivm.Config{Decomposition: ivm.Projected}, 3, 25)
+func TestLoadProjected(t *testing.T) {
+	got, want := throughLoad(t, ivm.Config{Decomposition: ivm.Projected}, 3, 25)
 	for i, g := range got {
 		k := floats.MaxIdx(want[i].Prob)
 		if g.Label != want[i].Label || !slices.Equal(g.Prob, want[i].Prob) || g.Mean != want[i].Mean[k] || g.Var != 0 {
-			t.Fatalf("row %d: %+v after LoadAny, %+v in process", i, g, want[i])
+			t.Fatalf("row %d: %+v after Load, %+v in process", i, g, want[i])
 		}
 	}
+}
+
+// blobs draws n rows around each centre, labelled by labels, with the given spread.
+func blobs(rng *rand.Rand, n int, centres [][]float64, labels []float64, spread float64) (*mat.Dense, []float64) {
+	dim := len(centres[0])
+	x := mat.NewDense(n*len(centres), dim, nil)
+	y := make([]float64, 0, n*len(centres))
+	for c, mu := range centres {
+		for i := 0; i < n; i++ {
+			row := x.RawRowView(c*n + i)
+			for j := range row {
+				row[j] = mu[j] + spread*rng.NormFloat64()
+			}
+			y = append(y, labels[c])
+		}
+	}
+	return x, y
 }
