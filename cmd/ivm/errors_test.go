@@ -110,7 +110,7 @@ func TestMalformedInputs(t *testing.T) {
 		{[]string{"predict", p("ok.csv"), p("trunc.json")}, 1, `ivm predict: {d}/trunc.json: not a readable model file: it ends early (truncated?)`},
 		{[]string{"predict", p("ok.csv"), p("empty.json")}, 1, `ivm predict: {d}/empty.json: not a readable model file: it is empty`},
 		{[]string{"predict", p("ok.csv"), p("future.json")}, 1, `ivm predict: {d}/future.json: model format "ivm-model/2" is not supported by this version (it reads "ivm-model/1")`},
-		{[]string{"predict", p("ok.csv"), p("svm.json")}, 1, `ivm predict: {d}/svm.json: unknown model format "svm"`},
+		{[]string{"predict", p("ok.csv"), p("svm.json")}, 1, `ivm predict: {d}/svm.json: unknown model format "svm" (this version knows ivm-archipelago/1, ivm-model/1, ivm-mtmodel/1, ivm-part/1, ivm-ssmtr/1)`},
 		{[]string{"predict", p("ok.csv"), p("types.json")}, 1, `ivm predict: {d}/types.json: not a readable model file: field input_dim: want a whole number, got string`},
 		{[]string{"predict", p("ok.csv"), p("nokernel.json")}, 1, `ivm predict: {d}/nokernel.json: model file lacks its kernel or noise model`},
 		{[]string{"predict", p("ok.csv"), p("array.json")}, 1, `ivm predict: {d}/array.json: not a readable model file: a JSON array, not an object`},

@@ -4,27 +4,25 @@ import (
 	"io"
 	"strings"
 
-	ivmplot "github.com/ivmlab/ivm/plot"
-
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/family"
+	ivmplot "github.com/ivmlab/ivm/plot"
 )
 
-// A modelFamily is a kind of model beside the IVM (single-task, and multi-task with
-// -tasks) that "ivm train -method NAME" fits and whose model files ivm predict, info and
-// plot read. Each family lives in its own file and registers itself in an init function,
-// as commands do, so that train, predict, info and plot stay one code path for all.
+// A modelFamily is the command line's side of a kind of model beside the IVM
+// (single-task, and multi-task with -tasks): the "ivm train -method NAME" that fits it and
+// what ivm predict, info and plot do with its model files, which package family reads.
+// Each family lives in its own file and registers itself in an init function, as commands
+// do, so that train, predict, info and plot stay one code path for all.
 type modelFamily struct {
 	// Methods are the -method values that select the family ("ssmtr", "smtr", ...).
 	Methods []string
-	// Format is the "format" field of the family's model files ("ivm-ssmtr/1"); a file
-	// whose format has the same name before the "/" goes to Read, whose loader refuses
-	// another version with a message naming both.
-	Format string
 	// Train fits the family's model: args are train's arguments as given (-method
 	// included, to be parsed by the family's own flag set), method the -method value.
 	Train func(method string, args []string, stdout, stderr io.Writer) error
-	// Read decodes a model file read whole.
-	Read func(b []byte) (familyModel, error)
+	// Open returns what predict, info and plot do with a model family.Load read, nil when
+	// the model is another family's (it looks at the type m.Unwrap gives).
+	Open func(m family.Model) familyModel
 }
 
 // familyModel is a model file of a family, read.
@@ -82,13 +80,12 @@ func familyOfMethod(method string) *modelFamily {
 	return nil
 }
 
-// familyOfFormat returns the family whose model files have format's name (the part
-// before "/"), nil when none has.
-func familyOfFormat(format string) *modelFamily {
-	name, _, _ := strings.Cut(format, "/")
-	for i := range families {
-		if fname, _, _ := strings.Cut(families[i].Format, "/"); fname == name && name != "" {
-			return &families[i]
+// openFamily returns the command line's plug-in for a model of a registered family, nil
+// when no family opens it.
+func openFamily(m family.Model) familyModel {
+	for _, f := range families {
+		if fm := f.Open(m); fm != nil {
+			return fm
 		}
 	}
 	return nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/archipelago"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/family"
 	"github.com/ivmlab/ivm/noise"
 	ivmplot "github.com/ivmlab/ivm/plot"
 )
@@ -26,9 +26,8 @@ import (
 func init() {
 	registerFamily(modelFamily{
 		Methods: []string{"archipelago", "softmax"},
-		Format:  archipelago.ModelFormat,
 		Train:   trainArchipelago,
-		Read:    readArchipelago,
+		Open:    openArchipelago,
 	})
 }
 
@@ -187,12 +186,12 @@ func archSummary(m *archipelago.Model) string {
 // archModel is an ivm-archipelago/1 file read for predict, info and plot.
 type archModel struct{ m *archipelago.Model }
 
-func readArchipelago(b []byte) (familyModel, error) {
-	m, err := archipelago.Load(bytes.NewReader(b))
-	if err != nil {
-		return nil, err
+// openArchipelago opens an Archipelago model for predict, info and plot.
+func openArchipelago(m family.Model) familyModel {
+	if am, ok := m.Unwrap().(*archipelago.Model); ok {
+		return archModel{am}
 	}
-	return archModel{m}, nil
+	return nil
 }
 
 // largestSample is the most points any sample of m conditions on.

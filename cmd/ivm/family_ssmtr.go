@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/family"
 	"github.com/ivmlab/ivm/noise"
 	ivmplot "github.com/ivmlab/ivm/plot"
 	"github.com/ivmlab/ivm/ssmtr"
@@ -25,8 +26,7 @@ import (
 // (mtreg.go) is train then predict in one call, through the same functions.
 func init() {
 	registerFamily(modelFamily{Methods: []string{"sstr", "smtr", "ssmtr", "ssmtrpi"},
-		Format: ssmtr.ModelFormat,
-		Train:  trainSSMTR, Read: readSSMTR})
+		Train: trainSSMTR, Open: openSSMTR})
 }
 
 const ssmtrTrainHelp = `Fits one GP per task with the tasks' kernel parameters under a common prior (Zhang &
@@ -329,12 +329,12 @@ func ssmtrAlphas(m *ssmtr.Model) string {
 // ssmtrFile is an ivm-ssmtr/1 model file read by predict, info or plot.
 type ssmtrFile struct{ m *ssmtr.Model }
 
-func readSSMTR(b []byte) (familyModel, error) {
-	m, err := ssmtr.Load(bytes.NewReader(b))
-	if err != nil {
-		return nil, err
+// openSSMTR opens an SSMTR model for predict, info and plot.
+func openSSMTR(m family.Model) familyModel {
+	if sm, ok := m.Unwrap().(*ssmtr.Model); ok {
+		return ssmtrFile{sm}
 	}
-	return ssmtrFile{m}, nil
+	return nil
 }
 
 // WriteInfo describes the model for ivm info.

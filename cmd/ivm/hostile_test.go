@@ -416,7 +416,7 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("predict", "-task-col", "first", "mt.csv", "mt-row.json"), code: 1, msg: "row -3"},
 		{args: a("predict", "-task-col", "first", "mt.csv", "mt-dup.json"), code: 1, msg: "appears twice"},
 		{args: a("predict", "-task-col", "first", "mt.csv", "mt-labels.json"), code: 1, msg: "want two labels, the smaller first"},
-		{args: a("predict", "-task-col", "first", "mt.csv", "mt-format.json"), code: 1, msg: `multi-task model format "ivm-mtmodel/9" is not supported by this version`},
+		{args: a("predict", "-task-col", "first", "mt.csv", "mt-format.json"), code: 1, msg: `model format "ivm-mtmodel/9" is not supported by this version (it reads "ivm-mtmodel/1")`},
 		{args: a("predict", "-task-col", "first", "mt.csv", "mtbad-task.json"), code: 1, msg: "field input_dim: missing"},
 		{args: a("predict", "mt.csv", "mt.json"), code: 1, msg: "multi-task model: name the task column with -task-col"},
 		{args: a("predict", "-task-col", "first", "mtreg.csv", "mt.json"), code: 1, msg: `task "3" is not in the model`},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/family"
 	"github.com/ivmlab/ivm/internal/fileformat"
 	"github.com/ivmlab/ivm/multitask"
 )
@@ -138,18 +139,20 @@ func checkGrid(n, lo int) error {
 	return nil
 }
 
-// modelFile is a model file read whole: a single-task predictor, a multi-task model or a
-// part of a partitioned training (which only info and merge read).
+// modelFile is a model file read whole: a model of a registered family (package family)
+// or a part of a partitioned training (which only info and merge read). A model is one
+// of a single-task predictor, a multi-task model or another family's.
 type modelFile struct {
+	model  family.Model
 	single *ivm.Predictor
 	multi  *multitask.Model
+	family familyModel // a model of a family the command line registers (family.go)
 	part   *ivm.Predictor
-	family familyModel // a model of a registered family (family.go)
 }
 
 // readModel reads the model file at path, refusing before it reads much a file that is
 // larger than max-mem/modelFileShare, a directory, or does not start as a JSON object (/dev/zero, a
-// data file given as the model). A part file (ivm-part/1) is refused with ivm.Load's
+// data file given as the model). A part file (ivm-part/1) is refused with family.Load's
 // message (merge the parts first); allowPart reads it into modelFile.part instead.
 func readModel(path string, limit memLimit) (*modelFile, error) {
 	return readModelKind(path, limit, false)
@@ -163,28 +166,36 @@ func readModelKind(path string, limit memLimit, allowPart bool) (*modelFile, err
 	return decodeModel(b, path, allowPart)
 }
 
-// decodeModel decodes the model file b, read from path, with its family's loader.
+// decodeModel decodes the model file b, read from path, with the loader family.Load finds
+// for its format (a part file with ivm.LoadPart when allowPart).
 func decodeModel(b []byte, path string, allowPart bool) (*modelFile, error) {
-	format, _ := fileformat.Of(b) // a file that is not JSON is for the loader to explain
-	if strings.HasPrefix(format, "ivm-mtmodel/") && format != multitask.ModelFormat {
-		return nil,
-			fmt.Errorf("%s: multi-task model format %q is not supported by this version (it reads %q)", path,
-				format, multitask.ModelFormat)
+	if format, _ := fileformat.Of(b); format == ivm.PartFormat && allowPart {
+		part, err := ivm.LoadPart(bytes.NewBuffer(b))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return &modelFile{part: part}, nil
 	}
-	mf := &modelFile{}
-	var err error
-	switch f := familyOfFormat(format); {
-	case f != nil:
-		mf.family, err = f.Read(b)
-	case format == multitask.ModelFormat:
-		mf.multi, err = multitask.Load(bytes.NewReader(b))
-	case format == ivm.PartFormat && allowPart:
-		mf.part, err = ivm.LoadPart(bytes.NewBuffer(b))
-	default:
-		mf.single, err = ivm.Load(bytes.NewBuffer(b)) // decoded in place (ivm.Load)
-	}
+	m, err := family.Load(bytes.NewBuffer(b)) // decoded in place
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return openModel(m, path)
+}
+
+// openModel returns what the commands use of a model family.Load read from path.
+func openModel(m family.Model, path string) (*modelFile, error) {
+	mf := &modelFile{model: m}
+	switch u := m.Unwrap().(type) {
+	case *ivm.Predictor:
+		mf.single = u
+	case *multitask.Model:
+		mf.multi = u
+	default:
+		if mf.family = openFamily(m); mf.family == nil {
+			return nil, fmt.Errorf("%s: the command line does not apply %s model files", path,
+				m.Format())
+		}
 	}
 	return mf, nil
 }
