@@ -229,8 +229,8 @@ func readModelFrom(f *os.File, path string, limit memLimit) ([]byte, error) {
 		size = st.Size()
 	}
 	br := bufio.NewReader(f)
-	if err := skipToObject(br, path); err != nil {
-		return nil, err
+	if err := fileformat.SkipToObject(br); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	maxBytes := int64(limit) / modelFileShare
 	buf := bytes.NewBuffer(make([]byte, 0, min(size, maxBytes)+bytes.MinRead))
@@ -245,50 +245,4 @@ func readModelFrom(f *os.File, path string, limit memLimit) ([]byte, error) {
 				formatBytes(maxBytes), modelFileShare)
 	}
 	return b, nil
-}
-
-// maxLeadingSpace bounds the white space read before a model file's '{': an endless
-// stream of it (yes " " | ivm info /dev/stdin) is not a model file.
-const maxLeadingSpace = 1 << 20
-
-// skipToObject reads a UTF-8 byte order mark and white space up to the '{' that starts a
-// model file, and leaves it unread; anything else is an error naming path.
-func skipToObject(br *bufio.Reader, path string) error {
-	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
-		br.Discard(3) // data files accept one too
-	}
-	for n := 0; ; n++ {
-		c, err := br.ReadByte()
-		if err == io.EOF {
-			return fmt.Errorf("%s: not a readable model file: it is empty", path)
-		} else if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			if n >= maxLeadingSpace {
-				return fmt.Errorf("%s: not a readable model file: more than %d bytes of white space "+
-					"before its first '{'", path, maxLeadingSpace)
-			}
-		case c == '{':
-			return br.UnreadByte()
-		default:
-			return fmt.Errorf("%s: not a readable model file: %s, not an object", path, describeStart(c))
-		}
-	}
-}
-
-// describeStart says what a file that is not JSON starts with.
-func describeStart(c byte) string {
-	switch {
-	case c == 0:
-		return "it starts with a NUL byte (binary data)"
-	case c == '[':
-		return "a JSON array"
-	case c >= '0' && c <= '9' || c == '-':
-		return "it starts with a number (a data file?)"
-	case c < 0x20 || c >= 0x7f:
-		return fmt.Sprintf("it starts with byte 0x%02x (binary data)", c)
-	}
-	return fmt.Sprintf("it starts with %q", c)
 }

@@ -1,7 +1,9 @@
 package fileformat
 
 import (
+	"bufio"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -25,5 +27,35 @@ func TestOf(t *testing.T) {
 	}
 	if _, err := Of([]byte(`{"rows": 3}`)); !errors.Is(err, ErrNoFormat) {
 		t.Errorf("no format field: %v, want ErrNoFormat", err)
+	}
+}
+
+// SkipToObject leaves a file's '{' unread after a byte order mark and white space, and
+// says what anything else starts with.
+func TestSkipToObject(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"\xef\xbb\xbf \n\t{\"format\": 1}", ""},
+		{"{}", ""},
+		{"", "it is empty"},
+		{"   ", "it is empty"},
+		{"\x00\x00", "NUL byte"},
+		{"[1]", "a JSON array"},
+		{"1,2,3", "a number (a data file?)"},
+		{"\x7f", "byte 0x7f"},
+		{"model", `it starts with 'm'`},
+		{strings.Repeat(" ", maxLeadingSpace+2) + "{}", "bytes of white space"},
+	} {
+		br := bufio.NewReader(strings.NewReader(c.in))
+		err := SkipToObject(br)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("SkipToObject(%.20q): %v", c.in, err)
+		case c.want == "":
+			if b, _ := br.ReadByte(); b != '{' {
+				t.Errorf("SkipToObject(%.20q) left %q unread, want '{'", c.in, b)
+			}
+		case err == nil || !strings.Contains(err.Error(), c.want):
+			t.Errorf("SkipToObject(%.20q): %v, want an error containing %q", c.in, err, c.want)
+		}
 	}
 }
