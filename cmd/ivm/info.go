@@ -33,20 +33,22 @@ func cmdInfo(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if mf.part != nil {
-		writePartInfo(stdout, fs.Arg(0), mf.part)
-		return nil
-	}
-	if mf.family != nil {
-		mf.family.WriteInfo(stdout, fs.Arg(0))
-		return nil
-	}
-	if mf.multi != nil {
-		writeTaskInfo(stdout, fs.Arg(0), mf.multi)
-		return nil
-	}
-	writeInfo(stdout, fs.Arg(0), mf.single)
+	writeModelInfo(stdout, fs.Arg(0), mf)
 	return nil
+}
+
+// writeModelInfo describes the model file mf read from path, as ivm info prints it.
+func writeModelInfo(w io.Writer, path string, mf *modelFile) {
+	switch {
+	case mf.part != nil:
+		writePartInfo(w, path, mf.part)
+	case mf.family != nil:
+		mf.family.WriteInfo(w, path)
+	case mf.multi != nil:
+		writeTaskInfo(w, path, mf.multi)
+	default:
+		writeInfo(w, path, mf.single)
+	}
 }
 
 // writeTaskInfo describes a multi-task model: the shared kernel, and per task its noise

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ivmlab/ivm/serve"
 )
 
 // A one-vs-one model through the binary: trained by default on a few rows of five classes
@@ -81,10 +83,10 @@ func TestOneVsOneThroughTheBinary(t *testing.T) {
 	if head, _, _ := strings.Cut(readFile(t, probs), "\n"); !strings.HasSuffix(head, "latent_mean(4,5) latent_variance(4,5)") {
 		t.Errorf("predict -prob header %q", head)
 	}
-	ts := startServer(t, serveLimits{MaxBody: 1 << 20, MaxRows: 1000, Workers: 1, MaxInflight: 4}, testTimeouts, "blobs="+model)
+	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 1000, Workers: 1, MaxInflight: 4}, testTimeouts, "blobs="+model)
 	rows, _ := readRows(t, train, "none")
 	b, _ := json.Marshal(map[string]any{"rows": rows})
-	checkAgainstFile(t, &http.Client{Timeout: 10 * time.Second}, ts.url+"/v1/models/blobs/predict", string(b), probs, func(p predictionJSON) []float64 {
+	checkAgainstFile(t, &http.Client{Timeout: 10 * time.Second}, ts.url+"/v1/models/blobs/predict", string(b), probs, func(p serve.Prediction) []float64 {
 		out := append([]float64{p.Label}, p.Prob...)
 		for c := range p.LatentMean {
 			out = append(out, p.LatentMean[c], p.LatentVariance[c])

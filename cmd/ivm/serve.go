@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,9 +10,14 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/ivmlab/ivm/family"
+	"github.com/ivmlab/ivm/serve"
 )
 
 func init() {
@@ -29,7 +35,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 		"ivm serve [flags] MODEL...  (MODEL: FILE, served as its name without .json, or NAME=FILE)",
 		stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
-	var lim serveLimits
+	var lim serve.Limits
 	fs.Int64Var(&lim.MaxBody, "max-body", 8<<20, "largest request body in bytes (413 above)")
 	fs.IntVar(&lim.MaxRows, "max-rows", 1000, "most rows in one request (413 above)")
 	fs.IntVar(&lim.Workers, "workers", 0,
@@ -67,7 +73,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	models, err := loadRegistry(sources)
+	models, err := serve.LoadModels(sources, describeServed)
 	if err != nil {
 		return err
 	}
@@ -81,7 +87,9 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	signal.Notify(hup, syscall.SIGHUP)
 	releaseSignals() // after serve's own handlers are in place, so no signal finds none
 	defer signal.Stop(hup)
-	return runServer(ctx, ln, newServer(models, lim, log), t, hup)
+	log.Info("serving", "addr", ln.Addr().String(), "models", models.Names(), "workers", lim.Workers,
+		"max_inflight", lim.MaxInflight, "max_rows", lim.MaxRows, "max_body", lim.MaxBody)
+	return runServer(ctx, ln, serve.NewHandler(models, lim, log), log, t, hup)
 }
 
 func newServeLogger(format string, w io.Writer) (*slog.Logger, error) {
@@ -94,42 +102,75 @@ func newServeLogger(format string, w io.Writer) (*slog.Logger, error) {
 	return nil, fmt.Errorf("-log %q: want json or text", format)
 }
 
-// runServer serves on ln until ctx ends (SIGTERM), then stops accepting connections and
-// waits up to t.Shutdown for the requests in flight. A value on reload (SIGHUP) rereads the
-// model files; requests go on meanwhile.
-func runServer(ctx context.Context, ln net.Listener, s *server, t serveTimeouts,
-	reload <-chan os.Signal) error {
-	hs := &http.Server{Handler: s.handler(), ReadHeaderTimeout: min(t.Read, 10*time.Second),
+// runServer serves h on ln until ctx ends (SIGTERM), then stops accepting connections and
+// waits up to t.Shutdown for the requests in flight; log receives the server's own errors.
+// A value on reload (SIGHUP) rereads the model files; requests go on meanwhile.
+func runServer(ctx context.Context, ln net.Listener, h *serve.Handler, log *slog.Logger,
+	t serveTimeouts, reload <-chan os.Signal) error {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: min(t.Read, 10*time.Second),
 		ReadTimeout:  t.Read,
 		WriteTimeout: t.Write, IdleTimeout: t.Idle, MaxHeaderBytes: 64 << 10,
-		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	var names []string
-	for _, m := range s.models.list() {
-		names = append(names, m.name)
-	}
-	s.log.Info("serving", "addr", ln.Addr().String(), "models", names, "workers", s.limits.Workers,
-		"max_inflight", s.limits.MaxInflight, "max_rows", s.limits.MaxRows, "max_body", s.limits.MaxBody)
 	for {
 		select {
 		case err := <-served:
 			return err
 		case <-reload:
-			replaced, refused := s.models.reloadAll(s.log)
-			s.stats.reloads.Add(int64(replaced))
-			s.stats.refused.Add(int64(refused))
-			s.log.Info("reload done", "replaced", replaced, "refused", refused)
+			h.Reload()
 		case <-ctx.Done():
-			s.log.Info("shutting down: no new connections; waiting for the requests in flight", "timeout",
+			log.Info("shutting down: no new connections; waiting for the requests in flight", "timeout",
 				t.Shutdown.String())
 			sctx, cancel := context.WithTimeout(context.Background(), t.Shutdown)
 			defer cancel()
 			if err := hs.Shutdown(sctx); err != nil {
 				return fmt.Errorf("shutdown: %w (requests still in flight were cut)", err)
 			}
-			s.log.Info("stopped")
+			log.Info("stopped")
 			return nil
 		}
 	}
+}
+
+// describeServed describes a served model as ivm info does, for GET /v1/models.
+func describeServed(path string, m family.Model) []string {
+	var info bytes.Buffer
+	mf, err := openModel(m, path)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	writeModelInfo(&info, path, mf)
+	return strings.Split(strings.TrimRight(info.String(), "\n"), "\n")
+}
+
+// parseModelArgs reads serve's MODEL arguments, NAME=FILE or FILE served under its base
+// name without ".json"; names must be distinct.
+func parseModelArgs(args []string) ([]serve.Source, error) {
+	var out []serve.Source
+	seen := map[string]string{}
+	for _, a := range args {
+		src := serve.Source{Path: a, Name: strings.TrimSuffix(filepath.Base(a), ".json")}
+		if name, path, ok := strings.Cut(a, "="); ok && serve.ValidName(name) {
+			src = serve.Source{Name: name, Path: path}
+		} else if _, err := os.Stat(a); ok && err != nil {
+			// NAME=FILE with a bad NAME, not a file whose name holds '='.
+			return nil,
+				fmt.Errorf("%s: NAME %q is not a model name: use letters, digits, '.', '_' and '-', "+
+					"starting with a letter or digit", a, name)
+		}
+		if !serve.ValidName(src.Name) {
+			return nil,
+				fmt.Errorf(
+					"%s: %q cannot be a model's name in a URL (letters, digits, '.', '_', '-'); name it with "+
+						"NAME=FILE", a, src.Name)
+		}
+		if prev, dup := seen[src.Name]; dup {
+			return nil, fmt.Errorf("%s and %s would both be served as %q; name one with NAME=FILE", prev, a,
+				src.Name)
+		}
+		seen[src.Name] = a
+		out = append(out, src)
+	}
+	return out, nil
 }

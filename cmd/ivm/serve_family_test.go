@@ -1,37 +1,51 @@
 package main
 
 import (
-	"math"
-	"os"
+	"encoding/json"
+	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
-	"gonum.org/v1/gonum/mat"
-
-	"github.com/ivmlab/ivm/archipelago"
+	"github.com/ivmlab/ivm/serve"
 )
 
-// ivm serve refuses a model family it does not serve with a message saying so, instead
-// of serving it as something else.
-func TestServeRefusesOtherFamilies(t *testing.T) {
-	x := mat.NewDense(8, 1, []float64{-3, -2.5, -2, -1.5, 1.5, 2, 2.5, 3})
-	y := []float64{1, 1, math.NaN(), 1, 2, math.NaN(), 2, 2}
-	m, err := archipelago.Fit(x, y, archipelago.Config{Sweeps: 10, Burn: 5, Samples: 2, Seed: 1})
+// ivm serve serves the model files of every family, SSMTR and Archipelago included, and
+// describes each as ivm info does.
+func TestServeEveryFamily(t *testing.T) {
+	files := map[string]string{}
+	var args []string
+	for _, name := range []string{"binary_probit", "mtivm", "smtr", "archipelago"} {
+		files[name] = filepath.Join(goldenDir, name+".json")
+		args = append(args, files[name])
+	}
+	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 10, Workers: 1, MaxInflight: 4},
+		testTimeouts, args...)
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Get(ts.url + "/v1/models")
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "arch.json")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
+	var list struct{ Models []serve.ModelInfo }
+	json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if len(list.Models) != len(files) {
+		t.Fatalf("GET /v1/models: %+v", list.Models)
 	}
-	if err := m.Save(f); err != nil {
-		t.Fatal(err)
+	for _, m := range list.Models {
+		info := strings.Split(strings.TrimRight(mustRun(t, "info", files[m.Name]), "\n"), "\n")
+		if !slices.Equal(m.Info, info) {
+			t.Errorf("%s: info %q, ivm info prints %q", m.Name, m.Info, info)
+		}
 	}
-	f.Close()
-	_, err = loadServedModel(modelSource{name: "arch", path: path})
-	if err == nil || !strings.Contains(err.Error(), "ivm serve serves IVM models") {
-		t.Errorf("serving an Archipelago model: %v, want a refusal naming what serve serves", err)
+	for name, body := range map[string]string{
+		"smtr":        `{"rows": [[0.5, -1]], "tasks": ["10"]}`,
+		"archipelago": `{"rows": [[0.5, -1]]}`,
+	} {
+		if code, b := post(t, client, ts.url+"/v1/models/"+name+"/predict", body); code != 200 {
+			t.Errorf("%s: %d %s", name, code, b)
+		}
 	}
 }

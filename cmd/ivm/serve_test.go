@@ -27,6 +27,7 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/serve"
 )
 
 // syncBuffer is a log sink the server's goroutines and the test share.
@@ -47,7 +48,7 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// testServer is the real handler on a real loopback listener, run by runServer.
+// testServer is the handler on a loopback listener, run by runServer.
 type testServer struct {
 	url    string
 	stop   context.CancelFunc
@@ -58,13 +59,13 @@ type testServer struct {
 
 var testTimeouts = serveTimeouts{Read: 2 * time.Second, Write: 10 * time.Second, Idle: 10 * time.Second, Shutdown: 10 * time.Second}
 
-func startServer(t *testing.T, lim serveLimits, to serveTimeouts, models ...string) *testServer {
+func startServer(t *testing.T, lim serve.Limits, to serveTimeouts, models ...string) *testServer {
 	t.Helper()
 	sources, err := parseModelArgs(models)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := loadRegistry(sources)
+	reg, err := serve.LoadModels(sources, describeServed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,8 @@ func startServer(t *testing.T, lim serveLimits, to serveTimeouts, models ...stri
 	ctx, stop := context.WithCancel(context.Background())
 	ts := &testServer{url: "http://" + ln.Addr().String(), stop: stop, done: make(chan error, 1), reload: make(chan os.Signal), logs: &syncBuffer{}}
 	log := slog.New(slog.NewJSONHandler(ts.logs, nil))
-	go func() { ts.done <- runServer(ctx, ln, newServer(reg, lim, log), to, ts.reload) }()
+	h := serve.NewHandler(reg, lim, log)
+	go func() { ts.done <- runServer(ctx, ln, h, log, to, ts.reload) }()
 	t.Cleanup(func() {
 		stop()
 		if err := <-ts.done; err != nil {
@@ -122,7 +124,7 @@ func denseBody(rows [][]float64) string {
 }
 
 // samePrediction says whether an answer holds exactly the in-process prediction.
-func samePrediction(got predictionJSON, want ivm.Prediction) bool {
+func samePrediction(got serve.Prediction, want ivm.Prediction) bool {
 	eq := func(a, b []float64) bool {
 		if len(a) != len(b) {
 			return false
@@ -137,76 +139,6 @@ func samePrediction(got predictionJSON, want ivm.Prediction) bool {
 	return got.Label == want.Label && eq(got.Prob, want.Prob) && eq(got.LatentMean, want.Mean) && eq(got.LatentVariance, want.Var)
 }
 
-// Concurrent clients get exactly the in-process predictions, and a reload during the load
-// (a new model, then a corrupt file that must be refused) loses no request.
-func TestServeConcurrentMatchesPredictAcrossReload(t *testing.T) {
-	dir := t.TempDir()
-	model, _, oldP := trainedModel(t, dir, "digits", 30)
-	newModel, _, newP := trainedModel(t, dir, "digits-new", 20)
-	ts := startServer(t, serveLimits{MaxBody: 1 << 20, MaxRows: 100, Workers: 2, MaxInflight: 64}, testTimeouts, model)
-	const clients, requests = 16, 25
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}, Timeout: 30 * time.Second}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var failures []string
-	fromNew, answered, half := 0, 0, make(chan struct{})
-	for c := 0; c < clients; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(c), 7))
-			for r := 0; r < requests; r++ {
-				rows := make([][]float64, 1+rng.IntN(4))
-				for i := range rows {
-					rows[i] = []float64{4 * rng.Float64(), 4 * rng.Float64(), rng.NormFloat64()}
-				}
-				msg, usedNew := checkAnswer(client, ts.url+"/v1/models/digits/predict", rows, oldP, newP)
-				mu.Lock()
-				if msg != "" {
-					failures = append(failures, msg)
-				}
-				if usedNew {
-					fromNew++
-				}
-				if answered++; answered == clients*requests/2 {
-					close(half)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	<-half // reload halfway through the requests
-	copyFile(t, newModel, model)
-	ts.reload <- syscall.SIGHUP
-	wg.Wait()
-	if len(failures) > 0 {
-		t.Fatalf("%d of %d requests failed, first: %s", len(failures), clients*requests, failures[0])
-	}
-	if !waitForLog(ts, `"msg":"model reloaded"`) || fromNew == 0 {
-		t.Errorf("no answer from the reloaded model (%d); log:\n%s", fromNew, ts.logs.String())
-	}
-	// A corrupt file is refused and the model in service stays.
-	writeTestFile(t, model, `{"format": "ivm-model/1", "task": `)
-	ts.reload <- syscall.SIGHUP
-	if msg, usedNew := checkAnswer(client, ts.url+"/v1/models/digits/predict", [][]float64{{1, 2, 3}}, oldP, newP); msg != "" || !usedNew {
-		t.Errorf("after a corrupt reload: %q (answered by the new model: %v)", msg, usedNew)
-	}
-	if !waitForLog(ts, "reload refused: keeping the model loaded before") {
-		t.Errorf("the refused reload is not logged:\n%s", ts.logs.String())
-	}
-}
-
-// waitForLog reports whether the server's log comes to hold text within 10 s: a reload
-// runs on the signal handler's goroutine, so the test may get there before its log line.
-func waitForLog(ts *testServer, text string) bool {
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if strings.Contains(ts.logs.String(), text) {
-			return true
-		}
-	}
-	return false
-}
-
 // checkAnswer posts rows and says what is wrong with the answer ("" if nothing), and whether
 // newP gave it (else oldP).
 func checkAnswer(c *http.Client, url string, rows [][]float64, oldP, newP *ivm.Predictor) (string, bool) {
@@ -215,7 +147,7 @@ func checkAnswer(c *http.Client, url string, rows [][]float64, oldP, newP *ivm.P
 		return err.Error(), false
 	}
 	defer resp.Body.Close()
-	var got predictResponse
+	var got serve.PredictResponse
 	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != 200 || len(got.Predictions) != len(rows) {
 		return fmt.Sprintf("status %d, %d predictions for %d rows, %v", resp.StatusCode, len(got.Predictions), len(rows), err), false
 	}
@@ -260,7 +192,7 @@ func TestServeAnswersAsPredictProb(t *testing.T) {
 	mustRun(t, "train", "-quiet", "-tasks", "-task-col", "first", "-kernel", "rbf(gamma=1,variance=1)+white(variance=0.01)", "-noise", "gaussian",
 		"-d", "15", "-iters", "0", refData+"mtivm_toysine.csv.gz", mt)
 	mtc, mtcTrain := trainedTaskClassifier(t, dir)
-	ts := startServer(t, serveLimits{MaxBody: 1 << 20, MaxRows: 1000, Workers: 1, MaxInflight: 8}, testTimeouts, model, "sine="+mt, "speakers="+mtc)
+	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 1000, Workers: 1, MaxInflight: 8}, testTimeouts, model, "sine="+mt, "speakers="+mtc)
 	client := &http.Client{Timeout: 10 * time.Second}
 
 	probs := filepath.Join(dir, "probs.txt")
@@ -276,7 +208,7 @@ func TestServeAnswersAsPredictProb(t *testing.T) {
 	}
 	for _, body := range []any{map[string]any{"rows": data}, map[string]any{"rows": sparse}} {
 		b, _ := json.Marshal(body)
-		checkAgainstFile(t, client, ts.url+"/v1/models/digits/predict", string(b), probs, func(p predictionJSON) []float64 {
+		checkAgainstFile(t, client, ts.url+"/v1/models/digits/predict", string(b), probs, func(p serve.Prediction) []float64 {
 			out := append([]float64{p.Label}, p.Prob...)
 			for c := range p.LatentMean {
 				out = append(out, p.LatentMean[c], p.LatentVariance[c])
@@ -289,14 +221,14 @@ func TestServeAnswersAsPredictProb(t *testing.T) {
 	mustRun(t, "predict", "-quiet", "-prob", "-task-col", "first", refData+"mtivm_toysine.csv.gz", mt, mtProbs)
 	sine, tasks := readRows(t, refData+"mtivm_toysine.csv.gz", "first")
 	b, _ := json.Marshal(map[string]any{"rows": sine, "tasks": tasks})
-	checkAgainstFile(t, client, ts.url+"/v1/models/sine/predict", string(b), mtProbs, func(p predictionJSON) []float64 {
+	checkAgainstFile(t, client, ts.url+"/v1/models/sine/predict", string(b), mtProbs, func(p serve.Prediction) []float64 {
 		return []float64{*p.Mean, *p.Variance}
 	})
 	mtcProbs := filepath.Join(dir, "mtc.txt")
 	mustRun(t, "predict", "-quiet", "-prob", "-task-col", "first", mtcTrain, mtc, mtcProbs)
 	speakers, names := readRows(t, mtcTrain, "first")
 	b, _ = json.Marshal(map[string]any{"rows": speakers, "tasks": names})
-	checkAgainstFile(t, client, ts.url+"/v1/models/speakers/predict", string(b), mtcProbs, func(p predictionJSON) []float64 {
+	checkAgainstFile(t, client, ts.url+"/v1/models/speakers/predict", string(b), mtcProbs, func(p serve.Prediction) []float64 {
 		return []float64{p.Label, p.Prob[1], p.LatentMean[0], p.LatentVariance[0]} // the file has p(5) alone
 	})
 	code, body := post(t, client, ts.url+"/v1/models/sine/predict", `{"rows": [[1]], "tasks": ["7"]}`)
@@ -307,7 +239,7 @@ func TestServeAnswersAsPredictProb(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var list struct{ Models []modelInfoJSON }
+	var list struct{ Models []serve.ModelInfo }
 	json.NewDecoder(resp.Body).Decode(&list)
 	resp.Body.Close()
 	if len(list.Models) != 3 || !slices.Equal(list.Models[2].Classes, []float64{0, 5}) || list.Models[0].Task != "multiclass" || list.Models[1].Format != "ivm-mtmodel/1" || len(list.Models[1].Tasks) != 3 || len(list.Models[0].Info) < 3 {
@@ -323,10 +255,10 @@ func TestServeProjectedModel(t *testing.T) {
 	writeBlobsCSV(t, train, 20, 4)
 	mustRun(t, "train", "-quiet", "-multiclass", "projected", train, model)
 	mustRun(t, "predict", "-quiet", "-prob", train, model, probs)
-	ts := startServer(t, serveLimits{MaxBody: 1 << 20, MaxRows: 1000, Workers: 1, MaxInflight: 8}, testTimeouts, model)
+	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 1000, Workers: 1, MaxInflight: 8}, testTimeouts, model)
 	data, _ := readRows(t, train, "none")
 	b, _ := json.Marshal(map[string]any{"rows": data})
-	checkAgainstFile(t, &http.Client{Timeout: 10 * time.Second}, ts.url+"/v1/models/proj/predict", string(b), probs, func(p predictionJSON) []float64 {
+	checkAgainstFile(t, &http.Client{Timeout: 10 * time.Second}, ts.url+"/v1/models/proj/predict", string(b), probs, func(p serve.Prediction) []float64 {
 		if p.LatentVariance != nil {
 			t.Fatalf("latent variances %v served for a projected model", p.LatentVariance)
 		}
@@ -336,10 +268,10 @@ func TestServeProjectedModel(t *testing.T) {
 
 // checkAgainstFile posts body and compares every answer, as fields picks them, with the
 // lines of a `predict -prob` file (after its header), number for number.
-func checkAgainstFile(t *testing.T, c *http.Client, url, body, path string, fields func(predictionJSON) []float64) {
+func checkAgainstFile(t *testing.T, c *http.Client, url, body, path string, fields func(serve.Prediction) []float64) {
 	t.Helper()
 	code, resp := post(t, c, url, body)
-	var got predictResponse
+	var got serve.PredictResponse
 	if err := json.Unmarshal(resp, &got); err != nil || code != 200 {
 		t.Fatalf("%d %s", code, resp)
 	}
@@ -378,89 +310,11 @@ func readRows(t *testing.T, path, taskCol string) ([][]float64, []string) {
 	return rows, data.Task
 }
 
-// Hostile requests get a 4xx that says what is wrong, and the server keeps serving.
-func TestServeRefusesHostileRequests(t *testing.T) {
-	dir := t.TempDir()
-	model, _, _ := trainedModel(t, dir, "digits", 30)
-	to := testTimeouts
-	to.Read = 500 * time.Millisecond
-	ts := startServer(t, serveLimits{MaxBody: 64 << 10, MaxRows: 10, Workers: 1, MaxInflight: 16}, to, model)
-	client := &http.Client{Timeout: 10 * time.Second}
-	url := ts.url + "/v1/models/digits/predict"
-	many := denseBody(make([][]float64, 11))
-	for _, c := range []struct {
-		name, body string
-		code       int
-		want       string
-	}{
-		{"truncated", `{"rows": [[1, 2`, 400, "ends early"},
-		{"wrong dimension", `{"rows": [[1, 2]]}`, 400, "2 values, the model has 3 inputs"},
-		{"sparse index", `{"rows": [{"4": 1}]}`, 400, `input index \"4\"`},
-		{"NaN", `{"rows": [[1, NaN, 2]]}`, 400, "must be finite"},
-		{"overflow", `{"rows": [[1, 1e400, 2]]}`, 400, "must be finite"},
-		{"string", `{"rows": [[1, "2", 3]]}`, 400, "JSON string"},
-		{"too many rows", many, 413, "at most 10"},
-		{"not JSON", `rows=1`, 400, "not valid JSON"},
-		{"rows a number", `{"rows": 5}`, 400, `\"rows\" holds a JSON number: it must be an array of rows, each an array of numbers`},
-		{"rows flat", `{"rows": [1, 2, 3]}`, 400, "a row is an array"},
-		{"tasks a string", `{"rows": [[1, 2, 3]], "tasks": "a"}`, 400, `\"tasks\" holds a JSON string`},
-		{"unknown model", "", 404, `no model \"nope\"`},
-	} {
-		u := url
-		if c.name == "unknown model" {
-			u = ts.url + "/v1/models/nope/predict"
-		}
-		code, body := post(t, client, u, c.body)
-		if code != c.code || !strings.Contains(string(body), c.want) || !json.Valid(body) {
-			t.Errorf("%s: %d %s; want %d with %q", c.name, code, body, c.code, c.want)
-		}
-	}
-	// 100 MB, declared and chunked: refused without being read.
-	for _, declared := range []bool{true, false} {
-		req, _ := http.NewRequest("POST", url, io.LimitReader(zeros{}, 100<<20))
-		if declared {
-			req.ContentLength = 100 << 20
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatalf("100 MB body (length declared %v): %v", declared, err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 413 {
-			t.Errorf("100 MB body (length declared %v): status %d", declared, resp.StatusCode)
-		}
-	}
-	// A client that sends half a body and stalls gets 408 after the read timeout.
-	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintf(conn, "POST /v1/models/digits/predict HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"rows\": [")
-	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil || resp.StatusCode != 408 {
-		t.Errorf("slow client: %v %v", resp, err)
-	}
-	conn.Close()
-	if code, body := post(t, client, url, `{"rows": [[1, 2, 3]]}`); code != 200 {
-		t.Errorf("after the hostile requests: %d %s", code, body)
-	}
-}
-
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = '0'
-	}
-	return len(p), nil
-}
-
 // On shutdown (SIGTERM) a request in flight finishes and the server then stops.
 func TestServeShutdownFinishesRequestInFlight(t *testing.T) {
 	dir := t.TempDir()
 	model, _, _ := trainedModel(t, dir, "digits", 30)
-	ts := startServer(t, serveLimits{MaxBody: 1 << 20, MaxRows: 10, Workers: 1, MaxInflight: 8}, testTimeouts, model)
+	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 10, Workers: 1, MaxInflight: 8}, testTimeouts, model)
 	body := `{"rows": [[1, 2, 3]]}`
 	conn := startHalfRequest(t, ts, body) // the server is reading the body
 	ts.stop()
@@ -539,32 +393,6 @@ func TestServeBinarySignals(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), `"msg":"stopped"`) {
 		t.Errorf("no orderly stop in the log:\n%s", logs.String())
-	}
-}
-
-// Past -max-inflight a request is refused at once with 503 and Retry-After, and admitted
-// again when the requests in progress end.
-func TestServeAdmissionLimit(t *testing.T) {
-	dir := t.TempDir()
-	model, _, _ := trainedModel(t, dir, "digits", 30)
-	ts := startServer(t, serveLimits{MaxBody: 1 << 20, MaxRows: 10, Workers: 1, MaxInflight: 1}, testTimeouts, model)
-	url := ts.url + "/v1/models/digits/predict"
-	body := `{"rows": [[1, 2, 3]]}`
-	conn := startHalfRequest(t, ts, body) // the first request holds the only place, reading its body
-	client := &http.Client{Timeout: 10 * time.Second}
-	resp, err := client.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
-		t.Errorf("second request while the first is in progress: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
-	}
-	if first, err := finishHalfRequest(conn, body); err != nil || first.StatusCode != 200 {
-		t.Fatalf("the first request: %v %v", first, err)
-	}
-	if code, b := post(t, client, url, body); code != 200 {
-		t.Errorf("after the first request ended: %d %s", code, b)
 	}
 }
 

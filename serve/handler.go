@@ -1,4 +1,14 @@
-package main
+// Package serve answers predictions of model files over HTTP with JSON: the API of `ivm
+// serve`, as a handler a program mounts on its own server, as net/http/pprof exports its
+// handlers. It serves a model of every family registered with package family (a program
+// imports the family packages it serves), each answer holding the numbers `ivm predict
+// -prob` writes; the program keeps the listener, its timeouts and the signals, and calls
+// Handler.Reload to reread changed model files.
+//
+// The API: POST /v1/models/{name}/predict with {"rows": [...]} (and "tasks": [...], one
+// task name per row, for a model whose rows name their task), GET /v1/models and
+// /v1/models/{name}, GET /healthz and GET /metrics (the Prometheus text format).
+package serve
 
 import (
 	"bytes"
@@ -9,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,47 +30,91 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// serveLimits bound what one request and all requests together may take.
-type serveLimits struct {
-	// MaxBody is the largest request body in bytes, MaxRows the most rows in one request.
+// Limits bound what one request and all requests together may take. A zero field takes
+// its default.
+type Limits struct {
+	// MaxBody is the largest request body in bytes (8 MiB), MaxRows the most rows in one
+	// request (1000).
 	MaxBody int64
 	MaxRows int
-	// Workers is the number of predictions computed at once; MaxInflight the requests
-	// admitted at once (reading their body, waiting for a worker or predicting), which
-	// bounds memory at about MaxInflight × MaxBody. More are refused with 503.
+	// Workers is the number of predictions computed at once (GOMAXPROCS); MaxInflight the
+	// requests admitted at once (256), reading their body, waiting for a worker or
+	// predicting, which bounds memory at about MaxInflight × MaxBody. More are refused with
+	// 503.
 	Workers, MaxInflight int
 }
 
-// server answers the HTTP API of `ivm serve`.
-type server struct {
-	models   *registry
-	limits   serveLimits
+// withDefaults returns the limits with each zero field set to its default.
+func (l Limits) withDefaults() Limits {
+	if l.MaxBody <= 0 {
+		l.MaxBody = 8 << 20
+	}
+	if l.MaxRows <= 0 {
+		l.MaxRows = 1000
+	}
+	if l.Workers <= 0 {
+		l.Workers = runtime.GOMAXPROCS(0)
+	}
+	if l.MaxInflight <= 0 {
+		l.MaxInflight = 256
+	}
+	return l
+}
+
+// Handler answers the HTTP API for a set of models; every answer, errors included, is
+// JSON, and every request is logged and counted for /metrics.
+type Handler struct {
+	models   *Models
+	limits   Limits
 	compute  chan struct{} // a worker slot per prediction being computed
 	inflight atomic.Int64
 	log      *slog.Logger
-	stats    serveStats
+	stats    counters
+	routes   http.Handler
 }
 
-func newServer(models *registry, limits serveLimits, log *slog.Logger) *server {
-	return &server{models: models, limits: limits, compute: make(chan struct{}, limits.Workers),
+// NewHandler returns the handler that serves models within limits, logging to log (nil:
+// no log).
+func NewHandler(models *Models, limits Limits, log *slog.Logger) *Handler {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	limits = limits.withDefaults()
+	h := &Handler{models: models, limits: limits, compute: make(chan struct{}, limits.Workers),
 		log: log}
+	h.routes = h.logged(h.mux())
+	return h
 }
 
-// handler routes the API; every answer, errors included, is JSON.
-func (s *server) handler() http.Handler {
+// ServeHTTP answers one request.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.routes.ServeHTTP(w, r) }
+
+// Reload rereads every model file whose content changed and swaps the new models in while
+// requests go on; a file that cannot be read keeps the model served before, and the log
+// says why. It returns the number of models replaced and of files refused.
+func (h *Handler) Reload() (replaced, refused int) {
+	replaced, refused = h.models.reloadAll(h.log)
+	h.stats.reloads.Add(int64(replaced))
+	h.stats.refused.Add(int64(refused))
+	h.log.Info("reload done", "replaced", replaced, "refused", refused)
+	return replaced, refused
+}
+
+// mux routes the API.
+func (h *Handler) mux() *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/v1/models/{name}/predict", s.admitted(s.handlePredict))
-	mux.HandleFunc("GET /v1/models", s.handleList)
-	mux.HandleFunc("GET /v1/models/{name}", s.handleDescribe)
-	mux.HandleFunc("GET /healthz", s.handleHealth)
-	mux.HandleFunc("GET /metrics", s.handleMetrics)
+	mux.HandleFunc("/v1/models/{name}/predict", h.admitted(h.handlePredict))
+	mux.HandleFunc("GET /v1/models", h.handleList)
+	mux.HandleFunc("GET /v1/models/{name}", h.handleDescribe)
+	mux.HandleFunc("GET /healthz", h.handleHealth)
+	mux.HandleFunc("GET /metrics", h.handleMetrics)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, &httpError{http.StatusNotFound,
 			fmt.Sprintf(
 				"no %s %s: the API is POST /v1/models/{name}/predict, GET /v1/models, GET /healthz, GET "+
 					"/metrics", r.Method, r.URL.Path)})
 	})
-	return s.logged(mux)
+	return mux
 }
 
 // httpError is an error answer: its status and message.
@@ -92,75 +147,76 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // admitted refuses a request with 503 when MaxInflight requests are being served already.
-func (s *server) admitted(h http.HandlerFunc) http.HandlerFunc {
+func (h *Handler) admitted(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		defer s.inflight.Add(-1)
-		if n := s.inflight.Add(1); n > int64(s.limits.MaxInflight) {
+		defer h.inflight.Add(-1)
+		if n := h.inflight.Add(1); n > int64(h.limits.MaxInflight) {
 			w.Header().Set("Retry-After", "1")
 			fail(w, &httpError{http.StatusServiceUnavailable,
 				fmt.Sprintf("server busy: %d requests in progress (-max-inflight %d); retry", n-1,
-					s.limits.MaxInflight)})
+					h.limits.MaxInflight)})
 			return
 		}
-		h(w, r)
+		next(w, r)
 	}
 }
 
-// predictRequest is the body of POST /v1/models/{name}/predict.
-type predictRequest struct {
+// PredictRequest is the body of POST /v1/models/{name}/predict.
+type PredictRequest struct {
 	// Rows holds each input as a dense array of the model's inputs or a sparse object of
 	// 1-based indices ({"3": 0.5}, as libsvm; absent inputs are 0).
 	Rows []json.RawMessage `json:"rows"`
-	// Tasks names each row's task, for a multi-task model.
+	// Tasks names each row's task, for a model whose rows name their task.
 	Tasks []string `json:"tasks"`
 }
 
-type predictResponse struct {
-	Model       string           `json:"model"`
-	Classes     []float64        `json:"classes,omitempty"`
-	Predictions []predictionJSON `json:"predictions"`
+// PredictResponse is the answer to a predict request: a prediction per row, in order.
+type PredictResponse struct {
+	Model       string       `json:"model"`
+	Classes     []float64    `json:"classes,omitempty"`
+	Predictions []Prediction `json:"predictions"`
 }
 
-func (s *server) handlePredict(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) handlePredict(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		fail(w, &httpError{http.StatusMethodNotAllowed,
 			"predict takes POST with a JSON body {\"rows\": [...]}"})
 		return
 	}
-	m := s.models.get(r.PathValue("name"))
+	m := h.models.get(r.PathValue("name"))
 	if m == nil {
 		fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)",
 			r.PathValue("name"))})
 		return
 	}
-	body, herr := readBody(w, r, s.limits.MaxBody)
+	body, herr := readBody(w, r, h.limits.MaxBody)
 	if herr != nil {
 		fail(w, herr)
 		return
 	}
-	x, tasks, herr := parsePredictRequest(body, m, s.limits.MaxRows)
+	x, tasks, herr := parsePredictRequest(body, m, h.limits.MaxRows)
 	if herr != nil {
 		fail(w, herr)
 		return
 	}
 	if rec, ok := w.(*statusRecorder); ok {
-		rec.model, rec.rows = m.name, x.RawMatrix().Rows
+		rec.model, rec.rows = m.Name, x.RawMatrix().Rows
 	}
 	select {
-	case s.compute <- struct{}{}:
+	case h.compute <- struct{}{}:
 	case <-r.Context().Done():
 		fail(w, &httpError{http.StatusServiceUnavailable, "the request ended while waiting for a worker"})
 		return
 	}
 	preds, err := m.predict(x, tasks)
-	<-s.compute
+	<-h.compute
 	if err != nil {
 		fail(w, &httpError{http.StatusInternalServerError, err.Error()})
 		return
 	}
-	s.stats.rows.Add(int64(len(preds)))
-	writeJSON(w, http.StatusOK, predictResponse{Model: m.name, Classes: m.classes, Predictions: preds})
+	h.stats.rows.Add(int64(len(preds)))
+	writeJSON(w, http.StatusOK, PredictResponse{Model: m.Name, Classes: m.classes, Predictions: preds})
 }
 
 // readBody reads the whole body, refusing one over max bytes or one that does not arrive
@@ -190,10 +246,10 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, *httpE
 }
 
 // parsePredictRequest decodes and checks a predict body against model m: the inputs as a
-// matrix, and for a multi-task model each row's task.
+// matrix, and for a model whose rows name their task each row's task.
 func parsePredictRequest(body []byte, m *servedModel, maxRows int) (*mat.Dense, []string,
 	*httpError) {
-	var req predictRequest
+	var req PredictRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
@@ -222,23 +278,24 @@ func parsePredictRequest(body []byte, m *servedModel, maxRows int) (*mat.Dense, 
 	return x, req.Tasks, nil
 }
 
-// checkTasks checks "tasks": one known task per row for a multi-task model, none otherwise.
+// checkTasks checks "tasks": one known task per row for a model whose rows name their
+// task, none otherwise.
 func checkTasks(tasks []string, rows int, m *servedModel) *httpError {
 	if m.tasks == nil {
 		if tasks != nil {
-			return badRequest(`model %q has no tasks: "tasks" is for multi-task models`, m.name)
+			return badRequest(`model %q has no tasks: "tasks" is for multi-task models`, m.Name)
 		}
 		return nil
 	}
 	if len(tasks) != rows {
 		return badRequest(
 			`%d tasks for %d rows: model %q is multi-task and needs "tasks" with each row's task`,
-			len(tasks), rows, m.name)
+			len(tasks), rows, m.Name)
 	}
 	for i, t := range tasks {
-		if m.tasks.TaskIndex(t) < 0 {
+		if !m.tasks[t] {
 			return badRequest("row %d: task %q is not in model %q (GET /v1/models/%s lists its tasks)", i+1,
-				t, m.name, m.name)
+				t, m.Name, m.Name)
 		}
 	}
 	return nil
@@ -323,16 +380,16 @@ func describeJSONError(err error, body []byte) string {
 	return err.Error()
 }
 
-func (s *server) handleList(w http.ResponseWriter, r *http.Request) {
-	var out []modelInfoJSON
-	for _, m := range s.models.list() {
+func (h *Handler) handleList(w http.ResponseWriter, r *http.Request) {
+	var out []ModelInfo
+	for _, m := range h.models.list() {
 		out = append(out, m.describe())
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"models": out})
 }
 
-func (s *server) handleDescribe(w http.ResponseWriter, r *http.Request) {
-	m := s.models.get(r.PathValue("name"))
+func (h *Handler) handleDescribe(w http.ResponseWriter, r *http.Request) {
+	m := h.models.get(r.PathValue("name"))
 	if m == nil {
 		fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)",
 			r.PathValue("name"))})
@@ -341,8 +398,8 @@ func (s *server) handleDescribe(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, m.describe())
 }
 
-func (s *server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "models": len(s.models.list())})
+func (h *Handler) handleHealth(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "models": len(h.models.list())})
 }
 
 // statusRecorder keeps a response's status, error message, and the model and rows of a
@@ -361,13 +418,13 @@ func (r *statusRecorder) WriteHeader(status int) {
 }
 
 // logged logs every request (4xx at warn, 5xx at error, with the message) and counts it.
-func (s *server) logged(h http.Handler) http.Handler {
+func (h *Handler) logged(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		h.ServeHTTP(rec, r)
+		next.ServeHTTP(rec, r)
 		elapsed := time.Since(start)
-		s.stats.record(rec.status, elapsed)
+		h.stats.record(rec.status, elapsed)
 		level := slog.LevelInfo
 		switch {
 		case rec.status >= 500:
@@ -384,12 +441,12 @@ func (s *server) logged(h http.Handler) http.Handler {
 		if rec.err != "" {
 			attrs = append(attrs, slog.String("error", rec.err))
 		}
-		s.log.LogAttrs(r.Context(), level, "request", attrs...)
+		h.log.LogAttrs(r.Context(), level, "request", attrs...)
 	})
 }
 
-// serveStats are the counters /metrics exposes.
-type serveStats struct {
+// counters are what /metrics exposes.
+type counters struct {
 	mu       sync.Mutex
 	byStatus map[int]int64
 	seconds  float64
@@ -398,7 +455,7 @@ type serveStats struct {
 	refused  atomic.Int64
 }
 
-func (st *serveStats) record(status int, d time.Duration) {
+func (st *counters) record(status int, d time.Duration) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.byStatus == nil {
@@ -409,32 +466,32 @@ func (st *serveStats) record(status int, d time.Duration) {
 }
 
 // handleMetrics writes the counters in the Prometheus text format.
-func (s *server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	var b strings.Builder
-	s.stats.mu.Lock()
-	codes := make([]int, 0, len(s.stats.byStatus))
+	h.stats.mu.Lock()
+	codes := make([]int, 0, len(h.stats.byStatus))
 	var count int64
-	for c, n := range s.stats.byStatus {
+	for c, n := range h.stats.byStatus {
 		codes = append(codes, c)
 		count += n
 	}
 	slices.Sort(codes)
 	b.WriteString("# TYPE ivm_requests_total counter\n")
 	for _, c := range codes {
-		fmt.Fprintf(&b, "ivm_requests_total{code=\"%d\"} %d\n", c, s.stats.byStatus[c])
+		fmt.Fprintf(&b, "ivm_requests_total{code=\"%d\"} %d\n", c, h.stats.byStatus[c])
 	}
 	fmt.Fprintf(&b,
 		"# TYPE ivm_request_seconds summary\nivm_request_seconds_sum %g\nivm_request_seconds_count %d\n",
-		s.stats.seconds, count)
-	s.stats.mu.Unlock()
+		h.stats.seconds, count)
+	h.stats.mu.Unlock()
 	fmt.Fprintf(&b, "# TYPE ivm_rows_predicted_total counter\nivm_rows_predicted_total %d\n",
-		s.stats.rows.Load())
+		h.stats.rows.Load())
 	fmt.Fprintf(&b, "# TYPE ivm_requests_in_flight gauge\nivm_requests_in_flight %d\n",
-		s.inflight.Load())
+		h.inflight.Load())
 	fmt.Fprintf(&b,
 		"# TYPE ivm_reloads_total counter\nivm_reloads_total{result=\"replaced\"} "+
 			"%d\nivm_reloads_total{result=\"refused\"} %d\n",
-		s.stats.reloads.Load(), s.stats.refused.Load())
+		h.stats.reloads.Load(), h.stats.refused.Load())
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	io.WriteString(w, b.String())
 }
