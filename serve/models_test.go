@@ -2,6 +2,7 @@ package serve_test
 
 import (
 	"encoding/json"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -23,7 +25,7 @@ import (
 // variance; an Archipelago model's name none and are answered with the class
 // probabilities; GET /v1/models says so.
 func TestServeSSMTRAndArchipelago(t *testing.T) {
-	ts := startServer(t, serve.Limits{}, 0,
+	ts := startServer(t, serve.Limits{Workers: 4}, 0,
 		serve.Source{Name: "smtr", Path: filepath.Join(goldenDir, "smtr.json")},
 		serve.Source{Name: "arch", Path: filepath.Join(goldenDir, "archipelago.json")})
 	var smtr serve.ModelInfo
@@ -60,6 +62,39 @@ func TestServeSSMTRAndArchipelago(t *testing.T) {
 	postJSON(t, ts.URL+"/v1/models/arch/predict", `{"rows": [[0.5, -1]]}`, &got)
 	if p := got.Predictions[0]; p.Mean != nil || p.LatentMean != nil || len(p.Prob) != 3 {
 		t.Errorf("an Archipelago answer: %+v", p)
+	}
+	concurrentAnswersAgree(t, ts.URL+"/v1/models/arch/predict", `{"rows": [[0.5, -1]]}`)
+	concurrentAnswersAgree(t, ts.URL+"/v1/models/smtr/predict",
+		`{"rows": [[0.5, -1]], "tasks": ["`+task+`"]}`)
+}
+
+// concurrentAnswersAgree posts body from 8 clients at once, 5 times each, and wants the
+// same answer every time.
+func concurrentAnswersAgree(t *testing.T, url, body string) {
+	t.Helper()
+	_, want := post(t, http.DefaultClient, url, body)
+	var wg sync.WaitGroup
+	answers := make(chan string, 40)
+	for range 8 {
+		wg.Go(func() {
+			for range 5 {
+				resp, err := http.Post(url, "application/json", strings.NewReader(body))
+				if err != nil {
+					answers <- err.Error()
+					continue
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				answers <- string(b)
+			}
+		})
+	}
+	wg.Wait()
+	close(answers)
+	for a := range answers {
+		if a != string(want) {
+			t.Fatalf("%s: answered %s, and %s before", url, a, want)
+		}
 	}
 }
 
