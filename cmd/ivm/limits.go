@@ -139,11 +139,10 @@ func checkGrid(n, lo int) error {
 	return nil
 }
 
-// modelFile is a model file read whole: a model of a registered family (package family)
-// or a part of a partitioned training (which only info and merge read). A model is one
-// of a single-task predictor, a multi-task model or another family's.
+// modelFile is a model file read whole: a model of a registered family (package family),
+// one of a single-task predictor, a multi-task model or another family's, or a part of a
+// partitioned training (which only info and merge read).
 type modelFile struct {
-	model  family.Model
 	single *ivm.Predictor
 	multi  *multitask.Model
 	family familyModel // a model of a family the command line registers (family.go)
@@ -169,7 +168,7 @@ func readModelKind(path string, limit memLimit, allowPart bool) (*modelFile, err
 // decodeModel decodes the model file b, read from path, with the loader family.Load finds
 // for its format (a part file with ivm.LoadPart when allowPart).
 func decodeModel(b []byte, path string, allowPart bool) (*modelFile, error) {
-	if format, _ := fileformat.Of(b); format == ivm.PartFormat && allowPart {
+	if allowPart && isPartFile(b) {
 		part, err := ivm.LoadPart(bytes.NewBuffer(b))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
@@ -183,9 +182,15 @@ func decodeModel(b []byte, path string, allowPart bool) (*modelFile, error) {
 	return openModel(m, path)
 }
 
+// isPartFile says whether the file b is a part of a partitioned training (ivm-part/1).
+func isPartFile(b []byte) bool {
+	format, _ := fileformat.Of(b) // a file that is not JSON is for family.Load to explain
+	return format == ivm.PartFormat
+}
+
 // openModel returns what the commands use of a model family.Load read from path.
 func openModel(m family.Model, path string) (*modelFile, error) {
-	mf := &modelFile{model: m}
+	mf := &modelFile{}
 	switch u := m.Unwrap().(type) {
 	case *ivm.Predictor:
 		mf.single = u
