@@ -231,7 +231,8 @@ func FuzzLoad(f *testing.F) {
 }
 
 // throughLoad fits three blobs with cfg, saves the model, reads it back with Load and
-// returns Load's predictions and the fitted model's own.
+// returns Load's predictions and the fitted model's own; Load's latents must be the fitted
+// model's, every model's mean and variance.
 func throughLoad(t *testing.T, cfg ivm.Config, seed uint64, perClass int) ([]noise.Prediction, []ivm.Prediction) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 9))
@@ -255,6 +256,15 @@ func throughLoad(t *testing.T, cfg ivm.Config, seed uint64, perClass int) ([]noi
 	want, err := p.Predict(x)
 	if err != nil {
 		t.Fatal(err)
+	}
+	_, latents, err := m.(family.LatentPredictor).PredictLatent(x, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range latents {
+		if !slices.Equal(l.Mean, want[i].Mean) || !slices.Equal(l.Var, want[i].Var) {
+			t.Fatalf("row %d: latents %+v after Load, %+v in process", i, l, want[i])
+		}
 	}
 	return got, want
 }
