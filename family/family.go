@@ -28,8 +28,8 @@ type Model interface {
 	// Format is the "format" field of the model's file ("ivm-ssmtr/1").
 	Format() string
 	// Kind names what the model predicts in a word: a single-task IVM's task (binary,
-	// multiclass, regression, ordinal, semisupervised), multitask for a model whose rows
-	// need a task, else regression or the classes' binary or multiclass.
+	// multiclass, regression, ordinal, semisupervised); multitask for a model whose rows
+	// name their task; otherwise regression, binary or multiclass.
 	Kind() string
 	// InputDim is the number of inputs a row has.
 	InputDim() int
