@@ -24,7 +24,6 @@ package ivm
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -33,37 +32,14 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/ivmlab/ivm/calib"
-	"github.com/ivmlab/ivm/optimize"
 )
-
-// Logistic is the map from a label regression's predictive mean μ to p(y = +1):
-// σ(Slope·μ + Offset), with Slope > 0 (see Predictor.Logistic).
-type Logistic struct {
-	Slope  float64 `json:"slope"`
-	Offset float64 `json:"offset"`
-}
-
-// prob returns σ(Slope·mu + Offset).
-func (l *Logistic) prob(mu float64) float64 {
-	return 1 / (1 + math.Exp(-(l.Slope*mu + l.Offset)))
-}
-
-// check refuses a map that is not finite or not increasing.
-func (l *Logistic) check() error {
-	if !(l.Slope > 0) || math.IsInf(l.Slope, 0) || math.IsNaN(l.Offset) || math.IsInf(l.Offset, 0) {
-		return fmt.Errorf(
-			"logistic map slope %v, offset %v: want a finite positive slope and a finite offset", l.Slope,
-			l.Offset)
-	}
-	return nil
-}
 
 // labelFit is what fitLabels chose: the kernel, the map and label noise, the marginal
 // likelihood's evaluations, and the leave-one-out −ln p(y) per row at the least label
 // noise (as the probit search scores its kernels).
 type labelFit struct {
 	spec    string
-	logit   Logistic
+	logit   calib.Logistic
 	eps     float64
 	evals   int
 	looLoss float64
@@ -114,7 +90,7 @@ func fitLabels(x mat.Matrix, sc *Scaler, y, classes []float64) (labelFit, error)
 	loo := labelLOO(best, mean)
 	bestLoss := math.Inf(1)
 	for _, eps := range searchLabelNoise {
-		lg, loss, err := fitLogistic(loo, yc, eps)
+		lg, loss, err := calib.FitLogistic(loo, yc, eps)
 		if err != nil {
 			return labelFit{}, err
 		}
@@ -179,13 +155,13 @@ func refineLabels(e *exactGP, ml *exactFit, yc []float64, mean float64, evals *i
 func looLosses(f *exactFit, yc []float64, mean float64) []float64 {
 	loo := labelLOO(f, mean)
 	eps := searchLabelNoise[0]
-	lg, _, err := fitLogistic(loo, yc, eps)
+	lg, _, err := calib.FitLogistic(loo, yc, eps)
 	if err != nil {
 		return nil
 	}
 	losses := make([]float64, len(loo))
 	for i, m := range loo {
-		q := lg.prob(m)
+		q := lg.Prob(m)
 		if yc[i] < 0 {
 			q = 1 - q
 		}
@@ -221,39 +197,3 @@ var (
 	labelGamma = []float64{0.5, 1, 2}
 	labelNoise = []float64{0, 0.01, 0.1, 0.3, 1}
 )
-
-// errNoLogistic is fitLogistic's answer when the outputs do not rise with the labels.
-var errNoLogistic = errors.New(
-	"ivm: the leave-one-out means of the label regression do not rise with the labels")
-
-// fitLogistic fits the map p(+1) = ε/2 + (1−ε)·σ(a·μ + b) to the outputs mu of rows
-// labelled t = ±1 by the least mean −ln p(t), returning it and that loss.
-func fitLogistic(mu, t []float64, eps float64) (Logistic, float64, error) {
-	n := float64(len(mu))
-	loss := func(w, grad []float64) float64 {
-		sum, ga, gb := 0.0, 0.0, 0.0
-		for i, m := range mu {
-			z := t[i] * (w[0]*m + w[1])
-			s := 1 / (1 + math.Exp(-z)) // σ(z): the map's probability of the row's label
-			p := eps/2 + (1-eps)*s      // with the label noise
-			sum -= math.Log(p)
-			dz := -(1 - eps) * s * (1 - s) / p // ∂(−ln p)/∂z
-			ga += dz * t[i] * m
-			gb += dz * t[i]
-		}
-		if grad != nil {
-			grad[0], grad[1] = ga/n, gb/n
-		}
-		return sum / n
-	}
-	r, err := optimize.Minimize(loss, []float64{1, 0}, optimize.Options{Method: optimize.MethodLBFGS,
-		MaxIter: 200, GradTol: 1e-9})
-	if err != nil {
-		return Logistic{}, 0, fmt.Errorf("ivm: calibrating the label regression: %w", err)
-	}
-	lg := Logistic{Slope: r.X[0], Offset: r.X[1]}
-	if lg.check() != nil {
-		return Logistic{}, 0, errNoLogistic
-	}
-	return lg, r.F, nil
-}

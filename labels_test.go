@@ -10,33 +10,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// fitLogistic recovers the map that generated the labels.
-func TestFitLogistic(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 1))
-	n := 20000
-	mu, lab := make([]float64, n), make([]float64, n)
-	for i := range mu {
-		mu[i] = rng.NormFloat64()
-		lab[i] = -1
-		if rng.Float64() < 1/(1+math.Exp(-(2*mu[i]+0.5))) {
-			lab[i] = 1
-		}
-	}
-	lg, loss, err := fitLogistic(mu, lab, 0.001)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(lg.Slope-2) > 0.1 || math.Abs(lg.Offset-0.5) > 0.06 || !(loss > 0 && loss < math.Ln2) {
-		t.Errorf("fitted slope %v, offset %v, loss %v; generated with 2, 0.5", lg.Slope, lg.Offset, loss)
-	}
-	for i := range lab {
-		lab[i] = -lab[i] // outputs that fall as the labels rise
-	}
-	if _, _, err := fitLogistic(mu, lab, 0.001); err != errNoLogistic {
-		t.Errorf("labels reversed: %v, want errNoLogistic", err)
-	}
-}
-
 // twoBlobs returns n rows of two inputs: class 1 around (1, 0), class 0 around (−1, 0),
 // unit spread, so the Bayes rule errs on Φ(−1) ≈ 15.9 % of rows.
 func twoBlobs(n int, seed uint64) (*mat.Dense, []float64) {

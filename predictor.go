@@ -259,7 +259,7 @@ type Predictor struct {
 	// noise; Fit does so where every row is active, labels.go), maps the model's predictive
 	// mean μ to p(y = +1) = σ(Slope·μ + Offset); Sharpness is then 1 and LabelNoise mixes in
 	// as for a probit model. nil otherwise.
-	Logistic *Logistic
+	Logistic *calib.Logistic
 	// Baseline holds the model's held-out log loss beside the constant predictor's where
 	// Fit measured both (the default search); nil otherwise. Fit warns when the model does
 	// not beat it.
@@ -860,7 +860,7 @@ func (p *Predictor) predictChecked(x mat.Matrix) ([]Prediction, error) {
 				out[i].Prob = slices.Clone(np.Prob)
 				out[i].Label = p.Classes[int(np.Label)]
 			case p.Logistic != nil: // binary, the labels regressed
-				q := p.Logistic.prob(np.Mean)
+				q := p.Logistic.Prob(np.Mean)
 				out[i].Prob = []float64{1 - q, q}
 				out[i].Label = p.binaryLabel(&np)
 			default: // binary, semi-supervised: classes ±1 in the model
@@ -1062,7 +1062,7 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 // positive one where p(+1) > ½, which for a label regression is where its logistic map says
 // so, and otherwise where the noise model's label is +1.
 func (p *Predictor) binaryLabel(np *noise.Prediction) float64 {
-	if p.Logistic != nil && p.Logistic.prob(np.Mean) > 0.5 || p.Logistic == nil && np.Label > 0 {
+	if p.Logistic != nil && p.Logistic.Prob(np.Mean) > 0.5 || p.Logistic == nil && np.Label > 0 {
 		return p.Classes[1]
 	}
 	return p.Classes[0]
@@ -1093,7 +1093,7 @@ type labelMember struct {
 func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit float64,
 	spec string, criterion Criterion) (string, Criterion, *labelMember, error) {
 	res, err := fitLabels(x, p.Scaler, y, p.Classes)
-	if errors.Is(err, errNoLogistic) {
+	if errors.Is(err, calib.ErrNoLogistic) {
 		return spec, criterion, nil, nil
 	}
 	if err != nil {
