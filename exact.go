@@ -40,6 +40,7 @@ import (
 	"github.com/ivmlab/ivm/internal/rowdot"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/optimize"
+	"github.com/ivmlab/ivm/search"
 )
 
 const (
@@ -419,10 +420,10 @@ func (f *exactFit) spec(sd float64) string {
 // calibration, the marginal likelihood's evaluations and the mean leave-one-out −ln p(y)
 // per row under that calibration.
 type exactResult struct {
-	spec    string
-	cal     probMap
-	evals   int
-	looLoss float64
+	spec      string
+	sharpness float64
+	evals     int
+	looLoss   float64
 }
 
 // exactRegression chooses the kernel of a regression task on its scaled inputs xs by
@@ -433,7 +434,7 @@ func exactRegression(xs *mat.Dense, y []float64) (exactResult, error) {
 	if err != nil {
 		return exactResult{}, err
 	}
-	// Calibrated as the search's regression kernels are (searcher.calibration), on the
+	// Calibrated as the search's regression kernels are (search.RegressionSharpness), on the
 	// leave-one-out predictions: the 90 %-confidence margin of the covering rule keeps the
 	// intervals wide enough that a test set of a few hundred rows sees at least the nominal
 	// coverage.
@@ -443,12 +444,9 @@ func exactRegression(xs *mat.Dense, y []float64) (exactResult, error) {
 	// on all the rows are optimistic, most where the rows are few (R's stackloss;
 	// bench/RESULTS.md). On every public regression set measured the sharpness was below 1
 	// anyway.
-	s := &searcher{task: Regression, yVal: ys}
-	loo := [][2][]float64{{fit.looMean, fit.looVar}}
-	cal := s.calibration(loo)
-	cal.a = min(cal.a, 1)
-	return exactResult{spec: fit.spec(sd), cal: cal, evals: fit.evals, looLoss: s.logLoss(loo, cal)},
-		nil
+	a := min(search.RegressionSharpness(ys, fit.looMean, fit.looVar), 1)
+	return exactResult{spec: fit.spec(sd), sharpness: a, evals: fit.evals,
+		looLoss: search.RegressionLoss(ys, fit.looMean, fit.looVar, a)}, nil
 }
 
 // standardised returns the targets y less their mean, divided by their standard deviation
@@ -483,18 +481,18 @@ const (
 // its held-out rows: where most inputs do not matter (one relevant input among eight,
 // 2 000 synthetic rows) standardised inputs drown the one that does and the search's best
 // kernel predicted about the mean.
-func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scaler, Progress,
-	error) {
+func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scaler,
+	search.Report, error) {
 	n, _ := x.Dims()
 	rows := subset.Random(n, relevanceRows, seed, 0x5e1e)
 	xs, err := subset.Scaled(x, std, rows)
 	if err != nil {
-		return nil, Progress{}, err
+		return nil, search.Report{}, err
 	}
 	ys, _ := standardised(subset.Of(y, rows))
 	fit, err := fitExact(newExactGP(xs, ys), true)
 	if err != nil {
-		return nil, Progress{}, err
+		return nil, search.Report{}, err
 	}
 	lmin := slices.Min(fit.length)
 	sc := &Scaler{Kind: ScaleRelevance, Shift: slices.Clone(std.Shift),
@@ -503,10 +501,8 @@ func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scal
 		sc.Weight[d] = max(lmin/l, relevanceFloor)
 		sc.Factor[d] = std.Factor[d] * sc.Weight[d]
 	}
-	s := &searcher{task: Regression, yVal: ys}
-	loo := [][2][]float64{{fit.looMean, fit.looVar}}
-	report := Progress{Search: fit.evals, SearchScore: s.logLoss(loo, probMap{a: 1}),
-		SearchKernel: fmt.Sprintf(
+	report := search.Report{Evals: fit.evals,
+		Score: search.RegressionLoss(ys, fit.looMean, fit.looVar, 1), Kernel: fmt.Sprintf(
 			"%s on %d rows, by the marginal likelihood, scored leaving one row out: the relevance "+
 				"scaling's weights", fit.spec(1), len(rows))}
 	return sc, report, nil

@@ -32,6 +32,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/ivmlab/ivm/calib"
+	"github.com/ivmlab/ivm/search"
 )
 
 // labelFit is what fitLabels chose: the kernel, the map and label noise, the marginal
@@ -49,10 +50,10 @@ type labelFit struct {
 // rows with d active points whose probit search scored probit (see the comment at the top
 // of labels.go): not where the task was given as Binary, which asks for the probit model
 // (as -noise probit does), except in a one-vs-one pair, which may blend the two — unless
-// its probit model leaves nothing to gain (held-out log loss below flatLoss), since
+// its probit model leaves nothing to gain (held-out log loss below search.FlatLoss), since
 // K(K−1)/2 pairs would pay for it without changing a prediction.
 func (cfg *Config) labelRegression(task Task, n, d int, probit float64) bool {
-	return task == Binary && (cfg.Task == TaskAuto || (cfg.pair && probit >= flatLoss)) && d == n &&
+	return task == Binary && (cfg.Task == TaskAuto || (cfg.pair && probit >= search.FlatLoss)) && d == n &&
 		n <= exactMaxRows &&
 		cfg.resolveLearning(task) == Search
 }
@@ -89,7 +90,7 @@ func fitLabels(x mat.Matrix, sc *Scaler, y, classes []float64) (labelFit, error)
 		")+white(variance=" + f(best.noise) + ")"
 	loo := labelLOO(best, mean)
 	bestLoss := math.Inf(1)
-	for _, eps := range searchLabelNoise {
+	for _, eps := range search.LabelNoise {
 		lg, loss, err := calib.FitLogistic(loo, yc, eps)
 		if err != nil {
 			return labelFit{}, err
@@ -97,7 +98,7 @@ func fitLabels(x mat.Matrix, sc *Scaler, y, classes []float64) (labelFit, error)
 		if math.IsInf(bestLoss, 1) {
 			res.looLoss = loss // at the least label noise
 		}
-		if loss < bestLoss-searchTol || math.IsInf(bestLoss, 1) {
+		if loss < bestLoss-search.Tol || math.IsInf(bestLoss, 1) {
 			res.logit, res.eps, bestLoss = lg, eps, loss
 		}
 	}
@@ -154,7 +155,7 @@ func refineLabels(e *exactGP, ml *exactFit, yc []float64, mean float64, evals *i
 // their own logistic at the least label noise; nil where no map rises with the labels yc.
 func looLosses(f *exactFit, yc []float64, mean float64) []float64 {
 	loo := labelLOO(f, mean)
-	eps := searchLabelNoise[0]
+	eps := search.LabelNoise[0]
 	lg, _, err := calib.FitLogistic(loo, yc, eps)
 	if err != nil {
 		return nil

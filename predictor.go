@@ -3,6 +3,7 @@ package ivm
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
+	"github.com/ivmlab/ivm/search"
 )
 
 // Task is what a Predictor learns to predict.
@@ -141,6 +143,11 @@ type Config struct {
 	Workers int
 	// Progress, when set, receives progress reports. Fit serialises the calls.
 	Progress func(Progress)
+	// SearchTrace, when set, receives a line for every kernel the default search scores and
+	// for each of its choices, for diagnosing what it chose (search.Options.Trace; the
+	// command-line tool sends it to stderr where IVM_SEARCH_TRACE=1). One-vs-one pairs
+	// search side by side and write to it at once.
+	SearchTrace io.Writer
 	// Decomposition is how a multi-class task is split into binary problems, or fitted as
 	// one projected model (default DecomposeAuto: AutoDecomposition with the default
 	// search, OneVsRest otherwise).
@@ -244,7 +251,7 @@ type Predictor struct {
 	// keeps telling them apart, so the softmax can be confident about the pair where the power cannot
 	// (it lowered the test log loss of the same models on USPS, letter and Fashion-MNIST;
 	// bench/RESULTS.md). Search sets it for one-vs-rest unless the power family fits the held-out rows
-	// clearly better (see searcher.calibration); false otherwise, and in files written before it.
+	// clearly better (see package search); false otherwise, and in files written before it.
 	Softmax bool
 	// LabelNoise is the weight ε of a uniform distribution over the classes mixed into the
 	// reported probabilities of a binary or multi-class task, p_c = (1−ε) p'_c + ε/K after
@@ -315,12 +322,12 @@ func DefaultActiveSize(n, problems int) int {
 const searchFinalFlops = 1e10
 
 // SearchActiveSize is the d of the final model when the default search chose the kernel and
-// Config.ActiveSize is 0 (unless the search's held-out loss leaves nothing to gain: see flatLoss in
-// search.go): DefaultActiveSize (which the search scores its kernels at), grown to min(n, 12√n,
-// 1250) and to the largest d with problems·n·d² ≤ 10¹⁰ where either is more. The search's
-// cost grows with the d it scores at, the final model's only once; and a larger d brings the sparse
-// model closer to the full GP, in its accuracy and most of all in its probabilities (measured
-// on USPS, Fashion-MNIST and spambase in bench/RESULTS.md).
+// Config.ActiveSize is 0 (unless the search's held-out loss leaves nothing to gain: see
+// search.FlatLoss): DefaultActiveSize (which the search scores its kernels at), grown to
+// min(n, 12√n, 1250) and to the largest d with problems·n·d² ≤ 10¹⁰ where either is more. The
+// search's cost grows with the d it scores at, the final model's only once; and a larger d brings
+// the sparse model closer to the full GP, in its accuracy and most of all in its probabilities
+// (measured on USPS, Fashion-MNIST and spambase in bench/RESULTS.md).
 //
 // Past candidatesPerActive·d rows the same selection time, problems·d²·n, is spent on a larger
 // d chosen from fewer candidates: d' = ∛(d²·n/candidatesPerActive) active points of
@@ -354,7 +361,7 @@ func SearchCandidates(n, d int) int { return min(n, candidatesPerActive*max(d, 1
 // when a target is not an integer; multi-class for 3 to 50 distinct integers; regression
 // above that. By default d is DefaultActiveSize, and for binary, multi-class and
 // regression tasks the kernel, the input scaling and the selection criterion are chosen by
-// Search (see search.go), whose final model has SearchActiveSize active points chosen from
+// Search (see package search), whose final model has SearchActiveSize active points chosen from
 // SearchCandidates rows. Where all of at most 700 rows are active, a regression task gets
 // the exact GP's maximum-likelihood rbfard kernel instead (exact.go), a binary task
 // with TaskAuto the regression of its labels where that predicts left-out rows better
@@ -641,7 +648,7 @@ func (pb *problem) run(x *mat.Dense, task Task) (*Model, []IterTrace, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := selectActive(s, pb.d); err != nil {
+		if err := search.SelectActive(s, pb.d); err != nil {
 			return nil, nil, err
 		}
 		m, err := s.Model()
@@ -1008,9 +1015,9 @@ func (p *Predictor) activeSizes(d, n int) (dSearch, dFinal int, err error) {
 }
 
 // search chooses the kernel, the input scaling, the criterion and the calibration by the
-// held-out search (search.go) and sets p's scaler, sharpness and label noise.
+// held-out search (package search) and sets p's scaler, sharpness and label noise.
 // The score is the chosen kernel's held-out −ln p(y) per row, dFinal the final model's
-// active set size (see searchResult).
+// active set size (see search.Result).
 func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int,
 	criterion Criterion) (string, Criterion, float64, int, error) {
 	task, problems := p.Task, p.problems()
@@ -1019,10 +1026,10 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 		criterion = Entropy
 	}
 	before := 0 // evaluations reported before the search's own (the relevance fit's)
-	report := func(evals int, kernel string, score, prior float64) {
+	report := func(r search.Report) {
 		if cfg.Progress != nil {
-			cfg.Progress(Progress{Problems: problems, Search: before + evals, SearchKernel: kernel,
-				SearchScore: score, SearchPrior: prior})
+			cfg.Progress(Progress{Problems: problems, Search: before + r.Evals, SearchKernel: r.Kernel,
+				SearchScore: r.Score, SearchPrior: r.Prior})
 		}
 	}
 	if n, dim := x.Dims(); task == Regression && d == n && n <= exactMaxRows && dim > 0 {
@@ -1040,22 +1047,26 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 			// A candidate only: where its fit fails the others remain.
 			if rel, pr, err := relevanceScaler(x, y, p.Scaler, cfg.Learn.Seed); err == nil {
 				scalers = append(scalers, rel)
-				report(pr.Search, pr.SearchKernel, pr.SearchScore, 0)
-				before = pr.Search
+				report(pr)
+				before = pr.Evals
 			}
 		}
 	}
-	res, err := searchKernel(x, scalers, y, task, p.Classes, d, dFinal, criterion,
-		auto && task != Regression, cfg, report)
+	res, err := search.Kernel(x, scalers, y,
+		search.Task{Regression: task == Regression, Classes: p.Classes}, d, dFinal,
+		search.Options{Seed: cfg.Learn.Seed, Workers: cfg.Workers, ZeroBias: cfg.ZeroBias,
+			Criterion: criterion, ChooseCriterion: auto && task != Regression,
+			ActiveSizeGiven: cfg.ActiveSize != 0, Candidates: SearchCandidates,
+			Trace: cfg.SearchTrace, Progress: report})
 	if err != nil {
 		return "", 0, 0, 0, err
 	}
-	p.Scaler = scalers[res.input]
-	p.Sharpness, p.LabelNoise, p.Softmax = res.cal.a, res.cal.eps, res.cal.softmax
-	if p.Baseline = res.baseline; !p.Baseline.Beaten() {
+	p.Scaler = res.Scaler
+	p.Sharpness, p.LabelNoise, p.Softmax = res.Sharpness, res.LabelNoise, res.Softmax
+	if p.Baseline = res.Baseline; !p.Baseline.Beaten() {
 		p.Warnings = append(p.Warnings, p.Baseline.Warning())
 	}
-	return res.spec, res.crit, res.score, res.d, nil
+	return res.Spec, res.Criterion, res.Score, res.ActiveSize, nil
 }
 
 // binaryLabel is the class a binary (or semi-supervised) model's prediction np gives: the
@@ -1133,7 +1144,7 @@ func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit 
 func (p *Predictor) searchExact(x mat.Matrix, y []float64, cfg *Config) (string, Criterion, float64,
 	error) {
 	n, _ := x.Dims()
-	if err := checkSearchRows(n); err != nil {
+	if err := search.CheckRows(n); err != nil {
 		return "", 0, 0, err
 	}
 	xs, err := p.Scaler.Apply(x)
@@ -1149,7 +1160,7 @@ func (p *Predictor) searchExact(x mat.Matrix, y []float64, cfg *Config) (string,
 			SearchKernel: res.spec + ", by the marginal likelihood, scored leaving one row out",
 			SearchScore:  res.looLoss})
 	}
-	p.Sharpness = res.cal.a
+	p.Sharpness = res.sharpness
 	return res.spec, Entropy, res.looLoss, nil
 }
 

@@ -1,9 +1,9 @@
-package ivm
-
-// The default way Fit chooses kernel parameters for binary, multi-class and regression
-// tasks: a search on the predictive likelihood of held-out training rows. (Regression tasks
-// small enough for every row to be active are the exception: there the IVM is the exact GP,
-// and its marginal likelihood chooses the kernel; see exact.go.)
+// Package search chooses an IVM's kernel the way ivm.Fit does by default for binary,
+// multi-class and regression tasks: a search on the predictive likelihood of held-out
+// training rows, which also chooses the input scaling, the selection criterion and the
+// calibration of the reported probabilities. (Regression tasks small enough for every row
+// to be active are the exception: there the IVM is the exact GP, and its marginal
+// likelihood chooses the kernel; see package exactgp.)
 //
 // Why not Algorithm 2 by default. Measured on public and hidden sets (bench/RESULTS.md),
 // Algorithm 2 with its evidence objective cost many times libsvm's whole grid-search recipe
@@ -23,13 +23,14 @@ package ivm
 // parameter by a factor while that lowers the score, then tries a finer factor. The
 // selection criterion (entropy or expected entropy) is chosen the same way at the end:
 // neither wins across data sets (bench/RESULTS.md), the held-out score decides per data set.
+package search
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -39,39 +40,13 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/ivmlab/ivm/calib"
-	"github.com/ivmlab/ivm/internal/enum"
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
-
-// Learning says how Fit chooses the kernel parameters.
-type Learning int
-
-const (
-	// LearnAuto is Search for binary, multi-class and regression tasks, and Algorithm 2
-	// for ordinal and semi-supervised ones.
-	LearnAuto Learning = iota
-	// Search picks one kernel for all of a task's problems by the predictive log
-	// likelihood of held-out rows (see the comment at the top of search.go); for a
-	// regression task whose rows are all active (at most 700), the exact GP's marginal
-	// likelihood picks an rbfard kernel instead (exact.go).
-	Search
-	// Algorithm2 is the papers' Algorithm 2 (Learn) on each problem, set by Config.Learn.
-	Algorithm2
-)
-
-var learningNames = []string{"auto", "search", "alg2"}
-
-// String returns the name ParseLearning accepts.
-func (l Learning) String() string { return enum.String("Learning", learningNames, int(l)) }
-
-// ParseLearning parses "auto" (or ""), "search" or "alg2".
-func ParseLearning(s string) (Learning, error) {
-	v, err := enum.Parse("ivm", "learning", learningNames, s)
-	return Learning(v), err
-}
 
 // Search sizes: the training rows are dealt into searchFolds stratified folds (two where
 // three would cost too much, searchCVFlops). Up to searchCVRows rows, every fold is
@@ -92,9 +67,9 @@ const (
 	searchMaxVal  = 1000
 	searchMaxFit  = 3000
 	searchMaxD    = 200
-	// searchTol is the least fall in the mean held-out −ln p per row that moves the search:
+	// Tol is the least fall in the mean held-out −ln p per row that moves the search:
 	// smaller differences are below what a few hundred validation rows can resolve.
-	searchTol = 1e-4
+	Tol = 1e-4
 	// searchMaxEvals bounds the kernels the pattern search scores (about 18 are usual; a
 	// long ridge of nearly equal scores would otherwise be followed at full cost).
 	searchMaxEvals = 24
@@ -106,14 +81,10 @@ const (
 	searchMaxVariance = 100
 )
 
-// searchTrace (IVM_SEARCH_TRACE=1 in the environment) prints every kernel the search
-// scores, for diagnosing what it chose.
-var searchTrace = os.Getenv("IVM_SEARCH_TRACE") == "1"
-
 // searchParams are the kernel parameters the search moves (natural values).
 type searchParams struct {
 	gamma, variance, white float64
-	crit                   Criterion
+	crit                   engine.Criterion
 }
 
 // spec writes the kernel rbf(γ, variance)+bias+white(white).
@@ -125,14 +96,14 @@ func (p searchParams) spec() string {
 
 // searcher scores kernels for one task on fixed folds of its training rows.
 type searcher struct {
-	task  Task
-	folds []searchFold
+	regression bool
+	folds      []searchFold
 	// the folds the rows were dealt into: len(folds) for cross-validation, more for one held-out fold
 	nFolds   int
 	valClass []int     // classification: the index in classes of each validation row's label
 	yVal     []float64 // regression: the standardised validation targets
 	workers  int
-	cfg      *Config
+	opt      Options
 	memo     map[searchParams]float64
 	outs     map[searchParams][][2][]float64 // validation outputs of every kernel scored
 	// report receives every kernel scored, with the active set size its models had when
@@ -164,11 +135,11 @@ type searchFold struct {
 // three folds of 2 000 rows take 64 MB, one of searchMaxFit rows 72 MB.
 const searchInnerBytes = 96 << 20
 
-// searchInnerMemory bounds the memory the default search's inner products take on n
+// InnerMemory bounds the memory the default search's inner products take on n
 // training rows (kern.Inner, besides the inputs): its folds hold the products of at most
 // 4/3·n² + n pairs of rows (three folds of about two thirds of them), and none past
 // searchInnerBytes.
-func searchInnerMemory(n int) float64 {
+func InnerMemory(n int) float64 {
 	return min(searchInnerBytes, 8*(4.0/3*float64(n)*float64(n)+float64(n)))
 }
 
@@ -188,36 +159,95 @@ func (l *lazyInner) get() *kern.Inner {
 	return l.in
 }
 
-// searchResult is what the search chose.
-type searchResult struct {
-	spec  string    // the kernel, for the targets as given
-	crit  Criterion // the selection criterion
-	cal   probMap   // Predictor.Sharpness, LabelNoise and Softmax
-	input int       // the index of the chosen scaler
-	// score is the kernel's held-out −ln p(y) per row as the search scored it (at the least
-	// label noise and its best sharpness), before any final-size move.
-	score float64
-	// d is the final model's active set size: the one asked for, or the search's where its
-	// models leave nothing to gain (flatLoss).
-	d int
-	// baseline compares the calibrated model's validation loss with the constant
-	// predictor's.
-	baseline *calib.Baseline
+// Task is what a search's models predict.
+type Task struct {
+	// Regression marks real targets (Gaussian noise); otherwise the task is classification
+	// (probit noise).
+	Regression bool
+	// Classes are a classification task's labels in ascending order: two for one binary
+	// problem, more for one problem per class against the rest (one-vs-rest).
+	Classes []float64
 }
 
-// flatLoss is the held-out −ln p(y) per row below which a classification search keeps the
-// final model at the size it scored kernels at (DefaultActiveSize) instead of growing it
-// (SearchActiveSize): its models already give nearly every held-out row its label
-// confidently (a row at the least label noise costs 0.0005), and a larger model can lower
-// the loss by at most what is left, while its selection costs up to searchFinalFlops
-// whatever the problem's difficulty, while on near-separable data libsvm's whole recipe
-// is cheap (measured on the space shuttle's radiator data in bench/RESULTS.md).
-const flatLoss = 0.01
+// Options configures a search. Its zero value means the defaults.
+type Options struct {
+	// Seed seeds the random streams that deal the rows into folds and draw the rows the
+	// folds use.
+	Seed uint64
+	// Workers bounds the goroutines (0: all cores).
+	Workers int
+	// ZeroBias starts the probit models' bias at 0 (noise.Probit.ZeroBias).
+	ZeroBias bool
+	// Criterion is the selection criterion the search starts from (the zero value is
+	// engine.Entropy); with ChooseCriterion it also tries the other one, where not every
+	// row is active.
+	Criterion       engine.Criterion
+	ChooseCriterion bool
+	// ActiveSizeGiven says the final model's active set size was asked for: a
+	// classification search whose models leave nothing to gain (FlatLoss) then does not
+	// shrink it to the size it scored kernels at.
+	ActiveSizeGiven bool
+	// Candidates returns how many of n training rows a final selection of d active points
+	// chooses from where its size was not given (ivm.SearchCandidates); nil means all of
+	// them. It prices the fits of finalSize.
+	Candidates func(n, d int) int
+	// Trace, when set, receives a line for every kernel the search scores and for each of
+	// its choices, for diagnosing what it chose.
+	Trace io.Writer
+	// Progress, when set, receives a report for every kernel the search scores.
+	Progress func(Report)
+}
 
-// searchKernel chooses the kernel, the criterion and, among several candidate scalings of
-// the inputs, the scaling for the targets y of a binary, multi-class or regression task.
-// The search starts from criterion crit and, with chooseCrit, tries the other one at the
-// end.
+// Report is the search's progress: a kernel it scored.
+type Report struct {
+	// Evals counts the kernels scored so far; Kernel is the last one (spec, scaling and
+	// criterion) and Score its mean held-out −ln p(y) per row.
+	Evals  int
+	Kernel string
+	Score  float64
+	// Prior is the constant predictor's held-out −ln p(y) per row on the same rows (the
+	// class frequencies; for regression the targets' mean and variance), the score a
+	// kernel must beat; 0 where not measured.
+	Prior float64
+}
+
+// Result is what the search chose.
+type Result struct {
+	// Spec is the kernel, for the targets as given, and Criterion the selection criterion.
+	Spec      string
+	Criterion engine.Criterion
+	// Scaler is the chosen scaling of the inputs, one of those given to Kernel.
+	Scaler *dataset.Scaler
+	// Sharpness, LabelNoise and Softmax calibrate the final model's probabilities (or its
+	// regression's predictive variances), as the ivm.Predictor fields of the same names.
+	Sharpness, LabelNoise float64
+	Softmax               bool
+	// Score is the kernel's held-out −ln p(y) per row as the search scored it (at the least
+	// label noise and its best sharpness), before any final-size move.
+	Score float64
+	// ActiveSize is the final model's active set size: the one asked for, or the search's
+	// where its models leave nothing to gain (FlatLoss).
+	ActiveSize int
+	// Baseline compares the calibrated model's validation loss with the constant
+	// predictor's.
+	Baseline *calib.Baseline
+}
+
+// FlatLoss is the held-out −ln p(y) per row below which a classification search keeps the
+// final model at the size it scored kernels at (ivm.DefaultActiveSize) instead of growing
+// it (ivm.SearchActiveSize): its models already give nearly every held-out row its label
+// confidently (a row at the least label noise costs 0.0005), and a larger model can lower
+// the loss by at most what is left, while its selection costs up to the bound of
+// ivm.SearchActiveSize whatever the problem's difficulty, while on near-separable data
+// libsvm's whole recipe is cheap (measured on the space shuttle's radiator data in
+// bench/RESULTS.md).
+const FlatLoss = 0.01
+
+// Kernel chooses the kernel, the criterion and, among several candidate scalings of the
+// inputs, the scaling for the targets y of a binary, multi-class or regression task,
+// scoring kernels by models of d active points and calibrating the chosen one on models
+// of dFinal. The search starts from criterion opt.Criterion and, with
+// opt.ChooseCriterion, tries the other one at the end.
 //
 // Why the scaling is searched: standardising every input is right for inputs in unrelated
 // units with heavy tails (breast cancer's areas and radii), and wrong for inputs that are
@@ -225,90 +255,110 @@ const flatLoss = 0.01
 // values become tens of standard deviations and dominate every distance; scaling to the
 // training range is the other way round. Each candidate is scored at three widths around
 // its own starting width and the better one kept, which costs three kernels per candidate.
-func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, classes []float64, d,
-	dFinal int, crit Criterion, chooseCrit bool, cfg *Config,
-	report func(evals int, kernel string, score, prior float64)) (searchResult, error) {
+func Kernel(x mat.Matrix, scalers []*dataset.Scaler, y []float64, task Task, d, dFinal int,
+	opt Options) (Result, error) {
 	n, _ := x.Dims()
 	var c *climb
 	evals := 0
 	for i, sc := range scalers {
-		s, sd, err := newSearcher(x, sc, y, task, classes, d, cfg)
+		ci, err := startClimb(x, sc, i, y, task, d, opt, &evals)
 		if err != nil {
-			return searchResult{}, err
-		}
-		s.report = func(p searchParams, d int, score, prior float64) {
-			evals++
-			if report != nil {
-				at := ""
-				if d > 0 {
-					at = fmt.Sprintf(" at %d active points", d)
-				}
-				report(evals, fmt.Sprintf("%s, %v scaling, %v criterion%s", p.spec(), sc.Method(), p.crit, at),
-					score, prior)
-			}
-		}
-		ci := &climb{s: s, sd: sd, input: i, evals: &evals, origin: searchParams{gamma: startGamma(x, sc),
-			variance: 1, white: math.Exp(-2)}}
-		if task == Regression {
-			// half the (standardised) target variance: overfitting is the costlier start
-			ci.origin.white = 0.5
-		}
-		ci.p = ci.origin
-		ci.p.crit = crit
-		if ci.best, err = s.score(ci.p); err != nil {
-			return searchResult{}, err
-		}
-		if err := ci.line(0, 4); err != nil {
-			return searchResult{}, err
+			return Result{}, err
 		}
 		if c == nil || ci.best < c.best {
 			c = ci
 		}
 	}
-	if chooseCrit && d < n {
+	chooseCrit := opt.ChooseCriterion && d < n
+	if chooseCrit {
 		if err := c.tryCriterion(); err != nil {
-			return searchResult{}, err
+			return Result{}, err
 		}
 	}
-	if err := c.pattern(task == Regression); err != nil {
-		return searchResult{}, err
+	if err := c.pattern(task.Regression); err != nil {
+		return Result{}, err
 	}
-	if chooseCrit && d < n {
+	if chooseCrit {
 		if err := c.tryCriterion(); err != nil {
-			return searchResult{}, err
+			return Result{}, err
 		}
 	}
-	if err := c.widenUnlessBeaten(y, classes); err != nil {
-		return searchResult{}, err
+	if err := c.widenUnlessBeaten(y, task.Classes); err != nil {
+		return Result{}, err
 	}
-	if task != Regression && cfg.ActiveSize == 0 && c.best < flatLoss && dFinal > d {
-		if searchTrace {
-			fmt.Fprintf(os.Stderr, "search: held-out log loss %.5f below %g: final d = %d, not %d\n", c.best,
-				flatLoss, d, dFinal)
+	if !task.Regression && !opt.ActiveSizeGiven && c.best < FlatLoss && dFinal > d {
+		if w := opt.Trace; w != nil {
+			fmt.Fprintf(w, "search: held-out log loss %.5f below %g: final d = %d, not %d\n", c.best,
+				FlatLoss, d, dFinal)
 		}
 		dFinal = d
 	}
+	return c.result(scalers, n, dFinal)
+}
+
+// startClimb scores the starting kernel for the inputs scaled by sc, the i-th of the
+// candidate scalings, and moves its width while that lowers the score. Its kernels are
+// reported and counted in evals.
+func startClimb(x mat.Matrix, sc *dataset.Scaler, i int, y []float64, task Task, d int,
+	opt Options, evals *int) (*climb, error) {
+	s, sd, err := newSearcher(x, sc, y, task, d, opt)
+	if err != nil {
+		return nil, err
+	}
+	s.report = func(p searchParams, d int, score, prior float64) {
+		*evals++
+		if opt.Progress != nil {
+			at := ""
+			if d > 0 {
+				at = fmt.Sprintf(" at %d active points", d)
+			}
+			opt.Progress(Report{Evals: *evals, Kernel: fmt.Sprintf("%s, %v scaling, %v criterion%s",
+				p.spec(), sc.Method(), p.crit, at), Score: score, Prior: prior})
+		}
+	}
+	c := &climb{s: s, sd: sd, input: i, evals: evals, origin: searchParams{gamma: StartGamma(x, sc),
+		variance: 1, white: math.Exp(-2)}}
+	if task.Regression {
+		// half the (standardised) target variance: overfitting is the costlier start
+		c.origin.white = 0.5
+	}
+	c.p = c.origin
+	c.p.crit = opt.Criterion
+	if c.best, err = s.score(c.p); err != nil {
+		return nil, err
+	}
+	if err := c.line(0, 4); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// result calibrates the kernel the climb c found, on models of the final model's size
+// dFinal (of n rows) where that differs from the ones scored, and writes it for the
+// targets as given.
+func (c *climb) result(scalers []*dataset.Scaler, n, dFinal int) (Result, error) {
 	out, cal := c.s.outs[c.p], c.s
 	if folds := c.s.foldsAt(dFinal, n); folds[0].d != c.s.folds[0].d {
 		// The final model is larger than the ones scored, and more confident: calibrate
 		// on models of its size.
 		var err error
 		pool := n
-		if cfg.ActiveSize == 0 {
-			pool = SearchCandidates(n, dFinal)
+		if opt := c.s.opt; !opt.ActiveSizeGiven && opt.Candidates != nil {
+			pool = opt.Candidates(n, dFinal)
 		}
 		if cal, out, err = c.s.finalSize(c, folds,
 			float64(dFinal)*float64(dFinal)*float64(pool)); err != nil {
-			return searchResult{}, err
+			return Result{}, err
 		}
 	}
-	res := searchResult{crit: c.p.crit, input: c.input, score: c.best, d: dFinal}
-	res.cal = cal.calibration(out)
-	res.baseline = calib.NewBaseline(cal.rowLosses(out, res.cal), cal.priorLosses())
+	m := cal.calibration(out)
+	res := Result{Criterion: c.p.crit, Scaler: scalers[c.input], Sharpness: m.a, LabelNoise: m.eps,
+		Softmax: m.softmax, Score: c.best, ActiveSize: dFinal}
+	res.Baseline = calib.NewBaseline(cal.rowLosses(out, m), cal.priorLosses())
 	p := c.p
 	p.variance *= c.sd * c.sd
 	p.white *= c.sd * c.sd
-	res.spec = p.spec()
+	res.Spec = p.spec()
 	return res, nil
 }
 
@@ -327,7 +377,7 @@ func searchKernel(x mat.Matrix, scalers []*Scaler, y []float64, task Task, class
 // On large sets the validation rows are more than the search's (finalValRows).
 func (s *searcher) finalSize(c *climb, folds []searchFold, finalCost float64) (*searcher,
 	[][2][]float64, error) {
-	if len(folds) > 1 || s.task == Regression || folds[0].d < 2*s.folds[0].d {
+	if len(folds) > 1 || s.regression || folds[0].d < 2*s.folds[0].d {
 		out, err := s.outputs(folds, c.p)
 		return s, out, err
 	}
@@ -336,7 +386,7 @@ func (s *searcher) finalSize(c *climb, folds []searchFold, finalCost float64) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	eps := searchLabelNoise[0]
+	eps := LabelNoise[0]
 	losses := func(out [][2][]float64) []float64 {
 		return fs.rowLosses(out, probMap{a: fs.sharpness(out, eps, false), eps: eps})
 	}
@@ -363,8 +413,8 @@ func (s *searcher) finalSize(c *climb, folds []searchFold, finalCost float64) (*
 			next := losses(alt)
 			fs.reportFinal(q, next)
 			gain, se := calib.PairedGain(cur, next)
-			if searchTrace {
-				fmt.Fprintf(os.Stderr,
+			if w := s.opt.Trace; w != nil {
+				fmt.Fprintf(w,
 					"search: final size d = %d, %d validation rows: %s → %s lowers the held-out log loss by "+
 						"%.5f ± %.5f\n", folds[0].d, len(cur), c.p.spec(), q.spec(), gain, se)
 			}
@@ -406,10 +456,10 @@ func (s *searcher) withFinalVal(folds []searchFold) *searcher {
 // search's whole climb there, so more validation rows cost little in proportion.
 func finalValRows(n int) int { return max(searchMaxVal, n/12) }
 
-// startGamma is the rbf width the search starts from: 1/(D·v̄) for D inputs of mean
+// StartGamma is the rbf width the search starts from: 1/(D·v̄) for D inputs of mean
 // variance v̄ once x is scaled by sc (scikit-learn's gamma="scale"), which puts a typical
 // kernel value near e⁻¹ whatever the scaling.
-func startGamma(x mat.Matrix, sc *Scaler) float64 {
+func StartGamma(x mat.Matrix, sc *dataset.Scaler) float64 {
 	n, dim := x.Dims()
 	total := 0.0
 	col := make([]float64, n)
@@ -442,7 +492,7 @@ type climb struct {
 }
 
 // params returns the kernel at lattice point at under criterion crit.
-func (c *climb) params(at [3]int, crit Criterion) searchParams {
+func (c *climb) params(at [3]int, crit engine.Criterion) searchParams {
 	f := func(v float64, k int) float64 { return v * math.Exp2(float64(k)/2) }
 	return searchParams{gamma: f(c.origin.gamma, at[0]), variance: f(c.origin.variance, at[1]),
 		white: f(c.origin.white, at[2]), crit: crit}
@@ -450,13 +500,13 @@ func (c *climb) params(at [3]int, crit Criterion) searchParams {
 
 // try scores the kernel at lattice point at under crit and moves there if that lowers the
 // score.
-func (c *climb) try(at [3]int, crit Criterion) (bool, error) {
+func (c *climb) try(at [3]int, crit engine.Criterion) (bool, error) {
 	q := c.params(at, crit)
-	if c.s.task != Regression && q.variance > searchMaxVariance {
+	if !c.s.regression && q.variance > searchMaxVariance {
 		return false, nil
 	}
 	v, err := c.s.score(q)
-	if err != nil || !(v < c.best-searchTol) {
+	if err != nil || !(v < c.best-Tol) {
 		return false, err
 	}
 	c.at, c.p, c.best = at, q, v
@@ -486,7 +536,7 @@ func (c *climb) line(k, step int) error {
 // moves the best kernel: on many-class data the entropy criterion's best is far from the
 // expected criterion's, and a search under the worse one ends in the wrong region.
 func (c *climb) tryCriterion() error {
-	_, err := c.try(c.at, Entropy+ExpectedEntropy-c.p.crit)
+	_, err := c.try(c.at, engine.Entropy+engine.ExpectedEntropy-c.p.crit)
 	return err
 }
 
@@ -551,11 +601,11 @@ func (c *climb) widenUnlessBeaten(y, classes []float64) error {
 	if !ok { // scored by a test's scoreFunc
 		return nil
 	}
-	eps := searchLabelNoise[0]
+	eps := LabelNoise[0]
 	losses := c.s.rowLosses(out, probMap{a: c.s.sharpness(out, eps, false), eps: eps})
 	b := calib.NewBaseline(losses, c.s.priorLosses())
-	if searchTrace {
-		fmt.Fprintf(os.Stderr, "search: best %.5f, constant predictor %.5f ± %.5f\n", b.Model, b.Prior,
+	if w := c.s.opt.Trace; w != nil {
+		fmt.Fprintf(w, "search: best %.5f, constant predictor %.5f ± %.5f\n", b.Model, b.Prior,
 			b.SE)
 	}
 	if b.Beaten() {
@@ -578,7 +628,7 @@ func (c *climb) widenUnlessBeaten(y, classes []float64) error {
 // the class frequencies (priorFreq), or for regression a standard normal (the validation
 // targets are standardised by y's mean and standard deviation).
 func (s *searcher) priorLosses() []float64 {
-	if s.task == Regression {
+	if s.regression {
 		return calib.GaussPriorLosses(s.yVal, 0, 1)
 	}
 	out := make([]float64, len(s.valClass))
@@ -596,8 +646,8 @@ func (s *searcher) priorMean() float64 {
 	return 0
 }
 
-// checkSearchRows refuses to choose a kernel from fewer rows than two per fold.
-func checkSearchRows(n int) error {
+// CheckRows refuses to choose a kernel from fewer rows than two per fold.
+func CheckRows(n int) error {
 	if n < 2*searchFolds {
 		return fmt.Errorf(
 			"ivm: %d training rows are too few to choose a kernel; give one with -kernel and -iters 0", n)
@@ -608,25 +658,26 @@ func checkSearchRows(n int) error {
 // newSearcher deals the rows of x into folds (stratified by class for classification) and
 // scales the rows the folds use by sc. Regression targets are standardised; sd is their
 // scale.
-func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []float64, d int,
-	cfg *Config) (*searcher, float64, error) {
+func newSearcher(x mat.Matrix, sc *dataset.Scaler, y []float64, task Task, d int,
+	opt Options) (*searcher, float64, error) {
 	n, _ := x.Dims()
-	if err := checkSearchRows(n); err != nil {
+	if err := CheckRows(n); err != nil {
 		return nil, 0, err
 	}
-	rng := rand.New(rand.NewPCG(cfg.Learn.Seed, 0x5ea7c4))
-	s := &searcher{task: task, cfg: cfg, memo: map[searchParams]float64{},
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x5ea7c4))
+	s := &searcher{regression: task.Regression, opt: opt, memo: map[searchParams]float64{},
 		outs: map[searchParams][][2][]float64{}}
-	s.workers = cfg.Workers
+	s.workers = opt.Workers
 	if s.workers <= 0 {
 		s.workers = runtime.GOMAXPROCS(0)
 	}
-	yc, sd, err := searchTargets(y, task, classes)
+	yc, sd, err := searchTargets(y, task)
 	if err != nil {
 		return nil, 0, err
 	}
-	if task != Regression {
-		s.priorFreq = calib.ClassPriors(subset.ClassIndices(y, classes), max(len(classes), 2))
+	if !task.Regression {
+		s.priorFreq = calib.ClassPriors(subset.ClassIndices(y, task.Classes),
+			max(len(task.Classes), 2))
 	}
 	folds := searchFolds
 	if n <= searchCVRows && float64(len(yc))*float64(n)*math.Pow(float64(d*(folds-1)/folds),
@@ -642,7 +693,7 @@ func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []flo
 	} else {
 		used, dSearch = 1, min(d, searchMaxD)
 	}
-	assign := dealFolds(y, task != Regression, folds, rng)
+	assign := dealFolds(y, !task.Regression, folds, rng)
 	for f := 0; f < used; f++ {
 		var val, fit []int
 		for i, a := range assign {
@@ -654,9 +705,9 @@ func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []flo
 		}
 		all := slices.Clone(val)
 		val, fit = subset.Sample(val, searchMaxVal, rng), subset.Sample(fit, searchMaxFit, rng)
-		if used == 1 && task != Regression {
-			if err := s.keepFinalVal(x, sc, y, classes, all, val, finalValRows(n),
-				cfg.Learn.Seed); err != nil {
+		if used == 1 && !task.Regression {
+			if err := s.keepFinalVal(x, sc, y, task.Classes, all, val, finalValRows(n),
+				opt.Seed); err != nil {
 				return nil, 0, err
 			}
 		}
@@ -677,10 +728,10 @@ func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []flo
 			}
 		}
 		for _, r := range val {
-			if task == Regression {
+			if task.Regression {
 				s.yVal = append(s.yVal, yc[0][r])
 			} else {
-				k, _ := slices.BinarySearch(classes, y[r])
+				k, _ := slices.BinarySearch(task.Classes, y[r])
 				s.valClass = append(s.valClass, k)
 			}
 		}
@@ -701,8 +752,8 @@ func newSearcher(x mat.Matrix, sc *Scaler, y []float64, task Task, classes []flo
 // keepFinalVal keeps for finalSize more of the validation fold's rows (all) besides the
 // search's own (val), up to total in all, drawn by their own generator so that the
 // search's rows are those it would draw without them.
-func (s *searcher) keepFinalVal(x mat.Matrix, sc *Scaler, y, classes []float64, all, val []int,
-	total int, seed uint64) error {
+func (s *searcher) keepFinalVal(x mat.Matrix, sc *dataset.Scaler, y, classes []float64,
+	all, val []int, total int, seed uint64) error {
 	more := min(len(all), total) - len(val)
 	if more <= 0 {
 		return nil
@@ -754,9 +805,8 @@ func dealFolds(y []float64, stratify bool, folds int, rng *rand.Rand) []int {
 
 // searchTargets returns every problem's targets in its noise model's coding; regression
 // targets are standardised, with sd their scale.
-func searchTargets(y []float64, task Task, classes []float64) (yc [][]float64, sd float64,
-	err error) {
-	if task == Regression {
+func searchTargets(y []float64, task Task) (yc [][]float64, sd float64, err error) {
+	if task.Regression {
 		mean, sd := stat.MeanStdDev(y, nil)
 		if !(sd > 0) {
 			return nil, 0, errors.New("ivm: every target is the same: nothing to regress")
@@ -767,15 +817,33 @@ func searchTargets(y []float64, task Task, classes []float64) (yc [][]float64, s
 		}
 		return [][]float64{z}, sd, nil
 	}
+	classes := task.Classes
 	problems := 1
-	if task == MultiClass {
+	if len(classes) > 2 {
 		problems = len(classes)
 	}
 	yc = make([][]float64, problems)
 	for c := range yc {
-		yc[c], _ = codeTargets(task, classes, y, c)
+		pos := classes[len(classes)-1]
+		if problems > 1 {
+			pos = classes[c]
+		}
+		yc[c] = codeLabels(y, pos)
 	}
 	return yc, 1, nil
+}
+
+// codeLabels returns the labels y in the probit model's coding: +1 for class pos, −1 for
+// the others.
+func codeLabels(y []float64, pos float64) []float64 {
+	out := make([]float64, len(y))
+	for i, v := range y {
+		out[i] = -1
+		if v == pos {
+			out[i] = 1
+		}
+	}
+	return out
 }
 
 // score returns the mean −ln p(y_n) over the validation rows of the model the kernel p
@@ -797,11 +865,11 @@ func (s *searcher) score(p searchParams) (float64, error) {
 	// confident held-out mistake costs up to 27 nats and decides between kernels that
 	// differ in nothing else (ionosphere; bench/RESULTS.md); the final model never reports a
 	// probability that small.
-	eps := searchLabelNoise[0]
+	eps := LabelNoise[0]
 	v := s.logLoss(out, probMap{a: s.sharpness(out, eps, false), eps: eps})
 	s.memo[p] = v
-	if searchTrace {
-		fmt.Fprintf(os.Stderr, "search: %s %v: %.5f\n", p.spec(), p.crit, v)
+	if w := s.opt.Trace; w != nil {
+		fmt.Fprintf(w, "search: %s %v: %.5f\n", p.spec(), p.crit, v)
 	}
 	if s.report != nil {
 		s.report(p, 0, v, s.priorMean())
@@ -853,7 +921,7 @@ func (s *searcher) foldsAt(d, n int) []searchFold {
 	return folds
 }
 
-// probMap is how a predictor turns its models' outputs into probabilities: Predictor's
+// probMap is how a predictor turns its models' outputs into probabilities: ivm.Predictor's
 // Sharpness (a), LabelNoise (eps) and Softmax.
 type probMap struct {
 	a, eps  float64
@@ -869,7 +937,7 @@ func (s *searcher) logLoss(out [][2][]float64, cal probMap) float64 {
 // rowLosses returns −ln p(y_n) of each validation row (see logLoss).
 func (s *searcher) rowLosses(out [][2][]float64, cal probMap) []float64 {
 	var logs []float64
-	if s.task != Regression && !cal.softmax {
+	if !s.regression && !cal.softmax {
 		logs = s.powerLogs(out)
 	}
 	return s.lossesFrom(out, logs, cal)
@@ -899,7 +967,7 @@ func (s *searcher) powerLogs(out [][2][]float64) []float64 {
 // lossesFrom is rowLosses with the power family's logarithms logs (powerLogs; unused for
 // regression and the softmax).
 func (s *searcher) lossesFrom(out [][2][]float64, logs []float64, cal probMap) []float64 {
-	if s.task == Regression {
+	if s.regression {
 		mu, vs := out[0][0], out[0][1]
 		losses := make([]float64, len(s.yVal))
 		for i, y := range s.yVal {
@@ -935,7 +1003,7 @@ func (s *searcher) sharpness(out [][2][]float64, eps float64, softmax bool) floa
 	lo, hi := math.Log(0.5), math.Log(4)
 	var logs []float64
 	switch {
-	case s.task == Regression:
+	case s.regression:
 		lo, hi = math.Log(0.25), math.Log(2)
 	case softmax:
 		lo, hi = math.Log(0.25), math.Log(16)
@@ -943,21 +1011,22 @@ func (s *searcher) sharpness(out [][2][]float64, eps float64, softmax bool) floa
 		logs = s.powerLogs(out)
 	}
 	f := func(la float64) float64 {
-		return calib.MeanLoss(s.lossesFrom(out, logs, probMap{a: math.Exp(la), eps: eps, softmax: softmax}))
+		cal := probMap{a: math.Exp(la), eps: eps, softmax: softmax}
+		return calib.MeanLoss(s.lossesFrom(out, logs, cal))
 	}
 	return math.Exp(calib.GoldenMin(f, lo, hi, 1e-3))
 }
 
-// searchLabelNoise are the label noise levels calibration chooses from. The least is not
+// LabelNoise are the label noise levels calibration chooses from. The least is not
 // 0: a held-out set of a few hundred or thousand rows cannot show that a class is
 // impossible, and a probability of 0 (or 10⁻³⁰, after sharpening) makes one mistake cost
 // without bound (oil flow: three test rows at p = 0 were 0.04 of the 0.06 log loss).
 // Where the model is never wrong, 0.001 costs −ln(1 − 0.001) ≈ 0.001 per row.
-var searchLabelNoise = []float64{0.001, 0.003, 0.01, 0.03}
+var LabelNoise = []float64{0.001, 0.003, 0.01, 0.03}
 
 // calibration returns the calibration for the validation outputs out: for regression the
 // sharpness; for classification the sharpness and label noise that minimise the
-// validation log loss, and for one-vs-rest multi-class the family too (Predictor.Softmax).
+// validation log loss, and for one-vs-rest multi-class the family too (ivm.Predictor.Softmax).
 // The kernels are scored at the least label noise (score), as the final model reports them
 // at least.
 //
@@ -971,7 +1040,7 @@ var searchLabelNoise = []float64{0.001, 0.003, 0.01, 0.03}
 // confident mistake among 54 test rows costs 0.15); glass's validation rows preferred the
 // power clearly (2.3–2.5 standard errors) on three splits of four, and kept it.
 func (s *searcher) calibration(out [][2][]float64) probMap {
-	if s.task == Regression {
+	if s.regression {
 		return probMap{a: min(s.sharpness(out, 0, false), s.coveringSharpness(out))}
 	}
 	power := s.fitCalib(out, false)
@@ -980,8 +1049,8 @@ func (s *searcher) calibration(out [][2][]float64) probMap {
 	}
 	soft := s.fitCalib(out, true)
 	gain, se := calib.PairedGain(s.rowLosses(out, soft), s.rowLosses(out, power))
-	if searchTrace {
-		fmt.Fprintf(os.Stderr,
+	if w := s.opt.Trace; w != nil {
+		fmt.Fprintf(w,
 			"search: calibration on %d rows: power %+v lowers the log loss of softmax %+v by %.5f ± %.5f\n",
 			len(s.valClass), power, soft, gain, se)
 	}
@@ -993,13 +1062,13 @@ func (s *searcher) calibration(out [][2][]float64) probMap {
 
 // fitCalib returns the sharpness and label noise of the family softmax (or the power
 // family) with the least validation log loss; a higher label noise only where it lowers
-// the loss by more than searchTol.
+// the loss by more than Tol.
 func (s *searcher) fitCalib(out [][2][]float64, softmax bool) probMap {
 	var best probMap
 	bestLoss := math.Inf(1)
-	for _, e := range searchLabelNoise {
+	for _, e := range LabelNoise {
 		c := probMap{a: s.sharpness(out, e, softmax), eps: e, softmax: softmax}
-		if v := s.logLoss(out, c); v < bestLoss-searchTol || math.IsInf(bestLoss, 1) {
+		if v := s.logLoss(out, c); v < bestLoss-Tol || math.IsInf(bestLoss, 1) {
 			best, bestLoss = c, v
 		}
 	}
@@ -1024,6 +1093,22 @@ func (s *searcher) coveringSharpness(out [][2][]float64) float64 {
 	return 1.959963984540054 * 1.959963984540054 / q
 }
 
+// RegressionSharpness is the sharpness a of the predictive densities N(y; mu, v/a) at the
+// standardised targets y, from predictive means mu and variances v of rows held out of the
+// fit, as the search calibrates its regression kernels (see calibration).
+func RegressionSharpness(y, mu, v []float64) float64 {
+	s := &searcher{regression: true, yVal: y}
+	return s.calibration([][2][]float64{{mu, v}}).a
+}
+
+// RegressionLoss is the mean −ln N(y; mu, v/a) of the standardised targets y under
+// predictive means mu and variances v with sharpness a, as the search scores its
+// regression kernels.
+func RegressionLoss(y, mu, v []float64, a float64) float64 {
+	s := &searcher{regression: true, yVal: y}
+	return s.logLoss([][2][]float64{{mu, v}}, probMap{a: a})
+}
+
 // fitProblem selects problem c's active set from the fitting rows under kernel p and
 // returns, at the validation rows, p(y = +1) for classification, or the predictive mean
 // and variance for regression. A kernel under which selection breaks down gives NaN, which
@@ -1035,21 +1120,26 @@ func (s *searcher) fitProblem(fd *searchFold, c int, p searchParams, workers int
 	if err != nil {
 		return nil, nil, err
 	}
-	nm, err := noise.ByName(s.task.noiseName())
+	name := "probit"
+	if s.regression {
+		name = "gaussian"
+	}
+	nm, err := noise.ByName(name)
 	if err != nil {
 		return nil, nil, err
 	}
 	if pm, ok := nm.(*noise.Probit); ok {
-		pm.ZeroBias = s.cfg.ZeroBias
+		pm.ZeroBias = s.opt.ZeroBias
 	}
 	nVal, _ := fd.xVal.Dims()
 	a, b = make([]float64, nVal), make([]float64, nVal)
-	sel, err := NewSelector(fd.xFit, fd.yFit[c], k, nm, Options{Workers: workers, Criterion: p.crit,
-		Inner: fd.inner.get()})
+	sel, err := engine.NewSelector(fd.xFit, fd.yFit[c], k, nm, engine.Options{Workers: workers,
+		Criterion: p.crit,
+		Inner:     fd.inner.get()})
 	if err == nil {
-		err = selectActive(sel, fd.d)
+		err = SelectActive(sel, fd.d)
 	}
-	var m *Model
+	var m *engine.Model
 	if err == nil {
 		m, err = sel.Model()
 	}
@@ -1060,7 +1150,7 @@ func (s *searcher) fitProblem(fd *searchFold, c int, p searchParams, workers int
 		return a, b, nil
 	}
 	for i, pr := range m.Predict(fd.xVal) {
-		if s.task == Regression {
+		if s.regression {
 			a[i], b[i] = pr.Mean, pr.Var
 		} else {
 			a[i], b[i] = pr.Prob[1], calib.SoftmaxScore(pr.Mean, pr.Var)
@@ -1069,8 +1159,8 @@ func (s *searcher) fitProblem(fd *searchFold, c int, p searchParams, workers int
 	return a, b, nil
 }
 
-// selectActive selects d points, or includes them all when d is every training point.
-func selectActive(s *Selector, d int) error {
+// SelectActive selects d points, or includes them all when d is every training point.
+func SelectActive(s *engine.Selector, d int) error {
 	if d == s.NumPoints() {
 		return s.IncludeAll()
 	}
