@@ -16,6 +16,7 @@ import (
 
 	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/exactgp"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/kern"
@@ -363,7 +364,7 @@ func SearchCandidates(n, d int) int { return min(n, candidatesPerActive*max(d, 1
 // regression tasks the kernel, the input scaling and the selection criterion are chosen by
 // Search (see package search), whose final model has SearchActiveSize active points chosen from
 // SearchCandidates rows. Where all of at most 700 rows are active, a regression task gets
-// the exact GP's maximum-likelihood rbfard kernel instead (exact.go), a binary task
+// the exact GP's maximum-likelihood rbfard kernel instead (package exactgp), a binary task
 // with TaskAuto the regression of its labels where that predicts left-out rows better
 // (labels.go), and a multi-class task above 5 000 rows a projected model (ProjectedModel,
 // AutoDecomposition). Other tasks, or a Kernel or Learn.Iters given, standardise the inputs and
@@ -1032,7 +1033,7 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 				SearchScore: r.Score, SearchPrior: r.Prior})
 		}
 	}
-	if n, dim := x.Dims(); task == Regression && d == n && n <= exactMaxRows && dim > 0 {
+	if n, dim := x.Dims(); task == Regression && d == n && n <= exactgp.MaxRows && dim > 0 {
 		spec, crit, score, err := p.searchExact(x, y, cfg)
 		return spec, crit, score, dFinal, err
 	}
@@ -1045,7 +1046,7 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 		scalers = append(scalers, mm)
 		if _, dim := x.Dims(); task == Regression && dim > 1 {
 			// A candidate only: where its fit fails the others remain.
-			if rel, pr, err := relevanceScaler(x, y, p.Scaler, cfg.Learn.Seed); err == nil {
+			if rel, pr, err := exactgp.RelevanceScaler(x, y, p.Scaler, cfg.Learn.Seed); err == nil {
 				scalers = append(scalers, rel)
 				report(pr)
 				before = pr.Evals
@@ -1103,7 +1104,8 @@ type labelMember struct {
 // the label regression as the partner; else spec and criterion alone.
 func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit float64,
 	spec string, criterion Criterion) (string, Criterion, *labelMember, error) {
-	res, err := fitLabels(x, p.Scaler, y, p.Classes)
+	yc, _ := codeTargets(Binary, p.Classes, y, 0)
+	res, err := exactgp.FitLabels(x, p.Scaler, yc)
 	if errors.Is(err, calib.ErrNoLogistic) {
 		return spec, criterion, nil, nil
 	}
@@ -1111,8 +1113,8 @@ func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit 
 		return "", 0, nil, err
 	}
 	decision := "the probit model kept"
-	alone := cfg.labelsAlways || (res.looLoss < probit && !cfg.pair)
-	blend := !cfg.labelsAlways && blendable(res.looLoss, probit) && !cfg.Part.IsPart()
+	alone := cfg.labelsAlways || (res.LOOLoss < probit && !cfg.pair)
+	blend := !cfg.labelsAlways && blendable(res.LOOLoss, probit) && !cfg.Part.IsPart()
 	switch {
 	case blend:
 		decision = "blended with the probit model"
@@ -1120,25 +1122,25 @@ func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit 
 		decision = "taken"
 	}
 	if cfg.Progress != nil {
-		cfg.Progress(Progress{Problems: 1, Search: res.evals,
+		cfg.Progress(Progress{Problems: 1, Search: res.Evals,
 			SearchKernel: fmt.Sprintf(
 				"%s, the labels regressed, scored leaving one row out (the probit search's kernel: %.4f; %s)",
-				res.spec, probit, decision), SearchScore: res.looLoss})
+				res.Spec, probit, decision), SearchScore: res.LOOLoss})
 	}
 	switch {
 	case blend:
 		labels := &Predictor{Task: Binary, Classes: p.Classes, Scaler: p.Scaler, Sharpness: 1,
-			LabelNoise: res.eps, Logistic: &res.logit}
-		return spec, criterion, &labelMember{p: labels, spec: res.spec}, nil
+			LabelNoise: res.LabelNoise, Logistic: &res.Logistic}
+		return spec, criterion, &labelMember{p: labels, spec: res.Spec}, nil
 	case alone:
-		p.Logistic, p.LabelNoise, p.Sharpness = &res.logit, res.eps, 1
-		return res.spec, Entropy, nil, nil
+		p.Logistic, p.LabelNoise, p.Sharpness = &res.Logistic, res.LabelNoise, 1
+		return res.Spec, Entropy, nil, nil
 	}
 	return spec, criterion, nil, nil
 }
 
 // searchExact is search for a regression task whose rows are all active: the exact GP's
-// marginal likelihood chooses the kernel, with a length scale per input (exact.go), on
+// marginal likelihood chooses the kernel, with a length scale per input (package exactgp), on
 // inputs scaled by p.Scaler. Its one progress report counts the likelihood's evaluations
 // and scores the leave-one-out predictions.
 func (p *Predictor) searchExact(x mat.Matrix, y []float64, cfg *Config) (string, Criterion, float64,
@@ -1151,17 +1153,17 @@ func (p *Predictor) searchExact(x mat.Matrix, y []float64, cfg *Config) (string,
 	if err != nil {
 		return "", 0, 0, err
 	}
-	res, err := exactRegression(xs, y)
+	res, err := exactgp.Regression(xs, y)
 	if err != nil {
 		return "", 0, 0, err
 	}
 	if cfg.Progress != nil {
-		cfg.Progress(Progress{Problems: 1, Search: res.evals,
-			SearchKernel: res.spec + ", by the marginal likelihood, scored leaving one row out",
-			SearchScore:  res.looLoss})
+		cfg.Progress(Progress{Problems: 1, Search: res.Evals,
+			SearchKernel: res.Spec + ", by the marginal likelihood, scored leaving one row out",
+			SearchScore:  res.LOOLoss})
 	}
-	p.Sharpness = res.sharpness
-	return res.spec, Entropy, res.looLoss, nil
+	p.Sharpness = res.Sharpness
+	return res.Spec, Entropy, res.LOOLoss, nil
 }
 
 // fitProblems fits p's binary problems (one per class for multi-class, or only a

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/ivmlab/ivm/calib"
+	"github.com/ivmlab/ivm/exactgp"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/kern"
@@ -161,7 +162,7 @@ func (p *Predictor) fitProjected(x mat.Matrix, y []float64, cfg *Config) error {
 	}
 	if _, dim := x.Dims(); t.regression() && cfg.Scale == ScaleAuto && dim > 1 {
 		// Per-input widths, as the regression search weighs its inputs; a candidate only.
-		if rel, _, err := relevanceScaler(x, y, scalers[0], cfg.Learn.Seed); err == nil {
+		if rel, _, err := exactgp.RelevanceScaler(x, y, scalers[0], cfg.Learn.Seed); err == nil {
 			scalers = append(scalers, rel)
 		}
 	}
