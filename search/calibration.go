@@ -208,7 +208,8 @@ func (s *searcher) coveringSharpness(out [][2][]float64) float64 {
 
 // RegressionSharpness is the sharpness a of the predictive densities N(y; mu, v/a) at the
 // standardised targets y, from predictive means mu and variances v of rows held out of the
-// fit, as the search calibrates its regression kernels (see calibration).
+// fit, as the search calibrates its regression kernels (see calibration): so that a kernel
+// chosen another way (package exactgp) has error bars that mean the same.
 func RegressionSharpness(y, mu, v []float64) float64 {
 	s := &searcher{regression: true, yVal: y}
 	return s.calibration([][2][]float64{{mu, v}}).a

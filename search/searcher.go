@@ -89,7 +89,8 @@ func (l *lazyInner) get() *kern.Inner {
 	return l.in
 }
 
-// CheckRows refuses to choose a kernel from fewer rows than two per fold.
+// CheckRows refuses to choose a kernel from fewer rows than two per fold, the least the
+// search can deal into folds; ivm.Fit asks it of the exact GP's small tasks as well.
 func CheckRows(n int) error {
 	if n < 2*searchFolds {
 		return fmt.Errorf(
@@ -414,7 +415,9 @@ func (s *searcher) fitProblem(fd *searchFold, c int, p searchParams, workers int
 	return a, b, nil
 }
 
-// SelectActive selects d points, or includes them all when d is every training point.
+// SelectActive selects d points, or includes them all when d is every training point
+// (engine.Selector.IncludeAll: greedy selection would only choose their order), as the
+// search's models and ivm.Fit's final ones both do.
 func SelectActive(s *engine.Selector, d int) error {
 	if d == s.NumPoints() {
 		return s.IncludeAll()
