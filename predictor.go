@@ -325,10 +325,10 @@ const searchFinalFlops = 1e10
 // SearchActiveSize is the d of the final model when the default search chose the kernel and
 // Config.ActiveSize is 0 (unless the search's held-out loss leaves nothing to gain: see
 // search.FlatLoss): DefaultActiveSize (which the search scores its kernels at), grown to
-// min(n, 12√n, 1250) and to the largest d with problems·n·d² ≤ 10¹⁰ where either is more. The
-// search's cost grows with the d it scores at, the final model's only once; and a larger d brings
-// the sparse model closer to the full GP, in its accuracy and most of all in its probabilities
-// (measured on USPS, Fashion-MNIST and spambase in bench/RESULTS.md).
+// min(n, 12√n, 1250) and to the largest d with problems·n·d² ≤ 10¹⁰ where either is
+// more. The search's cost grows with the d it scores at, the final model's only once; and a
+// larger d brings the sparse model closer to the full GP, in its accuracy and most of all in
+// its probabilities (measured on USPS, Fashion-MNIST and spambase in bench/RESULTS.md).
 //
 // Past candidatesPerActive·d rows the same selection time, problems·d²·n, is spent on a larger
 // d chosen from fewer candidates: d' = ∛(d²·n/candidatesPerActive) active points of
