@@ -12,7 +12,7 @@ package ivm
 // pull the blend towards its mistakes.
 //
 // One-vs-one pairs blend by the same rule but never take the label regression alone, which
-// lost accuracy there; a pair whose probit model's held-out log loss is below flatLoss
+// lost accuracy there; a pair whose probit model's held-out log loss is below search.FlatLoss
 // skips it.
 
 import (

@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/ivmlab/ivm/kern"
 )
 
 // exactData returns n rows of dim inputs in [−2, 2] whose target depends on the first
@@ -56,108 +54,6 @@ func testErrors(t *testing.T, p *Predictor, x mat.Matrix, y []float64) (mse, cov
 		}
 	}
 	return mse, covered
-}
-
-// The marginal likelihood's gradient agrees with central differences, with one length
-// scale and with one per input under their prior.
-func TestExactGradient(t *testing.T) {
-	x, y := exactData(40, 3, 1)
-	for _, ard := range []bool{false, true} {
-		e := newExactGP(x, y)
-		e.ard = ard
-		th := []float64{0.3, -1.5, -2.5, 0.2}
-		if ard {
-			th = append(th, 0.4, -0.3, 0.1)
-		}
-		g := make([]float64, len(th))
-		e.eval(th, g)
-		for k := range th {
-			const h = 1e-5
-			p, m := append([]float64(nil), th...), append([]float64(nil), th...)
-			p[k] += h
-			m[k] -= h
-			fd := (e.eval(p, nil) - e.eval(m, nil)) / (2 * h)
-			if math.Abs(fd-g[k]) > 1e-5*math.Max(1, math.Abs(fd)) {
-				t.Errorf("ard %v, θ[%d]: gradient %.8g, central difference %.8g", ard, k, g[k], fd)
-			}
-		}
-	}
-}
-
-// The closed-form leave-one-out predictions are those of the GP refitted without the row,
-// under the same hyperparameters.
-func TestExactLeaveOneOut(t *testing.T) {
-	x, y := exactData(30, 2, 2)
-	fit, err := fitExact(newExactGP(x, y), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := fit.spec(1)
-	k, err := kern.Parse(spec, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := len(y)
-	for _, i := range []int{0, 7, n - 1} {
-		var rest []int
-		for j := 0; j < n; j++ {
-			if j != i {
-				rest = append(rest, j)
-			}
-		}
-		xr := mat.NewDense(n-1, 2, nil)
-		yr := mat.NewVecDense(n-1, nil)
-		for r, j := range rest {
-			xr.SetRow(r, x.RawRowView(j))
-			yr.SetVec(r, y[j])
-		}
-		xi := mat.NewDense(1, 2, x.RawRowView(i))
-		var kk, ks, kii mat.Dense
-		// kern leaves the white term's noise out of K (selection adds it to each active
-		// point's own value), so it is added here: to K's diagonal and to the row's variance.
-		k.K(&kk, xr, xr)
-		for r := 0; r < n-1; r++ {
-			kk.Set(r, r, kk.At(r, r)+fit.noise)
-		}
-		k.K(&ks, xr, xi)
-		k.K(&kii, xi, xi)
-		kii.Set(0, 0, kii.At(0, 0)+fit.noise)
-		var chol mat.Cholesky
-		if !chol.Factorize(mat.NewSymDense(n-1, kk.RawMatrix().Data)) {
-			t.Fatal("K of the other rows is not positive definite")
-		}
-		var a, v mat.VecDense
-		if err := chol.SolveVecTo(&a, yr); err != nil {
-			t.Fatal(err)
-		}
-		ksv := mat.NewVecDense(n-1, ks.RawMatrix().Data)
-		if err := chol.SolveVecTo(&v, ksv); err != nil {
-			t.Fatal(err)
-		}
-		mean, variance := mat.Dot(ksv, &a), kii.At(0, 0)-mat.Dot(ksv, &v)
-		// The spec rounds to 8 digits; the bias term and the noise floor are in both.
-		if math.Abs(mean-fit.looMean[i]) > 1e-5 || math.Abs(variance-fit.looVar[i]) > 1e-5*variance {
-			t.Errorf("row %d: leave-one-out %.7g ± %.7g, refitted %.7g ± %.7g", i, fit.looMean[i], fit.looVar[i], mean, variance)
-		}
-	}
-}
-
-// The length scale of the input the target depends on is the shortest, and the prior
-// keeps the irrelevant inputs' scales finite.
-func TestExactLearnsRelevance(t *testing.T) {
-	x, y := exactData(150, 3, 3)
-	fit, err := fitExact(newExactGP(x, y), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := fit.length
-	if !(l[0] < l[1] && l[0] < l[2]) || math.IsInf(l[1], 0) || math.IsInf(l[2], 0) {
-		t.Errorf("length scales %v: want the first the shortest, all finite", l)
-	}
-	// The targets here are not standardised: the noise variance is 0.01.
-	if fit.noise < 0.005 || fit.noise > 0.02 {
-		t.Errorf("noise variance %v, want about 0.01", fit.noise)
-	}
 }
 
 // Fit takes the marginal likelihood's kernel for a small regression task (every row
@@ -210,8 +106,8 @@ func TestRegressionTargetScale(t *testing.T) {
 	}
 }
 
-// With one relevant input among many, the per-input fit finds it (fitARD's smooth, free
-// starts): from the isotropic optimum alone it kept the scales alike on these sets and
+// With one relevant input among many, the per-input fit finds it (the smooth, free starts of
+// exactgp's fitARD): from the isotropic optimum alone it kept the scales alike on these sets and
 // predicted about the mean.
 func TestExactFindsOneRelevantInputAmongMany(t *testing.T) {
 	for _, c := range []struct {

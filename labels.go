@@ -2,17 +2,12 @@ package ivm
 
 // Small binary tasks: regression on the labels, calibrated by a logistic map.
 //
-// Where every row of a binary task is active (at most exactMaxRows rows), Fit also regresses the
-// labels coded ±1 on the inputs (as the search scaled them) with the exact GP (Gaussian noise:
-// least-squares classification, Rasmussen & Williams §6.5), its rbf kernel chosen by the marginal
-// likelihood (exact.go) or, where the leave-one-out log loss clearly prefers one, by a neighbour
-// with a wider or narrower width or more noise (refineLabels: the likelihood scores how well the
-// Gaussian noise fits the ±1 labels, not how well the mapped probabilities predict them), and
-// turns the predictive mean μ into p(y = +1) = σ(slope·μ + offset), fitted to the exact
-// leave-one-out means as Platt scales an SVM's outputs, with label noise as the search's
-// calibration has it. It blends this model with the probit search's (blend.go) where their held-out
-// log losses (leave-one-out here), both at the least label noise, are within blendRatio of each
-// other, and otherwise takes the one whose loss is lower.
+// Where every row of a binary task is active (at most exactgp.MaxRows rows), Fit also regresses
+// the labels coded ±1 on the inputs (as the search scaled them) with the exact GP and turns its
+// predictive mean into p(y = +1) by a logistic map (exactgp.FitLabels). It blends this model with
+// the probit search's (blend.go) where their held-out log losses (leave-one-out here), both at the
+// least label noise, are within blendRatio of each other, and otherwise takes the one whose loss
+// is lower.
 //
 // Why. On few rows the probit model can do worse than a regression of its labels, whose marginal
 // likelihood and leave-one-out predictions use every row (sonar; bench/RESULTS.md, "Seventh pass").
@@ -23,237 +18,17 @@ package ivm
 // blend it with their probit model (blend.go).
 
 import (
-	"errors"
-	"fmt"
-	"math"
-	"slices"
-	"strconv"
-
-	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat"
-
-	"github.com/ivmlab/ivm/calib"
-	"github.com/ivmlab/ivm/optimize"
+	"github.com/ivmlab/ivm/exactgp"
+	"github.com/ivmlab/ivm/search"
 )
-
-// Logistic is the map from a label regression's predictive mean μ to p(y = +1):
-// σ(Slope·μ + Offset), with Slope > 0 (see Predictor.Logistic).
-type Logistic struct {
-	Slope  float64 `json:"slope"`
-	Offset float64 `json:"offset"`
-}
-
-// prob returns σ(Slope·mu + Offset).
-func (l *Logistic) prob(mu float64) float64 {
-	return 1 / (1 + math.Exp(-(l.Slope*mu + l.Offset)))
-}
-
-// check refuses a map that is not finite or not increasing.
-func (l *Logistic) check() error {
-	if !(l.Slope > 0) || math.IsInf(l.Slope, 0) || math.IsNaN(l.Offset) || math.IsInf(l.Offset, 0) {
-		return fmt.Errorf(
-			"logistic map slope %v, offset %v: want a finite positive slope and a finite offset", l.Slope,
-			l.Offset)
-	}
-	return nil
-}
-
-// labelFit is what fitLabels chose: the kernel, the map and label noise, the marginal
-// likelihood's evaluations, and the leave-one-out −ln p(y) per row at the least label
-// noise (as the probit search scores its kernels).
-type labelFit struct {
-	spec    string
-	logit   Logistic
-	eps     float64
-	evals   int
-	looLoss float64
-}
 
 // labelRegression reports whether Fit tries the label regression on a binary task of n
 // rows with d active points whose probit search scored probit (see the comment at the top
 // of labels.go): not where the task was given as Binary, which asks for the probit model
 // (as -noise probit does), except in a one-vs-one pair, which may blend the two — unless
-// its probit model leaves nothing to gain (held-out log loss below flatLoss), since
+// its probit model leaves nothing to gain (held-out log loss below search.FlatLoss), since
 // K(K−1)/2 pairs would pay for it without changing a prediction.
 func (cfg *Config) labelRegression(task Task, n, d int, probit float64) bool {
-	return task == Binary && (cfg.Task == TaskAuto || (cfg.pair && probit >= flatLoss)) && d == n &&
-		n <= exactMaxRows &&
-		cfg.resolveLearning(task) == Search
-}
-
-// fitLabels fits the label regression of the targets y (classes[1] is +1) on the inputs x
-// scaled by sc and calibrates it on the leave-one-out means.
-func fitLabels(x mat.Matrix, sc *Scaler, y, classes []float64) (labelFit, error) {
-	// Centred like the Gaussian noise model centres them (its Bias), so that the fitted
-	// GP is the final model's.
-	yc, _ := codeTargets(Binary, classes, y, 0)
-	mean := stat.Mean(yc, nil)
-	yz := make([]float64, len(yc))
-	for i, v := range yc {
-		yz[i] = v - mean
-	}
-	xs, err := sc.Apply(x)
-	if err != nil {
-		return labelFit{}, err
-	}
-	e := newExactGP(xs, yz)
-	e.stall, e.tol = labelStall, labelTol
-	best, err := fitExact(e, false)
-	if err != nil {
-		return labelFit{}, err
-	}
-	res := labelFit{evals: best.evals}
-	if best, err = refineLabels(e, best, yc, mean, &res.evals); err != nil {
-		return labelFit{}, err
-	}
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
-	l := best.length[0]
-	res.spec = "rbf(gamma=" + f(1/(l*l)) + ",variance=" + f(best.signal) + ")+bias(variance=" +
-		f(best.bias) +
-		")+white(variance=" + f(best.noise) + ")"
-	loo := labelLOO(best, mean)
-	bestLoss := math.Inf(1)
-	for _, eps := range searchLabelNoise {
-		lg, loss, err := fitLogistic(loo, yc, eps)
-		if err != nil {
-			return labelFit{}, err
-		}
-		if math.IsInf(bestLoss, 1) {
-			res.looLoss = loss // at the least label noise
-		}
-		if loss < bestLoss-searchTol || math.IsInf(bestLoss, 1) {
-			res.logit, res.eps, bestLoss = lg, eps, loss
-		}
-	}
-	return res, nil
-}
-
-// refineLabels returns, of the marginal likelihood's fit ml and its neighbours (labelGamma,
-// labelNoise), the one whose leave-one-out means, mapped by their own logistic at the least
-// label noise, have the least log loss, where that is below ml's by more than twice the
-// paired standard error over the rows (a few hundred rows and fifteen candidates: the least
-// of them is below ml by chance more often than not); else ml. yc are the labels ±1, mean
-// what e's targets were centred by; evals counts the fits.
-func refineLabels(e *exactGP, ml *exactFit, yc []float64, mean float64, evals *int) (*exactFit,
-	error) {
-	mlLosses := looLosses(ml, yc, mean)
-	if mlLosses == nil {
-		return ml, nil
-	}
-	best, bestGain, bestSE := ml, 0.0, 0.0
-	for _, g := range labelGamma {
-		for _, r := range labelNoise {
-			if g == 1 && r == 0 {
-				continue // ml itself
-			}
-			th := slices.Clone(ml.th)
-			th[3] -= 0.5 * math.Log(g) // γ = 1/ℓ²
-			if r > 0 {
-				th[2] = math.Log(r * ml.signal)
-			}
-			*evals++
-			f, err := e.fitAt(th)
-			if errors.Is(err, errNotPD) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			losses := looLosses(f, yc, mean)
-			if losses == nil {
-				continue
-			}
-			if gain, se := calib.PairedGain(mlLosses, losses); gain > bestGain {
-				best, bestGain, bestSE = f, gain, se
-			}
-		}
-	}
-	if bestGain > 2*bestSE {
-		return best, nil
-	}
-	return ml, nil
-}
-
-// looLosses returns each row's −ln p(y) under f's leave-one-out means (plus mean) mapped by
-// their own logistic at the least label noise; nil where no map rises with the labels yc.
-func looLosses(f *exactFit, yc []float64, mean float64) []float64 {
-	loo := labelLOO(f, mean)
-	eps := searchLabelNoise[0]
-	lg, _, err := fitLogistic(loo, yc, eps)
-	if err != nil {
-		return nil
-	}
-	losses := make([]float64, len(loo))
-	for i, m := range loo {
-		q := lg.prob(m)
-		if yc[i] < 0 {
-			q = 1 - q
-		}
-		losses[i] = -math.Log(eps/2 + (1-eps)*q)
-	}
-	return losses
-}
-
-// labelLOO returns f's leave-one-out means of the labels, its targets having been centred
-// by mean.
-func labelLOO(f *exactFit, mean float64) []float64 {
-	loo := make([]float64, len(f.looMean))
-	for i, m := range f.looMean {
-		loo[i] = m + mean
-	}
-	return loo
-}
-
-// labelStall and labelTol stop the label regression's marginal likelihood sooner than a
-// regression's (exactStall, exactTol): after labelStall iterations that gained less than
-// labelTol nats in all. Its runs end in long tails of a few thousandths of a nat per
-// iteration (the bias variance drifting towards 0), which move no prediction but cost
-// training time.
-const (
-	labelStall = 5
-	labelTol   = 0.01
-)
-
-// labelGamma and labelNoise span refineLabels' neighbours of the marginal likelihood's
-// kernel: its γ times each labelGamma, with its noise variance (0) or with each other
-// labelNoise times its signal variance.
-var (
-	labelGamma = []float64{0.5, 1, 2}
-	labelNoise = []float64{0, 0.01, 0.1, 0.3, 1}
-)
-
-// errNoLogistic is fitLogistic's answer when the outputs do not rise with the labels.
-var errNoLogistic = errors.New(
-	"ivm: the leave-one-out means of the label regression do not rise with the labels")
-
-// fitLogistic fits the map p(+1) = ε/2 + (1−ε)·σ(a·μ + b) to the outputs mu of rows
-// labelled t = ±1 by the least mean −ln p(t), returning it and that loss.
-func fitLogistic(mu, t []float64, eps float64) (Logistic, float64, error) {
-	n := float64(len(mu))
-	loss := func(w, grad []float64) float64 {
-		sum, ga, gb := 0.0, 0.0, 0.0
-		for i, m := range mu {
-			z := t[i] * (w[0]*m + w[1])
-			s := 1 / (1 + math.Exp(-z)) // σ(z): the map's probability of the row's label
-			p := eps/2 + (1-eps)*s      // with the label noise
-			sum -= math.Log(p)
-			dz := -(1 - eps) * s * (1 - s) / p // ∂(−ln p)/∂z
-			ga += dz * t[i] * m
-			gb += dz * t[i]
-		}
-		if grad != nil {
-			grad[0], grad[1] = ga/n, gb/n
-		}
-		return sum / n
-	}
-	r, err := optimize.Minimize(loss, []float64{1, 0}, optimize.Options{Method: optimize.MethodLBFGS,
-		MaxIter: 200, GradTol: 1e-9})
-	if err != nil {
-		return Logistic{}, 0, fmt.Errorf("ivm: calibrating the label regression: %w", err)
-	}
-	lg := Logistic{Slope: r.X[0], Offset: r.X[1]}
-	if lg.check() != nil {
-		return Logistic{}, 0, errNoLogistic
-	}
-	return lg, r.F, nil
+	return task == Binary && (cfg.Task == TaskAuto || (cfg.pair && probit >= search.FlatLoss)) &&
+		d == n && n <= exactgp.MaxRows && cfg.resolveLearning(task) == Search
 }

@@ -10,33 +10,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// fitLogistic recovers the map that generated the labels.
-func TestFitLogistic(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 1))
-	n := 20000
-	mu, lab := make([]float64, n), make([]float64, n)
-	for i := range mu {
-		mu[i] = rng.NormFloat64()
-		lab[i] = -1
-		if rng.Float64() < 1/(1+math.Exp(-(2*mu[i]+0.5))) {
-			lab[i] = 1
-		}
-	}
-	lg, loss, err := fitLogistic(mu, lab, 0.001)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(lg.Slope-2) > 0.1 || math.Abs(lg.Offset-0.5) > 0.06 || !(loss > 0 && loss < math.Ln2) {
-		t.Errorf("fitted slope %v, offset %v, loss %v; generated with 2, 0.5", lg.Slope, lg.Offset, loss)
-	}
-	for i := range lab {
-		lab[i] = -lab[i] // outputs that fall as the labels rise
-	}
-	if _, _, err := fitLogistic(mu, lab, 0.001); err != errNoLogistic {
-		t.Errorf("labels reversed: %v, want errNoLogistic", err)
-	}
-}
-
 // twoBlobs returns n rows of two inputs: class 1 around (1, 0), class 0 around (−1, 0),
 // unit spread, so the Bayes rule errs on Φ(−1) ≈ 15.9 % of rows.
 func twoBlobs(n int, seed uint64) (*mat.Dense, []float64) {
@@ -204,83 +177,4 @@ func hasLabels(p *Predictor) bool {
 		}
 	}
 	return p.Logistic != nil
-}
-
-// linearLabels returns n rows of dim standard normal inputs labelled by the sign of the sum
-// of the first three, each label flipped with probability flip.
-func linearLabels(n, dim int, flip float64, seed uint64) (*mat.Dense, []float64) {
-	rng := rand.New(rand.NewPCG(seed, 5))
-	x := mat.NewDense(n, dim, nil)
-	y := make([]float64, n)
-	for i := range y {
-		s := 0.0
-		for d := 0; d < dim; d++ {
-			v := rng.NormFloat64()
-			x.Set(i, d, v)
-			if d < 3 {
-				s += v
-			}
-		}
-		if s > 0 {
-			y[i] = 1
-		}
-		if rng.Float64() < flip {
-			y[i] = 1 - y[i]
-		}
-	}
-	return x, y
-}
-
-// The label regression's kernel moves from the marginal likelihood's where the
-// leave-one-out log loss clearly prefers a neighbour: on noise-free labels of a linear rule
-// the likelihood's Gaussian noise fits the ±1 steps too closely, and a noisier neighbour
-// lowers the test log loss by 0.03–0.05; on labels with 10 % flipped it keeps the
-// likelihood's kernel.
-func TestRefineLabels(t *testing.T) {
-	fit := func(x *mat.Dense, y []float64, refine bool) *Predictor {
-		t.Helper()
-		if !refine {
-			defer func(g, r []float64) { labelGamma, labelNoise = g, r }(labelGamma, labelNoise)
-			labelGamma, labelNoise = []float64{1}, []float64{0}
-		}
-		p, err := Fit(x, y, Config{labelsAlways: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	white := func(p *Predictor) float64 {
-		th := make([]float64, p.Models[0].Kernel.NumParams())
-		p.Models[0].Kernel.Params(th)
-		return th[len(th)-1]
-	}
-	testLoss := func(p *Predictor, x *mat.Dense, y []float64) float64 {
-		pr, err := p.Predict(x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		loss := 0.0
-		for i := range pr {
-			loss -= math.Log(pr[i].Prob[int(y[i])])
-		}
-		return loss / float64(len(y))
-	}
-	for seed := uint64(1); seed <= 3; seed++ {
-		x, y := linearLabels(150, 5, 0, seed)
-		xt, yt := linearLabels(3000, 5, 0, seed+100)
-		ml, refined := fit(x, y, false), fit(x, y, true)
-		if !(white(refined) > 2*white(ml)) {
-			t.Errorf("seed %d: noise variance %.3g, the marginal likelihood's %.3g: want it raised", seed, white(refined), white(ml))
-		}
-		if a, b := testLoss(ml, xt, yt), testLoss(refined, xt, yt); !(b < a-0.02) {
-			t.Errorf("seed %d: test log loss %.4f, the marginal likelihood's kernel %.4f", seed, b, a)
-		}
-	}
-	for seed := uint64(1); seed <= 4; seed++ {
-		x, y := linearLabels(150, 5, 0.1, seed)
-		ml, refined := fit(x, y, false), fit(x, y, true)
-		if white(refined) != white(ml) {
-			t.Errorf("flipped labels, seed %d: noise variance %.3g, the marginal likelihood's %.3g: want it kept", seed, white(refined), white(ml))
-		}
-	}
 }

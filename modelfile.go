@@ -111,12 +111,12 @@ func (f *fileScale) scaler() *Scaler {
 // member): its two classes, scaling and calibration, and its model, or for a blended pair
 // its members instead.
 type pairJSON struct {
-	Classes    []float64  `json:"classes"`
-	Scale      *Scaler    `json:"scale,omitempty"`
-	Sharpness  float64    `json:"sharpness,omitempty"`
-	LabelNoise float64    `json:"label_noise,omitempty"`
-	Logistic   *Logistic  `json:"logistic,omitempty"`
-	Blend      []pairJSON `json:"blend,omitempty"`
+	Classes    []float64       `json:"classes"`
+	Scale      *Scaler         `json:"scale,omitempty"`
+	Sharpness  float64         `json:"sharpness,omitempty"`
+	LabelNoise float64         `json:"label_noise,omitempty"`
+	Logistic   *calib.Logistic `json:"logistic,omitempty"`
+	Blend      []pairJSON      `json:"blend,omitempty"`
 	modelJSON
 }
 
@@ -160,7 +160,7 @@ type fileJSON struct {
 	// Softmax is Predictor.Softmax; absent means false.
 	Softmax bool `json:"softmax,omitempty"`
 	// Logistic is Predictor.Logistic (a binary label regression); absent means none.
-	Logistic *Logistic `json:"logistic,omitempty"`
+	Logistic *calib.Logistic `json:"logistic,omitempty"`
 	// The fields of modelJSON, for a single model.
 	KernelSpec      string          `json:"kernel_spec,omitempty"`
 	Kernel          json.RawMessage `json:"kernel,omitempty"`
@@ -680,7 +680,7 @@ func (p *Predictor) check() error {
 		if p.Task != Binary {
 			return fmt.Errorf("a logistic map is for a binary label regression, not a %v model", p.Task)
 		}
-		if err := p.Logistic.check(); err != nil {
+		if err := p.Logistic.Check(); err != nil {
 			return err
 		}
 	}

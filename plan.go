@@ -1,6 +1,10 @@
 package ivm
 
-import "runtime"
+import (
+	"runtime"
+
+	"github.com/ivmlab/ivm/search"
+)
 
 // Plan is what Fit will do with a configuration on given data, resolved before any work:
 // for a caller that must decide first (a memory check, a summary of what will be
@@ -47,15 +51,15 @@ func (cfg Config) Plan(n, dim int, y []float64) (Plan, error) {
 // trainingBytes estimates what training IVMs allocates for n rows of dim inputs and the
 // given number of binary problems (d = 0: DefaultActiveSize). The default search holds the
 // inputs and two scaled copies while it searches (on a subsample, little more) and its
-// folds' inner products (searchInnerBytes), then a scaled copy of the final selection's
+// folds' inner products (search.InnerMemory), then a scaled copy of the final selection's
 // candidate rows and the d×candidates selection matrix of every class trained at once;
 // Algorithm 2 holds the inputs, a scaled copy and per class trained at once M and two d×N
 // companions in its learning objective.
-func trainingBytes(n, dim, d, problems, workers int, search bool) float64 {
+func trainingBytes(n, dim, d, problems, workers int, searched bool) float64 {
 	pool := n // the final selection's candidate rows
 	if d <= 0 || d > n {
 		d = DefaultActiveSize(n, problems)
-		if search {
+		if searched {
 			d = SearchActiveSize(n, problems)
 			pool = SearchCandidates(n, d)
 		}
@@ -64,9 +68,9 @@ func trainingBytes(n, dim, d, problems, workers int, search bool) float64 {
 		workers = runtime.NumCPU()
 	}
 	data := 8 * float64(n) * float64(dim)
-	if search {
+	if searched {
 		selection := float64(classesAtOnce(problems, workers, pool, d)) * 8 * float64(pool) * float64(d)
-		return max(3*data+searchInnerMemory(n), data+8*float64(pool)*float64(dim)+selection)
+		return max(3*data+search.InnerMemory(n), data+8*float64(pool)*float64(dim)+selection)
 	}
 	return 3*data + float64(min(problems, workers))*3*8*float64(n)*float64(d)
 }

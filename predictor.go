@@ -3,6 +3,7 @@ package ivm
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 	"slices"
@@ -15,10 +16,12 @@ import (
 
 	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/exactgp"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
+	"github.com/ivmlab/ivm/search"
 )
 
 // Task is what a Predictor learns to predict.
@@ -141,6 +144,11 @@ type Config struct {
 	Workers int
 	// Progress, when set, receives progress reports. Fit serialises the calls.
 	Progress func(Progress)
+	// SearchTrace, when set, receives a line for every kernel the default search scores and
+	// for each of its choices, for diagnosing what it chose (search.Options.Trace; the
+	// command-line tool sends it to stderr where IVM_SEARCH_TRACE=1). One-vs-one pairs
+	// search side by side and write to it at once.
+	SearchTrace io.Writer
 	// Decomposition is how a multi-class task is split into binary problems, or fitted as
 	// one projected model (default DecomposeAuto: AutoDecomposition with the default
 	// search, OneVsRest otherwise).
@@ -244,7 +252,7 @@ type Predictor struct {
 	// keeps telling them apart, so the softmax can be confident about the pair where the power cannot
 	// (it lowered the test log loss of the same models on USPS, letter and Fashion-MNIST;
 	// bench/RESULTS.md). Search sets it for one-vs-rest unless the power family fits the held-out rows
-	// clearly better (see searcher.calibration); false otherwise, and in files written before it.
+	// clearly better (see package search); false otherwise, and in files written before it.
 	Softmax bool
 	// LabelNoise is the weight ε of a uniform distribution over the classes mixed into the
 	// reported probabilities of a binary or multi-class task, p_c = (1−ε) p'_c + ε/K after
@@ -259,7 +267,7 @@ type Predictor struct {
 	// noise; Fit does so where every row is active, labels.go), maps the model's predictive
 	// mean μ to p(y = +1) = σ(Slope·μ + Offset); Sharpness is then 1 and LabelNoise mixes in
 	// as for a probit model. nil otherwise.
-	Logistic *Logistic
+	Logistic *calib.Logistic
 	// Baseline holds the model's held-out log loss beside the constant predictor's where
 	// Fit measured both (the default search); nil otherwise. Fit warns when the model does
 	// not beat it.
@@ -315,12 +323,12 @@ func DefaultActiveSize(n, problems int) int {
 const searchFinalFlops = 1e10
 
 // SearchActiveSize is the d of the final model when the default search chose the kernel and
-// Config.ActiveSize is 0 (unless the search's held-out loss leaves nothing to gain: see flatLoss in
-// search.go): DefaultActiveSize (which the search scores its kernels at), grown to min(n, 12√n,
-// 1250) and to the largest d with problems·n·d² ≤ 10¹⁰ where either is more. The search's
-// cost grows with the d it scores at, the final model's only once; and a larger d brings the sparse
-// model closer to the full GP, in its accuracy and most of all in its probabilities (measured
-// on USPS, Fashion-MNIST and spambase in bench/RESULTS.md).
+// Config.ActiveSize is 0 (unless the search's held-out loss leaves nothing to gain: see
+// search.FlatLoss): DefaultActiveSize (which the search scores its kernels at), grown to
+// min(n, 12√n, 1250) and to the largest d with problems·n·d² ≤ 10¹⁰ where either is
+// more. The search's cost grows with the d it scores at, the final model's only once; and a
+// larger d brings the sparse model closer to the full GP, in its accuracy and most of all in
+// its probabilities (measured on USPS, Fashion-MNIST and spambase in bench/RESULTS.md).
 //
 // Past candidatesPerActive·d rows the same selection time, problems·d²·n, is spent on a larger
 // d chosen from fewer candidates: d' = ∛(d²·n/candidatesPerActive) active points of
@@ -354,9 +362,9 @@ func SearchCandidates(n, d int) int { return min(n, candidatesPerActive*max(d, 1
 // when a target is not an integer; multi-class for 3 to 50 distinct integers; regression
 // above that. By default d is DefaultActiveSize, and for binary, multi-class and
 // regression tasks the kernel, the input scaling and the selection criterion are chosen by
-// Search (see search.go), whose final model has SearchActiveSize active points chosen from
+// Search (see package search), whose final model has SearchActiveSize active points chosen from
 // SearchCandidates rows. Where all of at most 700 rows are active, a regression task gets
-// the exact GP's maximum-likelihood rbfard kernel instead (exact.go), a binary task
+// the exact GP's maximum-likelihood rbfard kernel instead (package exactgp), a binary task
 // with TaskAuto the regression of its labels where that predicts left-out rows better
 // (labels.go), and a multi-class task above 5 000 rows a projected model (ProjectedModel,
 // AutoDecomposition). Other tasks, or a Kernel or Learn.Iters given, standardise the inputs and
@@ -641,7 +649,7 @@ func (pb *problem) run(x *mat.Dense, task Task) (*Model, []IterTrace, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := selectActive(s, pb.d); err != nil {
+		if err := search.SelectActive(s, pb.d); err != nil {
 			return nil, nil, err
 		}
 		m, err := s.Model()
@@ -860,7 +868,7 @@ func (p *Predictor) predictChecked(x mat.Matrix) ([]Prediction, error) {
 				out[i].Prob = slices.Clone(np.Prob)
 				out[i].Label = p.Classes[int(np.Label)]
 			case p.Logistic != nil: // binary, the labels regressed
-				q := p.Logistic.prob(np.Mean)
+				q := p.Logistic.Prob(np.Mean)
 				out[i].Prob = []float64{1 - q, q}
 				out[i].Label = p.binaryLabel(&np)
 			default: // binary, semi-supervised: classes ±1 in the model
@@ -1008,9 +1016,9 @@ func (p *Predictor) activeSizes(d, n int) (dSearch, dFinal int, err error) {
 }
 
 // search chooses the kernel, the input scaling, the criterion and the calibration by the
-// held-out search (search.go) and sets p's scaler, sharpness and label noise.
+// held-out search (package search) and sets p's scaler, sharpness and label noise.
 // The score is the chosen kernel's held-out −ln p(y) per row, dFinal the final model's
-// active set size (see searchResult).
+// active set size (see search.Result).
 func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int,
 	criterion Criterion) (string, Criterion, float64, int, error) {
 	task, problems := p.Task, p.problems()
@@ -1019,13 +1027,13 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 		criterion = Entropy
 	}
 	before := 0 // evaluations reported before the search's own (the relevance fit's)
-	report := func(evals int, kernel string, score, prior float64) {
+	report := func(r search.Report) {
 		if cfg.Progress != nil {
-			cfg.Progress(Progress{Problems: problems, Search: before + evals, SearchKernel: kernel,
-				SearchScore: score, SearchPrior: prior})
+			cfg.Progress(Progress{Problems: problems, Search: before + r.Evals, SearchKernel: r.Kernel,
+				SearchScore: r.Score, SearchPrior: r.Prior})
 		}
 	}
-	if n, dim := x.Dims(); task == Regression && d == n && n <= exactMaxRows && dim > 0 {
+	if n, dim := x.Dims(); task == Regression && d == n && n <= exactgp.MaxRows && dim > 0 {
 		spec, crit, score, err := p.searchExact(x, y, cfg)
 		return spec, crit, score, dFinal, err
 	}
@@ -1038,31 +1046,35 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 		scalers = append(scalers, mm)
 		if _, dim := x.Dims(); task == Regression && dim > 1 {
 			// A candidate only: where its fit fails the others remain.
-			if rel, pr, err := relevanceScaler(x, y, p.Scaler, cfg.Learn.Seed); err == nil {
+			if rel, pr, err := exactgp.RelevanceScaler(x, y, p.Scaler, cfg.Learn.Seed); err == nil {
 				scalers = append(scalers, rel)
-				report(pr.Search, pr.SearchKernel, pr.SearchScore, 0)
-				before = pr.Search
+				report(pr)
+				before = pr.Evals
 			}
 		}
 	}
-	res, err := searchKernel(x, scalers, y, task, p.Classes, d, dFinal, criterion,
-		auto && task != Regression, cfg, report)
+	res, err := search.Kernel(x, scalers, y,
+		search.Task{Regression: task == Regression, Classes: p.Classes}, d, dFinal,
+		search.Options{Seed: cfg.Learn.Seed, Workers: cfg.Workers, ZeroBias: cfg.ZeroBias,
+			Criterion: criterion, ChooseCriterion: auto && task != Regression,
+			ActiveSizeGiven: cfg.ActiveSize != 0, Candidates: SearchCandidates,
+			Trace: cfg.SearchTrace, Progress: report})
 	if err != nil {
 		return "", 0, 0, 0, err
 	}
-	p.Scaler = scalers[res.input]
-	p.Sharpness, p.LabelNoise, p.Softmax = res.cal.a, res.cal.eps, res.cal.softmax
-	if p.Baseline = res.baseline; !p.Baseline.Beaten() {
+	p.Scaler = res.Scaler
+	p.Sharpness, p.LabelNoise, p.Softmax = res.Sharpness, res.LabelNoise, res.Softmax
+	if p.Baseline = res.Baseline; !p.Baseline.Beaten() {
 		p.Warnings = append(p.Warnings, p.Baseline.Warning())
 	}
-	return res.spec, res.crit, res.score, res.d, nil
+	return res.Spec, res.Criterion, res.Score, res.ActiveSize, nil
 }
 
 // binaryLabel is the class a binary (or semi-supervised) model's prediction np gives: the
 // positive one where p(+1) > ½, which for a label regression is where its logistic map says
 // so, and otherwise where the noise model's label is +1.
 func (p *Predictor) binaryLabel(np *noise.Prediction) float64 {
-	if p.Logistic != nil && p.Logistic.prob(np.Mean) > 0.5 || p.Logistic == nil && np.Label > 0 {
+	if p.Logistic != nil && p.Logistic.Prob(np.Mean) > 0.5 || p.Logistic == nil && np.Label > 0 {
 		return p.Classes[1]
 	}
 	return p.Classes[0]
@@ -1092,16 +1104,17 @@ type labelMember struct {
 // the label regression as the partner; else spec and criterion alone.
 func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit float64,
 	spec string, criterion Criterion) (string, Criterion, *labelMember, error) {
-	res, err := fitLabels(x, p.Scaler, y, p.Classes)
-	if errors.Is(err, errNoLogistic) {
+	yc, _ := codeTargets(Binary, p.Classes, y, 0)
+	res, err := exactgp.FitLabels(x, p.Scaler, yc)
+	if errors.Is(err, calib.ErrNoLogistic) {
 		return spec, criterion, nil, nil
 	}
 	if err != nil {
 		return "", 0, nil, err
 	}
 	decision := "the probit model kept"
-	alone := cfg.labelsAlways || (res.looLoss < probit && !cfg.pair)
-	blend := !cfg.labelsAlways && blendable(res.looLoss, probit) && !cfg.Part.IsPart()
+	alone := cfg.labelsAlways || (res.LOOLoss < probit && !cfg.pair)
+	blend := !cfg.labelsAlways && blendable(res.LOOLoss, probit) && !cfg.Part.IsPart()
 	switch {
 	case blend:
 		decision = "blended with the probit model"
@@ -1109,48 +1122,48 @@ func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit 
 		decision = "taken"
 	}
 	if cfg.Progress != nil {
-		cfg.Progress(Progress{Problems: 1, Search: res.evals,
+		cfg.Progress(Progress{Problems: 1, Search: res.Evals,
 			SearchKernel: fmt.Sprintf(
 				"%s, the labels regressed, scored leaving one row out (the probit search's kernel: %.4f; %s)",
-				res.spec, probit, decision), SearchScore: res.looLoss})
+				res.Spec, probit, decision), SearchScore: res.LOOLoss})
 	}
 	switch {
 	case blend:
 		labels := &Predictor{Task: Binary, Classes: p.Classes, Scaler: p.Scaler, Sharpness: 1,
-			LabelNoise: res.eps, Logistic: &res.logit}
-		return spec, criterion, &labelMember{p: labels, spec: res.spec}, nil
+			LabelNoise: res.LabelNoise, Logistic: &res.Logistic}
+		return spec, criterion, &labelMember{p: labels, spec: res.Spec}, nil
 	case alone:
-		p.Logistic, p.LabelNoise, p.Sharpness = &res.logit, res.eps, 1
-		return res.spec, Entropy, nil, nil
+		p.Logistic, p.LabelNoise, p.Sharpness = &res.Logistic, res.LabelNoise, 1
+		return res.Spec, Entropy, nil, nil
 	}
 	return spec, criterion, nil, nil
 }
 
 // searchExact is search for a regression task whose rows are all active: the exact GP's
-// marginal likelihood chooses the kernel, with a length scale per input (exact.go), on
+// marginal likelihood chooses the kernel, with a length scale per input (package exactgp), on
 // inputs scaled by p.Scaler. Its one progress report counts the likelihood's evaluations
 // and scores the leave-one-out predictions.
 func (p *Predictor) searchExact(x mat.Matrix, y []float64, cfg *Config) (string, Criterion, float64,
 	error) {
 	n, _ := x.Dims()
-	if err := checkSearchRows(n); err != nil {
+	if err := search.CheckRows(n); err != nil {
 		return "", 0, 0, err
 	}
 	xs, err := p.Scaler.Apply(x)
 	if err != nil {
 		return "", 0, 0, err
 	}
-	res, err := exactRegression(xs, y)
+	res, err := exactgp.Regression(xs, y)
 	if err != nil {
 		return "", 0, 0, err
 	}
 	if cfg.Progress != nil {
-		cfg.Progress(Progress{Problems: 1, Search: res.evals,
-			SearchKernel: res.spec + ", by the marginal likelihood, scored leaving one row out",
-			SearchScore:  res.looLoss})
+		cfg.Progress(Progress{Problems: 1, Search: res.Evals,
+			SearchKernel: res.Spec + ", by the marginal likelihood, scored leaving one row out",
+			SearchScore:  res.LOOLoss})
 	}
-	p.Sharpness = res.cal.a
-	return res.spec, Entropy, res.looLoss, nil
+	p.Sharpness = res.Sharpness
+	return res.Spec, Entropy, res.LOOLoss, nil
 }
 
 // fitProblems fits p's binary problems (one per class for multi-class, or only a

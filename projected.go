@@ -16,6 +16,7 @@ import (
 	"github.com/ivmlab/ivm/internal/rowhash"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/kern"
+	"github.com/ivmlab/ivm/search"
 )
 
 // ProjectedModel is a multi-class model that regresses every class's code (+1 for the class, −1
@@ -378,15 +379,15 @@ func distinctRows(x *mat.Dense, perm []int, k int) []int {
 // mean log loss on the rows it was fitted to.
 type softmaxCalib struct{ a, eps, loss float64 }
 
-// fitSoftmax chooses the temperature and label noise (searchLabelNoise) of the softmax
+// fitSoftmax chooses the temperature and label noise (search.LabelNoise) of the softmax
 // that minimise the log loss of latents f (rows × classes) for classes cls.
 func fitSoftmax(f *mat.Dense, cls []int) softmaxCalib {
 	best := softmaxCalib{loss: math.Inf(1)}
-	for _, eps := range searchLabelNoise {
+	for _, eps := range search.LabelNoise {
 		_, k := f.Dims()
 		loss := func(la float64) float64 { return mapLoss(temperatureMap(math.Exp(la), k), f, cls, eps) }
 		la := calib.GoldenMin(loss, math.Log(0.25), math.Log(256), 1e-3)
-		if l := loss(la); l < best.loss-searchTol || math.IsInf(best.loss, 1) {
+		if l := loss(la); l < best.loss-search.Tol || math.IsInf(best.loss, 1) {
 			best = softmaxCalib{math.Exp(la), eps, l}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/optimize"
+	"github.com/ivmlab/ivm/search"
 )
 
 // The projected model's class probabilities are a multinomial logistic regression on its
@@ -171,9 +172,9 @@ func calibrateProjected(f *mat.Dense, cls []int) (scoreMap, float64, []float64, 
 			return scoreMap{}, 0, nil, err
 		}
 	}
-	eps, least := searchLabelNoise[0], math.Inf(1)
-	for _, e := range searchLabelNoise {
-		if l := mapLoss(sm, f, cls, e); l < least-searchTol {
+	eps, least := search.LabelNoise[0], math.Inf(1)
+	for _, e := range search.LabelNoise {
+		if l := mapLoss(sm, f, cls, e); l < least-search.Tol {
 			eps, least = e, l
 		}
 	}

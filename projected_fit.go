@@ -12,9 +12,11 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/ivmlab/ivm/calib"
+	"github.com/ivmlab/ivm/exactgp"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/kern"
+	"github.com/ivmlab/ivm/search"
 )
 
 const (
@@ -120,7 +122,7 @@ type projectedPick struct {
 // fitProjected trains p, a multi-class task, as a projected model (ProjectedModel). A fifth of
 // the rows (at most projectedValRows) are held out at random; on them the search chooses
 // the input scaling (standardised or, with ScaleAuto, scaled to the training range: the
-// probit search's two), γ of an rbf kernel (doubling or halving from 2·startGamma while
+// probit search's two), γ of an rbf kernel (doubling or halving from 2·search.StartGamma while
 // the held-out log loss falls) and λ. The final model's centres are drawn from the other
 // rows; it is fitted on them, its class probabilities are fitted to the held-out rows (the
 // score map and label noise, projected_calib.go), and then the held-out rows are added to
@@ -160,7 +162,7 @@ func (p *Predictor) fitProjected(x mat.Matrix, y []float64, cfg *Config) error {
 	}
 	if _, dim := x.Dims(); t.regression() && cfg.Scale == ScaleAuto && dim > 1 {
 		// Per-input widths, as the regression search weighs its inputs; a candidate only.
-		if rel, _, err := relevanceScaler(x, y, scalers[0], cfg.Learn.Seed); err == nil {
+		if rel, _, err := exactgp.RelevanceScaler(x, y, scalers[0], cfg.Learn.Seed); err == nil {
 			scalers = append(scalers, rel)
 		}
 	}
@@ -292,7 +294,7 @@ func (p *Predictor) fitProjectedFinal(x mat.Matrix, t projectedTargets, pk proje
 
 // searchProjected scores projected models of the rows rest (at most projectedSearchRows of
 // them, through projectedSearchCentres centres) on the held-out rows val, scaled by sc:
-// γ doubling or halving from 2·startGamma while the held-out log loss falls, each at every
+// γ doubling or halving from 2·search.StartGamma while the held-out log loss falls, each at every
 // λ of projectedLambdas. The kernel matrices of every γ are powers of the first one's,
 // exp(−½tγd²) = exp(−½γd²)^t, so the inputs' distances are computed once.
 func searchProjected(x mat.Matrix, t projectedTargets, sc *Scaler, val, rest []int,
@@ -308,7 +310,7 @@ func searchProjected(x mat.Matrix, t projectedTargets, sc *Scaler, val, rest []i
 	}
 	_, dim := xf.Dims()
 	centres := subset.Dense(xf, distinctRows(xf, subset.All(len(fit)), projectedSearchCentresFor(t.classes)))
-	gamma := 2 * startGamma(x, sc)
+	gamma := 2 * search.StartGamma(x, sc)
 	k, err := kern.Parse(projectedKernel(gamma), dim)
 	if err != nil {
 		return projectedPick{}, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/kern"
+	"github.com/ivmlab/ivm/search"
 )
 
 // TestProjectedSystem checks the blocked, upper-triangle accumulation and the in-place and
@@ -151,7 +152,7 @@ func TestCalibrateProjected(t *testing.T) {
 	if !(mapped < tempered-0.05) {
 		t.Errorf("test log loss with the score map %.4f, with the temperature alone %.4f: want the map lower by 0.05", mapped, tempered)
 	}
-	if eps < searchLabelNoise[0] || math.IsNaN(mapped) {
+	if eps < search.LabelNoise[0] || math.IsNaN(mapped) {
 		t.Errorf("label noise %v, loss %v", eps, mapped)
 	}
 }

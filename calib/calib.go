@@ -1,6 +1,7 @@
 // Package calib turns a model's latent outputs into calibrated probabilities and
 // densities: sharpening, the softmax of standardised latents, a uniform mix for label
-// noise, and the small one-dimensional searches and statistics that choose them.
+// noise, the logistic (Platt) map of a label regression's mean, and the small
+// one-dimensional searches and statistics that choose them.
 package calib
 
 import (

@@ -72,6 +72,7 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := ivm.Config{Task: ivm.Binary, ActiveSize: *d, FixedKernel: *iters == 0,
 		Learn: ivm.LearnOptions{Iters: max(*iters, 0)}}
+	cfg.SearchTrace = searchTrace()
 	fmt.Fprintf(stdout,
 		"USPS digits (shipped in data/usps): %d training and %d test images of %d pixels\n", n, nt, dim)
 	how := "kernel chosen by the held-out search"

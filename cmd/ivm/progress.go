@@ -227,3 +227,13 @@ func (p *progress) finish() {
 		fmt.Fprintln(p.w)
 	}
 }
+
+// searchTrace is where ivm.Fit's kernel search writes a line for every kernel it scores
+// (ivm.Config.SearchTrace): stderr where the environment sets IVM_SEARCH_TRACE=1, for
+// diagnosing what it chose; nil otherwise.
+func searchTrace() io.Writer {
+	if os.Getenv("IVM_SEARCH_TRACE") == "1" {
+		return os.Stderr
+	}
+	return nil
+}

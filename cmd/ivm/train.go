@@ -280,6 +280,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if *kiters == 0 {
 		cfg.Learn.KernelIters = -1
 	}
+	cfg.SearchTrace = searchTrace()
 	plan, err := cfg.Plan(n, dim, y)
 	if err != nil {
 		return fmt.Errorf("%s: %w%s", trainPath, err, hugeTargetsHint(y))

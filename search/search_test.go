@@ -1,9 +1,8 @@
-package ivm
+package search
 
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -11,6 +10,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/calib"
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -42,16 +43,6 @@ func TestDealFoldsStratifies(t *testing.T) {
 	}
 }
 
-func TestDefaultActiveSize(t *testing.T) {
-	for _, c := range []struct{ n, problems, want int }{
-		{150, 3, 150}, {1000, 1, 1000}, {1000, 3, 253}, {7291, 10, 683}, {60000, 10, 1250},
-	} {
-		if got := DefaultActiveSize(c.n, c.problems); got != c.want {
-			t.Errorf("DefaultActiveSize(%d, %d) = %d, want %d", c.n, c.problems, got, c.want)
-		}
-	}
-}
-
 // With exact sites (Gaussian noise) the posterior does not depend on the order of the
 // inclusions, so IncludeAll and a greedy Select of every point give the same model.
 func TestIncludeAllMatchesSelectingEveryPoint(t *testing.T) {
@@ -70,7 +61,7 @@ func TestIncludeAllMatchesSelectingEveryPoint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := NewSelector(x, y, k, noise.NewGaussian(0), Options{})
+		s, err := engine.NewSelector(x, y, k, noise.NewGaussian(0), engine.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,44 +82,6 @@ func TestIncludeAllMatchesSelectingEveryPoint(t *testing.T) {
 	}
 }
 
-// The final model of the search grows to 12√n (at most 1 250) or about 10¹⁰ flops of
-// selection, never below DefaultActiveSize and never above n; past ten rows per active
-// point, the same selection time buys more active points from fewer candidates.
-func TestSearchActiveSize(t *testing.T) {
-	for _, c := range []struct{ n, problems, want, pool int }{
-		{150, 3, 150, 150}, {1000, 3, 1000, 1000}, {3220, 1, 1762, 3220}, {693, 11, 693, 693}, {7291, 10, 1025, 7291},
-		{10000, 10, 1200, 10000}, {12500, 26, 1250, 12500}, {14000, 26, 1298, 12980}, {60000, 10, 2108, 21080},
-	} {
-		d := SearchActiveSize(c.n, c.problems)
-		if pool := SearchCandidates(c.n, d); d != c.want || pool != c.pool {
-			t.Errorf("SearchActiveSize(%d, %d) = %d of %d candidates, want %d of %d", c.n, c.problems, d, pool, c.want, c.pool)
-		}
-		if big := max(1250, DefaultActiveSize(c.n, c.problems)); c.n > 10*big {
-			if cost, same := float64(d)*float64(d)*float64(SearchCandidates(c.n, d)), float64(big)*float64(big)*float64(c.n); math.Abs(cost/same-1) > 0.01 {
-				t.Errorf("n = %d: selection cost d²·candidates %.3g, want that of %d of all rows, %.3g", c.n, cost, big, same)
-			}
-		}
-	}
-}
-
-// The candidate pool is every row when it is no smaller, else a sorted random subset
-// that depends on the seed only.
-func TestCandidateRows(t *testing.T) {
-	if rows := candidateRows(100, 100, 1); rows != nil {
-		t.Errorf("pool of all 100 rows: %v, want nil (every row)", rows)
-	}
-	a, b := candidateRows(1000, 300, 7), candidateRows(1000, 300, 7)
-	if len(a) != 300 || !slices.Equal(a, b) || !slices.IsSorted(a) {
-		t.Fatalf("pool of 300 of 1000 rows: %d rows, sorted %v, same for one seed %v", len(a), slices.IsSorted(a), slices.Equal(a, b))
-	}
-	if len(slices.Compact(slices.Clone(a))) != 300 || a[0] < 0 || a[299] >= 1000 {
-		t.Errorf("pool rows repeat or fall outside [0, 1000): %v…%v", a[0], a[299])
-	}
-	if slices.Equal(a, candidateRows(1000, 300, 8)) {
-		t.Error("two seeds drew the same pool")
-	}
-}
-
 // The pattern search moves on a lattice: a kernel reached again by another path is the
 // same kernel, scored once; and it follows a diagonal ridge that a search by one parameter
 // at a time cannot climb.
@@ -143,7 +96,7 @@ func TestPatternFollowsRidge(t *testing.T) {
 	evals := 0
 	c := &climb{s: s, evals: &evals, origin: searchParams{gamma: 1, variance: 1, white: 1}}
 	s.scoreFunc = func(p searchParams) float64 { scored[p]++; evals++; return f(p) }
-	c.p = c.params(c.at, Entropy)
+	c.p = c.params(c.at, engine.Entropy)
 	c.best, _ = s.score(c.p)
 	if err := c.pattern(false); err != nil {
 		t.Fatal(err)
@@ -162,8 +115,8 @@ func TestPatternFollowsRidge(t *testing.T) {
 // however far the held-out score keeps falling towards sharper kernels (separable rows); a
 // regression's may.
 func TestSearchBoundsProbitVariance(t *testing.T) {
-	for _, task := range []Task{Binary, Regression} {
-		s := &searcher{task: task, memo: map[searchParams]float64{}, outs: map[searchParams][][2][]float64{}}
+	for _, regression := range []bool{false, true} {
+		s := &searcher{regression: regression, memo: map[searchParams]float64{}, outs: map[searchParams][][2][]float64{}}
 		evals, highest := 0, 0.0
 		c := &climb{s: s, evals: &evals, origin: searchParams{gamma: 1, variance: 1, white: 1}}
 		s.scoreFunc = func(p searchParams) float64 {
@@ -171,15 +124,15 @@ func TestSearchBoundsProbitVariance(t *testing.T) {
 			highest = max(highest, p.variance)
 			return -math.Log(p.variance)
 		}
-		c.p = c.params(c.at, Entropy)
+		c.p = c.params(c.at, engine.Entropy)
 		c.best, _ = s.score(c.p)
 		if err := c.pattern(false); err != nil {
 			t.Fatal(err)
 		}
-		if task == Binary && (highest > searchMaxVariance || c.p.variance < searchMaxVariance/4) {
+		if !regression && (highest > searchMaxVariance || c.p.variance < searchMaxVariance/4) {
 			t.Errorf("binary: scored variances up to %g, ended at %g; want the highest within (%g/4, %g]", highest, c.p.variance, float64(searchMaxVariance), float64(searchMaxVariance))
 		}
-		if task == Regression && highest <= searchMaxVariance {
+		if regression && highest <= searchMaxVariance {
 			t.Errorf("regression: the search stopped at variance %g", highest)
 		}
 	}
@@ -188,14 +141,14 @@ func TestSearchBoundsProbitVariance(t *testing.T) {
 // Calibration never leaves a class impossible: even outputs without a mistake get label
 // noise 0.001, and outputs with a confident mistake get more.
 func TestCalibrationLabelNoiseFloor(t *testing.T) {
-	s := &searcher{task: Binary, valClass: []int{1, 1, 1, 0, 0, 0, 1, 0}}
+	s := &searcher{valClass: []int{1, 1, 1, 0, 0, 0, 1, 0}}
 	clean := [][2][]float64{{{0.9, 0.8, 0.95, 0.1, 0.2, 0.05, 0.7, 0.3}, nil}}
-	if c := s.calibration(clean); c.eps != searchLabelNoise[0] || c.softmax {
-		t.Errorf("calibration %+v on outputs without a mistake, want the least label noise, %v, and no softmax (binary)", c, searchLabelNoise[0])
+	if c := s.calibration(clean); c.eps != LabelNoise[0] || c.softmax {
+		t.Errorf("calibration %+v on outputs without a mistake, want the least label noise, %v, and no softmax (binary)", c, LabelNoise[0])
 	}
 	wrong := [][2][]float64{{{0.9, 0.8, 0.95, 0.1, 0.2, 0.05, 0.7, 1 - 1e-12}, nil}}
-	if c := s.calibration(wrong); c.eps <= searchLabelNoise[0] {
-		t.Errorf("label noise %v with a confident mistake, want more than %v", c.eps, searchLabelNoise[0])
+	if c := s.calibration(wrong); c.eps <= LabelNoise[0] {
+		t.Errorf("label noise %v with a confident mistake, want more than %v", c.eps, LabelNoise[0])
 	}
 }
 
@@ -237,7 +190,7 @@ func TestCalibrationSoftmaxChoice(t *testing.T) {
 		between, flat = append(between, b), append(flat, f)
 		valClass = append(valClass, k)
 	}
-	s := &searcher{task: MultiClass, valClass: valClass}
+	s := &searcher{valClass: valClass}
 	cb := s.calibration(outputs(between))
 	if !cb.softmax {
 		t.Errorf("rows between two classes: calibration %+v, want the softmax", cb)
@@ -260,7 +213,7 @@ func TestCalibrationSoftmaxChoice(t *testing.T) {
 func TestCoveringSharpness(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	n := 2000
-	s := &searcher{task: Regression, yVal: make([]float64, n)}
+	s := &searcher{regression: true, yVal: make([]float64, n)}
 	mu, vs := make([]float64, n), make([]float64, n)
 	for i := range s.yVal {
 		s.yVal[i], vs[i] = rng.NormFloat64(), 1
@@ -305,12 +258,12 @@ func TestFinalValidationRows(t *testing.T) {
 		x.Set(i, 1, rng.NormFloat64())
 		y[i] = float64(i % 3)
 	}
-	sc, err := FitScaler(x, ScaleNone)
+	sc, err := dataset.FitScaler(x, dataset.ScaleNone)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &Config{}
-	s, _, err := newSearcher(x, sc, y, MultiClass, []float64{0, 1, 2}, 500, cfg)
+	task := Task{Classes: []float64{0, 1, 2}}
+	s, _, err := newSearcher(x, sc, y, task, 500, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +302,7 @@ func TestFinalValidationRows(t *testing.T) {
 	if v, _ := s.folds[0].xVal.Dims(); v != nVal || len(s.valClass) != nVal {
 		t.Errorf("the search's own validation rows changed to %d", v)
 	}
-	again, _, err := newSearcher(x, sc, y, MultiClass, []float64{0, 1, 2}, 500, cfg)
+	again, _, err := newSearcher(x, sc, y, task, 500, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +311,7 @@ func TestFinalValidationRows(t *testing.T) {
 	}
 }
 
-// searchInnerMemory bounds what the searcher's folds hold: three folds of two thirds of the
+// InnerMemory bounds what the searcher's folds hold: three folds of two thirds of the
 // rows below searchCVRows, one of at most searchMaxFit rows above, none past the budget.
 func TestSearchInnerBytes(t *testing.T) {
 	for _, n := range []int{6, 145, 1999, 2000, 2001, 3220, 4500, 10000} {
@@ -370,12 +323,11 @@ func TestSearchInnerBytes(t *testing.T) {
 		for i := 0; i < n; i++ {
 			x.Set(i, 0, float64(i))
 		}
-		sc, err := FitScaler(x, ScaleStd)
+		sc, err := dataset.FitScaler(x, dataset.ScaleStd)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := Config{}
-		s, _, err := newSearcher(x, sc, y, Binary, []float64{0, 1}, min(n, 200), &cfg)
+		s, _, err := newSearcher(x, sc, y, Task{Classes: []float64{0, 1}}, min(n, 200), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -385,7 +337,7 @@ func TestSearchInnerBytes(t *testing.T) {
 				held += kern.InnerBytes(in.X().RawMatrix().Rows)
 			}
 		}
-		if bound := searchInnerMemory(n); held > bound || held == 0 && bound < searchInnerBytes {
+		if bound := InnerMemory(n); held > bound || held == 0 && bound < searchInnerBytes {
 			t.Errorf("n = %d: the folds hold %.0f bytes of inner products, bound %.0f", n, held, bound)
 		}
 	}
@@ -398,10 +350,7 @@ func TestLossesFromPowerLogs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, problems := range []int{1, 4} {
 		rows := 50
-		s := &searcher{task: Binary, valClass: make([]int, rows)}
-		if problems > 1 {
-			s.task = MultiClass
-		}
+		s := &searcher{valClass: make([]int, rows)}
 		out := make([][2][]float64, problems)
 		for c := range out {
 			out[c][0] = make([]float64, rows)

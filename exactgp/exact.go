@@ -1,10 +1,12 @@
-package ivm
-
-// Small regression tasks: the exact GP's hyperparameters by type-II maximum likelihood.
+// Package exactgp fits the exact GP of small tasks, whose training rows are all active: the
+// hyperparameters of a regression's rbfard kernel by type-II maximum likelihood
+// (Regression), the relevance of each input that this fit learns on a subsample of a larger
+// regression (RelevanceScaler), and the regression of a binary task's labels coded ±1,
+// turned into probabilities by a logistic map (FitLabels).
 //
-// Where every training row is active (d = N, see DefaultActiveSize) and the targets are
+// Where every training row is active (d = N, see ivm.DefaultActiveSize) and the targets are
 // real, the IVM with Gaussian noise is the exact GP, whose log marginal likelihood and
-// its gradient cost one Cholesky factorisation. There the held-out search (search.go),
+// its gradient cost one Cholesky factorisation. There the held-out search (package search),
 // which scores kernels by models fitted on two thirds of the rows and moves one
 // isotropic width, is the weaker choice: on eight small public regression sets (four
 // random 70/30 splits each; bench/RESULTS.md) the marginal likelihood's kernel had the
@@ -21,7 +23,8 @@ package ivm
 //
 // Larger regression tasks go to the search, whose kernel has one width for every input;
 // the same per-input fit on a subsample gives it a candidate scaling that weights each
-// input by its relevance (relevanceScaler).
+// input by its relevance (RelevanceScaler).
+package exactgp
 
 import (
 	"errors"
@@ -37,16 +40,18 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/internal/rowdot"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/optimize"
+	"github.com/ivmlab/ivm/search"
 )
 
 const (
-	// exactMaxRows is the most training rows the marginal-likelihood fit is used for:
+	// MaxRows is the most training rows the marginal-likelihood fit is used for:
 	// each evaluation factorises an N×N matrix, and a fit takes about a hundred (700 rows
 	// of 4 inputs: about 2 CPU s).
-	exactMaxRows = 700
+	MaxRows = 700
 	// ardPriorSD is the prior standard deviation of each log length scale about their
 	// common value (a factor e^0.5 ≈ 1.65). On the eight sets named above 0.5 did better
 	// than 1 or 2 on the smallest (Swiss: NLPD 3.96 against 4.30 and 4.37) and within
@@ -415,25 +420,26 @@ func (f *exactFit) spec(sd float64) string {
 		"])+bias(variance=" + g(f.bias*v2) + ")+white(variance=" + g(f.noise*v2) + ")"
 }
 
-// exactResult is what exactRegression chose: the kernel for the targets as given, the
-// calibration, the marginal likelihood's evaluations and the mean leave-one-out −ln p(y)
-// per row under that calibration.
-type exactResult struct {
-	spec    string
-	cal     probMap
-	evals   int
-	looLoss float64
+// Result is what Regression chose: the kernel Spec for the targets as given, the Sharpness
+// that calibrates its predictive variances (ivm.Predictor.Sharpness), the marginal
+// likelihood's evaluations, and the mean leave-one-out −ln p(y) per row under that
+// calibration.
+type Result struct {
+	Spec      string
+	Sharpness float64
+	Evals     int
+	LOOLoss   float64
 }
 
-// exactRegression chooses the kernel of a regression task on its scaled inputs xs by
+// Regression chooses the kernel of a regression task on its scaled inputs xs by
 // fitExact and calibrates its error bars on the leave-one-out predictions.
-func exactRegression(xs *mat.Dense, y []float64) (exactResult, error) {
+func Regression(xs *mat.Dense, y []float64) (Result, error) {
 	ys, sd := standardised(y)
 	fit, err := fitExact(newExactGP(xs, ys), true)
 	if err != nil {
-		return exactResult{}, err
+		return Result{}, err
 	}
-	// Calibrated as the search's regression kernels are (searcher.calibration), on the
+	// Calibrated as the search's regression kernels are (search.RegressionSharpness), on the
 	// leave-one-out predictions: the 90 %-confidence margin of the covering rule keeps the
 	// intervals wide enough that a test set of a few hundred rows sees at least the nominal
 	// coverage.
@@ -443,12 +449,9 @@ func exactRegression(xs *mat.Dense, y []float64) (exactResult, error) {
 	// on all the rows are optimistic, most where the rows are few (R's stackloss;
 	// bench/RESULTS.md). On every public regression set measured the sharpness was below 1
 	// anyway.
-	s := &searcher{task: Regression, yVal: ys}
-	loo := [][2][]float64{{fit.looMean, fit.looVar}}
-	cal := s.calibration(loo)
-	cal.a = min(cal.a, 1)
-	return exactResult{spec: fit.spec(sd), cal: cal, evals: fit.evals, looLoss: s.logLoss(loo, cal)},
-		nil
+	a := min(search.RegressionSharpness(ys, fit.looMean, fit.looVar), 1)
+	return Result{Spec: fit.spec(sd), Sharpness: a, Evals: fit.evals,
+		LOOLoss: search.RegressionLoss(ys, fit.looMean, fit.looVar, a)}, nil
 }
 
 // standardised returns the targets y less their mean, divided by their standard deviation
@@ -466,7 +469,7 @@ func standardised(y []float64) (ys []float64, sd float64) {
 }
 
 const (
-	// relevanceRows is the most rows relevanceScaler fits the exact GP to: enough to tell
+	// relevanceRows is the most rows RelevanceScaler fits the exact GP to: enough to tell
 	// an input that matters from one that does not (300 synthetic rows find one among 31,
 	// see fitARD), few enough that the fit costs about a second.
 	relevanceRows = 400
@@ -475,7 +478,7 @@ const (
 	relevanceFloor = 1e-6
 )
 
-// relevanceScaler returns the scaling std (standardisation) with each column then weighted
+// RelevanceScaler returns the scaling std (standardisation) with each column then weighted
 // by its relevance to the regression targets y: ℓ_min/ℓ_d, from the exact GP's per-input
 // length scales (fitARD) on at most relevanceRows rows drawn with seed; and a progress
 // report of that fit. The search, whose
@@ -483,30 +486,28 @@ const (
 // its held-out rows: where most inputs do not matter (one relevant input among eight,
 // 2 000 synthetic rows) standardised inputs drown the one that does and the search's best
 // kernel predicted about the mean.
-func relevanceScaler(x mat.Matrix, y []float64, std *Scaler, seed uint64) (*Scaler, Progress,
-	error) {
+func RelevanceScaler(x mat.Matrix, y []float64, std *dataset.Scaler,
+	seed uint64) (*dataset.Scaler, search.Report, error) {
 	n, _ := x.Dims()
 	rows := subset.Random(n, relevanceRows, seed, 0x5e1e)
 	xs, err := subset.Scaled(x, std, rows)
 	if err != nil {
-		return nil, Progress{}, err
+		return nil, search.Report{}, err
 	}
 	ys, _ := standardised(subset.Of(y, rows))
 	fit, err := fitExact(newExactGP(xs, ys), true)
 	if err != nil {
-		return nil, Progress{}, err
+		return nil, search.Report{}, err
 	}
 	lmin := slices.Min(fit.length)
-	sc := &Scaler{Kind: ScaleRelevance, Shift: slices.Clone(std.Shift),
+	sc := &dataset.Scaler{Kind: dataset.ScaleRelevance, Shift: slices.Clone(std.Shift),
 		Factor: make([]float64, len(std.Factor)), Weight: make([]float64, len(std.Factor))}
 	for d, l := range fit.length {
 		sc.Weight[d] = max(lmin/l, relevanceFloor)
 		sc.Factor[d] = std.Factor[d] * sc.Weight[d]
 	}
-	s := &searcher{task: Regression, yVal: ys}
-	loo := [][2][]float64{{fit.looMean, fit.looVar}}
-	report := Progress{Search: fit.evals, SearchScore: s.logLoss(loo, probMap{a: 1}),
-		SearchKernel: fmt.Sprintf(
+	report := search.Report{Evals: fit.evals,
+		Score: search.RegressionLoss(ys, fit.looMean, fit.looVar, 1), Kernel: fmt.Sprintf(
 			"%s on %d rows, by the marginal likelihood, scored leaving one row out: the relevance "+
 				"scaling's weights", fit.spec(1), len(rows))}
 	return sc, report, nil
