@@ -277,23 +277,8 @@ func MultiTask(tasks []Task, opt Options) (*Figure, error) {
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for ti, t := range tasks {
-		if len(t.X) != len(t.Y) {
-			return nil, fmt.Errorf("plot: task %d has %d inputs and %d targets", ti+1, len(t.X), len(t.Y))
-		}
-		if len(t.GridX) != len(t.Mean) || (t.SD != nil && len(t.SD) != len(t.GridX)) {
-			return nil, fmt.Errorf("plot: task %d has %d grid points, %d means and %d standard deviations", ti+1, len(t.GridX), len(t.Mean), len(t.SD))
-		}
-		for _, a := range t.Active {
-			if a < 0 || a >= len(t.X) {
-				return nil, fmt.Errorf("plot: task %d: active index %d outside its %d points", ti+1, a, len(t.X))
-			}
-		}
-		for _, vs := range [][]float64{t.X, t.Y, t.GridX, t.Mean, t.SD} {
-			for _, v := range vs {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return nil, fmt.Errorf("plot: task %d holds the value %g", ti+1, v)
-				}
-			}
+		if err := checkTask(ti, t); err != nil {
+			return nil, err
 		}
 		for _, vs := range [][]float64{t.X, t.GridX} {
 			for _, v := range vs {
@@ -308,8 +293,6 @@ func MultiTask(tasks []Task, opt Options) (*Figure, error) {
 		lo, hi = opt.XMin, opt.XMax
 	}
 	fig := &Figure{}
-	ring := draw.GlyphStyle{Color: red, Radius: vg.Points(4.5), Shape: draw.RingGlyph{}}
-	dot := draw.GlyphStyle{Color: black, Radius: vg.Points(1.5), Shape: draw.CircleGlyph{}}
 	for ti, t := range tasks {
 		name := orDefault(t.Name, fmt.Sprintf("task %d", ti+1))
 		title := name
@@ -322,40 +305,7 @@ func MultiTask(tasks []Task, opt Options) (*Figure, error) {
 		}
 		p := newPlot(title, xl, orDefault(opt.YLabel, "y"))
 		p.X.Min, p.X.Max = lo, hi
-		if len(t.GridX) > 0 {
-			if t.SD != nil {
-				l, u := make([]float64, len(t.GridX)), make([]float64, len(t.GridX))
-				band := make(plotter.XYs, 0, 2*len(t.GridX))
-				for i := range t.GridX {
-					l[i], u[i] = t.Mean[i]-2*t.SD[i], t.Mean[i]+2*t.SD[i]
-					band = append(band, plotter.XY{X: t.GridX[i], Y: l[i]})
-				}
-				for i := len(t.GridX) - 1; i >= 0; i-- {
-					band = append(band, plotter.XY{X: t.GridX[i], Y: u[i]})
-				}
-				poly, err := plotter.NewPolygon(band)
-				if err != nil {
-					return nil, err
-				}
-				poly.Color, poly.LineStyle.Width = lightBlue, 0
-				p.Add(poly)
-				p.Legend.Add("mean ± 2 sd", poly)
-				fig.Series = append(fig.Series, Series{Name: "mean-2sd", Panel: ti, X: t.GridX, Y: l},
-					Series{Name: "mean+2sd", Panel: ti, X: t.GridX, Y: u})
-			}
-			if _, err := addLine(p, "mean", xyOf(t.GridX, t.Mean), lineStyle(blue, "solid")); err != nil {
-				return nil, err
-			}
-			fig.Series = append(fig.Series, Series{Name: "mean", Panel: ti, X: t.GridX, Y: t.Mean})
-		}
-		if err := scatter(p, "data", xyOf(t.X, t.Y), dot, true); err != nil {
-			return nil, err
-		}
-		act := make(plotter.XYs, len(t.Active))
-		for k, a := range t.Active {
-			act[k] = plotter.XY{X: t.X[a], Y: t.Y[a]}
-		}
-		if err := scatter(p, fmt.Sprintf("used (%d)", len(t.Active)), act, ring, true); err != nil {
+		if err := drawTask(p, fig, ti, t); err != nil {
 			return nil, err
 		}
 		fig.Panels = append(fig.Panels, p)
@@ -364,6 +314,83 @@ func MultiTask(tasks []Task, opt Options) (*Figure, error) {
 		fig.Plot = fig.Panels[0]
 	}
 	return finishLegend(fig, opt), nil
+}
+
+// checkTask checks task t, the ti'th (0-based), before anything is drawn: matching
+// lengths, active indices into its data, and finite values throughout.
+func checkTask(ti int, t Task) error {
+	if len(t.X) != len(t.Y) {
+		return fmt.Errorf("plot: task %d has %d inputs and %d targets", ti+1, len(t.X), len(t.Y))
+	}
+	if len(t.GridX) != len(t.Mean) || (t.SD != nil && len(t.SD) != len(t.GridX)) {
+		return fmt.Errorf("plot: task %d has %d grid points, %d means and %d standard deviations",
+			ti+1, len(t.GridX), len(t.Mean), len(t.SD))
+	}
+	for _, a := range t.Active {
+		if a < 0 || a >= len(t.X) {
+			return fmt.Errorf("plot: task %d: active index %d outside its %d points", ti+1, a,
+				len(t.X))
+		}
+	}
+	for _, vs := range [][]float64{t.X, t.Y, t.GridX, t.Mean, t.SD} {
+		for _, v := range vs {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("plot: task %d holds the value %g", ti+1, v)
+			}
+		}
+	}
+	return nil
+}
+
+// drawTask draws task t, the ti'th (0-based), in panel p and adds its Series to fig: the
+// band mean ± 2 sd under the mean, then the data and the points the model used over them.
+func drawTask(p *plot.Plot, fig *Figure, ti int, t Task) error {
+	if len(t.GridX) > 0 {
+		if t.SD != nil {
+			if err := addBand(p, fig, ti, t); err != nil {
+				return err
+			}
+		}
+		mean := xyOf(t.GridX, t.Mean)
+		if _, err := addLine(p, "mean", mean, lineStyle(blue, "solid")); err != nil {
+			return err
+		}
+		fig.Series = append(fig.Series, Series{Name: "mean", Panel: ti, X: t.GridX, Y: t.Mean})
+	}
+	dot := draw.GlyphStyle{Color: black, Radius: vg.Points(1.5), Shape: draw.CircleGlyph{}}
+	if err := scatter(p, "data", xyOf(t.X, t.Y), dot, true); err != nil {
+		return err
+	}
+	act := make(plotter.XYs, len(t.Active))
+	for k, a := range t.Active {
+		act[k] = plotter.XY{X: t.X[a], Y: t.Y[a]}
+	}
+	ring := draw.GlyphStyle{Color: red, Radius: vg.Points(4.5), Shape: draw.RingGlyph{}}
+	return scatter(p, fmt.Sprintf("used (%d)", len(t.Active)), act, ring, true)
+}
+
+// addBand draws the band mean ± 2 sd of task t, the ti'th (0-based), in panel p as a
+// polygon along the lower edge and back along the upper, and adds its edges to fig's Series.
+func addBand(p *plot.Plot, fig *Figure, ti int, t Task) error {
+	l, u := make([]float64, len(t.GridX)), make([]float64, len(t.GridX))
+	band := make(plotter.XYs, 0, 2*len(t.GridX))
+	for i := range t.GridX {
+		l[i], u[i] = t.Mean[i]-2*t.SD[i], t.Mean[i]+2*t.SD[i]
+		band = append(band, plotter.XY{X: t.GridX[i], Y: l[i]})
+	}
+	for i := len(t.GridX) - 1; i >= 0; i-- {
+		band = append(band, plotter.XY{X: t.GridX[i], Y: u[i]})
+	}
+	poly, err := plotter.NewPolygon(band)
+	if err != nil {
+		return err
+	}
+	poly.Color, poly.LineStyle.Width = lightBlue, 0
+	p.Add(poly)
+	p.Legend.Add("mean ± 2 sd", poly)
+	fig.Series = append(fig.Series, Series{Name: "mean-2sd", Panel: ti, X: t.GridX, Y: l},
+		Series{Name: "mean+2sd", Panel: ti, X: t.GridX, Y: u})
+	return nil
 }
 
 // errorBars returns the vertical bars Y ± YErr of series s at points pts; on a logarithmic
