@@ -47,7 +47,8 @@ func tokErr(ln, col int, format string, args ...any) error {
 	return &ParseError{Line: ln, Col: col, Msg: fmt.Sprintf(format, args...), token: true}
 }
 
-// row parses one non-blank, non-comment line.
+// row parses one non-blank, non-comment line: the label, then its qid, task and
+// index:value tokens, each checked as it is read so that an error names its token.
 func (p *svmParser) row(line []byte, ln int) error {
 	if h := bytes.IndexByte(line, '#'); h >= 0 {
 		line = line[:h]
@@ -80,63 +81,91 @@ func (p *svmParser) row(line []byte, ln int) error {
 			continue
 		}
 		if bytes.HasPrefix(t, []byte("task:")) {
-			switch {
-			case task != nil:
-				return tokErr(ln, tok, "second task token %s in the row", snippet(t))
-			case len(t) == len("task:"):
-				return tokErr(ln, tok, "empty task name in %s", snippet(t))
-			case !utf8.Valid(t):
-				return tokErr(ln, tok, "task name in %s is not UTF-8 text", snippet(t))
+			if err := checkTaskToken(t, task, ln, tok); err != nil {
+				return err
 			}
 			task = t[len("task:"):]
 			continue
 		}
-		c := bytes.IndexByte(t, ':')
-		if c < 0 {
-			return tokErr(ln, tok, "%s is not index:value", snippet(t))
-		}
-		idx, ok := parseIndex(t[:c])
-		switch {
-		case !ok:
-			return tokErr(ln, tok, "bad feature index in %s (want an integer from 1 to %d)", snippet(t),
-				maxIndex)
-		case idx == 0:
-			return tokErr(ln, tok, "feature index 0 in %s: indices are 1-based", snippet(t))
-		case idx <= prev:
-			return tokErr(ln, tok, "feature index %d in %s is not greater than the previous index %d", idx,
-				snippet(t), prev)
+		idx, err := p.feature(t, ln, tok, prev)
+		if err != nil {
+			return err
 		}
 		prev = idx
-		vb := t[c+1:]
-		v, ok := parseNumber(vb)
-		switch {
-		case len(vb) == 0:
-			return tokErr(ln, tok, "missing value in %s", snippet(t))
-		case !ok:
-			return tokErr(ln, tok, "value in %s is not a number", snippet(t))
-		case !finite(v):
-			return tokErr(ln, tok, "value in %s is not finite (NaN or ±Inf, or out of range)", snippet(t))
-		}
-		p.seenIdx = max(p.seenIdx, idx)
-		if p.opt.Dim > 0 && idx > p.opt.Dim {
-			if p.opt.IgnoreExtra {
-				continue
-			}
-			return tokErr(ln, tok, "feature index %d in %s exceeds the dimension %d", idx, snippet(t),
-				p.opt.Dim)
-		}
-		if idx > p.maxIdx {
-			p.maxIdx = idx
-			if err := p.checkSize(ln, tok, t); err != nil {
-				return err
-			}
-		}
-		p.idx = append(p.idx, int32(idx-1))
-		p.val = append(p.val, v)
 	}
 	if tok == 0 {
 		return nil // only blanks before a comment
 	}
+	return p.endRow(ln, task)
+}
+
+// checkTaskToken checks the task token t, token tok of line ln, in a row whose earlier
+// task name, if any, is task: a row names one non-empty task in UTF-8 text.
+func checkTaskToken(t, task []byte, ln, tok int) error {
+	switch {
+	case task != nil:
+		return tokErr(ln, tok, "second task token %s in the row", snippet(t))
+	case len(t) == len("task:"):
+		return tokErr(ln, tok, "empty task name in %s", snippet(t))
+	case !utf8.Valid(t):
+		return tokErr(ln, tok, "task name in %s is not UTF-8 text", snippet(t))
+	}
+	return nil
+}
+
+// feature parses the index:value token t, token tok of line ln, whose index must exceed
+// prev, the row's previous index, and keeps the value in the current row unless it lies
+// beyond the dimension and IgnoreExtra drops it. It returns the index.
+func (p *svmParser) feature(t []byte, ln, tok, prev int) (int, error) {
+	c := bytes.IndexByte(t, ':')
+	if c < 0 {
+		return 0, tokErr(ln, tok, "%s is not index:value", snippet(t))
+	}
+	idx, ok := parseIndex(t[:c])
+	switch {
+	case !ok:
+		return 0, tokErr(ln, tok, "bad feature index in %s (want an integer from 1 to %d)",
+			snippet(t), maxIndex)
+	case idx == 0:
+		return 0, tokErr(ln, tok, "feature index 0 in %s: indices are 1-based", snippet(t))
+	case idx <= prev:
+		return 0, tokErr(ln, tok,
+			"feature index %d in %s is not greater than the previous index %d", idx, snippet(t),
+			prev)
+	}
+	vb := t[c+1:]
+	v, ok := parseNumber(vb)
+	switch {
+	case len(vb) == 0:
+		return 0, tokErr(ln, tok, "missing value in %s", snippet(t))
+	case !ok:
+		return 0, tokErr(ln, tok, "value in %s is not a number", snippet(t))
+	case !finite(v):
+		return 0, tokErr(ln, tok, "value in %s is not finite (NaN or ±Inf, or out of range)",
+			snippet(t))
+	}
+	p.seenIdx = max(p.seenIdx, idx)
+	if p.opt.Dim > 0 && idx > p.opt.Dim {
+		if p.opt.IgnoreExtra {
+			return idx, nil
+		}
+		return 0, tokErr(ln, tok, "feature index %d in %s exceeds the dimension %d", idx,
+			snippet(t), p.opt.Dim)
+	}
+	if idx > p.maxIdx {
+		p.maxIdx = idx
+		if err := p.checkSize(ln, tok, t); err != nil {
+			return 0, err
+		}
+	}
+	p.idx = append(p.idx, int32(idx-1))
+	p.val = append(p.val, v)
+	return idx, nil
+}
+
+// endRow closes the row of line ln, whose task name is task (nil without a task token):
+// either every row has a task or none has, and the rows must stay within MaxValues.
+func (p *svmParser) endRow(ln int, task []byte) error {
 	row := len(p.rowEnd)
 	if row == 0 {
 		p.firstLine = ln

@@ -256,139 +256,191 @@ func (c *core) setFunc(f float64) { c.fe = f }
 // setGrad hands back ∇f(xe).
 func (c *core) setGrad(g []float64) { copy(c.ge, g) }
 
-// next advances the iteration to its next request. It is long because it is the whole
-// state machine, one case per step of Møller's algorithm in its order; split up, the
-// steps' hand-offs through c.state would be harder to follow than the switch.
+// next advances the iteration to its next request. Each state is one step of Møller's
+// algorithm, in its order; a step either hands a request to the driver (ask) or sets the
+// next state and lets the loop go on.
 func (c *core) next() request {
 	for {
+		var r request
+		var ask bool
 		switch c.state {
 		case stDirection:
-			if !c.success {
-				c.state = stStep
-				continue
-			}
-			c.mu = dot(c.d, c.g)
-			c.kappa = dot(c.d, c.d)
-			if c.mu >= 0 || math.IsInf(c.kappa, 0) || math.IsNaN(c.kappa) {
-				// Not a descent direction (or one that overflowed): steepest descent.
-				for i := range c.d {
-					c.d[i] = -c.g[i]
-				}
-				c.mu = dot(c.d, c.g)
-				c.kappa = dot(c.d, c.d)
-			}
-			if c.kappa < c.cfg.dirEps {
-				return c.finish(gopt.MethodConverge, "the search direction vanished")
-			}
-			c.sigma = c.cfg.sigma0 / math.Sqrt(c.kappa)
-			for i := range c.xe {
-				c.xe[i] = c.x[i] + c.sigma*c.d[i]
-			}
-			c.state = stProbe
-			return needGrad
+			r, ask = c.direction()
 		case stProbe:
-			var s float64
-			for i, d := range c.d {
-				s += d * (c.ge[i] - c.g[i])
-			}
-			c.theta = s / c.sigma
-			if math.IsNaN(c.theta) || math.IsInf(c.theta, 0) {
-				c.theta = 0 // no usable curvature: let λ alone set the step
-			}
-			c.state = stStep
+			c.probe()
 		case stStep:
-			if c.cfg.maxCycles > 0 && c.cycles >= c.cfg.maxCycles {
-				return c.finish(gopt.IterationLimit, "cycle limit reached")
-			}
-			c.cycles++
-			delta := c.theta + c.lambda*c.kappa
-			if delta <= 0 {
-				delta = c.lambda * c.kappa
-				c.lambda -= c.theta / c.kappa
-			}
-			c.alpha = -c.mu / delta
-			for i := range c.xe {
-				c.xe[i] = c.x[i] + c.alpha*c.d[i]
-			}
-			c.state = stTrial
-			return needFunc
+			r, ask = c.step()
 		case stTrial:
-			c.ratio = math.Inf(-1)
-			if !math.IsNaN(c.fe) && !math.IsInf(c.fe, 0) {
-				c.ratio = 2 * (c.fe - c.f) / (c.alpha * c.mu)
-				if math.IsNaN(c.ratio) { // αμ underflowed to zero and f did not change
-					c.ratio = math.Inf(-1)
-				}
-			}
-			if c.ratio >= 0 {
-				c.state = stTrialGrad
-				return needGrad
-			}
-			c.success = false
-			c.state = stAdjust
+			r, ask = c.trial()
 		case stTrialGrad:
-			if !allFinite(c.ge) {
-				c.ratio = math.Inf(-1)
-				c.success = false
-				c.state = stAdjust
-				continue
-			}
-			var dx float64
-			for i := range c.x {
-				dx = math.Max(dx, math.Abs(c.xe[i]-c.x[i]))
-			}
-			df := math.Abs(c.fe - c.f)
-			c.x, c.xe = c.xe, c.x
-			c.g, c.gOld, c.ge = c.ge, c.g, c.gOld
-			c.f = c.fe
-			c.success = true
-			c.nSuccess++
-			c.iters++
-			c.converged = c.cfg.tolX >= 0 && c.cfg.tolF >= 0 && dx < c.cfg.tolX && df < c.cfg.tolF
-			c.zeroGrad = dot(c.g, c.g) == 0
-			c.state = stReported
-			return report
+			r, ask = c.trialGrad()
 		case stReported:
-			if c.converged {
-				return c.finish(gopt.MethodConverge,
-					fmt.Sprintf("step below TolX = %g and change below TolF = %g", c.cfg.tolX, c.cfg.tolF))
-			}
-			if c.zeroGrad {
-				return c.finish(gopt.GradientThreshold, "the gradient is zero")
-			}
-			c.state = stAdjust
+			r, ask = c.reported()
 		case stAdjust:
-			if !c.success && c.lambda >= c.cfg.lambdaMax {
-				c.err = ErrLambdaExhausted
-				return c.finish(gopt.Failure, ErrLambdaExhausted.Error())
-			}
-			if c.ratio < 0.25 {
-				c.lambda = math.Min(4*c.lambda, c.cfg.lambdaMax)
-			}
-			if c.ratio > 0.75 {
-				c.lambda = math.Max(0.5*c.lambda, c.cfg.lambdaMin)
-			}
-			switch {
-			case c.cfg.restart > 0 && c.nSuccess == c.cfg.restart:
-				for i := range c.d {
-					c.d[i] = -c.g[i]
-				}
-				c.nSuccess = 0
-			case c.success:
-				var num float64
-				for i, g := range c.g {
-					num += (c.gOld[i] - g) * g
-				}
-				gamma := num / c.mu
-				for i := range c.d {
-					c.d[i] = gamma*c.d[i] - c.g[i]
-				}
-			}
-			c.state = stDirection
+			r, ask = c.adjust()
 		case stDone:
 			return finished
 		}
+		if ask {
+			return r
+		}
 	}
+}
+
+// direction starts a cycle: after a success it sets μ and κ of the direction, reset to
+// steepest descent unless it descends, and asks for the gradient at x + σp, the probe of
+// the curvature; after a failure the step is retried with the new λ.
+func (c *core) direction() (request, bool) {
+	if !c.success {
+		c.state = stStep
+		return 0, false
+	}
+	c.mu = dot(c.d, c.g)
+	c.kappa = dot(c.d, c.d)
+	if c.mu >= 0 || math.IsInf(c.kappa, 0) || math.IsNaN(c.kappa) {
+		// Not a descent direction (or one that overflowed): steepest descent.
+		for i := range c.d {
+			c.d[i] = -c.g[i]
+		}
+		c.mu = dot(c.d, c.g)
+		c.kappa = dot(c.d, c.d)
+	}
+	if c.kappa < c.cfg.dirEps {
+		return c.finish(gopt.MethodConverge, "the search direction vanished"), true
+	}
+	c.sigma = c.cfg.sigma0 / math.Sqrt(c.kappa)
+	for i := range c.xe {
+		c.xe[i] = c.x[i] + c.sigma*c.d[i]
+	}
+	c.state = stProbe
+	return needGrad, true
+}
+
+// probe sets the curvature estimate θ = pᵀ(g(x+σp) − g)/σ from the probe's gradient.
+func (c *core) probe() {
+	var s float64
+	for i, d := range c.d {
+		s += d * (c.ge[i] - c.g[i])
+	}
+	c.theta = s / c.sigma
+	if math.IsNaN(c.theta) || math.IsInf(c.theta, 0) {
+		c.theta = 0 // no usable curvature: let λ alone set the step
+	}
+	c.state = stStep
+}
+
+// step counts a cycle, ending the run at MaxCycles, and asks for f at the trial point
+// x + αp, with λ raised first where the scaled curvature δ is not positive.
+func (c *core) step() (request, bool) {
+	if c.cfg.maxCycles > 0 && c.cycles >= c.cfg.maxCycles {
+		return c.finish(gopt.IterationLimit, "cycle limit reached"), true
+	}
+	c.cycles++
+	delta := c.theta + c.lambda*c.kappa
+	if delta <= 0 {
+		delta = c.lambda * c.kappa
+		c.lambda -= c.theta / c.kappa
+	}
+	c.alpha = -c.mu / delta
+	for i := range c.xe {
+		c.xe[i] = c.x[i] + c.alpha*c.d[i]
+	}
+	c.state = stTrial
+	return needFunc, true
+}
+
+// trial sets the comparison ratio Δ of the trial point and asks for its gradient when the
+// step succeeds; a non-finite f fails the step.
+func (c *core) trial() (request, bool) {
+	c.ratio = math.Inf(-1)
+	if !math.IsNaN(c.fe) && !math.IsInf(c.fe, 0) {
+		c.ratio = 2 * (c.fe - c.f) / (c.alpha * c.mu)
+		if math.IsNaN(c.ratio) { // αμ underflowed to zero and f did not change
+			c.ratio = math.Inf(-1)
+		}
+	}
+	if c.ratio >= 0 {
+		c.state = stTrialGrad
+		return needGrad, true
+	}
+	c.success = false
+	c.state = stAdjust
+	return 0, false
+}
+
+// trialGrad accepts the trial point and reports it, noting whether the step met TolX and
+// TolF or the gradient vanished; a non-finite gradient fails the step instead.
+func (c *core) trialGrad() (request, bool) {
+	if !allFinite(c.ge) {
+		c.ratio = math.Inf(-1)
+		c.success = false
+		c.state = stAdjust
+		return 0, false
+	}
+	var dx float64
+	for i := range c.x {
+		dx = math.Max(dx, math.Abs(c.xe[i]-c.x[i]))
+	}
+	df := math.Abs(c.fe - c.f)
+	c.x, c.xe = c.xe, c.x
+	c.g, c.gOld, c.ge = c.ge, c.g, c.gOld
+	c.f = c.fe
+	c.success = true
+	c.nSuccess++
+	c.iters++
+	c.converged = c.cfg.tolX >= 0 && c.cfg.tolF >= 0 && dx < c.cfg.tolX && df < c.cfg.tolF
+	c.zeroGrad = dot(c.g, c.g) == 0
+	c.state = stReported
+	return report, true
+}
+
+// reported ends the run after the reported success if it converged or its gradient is
+// zero; the termination waits until the driver has seen the new point.
+func (c *core) reported() (request, bool) {
+	if c.converged {
+		reason := fmt.Sprintf("step below TolX = %g and change below TolF = %g", c.cfg.tolX,
+			c.cfg.tolF)
+		return c.finish(gopt.MethodConverge, reason), true
+	}
+	if c.zeroGrad {
+		return c.finish(gopt.GradientThreshold, "the gradient is zero"), true
+	}
+	c.state = stAdjust
+	return 0, false
+}
+
+// adjust scales λ by the comparison ratio and sets the next direction: steepest descent
+// at a restart, else after a success the Polak–Ribière update. A failure with λ already
+// at LambdaMax ends the run, since no smaller step is left to try.
+func (c *core) adjust() (request, bool) {
+	if !c.success && c.lambda >= c.cfg.lambdaMax {
+		c.err = ErrLambdaExhausted
+		return c.finish(gopt.Failure, ErrLambdaExhausted.Error()), true
+	}
+	if c.ratio < 0.25 {
+		c.lambda = math.Min(4*c.lambda, c.cfg.lambdaMax)
+	}
+	if c.ratio > 0.75 {
+		c.lambda = math.Max(0.5*c.lambda, c.cfg.lambdaMin)
+	}
+	switch {
+	case c.cfg.restart > 0 && c.nSuccess == c.cfg.restart:
+		for i := range c.d {
+			c.d[i] = -c.g[i]
+		}
+		c.nSuccess = 0
+	case c.success:
+		var num float64
+		for i, g := range c.g {
+			num += (c.gOld[i] - g) * g
+		}
+		gamma := num / c.mu
+		for i := range c.d {
+			c.d[i] = gamma*c.d[i] - c.g[i]
+		}
+	}
+	c.state = stDirection
+	return 0, false
 }
 
 func dot(a, b []float64) float64 {

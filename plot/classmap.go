@@ -27,31 +27,11 @@ type ClassProbs func(x *mat.Dense) ([][]float64, error)
 // unlabelled rows (labels[i] < 0) as small dots. Surfaces are "mode" (the class
 // index) and "entropy". The grid spans the data widened by 5 % unless the
 // Options set XMin…YMax. name heads both panels' titles.
-func ClassMap(predict ClassProbs, name string, x *mat.Dense, labels []int, nClass int, opt Options) (*Figure, error) {
-	if predict == nil || x == nil {
-		return nil, errors.New("plot: class map needs a predictor and the training inputs")
-	}
-	n, dim := x.Dims()
-	if dim != 2 {
-		return nil, fmt.Errorf("plot: class map of %d-D inputs; it draws 2-D inputs only", dim)
-	}
-	if len(labels) != n {
-		return nil, fmt.Errorf("plot: %d labels for %d rows", len(labels), n)
-	}
-	if nClass < 2 {
-		return nil, fmt.Errorf("plot: class map of %d classes", nClass)
-	}
-	for i, l := range labels {
-		if l >= nClass {
-			return nil, fmt.Errorf("plot: row %d has class %d of %d", i+1, l, nClass)
-		}
-	}
-	grid := opt.Grid
-	if grid == 0 {
-		grid = 50
-	}
-	if grid < 3 {
-		return nil, fmt.Errorf("plot: grid of %d points per axis, want at least 3", grid)
+func ClassMap(predict ClassProbs, name string, x *mat.Dense, labels []int, nClass int,
+	opt Options) (*Figure, error) {
+	grid, err := checkClassMap(predict, x, labels, nClass, opt.Grid)
+	if err != nil {
+		return nil, err
 	}
 	s := &setup{x: x, dim: 2}
 	xr, err := s.axisRange(0, opt.XMin, opt.XMax)
@@ -63,30 +43,92 @@ func ClassMap(predict ClassProbs, name string, x *mat.Dense, labels []int, nClas
 		return nil, err
 	}
 	xs, ys := linspace(xr, grid), linspace(yr, grid)
-	pts := mat.NewDense(grid*grid, 2, nil)
-	for r, yv := range ys {
-		for c, xv := range xs {
-			pts.Set(r*grid+c, 0, xv)
-			pts.Set(r*grid+c, 1, yv)
-		}
-	}
-	probs, err := predict(pts)
+	probs, err := predict(gridPoints(xs, ys))
 	if err != nil {
 		return nil, err
 	}
 	if len(probs) != grid*grid {
-		return nil, fmt.Errorf("plot: predictor returned %d rows for %d grid points", len(probs), grid*grid)
+		return nil, fmt.Errorf("plot: predictor returned %d rows for %d grid points", len(probs),
+			grid*grid)
 	}
-	mode := &Grid{X: xs, Y: ys, Z: make([]float64, grid*grid)}
-	ent := &Grid{X: xs, Y: ys, Z: make([]float64, grid*grid)}
+	mode, ent, err := modeAndEntropy(probs, xs, ys, nClass)
+	if err != nil {
+		return nil, err
+	}
+	fig := &Figure{Surfaces: []Surface{{Name: "mode", Grid: mode}, {Name: "entropy", Grid: ent}}}
+	panels := []*plot.Plot{modePanel(name, mode, nClass), entropyPanel(name, ent, nClass)}
+	unl, lab := trainingPoints(x, labels, nClass)
+	for _, p := range panels {
+		if err := markTrainingPoints(p, unl, lab); err != nil {
+			return nil, err
+		}
+		// The heat maps' cells are centred on the grid points: the axes end half a cell out.
+		hx, hy := 0.5*(xs[1]-xs[0]), 0.5*(ys[1]-ys[0])
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xr[0]-hx, xr[1]+hx, yr[0]-hy, yr[1]+hy
+	}
+	fig.Panels = panels
+	return fig, nil
+}
+
+// checkClassMap checks ClassMap's arguments before any prediction is made and returns the
+// number of grid points per axis, grid or its default of 50.
+func checkClassMap(predict ClassProbs, x *mat.Dense, labels []int, nClass, grid int) (int, error) {
+	if predict == nil || x == nil {
+		return 0, errors.New("plot: class map needs a predictor and the training inputs")
+	}
+	n, dim := x.Dims()
+	if dim != 2 {
+		return 0, fmt.Errorf("plot: class map of %d-D inputs; it draws 2-D inputs only", dim)
+	}
+	if len(labels) != n {
+		return 0, fmt.Errorf("plot: %d labels for %d rows", len(labels), n)
+	}
+	if nClass < 2 {
+		return 0, fmt.Errorf("plot: class map of %d classes", nClass)
+	}
+	for i, l := range labels {
+		if l >= nClass {
+			return 0, fmt.Errorf("plot: row %d has class %d of %d", i+1, l, nClass)
+		}
+	}
+	if grid == 0 {
+		grid = 50
+	}
+	if grid < 3 {
+		return 0, fmt.Errorf("plot: grid of %d points per axis, want at least 3", grid)
+	}
+	return grid, nil
+}
+
+// gridPoints returns every point (xs[c], ys[r]) of a grid as a row, in row-major order
+// (r outer), the order of a Grid's Z.
+func gridPoints(xs, ys []float64) *mat.Dense {
+	pts := mat.NewDense(len(xs)*len(ys), 2, nil)
+	for r, yv := range ys {
+		for c, xv := range xs {
+			pts.Set(r*len(xs)+c, 0, xv)
+			pts.Set(r*len(xs)+c, 1, yv)
+		}
+	}
+	return pts
+}
+
+// modeAndEntropy returns the surfaces of the most probable class and of the entropy in nats
+// of the class probabilities probs at the grid points, checking that each point has
+// nClass probabilities, none NaN or negative.
+func modeAndEntropy(probs [][]float64, xs, ys []float64, nClass int) (mode, ent *Grid,
+	err error) {
+	mode = &Grid{X: xs, Y: ys, Z: make([]float64, len(probs))}
+	ent = &Grid{X: xs, Y: ys, Z: make([]float64, len(probs))}
 	for i, p := range probs {
 		if len(p) != nClass {
-			return nil, fmt.Errorf("plot: predictor returned %d probabilities for %d classes", len(p), nClass)
+			return nil, nil, fmt.Errorf("plot: predictor returned %d probabilities for %d classes",
+				len(p), nClass)
 		}
 		best := 0
 		for k, v := range p {
 			if math.IsNaN(v) || v < 0 {
-				return nil, fmt.Errorf("plot: predictor returned probability %g", v)
+				return nil, nil, fmt.Errorf("plot: predictor returned probability %g", v)
 			}
 			if v > p[best] {
 				best = k
@@ -97,8 +139,12 @@ func ClassMap(predict ClassProbs, name string, x *mat.Dense, labels []int, nClas
 		}
 		mode.Z[i] = float64(best)
 	}
-	fig := &Figure{Surfaces: []Surface{{Name: "mode", Grid: mode}, {Name: "entropy", Grid: ent}}}
+	return mode, ent, nil
+}
 
+// modePanel draws the mode surface with each cell in the pastel colour of its class,
+// light enough for the training points drawn over it.
+func modePanel(name string, mode *Grid, nClass int) *plot.Plot {
 	colours := make([]color.Color, nClass)
 	for k := range colours {
 		colours[k] = pastel(palette8[k%len(palette8)])
@@ -108,7 +154,12 @@ func ClassMap(predict ClassProbs, name string, x *mat.Dense, labels []int, nClas
 	hm.Min, hm.Max = 0, float64(nClass-1)
 	hm.Rasterized = true
 	mp.Add(hm)
+	return mp
+}
 
+// entropyPanel draws the entropy surface from blue at 0 to red at ln nClass, the entropy
+// of the uniform distribution, so that panels of the same number of classes compare.
+func entropyPanel(name string, ent *Grid, nClass int) *plot.Plot {
 	emax := math.Log(float64(nClass))
 	cm := moreland.SmoothBlueRed()
 	cm.SetMin(0)
@@ -118,9 +169,14 @@ func ClassMap(predict ClassProbs, name string, x *mat.Dense, labels []int, nClas
 	eh.Min, eh.Max = 0, emax
 	eh.Rasterized = true
 	ep.Add(eh)
+	return ep
+}
 
-	var unl plotter.XYs
-	lab := make([]plotter.XYs, nClass)
+// trainingPoints splits the training inputs x into the unlabelled rows (labels[i] < 0) and
+// the labelled rows of each class, which are drawn differently.
+func trainingPoints(x *mat.Dense, labels []int, nClass int) (unl plotter.XYs,
+	lab []plotter.XYs) {
+	lab = make([]plotter.XYs, nClass)
 	for i, l := range labels {
 		pt := plotter.XY{X: x.At(i, 0), Y: x.At(i, 1)}
 		if l < 0 {
@@ -129,25 +185,28 @@ func ClassMap(predict ClassProbs, name string, x *mat.Dense, labels []int, nClas
 			lab[l] = append(lab[l], pt)
 		}
 	}
-	for _, p := range []*plot.Plot{mp, ep} {
-		if err := scatter(p, "", unl, draw.GlyphStyle{Color: black, Radius: vg.Points(1.3), Shape: draw.CircleGlyph{}}, false); err != nil {
-			return nil, err
-		}
-		for k, pts := range lab {
-			ring := draw.GlyphStyle{Color: palette8[k%len(palette8)], Radius: vg.Points(5), Shape: draw.CircleGlyph{}}
-			if err := scatter(p, "", pts, ring, false); err != nil {
-				return nil, err
-			}
-			if err := scatter(p, "", pts, draw.GlyphStyle{Color: black, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}, false); err != nil {
-				return nil, err
-			}
-		}
-		// The heat maps' cells are centred on the grid points: the axes end half a cell out.
-		hx, hy := 0.5*(xs[1]-xs[0]), 0.5*(ys[1]-ys[0])
-		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xr[0]-hx, xr[1]+hx, yr[0]-hy, yr[1]+hy
+	return unl, lab
+}
+
+// markTrainingPoints draws the unlabelled training points unl on p as small dots and the
+// labelled ones lab[k] as a black cross on a ring in class k's colour.
+func markTrainingPoints(p *plot.Plot, unl plotter.XYs, lab []plotter.XYs) error {
+	dot := draw.GlyphStyle{Color: black, Radius: vg.Points(1.3), Shape: draw.CircleGlyph{}}
+	if err := scatter(p, "", unl, dot, false); err != nil {
+		return err
 	}
-	fig.Panels = []*plot.Plot{mp, ep}
-	return fig, nil
+	for k, pts := range lab {
+		ring := draw.GlyphStyle{Color: palette8[k%len(palette8)], Radius: vg.Points(5),
+			Shape: draw.CircleGlyph{}}
+		if err := scatter(p, "", pts, ring, false); err != nil {
+			return err
+		}
+		cross := draw.GlyphStyle{Color: black, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
+		if err := scatter(p, "", pts, cross, false); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // pastel mixes c halfway with white, so that the points drawn over a class

@@ -26,92 +26,34 @@ func Trace(trace []engine.IterTrace, opt Options) (*Figure, error) {
 	if len(trace) == 0 {
 		return nil, errors.New("plot: the learning trace is empty (was the kernel learnt?)")
 	}
-	var kb, ka, nb, na, ho, fin, rej plotter.XYs
-	last := 0
-	for _, t := range trace {
-		it := float64(t.Iter + 1)
-		if t.Final {
-			continue
-		}
-		last = max(last, t.Iter+1)
-		add := func(dst *plotter.XYs, v float64) {
-			if v != 0 && !math.IsNaN(v) && !math.IsInf(v, 0) {
-				*dst = append(*dst, plotter.XY{X: it, Y: v})
-			}
-		}
-		add(&kb, t.KernelBefore)
-		add(&ka, t.KernelAfter)
-		if t.NoiseSteps > 0 {
-			add(&nb, t.NoiseBefore)
-			add(&na, t.NoiseAfter)
-		}
-		if !math.IsNaN(t.HeldOut) && !math.IsInf(t.HeldOut, 0) {
-			ho = append(ho, plotter.XY{X: it, Y: t.HeldOut})
-			if t.Rejected {
-				rej = append(rej, plotter.XY{X: it, Y: t.HeldOut})
-			}
-		}
-	}
-	for _, t := range trace {
-		if t.Final && !math.IsNaN(t.HeldOut) && !math.IsInf(t.HeldOut, 0) {
-			fin = append(fin, plotter.XY{X: float64(last + 1), Y: t.HeldOut})
-		}
-	}
+	d := tracePoints(trace)
 	fig := &Figure{}
 	xl := orDefault(opt.XLabel, "outer iteration")
-	panel := func(title, ylabel string, curves []traceCurve) error {
-		any := false
-		for _, c := range curves {
-			any = any || len(c.pts) > 0
-		}
-		if !any {
-			return nil
-		}
-		p := newPlot(title, xl, ylabel)
-		p.X.Tick.Marker = integerTicks{}
-		idx := len(fig.Panels)
-		for _, c := range curves {
-			if len(c.pts) == 0 {
-				continue
-			}
-			col := palette8[c.col]
-			l, s, err := plotter.NewLinePoints(c.pts)
-			if err != nil {
-				return err
-			}
-			l.LineStyle = lineStyle(col, c.dash)
-			s.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
-			p.Add(l, s)
-			p.Legend.Add(c.name, l, s)
-			x, y := make([]float64, len(c.pts)), make([]float64, len(c.pts))
-			for i, pt := range c.pts {
-				x[i], y[i] = pt.X, pt.Y
-			}
-			fig.Series = append(fig.Series, Series{Name: c.name, Panel: idx, X: x, Y: y})
-		}
-		fig.Panels = append(fig.Panels, p)
-		return nil
-	}
 	title := orDefault(opt.Title, "Learning trace (Algorithm 2)")
-	if err := panel(title, "kernel objective", []traceCurve{{"kernel before", kb, 0, "dashed"}, {"kernel after", ka, 1, "solid"}}); err != nil {
+	kernel := []traceCurve{{"kernel before", d.kb, 0, "dashed"}, {"kernel after", d.ka, 1, "solid"}}
+	if err := addTracePanel(fig, title, xl, "kernel objective", kernel); err != nil {
 		return nil, err
 	}
-	if err := panel("", "noise objective", []traceCurve{{"noise before", nb, 0, "dashed"}, {"noise after", na, 1, "solid"}}); err != nil {
+	noise := []traceCurve{{"noise before", d.nb, 0, "dashed"}, {"noise after", d.na, 1, "solid"}}
+	if err := addTracePanel(fig, "", xl, "noise objective", noise); err != nil {
 		return nil, err
 	}
-	if err := panel("", "held-out ln p per point", []traceCurve{{"held-out", ho, 2, "solid"}, {"held-out final", fin, 3, "solid"}}); err != nil {
+	heldOut := []traceCurve{{"held-out", d.ho, 2, "solid"}, {"held-out final", d.fin, 3, "solid"}}
+	if err := addTracePanel(fig, "", xl, "held-out ln p per point", heldOut); err != nil {
 		return nil, err
 	}
 	if len(fig.Panels) == 0 {
-		return nil, errors.New("plot: the learning trace holds no finite objective or held-out value")
+		return nil, errors.New(
+			"plot: the learning trace holds no finite objective or held-out value")
 	}
 	p := fig.Panels[len(fig.Panels)-1]
-	if err := scatter(p, "rejected", rej, draw.GlyphStyle{Color: red, Radius: vg.Points(5), Shape: draw.CrossGlyph{}}, true); err != nil {
+	cross := draw.GlyphStyle{Color: red, Radius: vg.Points(5), Shape: draw.CrossGlyph{}}
+	if err := scatter(p, "rejected", d.rej, cross, true); err != nil {
 		return nil, err
 	}
 	// Every panel spans the same iterations; the axis is named below the last.
 	for i, q := range fig.Panels {
-		q.X.Min, q.X.Max = 0.5, float64(last+1)+0.5
+		q.X.Min, q.X.Max = 0.5, float64(d.last+1)+0.5
 		if i < len(fig.Panels)-1 {
 			q.X.Label.Text = ""
 		}
@@ -120,6 +62,89 @@ func Trace(trace []engine.IterTrace, opt Options) (*Figure, error) {
 		fig.Plot = fig.Panels[0]
 	}
 	return finishLegend(fig, opt), nil
+}
+
+// traceData holds the points of Trace's curves against the outer iteration (1-based).
+type traceData struct {
+	kb, ka, nb, na plotter.XYs // kernel and noise objectives before and after
+	ho, fin, rej   plotter.XYs // held-out values: per iteration, final, rejected
+	last           int         // the last iteration that is not the final model's
+}
+
+// tracePoints collects the finite values of the learning trace as Trace's curves; the
+// final model's held-out value is placed at the iteration after the last.
+func tracePoints(trace []engine.IterTrace) traceData {
+	var d traceData
+	for _, t := range trace {
+		it := float64(t.Iter + 1)
+		if t.Final {
+			continue
+		}
+		d.last = max(d.last, t.Iter+1)
+		addObjective(&d.kb, it, t.KernelBefore)
+		addObjective(&d.ka, it, t.KernelAfter)
+		if t.NoiseSteps > 0 {
+			addObjective(&d.nb, it, t.NoiseBefore)
+			addObjective(&d.na, it, t.NoiseAfter)
+		}
+		if !math.IsNaN(t.HeldOut) && !math.IsInf(t.HeldOut, 0) {
+			d.ho = append(d.ho, plotter.XY{X: it, Y: t.HeldOut})
+			if t.Rejected {
+				d.rej = append(d.rej, plotter.XY{X: it, Y: t.HeldOut})
+			}
+		}
+	}
+	for _, t := range trace {
+		if t.Final && !math.IsNaN(t.HeldOut) && !math.IsInf(t.HeldOut, 0) {
+			d.fin = append(d.fin, plotter.XY{X: float64(d.last + 1), Y: t.HeldOut})
+		}
+	}
+	return d
+}
+
+// addObjective appends the objective v at iteration it to dst unless it was not computed
+// (zero in the trace) or is not finite.
+func addObjective(dst *plotter.XYs, it, v float64) {
+	if v != 0 && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		*dst = append(*dst, plotter.XY{X: it, Y: v})
+	}
+}
+
+// addTracePanel adds a Trace panel of curves to fig, with its Series, unless every curve is
+// empty: a panel per kind of value, drawn only when the trace holds such values.
+func addTracePanel(fig *Figure, title, xlabel, ylabel string, curves []traceCurve) error {
+	nonEmpty := false
+	for _, c := range curves {
+		nonEmpty = nonEmpty || len(c.pts) > 0
+	}
+	if !nonEmpty {
+		return nil
+	}
+	p := newPlot(title, xlabel, ylabel)
+	p.X.Tick.Marker = integerTicks{}
+	idx := len(fig.Panels)
+	for _, c := range curves {
+		if len(c.pts) == 0 {
+			continue
+		}
+		col := palette8[c.col]
+		l, s, err := plotter.NewLinePoints(c.pts)
+		if err != nil {
+			return err
+		}
+		l.LineStyle = lineStyle(col, c.dash)
+		s.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.5),
+			Shape: draw.CircleGlyph{}}
+		p.Add(l, s)
+		p.Legend.Add(c.name, l, s)
+		x, y := make([]float64, len(c.pts)), make([]float64, len(c.pts))
+		for i, pt := range c.pts {
+			x[i], y[i] = pt.X, pt.Y
+		}
+		fig.Series = append(fig.Series, Series{Name: c.name, Panel: idx, X: x, Y: y})
+	}
+	fig.Panels = append(fig.Panels, p)
+	return nil
 }
 
 // traceCurve is one curve of a Trace panel: its points, colour index and line style.
@@ -252,23 +277,8 @@ func MultiTask(tasks []Task, opt Options) (*Figure, error) {
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for ti, t := range tasks {
-		if len(t.X) != len(t.Y) {
-			return nil, fmt.Errorf("plot: task %d has %d inputs and %d targets", ti+1, len(t.X), len(t.Y))
-		}
-		if len(t.GridX) != len(t.Mean) || (t.SD != nil && len(t.SD) != len(t.GridX)) {
-			return nil, fmt.Errorf("plot: task %d has %d grid points, %d means and %d standard deviations", ti+1, len(t.GridX), len(t.Mean), len(t.SD))
-		}
-		for _, a := range t.Active {
-			if a < 0 || a >= len(t.X) {
-				return nil, fmt.Errorf("plot: task %d: active index %d outside its %d points", ti+1, a, len(t.X))
-			}
-		}
-		for _, vs := range [][]float64{t.X, t.Y, t.GridX, t.Mean, t.SD} {
-			for _, v := range vs {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return nil, fmt.Errorf("plot: task %d holds the value %g", ti+1, v)
-				}
-			}
+		if err := checkTask(ti, t); err != nil {
+			return nil, err
 		}
 		for _, vs := range [][]float64{t.X, t.GridX} {
 			for _, v := range vs {
@@ -283,8 +293,6 @@ func MultiTask(tasks []Task, opt Options) (*Figure, error) {
 		lo, hi = opt.XMin, opt.XMax
 	}
 	fig := &Figure{}
-	ring := draw.GlyphStyle{Color: red, Radius: vg.Points(4.5), Shape: draw.RingGlyph{}}
-	dot := draw.GlyphStyle{Color: black, Radius: vg.Points(1.5), Shape: draw.CircleGlyph{}}
 	for ti, t := range tasks {
 		name := orDefault(t.Name, fmt.Sprintf("task %d", ti+1))
 		title := name
@@ -297,40 +305,7 @@ func MultiTask(tasks []Task, opt Options) (*Figure, error) {
 		}
 		p := newPlot(title, xl, orDefault(opt.YLabel, "y"))
 		p.X.Min, p.X.Max = lo, hi
-		if len(t.GridX) > 0 {
-			if t.SD != nil {
-				l, u := make([]float64, len(t.GridX)), make([]float64, len(t.GridX))
-				band := make(plotter.XYs, 0, 2*len(t.GridX))
-				for i := range t.GridX {
-					l[i], u[i] = t.Mean[i]-2*t.SD[i], t.Mean[i]+2*t.SD[i]
-					band = append(band, plotter.XY{X: t.GridX[i], Y: l[i]})
-				}
-				for i := len(t.GridX) - 1; i >= 0; i-- {
-					band = append(band, plotter.XY{X: t.GridX[i], Y: u[i]})
-				}
-				poly, err := plotter.NewPolygon(band)
-				if err != nil {
-					return nil, err
-				}
-				poly.Color, poly.LineStyle.Width = lightBlue, 0
-				p.Add(poly)
-				p.Legend.Add("mean ± 2 sd", poly)
-				fig.Series = append(fig.Series, Series{Name: "mean-2sd", Panel: ti, X: t.GridX, Y: l},
-					Series{Name: "mean+2sd", Panel: ti, X: t.GridX, Y: u})
-			}
-			if _, err := addLine(p, "mean", xyOf(t.GridX, t.Mean), lineStyle(blue, "solid")); err != nil {
-				return nil, err
-			}
-			fig.Series = append(fig.Series, Series{Name: "mean", Panel: ti, X: t.GridX, Y: t.Mean})
-		}
-		if err := scatter(p, "data", xyOf(t.X, t.Y), dot, true); err != nil {
-			return nil, err
-		}
-		act := make(plotter.XYs, len(t.Active))
-		for k, a := range t.Active {
-			act[k] = plotter.XY{X: t.X[a], Y: t.Y[a]}
-		}
-		if err := scatter(p, fmt.Sprintf("used (%d)", len(t.Active)), act, ring, true); err != nil {
+		if err := drawTask(p, fig, ti, t); err != nil {
 			return nil, err
 		}
 		fig.Panels = append(fig.Panels, p)
@@ -339,6 +314,83 @@ func MultiTask(tasks []Task, opt Options) (*Figure, error) {
 		fig.Plot = fig.Panels[0]
 	}
 	return finishLegend(fig, opt), nil
+}
+
+// checkTask checks task t, the ti'th (0-based), before anything is drawn: matching
+// lengths, active indices into its data, and finite values throughout.
+func checkTask(ti int, t Task) error {
+	if len(t.X) != len(t.Y) {
+		return fmt.Errorf("plot: task %d has %d inputs and %d targets", ti+1, len(t.X), len(t.Y))
+	}
+	if len(t.GridX) != len(t.Mean) || (t.SD != nil && len(t.SD) != len(t.GridX)) {
+		return fmt.Errorf("plot: task %d has %d grid points, %d means and %d standard deviations",
+			ti+1, len(t.GridX), len(t.Mean), len(t.SD))
+	}
+	for _, a := range t.Active {
+		if a < 0 || a >= len(t.X) {
+			return fmt.Errorf("plot: task %d: active index %d outside its %d points", ti+1, a,
+				len(t.X))
+		}
+	}
+	for _, vs := range [][]float64{t.X, t.Y, t.GridX, t.Mean, t.SD} {
+		for _, v := range vs {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("plot: task %d holds the value %g", ti+1, v)
+			}
+		}
+	}
+	return nil
+}
+
+// drawTask draws task t, the ti'th (0-based), in panel p and adds its Series to fig: the
+// band mean ± 2 sd under the mean, then the data and the points the model used over them.
+func drawTask(p *plot.Plot, fig *Figure, ti int, t Task) error {
+	if len(t.GridX) > 0 {
+		if t.SD != nil {
+			if err := addBand(p, fig, ti, t); err != nil {
+				return err
+			}
+		}
+		mean := xyOf(t.GridX, t.Mean)
+		if _, err := addLine(p, "mean", mean, lineStyle(blue, "solid")); err != nil {
+			return err
+		}
+		fig.Series = append(fig.Series, Series{Name: "mean", Panel: ti, X: t.GridX, Y: t.Mean})
+	}
+	dot := draw.GlyphStyle{Color: black, Radius: vg.Points(1.5), Shape: draw.CircleGlyph{}}
+	if err := scatter(p, "data", xyOf(t.X, t.Y), dot, true); err != nil {
+		return err
+	}
+	act := make(plotter.XYs, len(t.Active))
+	for k, a := range t.Active {
+		act[k] = plotter.XY{X: t.X[a], Y: t.Y[a]}
+	}
+	ring := draw.GlyphStyle{Color: red, Radius: vg.Points(4.5), Shape: draw.RingGlyph{}}
+	return scatter(p, fmt.Sprintf("used (%d)", len(t.Active)), act, ring, true)
+}
+
+// addBand draws the band mean ± 2 sd of task t, the ti'th (0-based), in panel p as a
+// polygon along the lower edge and back along the upper, and adds its edges to fig's Series.
+func addBand(p *plot.Plot, fig *Figure, ti int, t Task) error {
+	l, u := make([]float64, len(t.GridX)), make([]float64, len(t.GridX))
+	band := make(plotter.XYs, 0, 2*len(t.GridX))
+	for i := range t.GridX {
+		l[i], u[i] = t.Mean[i]-2*t.SD[i], t.Mean[i]+2*t.SD[i]
+		band = append(band, plotter.XY{X: t.GridX[i], Y: l[i]})
+	}
+	for i := len(t.GridX) - 1; i >= 0; i-- {
+		band = append(band, plotter.XY{X: t.GridX[i], Y: u[i]})
+	}
+	poly, err := plotter.NewPolygon(band)
+	if err != nil {
+		return err
+	}
+	poly.Color, poly.LineStyle.Width = lightBlue, 0
+	p.Add(poly)
+	p.Legend.Add("mean ± 2 sd", poly)
+	fig.Series = append(fig.Series, Series{Name: "mean-2sd", Panel: ti, X: t.GridX, Y: l},
+		Series{Name: "mean+2sd", Panel: ti, X: t.GridX, Y: u})
+	return nil
 }
 
 // errorBars returns the vertical bars Y ± YErr of series s at points pts; on a logarithmic
