@@ -1,6 +1,10 @@
 package ivm
 
-import "runtime"
+import (
+	"runtime"
+
+	"github.com/ivmlab/ivm/projected"
+)
 
 // Plan is what Fit will do with a configuration on given data, resolved before any work:
 // for a caller that must decide first (a memory check, a summary of what will be
@@ -32,7 +36,7 @@ func (cfg Config) Plan(n, dim int, y []float64) (Plan, error) {
 		pl.Learning = Search
 	}
 	if pl.Decomposition == Projected && (task == Binary || task == MultiClass || task == Regression) {
-		pl.Bytes = 8*float64(n)*float64(dim) + projectedBytes(n, dim, cfg.ActiveSize,
+		pl.Bytes = 8*float64(n)*float64(dim) + projected.Bytes(n, dim, cfg.ActiveSize,
 			max(len(classes), 1))
 		return pl, nil
 	}
