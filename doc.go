@@ -6,7 +6,7 @@
 //
 // Most callers need Fit and the Predictor it returns: Fit picks the task from the targets (binary,
 // multi-class by one-vs-one, one-vs-rest or, above 5 000 rows, the projected model of all the
-// classes' codes, ProjectedModel; regression, ordinal, semi-supervised), scales the inputs, chooses
+// classes' codes, projected.Model; regression, ordinal, semi-supervised), scales inputs, chooses
 // the active set size (on large sets, chosen from a random pool of ten rows per active point:
 // SearchCandidates) and the kernel — by default (Search) one rbf kernel for all of a task's
 // classes, with the input scaling and the selection criterion, by the log loss of held-out rows;

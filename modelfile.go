@@ -16,6 +16,7 @@ import (
 	"github.com/ivmlab/ivm/internal/strictjson"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
+	"github.com/ivmlab/ivm/projected"
 )
 
 // ModelFormat is the version string of the model files this package writes. ReadModel
@@ -178,7 +179,7 @@ type fileJSON struct {
 	// Blend holds a blended binary file's members (Predictor.Blend).
 	Blend []pairJSON `json:"blend,omitempty"`
 	// Projected holds a multi-class file's projected model (Predictor.Projected).
-	Projected *projectedJSON `json:"projected,omitempty"`
+	Projected *projected.File `json:"projected,omitempty"`
 
 	// Baseline is Predictor.Baseline; absent means not measured.
 	Baseline *calib.Baseline `json:"baseline,omitempty"`
@@ -399,7 +400,7 @@ func (p *Predictor) Save(w io.Writer) error {
 			return errors.New(
 				"ivm: a predictor with both a projected model and other models cannot be saved")
 		}
-		out.Projected = encodeProjected(p.Projected)
+		out.Projected = projected.Encode(p.Projected)
 	}
 	for _, mp := range p.Blend {
 		mj, err := encodePair(mp)
@@ -512,7 +513,7 @@ func Load(r io.Reader) (*Predictor, error) {
 		return p, nil
 	}
 	if in.Projected != nil {
-		pr, err := decodeProjected(in.Projected, max(len(p.Classes), 1)) // regression: one column
+		pr, err := projected.Decode(in.Projected, max(len(p.Classes), 1)) // regression: one column
 		if err == nil {
 			p.Projected = pr
 			err = p.checkProjected()

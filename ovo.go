@@ -32,7 +32,7 @@ const (
 	// Wu, Lin and Weng's second method (JMLR 5, 2004; libsvm's -b 1).
 	OneVsOne
 	// Projected regresses every class's one-vs-rest code, ±1, with one Gaussian process
-	// seen through a few thousand shared centres (ProjectedModel): one fit for all the
+	// seen through a few thousand shared centres (projected.Model): one fit for all the
 	// classes, its kernel and calibration searched on held-out rows.
 	Projected
 )

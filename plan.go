@@ -3,6 +3,7 @@ package ivm
 import (
 	"runtime"
 
+	"github.com/ivmlab/ivm/projected"
 	"github.com/ivmlab/ivm/search"
 )
 
@@ -36,7 +37,7 @@ func (cfg Config) Plan(n, dim int, y []float64) (Plan, error) {
 		pl.Learning = Search
 	}
 	if pl.Decomposition == Projected && (task == Binary || task == MultiClass || task == Regression) {
-		pl.Bytes = 8*float64(n)*float64(dim) + projectedBytes(n, dim, cfg.ActiveSize,
+		pl.Bytes = 8*float64(n)*float64(dim) + projected.Bytes(n, dim, cfg.ActiveSize,
 			max(len(classes), 1))
 		return pl, nil
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
+	"github.com/ivmlab/ivm/projected"
 	"github.com/ivmlab/ivm/search"
 )
 
@@ -99,7 +100,7 @@ type Config struct {
 	// Kernel is a kernel spec (kern.Parse); "" means DefaultKernel for the input dimension.
 	Kernel string
 	// ActiveSize is d (0: DefaultActiveSize); for a projected model (Decomposition
-	// Projected) the number of centres (0: ProjectedCentres). A d above the number of
+	// Projected) the number of centres (0: projected.Centres). A d above the number of
 	// training points is reduced to it with a warning (Predictor.Warnings).
 	ActiveSize int
 	// Scale is the input scaling (default ScaleAuto, standardisation).
@@ -232,7 +233,7 @@ type Predictor struct {
 	// one regression of all the classes' codes through shared centres, its probabilities
 	// the softmax p_c ∝ exp(a·f_c) of its latents (Softmax set, a is Sharpness). nil
 	// otherwise; Models is nil when it is set.
-	Projected *ProjectedModel
+	Projected *projected.Model
 	// Traces holds each model's learning trace (nil entries for a fixed kernel).
 	Traces [][]IterTrace
 	// Sharpness is the exponent a of the class probabilities p_c ∝ q_c^a reported for
@@ -366,7 +367,7 @@ func SearchCandidates(n, d int) int { return min(n, candidatesPerActive*max(d, 1
 // SearchCandidates rows. Where all of at most 700 rows are active, a regression task gets
 // the exact GP's maximum-likelihood rbfard kernel instead (package exactgp), a binary task
 // with TaskAuto the regression of its labels where that predicts left-out rows better
-// (labels.go), and a multi-class task above 5 000 rows a projected model (ProjectedModel,
+// (labels.go), and a multi-class task above 5 000 rows a projected model (projected.Model,
 // AutoDecomposition). Other tasks, or a Kernel or Learn.Iters given, standardise the inputs and
 // learn the kernel (DefaultKernel if none is given) by Algorithm 2.
 func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
@@ -517,7 +518,7 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 func (p *Predictor) widenToProjected(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	n, _ := x.Dims()
 	if p.Baseline == nil || p.Baseline.Beaten() || cfg.Task != TaskAuto || cfg.pair ||
-		cfg.Part.IsPart() || p.Task != Binary && p.Task != MultiClass || n < 2*projectedMinRows {
+		cfg.Part.IsPart() || p.Task != Binary && p.Task != MultiClass || n < 2*projected.MinRows {
 		return nil, nil
 	}
 	q := &Predictor{Task: p.Task, Classes: p.Classes, Sharpness: 1}

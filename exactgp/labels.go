@@ -22,7 +22,6 @@ import (
 
 	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/dataset"
-	"github.com/ivmlab/ivm/search"
 )
 
 // Labels is what FitLabels chose: the kernel Spec, the Logistic map and LabelNoise
@@ -68,7 +67,7 @@ func FitLabels(x mat.Matrix, sc *dataset.Scaler, yc []float64) (Labels, error) {
 		")+white(variance=" + f(best.noise) + ")"
 	loo := labelLOO(best, mean)
 	bestLoss := math.Inf(1)
-	for _, eps := range search.LabelNoise {
+	for _, eps := range calib.LabelNoiseLevels {
 		lg, loss, err := calib.FitLogistic(loo, yc, eps)
 		if err != nil {
 			return Labels{}, err
@@ -76,7 +75,7 @@ func FitLabels(x mat.Matrix, sc *dataset.Scaler, yc []float64) (Labels, error) {
 		if math.IsInf(bestLoss, 1) {
 			res.LOOLoss = loss // at the least label noise
 		}
-		if loss < bestLoss-search.Tol || math.IsInf(bestLoss, 1) {
+		if loss < bestLoss-calib.LossTol || math.IsInf(bestLoss, 1) {
 			res.Logistic, res.LabelNoise, bestLoss = lg, eps, loss
 		}
 	}
@@ -133,7 +132,7 @@ func refineLabels(e *exactGP, ml *exactFit, yc []float64, mean float64, evals *i
 // their own logistic at the least label noise; nil where no map rises with the labels yc.
 func looLosses(f *exactFit, yc []float64, mean float64) []float64 {
 	loo := labelLOO(f, mean)
-	eps := search.LabelNoise[0]
+	eps := calib.LabelNoiseLevels[0]
 	lg, _, err := calib.FitLogistic(loo, yc, eps)
 	if err != nil {
 		return nil

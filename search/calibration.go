@@ -35,7 +35,7 @@ func (s *searcher) priorMean() float64 {
 }
 
 // probMap is how a predictor turns its models' outputs into probabilities: ivm.Predictor's
-// Sharpness (a), LabelNoise (eps) and Softmax.
+// Sharpness (a), calib.LabelNoiseLevels (eps) and Softmax.
 type probMap struct {
 	a, eps  float64
 	softmax bool
@@ -130,13 +130,6 @@ func (s *searcher) sharpness(out [][2][]float64, eps float64, softmax bool) floa
 	return math.Exp(calib.GoldenMin(f, lo, hi, 1e-3))
 }
 
-// LabelNoise are the label noise levels calibration chooses from. The least is not
-// 0: a held-out set of a few hundred or thousand rows cannot show that a class is
-// impossible, and a probability of 0 (or 10⁻³⁰, after sharpening) makes one mistake cost
-// without bound (oil flow: three test rows at p = 0 were 0.04 of the 0.06 log loss).
-// Where the model is never wrong, 0.001 costs −ln(1 − 0.001) ≈ 0.001 per row.
-var LabelNoise = []float64{0.001, 0.003, 0.01, 0.03}
-
 // calibration returns the calibration for the validation outputs out: for regression the
 // sharpness; for classification the sharpness and label noise that minimise the
 // validation log loss, and for one-vs-rest multi-class the family too (ivm.Predictor.Softmax).
@@ -175,13 +168,13 @@ func (s *searcher) calibration(out [][2][]float64) probMap {
 
 // fitCalib returns the sharpness and label noise of the family softmax (or the power
 // family) with the least validation log loss; a higher label noise only where it lowers
-// the loss by more than Tol.
+// the loss by more than calib.LossTol.
 func (s *searcher) fitCalib(out [][2][]float64, softmax bool) probMap {
 	var best probMap
 	bestLoss := math.Inf(1)
-	for _, e := range LabelNoise {
+	for _, e := range calib.LabelNoiseLevels {
 		c := probMap{a: s.sharpness(out, e, softmax), eps: e, softmax: softmax}
-		if v := s.logLoss(out, c); v < bestLoss-Tol || math.IsInf(bestLoss, 1) {
+		if v := s.logLoss(out, c); v < bestLoss-calib.LossTol || math.IsInf(bestLoss, 1) {
 			best, bestLoss = c, v
 		}
 	}

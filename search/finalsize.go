@@ -37,7 +37,7 @@ func (s *searcher) finalSize(c *climb, folds []searchFold, finalCost float64) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	eps := LabelNoise[0]
+	eps := calib.LabelNoiseLevels[0]
 	losses := func(out [][2][]float64) []float64 {
 		return fs.rowLosses(out, probMap{a: fs.sharpness(out, eps, false), eps: eps})
 	}

@@ -58,9 +58,6 @@ const (
 	searchMaxVal  = 1000
 	searchMaxFit  = 3000
 	searchMaxD    = 200
-	// Tol is the least fall in the mean held-out −ln p per row that moves the search:
-	// smaller differences are below what a few hundred validation rows can resolve.
-	Tol = 1e-4
 	// searchMaxEvals bounds the kernels the pattern search scores (about 18 are usual; a
 	// long ridge of nearly equal scores would otherwise be followed at full cost).
 	searchMaxEvals = 24
@@ -338,7 +335,7 @@ func (c *climb) try(at [3]int, crit engine.Criterion) (bool, error) {
 		return false, nil
 	}
 	v, err := c.s.score(q)
-	if err != nil || !(v < c.best-Tol) {
+	if err != nil || !(v < c.best-calib.LossTol) {
 		return false, err
 	}
 	c.at, c.p, c.best = at, q, v
@@ -433,7 +430,7 @@ func (c *climb) widenUnlessBeaten(y, classes []float64) error {
 	if !ok { // scored by a test's scoreFunc
 		return nil
 	}
-	eps := LabelNoise[0]
+	eps := calib.LabelNoiseLevels[0]
 	losses := c.s.rowLosses(out, probMap{a: c.s.sharpness(out, eps, false), eps: eps})
 	b := calib.NewBaseline(losses, c.s.priorLosses())
 	if w := c.s.opt.Trace; w != nil {

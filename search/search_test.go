@@ -143,12 +143,12 @@ func TestSearchBoundsProbitVariance(t *testing.T) {
 func TestCalibrationLabelNoiseFloor(t *testing.T) {
 	s := &searcher{valClass: []int{1, 1, 1, 0, 0, 0, 1, 0}}
 	clean := [][2][]float64{{{0.9, 0.8, 0.95, 0.1, 0.2, 0.05, 0.7, 0.3}, nil}}
-	if c := s.calibration(clean); c.eps != LabelNoise[0] || c.softmax {
-		t.Errorf("calibration %+v on outputs without a mistake, want the least label noise, %v, and no softmax (binary)", c, LabelNoise[0])
+	if c := s.calibration(clean); c.eps != calib.LabelNoiseLevels[0] || c.softmax {
+		t.Errorf("calibration %+v on outputs without a mistake, want the least label noise, %v, and no softmax (binary)", c, calib.LabelNoiseLevels[0])
 	}
 	wrong := [][2][]float64{{{0.9, 0.8, 0.95, 0.1, 0.2, 0.05, 0.7, 1 - 1e-12}, nil}}
-	if c := s.calibration(wrong); c.eps <= LabelNoise[0] {
-		t.Errorf("label noise %v with a confident mistake, want more than %v", c.eps, LabelNoise[0])
+	if c := s.calibration(wrong); c.eps <= calib.LabelNoiseLevels[0] {
+		t.Errorf("label noise %v with a confident mistake, want more than %v", c.eps, calib.LabelNoiseLevels[0])
 	}
 }
 

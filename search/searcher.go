@@ -309,7 +309,7 @@ func (s *searcher) score(p searchParams) (float64, error) {
 	// confident held-out mistake costs up to 27 nats and decides between kernels that
 	// differ in nothing else (ionosphere; bench/RESULTS.md); the final model never reports a
 	// probability that small.
-	eps := LabelNoise[0]
+	eps := calib.LabelNoiseLevels[0]
 	v := s.logLoss(out, probMap{a: s.sharpness(out, eps, false), eps: eps})
 	s.memo[p] = v
 	if w := s.opt.Trace; w != nil {

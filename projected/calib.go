@@ -1,4 +1,4 @@
-package ivm
+package projected
 
 import (
 	"fmt"
@@ -12,7 +12,6 @@ import (
 	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/optimize"
-	"github.com/ivmlab/ivm/search"
 )
 
 // The projected model's class probabilities are a multinomial logistic regression on its
@@ -28,7 +27,7 @@ import (
 // scoreRidges are the penalties ρ the cross-validation chooses from.
 var scoreRidges = []float64{1e-4, 1e-3, 1e-2}
 
-// scoreMap is a projected model's map from latents to class scores.
+// scoreMap is a projected model's map from latents to class scores (Model.Mix and Offset).
 type scoreMap struct {
 	mix    *mat.Dense // classes × classes
 	offset []float64
@@ -128,11 +127,11 @@ func scoreMapObjective(f *mat.Dense, cls []int, x0 scoreMap, rho float64) func(w
 	}
 }
 
-// calibrateProjected chooses the projected model's score map and label noise on the
-// held-out latents f of classes cls (see the comment at the top of this file). It returns
+// calibrate chooses the projected model's score map and label noise on the held-out
+// latents f of classes cls (see the comment at the top of this file). It returns
 // too each row's loss under the chosen family fitted to the other half of the rows: an
 // honest held-out figure, where the map fitted to every row would flatter itself.
-func calibrateProjected(f *mat.Dense, cls []int) (scoreMap, float64, []float64, error) {
+func calibrate(f *mat.Dense, cls []int) (scoreMap, float64, []float64, error) {
 	n, k := f.Dims()
 	temp := fitSoftmax(f, cls)
 	half := n / 2
@@ -172,21 +171,21 @@ func calibrateProjected(f *mat.Dense, cls []int) (scoreMap, float64, []float64, 
 			return scoreMap{}, 0, nil, err
 		}
 	}
-	eps, least := search.LabelNoise[0], math.Inf(1)
-	for _, e := range search.LabelNoise {
-		if l := mapLoss(sm, f, cls, e); l < least-search.Tol {
+	eps, least := calib.LabelNoiseLevels[0], math.Inf(1)
+	for _, e := range calib.LabelNoiseLevels {
+		if l := mapLoss(sm, f, cls, e); l < least-calib.LossTol {
 			eps, least = e, l
 		}
 	}
 	return sm, eps, bestRows, nil
 }
 
-// calibrateHeldOut fits pr's map from latents to probabilities (or, for regression, its
-// predictive variance) on the held-out rows val, whose latents are f, and sets p's
-// Baseline from the same rows' held-out losses against the constant predictor fitted to
-// the rows rest.
-func (p *Predictor) calibrateHeldOut(pr *ProjectedModel, f *mat.Dense, t projectedTargets, val,
-	rest []int) error {
+// calibrateHeldOut fits the map from res's model's latents to probabilities (or, for
+// regression, its predictive variance) on the held-out rows val, whose latents are f, and
+// sets res's Baseline from the same rows' held-out losses against the constant predictor
+// fitted to the rows rest.
+func (res *Result) calibrateHeldOut(f *mat.Dense, t Targets, val, rest []int) error {
+	pr := res.Model
 	if t.regression() {
 		yv := subset.Of(t.y, val)
 		r2 := make([]float64, len(val))
@@ -195,24 +194,24 @@ func (p *Predictor) calibrateHeldOut(pr *ProjectedModel, f *mat.Dense, t project
 		}
 		heldOut, variance := gaussianHeldOut(r2)
 		pr.Mix, pr.Offset, pr.NoiseVar = mat.NewDense(1, 1, []float64{1}), []float64{0}, variance
-		p.Baseline = calib.NewBaseline(heldOut, t.priorLosses(val, rest))
+		res.Baseline = calib.NewBaseline(heldOut, t.priorLosses(val, rest))
 		return nil
 	}
-	sm, eps, heldOut, err := calibrateProjected(f, subset.Of(t.cls, val))
+	sm, eps, heldOut, err := calibrate(f, subset.Of(t.cls, val))
 	if err != nil {
 		return fmt.Errorf("ivm: calibrating the projected model: %w", err)
 	}
 	pr.Mix, pr.Offset = sm.mix, sm.offset
-	p.Softmax, p.LabelNoise = true, eps
-	p.Baseline = calib.NewBaseline(heldOut, t.priorLosses(val, rest))
+	res.LabelNoise = eps
+	res.Baseline = calib.NewBaseline(heldOut, t.priorLosses(val, rest))
 	return nil
 }
 
 // gaussianHeldOut returns the predictive variance of a regression from its held-out
-// squared residuals r2: their mean, widened where needed until the 95 % intervals cover 95 %
-// of the rows with 90 % confidence (coveringQuantile), as the search's calibration does. It
-// also returns each row's −ln N(r; 0, v) with v fitted to the other half of the rows, an
-// honest held-out density.
+// squared residuals r2: their mean, widened where needed until the 95 % intervals cover
+// 95 % of the rows with 90 % confidence (calib.CoveringQuantile), as the kernel search's
+// calibration does. It also returns each row's −ln N(r; 0, v) with v fitted to the other
+// half of the rows, an honest held-out density.
 func gaussianHeldOut(r2 []float64) (losses []float64, variance float64) {
 	fit := func(r []float64) float64 {
 		v := max(stat.Mean(r, nil),
@@ -232,4 +231,23 @@ func gaussianHeldOut(r2 []float64) (losses []float64, variance float64) {
 		}
 	}
 	return losses, fit(r2)
+}
+
+// softmaxCalib holds a softmax calibration, its temperature a and label noise eps, and its
+// mean log loss on the rows it was fitted to.
+type softmaxCalib struct{ a, eps, loss float64 }
+
+// fitSoftmax chooses the temperature and label noise (calib.LabelNoiseLevels) of the
+// softmax that minimise the log loss of latents f (rows × classes) for classes cls.
+func fitSoftmax(f *mat.Dense, cls []int) softmaxCalib {
+	best := softmaxCalib{loss: math.Inf(1)}
+	for _, eps := range calib.LabelNoiseLevels {
+		_, k := f.Dims()
+		loss := func(la float64) float64 { return mapLoss(temperatureMap(math.Exp(la), k), f, cls, eps) }
+		la := calib.GoldenMin(loss, math.Log(0.25), math.Log(256), 1e-3)
+		if l := loss(la); l < best.loss-calib.LossTol || math.IsInf(best.loss, 1) {
+			best = softmaxCalib{math.Exp(la), eps, l}
+		}
+	}
+	return best
 }

@@ -1,4 +1,4 @@
-package ivm
+package projected
 
 import (
 	"math"
@@ -9,17 +9,17 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/kern"
-	"github.com/ivmlab/ivm/search"
 )
 
-// TestProjectedSystem checks the blocked, upper-triangle accumulation and the in-place and
+// TestSystem checks the blocked, upper-triangle accumulation and the in-place and
 // copying solves against W = (K_mnK_nm + λK_mm)⁻¹K_mnY formed densely, with more rows than
 // a block and more centres than a panel.
-func TestProjectedSystem(t *testing.T) {
+func TestSystem(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	n, m, classes, dim := projectedBlock+300, projectedPanel+50, 3, 8
+	n, m, classes, dim := blockRows+300, panelRows+50, 3, 8
 	x := mat.NewDense(n, dim, nil)
 	cls := make([]int, n)
 	for i := range n {
@@ -34,8 +34,8 @@ func TestProjectedSystem(t *testing.T) {
 	}
 	centres := subset.Dense(x, distinctRows(x, rng.Perm(n), m))
 	rows := rng.Perm(n)
-	sys := newProjectedSystem(m, classes)
-	if err := sys.addRows(k, x, nil, rows, projectedTargets{cls: cls, classes: classes}, centres, nil); err != nil {
+	sys := newSystem(m, classes)
+	if err := sys.addRows(k, x, nil, rows, Targets{cls: cls, classes: classes}, centres, nil); err != nil {
 		t.Fatal(err)
 	}
 	const lambda = 0.01
@@ -80,11 +80,11 @@ func TestProjectedSystem(t *testing.T) {
 			t.Errorf("%s solve differs from the dense one", name)
 		}
 	}
-	pr := &ProjectedModel{Centres: centres, Weights: inPlace, k: k}
+	pr := &Model{Centres: centres, Weights: inPlace, k: k}
 	var f mat.Dense
 	f.Mul(knm, inPlace)
-	// latents reorders nothing: the rows of x in their order.
-	if got := pr.latents(x); !mat.EqualApprox(got, &f, 1e-9) {
+	// Latents reorders nothing: the rows of x in their order.
+	if got := pr.Latents(x); !mat.EqualApprox(got, &f, 1e-9) {
 		t.Error("latents differ from K(x, C)·W")
 	}
 }
@@ -119,10 +119,10 @@ func TestScoreMapGradient(t *testing.T) {
 	}
 }
 
-// TestCalibrateProjected: where the latents confuse two classes in a way a temperature
+// TestCalibrate: where the latents confuse two classes in a way a temperature
 // cannot express (class 1's rows score class 0 as high as their own), the score map learns
 // it and predicts rows it did not see better than the temperature alone.
-func TestCalibrateProjected(t *testing.T) {
+func TestCalibrate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	latents := func(n int) (*mat.Dense, []int) {
 		f := mat.NewDense(n, 3, nil)
@@ -142,7 +142,7 @@ func TestCalibrateProjected(t *testing.T) {
 		return f, cls
 	}
 	f, cls := latents(1000)
-	sm, eps, _, err := calibrateProjected(f, cls)
+	sm, eps, _, err := calibrate(f, cls)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestCalibrateProjected(t *testing.T) {
 	if !(mapped < tempered-0.05) {
 		t.Errorf("test log loss with the score map %.4f, with the temperature alone %.4f: want the map lower by 0.05", mapped, tempered)
 	}
-	if eps < search.LabelNoise[0] || math.IsNaN(mapped) {
+	if eps < calib.LabelNoiseLevels[0] || math.IsNaN(mapped) {
 		t.Errorf("label noise %v, loss %v", eps, mapped)
 	}
 }
@@ -179,17 +179,17 @@ func TestDistinctRows(t *testing.T) {
 	}
 }
 
-func TestProjectedCentres(t *testing.T) {
+func TestCentres(t *testing.T) {
 	for n, want := range map[int]int{100: 5000, 10000: 5000, 20000: 5946, 60000: 7500, 1000000: 7500} {
-		if got := ProjectedCentres(n, 10); got != want {
-			t.Errorf("ProjectedCentres(%d) = %d, want %d", n, got, want)
+		if got := Centres(n, 10); got != want {
+			t.Errorf("Centres(%d) = %d, want %d", n, got, want)
 		}
 	}
-	if got := ProjectedCentres(60000, 2); got != projectedCentresPerBoundary {
-		t.Errorf("ProjectedCentres(60000, 2) = %d, want %d", got, projectedCentresPerBoundary)
+	if got := Centres(60000, 2); got != centresPerBoundary {
+		t.Errorf("Centres(60000, 2) = %d, want %d", got, centresPerBoundary)
 	}
 	// Fashion-MNIST's 60 000 images of 784 inputs: the inputs and the fit within 2 GiB.
-	if need := 8*60000*784 + projectedBytes(60000, 784, 0, 10); need > 1.5*(1<<30) {
-		t.Errorf("projectedBytes: %.3g bytes with the inputs, want at most 1.5 GiB", need)
+	if need := 8*60000*784 + Bytes(60000, 784, 0, 10); need > 1.5*(1<<30) {
+		t.Errorf("Bytes: %.3g bytes with the inputs, want at most 1.5 GiB", need)
 	}
 }

@@ -1,0 +1,18 @@
+// Package projected is the projected model: every training row regressed through m shared
+// kernel centres, training rows drawn at random (the projected process, or subset of
+// regressors; Rasmussen and Williams, §8.3), for binary, multi-class and regression tasks.
+// Its latents at x are f(x) = K(x, C)·W with
+//
+//	W = (K_mnK_nm + λK_mm)⁻¹ K_mnY,
+//
+// one m×m factorisation shared by every class's code (+1 for the class, −1 for the others),
+// where one-vs-rest IVMs select and learn once per class. Fit searches the rbf kernel's
+// width, λ and the input scaling on held-out rows, fits the class probabilities (a softmax
+// of the latents through a score map, with label noise) or a regression's predictive
+// variance to them, and compares the model with the constant predictor there (a
+// calib.Baseline); Encode and Decode are its part of a model file.
+//
+// The package knows no Predictor: the root package ivm turns its Config into Options, picks
+// the candidate input scalings and turns the Model's latents and scores into its
+// predictions.
+package projected

@@ -1,0 +1,91 @@
+package projected
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/engine"
+)
+
+// File is a projected model as a model file holds it (the "projected" object of the root
+// package's ivm-model/1): its kernel, λ, score map, centres and weights by rows.
+type File struct {
+	KernelSpec string      `json:"kernel_spec"`
+	Lambda     float64     `json:"lambda"`
+	Mix        [][]float64 `json:"score_mix"`
+	Offset     []float64   `json:"score_offset"`
+	Centres    [][]float64 `json:"centres"`
+	Weights    [][]float64 `json:"weights"`
+	NoiseVar   float64     `json:"noise_variance,omitempty"`
+}
+
+// Encode returns pr's file form, whose rows share pr's storage.
+func Encode(pr *Model) *File {
+	rows := func(a *mat.Dense) [][]float64 {
+		r, _ := a.Dims()
+		out := make([][]float64, r)
+		for i := range out {
+			out[i] = a.RawRowView(i)
+		}
+		return out
+	}
+	return &File{KernelSpec: pr.Kernel, Lambda: pr.Lambda, Mix: rows(pr.Mix),
+		Offset: pr.Offset, Centres: rows(pr.Centres), Weights: rows(pr.Weights),
+		NoiseVar: pr.NoiseVar}
+}
+
+// Decode rebuilds a projected model of the given number of classes (a regression: 1) from
+// its file form, checking every part before it allocates: a corrupt or hostile file is
+// refused with an error that names what is wrong.
+func Decode(in *File, classes int) (*Model, error) {
+	if classes < 1 {
+		return nil, fmt.Errorf("projected model of %d classes", classes)
+	}
+	if len(in.Centres) == 0 || len(in.Centres) != len(in.Weights) {
+		return nil, fmt.Errorf("projected model with %d centres and %d rows of weights", len(in.Centres),
+			len(in.Weights))
+	}
+	dim := len(in.Centres[0])
+	if dim < 1 || dim > engine.MaxInputDim {
+		return nil, fmt.Errorf("projected model with %d inputs", dim)
+	}
+	// Check the rows before allocating: a corrupt file must not allocate its claims.
+	for i := range in.Centres {
+		if len(in.Centres[i]) != dim || len(in.Weights[i]) != classes {
+			return nil,
+				fmt.Errorf(
+					"projected model's row %d has %d centre values and %d weights, want %d and %d (one per class)",
+					i+1, len(in.Centres[i]), len(in.Weights[i]), dim, classes)
+		}
+	}
+	if len(in.Mix) != classes || len(in.Offset) != classes {
+		return nil, fmt.Errorf("projected model of %d classes with %d rows of score map and %d offsets",
+			classes, len(in.Mix), len(in.Offset))
+	}
+	for i, r := range in.Mix {
+		if len(r) != classes {
+			return nil, fmt.Errorf("projected model's score map row %d has %d values, want %d", i+1, len(r),
+				classes)
+		}
+	}
+	dense := func(rows [][]float64, cols int) *mat.Dense {
+		out := mat.NewDense(len(rows), cols, nil)
+		for i, r := range rows {
+			out.SetRow(i, r)
+		}
+		return out
+	}
+	pr, err := newModel(in.KernelSpec, in.Lambda, dense(in.Centres, dim),
+		dense(in.Weights, classes), scoreMap{dense(in.Mix, classes), in.Offset})
+	if err != nil {
+		return nil, err
+	}
+	if !(in.NoiseVar >= 0) || math.IsInf(in.NoiseVar, 1) {
+		return nil, fmt.Errorf("projected model's noise_variance %v: want a finite value ≥ 0",
+			in.NoiseVar)
+	}
+	pr.NoiseVar = in.NoiseVar
+	return pr, nil
+}

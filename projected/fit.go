@@ -1,0 +1,319 @@
+package projected
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/ivmlab/ivm/calib"
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/internal/pool"
+	"github.com/ivmlab/ivm/internal/subset"
+	"github.com/ivmlab/ivm/kern"
+)
+
+const (
+	// valRows bounds the rows held out to choose the kernel, λ and the calibration: a fifth
+	// of the training rows, at most 2 000.
+	valRows = 2000
+	// searchRows and searchCentres bound the search's fits: each candidate kernel is fitted
+	// on at most 8 000 rows through 2 000 centres, whatever the size of the data.
+	searchRows    = 8000
+	searchCentres = 2000
+	// centresPerBoundary and searchPerBoundary bound the centres per class boundary
+	// (Centres).
+	centresPerBoundary = 1500
+	searchPerBoundary  = 500
+	// maxSteps bounds the search's doublings (or halvings) of γ from its start: tabular
+	// inputs with a weak, smooth effect want kernels hundreds of times wider.
+	maxSteps = 10
+	// saturatedFactor bounds the final centres, as a multiple of the search's, where half
+	// the search's centres did as well as all of them (centresSaturated).
+	saturatedFactor = 2
+	// jitterWarn is the jitter (relative to the mean diagonal) above which the final fit
+	// warns that its centres are nearly dependent.
+	jitterWarn = 1e-6
+)
+
+// Scaling is an input scaling Fit's search tries (a nil Scaler: the inputs as they are),
+// with the rbf width γ₀ its search starts from: it scores 2γ₀ first, then doubles or halves
+// it while the held-out loss falls. A width of 1/(D·v̄), for D inputs of mean variance v̄
+// once scaled, puts a typical kernel value near e⁻¹.
+type Scaling struct {
+	Scaler     *dataset.Scaler
+	StartGamma float64
+}
+
+// Options configures Fit; the zero value is its defaults.
+type Options struct {
+	// Seed seeds the draw of the held-out rows, and with it of the centres.
+	Seed uint64
+	// Centres is the number of centres m (0: Centres(n, classes), or fewer where the
+	// search found that half its own centres did as well as all of them). Fit uses at most
+	// the rows outside the held-out ones, and warns where that is fewer than asked for.
+	Centres int
+	// Workers bounds the scalings' searches run side by side (0: every core).
+	Workers int
+}
+
+// Progress reports Fit's work: each kernel its search has scored, then the rows its final
+// fit has taken in, then the end.
+type Progress struct {
+	// Search counts the kernels scored so far (0 once the final fit has begun). Kernel
+	// describes the last one (its spec, λ and input scaling), Score is its held-out loss
+	// per row and Prior the constant predictor's on the same rows.
+	Search       int
+	Kernel       string
+	Score, Prior float64
+	// RowsDone is how many of the Rows training rows the final fit's system has taken in,
+	// through Centres centres.
+	Rows, RowsDone, Centres int
+	// Done marks the end of the fit.
+	Done bool
+}
+
+// Result is a fitted projected model with what Fit chose and measured beside it.
+type Result struct {
+	// Model is the fitted model, or the constant predictor where the model did not beat
+	// it on the held-out rows (Baseline; a warning says so).
+	Model *Model
+	// Scaler is the input scaling the search chose: Model's centres are rows so scaled, and
+	// so must be the inputs whose latents it is asked for.
+	Scaler *dataset.Scaler
+	// LabelNoise is the weight ε of a uniform distribution over the classes mixed into a
+	// classification's softmax probabilities, p_c = (1−ε) p'_c + ε/K (0 for regression
+	// and for the constant predictor).
+	LabelNoise float64
+	// Baseline sets the model's held-out log loss beside the constant predictor's.
+	Baseline *calib.Baseline
+	// Warnings are what the caller should tell the user: fewer centres than asked for, a
+	// system that needed a large jitter, a model replaced by the constant predictor.
+	Warnings []string
+}
+
+// Fit fits a projected model of the rows of x to the targets t. A fifth of the rows (at
+// most valRows) are held out at random; on them the search chooses the input scaling among
+// scalings, γ of an rbf kernel (doubling or halving from 2·StartGamma while the held-out
+// log loss falls) and λ. The final model's centres are drawn from the other rows; it is
+// fitted on them, its class probabilities (the score map and label noise, calib.go) or its
+// predictive variance are fitted to the held-out rows, where it is compared with the
+// constant predictor (and becomes it unless it beats it), and then the held-out rows are
+// added to its system, which is solved again. report, if not nil, is called with Fit's
+// progress, by one goroutine at a time.
+func Fit(x mat.Matrix, t Targets, scalings []Scaling, opts Options,
+	report func(Progress)) (*Result, error) {
+	n, _ := x.Dims()
+	if err := checkFit(n, t, scalings); err != nil {
+		return nil, err
+	}
+	perm := rand.New(rand.NewPCG(opts.Seed, 0x70726f6a)).Perm(n)
+	nv := min(n/5, valRows)
+	val, rest := perm[:nv], perm[nv:]
+	best, err := searchScalings(x, t, scalings, val, rest, opts.Workers, report)
+	if err != nil {
+		return nil, err
+	}
+	m, warnings := centreCount(n, t, best, opts.Centres, len(rest))
+	res, err := fitFinal(x, t, best, m, val, rest, report)
+	if err != nil {
+		return nil, err
+	}
+	res.Warnings = append(warnings, res.Warnings...)
+	if t.regression() {
+		res.Model.toTargetUnits(t.mean, t.sd)
+	}
+	return res, nil
+}
+
+// checkFit checks Fit's arguments for n rows of inputs.
+func checkFit(n int, t Targets, scalings []Scaling) error {
+	if t.rows() != n {
+		return fmt.Errorf("ivm: %d rows of inputs and %d targets", n, t.rows())
+	}
+	if err := checkRows(n); err != nil {
+		return err
+	}
+	if len(scalings) == 0 {
+		return errors.New("ivm: a projected model's search needs an input scaling to try")
+	}
+	for _, s := range scalings {
+		if !(s.StartGamma > 0) || math.IsInf(s.StartGamma, 1) {
+			return fmt.Errorf("ivm: a projected model's search cannot start from γ = %v",
+				s.StartGamma)
+		}
+	}
+	return nil
+}
+
+// searchScalings runs the search at each scaling and returns the best pick. The scalings
+// are searched side by side where that costs little memory: much of a search's time is
+// serial (kernel values, calibration) between the products that use every core.
+func searchScalings(x mat.Matrix, t Targets, scalings []Scaling, val, rest []int, workers int,
+	report func(Progress)) (pick, error) {
+	evals := 0
+	var mu sync.Mutex
+	prior := stat.Mean(t.priorLosses(val, rest), nil)
+	scored := func(pk pick) {
+		mu.Lock()
+		defer mu.Unlock()
+		evals++
+		if report != nil {
+			report(Progress{Search: evals, Kernel: fmt.Sprintf("%s, λ %g, %v scaling",
+				kernelSpec(pk.gamma), pk.lambda, pk.scaler.Method()), Score: pk.loss, Prior: prior})
+		}
+	}
+	picks := make([]pick, len(scalings))
+	n, dim := x.Dims()
+	parallel := searchesAtOnce(n, dim, t.classes, workers)
+	err := pool.ForEachErr(len(scalings), parallel, func(i int) error {
+		var err error
+		picks[i], err = search(x, t, scalings[i], val, rest, scored)
+		return err
+	})
+	if err != nil {
+		return pick{}, err
+	}
+	best := pick{loss: math.Inf(1)}
+	for _, pk := range picks {
+		if pk.loss < best.loss {
+			best = pk
+		}
+	}
+	return best, nil
+}
+
+// centreCount is the final fit's number of centres for n training rows, of which outside
+// are outside the held-out ones: asked (0: Centres, at most saturatedFactor times the
+// search's where half of those did as well as all of them), at most outside, with a
+// warning where that is fewer than asked for.
+func centreCount(n int, t Targets, best pick, asked, outside int) (int, []string) {
+	m := Centres(n, t.classes)
+	if best.saturated {
+		m = min(m, saturatedFactor*best.centres)
+	}
+	if asked > 0 {
+		m = asked
+	}
+	var warnings []string
+	if m > outside {
+		if asked > 0 {
+			warnings = append(warnings,
+				fmt.Sprintf("%d centres asked for, %d rows outside the held-out ones: %d centres", m, outside,
+					outside))
+		}
+		m = outside
+	}
+	return m, warnings
+}
+
+// fitFinal fits the final projected model with the search's choice pk and m centres (see
+// Fit).
+func fitFinal(x mat.Matrix, t Targets, pk pick, m int, val, rest []int,
+	report func(Progress)) (*Result, error) {
+	n, dim := x.Dims()
+	spec := kernelSpec(pk.gamma)
+	k, err := kern.Parse(spec, dim)
+	if err != nil {
+		return nil, err
+	}
+	centres, err := finalCentres(x, pk, m, rest)
+	if err != nil {
+		return nil, err
+	}
+	m, _ = centres.Dims()
+	sys := t.system(m)
+	rowsDone := func(offset int) func(int) {
+		return func(done int) {
+			if report != nil {
+				report(Progress{Rows: n, RowsDone: offset + done, Centres: m})
+			}
+		}
+	}
+	if err := sys.addRows(k, x, pk.scaler, rest, t, centres, rowsDone(0)); err != nil {
+		return nil, err
+	}
+	kmm := func(dst *mat.Dense, lo, hi int) { k.K(dst, centres.Slice(lo, hi, 0, dim), centres) }
+	w, jit, err := sys.solve(pk.lambda, kmm)
+	if err != nil {
+		return nil, fmt.Errorf("ivm: %w", err)
+	}
+	res := &Result{Model: &Model{Kernel: spec, Lambda: pk.lambda, Centres: centres, Weights: w,
+		k: k}, Scaler: pk.scaler}
+	xv, err := subset.Scaled(x, pk.scaler, val)
+	if err != nil {
+		return nil, err
+	}
+	if err := res.calibrateHeldOut(res.Model.Latents(xv), t, val, rest); err != nil {
+		return nil, err
+	}
+	sys.unfactor() // A again, to which the held-out rows are added
+	if err := sys.addRows(k, x, pk.scaler, val, t, centres, rowsDone(len(rest))); err != nil {
+		return nil, err
+	}
+	if err := res.refit(sys, jit, t); err != nil {
+		return nil, err
+	}
+	if report != nil {
+		report(Progress{Rows: n, RowsDone: n, Centres: m, Done: true})
+	}
+	return res, nil
+}
+
+// refit solves sys, which holds every training row of targets t, for res's model's final
+// weights, warns where it or the first solve (whose jitter was jit) needed a large jitter,
+// and turns the model into the constant predictor where it did not beat that on the
+// held-out rows.
+func (res *Result) refit(sys *system, jit float64, t Targets) error {
+	jit2, err := sys.factor()
+	if err == nil {
+		res.Model.Weights, err = sys.weights()
+	}
+	if err != nil {
+		return fmt.Errorf("ivm: %w", err)
+	}
+	// A jitter far below λ changes nothing the user would notice; a large one means the
+	// centres repeat each other.
+	if jit = max(jit, jit2); jit > jitterWarn {
+		m, _ := res.Model.Centres.Dims()
+		res.Warnings = append(res.Warnings,
+			fmt.Sprintf(
+				"the projected model's %d×%d system needed a jitter of %g times its mean diagonal: its "+
+					"centres are nearly dependent (few inputs); fewer centres (ActiveSize, -d) suit these data", m,
+				m, jit))
+	}
+	if !res.Baseline.Beaten() {
+		res.useConstant(t)
+	}
+	return nil
+}
+
+// useConstant turns res's model into the constant predictor, and says so: the training
+// rows' class frequencies (zero weights, offsets their logarithms, no label noise), or for
+// regression the standardised targets' mean 0 and variance 1 (toTargetUnits turns them
+// into the targets'). A model that does not beat it on held-out rows would only add noise
+// to the base rate.
+func (res *Result) useConstant(t Targets) {
+	pr := res.Model
+	_, k := pr.Weights.Dims()
+	_, dim := pr.Centres.Dims()
+	// One centre of zero weight: the file need not carry centres that play no part.
+	pr.Centres = mat.DenseCopyOf(pr.Centres.Slice(0, 1, 0, dim))
+	pr.Weights = mat.NewDense(1, k, nil)
+	what := "the targets' mean and variance"
+	if t.regression() {
+		pr.NoiseVar = 1
+	} else {
+		pr.Mix = mat.NewDense(k, k, nil)
+		for c, f := range calib.ClassPriors(t.cls, k) {
+			pr.Offset[c] = math.Log(f)
+		}
+		res.LabelNoise = 0
+		what = "the class frequencies"
+	}
+	res.Warnings = append(res.Warnings, res.Baseline.Warning()+"; it predicts "+what)
+}

@@ -1,0 +1,67 @@
+package projected
+
+import (
+	"math"
+
+	"github.com/ivmlab/ivm/internal/pool"
+)
+
+// Centres is the number of centres m of a projected model of n training rows when
+// Options.Centres is 0: 5 000 up to 10 000 rows, then growing as n^¼ to at most 7 500
+// (fewer where fewer rows are left outside the held-out ones, or where the search found
+// that half its centres did as well as all of them). Its m×m system costs 8m² bytes
+// (200 MB at 5 000, 450 MB at 7 500) and its fit n·m²/2 multiply-adds; larger m buys a
+// little accuracy at a much larger cost (bench/RESULTS.md, "Eleventh pass").
+//
+// A two-class model has one latent boundary to draw, where k classes have about k−1: it
+// gets at most centresPerBoundary centres per boundary, and its search as many per
+// boundary of searchPerBoundary, so that it costs a fraction of a many-class model's while
+// the many-class models (five or more classes) keep their counts.
+func Centres(n, classes int) int {
+	m := int(min(7500, math.Round(5000*math.Sqrt(math.Sqrt(max(float64(n), 1e4)/1e4)))))
+	return min(m, centresPerBoundary*max(classes-1, 1))
+}
+
+// searchCentresFor is how many centres the search's fits use for a task of the given
+// number of classes (see Centres).
+func searchCentresFor(classes int) int {
+	return min(searchCentres, searchPerBoundary*max(classes-1, 1))
+}
+
+// Bytes estimates what Fit allocates for n training rows of dim inputs, m centres (0:
+// Centres(n, classes)) and the given classes, beyond the inputs themselves: the larger of
+// the search's kernel matrices and the final fit's m×m system with its blocks of kernel
+// rows and its scaled centres. A caller checks it against the memory it may use before
+// any work.
+func Bytes(n, dim, m, classes int) float64 {
+	if m <= 0 {
+		m = Centres(n, classes)
+	}
+	m = min(m, n)
+	atOnce := searchesAtOnce(n, dim, classes, 0)
+	search := searchBytes(n, dim, classes) * float64(atOnce)
+	fm := float64(m)
+	final := 8 * (fm*fm + fm*(2*blockRows+panelRows) + 3*fm*float64(dim))
+	return max(search, final)
+}
+
+// searchBytes estimates what one scaling's search allocates (search).
+func searchBytes(n, dim, classes int) float64 {
+	nf := float64(min(n, searchRows))
+	ms := float64(min(n, searchCentresFor(classes)))
+	return 8 * (nf*float64(dim) + nf*ms + 4*ms*ms + 3*blockRows*ms)
+}
+
+// parallelBytes bounds the memory of the scalings' searches run side by side: where one
+// search is larger (many inputs, many centres), they run one at a time, as the final fit's
+// system then dominates the cost anyway.
+const parallelBytes = 256 << 20
+
+// searchesAtOnce is how many scalings' searches Fit runs side by side on the given workers
+// (0: every core).
+func searchesAtOnce(n, dim, classes, workers int) int {
+	if 2*searchBytes(n, dim, classes) > parallelBytes {
+		return 1
+	}
+	return min(2, pool.Workers(workers))
+}

@@ -1,0 +1,49 @@
+package ivm
+
+import (
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/exactgp"
+	"github.com/ivmlab/ivm/projected"
+	"github.com/ivmlab/ivm/search"
+)
+
+// projectedScalings are the input scalings the projected model's search compares, each
+// with the width its search starts from (search.StartGamma, as the kernel search's): those of
+// projectedScalers and, for a regression of several inputs with ScaleAuto, per-input widths
+// as the regression search weighs its inputs (the relevance scaling; a candidate only).
+func projectedScalings(x mat.Matrix, y []float64, cfg *Config,
+	regression bool) ([]projected.Scaling, error) {
+	scalers, err := projectedScalers(x, cfg.Scale)
+	if err != nil {
+		return nil, err
+	}
+	if _, dim := x.Dims(); regression && cfg.Scale == ScaleAuto && dim > 1 {
+		if rel, _, err := exactgp.RelevanceScaler(x, y, scalers[0], cfg.Learn.Seed); err == nil {
+			scalers = append(scalers, rel)
+		}
+	}
+	out := make([]projected.Scaling, len(scalers))
+	for i, sc := range scalers {
+		out[i] = projected.Scaling{Scaler: sc, StartGamma: search.StartGamma(x, sc)}
+	}
+	return out, nil
+}
+
+// projectedScalers are the scalings the projected model's search compares: the one
+// asked for, and with ScaleAuto (standardising) the training range's too.
+func projectedScalers(x mat.Matrix, kind Scaling) ([]*Scaler, error) {
+	sc, err := FitScaler(x, kind)
+	if err != nil {
+		return nil, err
+	}
+	out := []*Scaler{sc}
+	if kind == ScaleAuto {
+		mm, err := FitScaler(x, ScaleMinMax)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, mm)
+	}
+	return out, nil
+}
