@@ -11,7 +11,7 @@ import (
 )
 
 // The learning tests use tasks drawn from a known GP, as the regression experiment of the
-// learning-to-learn paper does (reproduce/mtivm_regression.go, whose kernels these are).
+// learning-to-learn paper does (internal/reproduce/mtivm_regression.go, whose kernels these are).
 const (
 	RegressionTrueKernel     = "rbf(gamma=1,variance=1)+white(variance=0.01)"
 	RegressionStartKernel    = "rbf(gamma=10,variance=10)+white(variance=0.1)+bias(variance=10)"
