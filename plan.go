@@ -1,6 +1,7 @@
 package ivm
 
 import (
+	"math"
 	"runtime"
 
 	"github.com/ivmlab/ivm/projected"
@@ -20,6 +21,12 @@ type Plan struct {
 	// Decomposition is how a multi-class task is split, or Projected where Fit fits a
 	// projected model of every row (binary and regression tasks too).
 	Decomposition Decomposition
+	// ActiveSize is d, the active points of each model (the centres of a projected one):
+	// Config.ActiveSize reduced to the n rows, as Fit reduces it, or where that is 0 the
+	// default Fit starts from (SearchActiveSize for the search's final model, which it may
+	// lower; DefaultActiveSize for Algorithm 2; ProjectedCentres). A one-vs-one pair
+	// resolves its own on its rows.
+	ActiveSize int
 	// Bytes estimates what training allocates, the inputs included.
 	Bytes float64
 }
@@ -30,13 +37,18 @@ func (cfg Config) Plan(n, dim int, y []float64) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	search := !cfg.FixedKernel && cfg.resolveLearning(task) == Search
+	searched := !cfg.FixedKernel && cfg.resolveLearning(task) == Search
 	pl := Plan{Task: task, Classes: classes, Learning: Algorithm2,
-		Decomposition: cfg.decomposition(n, len(classes), search)}
-	if search {
+		Decomposition: cfg.decomposition(n, len(classes), searched)}
+	if searched {
 		pl.Learning = Search
 	}
 	if pl.Decomposition == Projected && (task == Binary || task == MultiClass || task == Regression) {
+		pl.ActiveSize = cfg.ActiveSize
+		if pl.ActiveSize <= 0 {
+			pl.ActiveSize = projected.Centres(n, max(len(classes), 1))
+		}
+		pl.ActiveSize = min(pl.ActiveSize, n)
 		pl.Bytes = 8*float64(n)*float64(dim) + projected.Bytes(n, dim, cfg.ActiveSize,
 			max(len(classes), 1))
 		return pl, nil
@@ -45,12 +57,50 @@ func (cfg Config) Plan(n, dim int, y []float64) (Plan, error) {
 	if task == MultiClass {
 		problems = len(classes)
 	}
-	pl.Bytes = trainingBytes(n, dim, cfg.ActiveSize, problems, cfg.Workers, search)
+	pl.ActiveSize = activeSize(n, cfg.ActiveSize, problems, searched)
+	pl.Bytes = trainingBytes(n, dim, cfg.ActiveSize, problems, cfg.Workers, searched)
 	return pl, nil
 }
 
+// activeSize is the d Fit starts from for Config.ActiveSize d on n rows and the given
+// number of binary problems (see Plan.ActiveSize).
+func activeSize(n, d, problems int, searched bool) int {
+	switch {
+	case d > n:
+		return n
+	case d > 0:
+		return d
+	case searched:
+		return SearchActiveSize(n, problems)
+	}
+	return DefaultActiveSize(n, problems)
+}
+
+// ProbitTask is the task of probit models on targets y, NaN aside: Binary for at most two
+// distinct labels (Fit refuses fewer than two), MultiClass (a probit model per class or
+// pair of classes) for more integer labels, up to as many as TaskAuto reads as classes. ok
+// is false for other targets; labels counts the distinct ones.
+func ProbitTask(y []float64) (task Task, labels int, ok bool) {
+	distinct := map[float64]bool{}
+	integer := true
+	for _, v := range y {
+		if !math.IsNaN(v) {
+			distinct[v] = true
+			integer = integer && v == math.Trunc(v)
+		}
+	}
+	switch k := len(distinct); {
+	case k <= 2:
+		return Binary, k, true
+	case integer && k <= maxAutoClasses:
+		return MultiClass, k, true
+	default:
+		return Binary, k, false
+	}
+}
+
 // trainingBytes estimates what training IVMs allocates for n rows of dim inputs and the
-// given number of binary problems (d = 0: DefaultActiveSize). The default search holds the
+// given number of binary problems (d as activeSize resolves it). The default search holds the
 // inputs and two scaled copies while it searches (on a subsample, little more) and its
 // folds' inner products (search.InnerMemory), then a scaled copy of the final selection's
 // candidate rows and the d×candidates selection matrix of every class trained at once;
@@ -58,13 +108,10 @@ func (cfg Config) Plan(n, dim int, y []float64) (Plan, error) {
 // companions in its learning objective.
 func trainingBytes(n, dim, d, problems, workers int, searched bool) float64 {
 	pool := n // the final selection's candidate rows
-	if d <= 0 || d > n {
-		d = DefaultActiveSize(n, problems)
-		if searched {
-			d = SearchActiveSize(n, problems)
-			pool = SearchCandidates(n, d)
-		}
+	if d <= 0 && searched {
+		pool = SearchCandidates(n, SearchActiveSize(n, problems))
 	}
+	d = activeSize(n, d, problems, searched)
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}

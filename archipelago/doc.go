@@ -85,7 +85,7 @@
 // NewSoftmaxGP runs the same HMC code on the softmax GP classifier (eq. 1 on
 // the labelled points alone), the paper's comparator. The paper's Table 1 and
 // Fig. 3 (data sets, labellings, the IVM comparators, the table) are experiments
-// of package reproduce (ivm reproduce archipelago, archipelago-fig3).
+// of package internal/reproduce (ivm reproduce archipelago, archipelago-fig3).
 //
 // Every chain takes an explicit seed (math/rand/v2 PCG) and is reproducible.
 package archipelago

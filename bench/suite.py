@@ -18,8 +18,9 @@
 #                                             images; pixels / 255 (values in [0, 1])
 #   sonar ionosphere glass vehicle pima boston   R package mlbench (Debian r-cran-mlbench)
 #   spambase                                  R package kernlab's `spam` (Debian r-cran-kernlab)
-#   vowel                                     Deterding vowels (reproduce/testdata), x1..x10,
-#                                             all 990 rows split 70/30 (not Robinson's split)
+#   vowel                                     Deterding vowels (internal/reproduce/testdata),
+#                                             x1..x10, all 990 rows split 70/30
+#                                             (not Robinson's split)
 #   oilflow                                   ../shared/data/oilflow, its own 1000/1000 split
 import gzip
 import json
@@ -192,7 +193,7 @@ def load(name):
         yb = idx(FASHION + "/t10k-labels-idx1-ubyte.gz").astype(float)
         return Xa, ya, Xb, yb, "Debian dataset-fashion-mnist, first %d train images, 10000 test, pixels/255" % n
     if name == "vowel":
-        path = "reproduce/testdata/vowel_context.csv.gz"
+        path = "internal/reproduce/testdata/vowel_context.csv.gz"
         a = np.loadtxt(gzip.open(path, "rt"), delimiter=",", skiprows=1)
         X, y = a[:, 3:13], a[:, 13]
         return (*split(X, y, False), "Deterding vowel (%s), x1..x10" % path)

@@ -16,7 +16,7 @@
 # stratified for classification, random_state 0, of scikit-learn's bundled breast_cancer, iris,
 # wine, digits, diabetes (regression); mlbench's Sonar, Ionosphere (constant V2 dropped), Glass,
 # Vehicle, PimaIndiansDiabetes, BostonHousing (regression, target medv); kernlab's spam
-# (spambase); the Deterding vowels (reproduce/testdata, 990 rows, x1..x10, 11 classes). Own
+# (spambase); the Deterding vowels (internal/reproduce/testdata, 990 rows, x1..x10, 11 classes). Own
 # splits: USPS (data/usps, 7291/2007), oil flow (../shared/data/oilflow, 1000/1000, if present),
 # Fashion-MNIST (dataset-fashion-mnist; pixel values / 255, so in [0, 1]): "fashion10k" = the
 # first 10 000 training images, "fashion" = all 60 000, both tested on the 10 000 test images.

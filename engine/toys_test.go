@@ -20,8 +20,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/internal/toys"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -111,7 +111,7 @@ func toyRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0)) }
 // 0.63 and 0.96, θ_rbf < 1e−3, scales still 0.999). The criterion makes no difference:
 // regression models score ExpectedEntropy as Entropy.
 func TestToyRegressionIrrelevantInput(t *testing.T) {
-	x, y, err := dataset.ToyRegression(500, [2]float64{0, 1}, toyRand(1))
+	x, y, err := toys.Regression(500, [2]float64{0, 1}, toyRand(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestToyRegressionIrrelevantInput(t *testing.T) {
 // FixedSites four of five pass at d = 100 (seed 2: α₂ ≈ 0.30–0.32) and three of five at
 // d = 50 (seeds 1 and 4 keep α₂ ≈ 0.999).
 func TestToyRegressionScales(t *testing.T) {
-	x, y, err := dataset.ToyRegression(500, [2]float64{1, 0.2}, toyRand(1))
+	x, y, err := toys.Regression(500, [2]float64{1, 0.2}, toyRand(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestToyClassificationGP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: learns a kernel on the paper's classification toy")
 	}
-	x, y, err := dataset.ToyClassificationGP(500, toyRand(1))
+	x, y, err := toys.ClassificationGP(500, toyRand(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestToyOrdinalLinear(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: learns a kernel and the noise on the paper's ordinal toy")
 	}
-	x, y, err := dataset.ToyOrdinal(50, 7, toyRand(1))
+	x, y, err := toys.Ordinal(50, 7, toyRand(1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,6 +70,6 @@
 // handful of points, where the K + S⁻¹ form of engine.Model fails to factorise.
 //
 // The experiments of the papers (sine toy, GP-sampled regression tasks, vowel speakers) are in
-// package reproduce (mtivm_*.go) and are run by `ivm reproduce mtivm-sine`, `mtivm-regression` and
-// `mtivm-vowel`.
+// package internal/reproduce (mtivm_*.go) and are run by `ivm reproduce mtivm-sine`,
+// `mtivm-regression` and `mtivm-vowel`.
 package multitask

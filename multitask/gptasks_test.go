@@ -6,12 +6,12 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm/internal/gpsample"
+	"github.com/ivmlab/ivm/internal/toys"
 	"github.com/ivmlab/ivm/kern"
 )
 
 // The learning tests use tasks drawn from a known GP, as the regression experiment of the
-// learning-to-learn paper does (reproduce/mtivm_regression.go, whose kernels these are).
+// learning-to-learn paper does (internal/reproduce/mtivm_regression.go, whose kernels these are).
 const (
 	RegressionTrueKernel     = "rbf(gamma=1,variance=1)+white(variance=0.01)"
 	RegressionStartKernel    = "rbf(gamma=10,variance=10)+white(variance=0.1)+bias(variance=10)"
@@ -32,15 +32,17 @@ func RegressionTasks(c RegressionConfig, rng *rand.Rand) ([]Task, *mat.Dense, er
 	}
 	tasks := make([]Task, c.Tasks)
 	for m := range tasks {
-		x := gpsample.TwoGaussians(c.PerTask, dim, rng)
-		y, err := gpsample.Sample(truth, x, rng)
+		x := toys.MultiTaskInputs(c.PerTask, dim, rng)
+		y, err := toys.SampleGP(x, truth, rng)
 		if err != nil {
 			return nil, nil, err
 		}
 		tasks[m] = Task{Name: fmt.Sprint(m + 1), X: x, Y: y, Noise: NewZeroMeanGaussian(0)}
 	}
-	return tasks, gpsample.TwoGaussians(c.Test, dim, rng), nil
+	return tasks, toys.MultiTaskInputs(c.Test, dim, rng), nil
 }
 
-// GaussianKL is gpsample.KL.
-func GaussianKL(k0, k1 kern.Kernel, x *mat.Dense) (float64, error) { return gpsample.KL(k0, k1, x) }
+// GaussianKL is toys.KernelKL.
+func GaussianKL(k0, k1 kern.Kernel, x *mat.Dense) (float64, error) {
+	return toys.KernelKL(k0, k1, x)
+}

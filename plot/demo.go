@@ -6,22 +6,22 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
-	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/internal/toys"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
 
 // DemoKernel is the fixed kernel of Demo: the RBF of the data's generating process
-// (dataset.ToyClassificationGamma) with a moderate variance, a bias and a little white noise.
+// (toys.ClassificationGamma) with a moderate variance, a bias and a little white noise.
 const DemoKernel = "rbf(gamma=10,variance=10)+bias+white(variance=0.01)"
 
 // Demo trains a probit IVM with d = 100 active points of 400 on the classification toy
-// problem of the IVM paper §4.1.2 (dataset.ToyClassificationGP drawn with the seed; the
+// problem of the IVM paper §4.1.2 (toys.ClassificationGP drawn with the seed; the
 // kernel DemoKernel, fixed) and draws it as the paper's Fig. 3 (right) by Classification.
 // It takes well under a second.
 func Demo(seed uint64) (*Figure, error) {
-	x, y, err := dataset.ToyClassificationGP(400, rand.New(rand.NewPCG(seed, 0)))
+	x, y, err := toys.ClassificationGP(400, rand.New(rand.NewPCG(seed, 0)))
 	if err != nil {
 		return nil, err
 	}

@@ -18,10 +18,9 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/ivmlab/ivm"
-	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/internal/toys"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
-	"github.com/ivmlab/ivm/plot/internal/toydata"
 )
 
 func rng(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0)) }
@@ -54,9 +53,9 @@ var (
 	toysErr  error
 )
 
-// toys returns one small model of every kind the figures draw, trained with fixed kernels
+// toyModels returns one small model of every kind the figures draw, trained with fixed kernels
 // on the seeded toy problems (well under a second in all).
-func toys(t *testing.T) []toy {
+func toyModels(t *testing.T) []toy {
 	t.Helper()
 	toysOnce.Do(func() {
 		defer func() {
@@ -71,10 +70,10 @@ func toys(t *testing.T) []toy {
 			}
 			return x, y
 		}
-		xc, yc := must(dataset.ToyClassificationGP(200, rng(1)))
-		xr, yr := must(dataset.ToyRegression(200, [2]float64{1, 0.2}, rng(1)))
-		xo, yo := must(dataset.ToyOrdinal(20, 4, rng(1)))
-		xn, _, yn, err := dataset.ToyInterlocking(200, 0.2, rng(1))
+		xc, yc := must(toys.ClassificationGP(200, rng(1)))
+		xr, yr := must(toys.Regression(200, [2]float64{1, 0.2}, rng(1)))
+		xo, yo := must(toys.Ordinal(20, 4, rng(1)))
+		xn, _, yn, err := toys.Interlocking(200, 0.2, rng(1))
 		if err != nil {
 			panic(err)
 		}
@@ -83,7 +82,7 @@ func toys(t *testing.T) []toy {
 				yn[i] = 0 // the null category model's coding of unlabelled points
 			}
 		}
-		x1, y1 := must(toydata.Sine1D(60, rng(1)))
+		x1, y1 := must(toys.Sine1D(60, rng(1)))
 		c1 := make([]float64, len(y1))
 		for i, v := range y1 {
 			c1[i] = -1
@@ -177,7 +176,7 @@ func checkFiles(t *testing.T, fig *Figure, w, h vg.Length) {
 // Every model figure writes valid PNG, SVG and PDF of the requested size, with and
 // without data. IVM_PLOT_KEEP=DIR keeps a PNG of each in DIR.
 func TestModelFiguresFiles(t *testing.T) {
-	for i, ty := range toys(t) {
+	for i, ty := range toyModels(t) {
 		t.Run(ty.name, func(t *testing.T) {
 			fig, err := Model(ty.m, ty.x, ty.y, Options{Grid: 30})
 			if err != nil {
@@ -242,7 +241,7 @@ func contourValues(fig *Figure, surface int, level float64, f func(x *mat.Dense)
 // The 0.5 contour of a classifier runs where the model predicts 0.5 (and the 0.25, 0.75
 // ones where it predicts those), checked by evaluating the model at the contour's points.
 func TestClassificationContoursFollowTheModel(t *testing.T) {
-	ty := find(t, toys(t), "probit-2d")
+	ty := find(t, toyModels(t), "probit-2d")
 	fig, err := Classification(ty.m, ty.x, ty.y, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -276,7 +275,7 @@ func TestClassificationContoursFollowTheModel(t *testing.T) {
 // Scaled inputs: the figure is in the data's coordinates, the model evaluated at the
 // scaled ones, so the 0.5 contour still follows the model.
 func TestScaledInputs(t *testing.T) {
-	x, y, err := dataset.ToyClassificationGP(150, rng(2))
+	x, y, err := toys.ClassificationGP(150, rng(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +319,7 @@ func TestScaledInputs(t *testing.T) {
 
 // Ordinal boundaries are P(y > k) = 0.5 and the quartiles 0.25, 0.75, on C − 1 surfaces.
 func TestOrdinalBoundaries(t *testing.T) {
-	ty := find(t, toys(t), "ordinal-2d")
+	ty := find(t, toyModels(t), "ordinal-2d")
 	fig, err := Ordinal(ty.m, ty.x, ty.y, Options{Grid: 60})
 	if err != nil {
 		t.Fatal(err)
@@ -356,7 +355,7 @@ func TestOrdinalBoundaries(t *testing.T) {
 // The null category figure's boundary is the latent mean's zero and the null region's edges
 // its ±w/2 contours.
 func TestNullCategoryEdges(t *testing.T) {
-	ty := find(t, toys(t), "ncnm-2d")
+	ty := find(t, toyModels(t), "ncnm-2d")
 	fig, err := NullCategory(ty.m, ty.x, ty.y, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -378,7 +377,7 @@ func TestNullCategoryEdges(t *testing.T) {
 
 // The 1-D regression figure's series are the model's predictive mean and mean ± 2 sd.
 func TestRegression1DSeries(t *testing.T) {
-	ty := find(t, toys(t), "gaussian-1d")
+	ty := find(t, toyModels(t), "gaussian-1d")
 	fig, err := Regression(ty.m, ty.x, ty.y, Options{Grid: 50})
 	if err != nil {
 		t.Fatal(err)
@@ -448,7 +447,7 @@ func TestGridLines(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	ts := toys(t)
+	ts := toyModels(t)
 	ty := find(t, ts, "probit-2d")
 	x3 := mat.NewDense(5, 3, nil)
 	k, _ := kern.Parse("rbf+bias", 3)
@@ -493,7 +492,7 @@ func TestParseLength(t *testing.T) {
 
 // Predictor draws a predictor's model from labels as in its training data.
 func TestPredictorLabels(t *testing.T) {
-	ty := find(t, toys(t), "probit-2d")
+	ty := find(t, toyModels(t), "probit-2d")
 	y := make([]float64, len(ty.y))
 	for i, v := range ty.y {
 		y[i] = 3

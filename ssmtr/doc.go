@@ -99,6 +99,6 @@
 // refitting: it shows whether the evidence wants the graph (on the school data the evidence is
 // largest without the graph on every split, so SSMTR ties SMTR there; `ivm reproduce ssmtr-alpha`).
 //
-// The paper's experiments (§5) are in package reproduce: `ivm reproduce ssmtr-sarcos` and `ivm
-// reproduce ssmtr-school`.
+// The paper's experiments (§5) are in package internal/reproduce: `ivm reproduce ssmtr-sarcos`
+// and `ivm reproduce ssmtr-school`.
 package ssmtr

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/internal/toys"
 )
 
 // writeCSV writes x and y as a CSV file in dir and returns its path.
@@ -47,7 +48,7 @@ func pngSize(t *testing.T, path string) (int, int) {
 
 func TestPlotCommand(t *testing.T) {
 	dir := t.TempDir()
-	x, y, err := dataset.ToyClassificationGP(120, rand.New(rand.NewPCG(1, 0)))
+	x, y, err := toys.ClassificationGP(120, rand.New(rand.NewPCG(1, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ivmlab/ivm/reproduce"
+	"github.com/ivmlab/ivm/internal/reproduce"
 )
 
 func cmdReproduce(args []string, stdout, stderr io.Writer) error {

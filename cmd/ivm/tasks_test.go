@@ -29,7 +29,8 @@ func TestTrainTasksSine(t *testing.T) {
 	}
 	model := filepath.Join(dir, "mt.json")
 	var out, errOut bytes.Buffer
-	o := taskTrainOptions{Noise: "gaussian", ActiveSize: 15, Kernel: "rbf(gamma=1,variance=1)"}
+	o := taskTrainOptions{Noise: "gaussian", ActiveSize: 15, FixedKernel: true,
+		Kernel: "rbf(gamma=1,variance=1)"}
 	if err := trainTasksTo(data, train, model, o, &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
@@ -221,7 +222,8 @@ func TestTrainTasksScaling(t *testing.T) {
 	rawData, stdData := read("raw.csv", raw.String()), read("std.csv", std.String())
 	predict := func(data *dataset.Data, file, scale string) ([]float64, *multitask.Model) {
 		model := filepath.Join(dir, "m-"+scale+".json")
-		o := taskTrainOptions{Noise: "gaussian", ActiveSize: 30, Kernel: "rbf(gamma=1,variance=1)+white(variance=0.01)", Scale: scale, Quiet: true}
+		o := taskTrainOptions{Noise: "gaussian", ActiveSize: 30, FixedKernel: true,
+			Kernel: "rbf(gamma=1,variance=1)+white(variance=0.01)", Scale: scale, Quiet: true}
 		var out, errOut bytes.Buffer
 		if err := trainTasksTo(data, filepath.Join(dir, file), model, o, &out, &errOut); err != nil {
 			t.Fatalf("-scale %s: %v", scale, err)

@@ -9,13 +9,13 @@ import (
 	"io"
 	"math"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/kern"
+	"gonum.org/v1/gonum/mat"
 )
 
 // dataFlags are the flags every command that reads data shares.
@@ -50,268 +50,145 @@ func (f *dataFlags) options() (dataset.ReadOptions, error) {
 	return opt, nil
 }
 
-// cmdTrain is ivm train. It is long because it defines and checks every flag of the
-// single-task IVM (one statement each) before it trains; the other families parse their
-// own flags (familyOfMethod), and the shared steps are trainingRun's.
+// cmdTrain is ivm train: the single-task and the multi-task IVM here, the other families by
+// their own flags (familyOfMethod). It parses the flags into an ivm.Config, opens the model
+// file, reads TRAIN and hands both to trainIVM or trainTasks.
 func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	method := methodArg(args)
 	if f := familyOfMethod(method); f != nil {
 		return f.Train(method, args, stdout, stderr)
 	}
-	fs := newFlags("train", "ivm train [flags] TRAIN MODEL", stderr)
-	methodFlag := fs.String("method", "ivm", "model family: "+methodNames()+
-		"\n(ivm: the IVM; mtivm: the multi-task IVM, as -tasks; the others: \"ivm train -method NAME "+
-		"-h\" for their flags)")
-	var df dataFlags
-	df.register(fs)
-	noiseName := fs.String("noise", "auto",
-		"noise model: auto, probit, gaussian, ordinal or ncnm (auto: probit for two labels\n(up to 700 "+
-			"rows, or the labels ±1 regressed with Gaussian noise and a logistic map where that "+
-			"predicts\nleft-out rows better, or the mean of both where they predict them about as well), "+
-			"probit per class\nor pair of classes for 3 to 50 integer labels, gaussian otherwise;\nwith "+
-			"ncnm, label 0 (libsvm) or ? (CSV) marks an unlabelled row)")
-	d := fs.Int("d", 0,
-		"active set size (0: N when that is cheap, else min(N, max(200, 8·sqrt(N)), 1250); see "+
-			"ivm.DefaultActiveSize)")
-	scale := fs.String("scale", "auto",
-		"input scaling, stored in the model: std (zero mean, unit variance), minmax ([-1, 1]), "+
-			"none;\nauto: chosen by the search between std and minmax (and relevance, learnt, for "+
-			"regression), std with -learn alg2, none with -tasks")
-	learn := fs.String("learn", "auto",
-		"how the kernel is chosen: search (rbf+bias+white, its width, variance, the input scaling "+
-			"and\nthe selection criterion by held-out log loss; one kernel for all classes), alg2 (the "+
-			"papers' Algorithm 2 per class),\nor auto: search for binary, multi-class and regression "+
-			"tasks without -kernel or -iters, alg2 otherwise")
-	iters := fs.Int("iters", -1,
-		"outer iterations of parameter learning (Algorithm 2); 0 keeps the kernel fixed;\n-1: the "+
-			"task's default, 8 (the papers'), 15 for -noise ncnm (the extensions paper's)")
-	kiters := fs.Int("kiters", 100, "optimiser iterations on the kernel per outer iteration")
-	niters := fs.Int("niters", 0,
-		"optimiser iterations on the noise parameters per outer iteration (0: none)")
-	objective := fs.String("objective", "full",
-		"kernel objective: full (EP evidence of the active labels plus the predictive likelihood of "+
-			"the others), ep (the first term alone) or fixed (the reference's eq. 32)")
-	transform := fs.String("transform", "softplus",
-		"transform of positive kernel parameters: softplus (the papers) or exp (the reference toolbox)")
-	lastIterate := fs.Bool("last-iterate", false,
-		"accept every outer iteration (the reference's behaviour) instead of guarding by held-out "+
-			"likelihood")
-	criterion := fs.String("criterion", "auto",
-		"selection score: expected (entropy reduction averaged over the labels' predictive "+
-			"probabilities; robust to label noise), entropy (the papers' and the reference's), or auto: "+
-			"expected for classification, entropy otherwise")
-	bias := fs.String("bias", "fraction",
-		"start of the probit or ncnm bias: fraction (Φ⁻¹ of the labelled positive fraction, the "+
-			"reference toolbox's)\nor zero (the papers' likelihoods have none); it moves only with -niters")
-	gamma := fs.String("gamma", "shared",
-		"ncnm: the probabilities that a point of class -1 or +1 is unlabelled, shared (one γ, the "+
-			"papers')\nor split (γ- and γ+); both start at the unlabelled fraction and move only with "+
-			"-niters")
-	refine := fs.Bool("refine", false, "refine the final active set by swaps and EP sweeps")
-	heldOut := fs.Int("heldout", 500, "inactive points in the learning objective's predictive term")
-	optimizer := fs.String("optimizer", "scg",
-		"optimiser for learning: scg (scaled conjugate gradients, the papers') or lbfgs")
-	spec := fs.String("kernel", "",
-		"kernel: components joined by +, each with optional natural-scale parameters,\ne.g. "+
-			"rbf(gamma=1,variance=1)+bias(variance=0.135)+white(variance=0.135);\ndefault "+
-			ivm.DefaultKernel(1)+" for up to 32 inputs, "+ivm.DefaultKernel(33)+" above")
-	seed := fs.Uint64("seed", 0, "seed of the held-out subsets drawn during learning")
-	workers := fs.Int("workers", 0,
-		"goroutines (0: all cores); multi-class problems train side by side")
-	quiet := fs.Bool("quiet", false, "print nothing on success")
-	multiclass := fs.String("multiclass", "auto",
-		"multi-class decomposition: ovr (one model per class against the rest), ovo (one binary model "+
-			"per pair\nof classes, its own kernel searched, the pairs' probabilities coupled as libsvm's "+
-			"-b 1), projected (every\nclass's code regressed through -d shared centres, default 5 000: "+
-			"one fit for all classes), or auto: ovo with\nthe default search on up to 5 000 rows, "+
-			"projected above (ovr with -part; ivm.AutoDecomposition); above\n5 000 rows binary and "+
-			"regression tasks are projected models too (not with -noise probit)")
-	part := fs.String("part", "",
-		"train only slice i/K (0 ≤ i < K) of a multi-class task's binary problems (one-vs-rest "+
-			"classes "+
-			"or\none-vs-one pairs) and write a part file for ivm merge")
-	tasks := fs.Bool("tasks", false,
-		"multi-task IVM: one shared kernel, selection across the tasks of -task-col or task:NAME "+
-			"tokens\n(the model file is ivm-mtmodel/1)")
-	if err := fs.Parse(args); err != nil {
+	f := newIVMFlags(stderr)
+	if err := f.parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() != 2 {
-		fs.Usage()
-		return errUsage
-	}
-	switch *methodFlag {
-	case "ivm":
-	case "mtivm":
-		*tasks = true
-	default:
-		return fmt.Errorf("-method %q: want one of %s", *methodFlag, methodNames())
-	}
-	if *iters < -1 || *kiters < 0 || *niters < 0 {
-		return errors.New(
-			"-iters must be -1 (the task's default) or more, -kiters and -niters not negative")
-	}
-	if err := errors.Join(checkIters("-iters", *iters), checkIters("-kiters", *kiters),
-		checkIters("-niters", *niters)); err != nil {
-		return err
-	}
-	if *d < 0 {
-		return fmt.Errorf("-d %d: the active set needs at least one point", *d)
-	}
-	learning, err := ivm.ParseLearning(*learn)
-	if err != nil {
-		return fmt.Errorf("-learn %q: want auto, search or alg2", *learn)
-	}
-	// The enum flags take exactly the spellings they document and give the errors they
-	// always gave; the enums' own parsers are more lenient (upper case, "auto").
-	obj, ok := exactEnum(*objective, ivm.ParseObjective, "")
-	if !ok || obj == ivm.ObjectiveAuto && *objective != "" { // "": the default, as before
-		return fmt.Errorf("ivm: unknown objective %q (want full, ep or fixed)", *objective)
-	}
-	optim, ok := exactEnum(*optimizer, ivm.ParseOptimizer)
-	if !ok {
-		return fmt.Errorf("-optimizer %q: want scg or lbfgs", *optimizer)
-	}
-	crit, ok := exactEnum(*criterion, ivm.ParseCriterionChoice, "")
-	if !ok {
-		return fmt.Errorf("ivm: unknown selection criterion %q (want entropy or expected)", *criterion)
-	}
-	posTransform, ok := exactEnum(*transform, ivm.ParseTransform)
-	if !ok || posTransform == ivm.TransformAuto {
-		return fmt.Errorf("-transform %q: want softplus or exp", *transform)
-	}
-	if *bias != "fraction" && *bias != "zero" {
-		return fmt.Errorf("-bias %q: want fraction or zero", *bias)
-	}
-	if *gamma != "shared" && *gamma != "split" {
-		return fmt.Errorf("-gamma %q: want shared or split", *gamma)
-	}
-	slice, err := parsePartFlag(*part, *tasks)
+	cfg, err := f.config()
 	if err != nil {
 		return err
 	}
-	scaling, err := ivm.ParseScaling(*scale)
+	opt, err := f.prepare()
 	if err != nil {
 		return err
 	}
-	decomposition, ok := exactEnum(*multiclass, ivm.ParseDecomposition)
-	if !ok {
-		return fmt.Errorf("-multiclass %q: want auto, ovr, ovo or projected", *multiclass)
-	}
-	task, err := taskFor(*noiseName)
-	if err != nil {
-		return err
-	}
-	trainPath, modelPath := fs.Arg(0), fs.Arg(1)
-	opt, err := df.options()
-	if err != nil {
-		return err
-	}
-	if err := checkWorkers(*workers); err != nil {
-		return err
-	}
-	if *workers > 0 {
-		// The numerical kernels (rowdot's products) spread over GOMAXPROCS: -workers bounds
-		// the cores the whole training uses, not only the goroutines it starts itself.
-		runtime.GOMAXPROCS(*workers)
-	}
-	if *tasks {
-		if err := refuseTaskFlags(fs); err != nil {
-			return err
-		}
-	}
+	trainPath, modelPath := f.fs.Arg(0), f.fs.Arg(1)
 	run, err := startTraining([]string{trainPath}, modelPath, args, stdout, stderr)
 	if err != nil {
 		return err
 	}
 	defer run.discard()
 	ignored := "they are ignored without -tasks"
-	if *tasks {
+	if f.tasks {
 		ignored = ""
 	}
 	data, err := readTraining(trainPath, opt, ignored, stderr)
 	if err != nil {
 		return err
 	}
-	if *tasks {
-		return trainTasks(data, run, taskTrainOptions{Noise: *noiseName, ActiveSize: *d,
-			Iters: taskIters(*iters), KernelIters: *kiters, NoiseIters: *niters,
-			Objective: obj, Kernel: *spec, Transform: posTransform, Criterion: crit, Scale: *scale,
-			LastIterate: *lastIterate,
-			Optimizer:   optim, Workers: *workers, Quiet: *quiet, MaxMem: *df.maxMem},
-			stderr)
+	if f.tasks {
+		return trainTasks(data, run, f.taskOptions(cfg), stderr)
 	}
+	return trainIVM(data, run, cfg, f, stderr)
+}
+
+// trainIVM trains the single-task IVM on data with cfg and writes the model to run's file:
+// the targets settle what -noise probit means, the library's plan the active set size and
+// the memory, and Fit the rest.
+func trainIVM(data *dataset.Data, run *trainingRun, cfg ivm.Config, f *ivmFlags,
+	stderr io.Writer) error {
 	n, dim := data.X.Dims()
-	if *d > n {
-		fmt.Fprintf(stderr, "ivm train: warning: -d %d exceeds the %d training points; using d = %d\n",
-			*d, n, n)
-		*d = n
+	y, err := trainingTargets(data.Y, &cfg, run.trainPath)
+	if err != nil {
+		return err
 	}
-	y := data.Y
-	if task == ivm.SemiSupervised {
-		y = unlabelledZeros(y)
-	}
-	if task == ivm.Binary {
-		// -noise probit on 3 to 50 integer labels: one-vs-rest probit. A numeric target
-		// (non-integers, or more values) is refused rather than read as classes.
-		if k, integer := distinctLabels(y); k > 2 && k <= 50 && integer {
-			task = ivm.MultiClass
-		} else if k > 2 {
-			return fmt.Errorf(
-				"%s: probit needs two distinct labels (or 3 to 50 integer class labels); found %d distinct "+
-					"targets", trainPath, k)
-		}
-	}
-	if *spec != "" {
-		if _, err := kern.Parse(*spec, dim); err != nil {
+	if cfg.Kernel != "" {
+		if _, err := kern.Parse(cfg.Kernel, dim); err != nil {
 			return err
 		}
 	}
-	df.maxMem.softLimit()
-	cfg := ivm.Config{Task: task, Kernel: *spec, ActiveSize: *d, Scale: scaling,
-		FixedKernel: *iters == 0, Learning: learning,
-		Transform: posTransform, Criterion: crit, Workers: *workers, ZeroBias: *bias == "zero",
-		SplitGamma: *gamma == "split",
-		Learn: ivm.LearnOptions{Iters: max(*iters, 0), KernelIters: *kiters, NoiseIters: *niters,
-			Objective:   obj,
-			LastIterate: *lastIterate, Refine: *refine, HeldOut: *heldOut, Optimizer: optim, Seed: *seed},
-		Part:          slice,
-		Decomposition: decomposition}
-	if *kiters == 0 {
-		cfg.Learn.KernelIters = -1
-	}
-	cfg.SearchTrace = searchTrace()
-	plan, err := cfg.Plan(n, dim, y)
+	f.data.maxMem.softLimit()
+	plan, err := planTraining(&cfg, n, dim, y, run.trainPath, *f.data.maxMem, stderr)
 	if err != nil {
-		return fmt.Errorf("%s: %w%s", trainPath, err, hugeTargetsHint(y))
-	}
-	if err := df.maxMem.check(plan.Bytes, fmt.Sprintf("training on %d rows of %d inputs", n,
-		dim)); err != nil {
 		return err
-	}
-	var prog *progress
-	if !*quiet {
-		noteSlowStart(stderr, n, dim, plan.Learning == ivm.Search)
-		prog = newProgress(stderr, "ivm train")
-		cfg.Progress = prog.report
 	}
 	x := data.X
 	// Fit holds the inputs only until it has scaled them: on large files that frees their memory
 	data = nil
+	p, err := fitIVM(x, y, cfg, plan, f.quiet, run.trainPath, stderr)
+	if err != nil {
+		return err
+	}
+	return writeIVM(run, p, n, dim, f.quiet, stderr)
+}
+
+// trainingTargets returns the targets the IVM trains on: with -noise ncnm the libsvm label
+// 0 read as unlabelled, and with -noise probit on more than two labels cfg's task made
+// one-vs-rest probit where the library reads the labels as classes (ivm.ProbitTask); other
+// targets are refused: probit does not regress them.
+func trainingTargets(y []float64, cfg *ivm.Config, path string) ([]float64, error) {
+	switch cfg.Task {
+	case ivm.SemiSupervised:
+		return unlabelledZeros(y), nil
+	case ivm.Binary:
+		task, labels, ok := ivm.ProbitTask(y)
+		if !ok {
+			return nil, fmt.Errorf(
+				"%s: probit needs two distinct labels (or 3 to 50 integer class labels); found %d distinct "+
+					"targets", path, labels)
+		}
+		cfg.Task = task
+	}
+	return y, nil
+}
+
+// planTraining asks the library what Fit will do with cfg on n rows of dim inputs and
+// targets y, warns and reduces cfg's -d where Fit would reduce it to the rows, and checks
+// the memory the plan needs against -max-mem.
+func planTraining(cfg *ivm.Config, n, dim int, y []float64, path string, maxMem memLimit,
+	stderr io.Writer) (ivm.Plan, error) {
+	plan, err := cfg.Plan(n, dim, y)
+	if err != nil {
+		return plan, fmt.Errorf("%s: %w%s", path, err, hugeTargetsHint(y))
+	}
+	if cfg.ActiveSize > plan.ActiveSize {
+		fmt.Fprintf(stderr, "ivm train: warning: -d %d exceeds the %d training points; using d = %d\n",
+			cfg.ActiveSize, n, plan.ActiveSize)
+		cfg.ActiveSize = plan.ActiveSize
+	}
+	what := fmt.Sprintf("training on %d rows of %d inputs", n, dim)
+	return plan, maxMem.check(plan.Bytes, what)
+}
+
+// fitIVM runs ivm.Fit with progress on stderr unless quiet, and explains a failure on
+// targets too small or too large to learn from.
+func fitIVM(x *mat.Dense, y []float64, cfg ivm.Config, plan ivm.Plan, quiet bool, path string,
+	stderr io.Writer) (*ivm.Predictor, error) {
+	var prog *progress
+	if !quiet {
+		n, dim := x.Dims()
+		noteSlowStart(stderr, n, dim, plan.Learning == ivm.Search)
+		prog = newProgress(stderr, "ivm train")
+		cfg.Progress = prog.report
+	}
 	p, err := ivm.Fit(x, y, cfg)
 	prog.finish()
 	if err != nil {
 		if big := largestTarget(y); big > 0 && big < tinyTargets {
-			return tinyTargetsError(trainPath, big)
+			return nil, tinyTargetsError(path, big)
 		}
-		return fmt.Errorf("%s: %w%s", trainPath, err, hugeTargetsHint(y))
+		return nil, fmt.Errorf("%s: %w%s", path, err, hugeTargetsHint(y))
 	}
+	return p, nil
+}
+
+// writeIVM prints the warnings of the fit, writes the model to run's file and, unless quiet,
+// the summary.
+func writeIVM(run *trainingRun, p *ivm.Predictor, n, dim int, quiet bool, stderr io.Writer) error {
 	warnTrained(stderr, p)
 	if err := run.save(p, &p.Training, n); err != nil {
 		return err
 	}
-	if !*quiet {
-		fmt.Fprintf(run.summary, "%s: %s\n", modelPath, summary(p))
+	if !quiet {
+		fmt.Fprintf(run.summary, "%s: %s\n", run.out.path, summary(p))
 		run.printTrained(p.Training, dim)
 	}
 	return nil
@@ -376,7 +253,7 @@ func refuseTaskFlags(fs *flag.FlagSet) error {
 			err = fmt.Errorf("-%s is not available with -tasks (%s)", f.Name, why)
 		}
 		if f.Name == "objective" && f.Value.String() == "full" && err == nil {
-			// The default (unset) means the multi-task learner's own, ep.
+			// Unset, the objective is the multi-task learner's own, ep.
 			err = errors.New(
 				"-objective full is not available with -tasks (the multi-task learner has ep and fixed)")
 		}
@@ -390,14 +267,6 @@ func refuseTaskFlags(fs *flag.FlagSet) error {
 func exactEnum[T fmt.Stringer](s string, parse func(string) (T, error), also ...string) (T, bool) {
 	v, err := parse(s)
 	return v, err == nil && (v.String() == s || slices.Contains(also, s))
-}
-
-// taskIters is -iters for the multi-task learner: -1 means the papers' 8.
-func taskIters(iters int) int {
-	if iters < 0 {
-		return 8
-	}
-	return iters
 }
 
 // taskFor maps the -noise flag to a task.
@@ -428,19 +297,6 @@ func unlabelledZeros(y []float64) []float64 {
 		}
 	}
 	return out
-}
-
-// distinctLabels counts the distinct targets (NaN aside) and says whether all are integers.
-func distinctLabels(y []float64) (int, bool) {
-	seen := map[float64]bool{}
-	integer := true
-	for _, v := range y {
-		if !math.IsNaN(v) {
-			seen[v] = true
-			integer = integer && v == math.Trunc(v)
-		}
-	}
-	return len(seen), integer
 }
 
 // summary describes a predictor in one line.

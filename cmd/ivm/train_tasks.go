@@ -17,13 +17,14 @@ type taskTrainOptions struct {
 	Noise string
 	// ActiveSize is -d, the active points over all tasks.
 	ActiveSize int
-	// Iters and KernelIters are -iters (0: fixed kernel) and -kiters; NoiseIters is -niters,
-	// the noise step with the noise parameters tied across tasks
+	// FixedKernel is -iters 0. Iters is -iters otherwise (0: the learner's default) and
+	// KernelIters -kiters (0: the learner's default; -1: none, -kiters 0); NoiseIters is
+	// -niters, the noise step with the noise parameters tied across tasks
 	// (multitask.LearnOptions.NoiseIters).
+	FixedKernel                    bool
 	Iters, KernelIters, NoiseIters int
-	// Objective is -objective: EPEvidence or FixedSites; FullData, the flag's default (an
-	// explicit -objective full is refused with -tasks), and ObjectiveAuto mean the
-	// multi-task learner's default, EPEvidence.
+	// Objective is -objective: EPEvidence or FixedSites, or ObjectiveAuto, the multi-task
+	// learner's default, EPEvidence (an explicit -objective full is refused with -tasks).
 	Objective multitask.Objective
 	// Kernel is -kernel ("" for ivm.DefaultKernel of the input dimension).
 	Kernel string
@@ -103,22 +104,14 @@ func trainTasks(data *dataset.Data, run *trainingRun, o taskTrainOptions, stderr
 
 // config translates the train command's flags into the multi-task learner's settings.
 func (o taskTrainOptions) config() (multitask.Config, error) {
-	cfg := multitask.Config{ActiveSize: o.ActiveSize, Kernel: o.Kernel, FixedKernel: o.Iters == 0,
+	cfg := multitask.Config{ActiveSize: o.ActiveSize, Kernel: o.Kernel, FixedKernel: o.FixedKernel,
 		Iters:       o.Iters,
 		KernelIters: o.KernelIters, NoiseIters: o.NoiseIters, LastIterate: o.LastIterate,
 		Workers:   o.Workers,
 		Objective: o.Objective, Transform: o.Transform, Criterion: o.Criterion, Optimizer: o.Optimizer}
-	if o.KernelIters == 0 {
-		cfg.KernelIters = -1 // -kiters 0: no kernel steps
-	}
 	var err error
 	if cfg.Noise, err = multitask.ParseNoise(o.Noise); err != nil {
 		return cfg, err
-	}
-	if cfg.Objective == multitask.FullData {
-		// The flag's default, full, which the multi-task IVM's papers do not use: it stands
-		// for this family's default (an explicit -objective full is refused earlier).
-		cfg.Objective = multitask.ObjectiveAuto
 	}
 	if cfg.Scaling, err = dataset.ParseScaling(o.Scale); err != nil {
 		return cfg, err

@@ -26,7 +26,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/dataset"
-	"github.com/ivmlab/ivm/plot/internal/toydata"
+	"github.com/ivmlab/ivm/internal/toys"
 )
 
 func main() {
@@ -46,17 +46,27 @@ func run(dir string, seed uint64) error {
 		name string
 		g    gen
 	}{
-		{"fig2-left.csv", func() (*mat.Dense, []float64, error) { return dataset.ToyRegression(500, [2]float64{0, 1}, rng()) }},
-		{"fig2-right.csv", func() (*mat.Dense, []float64, error) { return dataset.ToyRegression(500, [2]float64{1, 0.2}, rng()) }},
-		{"fig3-left.csv", func() (*mat.Dense, []float64, error) { return dataset.ToyClassificationMixture(100, rng()) }},
-		{"fig3-right.csv", func() (*mat.Dense, []float64, error) { return dataset.ToyClassificationGP(500, rng()) }},
-		{"fig4-left.csv", func() (*mat.Dense, []float64, error) { return dataset.ToyOrdinal(30, 7, rng()) }},
-		{"fig4-right.csv", func() (*mat.Dense, []float64, error) { return toydata.PolarOrdinal(30, 7, rng()) }},
+		{"fig2-left.csv", func() (*mat.Dense, []float64, error) {
+			return toys.Regression(500, [2]float64{0, 1}, rng())
+		}},
+		{"fig2-right.csv", func() (*mat.Dense, []float64, error) {
+			return toys.Regression(500, [2]float64{1, 0.2}, rng())
+		}},
+		{"fig3-left.csv", func() (*mat.Dense, []float64, error) {
+			return toys.ClassificationMixture(100, rng())
+		}},
+		{"fig3-right.csv", func() (*mat.Dense, []float64, error) {
+			return toys.ClassificationGP(500, rng())
+		}},
+		{"fig4-left.csv", func() (*mat.Dense, []float64, error) { return toys.Ordinal(30, 7, rng()) }},
+		{"fig4-right.csv", func() (*mat.Dense, []float64, error) {
+			return toys.PolarOrdinal(30, 7, rng())
+		}},
 		{"fig5.csv", func() (*mat.Dense, []float64, error) {
-			x, _, observed, err := dataset.ToyInterlocking(400, 0.1, rng())
+			x, _, observed, err := toys.Interlocking(400, 0.1, rng())
 			return x, observed, err
 		}},
-		{"sine1d.csv", func() (*mat.Dense, []float64, error) { return toydata.Sine1D(100, rng()) }},
+		{"sine1d.csv", func() (*mat.Dense, []float64, error) { return toys.Sine1D(100, rng()) }},
 	}
 	for _, f := range files {
 		x, y, err := f.g()

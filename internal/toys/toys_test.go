@@ -1,4 +1,4 @@
-package dataset
+package toys
 
 import (
 	"math"
@@ -147,29 +147,29 @@ func TestSampleErrors(t *testing.T) {
 		t.Error("TwoGaussianMixture(0): no error")
 	}
 	for _, s := range [][2]float64{{-0.1, 1}, {math.NaN(), 1}, {1, math.Inf(1)}} {
-		if _, _, err := ToyRegression(10, s, rng); err == nil {
-			t.Errorf("ToyRegression scales %v: no error", s)
+		if _, _, err := Regression(10, s, rng); err == nil {
+			t.Errorf("Regression scales %v: no error", s)
 		}
 	}
-	if _, _, err := ToyRegression(-1, [2]float64{1, 1}, rng); err == nil {
-		t.Error("ToyRegression(-1): no error")
+	if _, _, err := Regression(-1, [2]float64{1, 1}, rng); err == nil {
+		t.Error("Regression(-1): no error")
 	}
-	if _, _, err := ToyClassificationGP(0, rng); err == nil {
-		t.Error("ToyClassificationGP(0): no error")
+	if _, _, err := ClassificationGP(0, rng); err == nil {
+		t.Error("ClassificationGP(0): no error")
 	}
-	if _, _, err := ToyClassificationGP(5, nil); err == nil {
-		t.Error("ToyClassificationGP nil rng: no error")
+	if _, _, err := ClassificationGP(5, nil); err == nil {
+		t.Error("ClassificationGP nil rng: no error")
 	}
 	for _, c := range [][2]int{{0, 3}, {5, 1}, {-1, 3}} {
-		if _, _, err := ToyOrdinal(c[0], c[1], rng); err == nil {
-			t.Errorf("ToyOrdinal(%d, %d): no error", c[0], c[1])
+		if _, _, err := Ordinal(c[0], c[1], rng); err == nil {
+			t.Errorf("Ordinal(%d, %d): no error", c[0], c[1])
 		}
 	}
-	if _, _, err := ToyClassificationMixture(0, rng); err == nil {
-		t.Error("ToyClassificationMixture(0): no error")
+	if _, _, err := ClassificationMixture(0, rng); err == nil {
+		t.Error("ClassificationMixture(0): no error")
 	}
-	if _, _, err := ToyClassificationMixture(3, nil); err == nil {
-		t.Error("ToyClassificationMixture nil rng: no error")
+	if _, _, err := ClassificationMixture(3, nil); err == nil {
+		t.Error("ClassificationMixture nil rng: no error")
 	}
 }
 
@@ -180,13 +180,15 @@ func TestToysReproducible(t *testing.T) {
 			x, err := TwoGaussianMixture(50, r)
 			return x, nil, err
 		},
-		"ToyRegression": func(r *rand.Rand) (*mat.Dense, []float64, error) {
-			return ToyRegression(80, [2]float64{1, 0.2}, r)
+		"Regression": func(r *rand.Rand) (*mat.Dense, []float64, error) {
+			return Regression(80, [2]float64{1, 0.2}, r)
 		},
-		"ToyClassificationGP": func(r *rand.Rand) (*mat.Dense, []float64, error) { return ToyClassificationGP(80, r) },
-		"ToyOrdinal":          func(r *rand.Rand) (*mat.Dense, []float64, error) { return ToyOrdinal(10, 4, r) },
-		"ToyClassificationMixture": func(r *rand.Rand) (*mat.Dense, []float64, error) {
-			return ToyClassificationMixture(10, r)
+		"ClassificationGP": func(r *rand.Rand) (*mat.Dense, []float64, error) {
+			return ClassificationGP(80, r)
+		},
+		"Ordinal": func(r *rand.Rand) (*mat.Dense, []float64, error) { return Ordinal(10, 4, r) },
+		"ClassificationMixture": func(r *rand.Rand) (*mat.Dense, []float64, error) {
+			return ClassificationMixture(10, r)
 		},
 	}
 	for name, gen := range gens {
@@ -229,7 +231,7 @@ func TestTwoGaussianMixture(t *testing.T) {
 func TestToyRegression(t *testing.T) {
 	n := 400
 	for _, scales := range [][2]float64{{0, 1}, {1, 0.2}, {1, 0}} {
-		x, y, err := ToyRegression(n, scales, newRand(5))
+		x, y, err := Regression(n, scales, newRand(5))
 		if err != nil {
 			t.Fatalf("scales %v: %v", scales, err)
 		}
@@ -275,7 +277,7 @@ func TestToyRegression(t *testing.T) {
 // variance: y_i − y_j ≈ ε_i − ε_j when x_i ≈ x_j.
 func TestToyRegressionNoise(t *testing.T) {
 	n := 1200
-	x, y, err := ToyRegression(n, [2]float64{0, 1}, newRand(6))
+	x, y, err := Regression(n, [2]float64{0, 1}, newRand(6))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,14 +302,14 @@ func TestToyRegressionNoise(t *testing.T) {
 	}
 	v := ss / float64(len(d)) / 2
 	t.Logf("noise variance from %d close pairs: %.5f", len(d), v)
-	if math.Abs(v-ToyRegressionNoise) > 0.3*ToyRegressionNoise {
-		t.Errorf("noise variance from %d close pairs %.5f, want %g", len(d), v, ToyRegressionNoise)
+	if math.Abs(v-RegressionNoise) > 0.3*RegressionNoise {
+		t.Errorf("noise variance from %d close pairs %.5f, want %g", len(d), v, RegressionNoise)
 	}
 }
 
 func TestToyClassificationGP(t *testing.T) {
 	n := 500
-	x, y, err := ToyClassificationGP(n, newRand(1))
+	x, y, err := ClassificationGP(n, newRand(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +331,7 @@ func TestToyClassificationGP(t *testing.T) {
 	// are balanced.
 	pos, total := 0, 0
 	for s := uint64(100); s < 140; s++ {
-		_, ys, err := ToyClassificationGP(200, newRand(s))
+		_, ys, err := ClassificationGP(200, newRand(s))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -372,7 +374,7 @@ func TestToyClassificationGP(t *testing.T) {
 
 func TestToyOrdinal(t *testing.T) {
 	per, c := 400, 5
-	x, y, err := ToyOrdinal(per, c, newRand(10))
+	x, y, err := Ordinal(per, c, newRand(10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +393,7 @@ func TestToyOrdinal(t *testing.T) {
 			t.Errorf("category %d has %d points, want %d", k, cnt, per)
 		}
 		rows := x.Slice(k*per, (k+1)*per, 0, 2).(*mat.Dense)
-		want := [2]float64{0, ToyOrdinalSpacing * (float64(k) - float64(c-1)/2)}
+		want := [2]float64{0, OrdinalSpacing * (float64(k) - float64(c-1)/2)}
 		for d := range 2 {
 			m, v := meanVar(column(rows, d))
 			if math.Abs(m-want[d]) > 0.2 || math.Abs(v-1) > 0.2 {
@@ -403,7 +405,7 @@ func TestToyOrdinal(t *testing.T) {
 
 func TestToyClassificationMixture(t *testing.T) {
 	per := 500
-	x, y, err := ToyClassificationMixture(per, newRand(11))
+	x, y, err := ClassificationMixture(per, newRand(11))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +429,7 @@ func TestToyClassificationMixture(t *testing.T) {
 	wrong := 0
 	var x1pos, x1neg []float64
 	for i, v := range y {
-		if (math.Abs(x.At(i, 1)) > ToyMixtureOffset/2) != (v == 1) {
+		if (math.Abs(x.At(i, 1)) > MixtureOffset/2) != (v == 1) {
 			wrong++
 		}
 		if v == 1 {
@@ -437,7 +439,7 @@ func TestToyClassificationMixture(t *testing.T) {
 		}
 	}
 	if wrong > 3*per/100 {
-		t.Errorf("|x₂| > %d misclassifies %d of %d", ToyMixtureOffset/2, wrong, 3*per)
+		t.Errorf("|x₂| > %d misclassifies %d of %d", MixtureOffset/2, wrong, 3*per)
 	}
 	mp, vp := meanVar(x1pos)
 	mn, vn := meanVar(x1neg)

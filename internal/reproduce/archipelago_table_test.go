@@ -10,7 +10,7 @@ import (
 )
 
 // archTestdata holds the small pinwheel of the archipelago package's tests.
-const archTestdata = "../archipelago/testdata"
+const archTestdata = "../../archipelago/testdata"
 
 // Errors and ordinary perplexities print with three decimals; a perplexity from a
 // probability at the 1e−300 floor prints in exponent form, not as a hundred digits.

@@ -14,8 +14,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
-	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/internal/pool"
+	"github.com/ivmlab/ivm/internal/toys"
 	"github.com/ivmlab/ivm/plot"
 )
 
@@ -46,10 +46,10 @@ type ncnmToy struct {
 var ncnmToys = []ncnmToy{
 	{name: "paper", kernel: "rbf+white", zeroBias: true,
 		draw: func(n int, p float64, rng *rand.Rand) (*mat.Dense, []float64, []float64, error) {
-			return dataset.ToyCrescent(n/4, p, rng)
+			return toys.Crescent(n/4, p, rng)
 		},
 		lo: -10, hi: 10, bw: 0.5},
-	{name: "crescents", kernel: "rbf+bias+white", draw: dataset.ToyInterlocking, lo: -1.5, hi: 2.5,
+	{name: "crescents", kernel: "rbf+bias+white", draw: toys.Interlocking, lo: -1.5, hi: 2.5,
 		bw: 0.15},
 }
 
@@ -259,7 +259,7 @@ func writeNCNMToy(w io.Writer, rows []NCNMToyRow) {
 	}
 	fmt.Fprintln(w,
 		"paper: the authors' toolbox generator (four Gaussian parts, two per class); crescents: two "+
-			"interlocking arcs (dataset.ToyInterlocking)")
+			"interlocking arcs (toys.Interlocking)")
 }
 
 // ncnmToyFigure draws Fig. 5 from one seed: the labelled-only IVM (its training data the

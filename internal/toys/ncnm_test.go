@@ -1,4 +1,4 @@
-package dataset
+package toys
 
 import (
 	"math"
@@ -11,7 +11,7 @@ import (
 // labels, always including the first of each class.
 func TestToyCrescentMoments(t *testing.T) {
 	const part = 20000
-	x, truth, obs, err := ToyCrescent(part, 0.1, newRand(3))
+	x, truth, obs, err := Crescent(part, 0.1, newRand(3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,10 +51,10 @@ func TestToyCrescentMoments(t *testing.T) {
 	if f := float64(labelled) / (4 * part); math.Abs(f-0.1) > 0.005 {
 		t.Errorf("labelled fraction %.4f, want 0.1", f)
 	}
-	if _, _, _, err := ToyCrescent(0, 0.1, newRand(1)); err == nil {
+	if _, _, _, err := Crescent(0, 0.1, newRand(1)); err == nil {
 		t.Error("no error for 0 points per part")
 	}
-	if _, _, _, err := ToyCrescent(10, 1.5, newRand(1)); err == nil {
+	if _, _, _, err := Crescent(10, 1.5, newRand(1)); err == nil {
 		t.Error("no error for a labelling probability of 1.5")
 	}
 }

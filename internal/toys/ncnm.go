@@ -1,4 +1,4 @@
-package dataset
+package toys
 
 import (
 	"fmt"
@@ -8,17 +8,17 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// ToyInterlocking draws the semi-supervised toy of the IVM extensions paper §4.4: two
+// Interlocking draws the semi-supervised toy of the IVM extensions paper §4.4: two
 // interlocking class densities in 2-D (crescents of radius 1: class +1 the upper arc
 // centred on (0, −0.25), class −1 the lower arc centred on (1, 0.25), each with Gaussian
 // noise of standard deviation 0.15), classes alternating. It returns the inputs, the true
 // labels and the observed ones: each point keeps its label with probability pLabel and is
 // unlabelled (NaN) otherwise; the first two points (one per class) are always labelled, so
 // both classes are seen.
-func ToyInterlocking(n int, pLabel float64, rng *rand.Rand) (x *mat.Dense, truth,
+func Interlocking(n int, pLabel float64, rng *rand.Rand) (x *mat.Dense, truth,
 	observed []float64, err error) {
 	if n < 2 || !(pLabel >= 0 && pLabel <= 1) {
-		return nil, nil, nil, fmt.Errorf("dataset: %d points labelled with probability %g", n, pLabel)
+		return nil, nil, nil, fmt.Errorf("toys: %d points labelled with probability %g", n, pLabel)
 	}
 	x = mat.NewDense(n, 2, nil)
 	truth, observed = make([]float64, n), make([]float64, n)
@@ -39,7 +39,7 @@ func ToyInterlocking(n int, pLabel float64, rng *rand.Rand) (x *mat.Dense, truth
 	return x, truth, observed, nil
 }
 
-// ToyCrescent draws the data of the extensions paper's Fig. 5 as the authors' toolbox
+// Crescent draws the data of the extensions paper's Fig. 5 as the authors' toolbox
 // generates it (its "crescent data"): four parts of part points each, every part a
 // Gaussian with standard deviations 2 and 1 along axes rotated by 45°. Class +1 is the
 // parts centred on (−4, −4) (long axis along (1, −1)) and (0, −4) (long axis along
@@ -47,11 +47,11 @@ func ToyInterlocking(n int, pLabel float64, rng *rand.Rand) (x *mat.Dense, truth
 // two V shapes that face each other. Rows are part by part. Each point keeps its label
 // with probability pLabel and is unlabelled (NaN) otherwise; the first point of each
 // class (rows 0 and 2·part) is always labelled, so both classes are seen.
-func ToyCrescent(part int, pLabel float64, rng *rand.Rand) (x *mat.Dense, truth, observed []float64,
+func Crescent(part int, pLabel float64, rng *rand.Rand) (x *mat.Dense, truth, observed []float64,
 	err error) {
 	if part < 1 || !(pLabel >= 0 && pLabel <= 1) {
 		return nil, nil, nil,
-			fmt.Errorf("dataset: crescent data of %d points per part labelled with probability %g", part,
+			fmt.Errorf("toys: crescent data of %d points per part labelled with probability %g", part,
 				pLabel)
 	}
 	c := math.Sqrt2 / 2

@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm/internal/gpsample"
 	"github.com/ivmlab/ivm/internal/rusage"
+	"github.com/ivmlab/ivm/internal/toys"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/multitask"
 )
@@ -130,15 +130,15 @@ func RegressionTasks(c RegressionConfig, rng *rand.Rand) ([]multitask.Task, *mat
 	}
 	tasks := make([]multitask.Task, c.Tasks)
 	for m := range tasks {
-		x := gpsample.TwoGaussians(c.PerTask, c.Dim, rng)
-		y, err := gpsample.Sample(truth, x, rng)
+		x := toys.MultiTaskInputs(c.PerTask, c.Dim, rng)
+		y, err := toys.SampleGP(x, truth, rng)
 		if err != nil {
 			return nil, nil, err
 		}
 		tasks[m] = multitask.Task{Name: fmt.Sprint(m + 1), X: x, Y: y,
 			Noise: multitask.NewZeroMeanGaussian(0)}
 	}
-	return tasks, gpsample.TwoGaussians(c.Test, c.Dim, rng), nil
+	return tasks, toys.MultiTaskInputs(c.Test, c.Dim, rng), nil
 }
 
 // RunRegression runs the experiment: for every run a new set of tasks; MT-IVM at every
@@ -214,7 +214,7 @@ func RunRegression(c RegressionConfig) ([]RegressionPoint, error) {
 				}
 				learnt = kern.NewSum(append(k.Parts(), w)...)
 			}
-			kl, err := gpsample.KL(truth, learnt, xt)
+			kl, err := toys.KernelKL(truth, learnt, xt)
 			if err != nil {
 				return nil, fmt.Errorf("run %d, %s %d: %w", run+1, pt.Method, pt.Size, err)
 			}

@@ -1,7 +1,11 @@
-package dataset
-
-// Seeded generators for the two-dimensional toy problems of the IVM paper §4.1 (Lawrence,
-// Seeger & Herbrich 2005) and the draws from Gaussian-process priors they rest on.
+// Package toys holds every seeded generator of synthetic data that the demo figure, the plots,
+// the tests and the reproductions share: the two-dimensional toy problems of the IVM paper
+// §4.1 (Lawrence, Seeger & Herbrich 2005) and the draws from Gaussian-process priors they
+// rest on (this file), the null category toys of the extensions paper (ncnm.go), the toys
+// only the figures need (figures.go) and the GP-sampled tasks of the multi-task regression
+// experiment (gptasks.go). A generator's output is fixed by its random source: golden files
+// and reproductions depend on it.
+package toys
 
 import (
 	"errors"
@@ -16,25 +20,25 @@ import (
 
 // Parameters of the toy problems, as the IVM paper §4.1 states them.
 const (
-	// ToyRegressionGamma is the inverse width γ of the RBF-ARD kernel that ToyRegression
+	// RegressionGamma is the inverse width γ of the RBF-ARD kernel that Regression
 	// samples from.
-	ToyRegressionGamma = 20
-	// ToyRegressionVariance is that kernel's process variance θ_rbf.
-	ToyRegressionVariance = 1
-	// ToyRegressionNoise is the variance of the Gaussian noise ToyRegression adds to the
+	RegressionGamma = 20
+	// RegressionVariance is that kernel's process variance θ_rbf.
+	RegressionVariance = 1
+	// RegressionNoise is the variance of the Gaussian noise Regression adds to the
 	// sampled function.
-	ToyRegressionNoise = 0.001
-	// ToyClassificationGamma is the inverse width γ of the RBF kernel that
-	// ToyClassificationGP samples its latent function from.
-	ToyClassificationGamma = 10
-	// ToyClassificationVariance is that kernel's process variance θ_rbf.
-	ToyClassificationVariance = 100
-	// ToyOrdinalSpacing is the distance between the means of neighbouring categories in
-	// ToyOrdinal.
-	ToyOrdinalSpacing = 3
-	// ToyMixtureOffset is the distance of the two positive components of
-	// ToyClassificationMixture from the negative one, along the second input.
-	ToyMixtureOffset = 6
+	RegressionNoise = 0.001
+	// ClassificationGamma is the inverse width γ of the RBF kernel that
+	// ClassificationGP samples its latent function from.
+	ClassificationGamma = 10
+	// ClassificationVariance is that kernel's process variance θ_rbf.
+	ClassificationVariance = 100
+	// OrdinalSpacing is the distance between the means of neighbouring categories in
+	// Ordinal.
+	OrdinalSpacing = 3
+	// MixtureOffset is the distance of the two positive components of
+	// ClassificationMixture from the negative one, along the second input.
+	MixtureOffset = 6
 )
 
 // MaxJitter is the largest diagonal jitter SampleNormal adds to a covariance matrix to
@@ -49,7 +53,7 @@ const MaxJitter = 1e-6
 const minJitter = 1e-12
 
 // errNilRand is returned by every generator given a nil source.
-var errNilRand = errors.New("dataset: nil random source")
+var errNilRand = errors.New("toys: nil random source")
 
 // SampleNormal draws one sample f ~ N(0, cov) as f = L z, with L the Cholesky factor of
 // cov and z standard normal (z drawn with rng.NormFloat64, one per row, in order).
@@ -64,17 +68,17 @@ func SampleNormal(cov mat.Symmetric, rng *rand.Rand) (f []float64, jitter float6
 		return nil, 0, errNilRand
 	}
 	if cov == nil {
-		return nil, 0, errors.New("dataset: nil covariance matrix")
+		return nil, 0, errors.New("toys: nil covariance matrix")
 	}
 	n := cov.SymmetricDim()
 	if n == 0 {
-		return nil, 0, errors.New("dataset: empty covariance matrix")
+		return nil, 0, errors.New("toys: empty covariance matrix")
 	}
 	mean := 0.0
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
 			if v := cov.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, 0, fmt.Errorf("dataset: covariance entry (%d, %d) is %v", i, j, v)
+				return nil, 0, fmt.Errorf("toys: covariance entry (%d, %d) is %v", i, j, v)
 			}
 		}
 		mean += cov.At(i, i)
@@ -82,7 +86,7 @@ func SampleNormal(cov mat.Symmetric, rng *rand.Rand) (f []float64, jitter float6
 	mean /= float64(n)
 	if !(mean > 0) {
 		return nil, 0,
-			fmt.Errorf("dataset: covariance matrix is not positive definite (mean diagonal %g)", mean)
+			fmt.Errorf("toys: covariance matrix is not positive definite (mean diagonal %g)", mean)
 	}
 	var chol mat.Cholesky
 	ok := chol.Factorize(cov)
@@ -101,7 +105,7 @@ func SampleNormal(cov mat.Symmetric, rng *rand.Rand) (f []float64, jitter float6
 		if !ok {
 			return nil, 0,
 				fmt.Errorf(
-					"dataset: covariance matrix is not positive definite even with a diagonal jitter of %g (%g "+
+					"toys: covariance matrix is not positive definite even with a diagonal jitter of %g (%g "+
 						"× its mean diagonal)", jitter, MaxJitter)
 		}
 	}
@@ -124,17 +128,17 @@ func SampleNormal(cov mat.Symmetric, rng *rand.Rand) (f []float64, jitter float6
 // was built for.
 func SampleGP(x *mat.Dense, k kern.Kernel, rng *rand.Rand) ([]float64, error) {
 	if x == nil || x.IsEmpty() {
-		return nil, errors.New("dataset: SampleGP needs inputs")
+		return nil, errors.New("toys: SampleGP needs inputs")
 	}
 	if k == nil {
-		return nil, errors.New("dataset: SampleGP needs a kernel")
+		return nil, errors.New("toys: SampleGP needs a kernel")
 	}
 	if rng == nil {
 		return nil, errNilRand
 	}
 	n, dim := x.Dims()
 	if dk, ok := k.(interface{ Dim() int }); ok && dk.Dim() > 0 && dk.Dim() != dim {
-		return nil, fmt.Errorf("dataset: kernel %s has input dimension %d, inputs have %d columns",
+		return nil, fmt.Errorf("toys: kernel %s has input dimension %d, inputs have %d columns",
 			k.Name(), dk.Dim(), dim)
 	}
 	var kx mat.Dense
@@ -161,7 +165,7 @@ func symmetric(a *mat.Dense, n int) *mat.SymDense {
 // toolbox's generateRegressionData).
 func TwoGaussianMixture(n int, rng *rand.Rand) (*mat.Dense, error) {
 	if n <= 0 {
-		return nil, fmt.Errorf("dataset: TwoGaussianMixture needs n > 0, got %d", n)
+		return nil, fmt.Errorf("toys: TwoGaussianMixture needs n > 0, got %d", n)
 	}
 	if rng == nil {
 		return nil, errNilRand
@@ -180,13 +184,13 @@ func TwoGaussianMixture(n int, rng *rand.Rand) (*mat.Dense, error) {
 	return x, nil
 }
 
-// ToyRegression returns the regression toy problem of the IVM paper §4.1.1 (Fig. 2): n
+// Regression returns the regression toy problem of the IVM paper §4.1.1 (Fig. 2): n
 // inputs from TwoGaussianMixture and targets y = f(x) + ε, where f is one draw from the
 // Gaussian-process prior with the RBF-ARD covariance
 //
-//	k(x, x') = ToyRegressionVariance · exp(−½ ToyRegressionGamma Σ_d α_d (x_d − x'_d)²)
+//	k(x, x') = RegressionVariance · exp(−½ RegressionGamma Σ_d α_d (x_d − x'_d)²)
 //
-// with input scales α = scales, and ε is Gaussian noise of variance ToyRegressionNoise.
+// with input scales α = scales, and ε is Gaussian noise of variance RegressionNoise.
 // The paper's two problems are scales [0, 1] and [1, 0.2].
 //
 // The scales may be any finite non-negative numbers: the covariance is computed here from
@@ -194,11 +198,11 @@ func TwoGaussianMixture(n int, rng *rand.Rand) (*mat.Dense, error) {
 // interval (0, 1)), so a scale of exactly 0 makes f exactly constant along that input.
 // f is drawn by SampleNormal (Cholesky factor of the covariance with a jitter of at most
 // MaxJitter only if needed).
-func ToyRegression(n int, scales [2]float64, rng *rand.Rand) (*mat.Dense, []float64, error) {
+func Regression(n int, scales [2]float64, rng *rand.Rand) (*mat.Dense, []float64, error) {
 	for d, a := range scales {
 		if !(a >= 0) || math.IsInf(a, 0) {
 			return nil, nil,
-				fmt.Errorf("dataset: ToyRegression: input scale %d is %v, want a finite number ≥ 0", d+1, a)
+				fmt.Errorf("toys: Regression: input scale %d is %v, want a finite number ≥ 0", d+1, a)
 		}
 	}
 	x, err := TwoGaussianMixture(n, rng)
@@ -206,7 +210,7 @@ func ToyRegression(n int, scales [2]float64, rng *rand.Rand) (*mat.Dense, []floa
 		return nil, nil, err
 	}
 	cov := mat.NewSymDense(n, nil)
-	h := 0.5 * ToyRegressionGamma
+	h := 0.5 * RegressionGamma
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
 			r := 0.0
@@ -214,28 +218,28 @@ func ToyRegression(n int, scales [2]float64, rng *rand.Rand) (*mat.Dense, []floa
 				diff := x.At(i, d) - x.At(j, d)
 				r += a * diff * diff
 			}
-			cov.SetSym(i, j, ToyRegressionVariance*math.Exp(-h*r))
+			cov.SetSym(i, j, RegressionVariance*math.Exp(-h*r))
 		}
 	}
 	f, _, err := SampleNormal(cov, rng)
 	if err != nil {
-		return nil, nil, fmt.Errorf("dataset: ToyRegression: %w", err)
+		return nil, nil, fmt.Errorf("toys: Regression: %w", err)
 	}
-	sd := math.Sqrt(ToyRegressionNoise)
+	sd := math.Sqrt(RegressionNoise)
 	for i := range f {
 		f[i] += sd * rng.NormFloat64()
 	}
 	return x, f, nil
 }
 
-// ToyClassificationGP returns the classification toy problem of the IVM paper §4.1.2
+// ClassificationGP returns the classification toy problem of the IVM paper §4.1.2
 // (Fig. 3 right): n inputs uniform on the unit square [0, 1)², a latent function f drawn
 // by SampleGP from the prior with the RBF covariance of inverse width
-// ToyClassificationGamma and variance ToyClassificationVariance, and labels y_i = +1 with
+// ClassificationGamma and variance ClassificationVariance, and labels y_i = +1 with
 // probability Φ(f(x_i)), −1 otherwise.
-func ToyClassificationGP(n int, rng *rand.Rand) (*mat.Dense, []float64, error) {
+func ClassificationGP(n int, rng *rand.Rand) (*mat.Dense, []float64, error) {
 	if n <= 0 {
-		return nil, nil, fmt.Errorf("dataset: ToyClassificationGP needs n > 0, got %d", n)
+		return nil, nil, fmt.Errorf("toys: ClassificationGP needs n > 0, got %d", n)
 	}
 	if rng == nil {
 		return nil, nil, errNilRand
@@ -245,13 +249,13 @@ func ToyClassificationGP(n int, rng *rand.Rand) (*mat.Dense, []float64, error) {
 		x.Set(i, 0, rng.Float64())
 		x.Set(i, 1, rng.Float64())
 	}
-	k, err := kern.NewRBF(ToyClassificationGamma, ToyClassificationVariance)
+	k, err := kern.NewRBF(ClassificationGamma, ClassificationVariance)
 	if err != nil {
 		return nil, nil, err
 	}
 	f, err := SampleGP(x, k, rng)
 	if err != nil {
-		return nil, nil, fmt.Errorf("dataset: ToyClassificationGP: %w", err)
+		return nil, nil, fmt.Errorf("toys: ClassificationGP: %w", err)
 	}
 	y := make([]float64, n)
 	for i, fi := range f {
@@ -263,19 +267,19 @@ func ToyClassificationGP(n int, rng *rand.Rand) (*mat.Dense, []float64, error) {
 	return x, y, nil
 }
 
-// ToyOrdinal returns the linear ordered-categories toy problem of the IVM paper §4.1.3
+// Ordinal returns the linear ordered-categories toy problem of the IVM paper §4.1.3
 // (Fig. 4 left): perClass points of each of categories categories, labelled 0 … C−1.
 // The points of category k are drawn from the isotropic unit-variance Gaussian with mean
-// [0, ToyOrdinalSpacing·(k − (C−1)/2)], so the means lie 3 units apart along the second
+// [0, OrdinalSpacing·(k − (C−1)/2)], so the means lie 3 units apart along the second
 // input and the first input carries no information. Rows are grouped by category, category
 // 0 first. Package noise's ordinal model needs categories ≥ 3; 2 gives a binary problem
 // with labels 0 and 1.
-func ToyOrdinal(perClass, categories int, rng *rand.Rand) (*mat.Dense, []float64, error) {
+func Ordinal(perClass, categories int, rng *rand.Rand) (*mat.Dense, []float64, error) {
 	if perClass <= 0 {
-		return nil, nil, fmt.Errorf("dataset: ToyOrdinal needs perClass > 0, got %d", perClass)
+		return nil, nil, fmt.Errorf("toys: Ordinal needs perClass > 0, got %d", perClass)
 	}
 	if categories < 2 {
-		return nil, nil, fmt.Errorf("dataset: ToyOrdinal needs at least 2 categories, got %d", categories)
+		return nil, nil, fmt.Errorf("toys: Ordinal needs at least 2 categories, got %d", categories)
 	}
 	if rng == nil {
 		return nil, nil, errNilRand
@@ -284,7 +288,7 @@ func ToyOrdinal(perClass, categories int, rng *rand.Rand) (*mat.Dense, []float64
 	x := mat.NewDense(n, 2, nil)
 	y := make([]float64, n)
 	for c := 0; c < categories; c++ {
-		m := ToyOrdinalSpacing * (float64(c) - 0.5*float64(categories-1))
+		m := OrdinalSpacing * (float64(c) - 0.5*float64(categories-1))
 		for i := c * perClass; i < (c+1)*perClass; i++ {
 			x.Set(i, 0, rng.NormFloat64())
 			x.Set(i, 1, m+rng.NormFloat64())
@@ -294,23 +298,23 @@ func ToyOrdinal(perClass, categories int, rng *rand.Rand) (*mat.Dense, []float64
 	return x, y, nil
 }
 
-// ToyClassificationMixture returns the mixture-of-Gaussians classification toy of the IVM
+// ClassificationMixture returns the mixture-of-Gaussians classification toy of the IVM
 // paper §4.1.2 (Fig. 3 left), as the reference toolbox's demClassification1 generates it:
 // perComponent points from each of three isotropic unit-variance Gaussians with means
-// [0, −ToyMixtureOffset] and [0, +ToyMixtureOffset] (label +1) and [0, 0] (label −1). The
+// [0, −MixtureOffset] and [0, +MixtureOffset] (label +1) and [0, 0] (label −1). The
 // means share their first coordinate, so only the second input decides the class (and
 // not linearly: the negative class lies between the two positive components). Rows are
 // grouped by component in that order: 2·perComponent positive points, then perComponent
 // negative ones.
-func ToyClassificationMixture(perComponent int, rng *rand.Rand) (*mat.Dense, []float64, error) {
+func ClassificationMixture(perComponent int, rng *rand.Rand) (*mat.Dense, []float64, error) {
 	if perComponent <= 0 {
-		return nil, nil, fmt.Errorf("dataset: ToyClassificationMixture needs perComponent > 0, got %d",
+		return nil, nil, fmt.Errorf("toys: ClassificationMixture needs perComponent > 0, got %d",
 			perComponent)
 	}
 	if rng == nil {
 		return nil, nil, errNilRand
 	}
-	means := [3]float64{-ToyMixtureOffset, ToyMixtureOffset, 0}
+	means := [3]float64{-MixtureOffset, MixtureOffset, 0}
 	labels := [3]float64{1, 1, -1}
 	n := 3 * perComponent
 	x := mat.NewDense(n, 2, nil)

@@ -1,7 +1,7 @@
-// Package toydata generates the toy problems the figures need that package dataset does not
-// provide: the IVM paper's polar ordinal toy (Fig. 4 right) and a 1-D sine. The null
-// category model's interlocking classes are dataset.ToyInterlocking.
-package toydata
+package toys
+
+// Toy problems only the figures use: the IVM paper's polar ordinal toy (Fig. 4 right) and a
+// 1-D sine. The null category model's interlocking classes are Interlocking.
 
 import (
 	"fmt"
@@ -9,8 +9,6 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/ivmlab/ivm/dataset"
 )
 
 // PolarOrdinal returns the IVM paper's second ordinal toy (Fig. 4 right), ordered
@@ -28,7 +26,7 @@ func PolarOrdinal(perClass, categories int, rng *rand.Rand) (*mat.Dense, []float
 		for i := 0; i < perClass; i++ {
 			row := k*perClass + i
 			theta := rng.NormFloat64()
-			r := 15 + dataset.ToyOrdinalSpacing*(float64(k)-float64(categories-1)/2) + rng.NormFloat64()
+			r := 15 + OrdinalSpacing*(float64(k)-float64(categories-1)/2) + rng.NormFloat64()
 			x.Set(row, 0, r*math.Sin(theta))
 			x.Set(row, 1, r*math.Cos(theta))
 			y[row] = float64(k)
