@@ -185,7 +185,7 @@ func calibrateProjected(f *mat.Dense, cls []int) (scoreMap, float64, []float64, 
 // predictive variance) on the held-out rows val, whose latents are f, and sets p's
 // Baseline from the same rows' held-out losses against the constant predictor fitted to
 // the rows rest.
-func (p *Predictor) calibrateHeldOut(pr *ProjectedModel, f *mat.Dense, t projectedTargets, val,
+func (p *projectedFit) calibrateHeldOut(pr *ProjectedModel, f *mat.Dense, t projectedTargets, val,
 	rest []int) error {
 	if t.regression() {
 		yv := subset.Of(t.y, val)

@@ -127,7 +127,7 @@ type projectedPick struct {
 // rows; it is fitted on them, its class probabilities are fitted to the held-out rows (the
 // score map and label noise, projected_calib.go), and then the held-out rows are added to
 // its system, which is solved again.
-func (p *Predictor) fitProjected(x mat.Matrix, y []float64, cfg *Config) error {
+func (p *projectedFit) fitProjected(x mat.Matrix, y []float64, cfg *Config) error {
 	n, _ := x.Dims()
 	switch {
 	case cfg.Part.IsPart():
@@ -225,7 +225,7 @@ func (p *Predictor) fitProjected(x mat.Matrix, y []float64, cfg *Config) error {
 
 // fitProjectedFinal fits the final projected model with the search's choice (see
 // fitProjected).
-func (p *Predictor) fitProjectedFinal(x mat.Matrix, t projectedTargets, pk projectedPick, m int,
+func (p *projectedFit) fitProjectedFinal(x mat.Matrix, t projectedTargets, pk projectedPick, m int,
 	val, rest []int, cfg *Config) error {
 	n, dim := x.Dims()
 	spec := projectedKernel(pk.gamma)
@@ -466,7 +466,7 @@ func projectedKernel(gamma float64) string {
 // regression the standardised targets' mean 0 and variance 1 (toTargetUnits turns them
 // into the targets'). A model that does not beat it on held-out rows would only add
 // noise to the base rate.
-func (p *Predictor) useConstant(t projectedTargets) {
+func (p *projectedFit) useConstant(t projectedTargets) {
 	pr := p.Projected
 	_, k := pr.Weights.Dims()
 	_, dim := pr.Centres.Dims()
