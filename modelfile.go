@@ -413,35 +413,8 @@ func Load(r io.Reader) (*Predictor, error) {
 	if err != nil {
 		return nil, jsonError(err)
 	}
-	switch {
-	case in.Format == "":
-		return nil, errors.New(`ivm: not a model file (no "format" field)`)
-	case in.Format == PartFormat:
-		return nil, errPartFile("a part")
-	case in.Format != ModelFormat:
-		if strings.HasPrefix(in.Format, "ivm-model/") {
-			return nil, fmt.Errorf("ivm: model format %q is not supported by this version (it reads %q)",
-				in.Format, ModelFormat)
-		}
-		if strings.HasPrefix(in.Format, "ivm-") {
-			return nil,
-				fmt.Errorf(
-					"ivm: model format %q is another family's than the single-task IVM's; family.Load reads "+
-						"every family's", in.Format)
-		}
-		return nil, fmt.Errorf("ivm: unknown model format %q", in.Format)
-	case in.model() != nil && len(in.Models) > 0:
-		return nil, errors.New(`ivm: model file has both a top-level model and "models"`)
-	case len(in.Pairs) > 0 && (in.model() != nil || len(in.Models) > 0):
-		return nil, errors.New(`ivm: model file has both one-vs-one "pairs" and other models`)
-	case len(in.Blend) > 0 && (in.model() != nil || len(in.Models) > 0 || len(in.Pairs) > 0):
-		return nil, errors.New(`ivm: model file has both a "blend" and other models`)
-	case in.Projected != nil && (in.model() != nil || len(in.Models) > 0 || len(in.Pairs) > 0 ||
-		len(in.Blend) > 0):
-		return nil, errors.New(`ivm: model file has both a "projected" model and other models`)
-	case in.model() == nil && len(in.Models) == 0 && len(in.Pairs) == 0 && len(in.Blend) == 0 &&
-		in.Projected == nil:
-		return nil, errors.New("ivm: model file lacks its kernel or noise model")
+	if err := in.checkShape(); err != nil {
+		return nil, err
 	}
 	if err := doc.Require("task"); err != nil {
 		return nil, jsonError(err)
@@ -481,6 +454,41 @@ func Load(r io.Reader) (*Predictor, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// checkShape checks a model file's format and that it holds one kind of models: a top-level
+// model, "models", "pairs", "blend" or "projected".
+func (in *fileJSON) checkShape() error {
+	switch {
+	case in.Format == "":
+		return errors.New(`ivm: not a model file (no "format" field)`)
+	case in.Format == PartFormat:
+		return errPartFile("a part")
+	case in.Format != ModelFormat:
+		if strings.HasPrefix(in.Format, "ivm-model/") {
+			return fmt.Errorf("ivm: model format %q is not supported by this version (it reads %q)",
+				in.Format, ModelFormat)
+		}
+		if strings.HasPrefix(in.Format, "ivm-") {
+			return fmt.Errorf(
+				"ivm: model format %q is another family's than the single-task IVM's; family.Load reads "+
+					"every family's", in.Format)
+		}
+		return fmt.Errorf("ivm: unknown model format %q", in.Format)
+	case in.model() != nil && len(in.Models) > 0:
+		return errors.New(`ivm: model file has both a top-level model and "models"`)
+	case len(in.Pairs) > 0 && (in.model() != nil || len(in.Models) > 0):
+		return errors.New(`ivm: model file has both one-vs-one "pairs" and other models`)
+	case len(in.Blend) > 0 && (in.model() != nil || len(in.Models) > 0 || len(in.Pairs) > 0):
+		return errors.New(`ivm: model file has both a "blend" and other models`)
+	case in.Projected != nil && (in.model() != nil || len(in.Models) > 0 || len(in.Pairs) > 0 ||
+		len(in.Blend) > 0):
+		return errors.New(`ivm: model file has both a "projected" model and other models`)
+	case in.model() == nil && len(in.Models) == 0 && len(in.Pairs) == 0 && len(in.Blend) == 0 &&
+		in.Projected == nil:
+		return errors.New("ivm: model file lacks its kernel or noise model")
+	}
+	return nil
 }
 
 // loadModels reads a file's top-level model, or its one-vs-rest "models", into p and

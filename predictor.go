@@ -335,8 +335,8 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 // checkTask refuses settings that do not fit the task.
 func (cfg *Config) checkTask(task Task) error {
 	if cfg.ZeroBias && task != Binary && task != MultiClass && task != SemiSupervised {
-		return fmt.Errorf("ivm: a zero bias start is for the probit and null category models, not a %s task",
-			task)
+		return fmt.Errorf(
+			"ivm: a zero bias start is for the probit and null category models, not a %s task", task)
 	}
 	if cfg.SplitGamma && task != SemiSupervised {
 		return fmt.Errorf("ivm: split γ₋, γ₊ are for the null category model, not a %s task", task)
@@ -426,26 +426,8 @@ func (p *Predictor) fitModels(x mat.Matrix, y []float64, cfg Config, dim int) (*
 // before any work, and returns the selection they make before a search.
 func (f *modelFit) prepare(x mat.Matrix, cfg *Config, dim int) (*selection, error) {
 	task := f.Task
-	spec := cfg.Kernel
-	if spec == "" {
-		spec = DefaultKernel(dim)
-	}
-	k0, err := kern.Parse(spec, dim)
+	spec, err := cfg.kernelSpec(task, dim)
 	if err != nil {
-		return nil, err
-	}
-	if task == SemiSupervised && cfg.Learn.Priors == nil {
-		// The extensions paper's L1 penalty (an exponential prior) on the process
-		// variances: unchecked, a large process variance makes the null region's width
-		// negligible and the model a plain probit one.
-		cfg.Learn.Priors = map[string]Prior{}
-		for _, name := range k0.FreeNames() {
-			if strings.HasSuffix(name, ".variance") && !strings.HasPrefix(name, "white") {
-				cfg.Learn.Priors[name] = ExponentialPrior{Rate: 1}
-			}
-		}
-	}
-	if err := cfg.Transform.Apply(k0); err != nil { // checks it before any work
 		return nil, err
 	}
 	n, _ := x.Dims()
@@ -471,6 +453,32 @@ func (f *modelFit) prepare(x mat.Matrix, cfg *Config, dim int) (*selection, erro
 	}
 	return &selection{spec: spec, criterion: cfg.Criterion.Resolve(autoCrit), d: d, dFinal: dFinal},
 		nil
+}
+
+// kernelSpec returns the kernel spec Fit starts from (Config.Kernel, or DefaultKernel for
+// dim inputs), checked with the transform before any work, and for a semi-supervised task
+// sets the priors on the process variances unless Learn.Priors is given.
+func (cfg *Config) kernelSpec(task Task, dim int) (string, error) {
+	spec := cfg.Kernel
+	if spec == "" {
+		spec = DefaultKernel(dim)
+	}
+	k0, err := kern.Parse(spec, dim)
+	if err != nil {
+		return "", err
+	}
+	if task == SemiSupervised && cfg.Learn.Priors == nil {
+		// The extensions paper's L1 penalty (an exponential prior) on the process
+		// variances: unchecked, a large process variance makes the null region's width
+		// negligible and the model a plain probit one.
+		cfg.Learn.Priors = map[string]Prior{}
+		for _, name := range k0.FreeNames() {
+			if strings.HasSuffix(name, ".variance") && !strings.HasPrefix(name, "white") {
+				cfg.Learn.Priors[name] = ExponentialPrior{Rate: 1}
+			}
+		}
+	}
+	return spec, cfg.Transform.Apply(k0)
 }
 
 // searchKernel chooses the kernel, scaling, criterion and calibration by the search and
@@ -804,13 +812,16 @@ func (p *Predictor) checkInputs(x mat.Matrix) error {
 	if p.Part.IsPart() {
 		return errPartFile("part " + p.Part.String())
 	}
-	if p.Kind == nil {
-		return errors.New("ivm: a predictor without models cannot predict")
-	}
 	if _, dim := x.Dims(); dim != p.InputDim() {
 		return fmt.Errorf("ivm: %d input columns, the model has %d", dim, p.InputDim())
 	}
-	return engine.CheckFinite(x)
+	if err := engine.CheckFinite(x); err != nil {
+		return err
+	}
+	if p.Kind == nil {
+		return errors.New("ivm: a predictor without models cannot predict")
+	}
+	return nil
 }
 
 // PredictLabels is Predict without the latent variances, whose triangular solves are most of

@@ -83,7 +83,8 @@ func CodeTargets(p *ivm.Predictor, k int, y []float64) (coded []float64, names [
 		return y, nil, nil
 	case len(models) > 1:
 		if k >= len(p.Classes) {
-			return nil, nil, fmt.Errorf("plot: %d class labels for %d one-vs-rest models", len(p.Classes), len(models))
+			return nil, nil, fmt.Errorf("plot: %d class labels for %d one-vs-rest models",
+				len(p.Classes), len(models))
 		}
 		names = []string{"not " + g(p.Classes[k]), g(p.Classes[k])}
 	case len(p.Classes) == nc:
