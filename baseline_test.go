@@ -103,8 +103,8 @@ func TestProjectedBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Projected == nil || p.Task != Binary || !p.Baseline.Beaten() {
-		t.Fatalf("Fit made task %v, projected %v, baseline %+v", p.Task, p.Projected != nil, p.Baseline)
+	if asProjected(p) == nil || p.Task != Binary || !p.Baseline.Beaten() {
+		t.Fatalf("Fit made task %v, projected %v, baseline %+v", p.Task, asProjected(p) != nil, p.Baseline)
 	}
 	reloaded(t, p, xt)
 	if got := testLogLoss(t, p, xt, yt); got > 0.6 {
@@ -145,8 +145,8 @@ func TestProjectedRegression(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Projected == nil || p.Baseline.Beaten() != signal {
-			t.Fatalf("signal %v: projected %v, baseline %+v", signal, p.Projected != nil, p.Baseline)
+		if asProjected(p) == nil || p.Baseline.Beaten() != signal {
+			t.Fatalf("signal %v: projected %v, baseline %+v", signal, asProjected(p) != nil, p.Baseline)
 		}
 		back, _ := reloaded(t, p, xt)
 		preds, err := back.Predict(xt)
@@ -158,15 +158,15 @@ func TestProjectedRegression(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, q := range preds {
-			if q.Mean[0] != before[i].Mean[0] || q.Var[0] != before[i].Var[0] {
+			if q.Mean != before[i].Mean || q.Var != before[i].Var {
 				t.Fatalf("row %d: %v, %v after Load, %v, %v before", i, q.Mean, q.Var, before[i].Mean, before[i].Var)
 			}
 		}
 		mse, covered := 0.0, 0
 		for i, q := range preds {
-			r := yt[i] - q.Mean[0]
+			r := yt[i] - q.Mean
 			mse += r * r / float64(len(yt))
-			if math.Abs(r) <= 1.96*math.Sqrt(q.Var[0]) {
+			if math.Abs(r) <= 1.96*math.Sqrt(q.Var) {
 				covered++
 			}
 		}

@@ -4,7 +4,7 @@ package ivm
 //
 // Where Fit has both a binary task's label regression (labels.go) and the probit search's
 // model, and neither predicts its held-out rows clearly better, it keeps both and reports
-// the mean of their class probabilities (Predictor.Blend). Two calibrated models that err
+// the mean of their class probabilities (BlendKind). Two calibrated models that err
 // on different rows average to probabilities no worse than the mean of their log losses
 // (−ln is convex) and often better than either (measured in bench/RESULTS.md, search for
 // "Tenth pass"). Where one model's held-out log loss is more than blendRatio times the
@@ -22,6 +22,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/noise"
 )
 
 // blendRatio is the most one model's held-out log loss may exceed the other's for Fit to
@@ -33,47 +35,65 @@ func blendable(a, b float64) bool {
 	return a > 0 && b > 0 && max(a, b) < blendRatio*min(a, b)
 }
 
-// fitBlend fits, on the scaled inputs xs, the label regression labels and the probit model
-// with the search's kernel spec, criterion and calibration (p's sharpness and label noise),
-// and makes p their blend.
-func (p *Predictor) fitBlend(xs *mat.Dense, y []float64, cfg *Config, labels *labelMember,
-	spec string, criterion Criterion, d int) error {
-	probit := &Predictor{Task: Binary, Classes: p.Classes, Scaler: p.Scaler, Sharpness: p.Sharpness,
-		LabelNoise: p.LabelNoise}
+// BlendKind is a binary task's blend: its members' mean class probabilities.
+type BlendKind struct {
+	// Members are binary predictors of one model each (*SingleKind) of the blend's classes,
+	// with the same inputs: the label regression (labels.go) and the probit model, each
+	// with its own kernel, scaling and calibration.
+	Members []*Predictor
+}
+
+// fitBlend fits, on the scaled inputs xs, the label regression sel.partner and the probit
+// model with the search's kernel spec, criterion and calibration (f's sharpness and label
+// noise), and makes f their blend.
+func (f *modelFit) fitBlend(xs *mat.Dense, y []float64, cfg *Config, sel *selection) error {
+	labels := sel.partner
+	probit := &modelFit{Predictor: &Predictor{Task: Binary, Classes: f.Classes},
+		calibration: calibration{Scaler: f.Scaler, Sharpness: f.Sharpness, LabelNoise: f.LabelNoise}}
 	quiet := *cfg
 	quiet.Progress = nil // one "done" report for the task, the probit member's
-	if err := labels.p.fitProblems(xs, y, &quiet, labels.spec, Entropy, d); err != nil {
+	if err := labels.p.fitProblems(xs, y, &quiet, labels.spec, Entropy, sel.d); err != nil {
 		return err
 	}
-	if err := probit.fitProblems(xs, y, cfg, spec, criterion, d); err != nil {
+	if err := probit.fitProblems(xs, y, cfg, sel.spec, sel.criterion, sel.d); err != nil {
 		return err
 	}
-	p.Blend = []*Predictor{labels.p, probit}
-	p.Scaler, p.Sharpness, p.LabelNoise = nil, 1, 0
+	f.Kind = &BlendKind{Members: []*Predictor{labels.p.predictor(), probit.predictor()}}
 	return nil
 }
 
-// predictBlend is Predict for a blend on checked inputs: the members' mean class
-// probabilities, the label of the larger, and each member's latent mean and variance in
-// turn.
-func (p *Predictor) predictBlend(x mat.Matrix) ([]Prediction, error) {
-	var out []Prediction
-	w := 1 / float64(len(p.Blend))
-	for j, mp := range p.Blend {
-		preds, err := mp.predictChecked(x)
+// InputDim is the number of inputs the members take.
+func (k *BlendKind) InputDim() int {
+	for _, mp := range k.Members {
+		if mp != nil {
+			return mp.InputDim()
+		}
+	}
+	return 0
+}
+
+// predict predicts checked rows: the members' mean class probabilities, the label of the
+// larger, and each member's latent mean and variance in turn; Mean and Var are the first
+// member's.
+func (k *BlendKind) predict(p *Predictor, x mat.Matrix) ([]noise.Prediction, error) {
+	var out []noise.Prediction
+	w := 1 / float64(len(k.Members))
+	for j, mp := range k.Members {
+		preds, err := mp.Kind.predict(mp, x)
 		if err != nil {
 			return nil, err
 		}
 		if j == 0 {
-			out = make([]Prediction, len(preds))
+			out = make([]noise.Prediction, len(preds))
 			for i := range out {
 				out[i].Prob = make([]float64, len(p.Classes))
+				out[i].Mean, out[i].Var = preds[i].Mean, preds[i].Var
 			}
 		}
 		for i, pr := range preds {
 			floats.AddScaled(out[i].Prob, w, pr.Prob)
-			out[i].Mean = append(out[i].Mean, pr.Mean...)
-			out[i].Var = append(out[i].Var, pr.Var...)
+			out[i].Latent = append(out[i].Latent, pr.Latent...)
+			out[i].LatentVar = append(out[i].LatentVar, pr.LatentVar...)
 		}
 	}
 	for i := range out {
@@ -82,43 +102,87 @@ func (p *Predictor) predictBlend(x mat.Matrix) ([]Prediction, error) {
 	return out, nil
 }
 
-// loadBlend reads a blended file's members into p and checks the whole.
-func (p *Predictor) loadBlend(in []pairJSON) error {
-	p.Blend = make([]*Predictor, len(in))
+// predictLabels is predict: a blend's labels need its members' probabilities.
+func (k *BlendKind) predictLabels(p *Predictor, x mat.Matrix) ([]noise.Prediction, error) {
+	return k.predict(p, x)
+}
+
+// check validates the blend against p's task and classes.
+func (k *BlendKind) check(p *Predictor) error {
+	return checkBlend(p, k.Members, calibration{Sharpness: 1})
+}
+
+// encode writes the members under "blend".
+func (k *BlendKind) encode(p *Predictor, f *fileJSON) error {
+	if err := k.check(p); err != nil {
+		return fmt.Errorf("ivm: %w", err)
+	}
+	for _, mp := range k.Members {
+		mj, err := encodePair(mp)
+		if err != nil {
+			return err
+		}
+		f.Blend = append(f.Blend, *mj)
+	}
+	return nil
+}
+
+// submodels lists the members' models, named "labels" (the label regression) or "probit".
+func (k *BlendKind) submodels(*Predictor) []Submodel {
+	var out []Submodel
+	for _, mp := range k.Members {
+		s := mp.Kind.(*SingleKind)
+		name := "probit"
+		if s.Logistic != nil {
+			name = "labels"
+		}
+		out = append(out, Submodel{Name: name, Model: s.Model, Trace: s.Trace, Pair: mp})
+	}
+	return out
+}
+
+// loadBlend reads a blended file's members into p and checks the whole; cal is the file's
+// top-level scaling and calibration, which a blend leaves to its members.
+func (p *Predictor) loadBlend(in []pairJSON, cal calibration) error {
+	members := make([]*Predictor, len(in))
 	for j := range in {
 		what := fmt.Sprintf("blend member %d", j+1)
 		mp, err := decodeBinary(&in[j], what, what)
 		if err != nil {
 			return err
 		}
-		p.Blend[j] = mp
+		members[j] = mp
 	}
-	if err := p.checkBlend(); err != nil {
+	if err := checkBlend(p, members, cal); err != nil {
 		return fmt.Errorf("ivm: model file: %w", err)
 	}
+	p.Kind = &BlendKind{Members: members}
 	return nil
 }
 
-// checkBlend validates a blend: a binary task whose two or more members are binary
-// predictors of one model each, of its classes, with the same inputs; no models, scaling or
-// calibration of its own.
-func (p *Predictor) checkBlend() error {
+// checkBlend validates a blend of p's task: a binary task whose two or more members are
+// binary predictors of one model each, of its classes, with the same inputs; no scaling or
+// calibration of its own (cal).
+func checkBlend(p *Predictor, members []*Predictor, cal calibration) error {
 	switch {
 	case p.Task != Binary || len(p.Classes) != 2:
 		return fmt.Errorf("a %v task of %d classes with a blend", p.Task, len(p.Classes))
-	case len(p.Blend) < 2:
-		return fmt.Errorf("a blend of %d members", len(p.Blend))
-	case len(p.Models) > 0 || p.Scaler != nil || p.Sharpness != 1 || p.LabelNoise != 0 ||
-		p.Logistic != nil || p.Softmax:
+	case len(members) < 2:
+		return fmt.Errorf("a blend of %d members", len(members))
+	case cal != calibration{Sharpness: 1}:
 		return errors.New("a blend's models, scaling and calibration are its members'")
 	}
 	if err := finite("class label", p.Classes); err != nil {
 		return err
 	}
-	dim := p.Blend[0].InputDim()
-	for j, mp := range p.Blend {
+	dim := members[0].InputDim()
+	for j, mp := range members {
+		s, single := (*SingleKind)(nil), false
+		if mp != nil {
+			s, single = mp.Kind.(*SingleKind)
+		}
 		switch {
-		case mp == nil || len(mp.Models) != 1 || mp.Models[0] == nil || mp.Blend != nil:
+		case !single || s.Model == nil:
 			return fmt.Errorf("blend member %d is not a predictor of one model", j+1)
 		case mp.Task != Binary || !slices.Equal(mp.Classes, p.Classes):
 			return fmt.Errorf("blend member %d is a %v model of classes %v, want binary of %v", j+1, mp.Task,
@@ -132,12 +196,12 @@ func (p *Predictor) checkBlend() error {
 
 // encodeBlendedPair converts a one-vs-one pair that is a blend for a model or part file: its
 // classes and members.
-func encodeBlendedPair(pp *Predictor) (*pairJSON, error) {
-	if err := pp.checkBlend(); err != nil {
+func encodeBlendedPair(pp *Predictor, k *BlendKind) (*pairJSON, error) {
+	if err := k.check(pp); err != nil {
 		return nil, fmt.Errorf("ivm: %w", err)
 	}
 	out := &pairJSON{Classes: pp.Classes}
-	for _, mp := range pp.Blend {
+	for _, mp := range k.Members {
 		mj, err := encodePair(mp)
 		if err != nil {
 			return nil, err
@@ -155,48 +219,33 @@ func decodeBlendedPair(in *pairJSON, what, where string) (*Predictor, error) {
 			fmt.Errorf("ivm: model file %s: a blend's models, scaling and calibration are its members'",
 				what)
 	}
-	pp := &Predictor{Task: Binary, Classes: in.Classes, Sharpness: 1,
-		Blend: make([]*Predictor, len(in.Blend))}
+	pp := &Predictor{Task: Binary, Classes: in.Classes}
+	members := make([]*Predictor, len(in.Blend))
 	for j := range in.Blend {
 		mp, err := decodeBinary(&in.Blend[j], fmt.Sprintf("%s, member %d", what, j+1),
 			fmt.Sprintf("%s, member %d", where, j+1))
 		if err != nil {
 			return nil, err
 		}
-		pp.Blend[j] = mp
+		members[j] = mp
 	}
-	if err := pp.checkBlend(); err != nil {
+	if err := checkBlend(pp, members, calibration{Sharpness: 1}); err != nil {
 		return nil, fmt.Errorf("ivm: model file %s: %w", what, err)
 	}
+	pp.Kind = &BlendKind{Members: members}
 	return pp, nil
 }
 
-// predictBinary is Predict for a binary predictor on checked inputs, blended or not.
-func (p *Predictor) predictBinary(x mat.Matrix) ([]Prediction, error) {
-	if p.Blend != nil {
-		return p.predictBlend(x)
-	}
-	return p.predictChecked(x)
-}
-
-// labelsBinary is PredictLabels for a binary predictor on checked inputs, blended or not: a
-// blend's labels need its members' probabilities.
-func (p *Predictor) labelsBinary(x mat.Matrix) ([]Prediction, error) {
-	if p.Blend != nil {
-		return p.predictBlend(x)
-	}
-	return p.labelsChecked(x)
-}
-
-// labelNoise is the label noise of a binary predictor's probabilities: its own, or a
+// binaryLabelNoise is the label noise of a binary predictor's probabilities: its own, or a
 // blend's members' mean.
-func (p *Predictor) labelNoise() float64 {
-	if p.Blend == nil {
-		return p.LabelNoise
+func binaryLabelNoise(p *Predictor) float64 {
+	k, blend := p.Kind.(*BlendKind)
+	if !blend {
+		return p.Kind.(*SingleKind).LabelNoise
 	}
 	sum := 0.0
-	for _, mp := range p.Blend {
-		sum += mp.LabelNoise
+	for _, mp := range k.Members {
+		sum += mp.Kind.(*SingleKind).LabelNoise
 	}
-	return sum / float64(len(p.Blend))
+	return sum / float64(len(k.Members))
 }

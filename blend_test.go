@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ivmlab/ivm/noise"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -21,18 +22,19 @@ func TestFitBlend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Blend) != 2 || p.Blend[0].Logistic == nil || p.Blend[1].Logistic != nil || p.Models != nil || p.Scaler != nil {
-		t.Fatalf("blend of %d, models %v, scaler %v: want the label regression and the probit model, nothing else", len(p.Blend), p.Models, p.Scaler)
+	bl := asBlend(p)
+	if bl == nil || len(bl.Members) != 2 || asSingle(bl.Members[0]).Logistic == nil || asSingle(bl.Members[1]).Logistic != nil {
+		t.Fatalf("kind %T: want the label regression and the probit model blended", p.Kind)
 	}
-	if a, b := p.Blend[0].Models[0].Noise.Name(), p.Blend[1].Models[0].Noise.Name(); a != "gaussian" || b != "probit" {
+	if a, b := asSingle(bl.Members[0]).Model.Noise.Name(), asSingle(bl.Members[1]).Model.Noise.Name(); a != "gaussian" || b != "probit" {
 		t.Fatalf("members' noise %s and %s", a, b)
 	}
 	preds, err := p.Predict(xt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var members [2][]Prediction
-	for j, mp := range p.Blend {
+	var members [2][]noise.Prediction
+	for j, mp := range bl.Members {
 		if members[j], err = mp.Predict(xt); err != nil {
 			t.Fatal(err)
 		}
@@ -52,8 +54,8 @@ func TestFitBlend(t *testing.T) {
 		if (pr.Prob[1] > pr.Prob[0]) != (pr.Label == 1) || labels[i].Label != pr.Label {
 			t.Fatalf("row %d: label %v (PredictLabels %v), probabilities %v", i, pr.Label, labels[i].Label, pr.Prob)
 		}
-		if len(pr.Mean) != 2 || pr.Mean[0] != members[0][i].Mean[0] || pr.Mean[1] != members[1][i].Mean[0] {
-			t.Fatalf("row %d: latent means %v, the members' %v and %v", i, pr.Mean, members[0][i].Mean, members[1][i].Mean)
+		if len(pr.Latent) != 2 || pr.Latent[0] != members[0][i].Latent[0] || pr.Latent[1] != members[1][i].Latent[0] || pr.Mean != pr.Latent[0] {
+			t.Fatalf("row %d: latent means %v, the members' %v and %v", i, pr.Latent, members[0][i].Latent, members[1][i].Latent)
 		}
 		if math.Abs(members[0][i].Prob[1]-members[1][i].Prob[1]) > 0.05 {
 			apart++
@@ -104,10 +106,10 @@ func TestSaveRefusesNestedMembers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Blend == nil {
+	if asBlend(p) == nil {
 		t.Fatal("no blend to nest")
 	}
-	nested := &Predictor{Task: Binary, Classes: p.Classes, Sharpness: 1, Blend: []*Predictor{p, p.Blend[1]}}
+	nested := &Predictor{Task: Binary, Classes: p.Classes, Kind: &BlendKind{Members: []*Predictor{p, asBlend(p).Members[1]}}}
 	var b bytes.Buffer
 	if err := nested.Save(&b); err == nil || !strings.Contains(err.Error(), "one model") {
 		t.Errorf("a blend inside a blend saved: %v", err)

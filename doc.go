@@ -11,10 +11,12 @@
 // SearchCandidates) and the kernel — by default (Search) one rbf kernel for all of a task's
 // classes, with the input scaling and the selection criterion, by the log loss of held-out rows;
 // Algorithm 2 of the paper on request and for ordinal and semi-supervised tasks — and calibrates
-// the reported probabilities (Predictor.Sharpness, Predictor.LabelNoise, Predictor.Softmax; a small
-// binary task's label regression, Predictor.Logistic, alone or blended with the probit model,
-// Predictor.Blend); Predict gives labels, class probabilities and latent moments; Save and Load
-// read and write versioned model files. The command-line tool is a thin layer over them.
+// the reported probabilities (sharpness, label noise, softmax; a small binary task's label
+// regression, SingleKind.Logistic, alone or blended with the probit model, BlendKind); Predict
+// gives labels, class probabilities and latent moments (noise.Prediction); Save and Load read and
+// write versioned model files. A Predictor holds its models as one Kind: SingleKind,
+// OneVsRestKind, OneVsOneKind (pairs combined by package multiclass), BlendKind or
+// ProjectedKind, each a kind of model file. The command-line tool is a thin layer over them.
 //
 // Every model family has the same shape — Fit(x, y[, task], Config) → model, Predict, Save, and
 // a package Load: this package's IVM, package multitask (the multi-task IVM), package ssmtr (SSTR,

@@ -47,9 +47,9 @@ func testErrors(t *testing.T, p *Predictor, x mat.Matrix, y []float64) (mse, cov
 		t.Fatal(err)
 	}
 	for i, pr := range preds {
-		e := y[i] - pr.Mean[0]
+		e := y[i] - pr.Mean
 		mse += e * e / float64(len(y))
-		if math.Abs(e) <= 1.96*math.Sqrt(pr.Var[0]) {
+		if math.Abs(e) <= 1.96*math.Sqrt(pr.Var) {
 			covered += 1 / float64(len(y))
 		}
 	}
@@ -65,7 +65,7 @@ func TestFitRegressionByMarginalLikelihood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if spec := fmt.Sprint(p.Models[0].Kernel); !strings.HasPrefix(spec, "rbfard(") {
+	if spec := fmt.Sprint(asSingle(p).Model.Kernel); !strings.HasPrefix(spec, "rbfard(") {
 		t.Fatalf("kernel %s, want the marginal likelihood's rbfard", spec)
 	}
 	mse, c := testErrors(t, p, xt, yt)
@@ -99,8 +99,8 @@ func TestRegressionTargetScale(t *testing.T) {
 		a, _ := p.Predict(xt)
 		b, _ := q.Predict(xt)
 		for i := range a {
-			if m := 1e6 * (a[i].Mean[0] + 3); math.Abs(b[i].Mean[0]-m) > 1e-3*1e6 || math.Abs(b[i].Var[0]/1e12-a[i].Var[0]) > 1e-3*a[i].Var[0] {
-				t.Fatalf("d = %d, row %d: %v ± %v against %v ± %v scaled", d, i, b[i].Mean[0], b[i].Var[0], m, 1e12*a[i].Var[0])
+			if m := 1e6 * (a[i].Mean + 3); math.Abs(b[i].Mean-m) > 1e-3*1e6 || math.Abs(b[i].Var/1e12-a[i].Var) > 1e-3*a[i].Var {
+				t.Fatalf("d = %d, row %d: %v ± %v against %v ± %v scaled", d, i, b[i].Mean, b[i].Var, m, 1e12*a[i].Var)
 			}
 		}
 	}
@@ -123,7 +123,7 @@ func TestExactFindsOneRelevantInputAmongMany(t *testing.T) {
 		mse, _ := testErrors(t, p, xt, yt)
 		// The noise variance is 0.01, the targets' variance about 0.5.
 		if mse > 2*0.01 {
-			t.Errorf("%d rows of %d inputs: test MSE %.4f against a noise variance of 0.01 (kernel %v)", c.n, c.dim, mse, p.Models[0].Kernel)
+			t.Errorf("%d rows of %d inputs: test MSE %.4f against a noise variance of 0.01 (kernel %v)", c.n, c.dim, mse, asSingle(p).Model.Kernel)
 		}
 	}
 }
@@ -150,10 +150,10 @@ func TestRegressionSearchWeighsRelevance(t *testing.T) {
 	if len(reports) < 2 || !strings.Contains(reports[0].SearchKernel, "relevance") || reports[1].Search != reports[0].Search+1 {
 		t.Errorf("search reports %+v: want the relevance fit's first, the search's counting on", reports[:min(2, len(reports))])
 	}
-	if p.Scaler.Kind != ScaleRelevance {
-		t.Errorf("inputs scaled %v, want relevance", p.Scaler.Kind)
+	if asSingle(p).Scaler.Kind != ScaleRelevance {
+		t.Errorf("inputs scaled %v, want relevance", asSingle(p).Scaler.Kind)
 	}
-	if w := p.Scaler.Weight; len(w) != 8 || w[0] != 1 || slices.Max(w[1:]) > 0.2 {
+	if w := asSingle(p).Scaler.Weight; len(w) != 8 || w[0] != 1 || slices.Max(w[1:]) > 0.2 {
 		t.Errorf("relevance weights %v: want the first input's 1, the others' below 0.2", w)
 	}
 	mse, _ := testErrors(t, p, xt, yt)
@@ -178,10 +178,10 @@ func TestExactCalibrationDoesNotNarrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if spec := fmt.Sprint(p.Models[0].Kernel); !strings.HasPrefix(spec, "rbfard(") {
+	if spec := fmt.Sprint(asSingle(p).Model.Kernel); !strings.HasPrefix(spec, "rbfard(") {
 		t.Fatalf("kernel %s, want the exact GP's", spec)
 	}
-	if !(p.Sharpness > 0 && p.Sharpness <= 1) {
-		t.Errorf("sharpness %v, want in (0, 1]", p.Sharpness)
+	if !(asSingle(p).Sharpness > 0 && asSingle(p).Sharpness <= 1) {
+		t.Errorf("sharpness %v, want in (0, 1]", asSingle(p).Sharpness)
 	}
 }

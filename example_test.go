@@ -69,7 +69,8 @@ func saveLoad(p *ivm.Predictor, rows [][]float64) (*ivm.Predictor, bool) {
 	same := true
 	for i := range a {
 		same = same && math.Float64bits(a[i].Label) == math.Float64bits(b[i].Label) &&
-			sameBits(a[i].Prob, b[i].Prob) && sameBits(a[i].Mean, b[i].Mean) && sameBits(a[i].Var, b[i].Var)
+			sameBits(a[i].Prob, b[i].Prob) && sameBits([]float64{a[i].Mean, a[i].Var}, []float64{b[i].Mean, b[i].Var}) &&
+			sameBits(a[i].Latent, b[i].Latent) && sameBits(a[i].LatentVar, b[i].LatentVar)
 	}
 	return q, same
 }
@@ -108,7 +109,7 @@ func ExampleFit_regression() {
 	}
 	fmt.Println("task", q.Task, "classes", q.Classes, "identical after Load:", same)
 	for i, pr := range preds {
-		fmt.Printf("x %4.1f: mean %.1f (sin %.1f), sd below 0.3: %v\n", test[i][0], pr.Label, math.Sin(test[i][0]), math.Sqrt(pr.Var[0]) < 0.3)
+		fmt.Printf("x %4.1f: mean %.1f (sin %.1f), sd below 0.3: %v\n", test[i][0], pr.Label, math.Sin(test[i][0]), math.Sqrt(pr.Var) < 0.3)
 	}
 	// Output:
 	// task regression classes [] identical after Load: true

@@ -35,17 +35,17 @@ func FuzzLoad(f *testing.F) {
 		}
 		switch k {
 		case 2: // a relevance scaling, as the search makes for larger regression tasks
-			p.Scaler.Kind, p.Scaler.Weight = ivm.ScaleRelevance, []float64{1, 0.5}
+			asSingle(p).Scaler.Kind, asSingle(p).Scaler.Weight = ivm.ScaleRelevance, []float64{1, 0.5}
 		case 3: // a blend of the label regression and the probit model (blend.go)
 			probit, err := ivm.Fit(x, y, ivm.Config{Task: ivm.Binary})
 			if err != nil {
 				f.Fatal(err)
 			}
 			labels := p
-			if p.Blend != nil {
-				labels = p.Blend[0]
+			if bl := asBlend(p); bl != nil {
+				labels = bl.Members[0]
 			}
-			p = &ivm.Predictor{Task: ivm.Binary, Classes: probit.Classes, Sharpness: 1, Blend: []*ivm.Predictor{labels, probit}}
+			p = &ivm.Predictor{Task: ivm.Binary, Classes: probit.Classes, Kind: &ivm.BlendKind{Members: []*ivm.Predictor{labels, probit}}}
 		}
 		var buf bytes.Buffer
 		if err := p.Save(&buf); err != nil {
@@ -121,8 +121,8 @@ func addFittedSeeds(f *testing.F, cfgs ...ivm.Config) *mat.Dense {
 			f.Fatal(err)
 		}
 		add(p)
-		if p.Task == ivm.MultiClass && p.Pairs == nil {
-			p.Softmax = true
+		if k := asOVR(p); k != nil {
+			k.Softmax = true
 			add(p)
 		}
 	}

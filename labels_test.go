@@ -34,8 +34,8 @@ func TestFitLabelRegression(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Logistic == nil || p.Models[0].Noise.Name() != "gaussian" || p.Models[0].Size() != 300 {
-		t.Fatalf("logistic %v, noise %s, %d active: want the labels regressed on every row", p.Logistic, p.Models[0].Noise.Name(), p.Models[0].Size())
+	if s := asSingle(p); s == nil || s.Logistic == nil || s.Model.Noise.Name() != "gaussian" || s.Model.Size() != 300 {
+		t.Fatalf("kind %+v: want the labels regressed on every row", p.Kind)
 	}
 	preds, err := p.Predict(xt)
 	if err != nil {
@@ -79,15 +79,15 @@ func TestFitLabelRegression(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pp := range p3.Pairs {
-		if pp.Logistic != nil || (pp.Blend == nil && pp.Models[0].Noise.Name() != "probit") {
-			t.Fatalf("a one-vs-one pair with logistic %v, blend %v", pp.Logistic, pp.Blend)
+	for _, pp := range asOVO(p3).Pairs {
+		if s := asSingle(pp); s != nil && (s.Logistic != nil || s.Model.Noise.Name() != "probit") {
+			t.Fatalf("a one-vs-one pair with logistic %v, noise %s", s.Logistic, s.Model.Noise.Name())
 		}
 	}
 	// A pair that is a label regression (built here, from the binary model above, whose
 	// classes are the pair's 0 and 1; Fit does not make one) keeps its map in the file.
-	p3.Pairs[0] = p
-	if back3, _ := reloaded(t, p3, xt); back3.Pairs[0].Logistic == nil {
+	asOVO(p3).Pairs[0] = p
+	if back3, _ := reloaded(t, p3, xt); asSingle(asOVO(back3).Pairs[0]).Logistic == nil {
 		t.Fatal("the pair's logistic map is lost in the round trip")
 	}
 }
@@ -171,10 +171,12 @@ func TestFitChoosesLabelRegression(t *testing.T) {
 
 // hasLabels reports whether p is a label regression or blends one.
 func hasLabels(p *Predictor) bool {
-	for _, mp := range p.Blend {
-		if mp.Logistic != nil {
-			return true
+	if bl := asBlend(p); bl != nil {
+		for _, mp := range bl.Members {
+			if asSingle(mp).Logistic != nil {
+				return true
+			}
 		}
 	}
-	return p.Logistic != nil
+	return asSingle(p) != nil && asSingle(p).Logistic != nil
 }

@@ -29,12 +29,12 @@ func TestLatentsShareKernelValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	union, idx := distinctActive(p.Models)
+	union, idx := distinctActive(asOVR(p).Models)
 	u, _ := union.Dims()
 	if total := 3 * 150; u >= total || u < 150 {
 		t.Fatalf("%d distinct active inputs among %d: want the classes to share some", u, total)
 	}
-	for c, m := range p.Models {
+	for c, m := range asOVR(p).Models {
 		for k, r := range idx[c] {
 			if !mat.Equal(union.RowView(r), m.XActive.RowView(k)) {
 				t.Fatalf("class %d's active point %d maps to a different distinct row %d", c, k, r)
@@ -47,17 +47,17 @@ func TestLatentsShareKernelValues(t *testing.T) {
 			xt.Set(i, j, 2*rng.NormFloat64())
 		}
 	}
-	xs, err := p.Scaler.Apply(xt)
+	xs, err := asOVR(p).Scaler.Apply(xt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	check := func(what string) {
-		mu, vs := latents(p.Models, xs, true)
-		means, none := latents(p.Models, xs, false)
+		mu, vs := latents(asOVR(p).Models, xs, true)
+		means, none := latents(asOVR(p).Models, xs, false)
 		if none != nil {
 			t.Fatalf("%s: variances %v asked for none", what, none)
 		}
-		for c, m := range p.Models {
+		for c, m := range asOVR(p).Models {
 			wantMu, wantVs := m.Latent(xs, nil, nil)
 			for i := range wantMu {
 				if math.Abs(mu[c][i]-wantMu[i]) > 1e-10 || math.Abs(vs[c][i]-wantVs[i]) > 1e-10 {
@@ -69,16 +69,16 @@ func TestLatentsShareKernelValues(t *testing.T) {
 			}
 		}
 	}
-	if !sameKernels(p.Models) {
+	if !sameKernels(asOVR(p).Models) {
 		t.Fatal("the classes' kernels are not recognised as one")
 	}
 	check("one kernel")
-	q := kernelParams(p.Models[1].Kernel)
+	q := kernelParams(asOVR(p).Models[1].Kernel)
 	q[0] *= 1.5
-	if err := p.Models[1].Kernel.SetParams(q); err != nil {
+	if err := asOVR(p).Models[1].Kernel.SetParams(q); err != nil {
 		t.Fatal(err)
 	}
-	if sameKernels(p.Models) {
+	if sameKernels(asOVR(p).Models) {
 		t.Fatal("a class with another γ is taken for the same kernel")
 	}
 	check("two kernels")

@@ -15,6 +15,7 @@ import (
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/internal/strictjson"
 	"github.com/ivmlab/ivm/kern"
+	"github.com/ivmlab/ivm/multiclass"
 	"github.com/ivmlab/ivm/noise"
 	"github.com/ivmlab/ivm/projected"
 )
@@ -299,37 +300,41 @@ func finite(name string, vs []float64) error {
 
 // encodePair converts a one-vs-one pair's binary predictor for a model or part file.
 func encodePair(pp *Predictor) (*pairJSON, error) {
-	if pp != nil && pp.Blend != nil && pp.Models == nil {
-		return encodeBlendedPair(pp)
+	var s *SingleKind
+	if pp != nil {
+		switch k := pp.Kind.(type) {
+		case *BlendKind:
+			return encodeBlendedPair(pp, k)
+		case *SingleKind:
+			s = k
+		}
 	}
-	if pp == nil || len(pp.Models) != 1 || pp.Models[0] == nil {
+	if s == nil || s.Model == nil {
 		return nil,
 			errors.New(
 				"ivm: a one-vs-one pair or blend member must be a binary predictor of one model or a blend " +
 					"of them")
 	}
-	mj, err := encodeModel(pp.Models[0])
+	mj, err := encodeModel(s.Model)
 	if err != nil {
 		return nil, err
 	}
 	if err := finite("class label", pp.Classes); err != nil {
 		return nil, err
 	}
-	out := &pairJSON{Classes: pp.Classes, Scale: pp.Scaler, LabelNoise: pp.LabelNoise,
-		Logistic: pp.Logistic, modelJSON: *mj}
-	if pp.Sharpness != 1 {
-		out.Sharpness = pp.Sharpness
+	out := &pairJSON{Classes: pp.Classes, Scale: s.Scaler, LabelNoise: s.LabelNoise,
+		Logistic: s.Logistic, modelJSON: *mj}
+	if s.Sharpness != 1 {
+		out.Sharpness = s.Sharpness
 	}
-	if len(pp.Traces) > 0 {
-		out.Trace = pp.Traces[0]
-	}
+	out.Trace = s.Trace
 	return out, nil
 }
 
 // decodePair rebuilds pair j of a one-vs-one predictor with the given classes, checking
 // that it is a binary predictor of the pair's two classes.
 func decodePair(in *pairJSON, j int, classes []float64) (*Predictor, error) {
-	a, b := pairOf(j, len(classes))
+	a, b := multiclass.PairOf(j, len(classes))
 	if !slices.Equal(in.Classes, []float64{classes[a], classes[b]}) {
 		return nil, fmt.Errorf("ivm: model file pair %d has classes %v, want [%g %g]", j+1, in.Classes,
 			classes[a], classes[b])
@@ -348,15 +353,17 @@ func decodeBinary(in *pairJSON, what, where string) (*Predictor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s)", err, where)
 	}
-	pp := &Predictor{Task: Binary, Classes: in.Classes, Scaler: in.Scale, Sharpness: in.Sharpness,
-		LabelNoise: in.LabelNoise,
-		Logistic:   in.Logistic, Models: []*Model{m}, Traces: [][]IterTrace{in.Trace}}
-	if err := pp.checkSharpness(); err != nil {
+	pp := &Predictor{Task: Binary, Classes: in.Classes}
+	cal := calibration{Scaler: in.Scale, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
+		Logistic: in.Logistic}
+	if err := checkSharpness(pp.Task, &cal.Sharpness); err != nil {
 		return nil, fmt.Errorf("ivm: model file %s: %w", what, err)
 	}
-	if err := pp.check(); err != nil {
+	if err := checkModels(pp, []*Model{m}, cal); err != nil {
 		return nil, fmt.Errorf("ivm: model file %s: %w", what, err)
 	}
+	pp.Kind = &SingleKind{Model: m, Trace: in.Trace, Scaler: cal.Scaler, Sharpness: cal.Sharpness,
+		LabelNoise: cal.LabelNoise, Logistic: cal.Logistic}
 	return pp, nil
 }
 
@@ -364,7 +371,7 @@ func decodeBinary(in *pairJSON, what, where string) (*Predictor, error) {
 // written when a value cannot be stored (NaN, ±Inf); write to a temporary file and rename
 // it for an atomic update.
 func (p *Predictor) Save(w io.Writer) error {
-	if len(p.Models) == 0 && len(p.Pairs) == 0 && len(p.Blend) == 0 && p.Projected == nil {
+	if p.Kind == nil || p.InputDim() == 0 {
 		return errors.New("ivm: a predictor without models cannot be saved")
 	}
 	if p.Part.IsPart() {
@@ -375,57 +382,8 @@ func (p *Predictor) Save(w io.Writer) error {
 	}
 	out := fileJSON{Format: ModelFormat, Task: p.Task, Classes: p.Classes, Training: p.Training,
 		Baseline: p.Baseline}
-	// a pair's or member's own otherwise
-	if p.Scaler != nil || len(p.Pairs) == 0 && len(p.Blend) == 0 {
-		out.Scale = &fileScale{p.Scaler}
-	}
-	out.LabelNoise, out.Softmax, out.Logistic = p.LabelNoise, p.Softmax, p.Logistic
-	if p.Sharpness != 1 {
-		out.Sharpness = p.Sharpness
-	}
-	for _, pp := range p.Pairs {
-		pj, err := encodePair(pp)
-		if err != nil {
-			return err
-		}
-		out.Pairs = append(out.Pairs, *pj)
-	}
-	if p.Blend != nil {
-		if err := p.checkBlend(); err != nil {
-			return fmt.Errorf("ivm: %w", err)
-		}
-	}
-	if p.Projected != nil {
-		if len(p.Models) > 0 || len(p.Pairs) > 0 || len(p.Blend) > 0 {
-			return errors.New(
-				"ivm: a predictor with both a projected model and other models cannot be saved")
-		}
-		out.Projected = projected.Encode(p.Projected)
-	}
-	for _, mp := range p.Blend {
-		mj, err := encodePair(mp)
-		if err != nil {
-			return err
-		}
-		out.Blend = append(out.Blend, *mj)
-	}
-	for c, m := range p.Models {
-		mj, err := encodeModel(m)
-		if err != nil {
-			return err
-		}
-		var trace []IterTrace
-		if c < len(p.Traces) {
-			trace = p.Traces[c]
-		}
-		if len(p.Models) == 1 {
-			out.setModel(mj)
-			out.Trace = trace
-			break
-		}
-		cl := p.Classes[c]
-		mj.Class, mj.Trace = &cl, trace
-		out.Models = append(out.Models, *mj)
+	if err := p.Kind.encode(p, &out); err != nil {
+		return err
 	}
 	b, err := json.MarshalIndent(out, "", " ")
 	if err != nil {
@@ -434,6 +392,16 @@ func (p *Predictor) Save(w io.Writer) error {
 	b = append(b, '\n')
 	_, err = w.Write(b)
 	return err
+}
+
+// setCalibration puts a single model's, one-vs-rest models' or projected model's input
+// scaling ("none" for none) and calibration at the file's top level.
+func (f *fileJSON) setCalibration(c calibration) {
+	f.Scale = &fileScale{c.Scaler}
+	if c.Sharpness != 1 {
+		f.Sharpness = c.Sharpness
+	}
+	f.LabelNoise, f.Softmax, f.Logistic = c.LabelNoise, c.Softmax, c.Logistic
 }
 
 // Load reads a model file written by Save (or WriteModel). An unknown format version, a
@@ -446,35 +414,8 @@ func Load(r io.Reader) (*Predictor, error) {
 	if err != nil {
 		return nil, jsonError(err)
 	}
-	switch {
-	case in.Format == "":
-		return nil, errors.New(`ivm: not a model file (no "format" field)`)
-	case in.Format == PartFormat:
-		return nil, errPartFile("a part")
-	case in.Format != ModelFormat:
-		if strings.HasPrefix(in.Format, "ivm-model/") {
-			return nil, fmt.Errorf("ivm: model format %q is not supported by this version (it reads %q)",
-				in.Format, ModelFormat)
-		}
-		if strings.HasPrefix(in.Format, "ivm-") {
-			return nil,
-				fmt.Errorf(
-					"ivm: model format %q is another family's than the single-task IVM's; family.Load reads "+
-						"every family's", in.Format)
-		}
-		return nil, fmt.Errorf("ivm: unknown model format %q", in.Format)
-	case in.model() != nil && len(in.Models) > 0:
-		return nil, errors.New(`ivm: model file has both a top-level model and "models"`)
-	case len(in.Pairs) > 0 && (in.model() != nil || len(in.Models) > 0):
-		return nil, errors.New(`ivm: model file has both one-vs-one "pairs" and other models`)
-	case len(in.Blend) > 0 && (in.model() != nil || len(in.Models) > 0 || len(in.Pairs) > 0):
-		return nil, errors.New(`ivm: model file has both a "blend" and other models`)
-	case in.Projected != nil && (in.model() != nil || len(in.Models) > 0 || len(in.Pairs) > 0 ||
-		len(in.Blend) > 0):
-		return nil, errors.New(`ivm: model file has both a "projected" model and other models`)
-	case in.model() == nil && len(in.Models) == 0 && len(in.Pairs) == 0 && len(in.Blend) == 0 &&
-		in.Projected == nil:
-		return nil, errors.New("ivm: model file lacks its kernel or noise model")
+	if err := in.checkShape(); err != nil {
+		return nil, err
 	}
 	if err := doc.Require("task"); err != nil {
 		return nil, jsonError(err)
@@ -489,132 +430,176 @@ func Load(r io.Reader) (*Predictor, error) {
 		return nil, fmt.Errorf("ivm: not a readable model file: field classes: missing: "+
 			"a model of task %v lists its classes", in.Task)
 	}
-	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale.scaler(),
-		Training: in.Training, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
-		Softmax: in.Softmax, Logistic: in.Logistic, Baseline: in.Baseline}
+	p := &Predictor{Task: in.Task, Classes: in.Classes, Training: in.Training, Baseline: in.Baseline}
+	cal := calibration{Scaler: in.Scale.scaler(), Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
+		Softmax: in.Softmax, Logistic: in.Logistic}
 	if p.Baseline != nil {
 		if err := p.Baseline.Check(); err != nil {
 			return nil, fmt.Errorf("ivm: model file %w", err)
 		}
 	}
-	if err := p.checkSharpness(); err != nil {
+	if err := checkSharpness(p.Task, &cal.Sharpness); err != nil {
 		return nil, fmt.Errorf("ivm: model file %w", err)
 	}
-	if len(in.Pairs) > 0 {
-		if err := p.loadPairs(in.Pairs); err != nil {
-			return nil, err
-		}
-		return p, nil
+	switch {
+	case len(in.Pairs) > 0:
+		err = p.loadPairs(in.Pairs, cal)
+	case len(in.Blend) > 0:
+		err = p.loadBlend(in.Blend, cal)
+	case in.Projected != nil:
+		err = p.loadProjected(in.Projected, cal)
+	default:
+		err = p.loadModels(&in, cal)
 	}
-	if len(in.Blend) > 0 {
-		if err := p.loadBlend(in.Blend); err != nil {
-			return nil, err
-		}
-		return p, nil
-	}
-	if in.Projected != nil {
-		pr, err := projected.Decode(in.Projected, max(len(p.Classes), 1)) // regression: one column
-		if err == nil {
-			p.Projected = pr
-			err = p.checkProjected()
-		}
-		if err != nil {
-			return nil, fmt.Errorf("ivm: model file: %w", err)
-		}
-		return p, nil
-	}
-	if mj := in.model(); mj != nil {
-		m, err := decodeModel(mj)
-		if err != nil {
-			return nil, err
-		}
-		p.Models, p.Traces = []*Model{m}, [][]IterTrace{in.Trace}
-	}
-	for c := range in.Models {
-		m, err := decodeModel(&in.Models[c])
-		if err != nil {
-			return nil, fmt.Errorf("%w (one-vs-rest model %d)", err, c+1)
-		}
-		if cl := in.Models[c].Class; cl == nil || c >= len(p.Classes) || *cl != p.Classes[c] {
-			return nil, fmt.Errorf("ivm: model file one-vs-rest model %d does not match class %d of %v", c+1,
-				c+1, p.Classes)
-		}
-		p.Models, p.Traces = append(p.Models, m), append(p.Traces, in.Models[c].Trace)
-	}
-	if p.Task == TaskAuto && len(p.Models) == 1 {
-		// A file without "task" holds a single model whose noise model says it.
-		p.Task = taskOf(p.Models[0].Noise)
-	}
-	if p.Classes == nil && len(p.Models) == 1 {
-		p.Classes = p.Models[0].Noise.Classes()
-	}
-	if err := p.check(); err != nil {
-		return nil, fmt.Errorf("ivm: model file: %w", err)
+	if err != nil {
+		return nil, err
 	}
 	return p, nil
 }
 
-// checkSharpness checks a sharpness read from a file, 0 (absent) meaning 1.
-func (p *Predictor) checkSharpness() error {
+// checkShape checks a model file's format and that it holds one kind of models: a top-level
+// model, "models", "pairs", "blend" or "projected".
+func (in *fileJSON) checkShape() error {
 	switch {
-	case p.Sharpness == 0:
-		p.Sharpness = 1
-	case !(p.Sharpness > 0) || math.IsInf(p.Sharpness, 0) ||
-		(p.Task != MultiClass && p.Task != Binary && p.Task != Regression):
-		return fmt.Errorf(
-			"sharpness %v: want a positive finite value, and only for a binary, multi-class or regression "+
-				"model", p.Sharpness)
+	case in.Format == "":
+		return errors.New(`ivm: not a model file (no "format" field)`)
+	case in.Format == PartFormat:
+		return errPartFile("a part")
+	case in.Format != ModelFormat:
+		if strings.HasPrefix(in.Format, "ivm-model/") {
+			return fmt.Errorf("ivm: model format %q is not supported by this version (it reads %q)",
+				in.Format, ModelFormat)
+		}
+		if strings.HasPrefix(in.Format, "ivm-") {
+			return fmt.Errorf(
+				"ivm: model format %q is another family's than the single-task IVM's; family.Load reads "+
+					"every family's", in.Format)
+		}
+		return fmt.Errorf("ivm: unknown model format %q", in.Format)
+	case in.model() != nil && len(in.Models) > 0:
+		return errors.New(`ivm: model file has both a top-level model and "models"`)
+	case len(in.Pairs) > 0 && (in.model() != nil || len(in.Models) > 0):
+		return errors.New(`ivm: model file has both one-vs-one "pairs" and other models`)
+	case len(in.Blend) > 0 && (in.model() != nil || len(in.Models) > 0 || len(in.Pairs) > 0):
+		return errors.New(`ivm: model file has both a "blend" and other models`)
+	case in.Projected != nil && (in.model() != nil || len(in.Models) > 0 || len(in.Pairs) > 0 ||
+		len(in.Blend) > 0):
+		return errors.New(`ivm: model file has both a "projected" model and other models`)
+	case in.model() == nil && len(in.Models) == 0 && len(in.Pairs) == 0 && len(in.Blend) == 0 &&
+		in.Projected == nil:
+		return errors.New("ivm: model file lacks its kernel or noise model")
 	}
 	return nil
 }
 
-// loadPairs reads a one-vs-one file's pairs into p and checks the whole.
-func (p *Predictor) loadPairs(in []pairJSON) error {
+// loadModels reads a file's top-level model, or its one-vs-rest "models", into p and
+// checks the whole.
+func (p *Predictor) loadModels(in *fileJSON, cal calibration) error {
+	var models []*Model
+	var traces [][]IterTrace
+	if mj := in.model(); mj != nil {
+		m, err := decodeModel(mj)
+		if err != nil {
+			return err
+		}
+		models, traces = []*Model{m}, [][]IterTrace{in.Trace}
+	}
+	for c := range in.Models {
+		m, err := decodeModel(&in.Models[c])
+		if err != nil {
+			return fmt.Errorf("%w (one-vs-rest model %d)", err, c+1)
+		}
+		if cl := in.Models[c].Class; cl == nil || c >= len(p.Classes) || *cl != p.Classes[c] {
+			return fmt.Errorf("ivm: model file one-vs-rest model %d does not match class %d of %v", c+1,
+				c+1, p.Classes)
+		}
+		models, traces = append(models, m), append(traces, in.Models[c].Trace)
+	}
+	if p.Task == TaskAuto && len(models) == 1 {
+		// A file without "task" holds a single model whose noise model says it.
+		p.Task = taskOf(models[0].Noise)
+	}
+	if p.Classes == nil && len(models) == 1 {
+		p.Classes = models[0].Noise.Classes()
+	}
+	if err := checkModels(p, models, cal); err != nil {
+		return fmt.Errorf("ivm: model file: %w", err)
+	}
+	if p.Task == MultiClass {
+		p.Kind = &OneVsRestKind{Models: models, Traces: traces, Scaler: cal.Scaler,
+			Sharpness: cal.Sharpness, Softmax: cal.Softmax, LabelNoise: cal.LabelNoise}
+	} else {
+		p.Kind = &SingleKind{Model: models[0], Trace: traces[0], Scaler: cal.Scaler,
+			Sharpness: cal.Sharpness, LabelNoise: cal.LabelNoise, Logistic: cal.Logistic}
+	}
+	return nil
+}
+
+// checkSharpness checks a sharpness read from a file for a model of the task, 0 (absent)
+// meaning 1, which it sets.
+func checkSharpness(task Task, sharpness *float64) error {
+	switch a := *sharpness; {
+	case a == 0:
+		*sharpness = 1
+	case !(a > 0) || math.IsInf(a, 0) || (task != MultiClass && task != Binary && task != Regression):
+		return fmt.Errorf(
+			"sharpness %v: want a positive finite value, and only for a binary, multi-class or regression "+
+				"model", a)
+	}
+	return nil
+}
+
+// loadPairs reads a one-vs-one file's pairs into p and checks the whole; cal is the file's
+// top-level scaling and calibration, of which one-vs-one has the label noise alone.
+func (p *Predictor) loadPairs(in []pairJSON, cal calibration) error {
 	k := len(p.Classes)
-	if p.Task != MultiClass || k < 3 || len(in) != pairCount(k) {
+	if p.Task != MultiClass || k < 3 || len(in) != multiclass.PairCount(k) {
 		return fmt.Errorf("ivm: model file: a %v task of %d classes with %d one-vs-one pairs", p.Task, k,
 			len(in))
 	}
-	p.Pairs = make([]*Predictor, len(in))
+	pairs := make([]*Predictor, len(in))
 	for j := range in {
 		pp, err := decodePair(&in[j], j, p.Classes)
 		if err != nil {
 			return err
 		}
-		p.Pairs[j] = pp
+		pairs[j] = pp
 	}
-	if err := p.checkPairs(); err != nil {
+	if err := checkPairs(p, pairs, cal); err != nil {
 		return fmt.Errorf("ivm: model file: %w", err)
 	}
+	p.Kind = &OneVsOneKind{Pairs: pairs, LabelNoise: cal.LabelNoise}
 	return nil
 }
 
-// checkPairs validates a one-vs-one predictor: one binary predictor per pair of its
-// classes, in order, all with the same inputs; no scaling or sharpness of its own.
-func (p *Predictor) checkPairs() error {
+// checkPairs validates a one-vs-one predictor of p's task and classes: one binary predictor
+// per pair of its classes, in order, all with the same inputs; no scaling or calibration of
+// its own (cal) but the label noise.
+func checkPairs(p *Predictor, pairs []*Predictor, cal calibration) error {
 	k := len(p.Classes)
 	switch {
 	case p.Task != MultiClass || k < 3:
 		return fmt.Errorf("a %v task of %d classes with one-vs-one pairs", p.Task, k)
-	case len(p.Pairs) != pairCount(k):
-		return fmt.Errorf("%d one-vs-one pairs for %d classes (want %d)", len(p.Pairs), k, pairCount(k))
-	case len(p.Models) > 0 || p.Scaler != nil || p.Sharpness != 1 || p.Softmax:
+	case len(pairs) != multiclass.PairCount(k):
+		return fmt.Errorf("%d one-vs-one pairs for %d classes (want %d)", len(pairs), k,
+			multiclass.PairCount(k))
+	case cal.Scaler != nil || cal.Sharpness != 1 || cal.Softmax || cal.Logistic != nil:
 		return errors.New("a one-vs-one model's models, scaling and calibration are its pairs'")
-	case !(p.LabelNoise >= 0 && p.LabelNoise < 1):
-		return fmt.Errorf("label_noise %v: want 0 ≤ ε < 1", p.LabelNoise)
+	case !(cal.LabelNoise >= 0 && cal.LabelNoise < 1):
+		return fmt.Errorf("label_noise %v: want 0 ≤ ε < 1", cal.LabelNoise)
 	}
 	if err := p.checkClasses(); err != nil {
 		return err
 	}
-	for j, pp := range p.Pairs {
-		a, b := pairOf(j, k)
+	for j, pp := range pairs {
+		a, b := multiclass.PairOf(j, k)
 		switch {
 		case pp == nil || pp.Task != Binary || !slices.Equal(pp.Classes,
 			[]float64{p.Classes[a], p.Classes[b]}):
 			return fmt.Errorf("pair %d is not a binary predictor of classes %g and %g", j+1, p.Classes[a],
 				p.Classes[b])
-		case pp.InputDim() != p.Pairs[0].InputDim():
-			return fmt.Errorf("pair %d has %d inputs, pair 1 %d", j+1, pp.InputDim(), p.Pairs[0].InputDim())
+		case pp.InputDim() != pairs[0].InputDim():
+			return fmt.Errorf("pair %d has %d inputs, pair 1 %d", j+1, pp.InputDim(), pairs[0].InputDim())
 		}
 	}
 	return nil
@@ -652,72 +637,93 @@ func jsonError(err error) error {
 	return fmt.Errorf("ivm: not a readable model file: %w", err)
 }
 
-// check validates a predictor read from a file.
-func (p *Predictor) check() error {
-	dim := p.InputDim()
-	for c, m := range p.Models {
+// checkModels validates a single model or one-vs-rest models of p's task and classes, with
+// their input scaling and calibration cal, read from a file or merged from parts.
+func checkModels(p *Predictor, models []*Model, cal calibration) error {
+	_, dim := models[0].XActive.Dims()
+	for c, m := range models {
 		if _, d := m.XActive.Dims(); d != dim {
 			return fmt.Errorf("model %d has %d inputs, model 1 has %d", c+1, d, dim)
 		}
 	}
-	if p.Scaler != nil {
-		if err := p.Scaler.Check(dim); err != nil {
+	if cal.Scaler != nil {
+		if err := cal.Scaler.Check(dim); err != nil {
 			return err
 		}
 	}
 	if err := finite("class label", p.Classes); err != nil {
 		return err
 	}
-	if !(p.LabelNoise >= 0 && p.LabelNoise < 1) || (p.LabelNoise != 0 && p.Task != MultiClass &&
-		p.Task != Binary) {
-		return fmt.Errorf("label_noise %v: want 0 ≤ ε < 1, and only for a binary or multi-class model",
-			p.LabelNoise)
+	if err := cal.check(p.Task); err != nil {
+		return err
 	}
-	if p.Softmax && p.Task != MultiClass {
-		return fmt.Errorf("softmax probabilities are for a one-vs-rest multi-class model, not a %v one",
-			p.Task)
+	if err := checkNoise(p.Task, models, len(p.Classes), cal.noiseName(p.Task)); err != nil {
+		return err
 	}
-	if p.Logistic != nil {
-		if p.Task != Binary {
-			return fmt.Errorf("a logistic map is for a binary label regression, not a %v model", p.Task)
-		}
-		if err := p.Logistic.Check(); err != nil {
-			return err
-		}
-	}
-	name := p.Models[0].Noise.Name()
-	want := p.noiseName()
-	switch p.Task {
-	case Binary, SemiSupervised, Ordinal, Regression:
-		if len(p.Models) != 1 {
-			return fmt.Errorf("task %v with %d models", p.Task, len(p.Models))
-		}
-	case MultiClass:
-		if len(p.Models) < 3 || len(p.Classes) != len(p.Models) {
-			return fmt.Errorf("multi-class with %d models for %d classes", len(p.Models), len(p.Classes))
-		}
-	default:
-		return fmt.Errorf("unknown task %v", p.Task)
-	}
-	if name != want {
-		return fmt.Errorf("task %v with a %s noise model", p.Task, name)
-	}
-	for _, m := range p.Models[1:] {
-		if m.Noise.Name() != want {
-			return fmt.Errorf("task %v with a %s noise model", p.Task, m.Noise.Name())
-		}
-	}
-	nc := len(p.Models[0].Noise.Classes())
+	nc := len(models[0].Noise.Classes())
 	switch {
 	case p.Task == Regression && len(p.Classes) != 0:
 		return errors.New("regression with class labels")
-	case p.Logistic != nil && len(p.Classes) != 2:
+	case cal.Logistic != nil && len(p.Classes) != 2:
 		return fmt.Errorf("%d class labels for a binary model", len(p.Classes))
-	case p.Logistic == nil && (p.Task == Binary || p.Task == SemiSupervised || p.Task == Ordinal) &&
+	case cal.Logistic == nil && (p.Task == Binary || p.Task == SemiSupervised || p.Task == Ordinal) &&
 		len(p.Classes) != nc:
 		return fmt.Errorf("%d class labels for a %v model of %d classes", len(p.Classes), p.Task, nc)
 	}
 	return p.checkClasses()
+}
+
+// check checks a single model's or one-vs-rest models' label noise, softmax and logistic
+// map against the task.
+func (cal calibration) check(task Task) error {
+	if !(cal.LabelNoise >= 0 && cal.LabelNoise < 1) || (cal.LabelNoise != 0 && task != MultiClass &&
+		task != Binary) {
+		return fmt.Errorf("label_noise %v: want 0 ≤ ε < 1, and only for a binary or multi-class model",
+			cal.LabelNoise)
+	}
+	if cal.Softmax && task != MultiClass {
+		return fmt.Errorf("softmax probabilities are for a one-vs-rest multi-class model, not a %v one",
+			task)
+	}
+	if cal.Logistic != nil {
+		if task != Binary {
+			return fmt.Errorf("a logistic map is for a binary label regression, not a %v model", task)
+		}
+		return cal.Logistic.Check()
+	}
+	return nil
+}
+
+// noiseName is the noise model of a task's binary problems: the task's, or Gaussian for a
+// label regression (a logistic map).
+func (cal calibration) noiseName(task Task) string {
+	if cal.Logistic != nil {
+		return "gaussian"
+	}
+	return task.noiseName()
+}
+
+// checkNoise checks the number of models and their noise model (want) against the task
+// and its number of classes.
+func checkNoise(task Task, models []*Model, classes int, want string) error {
+	switch task {
+	case Binary, SemiSupervised, Ordinal, Regression:
+		if len(models) != 1 {
+			return fmt.Errorf("task %v with %d models", task, len(models))
+		}
+	case MultiClass:
+		if len(models) < 3 || classes != len(models) {
+			return fmt.Errorf("multi-class with %d models for %d classes", len(models), classes)
+		}
+	default:
+		return fmt.Errorf("unknown task %v", task)
+	}
+	for _, m := range models {
+		if m.Noise.Name() != want {
+			return fmt.Errorf("task %v with a %s noise model", task, m.Noise.Name())
+		}
+	}
+	return nil
 }
 
 // checkClasses checks that the class labels are finite, distinct and ascending.
@@ -748,9 +754,10 @@ func taskOf(nm noise.Model) Task {
 // kernel must be a *kern.Sum (wrap a single kernel with kern.NewSum). Values that JSON
 // cannot hold (NaN, ±Inf) are an error, and nothing is written then.
 func WriteModel(w io.Writer, m *Model, meta *ModelMeta) error {
-	p := &Predictor{Task: taskOf(m.Noise), Models: []*Model{m}, Classes: m.Noise.Classes()}
+	p := &Predictor{Task: taskOf(m.Noise), Classes: m.Noise.Classes()}
+	s := &SingleKind{Model: m}
 	if meta != nil {
-		p.Training, p.Traces = meta.Training, [][]IterTrace{meta.Trace}
+		p.Training, s.Trace = meta.Training, meta.Trace
 		if meta.Labels != nil {
 			if len(meta.Labels) != len(p.Classes) {
 				return fmt.Errorf("ivm: %d labels for a model of %d classes", len(meta.Labels), len(p.Classes))
@@ -758,6 +765,7 @@ func WriteModel(w io.Writer, m *Model, meta *ModelMeta) error {
 			p.Classes = meta.Labels
 		}
 	}
+	p.Kind = s
 	return p.Save(w)
 }
 
@@ -768,16 +776,21 @@ func ReadModel(r io.Reader) (*Model, *ModelMeta, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(p.Models) != 1 {
+	s, single := p.Kind.(*SingleKind)
+	if !single {
+		models := 0
+		if k, ovr := p.Kind.(*OneVsRestKind); ovr {
+			models = len(k.Models)
+		}
 		return nil, nil, fmt.Errorf("ivm: the model file holds %d one-vs-rest models; read it with Load",
-			len(p.Models))
+			models)
 	}
-	if p.Scaler != nil {
+	if s.Scaler != nil {
 		return nil, nil, errors.New("ivm: the model file scales its inputs; read it with Load")
 	}
-	meta := &ModelMeta{Training: p.Training, Trace: p.Traces[0]}
-	if !slices.Equal(p.Classes, p.Models[0].Noise.Classes()) {
+	meta := &ModelMeta{Training: p.Training, Trace: s.Trace}
+	if !slices.Equal(p.Classes, s.Model.Noise.Classes()) {
 		meta.Labels = p.Classes
 	}
-	return p.Models[0], meta, nil
+	return s.Model, meta, nil
 }

@@ -2,18 +2,17 @@ package ivm
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"sync"
 
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/internal/enum"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/internal/subset"
+	"github.com/ivmlab/ivm/multiclass"
+	"github.com/ivmlab/ivm/noise"
 )
 
 // Decomposition says how a multi-class task is split into binary problems.
@@ -101,30 +100,18 @@ func (cfg *Config) decomposition(n, k int, search bool) Decomposition {
 	return dc
 }
 
-// pairOf returns the classes (a, b), a < b, of pair j of k classes, in the order
-// (0,1), (0,2), …, (0,k−1), (1,2), …, (k−2,k−1): libsvm's.
-func pairOf(j, k int) (a, b int) {
-	for a = 0; j >= k-1-a; a++ {
-		j -= k - 1 - a
-	}
-	return a, a + 1 + j
-}
-
-// pairCount is the number of pairs of k classes.
-func pairCount(k int) int { return k * (k - 1) / 2 }
-
 // fitPairs trains p, a multi-class task, one-vs-one: pair j's binary Predictor is Fit on
 // the rows of its two classes alone with cfg's settings (or, for a partitioned training,
 // only the pairs of cfg.Part's slice).
 func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 	k := len(p.Classes)
-	pairs := pairCount(k)
+	pairs := multiclass.PairCount(k)
 	if err := cfg.Part.check(MultiClass, pairs); err != nil {
 		return err
 	}
 	first, last := cfg.Part.Range(pairs)
-	p.Part, p.Scaler = cfg.Part, nil
-	p.Pairs = make([]*Predictor, pairs)
+	p.Part = cfg.Part
+	fitted := make([]*Predictor, pairs)
 	workers := cfg.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -132,7 +119,7 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 	rows := subset.ByClass(y, p.Classes)
 	biggest := 0
 	for j := first; j < last; j++ {
-		a, b := pairOf(j, k)
+		a, b := multiclass.PairOf(j, k)
 		biggest = max(biggest, len(rows[a])+len(rows[b]))
 	}
 	parallel := classesAtOnce(last-first, workers, biggest, SearchActiveSize(biggest, 1))
@@ -140,7 +127,7 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 	errs := make([]error, pairs)
 	pool.ForEach(last-first, parallel, func(i int) {
 		j := first + i
-		a, b := pairOf(j, k)
+		a, b := multiclass.PairOf(j, k)
 		idx := slices.Concat(rows[a], rows[b])
 		slices.Sort(idx)
 		pc := cfg
@@ -157,20 +144,20 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 				cfg.Progress(pr)
 			}
 		}
-		p.Pairs[j], errs[j] = Fit(subset.Dense(x, idx), subset.Of(y, idx), pc)
+		fitted[j], errs[j] = Fit(subset.Dense(x, idx), subset.Of(y, idx), pc)
 	})
 	for j := first; j < last; j++ {
-		a, b := pairOf(j, k)
+		a, b := multiclass.PairOf(j, k)
 		if errs[j] != nil {
 			return fmt.Errorf("ivm: classes %g and %g: %w", p.Classes[a], p.Classes[b], errs[j])
 		}
-		for _, w := range p.Pairs[j].Warnings {
+		for _, w := range fitted[j].Warnings {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("classes %g and %g: %s", p.Classes[a], p.Classes[b],
 				w))
 		}
-		p.Pairs[j].Warnings = nil
+		fitted[j].Warnings = nil
 	}
-	p.LabelNoise = pairsLabelNoise(p.Pairs)
+	p.Kind = &OneVsOneKind{Pairs: fitted, LabelNoise: pairsLabelNoise(fitted)}
 	return nil
 }
 
@@ -183,7 +170,7 @@ func pairsLabelNoise(pairs []*Predictor) float64 {
 	sum, n := 0.0, 0
 	for _, pp := range pairs {
 		if pp != nil {
-			sum += pp.labelNoise()
+			sum += binaryLabelNoise(pp)
 			n++
 		}
 	}
@@ -193,145 +180,111 @@ func pairsLabelNoise(pairs []*Predictor) float64 {
 	return sum / float64(n)
 }
 
-// predictPairs predicts the rows of x with a one-vs-one predictor: each pair's own
-// prediction, coupled. Mean and Var hold each pair's latent mean and variance (a blended
-// pair's probit model's), in Pairs' order (positive: the pair's second class).
-func (p *Predictor) predictPairs(x mat.Matrix) ([]Prediction, error) {
-	n, _ := x.Dims()
-	k, pairs := len(p.Classes), len(p.Pairs)
-	out := make([]Prediction, n)
-	r := make([][]float64, n)
-	for i := range out {
-		out[i].Mean, out[i].Var = make([]float64, pairs), make([]float64, pairs)
-		r[i] = make([]float64, k*k)
+// OneVsOneKind is a one-vs-one multi-class predictor: a binary predictor per pair of its
+// classes, their probabilities coupled (multiclass.OneVsOne).
+type OneVsOneKind struct {
+	// Pairs holds a binary predictor (*SingleKind or *BlendKind) per pair of classes a < b
+	// (Classes[a] its class −1, Classes[b] its class +1), in libsvm's order (0,1), (0,2), …,
+	// (0,K−1), (1,2), …, (K−2,K−1) (multiclass.PairOf); each has its own scaler, kernel,
+	// sharpness and label noise. A part's pairs outside its slice are nil.
+	Pairs []*Predictor
+	// LabelNoise is the weight ε of a uniform distribution over the K classes mixed into the
+	// coupled probabilities, p_c = (1−ε) p'_c + ε/K: the mean of the pairs' own
+	// (pairsLabelNoise).
+	LabelNoise float64
+}
+
+// checkedBinary is a binary predictor as multiclass.OneVsOne combines it, on inputs checked
+// once for all the pairs.
+type checkedBinary struct{ p *Predictor }
+
+func (b checkedBinary) Predict(x mat.Matrix) ([]noise.Prediction, error) {
+	return b.p.Kind.predict(b.p, x)
+}
+
+func (b checkedBinary) PredictLabels(x mat.Matrix) ([]noise.Prediction, error) {
+	return b.p.Kind.predictLabels(b.p, x)
+}
+
+// combination is the pairs as multiclass.OneVsOne combines them.
+func (k *OneVsOneKind) combination(classes []float64) *multiclass.OneVsOne {
+	o := &multiclass.OneVsOne{Classes: classes, Pairs: make([]multiclass.Binary, len(k.Pairs)),
+		LabelNoise: k.LabelNoise}
+	for j, pp := range k.Pairs {
+		o.Pairs[j] = checkedBinary{pp}
 	}
-	for j, pp := range p.Pairs {
-		preds, err := pp.predictBinary(x) // x was checked once for all pairs
-		if err != nil {
-			a, b := pairOf(j, k)
-			return nil, fmt.Errorf("ivm: classes %g and %g: %w", p.Classes[a], p.Classes[b], err)
-		}
-		a, b := pairOf(j, k)
-		for i, q := range preds {
-			last := len(q.Mean) - 1 // a blended pair's probit model, as every other pair's
-			out[i].Mean[j], out[i].Var[j] = q.Mean[last], q.Var[last]
-			r[i][a*k+b], r[i][b*k+a] = q.Prob[0], q.Prob[1]
+	return o
+}
+
+// InputDim is the number of inputs the pairs take.
+func (k *OneVsOneKind) InputDim() int {
+	for _, pp := range k.Pairs {
+		if pp != nil {
+			return pp.InputDim()
 		}
 	}
-	cp := newCoupler(k)
-	for i := range out {
-		out[i].Prob = cp.couple(r[i])
-		calib.MixUniform(out[i].Prob, p.LabelNoise)
-		out[i].Label = p.Classes[floats.MaxIdx(out[i].Prob)]
+	return 0
+}
+
+// predict predicts checked rows: each pair's own prediction, coupled. Latent and LatentVar
+// hold each pair's latent mean and variance (a blended pair's probit model's), in Pairs'
+// order (positive: the pair's second class).
+func (k *OneVsOneKind) predict(p *Predictor, x mat.Matrix) ([]noise.Prediction, error) {
+	out, err := k.combination(p.Classes).Predict(x)
+	if err != nil {
+		return nil, fmt.Errorf("ivm: %w", err)
 	}
 	return out, nil
 }
 
-// votePairs is PredictLabels for a one-vs-one predictor: each pair votes for the class its
-// latent mean's sign picks; the label is the class with the most votes, the first of
-// those tied (libsvm's rule). Mean holds the pairs' latent means.
-func (p *Predictor) votePairs(x mat.Matrix) ([]Prediction, error) {
-	n, _ := x.Dims()
-	k := len(p.Classes)
-	out := make([]Prediction, n)
-	votes := make([][]int, n)
-	for i := range out {
-		out[i].Mean, votes[i] = make([]float64, len(p.Pairs)), make([]int, k)
-	}
-	for j, pp := range p.Pairs {
-		a, b := pairOf(j, k)
-		preds, err := pp.labelsBinary(x) // x was checked once for all pairs
-		if err != nil {
-			return nil, fmt.Errorf("ivm: classes %g and %g: %w", p.Classes[a], p.Classes[b], err)
-		}
-		for i, q := range preds {
-			out[i].Mean[j] = q.Mean[len(q.Mean)-1] // a blended pair's probit model's
-			if q.Label == pp.Classes[1] {
-				votes[i][b]++
-			} else {
-				votes[i][a]++
-			}
-		}
-	}
-	for i := range out {
-		best := 0
-		for c, v := range votes[i] {
-			if v > votes[i][best] {
-				best = c
-			}
-		}
-		out[i].Label = p.Classes[best]
+// predictLabels labels checked rows by the pairs' votes (multiclass.OneVsOne.Vote); Latent
+// holds the pairs' latent means.
+func (k *OneVsOneKind) predictLabels(p *Predictor, x mat.Matrix) ([]noise.Prediction, error) {
+	out, err := k.combination(p.Classes).Vote(x)
+	if err != nil {
+		return nil, fmt.Errorf("ivm: %w", err)
 	}
 	return out, nil
 }
 
-// minPairProb bounds the pairwise probabilities coupling sees to [minPairProb,
-// 1 − minPairProb], as libsvm does: a pair probability of exactly 0 or 1 would make the
-// system singular.
-const minPairProb = 1e-7
-
-// coupler solves Wu, Lin and Weng's second coupling problem for k classes: the p on the
-// simplex minimising Σ_i Σ_{j≠i} (r_ji p_i − r_ij p_j)², with r_ij = p(i | i or j, x). Its
-// optimum solves the (k+1)×(k+1) linear system [Q 1; 1ᵀ 0] [p; b] = [0; 1] with
-// Q_ii = Σ_{j≠i} r_ji² and Q_ij = −r_ji r_ij.
-type coupler struct {
-	k   int
-	a   *mat.Dense
-	rhs *mat.VecDense
-	sol *mat.VecDense
+// check validates the pairs against p's task and classes.
+func (k *OneVsOneKind) check(p *Predictor) error {
+	return checkPairs(p, k.Pairs, calibration{Sharpness: 1, LabelNoise: k.LabelNoise})
 }
 
-func newCoupler(k int) *coupler {
-	rhs := mat.NewVecDense(k+1, nil)
-	rhs.SetVec(k, 1)
-	return &coupler{k: k, a: mat.NewDense(k+1, k+1, nil), rhs: rhs, sol: mat.NewVecDense(k+1, nil)}
-}
-
-// couple returns the class probabilities for the pairwise ones r (r[i·k+j] = r_ij).
-func (c *coupler) couple(r []float64) []float64 {
-	k := c.k
-	at := func(i, j int) float64 { return min(max(r[i*k+j], minPairProb), 1-minPairProb) }
-	for i := range k {
-		qii := 0.0
-		for j := range k {
-			if j == i {
-				continue
-			}
-			qii += at(j, i) * at(j, i)
-			c.a.Set(i, j, -at(j, i)*at(i, j))
+// encode writes the pairs under "pairs" and their coupled probabilities' label noise.
+func (k *OneVsOneKind) encode(_ *Predictor, f *fileJSON) error {
+	f.LabelNoise = k.LabelNoise
+	for _, pp := range k.Pairs {
+		pj, err := encodePair(pp)
+		if err != nil {
+			return err
 		}
-		c.a.Set(i, i, qii)
-		c.a.Set(i, k, 1)
-		c.a.Set(k, i, 1)
+		f.Pairs = append(f.Pairs, *pj)
 	}
-	c.a.Set(k, k, 0)
-	p := make([]float64, k)
-	if err := c.sol.SolveVec(c.a, c.rhs); err != nil {
-		// Q is positive definite for pairwise probabilities inside (0, 1) (Wu, Lin and
-		// Weng, Theorem 2), so the system is regular; should rounding make it singular,
-		// the votes of the pairs are the answer.
-		return c.votes(r)
-	}
-	for i := range p {
-		p[i] = math.Max(c.sol.AtVec(i), minPairProb)
-	}
-	floats.Scale(1/floats.Sum(p), p)
-	return p
+	return nil
 }
 
-// votes returns the normalised pairwise votes Σ_j r_ij for a system that cannot be solved.
-func (c *coupler) votes(r []float64) []float64 {
-	k := c.k
-	p := make([]float64, k)
-	for i := range k {
-		for j := range k {
-			if j != i {
-				p[i] += r[i*k+j]
+// submodels lists each pair's model, or a blended pair's members'.
+func (k *OneVsOneKind) submodels(*Predictor) []Submodel {
+	var out []Submodel
+	for _, pp := range k.Pairs {
+		if pp == nil {
+			continue
+		}
+		for _, sm := range pp.Submodels() {
+			name := fmt.Sprintf("classes %g and %g", pp.Classes[0], pp.Classes[1])
+			if sm.Name != "" {
+				name += " (" + sm.Name + ")"
 			}
+			if sm.Pair == nil {
+				sm.Pair = pp
+			}
+			sm.Name = name
+			out = append(out, sm)
 		}
 	}
-	floats.Scale(1/floats.Sum(p), p)
-	return p
+	return out
 }
 
 // Submodel is one of a Predictor's IVM models with what names it.
@@ -352,39 +305,10 @@ type Submodel struct {
 // per one-vs-one pair, or one per blend member. A part's models outside its slice are left
 // out.
 func (p *Predictor) Submodels() []Submodel {
-	var out []Submodel
-	for _, mp := range p.Blend {
-		name := "probit"
-		if mp.Logistic != nil {
-			name = "labels"
-		}
-		out = append(out, Submodel{Name: name, Model: mp.Models[0], Trace: traceOf(mp.Traces, 0),
-			Pair: mp})
+	if p.Kind == nil {
+		return nil
 	}
-	for _, pp := range p.Pairs {
-		switch {
-		case pp == nil:
-		case pp.Blend != nil:
-			for _, sm := range pp.Submodels() {
-				sm.Name = fmt.Sprintf("classes %g and %g (%s)", pp.Classes[0], pp.Classes[1], sm.Name)
-				out = append(out, sm)
-			}
-		default:
-			out = append(out, Submodel{Name: fmt.Sprintf("classes %g and %g", pp.Classes[0], pp.Classes[1]),
-				Model: pp.Models[0], Trace: traceOf(pp.Traces, 0), Pair: pp})
-		}
-	}
-	for c, m := range p.Models {
-		if m == nil {
-			continue
-		}
-		s := Submodel{Model: m, Trace: traceOf(p.Traces, c)}
-		if len(p.Models) > 1 && c < len(p.Classes) {
-			s.Name = fmt.Sprintf("class %g", p.Classes[c])
-		}
-		out = append(out, s)
-	}
-	return out
+	return p.Kind.submodels(p)
 }
 
 func traceOf(traces [][]IterTrace, c int) []IterTrace {

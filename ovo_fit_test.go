@@ -24,21 +24,24 @@ func TestFitOneVsOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Pairs) != 6 || p.Models != nil || p.Scaler != nil {
-		t.Fatalf("%d pairs, %d models, scaler %v: want 6 one-vs-one pairs alone", len(p.Pairs), len(p.Models), p.Scaler)
+	if k := asOVO(p); k == nil || len(k.Pairs) != 6 {
+		t.Fatalf("kind %T: want 6 one-vs-one pairs", p.Kind)
 	}
 	for j, want := range [][]float64{{1, 2}, {1, 3}, {1, 4}, {2, 3}, {2, 4}, {3, 4}} {
-		pp, scaled := p.Pairs[j], p.Pairs[j].Scaler
-		if pp.Blend != nil { // the label regression and the probit model, each scaled
-			scaled = pp.Blend[0].Scaler
+		pp := asOVO(p).Pairs[j]
+		var scaled *ivm.Scaler
+		if s := asSingle(pp); s != nil {
+			scaled = s.Scaler
+		} else { // the label regression and the probit model, each scaled
+			scaled = asSingle(asBlend(pp).Members[0]).Scaler
 		}
 		if pp.Task != ivm.Binary || pp.Classes[0] != want[0] || pp.Classes[1] != want[1] || scaled == nil {
 			t.Fatalf("pair %d: %v task of classes %v, scaler %v; want a scaled binary predictor of %v", j, pp.Task, pp.Classes, scaled, want)
 		}
 	}
 	blended := 0
-	for _, pp := range p.Pairs {
-		if pp.Blend != nil {
+	for _, pp := range asOVO(p).Pairs {
+		if asBlend(pp) != nil {
 			blended++
 		}
 	}
@@ -60,13 +63,13 @@ func TestFitOneVsOne(t *testing.T) {
 				top = c
 			}
 		}
-		if math.Abs(sum-1) > 1e-9 || q.Label != p.Classes[top] || len(q.Mean) != 6 || len(q.Var) != 6 {
+		if math.Abs(sum-1) > 1e-9 || q.Label != p.Classes[top] || len(q.Latent) != 6 || len(q.LatentVar) != 6 || q.Mean != 0 || q.Var != 0 {
 			t.Fatalf("row %d: %+v: want probabilities summing to 1, the label their largest, a latent per pair", i, q)
 		}
 	}
 	q := roundTrip(t, p, xt)
-	if len(q.Pairs) != 6 {
-		t.Fatalf("loaded %d pairs", len(q.Pairs))
+	if len(asOVO(q).Pairs) != 6 {
+		t.Fatalf("loaded %d pairs", len(asOVO(q).Pairs))
 	}
 	ovr, err := ivm.Fit(x, y, ivm.Config{Decomposition: ivm.OneVsRest})
 	if err != nil {
@@ -85,12 +88,12 @@ func TestFitOneVsOneAlgorithm2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Pairs) != 3 {
-		t.Fatalf("%d pairs", len(p.Pairs))
+	if asOVO(p) == nil || len(asOVO(p).Pairs) != 3 {
+		t.Fatalf("kind %T, want 3 pairs", p.Kind)
 	}
-	for j, pp := range p.Pairs {
-		if len(pp.Traces[0]) == 0 || pp.Models[0].Size() != 100 {
-			t.Errorf("pair %d: trace %v, %d active points: want Algorithm 2 with d = the pair's 100 rows", j, pp.Traces[0], pp.Models[0].Size())
+	for j, pp := range asOVO(p).Pairs {
+		if s := asSingle(pp); len(s.Trace) == 0 || s.Model.Size() != 100 {
+			t.Errorf("pair %d: trace %v, %d active points: want Algorithm 2 with d = the pair's 100 rows", j, s.Trace, s.Model.Size())
 		}
 	}
 	for _, w := range p.Warnings {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ivmlab/ivm/multiclass"
 )
 
 // PartFormat is the version string of part files: the models of one slice of a
@@ -18,7 +20,7 @@ const PartFormat = "ivm-part/1"
 // multi-class task (its one-vs-rest classes or its one-vs-one pairs) over machines (a batch
 // engine's job array): the Index-th (0-based) of Count slices. Slice i holds the problems
 // [⌊iC/K⌋, ⌊(i+1)C/K⌋) of the C problems (classes in ascending order; pairs in
-// Predictor.Pairs' order). The zero value is no partition: the whole model.
+// OneVsOneKind.Pairs' order). The zero value is no partition: the whole model.
 type Part struct {
 	Index int `json:"index"`
 	Count int `json:"count"`
@@ -99,9 +101,10 @@ type partFileJSON struct {
 
 // problems is the number of binary (or single) problems of a predictor's task.
 func (p *Predictor) problems() int {
+	ovo, isOVO := p.Kind.(*OneVsOneKind)
 	switch {
-	case p.Task == MultiClass && p.Pairs != nil:
-		return len(p.Pairs)
+	case p.Task == MultiClass && isOVO:
+		return len(ovo.Pairs)
 	case p.Task == MultiClass:
 		return len(p.Classes)
 	}
@@ -111,39 +114,63 @@ func (p *Predictor) problems() int {
 // savePart writes a part predictor (from Fit with Config.Part) as a part file.
 func (p *Predictor) savePart(w io.Writer) error {
 	out := partFileJSON{Format: PartFormat, Part: p.Part, Task: p.Task, Classes: p.Classes,
-		Scale: p.Scaler, Sharpness: p.Sharpness, LabelNoise: p.LabelNoise,
-		Softmax: p.Softmax, Training: p.Training, Models: []modelJSON{}}
-	if p.Pairs != nil {
-		lo, hi := p.Part.Range(len(p.Pairs))
-		for _, pp := range p.Pairs[lo:hi] {
-			pj, err := encodePair(pp)
-			if err != nil {
-				return err
-			}
-			out.Pairs = append(out.Pairs, *pj)
-		}
-		return writePart(w, &out)
+		Training: p.Training, Models: []modelJSON{}}
+	var err error
+	switch k := p.Kind.(type) {
+	case *OneVsOneKind:
+		out.LabelNoise, out.Sharpness = k.LabelNoise, 1
+		err = k.encodePart(p.Part, &out)
+	case *OneVsRestKind:
+		out.Scale, out.Sharpness, out.LabelNoise, out.Softmax = k.Scaler, k.Sharpness, k.LabelNoise,
+			k.Softmax
+		err = encodePartModels(p, k.Models, k.Traces, &out)
+	case *SingleKind:
+		out.Scale, out.Sharpness, out.LabelNoise = k.Scaler, k.Sharpness, k.LabelNoise
+		err = encodePartModels(p, []*Model{k.Model}, [][]IterTrace{k.Trace}, &out)
+	default:
+		err = fmt.Errorf("ivm: a %T predictor has no parts", k)
 	}
-	if len(p.Models) != p.problems() {
-		return fmt.Errorf("ivm: part %v holds %d model slots for %d problems", p.Part, len(p.Models),
-			p.problems())
+	if err != nil {
+		return err
 	}
-	lo, hi := p.Part.Range(len(p.Models))
-	for c := lo; c < hi; c++ {
-		mj, err := encodeModel(p.Models[c])
+	return writePart(w, &out)
+}
+
+// encodePart puts the pairs of the part's slice into a part file.
+func (k *OneVsOneKind) encodePart(part Part, out *partFileJSON) error {
+	lo, hi := part.Range(len(k.Pairs))
+	for _, pp := range k.Pairs[lo:hi] {
+		pj, err := encodePair(pp)
 		if err != nil {
 			return err
 		}
-		if c < len(p.Traces) {
-			mj.Trace = p.Traces[c]
+		out.Pairs = append(out.Pairs, *pj)
+	}
+	return nil
+}
+
+// encodePartModels puts the models of p's part's slice into a part file, each with its
+// trace and, for multi-class, its class.
+func encodePartModels(p *Predictor, models []*Model, traces [][]IterTrace,
+	out *partFileJSON) error {
+	if len(models) != p.problems() {
+		return fmt.Errorf("ivm: part %v holds %d model slots for %d problems", p.Part, len(models),
+			p.problems())
+	}
+	lo, hi := p.Part.Range(len(models))
+	for c := lo; c < hi; c++ {
+		mj, err := encodeModel(models[c])
+		if err != nil {
+			return err
 		}
+		mj.Trace = traceOf(traces, c)
 		if p.Task == MultiClass {
 			cl := p.Classes[c]
 			mj.Class = &cl
 		}
 		out.Models = append(out.Models, *mj)
 	}
-	return writePart(w, &out)
+	return nil
 }
 
 func writePart(w io.Writer, out *partFileJSON) error {
@@ -170,11 +197,11 @@ func LoadPart(r io.Reader) (*Predictor, error) {
 	if err := doc.Require("task", "classes"); err != nil {
 		return nil, jsonError(err)
 	}
-	p := &Predictor{Task: in.Task, Classes: in.Classes, Scaler: in.Scale, Sharpness: in.Sharpness,
-		LabelNoise: in.LabelNoise, Softmax: in.Softmax,
-		Training: in.Training, Part: in.Part}
+	p := &Predictor{Task: in.Task, Classes: in.Classes, Training: in.Training, Part: in.Part}
+	cal := calibration{Scaler: in.Scale, Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
+		Softmax: in.Softmax}
 	if len(in.Pairs) > 0 {
-		return p.loadPartPairs(&in)
+		return p.loadPartPairs(&in, cal)
 	}
 	if err := in.Part.check(in.Task, p.problems()); err != nil || !in.Part.IsPart() {
 		return nil, fmt.Errorf("ivm: part file with part %v for a %v task of %d classes", in.Part,
@@ -185,7 +212,7 @@ func LoadPart(r io.Reader) (*Predictor, error) {
 		return nil, fmt.Errorf("ivm: part file %v holds %d models, its slice has %d", in.Part,
 			len(in.Models), hi-lo)
 	}
-	p.Models, p.Traces = make([]*Model, p.problems()), make([][]IterTrace, p.problems())
+	models, traces := make([]*Model, p.problems()), make([][]IterTrace, p.problems())
 	for k := range in.Models {
 		c := lo + k
 		if cl := in.Models[k].Class; p.Task == MultiClass && (cl == nil || *cl != p.Classes[c]) {
@@ -196,13 +223,15 @@ func LoadPart(r io.Reader) (*Predictor, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w (part %v, model %d)", err, in.Part, k+1)
 		}
-		p.Models[c], p.Traces[c] = m, in.Models[k].Trace
+		models[c], traces[c] = m, in.Models[k].Trace
 	}
+	p.Kind = newModelsKind(p.Task, models, traces, cal)
 	return p, nil
 }
 
-// loadPartPairs reads a one-vs-one part file's pairs into p.
-func (p *Predictor) loadPartPairs(in *partFileJSON) (*Predictor, error) {
+// loadPartPairs reads a one-vs-one part file's pairs into p; cal is the file's scaling and
+// calibration, of which one-vs-one has the label noise alone.
+func (p *Predictor) loadPartPairs(in *partFileJSON, cal calibration) (*Predictor, error) {
 	k := len(p.Classes)
 	switch {
 	case p.Task != MultiClass || k < 3 || len(in.Models) > 0:
@@ -210,14 +239,14 @@ func (p *Predictor) loadPartPairs(in *partFileJSON) (*Predictor, error) {
 			fmt.Errorf(
 				"ivm: part file with one-vs-one pairs for a %v task of %d classes and %d one-vs-rest models",
 				p.Task, k, len(in.Models))
-	case p.Scaler != nil || p.Sharpness != 1 || p.Softmax:
+	case cal.Scaler != nil || cal.Sharpness != 1 || cal.Softmax:
 		return nil,
 			errors.New("ivm: part file: a one-vs-one model's scaling and calibration are its pairs'")
 	}
 	if err := p.checkClasses(); err != nil {
 		return nil, fmt.Errorf("ivm: part file: %w", err)
 	}
-	pairs := pairCount(k)
+	pairs := multiclass.PairCount(k)
 	if err := in.Part.check(p.Task, pairs); err != nil || !in.Part.IsPart() {
 		return nil, fmt.Errorf("ivm: part file with part %v for %d one-vs-one pairs", in.Part, pairs)
 	}
@@ -226,14 +255,15 @@ func (p *Predictor) loadPartPairs(in *partFileJSON) (*Predictor, error) {
 		return nil, fmt.Errorf("ivm: part file %v holds %d pairs, its slice has %d", in.Part,
 			len(in.Pairs), hi-lo)
 	}
-	p.Pairs = make([]*Predictor, pairs)
+	ovo := &OneVsOneKind{Pairs: make([]*Predictor, pairs), LabelNoise: cal.LabelNoise}
 	for i := range in.Pairs {
 		pp, err := decodePair(&in.Pairs[i], lo+i, p.Classes)
 		if err != nil {
 			return nil, fmt.Errorf("%w (part %v)", err, in.Part)
 		}
-		p.Pairs[lo+i] = pp
+		ovo.Pairs[lo+i] = pp
 	}
+	p.Kind = ovo
 	return p, nil
 }
 
@@ -265,36 +295,56 @@ func MergeParts(parts []*Predictor) (*Predictor, error) {
 		}
 	}
 	first := byIndex[0]
-	out := &Predictor{Task: first.Task, Classes: first.Classes, Scaler: first.Scaler,
-		Sharpness: first.Sharpness, LabelNoise: first.LabelNoise,
-		Softmax: first.Softmax, Training: first.Training}
+	out := &Predictor{Task: first.Task, Classes: first.Classes, Training: first.Training}
 	out.Training.Seconds = 0
+	var models []*Model
+	var traces [][]IterTrace
+	var pairs []*Predictor
 	for _, pt := range byIndex {
 		lo, hi := pt.Part.Range(pt.problems())
-		if pt.Pairs != nil {
-			out.Pairs = append(out.Pairs, pt.Pairs[lo:hi]...)
+		if ovo, ok := pt.Kind.(*OneVsOneKind); ok {
+			pairs = append(pairs, ovo.Pairs[lo:hi]...)
 		} else {
-			out.Models = append(out.Models, pt.Models[lo:hi]...)
-			out.Traces = append(out.Traces, pt.Traces[lo:hi]...)
+			ms, ts, _ := partModels(pt)
+			models, traces = append(models, ms[lo:hi]...), append(traces, ts[lo:hi]...)
 		}
 		out.Training.Seconds += pt.Training.Seconds
 		out.Training.Time = min(out.Training.Time, pt.Training.Time)
 	}
-	if out.Pairs != nil {
+	if pairs != nil {
 		// Each part chose its label noise from its own pairs: the whole model's is
 		// the mean over all of them, as a single run computes it.
-		out.LabelNoise = pairsLabelNoise(out.Pairs)
-		return out, out.checkPairs()
+		out.Kind = &OneVsOneKind{Pairs: pairs, LabelNoise: pairsLabelNoise(pairs)}
+		return out, out.Kind.check(out)
 	}
-	if err := out.check(); err != nil {
+	_, _, cal := partModels(first)
+	if err := checkModels(out, models, cal); err != nil {
 		return nil, fmt.Errorf("ivm: merged model: %w", err)
 	}
+	out.Kind = newModelsKind(out.Task, models, traces, cal)
 	return out, nil
+}
+
+// partModels returns a part's model slots (its one-vs-rest models, or its single model),
+// their traces, and their scaling and calibration; a one-vs-one part has no models, its
+// calibration the label noise alone.
+func partModels(p *Predictor) ([]*Model, [][]IterTrace, calibration) {
+	switch k := p.Kind.(type) {
+	case *OneVsRestKind:
+		return k.Models, k.Traces, k.calibration()
+	case *SingleKind:
+		return []*Model{k.Model}, [][]IterTrace{k.Trace}, k.calibration()
+	case *OneVsOneKind:
+		return nil, nil, calibration{Sharpness: 1, LabelNoise: k.LabelNoise}
+	}
+	return nil, nil, calibration{}
 }
 
 // sameTraining says how part b differs from part a in what every part must share.
 func sameTraining(a, b *Predictor) error {
 	ta, tb := a.Training, b.Training
+	_, _, ca := partModels(a)
+	_, _, cb := partModels(b)
 	switch {
 	case !b.Part.IsPart():
 		return errors.New("ivm: a whole model is not a part")
@@ -311,16 +361,16 @@ func sameTraining(a, b *Predictor) error {
 	case b.Task != a.Task || !slices.Equal(b.Classes, a.Classes):
 		return fmt.Errorf("ivm: part %v is a %v task with classes %v, part %v a %v task with classes %v",
 			b.Part, b.Task, b.Classes, a.Part, a.Task, a.Classes)
-	case (a.Pairs == nil) != (b.Pairs == nil):
+	case isOneVsOne(a) != isOneVsOne(b):
 		return fmt.Errorf(
 			"ivm: part %v and part %v decompose the classes differently (one-vs-rest and one-vs-one)",
 			a.Part, b.Part)
-	case a.Pairs == nil && (b.Sharpness != a.Sharpness || b.LabelNoise != a.LabelNoise ||
-		b.Softmax != a.Softmax):
+	case !isOneVsOne(a) && (cb.Sharpness != ca.Sharpness || cb.LabelNoise != ca.LabelNoise ||
+		cb.Softmax != ca.Softmax):
 		return fmt.Errorf(
 			"ivm: part %v has sharpness %g, label noise %g and softmax %v, part %v %g, %g and %v",
-			b.Part, b.Sharpness, b.LabelNoise, b.Softmax, a.Part, a.Sharpness, a.LabelNoise, a.Softmax)
-	case !sameScaler(a.Scaler, b.Scaler):
+			b.Part, cb.Sharpness, cb.LabelNoise, cb.Softmax, a.Part, ca.Sharpness, ca.LabelNoise, ca.Softmax)
+	case !sameScaler(ca.Scaler, cb.Scaler):
 		return fmt.Errorf("ivm: part %v scales its inputs differently from part %v", b.Part, a.Part)
 	case b.InputDim() != a.InputDim():
 		return fmt.Errorf("ivm: part %v has %d inputs, part %v %d", b.Part, b.InputDim(), a.Part,
@@ -334,14 +384,21 @@ func sameTraining(a, b *Predictor) error {
 	return nil
 }
 
+// isOneVsOne reports whether p is a one-vs-one predictor.
+func isOneVsOne(p *Predictor) bool {
+	_, ovo := p.Kind.(*OneVsOneKind)
+	return ovo
+}
+
 // sharedKernel returns the kernel a part's models were all selected with when none learnt
 // its own (a fixed kernel, or one searched for all classes), else "".
 func sharedKernel(p *Predictor) string {
 	spec := ""
-	for c, m := range p.Models {
+	models, traces, _ := partModels(p)
+	for c, m := range models {
 		switch {
 		case m == nil:
-		case c < len(p.Traces) && len(p.Traces[c]) > 0:
+		case c < len(traces) && len(traces[c]) > 0:
 			return "" // learnt per class by Algorithm 2
 		case spec == "":
 			spec = fmt.Sprint(m.Kernel)

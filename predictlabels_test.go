@@ -53,17 +53,17 @@ func TestPredictLabels(t *testing.T) {
 		}
 		agree := 0
 		for i, g := range got {
-			if g.Prob != nil || g.Var != nil || len(g.Mean) != len(full[i].Mean) {
-				t.Fatalf("%s row %d: %+v, want Label and Mean alone", c.name, i, g)
+			if g.Prob != nil || g.LatentVar != nil || g.Var != 0 || len(g.Latent) != len(full[i].Latent) {
+				t.Fatalf("%s row %d: %+v, want Label, Mean and Latent alone", c.name, i, g)
 			}
-			for m := range g.Mean {
-				if math.Abs(g.Mean[m]-full[i].Mean[m]) > 1e-12*(1+math.Abs(full[i].Mean[m])) {
-					t.Fatalf("%s row %d model %d: mean %v, Predict's %v", c.name, i, m, g.Mean[m], full[i].Mean[m])
+			for m := range g.Latent {
+				if math.Abs(g.Latent[m]-full[i].Latent[m]) > 1e-12*(1+math.Abs(full[i].Latent[m])) {
+					t.Fatalf("%s row %d model %d: mean %v, Predict's %v", c.name, i, m, g.Latent[m], full[i].Latent[m])
 				}
 			}
 			if !c.exact {
-				if want := expectedLabel(p, g.Mean); g.Label != want {
-					t.Fatalf("%s row %d: label %v, want %v from the means %v", c.name, i, g.Label, want, g.Mean)
+				if want := expectedLabel(p, g.Latent); g.Label != want {
+					t.Fatalf("%s row %d: label %v, want %v from the means %v", c.name, i, g.Label, want, g.Latent)
 				}
 			}
 			if g.Label == full[i].Label {
@@ -83,7 +83,7 @@ func TestPredictLabels(t *testing.T) {
 // the largest mean's class, or the class with most pairs' votes (the first of those tied).
 func expectedLabel(p *ivm.Predictor, mean []float64) float64 {
 	k := len(p.Classes)
-	if p.Pairs == nil {
+	if asOVO(p) == nil {
 		best := 0
 		for c := range mean {
 			if mean[c] > mean[best] {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
@@ -206,69 +205,18 @@ type Progress struct {
 }
 
 // Predictor is a trained model as users meet it: the task, the class labels as they were
-// in the training data, the input scaling and one IVM model (one per class for a
-// one-vs-rest multi-class task; a binary Predictor per pair of classes for a one-vs-one
-// one). It is what model files hold (Save, Load).
+// in the training data, and its models with their input scaling and calibration, of one
+// Kind (one IVM model, one per class for a one-vs-rest multi-class task, a binary
+// Predictor per pair of classes for a one-vs-one one, a blend of binary predictors, or a
+// projected model). It is what model files hold (Save, Load).
 type Predictor struct {
 	Task Task
 	// Classes are the labels as in the training data: binary and semi-supervised [negative,
 	// positive], multi-class and ordinal in ascending order; nil for regression.
 	Classes []float64
-	// Scaler is the input scaling (nil: none).
-	Scaler *Scaler
-	// Models holds one model, or for one-vs-rest multi-class one per class (class c's
-	// model tells Classes[c] from the rest); nil for one-vs-one.
-	Models []*Model
-	// Pairs holds a one-vs-one multi-class predictor's binary predictors, one per pair of
-	// classes a < b (Classes[a] its class −1, Classes[b] its class +1), in libsvm's order
-	// (0,1), (0,2), …, (0,K−1), (1,2), …, (K−2,K−1); each has its own scaler, kernel,
-	// sharpness and label noise. nil otherwise; Models and Scaler are nil when it is set.
-	Pairs []*Predictor
-	// Blend holds a binary predictor's members whose class probabilities it averages: the
-	// label regression (labels.go) and the probit model, each with its own kernel,
-	// scaling and calibration (see blend.go). nil otherwise; Models and Scaler are nil
-	// when it is set.
-	Blend []*Predictor
-	// Projected holds a multi-class predictor's projected model (Decomposition Projected):
-	// one regression of all the classes' codes through shared centres, its probabilities
-	// the softmax p_c ∝ exp(a·f_c) of its latents (Softmax set, a is Sharpness). nil
-	// otherwise; Models is nil when it is set.
-	Projected *projected.Model
-	// Traces holds each model's learning trace (nil entries for a fixed kernel).
-	Traces [][]IterTrace
-	// Sharpness is the exponent a of the class probabilities p_c ∝ q_c^a reported for
-	// binary and multi-class tasks, with q_c the model's probabilities (multi-class: the
-	// one-vs-rest p(y=+1)). Normalising the one-vs-rest q_c alone (a = 1) gives
-	// probabilities that are too flat, because each one-vs-rest model is unsure wherever
-	// any class is near; for two classes a is a temperature on the log odds, as Platt
-	// scaling fits one for an SVM. For regression the predictive density is tempered the
-	// same way, N(y; μ, v)^a ∝ N(y; μ, v/a): the predictive variance is divided by a.
-	// With Softmax, a is instead the temperature of p_c ∝ exp(a·z_c) (see Softmax).
-	// Search chooses a by the held-out log loss or density; 1 otherwise.
-	Sharpness float64
-	// Softmax, for a one-vs-rest multi-class task, reports p_c ∝ exp(a·z_c) with z_c =
-	// μ_c/√(1+σ²_c), the latent mean of class c's model (bias included) over its standard
-	// deviation with a unit probit slope added, instead of p_c ∝ q_c^a; a is Sharpness. Where a row
-	// lies between two classes their q_c are both near ½ and the power a moves them little, while z_c
-	// keeps telling them apart, so the softmax can be confident about the pair where the power cannot
-	// (it lowered the test log loss of the same models on USPS, letter and Fashion-MNIST;
-	// bench/RESULTS.md). Search sets it for one-vs-rest unless the power family fits the held-out rows
-	// clearly better (see package search); false otherwise, and in files written before it.
-	Softmax bool
-	// LabelNoise is the weight ε of a uniform distribution over the classes mixed into the
-	// reported probabilities of a binary or multi-class task, p_c = (1−ε) p'_c + ε/K after
-	// the sharpening: the chance that a label is noise. It bounds what one confident
-	// mistake costs (−ln(ε/K) instead of up to 34 nats), which on data with a few
-	// mislabelled or atypical rows is most of the log loss (ionosphere; bench/RESULTS.md).
-	// Search chooses ε with the sharpness by
-	// the held-out log loss, at least 0.001 (no held-out set shows a class impossible); 0
-	// otherwise.
-	LabelNoise float64
-	// Logistic, for a binary task whose model regresses the labels coded ±1 (Gaussian
-	// noise; Fit does so where every row is active, labels.go), maps the model's predictive
-	// mean μ to p(y = +1) = σ(Slope·μ + Offset); Sharpness is then 1 and LabelNoise mixes in
-	// as for a probit model. nil otherwise.
-	Logistic *calib.Logistic
+	// Kind holds the models and how they predict: *SingleKind, *OneVsRestKind,
+	// *OneVsOneKind, *BlendKind or *ProjectedKind.
+	Kind Kind
 	// Baseline holds the model's held-out log loss beside the constant predictor's where
 	// Fit measured both (the default search); nil otherwise. Fit warns when the model does
 	// not beat it.
@@ -280,24 +228,6 @@ type Predictor struct {
 	// Part is the slice of a partitioned training this predictor holds (Config.Part; zero:
 	// the whole model). Models outside it are nil; Save writes a part file.
 	Part Part
-}
-
-// Prediction is a Predictor's output for one input.
-type Prediction struct {
-	// Label is the predicted class as in the training data, or the predictive mean for
-	// regression. A projected model's is the class of its largest latent, which its
-	// calibrated probabilities can rank second on a near tie (see predictProjected).
-	Label float64
-	// Prob holds the probability of each of Predictor.Classes (one-vs-rest multi-class:
-	// the models' p(y=+1), sharpened and normalised, or their softmax (Predictor.Softmax);
-	// one-vs-one: the pairs' probabilities coupled); nil for regression.
-	Prob []float64
-	// Mean and Var hold, per model, the latent mean (bias included) and variance for
-	// classification (one-vs-one: per pair in Predictor.Pairs' order, positive for the
-	// pair's second class, a blended pair's probit model's; a blend: per member, in
-	// Predictor.Blend's order; a projected model: Mean the class latents f_c, Var nil), the
-	// predictive mean and variance for regression.
-	Mean, Var []float64
 }
 
 // DefaultKernel is the kernel Fit uses when Config.Kernel is empty and Algorithm 2 learns
@@ -379,19 +309,10 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.ZeroBias && task != Binary && task != MultiClass && task != SemiSupervised {
-		return nil,
-			fmt.Errorf("ivm: a zero bias start is for the probit and null category models, not a %s task",
-				task)
+	if err := cfg.checkTask(task); err != nil {
+		return nil, err
 	}
-	if cfg.SplitGamma && task != SemiSupervised {
-		return nil, fmt.Errorf("ivm: split γ₋, γ₊ are for the null category model, not a %s task",
-			task)
-	}
-	if cfg.Decomposition < DecomposeAuto || cfg.Decomposition > Projected {
-		return nil, fmt.Errorf("ivm: unknown multi-class decomposition %v", cfg.Decomposition)
-	}
-	p := &Predictor{Task: task, Classes: classes, Sharpness: 1}
+	p := &Predictor{Task: task, Classes: classes}
 	search := !cfg.FixedKernel && cfg.resolveLearning(task) == Search
 	switch dc := cfg.decomposition(n, len(classes), search); {
 	case task == MultiClass && dc == OneVsOne:
@@ -400,7 +321,7 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		}
 		return p, nil
 	case (task == MultiClass || task == Binary || task == Regression) && dc == Projected:
-		if err := p.fitProjected(x, y, &cfg); err != nil {
+		if err := p.fitProjectedKind(x, y, &cfg); err != nil {
 			return nil, err
 		}
 		return p, nil
@@ -409,16 +330,143 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 			fmt.Errorf(
 				"ivm: a projected model is for a binary, multi-class or regression task, not a %v one", task)
 	}
-	if p.Scaler, err = FitScaler(x, cfg.Scale); err != nil {
+	return p.fitModels(x, y, cfg, dim)
+}
+
+// checkTask refuses settings that do not fit the task.
+func (cfg *Config) checkTask(task Task) error {
+	if cfg.ZeroBias && task != Binary && task != MultiClass && task != SemiSupervised {
+		return fmt.Errorf(
+			"ivm: a zero bias start is for the probit and null category models, not a %s task", task)
+	}
+	if cfg.SplitGamma && task != SemiSupervised {
+		return fmt.Errorf("ivm: split γ₋, γ₊ are for the null category model, not a %s task", task)
+	}
+	if cfg.Decomposition < DecomposeAuto || cfg.Decomposition > Projected {
+		return fmt.Errorf("ivm: unknown multi-class decomposition %v", cfg.Decomposition)
+	}
+	return nil
+}
+
+// modelFit is a Predictor in the making on the paths of IVM models (one model,
+// one-vs-rest, a blend): the predictor and the input scaling and calibration its kind will
+// hold, which the search and the label regression choose before any model is fitted.
+type modelFit struct {
+	*Predictor
+	calibration
+	models []*Model
+	traces [][]IterTrace
+}
+
+// predictor sets the predictor's kind to the fitted models' and returns it.
+func (f *modelFit) predictor() *Predictor {
+	f.Kind = newModelsKind(f.Task, f.models, f.traces, f.calibration)
+	return f.Predictor
+}
+
+// selection is what the final selection of Fit's IVM models uses: the kernel spec, the
+// criterion, the active set size d, the candidate rows (nil: all) and, for a blend, the
+// label regression that is the probit model's partner.
+type selection struct {
+	spec      string
+	criterion Criterion
+	d, dFinal int
+	rows      []int
+	partner   *labelMember
+}
+
+// fitModels fits p's IVM models (one model, one per class, or a blend) with the kernel
+// given, learnt by Algorithm 2 or chosen by the search, and sets p's kind.
+func (p *Predictor) fitModels(x mat.Matrix, y []float64, cfg Config, dim int) (*Predictor, error) {
+	f := &modelFit{Predictor: p, calibration: calibration{Sharpness: 1}}
+	var err error
+	if f.Scaler, err = FitScaler(x, cfg.Scale); err != nil {
 		return nil, err
 	}
+	sel, err := f.prepare(x, &cfg, dim)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.FixedKernel && cfg.resolveLearning(p.Task) == Search {
+		if q, err := f.searchKernel(x, y, &cfg, sel); q != nil || err != nil {
+			return q, err
+		}
+	}
+	// One scaled copy of the inputs, made after the search: the search scales only the rows
+	// it uses, so a large data set is never held in two scalings at once.
+	var xs *mat.Dense
+	if sel.rows != nil {
+		xs, err = subset.Scaled(x, f.Scaler, sel.rows)
+		y = subset.Of(y, sel.rows)
+	} else {
+		xs, err = f.Scaler.Apply(x)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if sel.partner != nil {
+		if err := f.fitBlend(xs, y, &cfg, sel); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	if err := f.fitProblems(xs, y, &cfg, sel.spec, sel.criterion, sel.d); err != nil {
+		return nil, err
+	}
+	for _, m := range f.models {
+		if m != nil && sel.rows != nil {
+			for i, r := range m.Active {
+				m.Active[i] = sel.rows[r] // provenance: the training row
+			}
+		}
+	}
+	return f.predictor(), nil
+}
+
+// prepare checks the kernel, the active set size, the criterion, the part and the learning
+// before any work, and returns the selection they make before a search.
+func (f *modelFit) prepare(x mat.Matrix, cfg *Config, dim int) (*selection, error) {
+	task := f.Task
+	spec, err := cfg.kernelSpec(task, dim)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := x.Dims()
+	d, dFinal, err := f.activeSizes(cfg.ActiveSize, n)
+	if err != nil {
+		return nil, err
+	}
+	autoCrit := Entropy
+	if task == Binary || task == MultiClass {
+		autoCrit = ExpectedEntropy
+	}
+	if cfg.Criterion < CriterionAuto || cfg.Criterion > CriterionExpected {
+		return nil, fmt.Errorf("ivm: unknown selection criterion %v", cfg.Criterion)
+	}
+	if err := cfg.Part.check(task, f.problems()); err != nil {
+		return nil, err
+	}
+	if cfg.Learning == Search && (cfg.Kernel != "" || task == Ordinal || task == SemiSupervised) {
+		return nil,
+			fmt.Errorf(
+				"ivm: the search learns rbf+bias+white kernels for binary, multi-class and regression tasks, "+
+					"not a given kernel or a %s task; use Algorithm 2", task)
+	}
+	return &selection{spec: spec, criterion: cfg.Criterion.Resolve(autoCrit), d: d, dFinal: dFinal},
+		nil
+}
+
+// kernelSpec returns the kernel spec Fit starts from (Config.Kernel, or DefaultKernel for
+// dim inputs), checked with the transform before any work, and for a semi-supervised task
+// sets the priors on the process variances unless Learn.Priors is given.
+func (cfg *Config) kernelSpec(task Task, dim int) (string, error) {
 	spec := cfg.Kernel
 	if spec == "" {
 		spec = DefaultKernel(dim)
 	}
 	k0, err := kern.Parse(spec, dim)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if task == SemiSupervised && cfg.Learn.Priors == nil {
 		// The extensions paper's L1 penalty (an exponential prior) on the process
@@ -431,82 +479,35 @@ func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 			}
 		}
 	}
-	if err := cfg.Transform.Apply(k0); err != nil { // checks it before any work
-		return nil, err
-	}
-	problems := p.problems()
-	var rows []int           // the final selection's candidate rows, when not all
-	var partner *labelMember // a binary task's label regression, blended with the probit model
-	d, dFinal, err := p.activeSizes(cfg.ActiveSize, n)
+	return spec, cfg.Transform.Apply(k0)
+}
+
+// searchKernel chooses the kernel, scaling, criterion and calibration by the search and
+// sets the final selection's (sel): the final d, its candidate rows, a binary task's label
+// regression. It returns a projected predictor instead where widenToProjected makes one.
+// The final selection uses the kernel found: cfg.FixedKernel is set.
+func (f *modelFit) searchKernel(x mat.Matrix, y []float64, cfg *Config, sel *selection) (*Predictor,
+	error) {
+	spec, criterion, score, dFinal, err := f.search(x, y, cfg, sel.d, sel.dFinal, sel.criterion)
 	if err != nil {
 		return nil, err
 	}
-	autoCrit := Entropy
-	if task == Binary || task == MultiClass {
-		autoCrit = ExpectedEntropy
+	if q, err := f.widenToProjected(x, y, *cfg); q != nil || err != nil {
+		return q, err
 	}
-	if cfg.Criterion < CriterionAuto || cfg.Criterion > CriterionExpected {
-		return nil, fmt.Errorf("ivm: unknown selection criterion %v", cfg.Criterion)
-	}
-	criterion := cfg.Criterion.Resolve(autoCrit)
-	if err := cfg.Part.check(task, problems); err != nil {
-		return nil, err
-	}
-	if cfg.Learning == Search && (cfg.Kernel != "" || task == Ordinal || task == SemiSupervised) {
-		return nil,
-			fmt.Errorf(
-				"ivm: the search learns rbf+bias+white kernels for binary, multi-class and regression tasks, "+
-					"not a given kernel or a %s task; use Algorithm 2", task)
-	}
-	if !cfg.FixedKernel && cfg.resolveLearning(task) == Search {
-		var score float64
-		if spec, criterion, score, dFinal, err = p.search(x, y, &cfg, d, dFinal, criterion); err != nil {
+	n, _ := x.Dims()
+	if cfg.labelRegression(f.Task, n, sel.d, score) {
+		if spec, criterion, sel.partner, err = f.chooseLabels(x, y, cfg, score, spec,
+			criterion); err != nil {
 			return nil, err
 		}
-		if q, err := p.widenToProjected(x, y, cfg); q != nil || err != nil {
-			return q, err
-		}
-		if cfg.labelRegression(task, n, d, score) {
-			if spec, criterion, partner, err = p.chooseLabels(x, y, &cfg, score, spec,
-				criterion); err != nil {
-				return nil, err
-			}
-		}
-		cfg.FixedKernel = true // the final selection, with the kernel found
-		d = dFinal
-		if cfg.ActiveSize == 0 {
-			rows = candidateRows(n, SearchCandidates(n, d), cfg.Learn.Seed)
-		}
 	}
-	// One scaled copy of the inputs, made after the search: the search scales only the rows
-	// it uses, so a large data set is never held in two scalings at once.
-	var xs *mat.Dense
-	if rows != nil {
-		xs, err = subset.Scaled(x, p.Scaler, rows)
-		y = subset.Of(y, rows)
-	} else {
-		xs, err = p.Scaler.Apply(x)
+	cfg.FixedKernel = true // the final selection, with the kernel found
+	sel.spec, sel.criterion, sel.d = spec, criterion, dFinal
+	if cfg.ActiveSize == 0 {
+		sel.rows = candidateRows(n, SearchCandidates(n, sel.d), cfg.Learn.Seed)
 	}
-	if err != nil {
-		return nil, err
-	}
-	if partner != nil {
-		if err := p.fitBlend(xs, y, &cfg, partner, spec, criterion, d); err != nil {
-			return nil, err
-		}
-		return p, nil
-	}
-	if err := p.fitProblems(xs, y, &cfg, spec, criterion, d); err != nil {
-		return nil, err
-	}
-	for _, m := range p.Models {
-		if m != nil && rows != nil {
-			for i, r := range m.Active {
-				m.Active[i] = rows[r] // provenance: the training row
-			}
-		}
-	}
-	return p, nil
+	return nil, nil
 }
 
 // widenToProjected returns, where the search's kernels did not beat the constant predictor
@@ -521,8 +522,8 @@ func (p *Predictor) widenToProjected(x mat.Matrix, y []float64, cfg Config) (*Pr
 		cfg.Part.IsPart() || p.Task != Binary && p.Task != MultiClass || n < 2*projected.MinRows {
 		return nil, nil
 	}
-	q := &Predictor{Task: p.Task, Classes: p.Classes, Sharpness: 1}
-	if err := q.fitProjected(x, y, &cfg); err != nil {
+	q := &Predictor{Task: p.Task, Classes: p.Classes}
+	if err := q.fitProjectedKind(x, y, &cfg); err != nil {
 		return nil, err
 	}
 	if q.Baseline.Beaten() {
@@ -792,45 +793,22 @@ func codeTargets(task Task, classes, y []float64, c int) ([]float64, float64) {
 
 // InputDim is the number of inputs the predictor expects.
 func (p *Predictor) InputDim() int {
-	for _, members := range [][]*Predictor{p.Pairs, p.Blend} {
-		for _, pp := range members {
-			if pp != nil {
-				return pp.InputDim()
-			}
-		}
+	if p.Kind == nil {
+		return 0
 	}
-	if p.Projected != nil {
-		_, dim := p.Projected.Centres.Dims()
-		return dim
-	}
-	for _, m := range p.Models { // a part's first models may be nil
-		if m != nil {
-			_, dim := m.XActive.Dims()
-			return dim
-		}
-	}
-	return 0
+	return p.Kind.InputDim()
 }
 
-// Predict predicts the rows of x.
-func (p *Predictor) Predict(x mat.Matrix) ([]Prediction, error) {
+// Predict predicts the rows of x (see noise.Prediction for what each field holds).
+func (p *Predictor) Predict(x mat.Matrix) ([]noise.Prediction, error) {
 	if err := p.checkInputs(x); err != nil {
 		return nil, err
 	}
-	if p.Pairs != nil {
-		return p.predictPairs(x)
-	}
-	if p.Blend != nil {
-		return p.predictBlend(x)
-	}
-	if p.Projected != nil {
-		return p.predictProjected(x, true)
-	}
-	return p.predictChecked(x)
+	return p.Kind.predict(p, x)
 }
 
-// checkInputs refuses what no prediction can use: a part's predictor, rows of another
-// width than the model's inputs, values that are not finite.
+// checkInputs refuses what no prediction can use: a part's predictor, a predictor without
+// models, rows of another width than the model's inputs, values that are not finite.
 func (p *Predictor) checkInputs(x mat.Matrix) error {
 	if p.Part.IsPart() {
 		return errPartFile("part " + p.Part.String())
@@ -838,146 +816,33 @@ func (p *Predictor) checkInputs(x mat.Matrix) error {
 	if _, dim := x.Dims(); dim != p.InputDim() {
 		return fmt.Errorf("ivm: %d input columns, the model has %d", dim, p.InputDim())
 	}
-	return engine.CheckFinite(x)
-}
-
-// predictChecked is Predict on inputs already checked (their width, finite values).
-func (p *Predictor) predictChecked(x mat.Matrix) ([]Prediction, error) {
-	out, mus, vss, err := p.latentsAt(x, true)
-	if err != nil {
-		return nil, err
+	if err := engine.CheckFinite(x); err != nil {
+		return err
 	}
-	k := len(p.Models)
-	var np noise.Prediction
-	for c, m := range p.Models {
-		mu, vs := mus[c], vss[c]
-		for i := range out {
-			m.Noise.Predict(&np, mu[i], vs[i])
-			out[i].Mean[c], out[i].Var[c] = np.Mean, np.Var
-			switch {
-			case p.Task == Regression:
-				out[i].Label = np.Mean
-				if p.Sharpness > 0 {
-					out[i].Var[c] /= p.Sharpness
-				}
-			case p.Task == MultiClass:
-				if out[i].Prob == nil {
-					out[i].Prob = make([]float64, k)
-				}
-				out[i].Prob[c] = np.Prob[1]
-			case p.Task == Ordinal:
-				out[i].Prob = slices.Clone(np.Prob)
-				out[i].Label = p.Classes[int(np.Label)]
-			case p.Logistic != nil: // binary, the labels regressed
-				q := p.Logistic.Prob(np.Mean)
-				out[i].Prob = []float64{1 - q, q}
-				out[i].Label = p.binaryLabel(&np)
-			default: // binary, semi-supervised: classes ±1 in the model
-				out[i].Prob = slices.Clone(np.Prob)
-				out[i].Label = p.binaryLabel(&np)
-			}
-			if p.Task != Regression {
-				// The variance of y is not what classification reports: Mean is the
-				// latent mean (with the bias) and Var the latent variance.
-				out[i].Var[c] = vs[i]
-			}
-		}
+	if p.Kind == nil {
+		return errors.New("ivm: a predictor without models cannot predict")
 	}
-	if p.Task == MultiClass || p.Task == Binary {
-		for i := range out {
-			if p.Softmax && p.Task == MultiClass {
-				for c := range out[i].Prob {
-					out[i].Prob[c] = calib.SoftmaxScore(out[i].Mean[c], out[i].Var[c])
-				}
-				calib.Softmax(out[i].Prob, p.Sharpness)
-			} else {
-				calib.Sharpen(out[i].Prob, p.Sharpness)
-			}
-			calib.MixUniform(out[i].Prob, p.LabelNoise)
-			if p.Task == MultiClass {
-				out[i].Label = p.Classes[floats.MaxIdx(out[i].Prob)]
-			}
-		}
-	}
-	return out, nil
-}
-
-// latentsAt scales the (checked) rows x and returns every model's latent means there and,
-// with variances, their variances (see latents), with one Prediction per row whose Mean
-// (and with variances Var) has a place for each model.
-func (p *Predictor) latentsAt(x mat.Matrix, variances bool) (out []Prediction, mus, vss [][]float64,
-	err error) {
-	xs, err := p.Scaler.Apply(x)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	n, _ := x.Dims()
-	out = make([]Prediction, n)
-	k := len(p.Models)
-	for i := range out {
-		out[i].Mean = make([]float64, k)
-		if variances {
-			out[i].Var = make([]float64, k)
-		}
-	}
-	mus, vss = latents(p.Models, xs, variances)
-	return out, mus, vss, nil
+	return nil
 }
 
 // PredictLabels is Predict without the latent variances, whose triangular solves are most of
 // a large model's prediction time (d² flops per row and model, against d for the mean): each
-// Prediction holds Label and Mean alone (Prob and Var nil), as svm-predict without -b gives
-// labels alone. Binary and regression labels are Predict's (the sign of the latent mean, the
-// predictive mean). A one-vs-rest label is the class of the largest latent mean (bias
-// included), which can differ from Predict's where classes are nearly tied; a one-vs-one label
-// is the class with the most pairs' votes, ties to the first, as svm-predict's. Ordinal and
-// semi-supervised labels need the variances, and a blend's its members' probabilities:
-// those get Predict's.
-func (p *Predictor) PredictLabels(x mat.Matrix) ([]Prediction, error) {
-	if p.Task == Ordinal || p.Task == SemiSupervised || p.Blend != nil {
-		return p.Predict(x)
-	}
+// prediction holds Label, Mean and Latent alone (Prob, Var and LatentVar nil or 0), as
+// svm-predict without -b gives labels alone. Binary and regression labels are Predict's (the
+// sign of the latent mean, the predictive mean). A one-vs-rest label is the class of the
+// largest latent mean (bias included), which can differ from Predict's where classes are
+// nearly tied; a one-vs-one label is the class with the most pairs' votes, ties to the first,
+// as svm-predict's. Ordinal and semi-supervised labels need the variances, and a blend's its
+// members' probabilities: those get Predict's.
+func (p *Predictor) PredictLabels(x mat.Matrix) ([]noise.Prediction, error) {
 	if err := p.checkInputs(x); err != nil {
 		return nil, err
 	}
-	if p.Pairs != nil {
-		return p.votePairs(x)
-	}
-	if p.Projected != nil {
-		return p.predictProjected(x, false)
-	}
-	return p.labelsChecked(x)
-}
-
-// labelsChecked is PredictLabels on inputs already checked, for one model or one-vs-rest.
-func (p *Predictor) labelsChecked(x mat.Matrix) ([]Prediction, error) {
-	out, mus, _, err := p.latentsAt(x, false)
-	if err != nil {
-		return nil, err
-	}
-	var np noise.Prediction
-	for c, m := range p.Models {
-		for i := range out {
-			m.Noise.Predict(&np, mus[c][i], 0)
-			out[i].Mean[c] = np.Mean
-			switch p.Task {
-			case Regression:
-				out[i].Label = np.Mean
-			case Binary:
-				out[i].Label = p.binaryLabel(&np)
-			}
-		}
-	}
-	if p.Task == MultiClass {
-		for i := range out {
-			out[i].Label = p.Classes[floats.MaxIdx(out[i].Mean)]
-		}
-	}
-	return out, nil
+	return p.Kind.predictLabels(p, x)
 }
 
 // PredictRows is Predict on inputs given as rows.
-func (p *Predictor) PredictRows(rows [][]float64) ([]Prediction, error) {
+func (p *Predictor) PredictRows(rows [][]float64) ([]noise.Prediction, error) {
 	x, err := denseRows(rows)
 	if err != nil {
 		return nil, err
@@ -1002,7 +867,7 @@ func checkTraining(x mat.Matrix, y []float64) (n, dim int, err error) {
 
 // activeSizes returns the d the search scores kernels at and the d of the final model for
 // Config.ActiveSize d of n rows (0: DefaultActiveSize and SearchActiveSize).
-func (p *Predictor) activeSizes(d, n int) (dSearch, dFinal int, err error) {
+func (p *modelFit) activeSizes(d, n int) (dSearch, dFinal int, err error) {
 	switch {
 	case d < 0:
 		return 0, 0, fmt.Errorf("ivm: active set size %d", d)
@@ -1020,7 +885,7 @@ func (p *Predictor) activeSizes(d, n int) (dSearch, dFinal int, err error) {
 // held-out search (package search) and sets p's scaler, sharpness and label noise.
 // The score is the chosen kernel's held-out −ln p(y) per row, dFinal the final model's
 // active set size (see search.Result).
-func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int,
+func (p *modelFit) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int,
 	criterion Criterion) (string, Criterion, float64, int, error) {
 	task, problems := p.Task, p.problems()
 	auto := cfg.Criterion == CriterionAuto
@@ -1071,28 +936,9 @@ func (p *Predictor) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int
 	return res.Spec, res.Criterion, res.Score, res.ActiveSize, nil
 }
 
-// binaryLabel is the class a binary (or semi-supervised) model's prediction np gives: the
-// positive one where p(+1) > ½, which for a label regression is where its logistic map says
-// so, and otherwise where the noise model's label is +1.
-func (p *Predictor) binaryLabel(np *noise.Prediction) float64 {
-	if p.Logistic != nil && p.Logistic.Prob(np.Mean) > 0.5 || p.Logistic == nil && np.Label > 0 {
-		return p.Classes[1]
-	}
-	return p.Classes[0]
-}
-
-// noiseName is the noise model of p's binary problems: the task's, or Gaussian for a
-// label regression.
-func (p *Predictor) noiseName() string {
-	if p.Logistic != nil {
-		return "gaussian"
-	}
-	return p.Task.noiseName()
-}
-
 // labelMember is a binary task's label regression to be fitted with its kernel spec.
 type labelMember struct {
-	p    *Predictor
+	p    *modelFit
 	spec string
 }
 
@@ -1103,7 +949,7 @@ type labelMember struct {
 // criterion (every row is active: the criterion orders them only); blended with the probit
 // model (blend.go), it returns spec and criterion as they were, for the probit member, and
 // the label regression as the partner; else spec and criterion alone.
-func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit float64,
+func (p *modelFit) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit float64,
 	spec string, criterion Criterion) (string, Criterion, *labelMember, error) {
 	yc, _ := codeTargets(Binary, p.Classes, y, 0)
 	res, err := exactgp.FitLabels(x, p.Scaler, yc)
@@ -1130,8 +976,9 @@ func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit 
 	}
 	switch {
 	case blend:
-		labels := &Predictor{Task: Binary, Classes: p.Classes, Scaler: p.Scaler, Sharpness: 1,
-			LabelNoise: res.LabelNoise, Logistic: &res.Logistic}
+		labels := &modelFit{Predictor: &Predictor{Task: Binary, Classes: p.Classes},
+			calibration: calibration{Scaler: p.Scaler, Sharpness: 1, LabelNoise: res.LabelNoise,
+				Logistic: &res.Logistic}}
 		return spec, criterion, &labelMember{p: labels, spec: res.Spec}, nil
 	case alone:
 		p.Logistic, p.LabelNoise, p.Sharpness = &res.Logistic, res.LabelNoise, 1
@@ -1144,7 +991,7 @@ func (p *Predictor) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit 
 // marginal likelihood chooses the kernel, with a length scale per input (package exactgp), on
 // inputs scaled by p.Scaler. Its one progress report counts the likelihood's evaluations
 // and scores the leave-one-out predictions.
-func (p *Predictor) searchExact(x mat.Matrix, y []float64, cfg *Config) (string, Criterion, float64,
+func (p *modelFit) searchExact(x mat.Matrix, y []float64, cfg *Config) (string, Criterion, float64,
 	error) {
 	n, _ := x.Dims()
 	if err := search.CheckRows(n); err != nil {
@@ -1169,7 +1016,7 @@ func (p *Predictor) searchExact(x mat.Matrix, y []float64, cfg *Config) (string,
 
 // fitProblems fits p's binary problems (one per class for multi-class, or only a
 // partitioned training's slice of them) on the scaled inputs xs with the kernel spec.
-func (p *Predictor) fitProblems(xs *mat.Dense, y []float64, cfg *Config, spec string,
+func (p *modelFit) fitProblems(xs *mat.Dense, y []float64, cfg *Config, spec string,
 	criterion Criterion, d int) error {
 	// A partitioned training dispatches only its slice of the problems. Everything above
 	// (task, classes, scaling, the kernel search, d, sharpness) and anything else shared by
@@ -1193,16 +1040,16 @@ func (p *Predictor) fitProblems(xs *mat.Dense, y []float64, cfg *Config, spec st
 			cfg.Progress(pr)
 		}
 	}
-	p.Models = make([]*Model, problems)
-	p.Traces = make([][]IterTrace, problems)
+	p.models = make([]*Model, problems)
+	p.traces = make([][]IterTrace, problems)
 	errs := make([]error, problems)
 	pool.ForEach(last-first, parallel, func(i int) {
 		c := first + i
 		job := problem{index: c, count: problems, d: d, spec: spec, transform: cfg.Transform,
 			criterion: criterion,
-			workers:   max(1, workers/parallel), cfg: cfg, report: report, noise: p.noiseName()}
+			workers:   max(1, workers/parallel), cfg: cfg, report: report, noise: p.noiseName(p.Task)}
 		job.y, job.class = codeTargets(task, classes, y, c)
-		p.Models[c], p.Traces[c], errs[c] = job.run(xs, task)
+		p.models[c], p.traces[c], errs[c] = job.run(xs, task)
 	})
 	for c, err := range errs {
 		if err != nil {

@@ -31,8 +31,9 @@ func TestFitZeroBias(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
-			v := make([]float64, p.Models[0].Noise.NumParams())
-			p.Models[0].Noise.Params(v)
+			nm := asSingle(p).Model.Noise
+			v := make([]float64, nm.NumParams())
+			nm.Params(v)
 			return v[0]
 		}
 		// One positive in three: the toolbox's start is Φ⁻¹(1/3) ≈ −0.43.
@@ -63,7 +64,7 @@ func TestFitSplitGamma(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		nm := p.Models[0].Noise.(*noise.NullCategory)
+		nm := asSingle(p).Model.Noise.(*noise.NullCategory)
 		if nm.Split != split {
 			t.Fatalf("Split %v in the model, want %v", nm.Split, split)
 		}

@@ -63,7 +63,8 @@ func roundTrip(t *testing.T, p *ivm.Predictor, x mat.Matrix) *ivm.Predictor {
 		t.Fatal(err)
 	}
 	for i := range a {
-		if a[i].Label != b[i].Label || !equalFloats(a[i].Prob, b[i].Prob) || !equalFloats(a[i].Mean, b[i].Mean) || !equalFloats(a[i].Var, b[i].Var) {
+		if a[i].Label != b[i].Label || !equalFloats(a[i].Prob, b[i].Prob) || a[i].Mean != b[i].Mean || a[i].Var != b[i].Var ||
+			!equalFloats(a[i].Latent, b[i].Latent) || !equalFloats(a[i].LatentVar, b[i].LatentVar) {
 			t.Fatalf("row %d: %+v before the round trip, %+v after", i, a[i], b[i])
 		}
 	}
@@ -102,8 +103,8 @@ func TestFitMultiClassParallel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Task != ivm.MultiClass || !equalFloats(p.Classes, []float64{2, 5, 7, 9}) || len(p.Models) != 4 {
-		t.Fatalf("task %v classes %v with %d models", p.Task, p.Classes, len(p.Models))
+	if p.Task != ivm.MultiClass || !equalFloats(p.Classes, []float64{2, 5, 7, 9}) || len(modelsOf(p)) != 4 {
+		t.Fatalf("task %v classes %v with %d models", p.Task, p.Classes, len(modelsOf(p)))
 	}
 	if reports == 0 {
 		t.Error("no progress reports")
@@ -118,7 +119,7 @@ func TestFitMultiClassParallel(t *testing.T) {
 		for _, v := range q.Prob {
 			sum += v
 		}
-		if math.Abs(sum-1) > 1e-12 || len(q.Mean) != 4 {
+		if math.Abs(sum-1) > 1e-12 || len(q.Latent) != 4 {
 			t.Fatalf("row %d: probabilities %v sum to %g", i, q.Prob, sum)
 		}
 	}
@@ -140,8 +141,8 @@ func TestFitTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Task != ivm.Binary || p.Scaler == nil || !equalFloats(p.Classes, []float64{3, 8}) {
-		t.Fatalf("task %v scaler %v classes %v", p.Task, p.Scaler, p.Classes)
+	if p.Task != ivm.Binary || asSingle(p).Scaler == nil || !equalFloats(p.Classes, []float64{3, 8}) {
+		t.Fatalf("task %v scaler %v classes %v", p.Task, asSingle(p).Scaler, p.Classes)
 	}
 	if acc := accuracy(t, p, xt, yt); acc < 0.9 {
 		t.Errorf("binary accuracy %.3f", acc)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/internal/subset"
+	"github.com/ivmlab/ivm/noise"
 	"github.com/ivmlab/ivm/projected"
 )
 
@@ -27,7 +28,7 @@ var errProjectedPart = errors.New(
 // projectedScalings', the rbf kernel's width and λ, and fits the class probabilities (a
 // softmax with label noise) or the predictive variance; where the model does not beat the
 // constant predictor there, it becomes that predictor, with a warning.
-func (p *Predictor) fitProjected(x mat.Matrix, y []float64, cfg *Config) error {
+func (p *projectedFit) fitProjected(x mat.Matrix, y []float64, cfg *Config) error {
 	switch {
 	case cfg.Part.IsPart():
 		return errProjectedPart
@@ -79,30 +80,30 @@ func projectedProgress(pr projected.Progress) Progress {
 		Done: pr.Done}
 }
 
-// predictProjected is Predict for a projected model, on checked inputs. Prediction.Mean
-// holds the class latents f_c (Var is nil: the model's probabilities do not use them), and
+// predictProjected is Predict for a projected model, on checked inputs. Latent holds the
+// class latents f_c (LatentVar is nil: the probabilities do not use them), and
 // Label is the class of the largest: the regression's own decision. The probabilities,
 // a map fitted to a few thousand held-out rows for their log loss, can rank a near tie
 // the other way; their argmax was the less accurate decision (measured in bench/RESULTS.md,
 // search for 86.71).
-func (p *Predictor) predictProjected(x mat.Matrix, probs bool) ([]Prediction, error) {
+func (p *projectedFit) predictProjected(x mat.Matrix, probs bool) ([]noise.Prediction, error) {
 	xs, err := p.Scaler.Apply(x)
 	if err != nil {
 		return nil, err
 	}
 	f := p.Projected.Latents(xs)
 	n, _ := x.Dims()
-	out := make([]Prediction, n)
+	out := make([]noise.Prediction, n)
 	for i := range out {
-		out[i].Mean = slices.Clone(f.RawRowView(i))
-		z := p.Projected.Scores(out[i].Mean)
+		out[i].Latent = slices.Clone(f.RawRowView(i))
+		z := p.Projected.Scores(out[i].Latent)
 		if p.Task == Regression {
 			if math.IsNaN(z[0]) || math.IsInf(z[0], 0) {
 				return nil,
 					fmt.Errorf(
 						"ivm: the projected model's prediction at row %d is not finite: its weights overflow", i+1)
 			}
-			out[i].Label, out[i].Mean, out[i].Var = z[0], z, []float64{p.Projected.NoiseVar}
+			out[i].Label, out[i].Mean, out[i].Var, out[i].Latent = z[0], z[0], p.Projected.NoiseVar, nil
 			continue
 		}
 		if floats.HasNaN(z) || math.IsInf(floats.Max(z), 0) || math.IsInf(floats.Min(z), 0) {
@@ -111,7 +112,7 @@ func (p *Predictor) predictProjected(x mat.Matrix, probs bool) ([]Prediction, er
 					"ivm: the projected model's class scores at row %d are not finite: its weights or score map "+
 						"overflow", i+1)
 		}
-		out[i].Label = p.Classes[floats.MaxIdx(out[i].Mean)]
+		out[i].Label = p.Classes[floats.MaxIdx(out[i].Latent)]
 		if probs {
 			calib.Softmax(z, 1)
 			calib.MixUniform(z, p.LabelNoise)
@@ -122,7 +123,7 @@ func (p *Predictor) predictProjected(x mat.Matrix, probs bool) ([]Prediction, er
 }
 
 // checkProjected validates a projected predictor read from a file.
-func (p *Predictor) checkProjected() error {
+func (p *projectedFit) checkProjected() error {
 	switch {
 	case p.Task == Binary && len(p.Classes) != 2 || p.Task == MultiClass && len(p.Classes) < 3:
 		return fmt.Errorf("a projected model of a %v task with %d classes", p.Task, len(p.Classes))
@@ -145,7 +146,7 @@ func (p *Predictor) checkProjected() error {
 }
 
 // checkScaler checks a projected predictor's input scaling against its centres.
-func (p *Predictor) checkScaler() error {
+func (p *projectedFit) checkScaler() error {
 	if p.Scaler != nil {
 		return p.Scaler.Check(p.InputDim())
 	}

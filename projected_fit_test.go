@@ -45,10 +45,10 @@ func TestFitProjected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Projected == nil || p.Models != nil || !p.Softmax || p.Sharpness != 1 {
-		t.Fatalf("Fit made %+v", p)
+	if k := asProjected(p); k == nil || !k.Softmax || k.Sharpness != 1 {
+		t.Fatalf("Fit made %+v", p.Kind)
 	}
-	if m, _ := p.Projected.Centres.Dims(); m != 300 {
+	if m, _ := asProjected(p).Projected.Centres.Dims(); m != 300 {
 		t.Errorf("%d centres, want the 300 asked for", m)
 	}
 	preds, err := p.Predict(xt)
@@ -61,11 +61,12 @@ func TestFitProjected(t *testing.T) {
 	}
 	right, agree, loss := 0, 0, 0.0
 	for i, q := range preds {
-		if math.Abs(floats.Sum(q.Prob)-1) > 1e-12 || len(q.Mean) != 4 || q.Var != nil {
+		if math.Abs(floats.Sum(q.Prob)-1) > 1e-12 || len(q.Latent) != 4 || q.LatentVar != nil || q.Var != 0 ||
+			q.Mean != q.Latent[floats.MaxIdx(q.Prob)] {
 			t.Fatalf("row %d: %+v", i, q)
 		}
-		if q.Label != p.Classes[floats.MaxIdx(q.Mean)] || labels[i].Label != q.Label {
-			t.Fatalf("row %d: label %v, latents %v, PredictLabels %v", i, q.Label, q.Mean, labels[i].Label)
+		if q.Label != p.Classes[floats.MaxIdx(q.Latent)] || labels[i].Label != q.Label {
+			t.Fatalf("row %d: label %v, latents %v, PredictLabels %v", i, q.Label, q.Latent, labels[i].Label)
 		}
 		if q.Label == p.Classes[floats.MaxIdx(q.Prob)] {
 			agree++
@@ -91,7 +92,7 @@ func TestFitProjected(t *testing.T) {
 		t.Errorf("progress: first %+v, last %+v", reports[0], last)
 	}
 	back, file := reloaded(t, p, xt)
-	if back.Projected == nil || !strings.Contains(file, `"projected"`) || strings.Contains(file, `"models"`) {
+	if asProjected(back) == nil || !strings.Contains(file, `"projected"`) || strings.Contains(file, `"models"`) {
 		t.Error("the file does not hold the projected model alone")
 	}
 }
@@ -171,11 +172,6 @@ func TestLoadRefusesMalformedProjected(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: Load gave %v, want an error naming %q", name, err, c.want)
 		}
-	}
-	// A predictor holding a projected model and one-vs-rest models is not saved.
-	p.Models = []*Model{nil}
-	if err := p.Save(&bytes.Buffer{}); err == nil {
-		t.Error("Save wrote a predictor with a projected model and other models")
 	}
 }
 

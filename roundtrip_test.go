@@ -81,7 +81,8 @@ func TestPredictorRoundTripBits(t *testing.T) {
 		}
 		for i := range a {
 			if !sameBits([]float64{a[i].Label}, []float64{b[i].Label}) || !sameBits(a[i].Prob, b[i].Prob) ||
-				!sameBits(a[i].Mean, b[i].Mean) || !sameBits(a[i].Var, b[i].Var) {
+				!sameBits([]float64{a[i].Mean, a[i].Var}, []float64{b[i].Mean, b[i].Var}) ||
+				!sameBits(a[i].Latent, b[i].Latent) || !sameBits(a[i].LatentVar, b[i].LatentVar) {
 				t.Fatalf("%v, row %d: %+v before Save, %+v after Load", c.task, i, a[i], b[i])
 			}
 		}

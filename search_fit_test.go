@@ -36,22 +36,23 @@ func TestSearchSharesOneKernelAcrossClasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Models) != 4 || len(p.Traces[0]) != 0 {
-		t.Fatalf("%d models, trace %v: want 4 one-vs-rest models chosen by the search (no Algorithm 2 trace)", len(p.Models), p.Traces[0])
+	ovr := asOVR(p)
+	if ovr == nil || len(ovr.Models) != 4 || len(ovr.Traces[0]) != 0 {
+		t.Fatalf("kind %+v: want 4 one-vs-rest models chosen by the search (no Algorithm 2 trace)", p.Kind)
 	}
-	spec := p.Models[0].Kernel.(*kern.Sum).String()
-	for c, m := range p.Models {
+	spec := ovr.Models[0].Kernel.(*kern.Sum).String()
+	for c, m := range ovr.Models {
 		if s := m.Kernel.(*kern.Sum).String(); s != spec {
 			t.Errorf("class %d's kernel %s, class 0's %s: want one kernel", c, s, spec)
 		}
 	}
-	if lo, hi := 0.5, 4.0; p.Softmax {
+	if lo, hi := 0.5, 4.0; ovr.Softmax {
 		lo, hi = 0.25, 16
-		if !(p.Sharpness >= lo && p.Sharpness <= hi) {
-			t.Errorf("softmax temperature %v outside the searched [%v, %v]", p.Sharpness, lo, hi)
+		if !(ovr.Sharpness >= lo && ovr.Sharpness <= hi) {
+			t.Errorf("softmax temperature %v outside the searched [%v, %v]", ovr.Sharpness, lo, hi)
 		}
-	} else if !(p.Sharpness >= lo && p.Sharpness <= hi) {
-		t.Errorf("sharpness %v outside the searched [%v, %v]", p.Sharpness, lo, hi)
+	} else if !(ovr.Sharpness >= lo && ovr.Sharpness <= hi) {
+		t.Errorf("sharpness %v outside the searched [%v, %v]", ovr.Sharpness, lo, hi)
 	}
 	if acc := accuracy(t, p, xt, yt); acc < 0.93 {
 		t.Errorf("test accuracy %.3f, want ≥ 0.93", acc)
@@ -118,9 +119,9 @@ func testRegressionErrorBars(t *testing.T, d int) {
 	}
 	mse, covered := 0.0, 0
 	for i, pr := range preds {
-		e := yt[i] - pr.Mean[0]
+		e := yt[i] - pr.Mean
 		mse += e * e / float64(len(yt))
-		if math.Abs(e) <= 1.96*math.Sqrt(pr.Var[0]) {
+		if math.Abs(e) <= 1.96*math.Sqrt(pr.Var) {
 			covered++
 		}
 	}
@@ -148,20 +149,20 @@ func TestSharpnessInModelFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q.Sharpness != p.Sharpness || p.Sharpness == 1 {
-		t.Errorf("sharpness %v read back as %v (want a searched value ≠ 1, kept)", p.Sharpness, q.Sharpness)
+	if asOVR(q).Sharpness != asOVR(p).Sharpness || asOVR(p).Sharpness == 1 {
+		t.Errorf("sharpness %v read back as %v (want a searched value ≠ 1, kept)", asOVR(p).Sharpness, asOVR(q).Sharpness)
 	}
 	bad := bytes.Replace(b.Bytes(), []byte(`"sharpness": `), []byte(`"sharpness": -`), 1)
 	if _, err := ivm.Load(bytes.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "sharpness") {
 		t.Errorf("a negative sharpness: %v, want an error naming it", err)
 	}
-	p.Sharpness = 1
+	asOVR(p).Sharpness = 1
 	b.Reset()
 	p.Save(&b)
 	if bytes.Contains(b.Bytes(), []byte("sharpness")) {
 		t.Error("sharpness 1 is written; files without it must mean 1")
 	}
-	if q, err := ivm.Load(&b); err != nil || q.Sharpness != 1 {
+	if q, err := ivm.Load(&b); err != nil || asOVR(q).Sharpness != 1 {
 		t.Errorf("a file without sharpness: %v, %v", q, err)
 	}
 }
@@ -174,7 +175,7 @@ func TestLabelNoiseInModelFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.LabelNoise = 0.03
+	asOVO(p).LabelNoise = 0.03
 	want, err := p.Predict(x)
 	if err != nil {
 		t.Fatal(err)
@@ -232,11 +233,11 @@ func TestFitChoosesFromCandidatePool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := p.Models[0]
+	m := asSingle(p).Model
 	if m.Size() != d {
 		t.Fatalf("%d active points, want SearchActiveSize = %d", m.Size(), d)
 	}
-	xs, err := p.Scaler.Apply(x)
+	xs, err := asSingle(p).Scaler.Apply(x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func TestSearchKeepsSizeWhereNothingIsLeft(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := len(p.Models[0].Active); got != tc.want {
+			if got := len(modelsOf(p)[0].Active); got != tc.want {
 				t.Errorf("%d active points, want %d", got, tc.want)
 			}
 		})

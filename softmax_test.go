@@ -19,7 +19,8 @@ func TestSoftmaxProbabilities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Softmax, p.Sharpness, p.LabelNoise = true, 1.7, 0.01
+	ovr := asOVR(p)
+	ovr.Softmax, ovr.Sharpness, ovr.LabelNoise = true, 1.7, 0.01
 	got, err := p.Predict(x)
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +30,7 @@ func TestSoftmaxProbabilities(t *testing.T) {
 		w := make([]float64, k)
 		sum := 0.0
 		for c := range w {
-			w[c] = math.Exp(1.7 * pr.Mean[c] / math.Sqrt(1+pr.Var[c]))
+			w[c] = math.Exp(1.7 * pr.Latent[c] / math.Sqrt(1+pr.LatentVar[c]))
 			sum += w[c]
 		}
 		best := 0
@@ -104,13 +105,13 @@ func TestSoftmaxRefused(t *testing.T) {
 		pt := fitPart(t, func(pt ivm.Part) (*ivm.Predictor, error) {
 			return ivm.Fit(x, y, ivm.Config{FixedKernel: true, ActiveSize: 8, Decomposition: ivm.OneVsRest, Part: pt})
 		}, ivm.Part{Index: i, Count: 2})
-		pt.Softmax = i == 1
-		if pt.Softmax {
+		asOVR(pt).Softmax = i == 1
+		if asOVR(pt).Softmax {
 			var b bytes.Buffer
 			if err := pt.Save(&b); err != nil {
 				t.Fatal(err)
 			}
-			if back, err := ivm.LoadPart(&b); err != nil || !back.Softmax {
+			if back, err := ivm.LoadPart(&b); err != nil || !asOVR(back).Softmax {
 				t.Fatalf("a part file with softmax read back as %v, %v", back, err)
 			}
 		}
@@ -119,9 +120,9 @@ func TestSoftmaxRefused(t *testing.T) {
 	if _, err := ivm.MergeParts(parts); err == nil || !strings.Contains(err.Error(), "softmax") {
 		t.Errorf("parts with and without softmax: %v, want a refusal naming it", err)
 	}
-	parts[0].Softmax = true
+	asOVR(parts[0]).Softmax = true
 	m, err := ivm.MergeParts(parts)
-	if err != nil || !m.Softmax {
+	if err != nil || !asOVR(m).Softmax {
 		t.Errorf("parts both with softmax: merged %v, %v; want a softmax model", m, err)
 	}
 }

@@ -39,29 +39,13 @@ type Model interface {
 	// Tasks are the names of the tasks a row may name, nil when rows need no task.
 	Tasks() []string
 	// Predict predicts the rows of x; tasks names each row's task (nil when Tasks is nil).
-	// Label is the predicted class or the predictive mean, Prob the class probabilities,
-	// Mean and Var the predictive mean and variance of a regression (of a classifier: the
-	// family's latent, as its Predict documents).
+	// Each field means what noise.Prediction says, for every family.
 	Predict(x *mat.Dense, tasks []string) ([]noise.Prediction, error)
 	// Save writes the model in its format.
 	Save(w io.Writer) error
 	// Unwrap returns the family's own model (*ivm.Predictor, *multitask.Model,
 	// *ssmtr.Model, *archipelago.Model), for a program that needs more than this interface.
 	Unwrap() any
-}
-
-// Latent is a classifier's latent posterior at one row: the mean and variance of each of
-// its models (an IVM's one-vs-rest models, one-vs-one pairs or blended members; a
-// multi-task IVM's task). Var is nil when the latents have no variance (a projected IVM).
-type Latent struct {
-	Mean, Var []float64
-}
-
-// LatentPredictor is implemented by the classifiers whose predictions, as `ivm predict
-// -prob` writes them, carry their latent posteriors beside the class probabilities.
-type LatentPredictor interface {
-	// PredictLatent is Predict that also returns every row's latent posterior.
-	PredictLatent(x *mat.Dense, tasks []string) ([]noise.Prediction, []Latent, error)
 }
 
 // Format is a model-file format a family reads.

@@ -60,16 +60,12 @@ func anyFamilyModels(t testing.TB) map[string]struct {
 	must(err)
 	pr, err := p.Predict(test)
 	must(err)
-	ivmPreds := make([]noise.Prediction, len(pr))
-	for i, q := range pr {
-		ivmPreds[i] = noise.Prediction{Label: q.Label, Prob: q.Prob, Mean: q.Mean[0], Var: q.Var[0]}
-	}
 	out[ivm.ModelFormat] = struct {
 		save  func(*bytes.Buffer) error
 		x     *mat.Dense
 		task  []string
 		preds []noise.Prediction
-	}{func(b *bytes.Buffer) error { return p.Save(b) }, test, nil, ivmPreds}
+	}{func(b *bytes.Buffer) error { return p.Save(b) }, test, nil, pr}
 
 	mt, err := multitask.Fit(x, y, task, multitask.Config{Kernel: "rbf+bias+white(variance=0.01)", ActiveSize: 20, FixedKernel: true})
 	must(err)
@@ -233,7 +229,7 @@ func FuzzLoad(f *testing.F) {
 // throughLoad fits three blobs with cfg, saves the model, reads it back with Load and
 // returns Load's predictions and the fitted model's own; Load's latents must be the fitted
 // model's, every model's mean and variance.
-func throughLoad(t *testing.T, cfg ivm.Config, seed uint64, perClass int) ([]noise.Prediction, []ivm.Prediction) {
+func throughLoad(t *testing.T, cfg ivm.Config, seed uint64, perClass int) ([]noise.Prediction, []noise.Prediction) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 9))
 	x, y := blobs(rng, perClass, [][]float64{{0, 0}, {3, 0}, {0, 3}}, []float64{1, 2, 3}, 0.7)
@@ -257,24 +253,20 @@ func throughLoad(t *testing.T, cfg ivm.Config, seed uint64, perClass int) ([]noi
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, latents, err := m.(family.LatentPredictor).PredictLatent(x, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, l := range latents {
-		if !slices.Equal(l.Mean, want[i].Mean) || !slices.Equal(l.Var, want[i].Var) {
-			t.Fatalf("row %d: latents %+v after Load, %+v in process", i, l, want[i])
+	for i, g := range got {
+		if !slices.Equal(g.Latent, want[i].Latent) || !slices.Equal(g.LatentVar, want[i].LatentVar) {
+			t.Fatalf("row %d: latents %+v after Load, %+v in process", i, g, want[i])
 		}
 	}
 	return got, want
 }
 
-// A one-vs-one model's latents are its pairs', not its classes': Load's model reports no
-// latent in Predict (PredictLatent gives the pairs').
+// A one-vs-one model's latents are its pairs', not its classes': no model stands for the
+// predicted class, and Mean and Var are 0 (Latent holds the pairs').
 func TestLoadOneVsOne(t *testing.T) {
 	got, want := throughLoad(t, ivm.Config{Decomposition: ivm.OneVsOne}, 5, 20)
 	for i, g := range got {
-		if len(want[i].Mean) != 3 || g.Label != want[i].Label || !slices.Equal(g.Prob, want[i].Prob) || g.Mean != 0 || g.Var != 0 {
+		if len(want[i].Latent) != 3 || g.Label != want[i].Label || !slices.Equal(g.Prob, want[i].Prob) || g.Mean != 0 || g.Var != 0 {
 			t.Fatalf("row %d: %+v after Load, %+v in process", i, g, want[i])
 		}
 	}
@@ -286,7 +278,7 @@ func TestLoadProjected(t *testing.T) {
 	got, want := throughLoad(t, ivm.Config{Decomposition: ivm.Projected}, 3, 25)
 	for i, g := range got {
 		k := floats.MaxIdx(want[i].Prob)
-		if g.Label != want[i].Label || !slices.Equal(g.Prob, want[i].Prob) || g.Mean != want[i].Mean[k] || g.Var != 0 {
+		if g.Label != want[i].Label || !slices.Equal(g.Prob, want[i].Prob) || g.Mean != want[i].Latent[k] || g.Var != 0 {
 			t.Fatalf("row %d: %+v after Load, %+v in process", i, g, want[i])
 		}
 	}

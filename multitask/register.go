@@ -38,21 +38,15 @@ func (f familyModel) Tasks() []string {
 	return names
 }
 
+// Predict is Model.Predict with, for a classifier, each row's latent posterior mean and
+// variance in Latent and LatentVar (Model.PredictLatent's, without the noise model's bias).
 func (f familyModel) Predict(x *mat.Dense, tasks []string) ([]noise.Prediction, error) {
-	return f.m.Predict(x, tasks)
-}
-
-// PredictLatent is Predict with each row's latent posterior mean and variance
-// (Model.PredictLatent's, without the noise model's bias).
-func (f familyModel) PredictLatent(x *mat.Dense, tasks []string) ([]noise.Prediction,
-	[]family.Latent, error) {
 	preds, mu, vs, err := f.m.PredictLatent(x, tasks)
-	if err != nil {
-		return nil, nil, err
+	if err != nil || f.m.Classes() == nil {
+		return preds, err
 	}
-	latents := make([]family.Latent, len(preds))
-	for i := range latents {
-		latents[i] = family.Latent{Mean: mu[i : i+1], Var: vs[i : i+1]}
+	for i := range preds {
+		preds[i].Latent, preds[i].LatentVar = mu[i:i+1], vs[i:i+1]
 	}
-	return preds, latents, nil
+	return preds, nil
 }

@@ -71,15 +71,31 @@ type ExactSite interface {
 	Site(n int, y float64) (m, beta float64)
 }
 
-// Prediction is a noise model's output at one latent marginal.
+// Prediction is a prediction at one input: a noise model's at one latent marginal, and
+// every model family's (the root package's Predictor, multitask, ssmtr, archipelago), whose
+// fields mean the same whatever the model's shape.
 type Prediction struct {
-	// Label is the predicted class or category, or the predictive mean for regression.
+	// Label is the predicted class or category as in the training data (a noise model's:
+	// as in Classes()), or the predictive mean for regression.
 	Label float64
-	// Mean and Var are the predictive mean and variance of y for regression; for
-	// classification Mean is the latent mean with the bias added.
+	// Mean and Var are the predictive mean and variance of y for regression. For
+	// classification they are the latent mean (bias included) and variance of the model
+	// standing for the predicted class: a noise model's own latent (its Var the latent
+	// variance ς of the two-class models); a one-vs-rest or projected multi-class model's
+	// of the class of the largest probability; a two-class model's one model (a blend: its
+	// first member; a projected model: its first class's latent); 0 where no model stands
+	// for one class (one-vs-one) or where a family has no latent (a projected model's Var).
 	Mean, Var float64
-	// Prob holds the probability of each of Classes(), in order; nil for regression.
+	// Prob holds the probability of each class, in order (a noise model's Classes(), a
+	// family's classes); nil for regression and for predictions of labels alone.
 	Prob []float64
+	// Latent and LatentVar hold, for classification, the latent mean (bias included) and
+	// variance of each of the model's binary models: the one model; each one-vs-rest
+	// class's; each one-vs-one pair's (positive for the pair's second class); each blend
+	// member's; a projected model's class latents f_c (LatentVar nil); a multi-task
+	// model's row's task. nil for regression, for a noise model's own prediction and for
+	// families without latents; LatentVar is nil for predictions of labels alone.
+	Latent, LatentVar []float64
 }
 
 // Unfloored is implemented by noise models whose Moments floors ν (models that are not

@@ -500,7 +500,7 @@ func TestPredictorLabels(t *testing.T) {
 			y[i] = 7
 		}
 	}
-	p := &ivm.Predictor{Task: ivm.Binary, Classes: []float64{3, 7}, Models: []*ivm.Model{ty.m}}
+	p := &ivm.Predictor{Task: ivm.Binary, Classes: []float64{3, 7}, Kind: &ivm.SingleKind{Model: ty.m}}
 	coded, names, err := CodeTargets(p, 0, y)
 	if err != nil {
 		t.Fatal(err)

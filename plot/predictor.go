@@ -25,8 +25,8 @@ func Predictor(p *ivm.Predictor, k int, x *mat.Dense, y []float64, opt Options) 
 	if err != nil {
 		return nil, err
 	}
-	if p.Scaler != nil && opt.InputFactor == nil {
-		opt.InputShift, opt.InputFactor = p.Scaler.Shift, p.Scaler.Factor
+	if _, sc := engineModels(p); sc != nil && opt.InputFactor == nil {
+		opt.InputShift, opt.InputFactor = sc.Shift, sc.Factor
 	}
 	coded, names, err := CodeTargets(p, k, y)
 	if err != nil {
@@ -40,13 +40,29 @@ func Predictor(p *ivm.Predictor, k int, x *mat.Dense, y []float64, opt Options) 
 
 // PredictorModel returns model k of p, checking k.
 func PredictorModel(p *ivm.Predictor, k int) (*engine.Model, error) {
-	if p == nil || len(p.Models) == 0 {
+	var models []*engine.Model
+	if p != nil {
+		models, _ = engineModels(p)
+	}
+	if len(models) == 0 {
 		return nil, errors.New("plot: the predictor holds no model")
 	}
-	if k < 0 || k >= len(p.Models) {
-		return nil, fmt.Errorf("plot: model %d of a predictor with %d models", k+1, len(p.Models))
+	if k < 0 || k >= len(models) {
+		return nil, fmt.Errorf("plot: model %d of a predictor with %d models", k+1, len(models))
 	}
-	return p.Models[k], nil
+	return models[k], nil
+}
+
+// engineModels returns the IVM models of a predictor of one model or one-vs-rest models, which
+// Predictor draws, and their input scaling; none for other kinds.
+func engineModels(p *ivm.Predictor) ([]*engine.Model, *ivm.Scaler) {
+	switch k := p.Kind.(type) {
+	case *ivm.SingleKind:
+		return []*engine.Model{k.Model}, k.Scaler
+	case *ivm.OneVsRestKind:
+		return k.Models, k.Scaler
+	}
+	return nil, nil
 }
 
 // CodeTargets returns targets y, as in p's training data, in the coding of p's model k:
@@ -61,12 +77,14 @@ func CodeTargets(p *ivm.Predictor, k int, y []float64) (coded []float64, names [
 	}
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	nc := len(m.Noise.Classes())
+	models, _ := engineModels(p)
 	switch {
 	case nc == 0:
 		return y, nil, nil
-	case len(p.Models) > 1:
+	case len(models) > 1:
 		if k >= len(p.Classes) {
-			return nil, nil, fmt.Errorf("plot: %d class labels for %d one-vs-rest models", len(p.Classes), len(p.Models))
+			return nil, nil, fmt.Errorf("plot: %d class labels for %d one-vs-rest models",
+				len(p.Classes), len(models))
 		}
 		names = []string{"not " + g(p.Classes[k]), g(p.Classes[k])}
 	case len(p.Classes) == nc:
@@ -94,7 +112,7 @@ func CodeTargets(p *ivm.Predictor, k int, y []float64) (coded []float64, names [
 		switch {
 		case idx < 0:
 			return nil, nil, fmt.Errorf("plot: row %d has label %g, not one of the model's classes %v", i+1, v, p.Classes)
-		case len(p.Models) > 1:
+		case len(models) > 1:
 			coded[i] = -1
 			if idx == k {
 				coded[i] = 1
@@ -128,8 +146,8 @@ func Predictions(p *ivm.Predictor, class int, x *mat.Dense, y []float64,
 		return nil, errors.New("plot: the predictor holds no model")
 	}
 	s := &setup{dim: p.InputDim(), marks: "centres"}
-	if p.Projected != nil {
-		s.active = unscaled(p.Projected.Centres, p.Scaler)
+	if k, ok := p.Kind.(*ivm.ProjectedKind); ok {
+		s.active = unscaled(k.Projected.Centres, k.Scaler)
 	}
 	nc := len(p.Classes)
 	regression := p.Task == ivm.Regression
@@ -167,16 +185,12 @@ func Predictions(p *ivm.Predictor, class int, x *mat.Dense, y []float64,
 	}
 	var coded []float64
 	var title string
-	pick := func(q ivm.Prediction) noise.Prediction { return noise.Prediction{Prob: q.Prob} }
+	pick := func(q noise.Prediction) noise.Prediction { return noise.Prediction{Prob: q.Prob} }
 	switch {
 	case regression:
 		coded, title = y, name+", predictive mean"
-		pick = func(q ivm.Prediction) noise.Prediction {
-			var v float64
-			if len(q.Var) > 0 {
-				v = q.Var[0]
-			}
-			return noise.Prediction{Mean: q.Label, Var: v}
+		pick = func(q noise.Prediction) noise.Prediction {
+			return noise.Prediction{Mean: q.Label, Var: q.Var}
 		}
 	case nc == 2:
 		title = fmt.Sprintf("%s, p(y=%s|x)", name, g(p.Classes[1]))
@@ -189,7 +203,7 @@ func Predictions(p *ivm.Predictor, class int, x *mat.Dense, y []float64,
 		c := g(p.Classes[class])
 		opt.ClassNames = namesOr(opt.ClassNames, []string{"not " + c, c})
 		coded = codeAgainst(idx, class)
-		pick = func(q ivm.Prediction) noise.Prediction {
+		pick = func(q noise.Prediction) noise.Prediction {
 			return noise.Prediction{Prob: []float64{1 - q.Prob[class], q.Prob[class]}}
 		}
 	}
@@ -226,20 +240,20 @@ func namesOr(names, def []string) []string {
 
 // describe names what kind of predictor p is, for a figure's title.
 func describe(p *ivm.Predictor) string {
-	switch {
-	case p.Projected != nil:
-		m, _ := p.Projected.Centres.Dims()
+	switch k := p.Kind.(type) {
+	case *ivm.ProjectedKind:
+		m, _ := k.Projected.Centres.Dims()
 		return fmt.Sprintf("Projected model, %d centres", m)
-	case len(p.Blend) > 0:
+	case *ivm.BlendKind:
 		var names []string
 		for _, sm := range p.Submodels() {
 			names = append(names, sm.Name)
 		}
 		return "Blend of " + strings.Join(names, " and ")
-	case len(p.Pairs) > 0:
-		return fmt.Sprintf("%d one-vs-one IVM pairs", len(p.Pairs))
-	case len(p.Models) > 1:
-		return fmt.Sprintf("%d one-vs-rest IVMs", len(p.Models))
+	case *ivm.OneVsOneKind:
+		return fmt.Sprintf("%d one-vs-one IVM pairs", len(k.Pairs))
+	case *ivm.OneVsRestKind:
+		return fmt.Sprintf("%d one-vs-rest IVMs", len(k.Models))
 	}
 	return "IVM"
 }

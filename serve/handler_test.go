@@ -22,6 +22,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/family"
+	"github.com/ivmlab/ivm/noise"
 	"github.com/ivmlab/ivm/serve"
 )
 
@@ -101,7 +102,7 @@ func denseBody(rows [][]float64) string {
 }
 
 // samePrediction says whether an answer holds exactly the in-process prediction.
-func samePrediction(got serve.Prediction, want family.Latent, label float64, prob []float64) bool {
+func samePrediction(got serve.Prediction, want noise.Prediction) bool {
 	eq := func(a, b []float64) bool {
 		if len(a) != len(b) {
 			return false
@@ -113,8 +114,8 @@ func samePrediction(got serve.Prediction, want family.Latent, label float64, pro
 		}
 		return true
 	}
-	return got.Label == label && eq(got.Prob, prob) && eq(got.LatentMean, want.Mean) &&
-		eq(got.LatentVariance, want.Var)
+	return got.Label == want.Label && eq(got.Prob, want.Prob) && eq(got.LatentMean, want.Latent) &&
+		eq(got.LatentVariance, want.LatentVar)
 }
 
 // Concurrent clients get exactly the in-process predictions, and a reload during the load
@@ -203,10 +204,10 @@ func checkAnswer(c *http.Client, url string, rows [][]float64, oldM, newM family
 		x.SetRow(i, r)
 	}
 	for _, m := range []family.Model{oldM, newM} {
-		preds, latents, _ := m.(family.LatentPredictor).PredictLatent(x, nil)
+		preds, _ := m.Predict(x, nil)
 		same := true
 		for i := range preds {
-			same = same && samePrediction(got.Predictions[i], latents[i], preds[i].Label, preds[i].Prob)
+			same = same && samePrediction(got.Predictions[i], preds[i])
 		}
 		if same {
 			return "", m == newM

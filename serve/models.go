@@ -19,7 +19,6 @@ import (
 
 	"github.com/ivmlab/ivm/family"
 	"github.com/ivmlab/ivm/internal/fileformat"
-	"github.com/ivmlab/ivm/noise"
 )
 
 // Source is a model to serve: its file, served under Name, a URL path segment
@@ -158,7 +157,7 @@ type Prediction struct {
 	Variance *float64 `json:"variance,omitempty"`
 	// LatentMean and LatentVariance are a classifier's latent mean and variance, one per
 	// model (multi-class: per one-vs-rest model, in the order of "classes"), for the
-	// families whose models have them (family.LatentPredictor).
+	// families whose models have them (noise.Prediction's Latent and LatentVar).
 	LatentMean     []float64 `json:"latent_mean,omitempty"`
 	LatentVariance []float64 `json:"latent_variance,omitempty"`
 }
@@ -166,28 +165,18 @@ type Prediction struct {
 // predict predicts the rows of x (tasks names each row's task for a model whose rows need
 // one).
 func (m *servedModel) predict(x *mat.Dense, tasks []string) ([]Prediction, error) {
-	var preds []noise.Prediction
-	var latents []family.Latent
-	var err error
-	if lp, ok := m.model.(family.LatentPredictor); ok {
-		preds, latents, err = lp.PredictLatent(x, tasks)
-	} else {
-		preds, err = m.model.Predict(x, tasks)
-	}
+	preds, err := m.model.Predict(x, tasks)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Prediction, len(preds))
 	for i, q := range preds {
-		switch {
-		case m.classes == nil:
+		if m.classes == nil {
 			out[i] = Prediction{Label: q.Label, Mean: &preds[i].Mean, Variance: &preds[i].Var}
-		case latents != nil:
-			out[i] = Prediction{Label: q.Label, Prob: q.Prob, LatentMean: latents[i].Mean,
-				LatentVariance: latents[i].Var}
-		default:
-			out[i] = Prediction{Label: q.Label, Prob: q.Prob}
+			continue
 		}
+		out[i] = Prediction{Label: q.Label, Prob: q.Prob, LatentMean: q.Latent,
+			LatentVariance: q.LatentVar}
 	}
 	return out, nil
 }

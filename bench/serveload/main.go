@@ -29,6 +29,7 @@ import (
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/internal/pool"
+	"github.com/ivmlab/ivm/noise"
 )
 
 type options struct {
@@ -164,8 +165,8 @@ func summarise(lat []time.Duration, wall time.Duration) figures {
 }
 
 // predictEach predicts every row alone, as a request does.
-func predictEach(p *ivm.Predictor, rows [][]float64) ([]ivm.Prediction, error) {
-	want := make([]ivm.Prediction, len(rows))
+func predictEach(p *ivm.Predictor, rows [][]float64) ([]noise.Prediction, error) {
+	want := make([]noise.Prediction, len(rows))
 	for i, r := range rows {
 		q, err := p.Predict(mat.NewDense(1, len(r), r))
 		if err != nil {
@@ -233,7 +234,7 @@ type loadResult struct {
 
 // load sends the requests, checks every answer against both models' predictions, and
 // replaces the served model halfway.
-func load(o options, rows [][]float64, wantFirst, wantNext []ivm.Prediction) (figures,
+func load(o options, rows [][]float64, wantFirst, wantNext []noise.Prediction) (figures,
 	*loadResult) {
 	bodies := make([][]byte, len(rows))
 	for i, r := range rows {
@@ -303,7 +304,7 @@ type answer struct {
 
 // check posts one request and says which model's prediction came back ("first", "next"),
 // or what is wrong.
-func check(c *http.Client, target string, body []byte, first, next ivm.Prediction) string {
+func check(c *http.Client, target string, body []byte, first, next noise.Prediction) string {
 	resp, err := c.Post(target, "application/json", strings.NewReader(string(body)))
 	if err != nil {
 		return err.Error()
@@ -315,9 +316,9 @@ func check(c *http.Client, target string, body []byte, first, next ivm.Predictio
 		return fmt.Sprintf("status %d, %v", resp.StatusCode, err)
 	}
 	g := a.Predictions[0]
-	for name, w := range map[string]ivm.Prediction{"first": first, "next": next} {
-		if g.Label == w.Label && bitsEqual(g.Prob, w.Prob) && bitsEqual(g.LatentMean, w.Mean) &&
-			bitsEqual(g.LatentVariance, w.Var) {
+	for name, w := range map[string]noise.Prediction{"first": first, "next": next} {
+		if g.Label == w.Label && bitsEqual(g.Prob, w.Prob) && bitsEqual(g.LatentMean, w.Latent) &&
+			bitsEqual(g.LatentVariance, w.LatentVar) {
 			return name
 		}
 	}

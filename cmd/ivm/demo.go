@@ -11,6 +11,7 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/data"
+	"github.com/ivmlab/ivm/noise"
 	ivmplot "github.com/ivmlab/ivm/plot"
 )
 
@@ -143,7 +144,7 @@ type demoScore struct {
 
 // scoreDemo counts the predictions whose label is the true label yt[i] and sums the log
 // probability of the true labels, floored so that a zero probability stays finite.
-func scoreDemo(preds []ivm.Prediction, yt []float64) (correct int, logp float64) {
+func scoreDemo(preds []noise.Prediction, yt []float64) (correct int, logp float64) {
 	for i, q := range preds {
 		if q.Label == yt[i] {
 			correct++
@@ -158,11 +159,12 @@ func scoreDemo(preds []ivm.Prediction, yt []float64) (correct int, logp float64)
 func reportDemo(w io.Writer, p *ivm.Predictor, sc demoScore, o demoOptions) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	m := p.Models[0]
+	models, _ := modelsOf(p)
+	m, cal := models[0], calibrationOf(p)
 	nt := sc.n
 	fmt.Fprintf(w,
 		"Kernel: %s; inputs scaled (%v); probabilities tempered by a = %.3g, label noise ε = %.3g\n",
-		m.Kernel, p.Scaler.Method(), p.Sharpness, p.LabelNoise)
+		m.Kernel, cal.scaler.Method(), cal.sharpness, cal.labelNoise)
 	fmt.Fprintf(w,
 		"Training (%d active points): %.1f s; prediction of %d images: %.2f s; Go heap in use %.0f MB\n",
 		m.Size(), sc.train.Seconds(), nt, sc.predict.Seconds(), float64(ms.HeapAlloc)/(1<<20))

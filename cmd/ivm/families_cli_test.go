@@ -12,6 +12,7 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/noise"
 )
 
 // familyCSV writes n rows "x1,x2,label" with x1 uniform on [−3, 3] and x2 standard normal,
@@ -35,19 +36,19 @@ func familyCSV(t *testing.T, path string, n int, seed uint64, label func(x1 floa
 }
 
 // wantPredictionLine is the line `ivm predict -prob` writes for q (see writePredictions).
-func wantPredictionLine(task ivm.Task, q ivm.Prediction) string {
+func wantPredictionLine(task ivm.Task, q noise.Prediction) string {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	if task == ivm.Regression {
-		return g(q.Mean[0]) + " " + g(q.Var[0])
+		return g(q.Mean) + " " + g(q.Var)
 	}
 	f := []string{g(q.Label)}
 	for _, v := range q.Prob {
 		f = append(f, g(v))
 	}
-	for c := range q.Mean {
-		f = append(f, g(q.Mean[c]))
-		if q.Var != nil { // a projected model's latents have none
-			f = append(f, g(q.Var[c]))
+	for c := range q.Latent {
+		f = append(f, g(q.Latent[c]))
+		if q.LatentVar != nil { // a projected model's latents have none
+			f = append(f, g(q.LatentVar[c]))
 		}
 	}
 	return strings.Join(f, " ")

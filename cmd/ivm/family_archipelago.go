@@ -10,7 +10,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/archipelago"
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/family"
@@ -232,21 +231,12 @@ func (a archModel) Predict(c predictCall) error {
 		}
 	}
 	if !c.Quiet {
-		printMetrics(c.Report, false, asIVMPredictions(preds), data.Y)
+		printMetrics(c.Report, false, preds, data.Y)
 		if perp, n := perplexity(m.Classes, preds, data.Y); n > 0 {
 			fmt.Fprintf(c.Report, "Perplexity = %.6g (posterior predictive, %d rows)\n", perp, n)
 		}
 	}
 	return nil
-}
-
-// asIVMPredictions gives printMetrics the labels.
-func asIVMPredictions(preds []noise.Prediction) []ivm.Prediction {
-	out := make([]ivm.Prediction, len(preds))
-	for i, p := range preds {
-		out[i] = ivm.Prediction{Label: p.Label, Prob: p.Prob}
-	}
-	return out
 }
 
 // perplexity returns exp(−mean ln p(true class)) over the rows whose label is one of the

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/multitask"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -77,13 +78,14 @@ func writeSubmodel(w io.Writer, sm ivm.Submodel) {
 	fmt.Fprintf(w, "%s %s noise%s; %d active points; kernel %s\n", lead, m.Noise.Name(),
 		noiseParams(m.Noise), m.Size(), m.Kernel)
 	if pp := sm.Pair; pp != nil {
+		cal := calibrationOf(pp)
 		scaled := "not scaled"
-		if pp.Scaler != nil {
-			scaled = fmt.Sprintf("inputs scaled (%v)", pp.Scaler.Kind)
+		if cal.scaler != nil {
+			scaled = fmt.Sprintf("inputs scaled (%v)", cal.scaler.Kind)
 		}
 		fmt.Fprintf(w, "             %s; sharpness a = %.4g, label noise ε = %.3g\n", scaled,
-			pp.Sharpness, pp.LabelNoise)
-		if lg := pp.Logistic; lg != nil {
+			cal.sharpness, cal.labelNoise)
+		if lg := cal.logistic; lg != nil {
 			fmt.Fprintf(w,
 				"             p(%v) = σ(%.4g·μ %+.4g), μ the regression of the labels coded ±1\n",
 				pp.Classes[1], lg.Slope, lg.Offset)
@@ -117,35 +119,13 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 	if len(p.Classes) > 0 {
 		fmt.Fprintf(w, ", classes %s", floats(p.Classes))
 	}
-	if len(p.Pairs) > 0 {
-		fmt.Fprintf(w, " (one-vs-one: %d pairs, probabilities coupled)", len(p.Pairs))
+	writeKindInfo(w, p)
+	cal := calibrationOf(p)
+	if cal.scaler != nil && cal.scaler.Weight != nil {
+		fmt.Fprintf(w, "relevance:   %s\n", relevanceLine(cal.scaler.Weight))
 	}
-	if len(p.Blend) > 0 {
-		fmt.Fprintf(w, " (a blend of %d models, probabilities averaged)", len(p.Blend))
-	}
-	switch {
-	case p.Projected != nil && p.Task == ivm.Regression:
-		fmt.Fprint(w, " (projected: every row regressed through shared centres)")
-	case p.Projected != nil:
-		fmt.Fprint(w, " (projected: every class's code regressed through shared centres)")
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "inputs:      %d", p.InputDim())
-	switch {
-	case len(p.Pairs) > 0:
-		fmt.Fprint(w, ", scaled by each pair as at its training")
-	case len(p.Blend) > 0:
-		fmt.Fprint(w, ", scaled by each blended model as at its training")
-	case p.Scaler != nil:
-		fmt.Fprintf(w, ", scaled (%v) as at training", p.Scaler.Kind)
-	default:
-		fmt.Fprint(w, ", not scaled")
-	}
-	fmt.Fprintln(w)
-	if p.Scaler != nil && p.Scaler.Weight != nil {
-		fmt.Fprintf(w, "relevance:   %s\n", relevanceLine(p.Scaler.Weight))
-	}
-	if pr := p.Projected; pr != nil {
+	if k, ok := p.Kind.(*ivm.ProjectedKind); ok {
+		pr := k.Projected
 		m, _ := pr.Centres.Dims()
 		if mat.Norm(pr.Weights, 1) == 0 {
 			fmt.Fprintln(w, "model:       the constant predictor (its weights are 0): the same "+
@@ -164,26 +144,26 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 				"calibration: p ∝ exp(f·Mix + Offset), a multinomial logistic map of the class latents f "+
 					"(fitted on held-out rows)")
 		}
-	} else if p.Sharpness != 0 && p.Sharpness != 1 || p.Softmax {
+	} else if cal.sharpness != 0 && cal.sharpness != 1 || cal.softmax {
 		what := "class probabilities p_c ∝ q_c^a"
 		switch {
 		case p.Task == ivm.Regression:
 			what = "predictive variance divided by a"
-		case p.Softmax:
+		case cal.softmax:
 			what = "class probabilities p_c ∝ exp(a·μ_c/√(1+σ²_c)), a softmax of the one-vs-rest " +
 				"latents"
 		}
-		fmt.Fprintf(w, "sharpness:   a = %.4g (%s, chosen on held-out rows)\n", p.Sharpness, what)
+		fmt.Fprintf(w, "sharpness:   a = %.4g (%s, chosen on held-out rows)\n", cal.sharpness, what)
 	}
-	if p.Logistic != nil {
+	if cal.logistic != nil {
 		fmt.Fprintf(w,
 			"calibration: p(%v) = σ(%.4g·μ %+.4g), μ the model's regression of the labels coded ±1 "+
 				"(fitted to its leave-one-out means)\n",
-			p.Classes[1], p.Logistic.Slope, p.Logistic.Offset)
+			p.Classes[1], cal.logistic.Slope, cal.logistic.Offset)
 	}
-	if p.LabelNoise != 0 {
+	if cal.labelNoise != 0 {
 		fmt.Fprintf(w, "label noise: ε = %.3g (p_c = (1−ε)·p_c + ε/%d, chosen on held-out rows)\n",
-			p.LabelNoise, len(p.Classes))
+			cal.labelNoise, len(p.Classes))
 	}
 	if b := p.Baseline; b != nil {
 		verdict := "better than the constant predictor"
@@ -243,4 +223,85 @@ func relevanceLine(weight []float64) string {
 		parts = append(parts, fmt.Sprintf("%d more, at most %.3g", rest, weight[order[relevanceShown]]))
 	}
 	return "input weights (1: the most relevant) " + strings.Join(parts, ", ")
+}
+
+// writeKindInfo ends the task line with what kind of predictor p is, and writes the inputs
+// line: their number and scaling.
+func writeKindInfo(w io.Writer, p *ivm.Predictor) {
+	scaling := ", not scaled"
+	if sc := calibrationOf(p).scaler; sc != nil {
+		scaling = fmt.Sprintf(", scaled (%v) as at training", sc.Kind)
+	}
+	switch k := p.Kind.(type) {
+	case *ivm.OneVsOneKind:
+		fmt.Fprintf(w, " (one-vs-one: %d pairs, probabilities coupled)", len(k.Pairs))
+		scaling = ", scaled by each pair as at its training"
+	case *ivm.BlendKind:
+		fmt.Fprintf(w, " (a blend of %d models, probabilities averaged)", len(k.Members))
+		scaling = ", scaled by each blended model as at its training"
+	case *ivm.ProjectedKind:
+		if p.Task == ivm.Regression {
+			fmt.Fprint(w, " (projected: every row regressed through shared centres)")
+		} else {
+			fmt.Fprint(w, " (projected: every class's code regressed through shared centres)")
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "inputs:      %d%s\n", p.InputDim(), scaling)
+}
+
+// calibration is a predictor's input scaling and the calibration of its probabilities, as
+// its model file holds them at the top level: none (sharpness 1) where its one-vs-one
+// pairs or blended members hold their own, but for one-vs-one the label noise.
+type calibration struct {
+	scaler                *ivm.Scaler
+	sharpness, labelNoise float64
+	softmax               bool
+	logistic              *calib.Logistic
+}
+
+// calibrationOf returns p's calibration, whatever its kind.
+func calibrationOf(p *ivm.Predictor) calibration {
+	switch k := p.Kind.(type) {
+	case *ivm.SingleKind:
+		return calibration{scaler: k.Scaler, sharpness: k.Sharpness, labelNoise: k.LabelNoise,
+			logistic: k.Logistic}
+	case *ivm.OneVsRestKind:
+		return calibration{scaler: k.Scaler, sharpness: k.Sharpness, labelNoise: k.LabelNoise,
+			softmax: k.Softmax}
+	case *ivm.ProjectedKind:
+		return calibration{scaler: k.Scaler, sharpness: k.Sharpness, labelNoise: k.LabelNoise,
+			softmax: k.Softmax}
+	case *ivm.OneVsOneKind:
+		return calibration{sharpness: 1, labelNoise: k.LabelNoise}
+	}
+	return calibration{sharpness: 1}
+}
+
+// modelsOf returns the IVM models of a predictor of one model or one-vs-rest models, and
+// their traces; none for other kinds.
+func modelsOf(p *ivm.Predictor) ([]*ivm.Model, [][]ivm.IterTrace) {
+	switch k := p.Kind.(type) {
+	case *ivm.SingleKind:
+		return []*ivm.Model{k.Model}, [][]ivm.IterTrace{k.Trace}
+	case *ivm.OneVsRestKind:
+		return k.Models, k.Traces
+	}
+	return nil, nil
+}
+
+// pairsOf returns a one-vs-one predictor's pairs, nil for other kinds.
+func pairsOf(p *ivm.Predictor) []*ivm.Predictor {
+	if k, ok := p.Kind.(*ivm.OneVsOneKind); ok {
+		return k.Pairs
+	}
+	return nil
+}
+
+// membersOf returns a blend's members, nil for other kinds.
+func membersOf(p *ivm.Predictor) []*ivm.Predictor {
+	if k, ok := p.Kind.(*ivm.BlendKind); ok {
+		return k.Members
+	}
+	return nil
 }

@@ -38,14 +38,15 @@ func partSummary(p *ivm.Predictor) string {
 	if p.Task != ivm.MultiClass {
 		return fmt.Sprintf("part %v: the whole %v model, for ivm merge", p.Part, p.Task)
 	}
-	if len(p.Pairs) > 0 {
-		lo, hi := p.Part.Range(len(p.Pairs))
-		first, last := p.Pairs[lo].Classes, p.Pairs[hi-1].Classes
+	if pairs := pairsOf(p); len(pairs) > 0 {
+		lo, hi := p.Part.Range(len(pairs))
+		first, last := pairs[lo].Classes, pairs[hi-1].Classes
 		return fmt.Sprintf(
 			"part %v: one-vs-one pairs %d–%d of %d (classes %g and %g to %g and %g), for ivm merge",
-			p.Part, lo+1, hi, len(p.Pairs), first[0], first[1], last[0], last[1])
+			p.Part, lo+1, hi, len(pairs), first[0], first[1], last[0], last[1])
 	}
-	lo, hi := p.Part.Range(len(p.Models))
+	models, _ := modelsOf(p)
+	lo, hi := p.Part.Range(len(models))
 	return fmt.Sprintf("part %v: classes %s of %s, for ivm merge", p.Part, floats(p.Classes[lo:hi]),
 		floats(p.Classes))
 }

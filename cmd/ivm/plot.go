@@ -147,8 +147,10 @@ func drawModel(mf *modelFile, r plotRequest) (*ivmplot.Figure, vg.Length, error)
 	opt := ivmplot.Options{Title: r.title, Grid: r.grid, NoLegend: r.noLegend}
 	// Without -model, a predictor of several models is drawn whole, as ivm predict -prob
 	// reports it; a projected model has no IVM to pick or trace.
-	several := len(pred.Blend) > 0 || len(pred.Pairs) > 0 || len(pred.Models) > 1
-	if pred.Projected != nil || (several && r.which == 0 && !r.trace) {
+	models, _ := modelsOf(pred)
+	several := len(membersOf(pred)) > 0 || len(pairsOf(pred)) > 0 || len(models) > 1
+	if _, projected := pred.Kind.(*ivm.ProjectedKind); projected ||
+		(several && r.which == 0 && !r.trace) {
 		class, err := pickClass(pred, r)
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", r.modelPath, err)
@@ -162,31 +164,32 @@ func drawModel(mf *modelFile, r plotRequest) (*ivmplot.Figure, vg.Length, error)
 		}
 		return fig, 0, err
 	}
-	if len(pred.Pairs) > 0 {
+	if pairs := pairsOf(pred); len(pairs) > 0 {
 		j, err := pickPair(pred, r.which)
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", r.modelPath, err)
 		}
-		pred, r.which, r.pairClasses = pred.Pairs[j], 0, pred.Pairs[j].Classes
-		if bl := pred.Blend; bl != nil {
+		pred, r.which, r.pairClasses = pairs[j], 0, pairs[j].Classes
+		if bl := membersOf(pred); bl != nil {
 			pred = bl[len(bl)-1] // a blended pair: its probit model
 		}
 	}
-	if len(pred.Blend) > 0 {
+	if members := membersOf(pred); len(members) > 0 {
 		j, err := pickMember(pred, r.which)
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", r.modelPath, err)
 		}
-		pred, r.which = pred.Blend[j], 0
+		pred, r.which = members[j], 0
 	}
 	k, err := pickModel(pred, r.which)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", r.modelPath, err)
 	}
+	models, traces := modelsOf(pred)
 	if r.trace {
 		var tr []ivm.IterTrace
-		if k < len(pred.Traces) {
-			tr = pred.Traces[k]
+		if k < len(traces) {
+			tr = traces[k]
 		}
 		if len(tr) == 0 {
 			return nil, 0, fmt.Errorf("%s holds no learning trace (was it trained with -iters 0, a fixed kernel?)", r.modelPath)
@@ -197,7 +200,7 @@ func drawModel(mf *modelFile, r plotRequest) (*ivmplot.Figure, vg.Length, error)
 		}
 		return fig, vg.Length(len(fig.Panels))*4*vg.Centimeter + 2*vg.Centimeter, nil
 	}
-	fig, err := drawPredictor(pred, pred.Models[k].Size(), r, opt,
+	fig, err := drawPredictor(pred, models[k].Size(), r, opt,
 		func(x *mat.Dense, y []float64, opt ivmplot.Options) (*ivmplot.Figure, error) {
 			return ivmplot.Predictor(pred, k, x, y, opt)
 		})
@@ -212,7 +215,7 @@ func drawPredictor(pred *ivm.Predictor, size int, r plotRequest, opt ivmplot.Opt
 	dim := pred.InputDim()
 	if dim != 1 && dim != 2 {
 		hint := "-trace draws the learning trace of an IVM model of any dimension"
-		if pred.Projected != nil {
+		if _, projected := pred.Kind.(*ivm.ProjectedKind); projected {
 			hint = "ivm predict -prob gives its predictions at any inputs"
 		}
 		return nil, fmt.Errorf("%s has %d inputs; ivm plot draws models of 1 or 2 inputs (%s)",
@@ -285,15 +288,16 @@ func pickClass(p *ivm.Predictor, r plotRequest) (int, error) {
 // predictorSize is the number of active points or centres of p's models together.
 func predictorSize(p *ivm.Predictor) int {
 	n := 0
-	if p.Projected != nil {
-		n, _ = p.Projected.Centres.Dims()
+	if k, ok := p.Kind.(*ivm.ProjectedKind); ok {
+		n, _ = k.Projected.Centres.Dims()
 	}
-	for _, m := range p.Models {
+	models, _ := modelsOf(p)
+	for _, m := range models {
 		if m != nil {
 			n += m.Size()
 		}
 	}
-	for _, members := range [][]*ivm.Predictor{p.Pairs, p.Blend} {
+	for _, members := range [][]*ivm.Predictor{pairsOf(p), membersOf(p)} {
 		for _, q := range members {
 			n += predictorSize(q)
 		}
@@ -303,7 +307,8 @@ func predictorSize(p *ivm.Predictor) int {
 
 // pickModel returns the 0-based index of the model to draw: the only one, or -model K's.
 func pickModel(p *ivm.Predictor, k int) (int, error) {
-	n := len(p.Models)
+	models, _ := modelsOf(p)
+	n := len(models)
 	switch {
 	case n == 0:
 		return 0, errors.New("the file holds no model")
@@ -319,11 +324,12 @@ func pickModel(p *ivm.Predictor, k int) (int, error) {
 
 // pickPair returns the 0-based index of the one-vs-one pair -model K names.
 func pickPair(p *ivm.Predictor, k int) (int, error) {
-	n := len(p.Pairs)
+	pairs := pairsOf(p)
+	n := len(pairs)
 	switch {
 	case k == 0:
 		return 0, fmt.Errorf("the file holds %d one-vs-one pairs of classes %v (classes %g and %g first); pick one with -model K (1 to %d; ivm info lists them)",
-			n, p.Classes, p.Pairs[0].Classes[0], p.Pairs[0].Classes[1], n)
+			n, p.Classes, pairs[0].Classes[0], pairs[0].Classes[1], n)
 	case k < 1 || k > n:
 		return 0, fmt.Errorf("-model %d: the file holds %d one-vs-one pairs", k, n)
 	}
@@ -336,7 +342,7 @@ func pickMember(p *ivm.Predictor, k int) (int, error) {
 	for _, sm := range p.Submodels() {
 		names = append(names, sm.Name)
 	}
-	n := len(p.Blend)
+	n := len(membersOf(p))
 	switch {
 	case k == 0:
 		return 0, fmt.Errorf("the file blends %d models (%s); pick one with -model K (1 to %d)", n, strings.Join(names, ", "), n)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/noise"
 )
 
 func cmdPredict(args []string, stdout, stderr io.Writer) error {
@@ -166,7 +167,7 @@ func warnUnknownLabels(stderr io.Writer, path string, y, classes []float64) {
 
 // printMetrics prints svm-predict's summary: accuracy for classification, mean squared error
 // and squared correlation for regression, over the rows that have a target.
-func printMetrics(w io.Writer, regression bool, preds []ivm.Prediction, y []float64) {
+func printMetrics(w io.Writer, regression bool, preds []noise.Prediction, y []float64) {
 	if regression {
 		labels := make([]float64, len(preds))
 		for i, p := range preds {
@@ -204,7 +205,7 @@ func printMetrics(w io.Writer, regression bool, preds []ivm.Prediction, y []floa
 // of classes a,b, positive for b, a blended pair's probit model's; a blended binary model:
 // each member's); regression writes
 // the predictive mean and variance. The file is written atomically.
-func writePredictions(path string, p *ivm.Predictor, preds []ivm.Prediction, prob bool,
+func writePredictions(path string, p *ivm.Predictor, preds []noise.Prediction, prob bool,
 	stdout io.Writer) error {
 	var b strings.Builder
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -216,21 +217,21 @@ func writePredictions(path string, p *ivm.Predictor, preds []ivm.Prediction, pro
 			for _, c := range p.Classes {
 				fmt.Fprintf(&b, " p(%s)", g(c))
 			}
-			switch {
-			case len(p.Pairs) > 0:
-				for _, pp := range p.Pairs {
+			switch k := p.Kind.(type) {
+			case *ivm.OneVsOneKind:
+				for _, pp := range k.Pairs {
 					ab := g(pp.Classes[0]) + "," + g(pp.Classes[1])
 					fmt.Fprintf(&b, " latent_mean(%s) latent_variance(%s)", ab, ab)
 				}
-			case len(p.Blend) > 0:
+			case *ivm.BlendKind:
 				for _, sm := range p.Submodels() {
 					fmt.Fprintf(&b, " latent_mean(%s) latent_variance(%s)", sm.Name, sm.Name)
 				}
-			case p.Projected != nil:
+			case *ivm.ProjectedKind:
 				for _, c := range p.Classes {
 					fmt.Fprintf(&b, " latent(%s)", g(c))
 				}
-			case len(p.Models) == 1:
+			case *ivm.SingleKind:
 				b.WriteString(" latent_mean latent_variance")
 			default:
 				for _, c := range p.Classes {
@@ -245,16 +246,16 @@ func writePredictions(path string, p *ivm.Predictor, preds []ivm.Prediction, pro
 		case !prob:
 			b.WriteString(g(q.Label))
 		case p.Task == ivm.Regression:
-			b.WriteString(g(q.Mean[0]) + " " + g(q.Var[0]))
+			b.WriteString(g(q.Mean) + " " + g(q.Var))
 		default:
 			b.WriteString(g(q.Label))
 			for _, v := range q.Prob {
 				b.WriteString(" " + g(v))
 			}
-			for c := range q.Mean {
-				b.WriteString(" " + g(q.Mean[c]))
-				if q.Var != nil { // a projected model's latents have none
-					b.WriteString(" " + g(q.Var[c]))
+			for c := range q.Latent {
+				b.WriteString(" " + g(q.Latent[c]))
+				if q.LatentVar != nil { // a projected model's latents have none
+					b.WriteString(" " + g(q.LatentVar[c]))
 				}
 			}
 		}

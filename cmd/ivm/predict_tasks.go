@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/multitask"
 	"github.com/ivmlab/ivm/noise"
@@ -104,9 +103,5 @@ func writeTaskPredictions(path string, classes []float64, preds []noise.Predicti
 // mtPrintMetrics prints the metrics of ivm predict (printMetrics) over the rows with a
 // target.
 func mtPrintMetrics(w io.Writer, regression bool, preds []noise.Prediction, y []float64) {
-	labels := make([]ivm.Prediction, len(preds))
-	for i, p := range preds {
-		labels[i].Label = p.Label
-	}
-	printMetrics(w, regression, labels, y)
+	printMetrics(w, regression, preds, y)
 }

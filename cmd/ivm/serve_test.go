@@ -27,6 +27,7 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/noise"
 	"github.com/ivmlab/ivm/serve"
 )
 
@@ -124,7 +125,7 @@ func denseBody(rows [][]float64) string {
 }
 
 // samePrediction says whether an answer holds exactly the in-process prediction.
-func samePrediction(got serve.Prediction, want ivm.Prediction) bool {
+func samePrediction(got serve.Prediction, want noise.Prediction) bool {
 	eq := func(a, b []float64) bool {
 		if len(a) != len(b) {
 			return false
@@ -136,7 +137,7 @@ func samePrediction(got serve.Prediction, want ivm.Prediction) bool {
 		}
 		return true
 	}
-	return got.Label == want.Label && eq(got.Prob, want.Prob) && eq(got.LatentMean, want.Mean) && eq(got.LatentVariance, want.Var)
+	return got.Label == want.Label && eq(got.Prob, want.Prob) && eq(got.LatentMean, want.Latent) && eq(got.LatentVariance, want.LatentVar)
 }
 
 // checkAnswer posts rows and says what is wrong with the answer ("" if nothing), and whether

@@ -304,10 +304,10 @@ func summary(p *ivm.Predictor) string {
 	if p.Part.IsPart() {
 		return partSummary(p)
 	}
-	if len(p.Pairs) > 0 {
+	if pairs := pairsOf(p); len(pairs) > 0 {
 		blended := 0
-		for _, pp := range p.Pairs {
-			if pp.Blend != nil {
+		for _, pp := range pairs {
+			if membersOf(pp) != nil {
 				blended++
 			}
 		}
@@ -315,29 +315,31 @@ func summary(p *ivm.Predictor) string {
 		m, pp := sm.Model, sm.Pair
 		s := fmt.Sprintf(
 			"%v (%d one-vs-one pairs, probabilities coupled), %s noise; %s: kernel %s, %d active points",
-			p.Task, len(p.Pairs), m.Noise.Name(), sm.Name, m.Kernel, m.Size())
-		if pp.Scaler != nil {
-			s += fmt.Sprintf(", inputs scaled (%v)", pp.Scaler.Kind)
+			p.Task, len(pairs), m.Noise.Name(), sm.Name, m.Kernel, m.Size())
+		if sc := calibrationOf(pp).scaler; sc != nil {
+			s += fmt.Sprintf(", inputs scaled (%v)", sc.Kind)
 		}
 		if blended > 0 {
 			s += fmt.Sprintf("; %d pairs blend the label regression with the probit model", blended)
 		}
 		return s
 	}
-	if len(p.Blend) > 0 {
+	if members := membersOf(p); len(members) > 0 {
 		var parts []string
 		for _, sm := range p.Submodels() {
 			parts = append(parts, fmt.Sprintf("%s: %s noise, kernel %s", sm.Name, sm.Model.Noise.Name(),
 				sm.Model.Kernel))
 		}
+		first := p.Submodels()[0].Model
 		s := fmt.Sprintf("%v, a blend of %d models (probabilities averaged; %s), %d active points each",
-			p.Task, len(p.Blend), strings.Join(parts, "; "), p.Blend[0].Models[0].Size())
-		if sc := p.Blend[0].Scaler; sc != nil {
+			p.Task, len(members), strings.Join(parts, "; "), first.Size())
+		if sc := calibrationOf(members[0]).scaler; sc != nil {
 			s += fmt.Sprintf(", inputs scaled (%v)", sc.Kind)
 		}
 		return s
 	}
-	if pr := p.Projected; pr != nil {
+	if k, ok := p.Kind.(*ivm.ProjectedKind); ok {
+		pr := k.Projected
 		m, _ := pr.Centres.Dims()
 		what := fmt.Sprintf("the %d classes' codes", len(p.Classes))
 		if p.Task == ivm.Regression {
@@ -345,18 +347,19 @@ func summary(p *ivm.Predictor) string {
 		}
 		return fmt.Sprintf(
 			"%v (projected: %s regressed through %d shared centres), kernel %s, λ %.3g, inputs scaled (%v)",
-			p.Task, what, m, pr.Kernel, pr.Lambda, p.Scaler.Method())
+			p.Task, what, m, pr.Kernel, pr.Lambda, k.Scaler.Method())
 	}
-	m := p.Models[0]
+	models, _ := modelsOf(p)
+	m := models[0]
 	s := fmt.Sprintf("%v, %s noise, kernel %s, %d active points", p.Task, m.Noise.Name(), m.Kernel,
 		m.Size())
-	if len(p.Models) > 1 {
+	if len(models) > 1 {
 		s = fmt.Sprintf(
 			"%v (%d one-vs-rest models), %s noise, %d active points each; class %g's kernel %s",
-			p.Task, len(p.Models), m.Noise.Name(), m.Size(), p.Classes[0], m.Kernel)
+			p.Task, len(models), m.Noise.Name(), m.Size(), p.Classes[0], m.Kernel)
 	}
-	if p.Scaler != nil {
-		s += fmt.Sprintf(", inputs scaled (%v)", p.Scaler.Kind)
+	if sc := calibrationOf(p).scaler; sc != nil {
+		s += fmt.Sprintf(", inputs scaled (%v)", sc.Kind)
 	}
 	return s
 }

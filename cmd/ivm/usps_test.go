@@ -53,8 +53,8 @@ func TestUSPSCommandLineMatchesAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Task != ivm.MultiClass || len(p.Models) != 10 {
-		t.Fatalf("task %v with %d models", p.Task, len(p.Models))
+	if models, _ := modelsOf(p); p.Task != ivm.MultiClass || len(models) != 10 {
+		t.Fatalf("task %v with %d models", p.Task, len(models))
 	}
 	preds, err := p.Predict(test.X)
 	if err != nil {

@@ -150,12 +150,12 @@ func uspsTable1(c Config, done func(USPSRow)) ([]USPSRow, error) {
 			if q.Label != test.Y[i] {
 				row.Errors[10] += 100 / nt
 			}
-			if p.Classes[floats.MaxIdx(q.Mean)] != test.Y[i] {
+			if p.Classes[floats.MaxIdx(q.Latent)] != test.Y[i] {
 				row.ByMean += 100 / nt
 			}
 			// Each digit's binary decision: its own model's p(y=+1) > ½, that is, its
 			// latent mean with the bias added is positive.
-			for c, m := range q.Mean {
+			for c, m := range q.Latent {
 				if (m > 0) != (test.Y[i] == p.Classes[c]) {
 					row.Errors[c] += 100 / nt
 				}
@@ -244,4 +244,15 @@ func oneVsRestError(prob func(i, c int) float64, classes, y []float64) float64 {
 		}
 	}
 	return e
+}
+
+// ivmModels returns p's one-vs-rest models, or its single model; nil for other kinds.
+func ivmModels(p *ivm.Predictor) []*ivm.Model {
+	switch k := p.Kind.(type) {
+	case *ivm.OneVsRestKind:
+		return k.Models
+	case *ivm.SingleKind:
+		return []*ivm.Model{k.Model}
+	}
+	return nil
 }

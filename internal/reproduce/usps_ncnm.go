@@ -167,7 +167,7 @@ func USPSNCNM(c Config) ([]NCNMResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("usps-ncnm: supervised kernels: %w", err)
 		}
-		for k, m := range sup.Models {
+		for k, m := range ivmModels(sup) {
 			s, ok := m.Kernel.(fmt.Stringer)
 			if !ok {
 				return nil, fmt.Errorf("usps-ncnm: supervised kernel %s cannot be written as a spec",
@@ -259,7 +259,7 @@ func ncnmRun(x *mat.Dense, y []float64, xt *mat.Dense, yt []float64, labelled []
 		pos := len(p.Classes) - 1 // classes sorted: −1, +1
 		probs[ci], means[ci] = make([]float64, nt), make([]float64, nt)
 		for i, q := range preds {
-			probs[ci][i], means[ci][i] = q.Prob[pos], q.Mean[0]
+			probs[ci][i], means[ci][i] = q.Prob[pos], q.Latent[0]
 			if (q.Label > 0) != (yt[i] == cl) {
 				errs[ci] += 100 / float64(nt)
 			}

@@ -72,7 +72,7 @@ func USPSTable3(c Config) ([][11]float64, error) {
 		nt := len(test.Y)
 		probs := mat.NewDense(nt, len(p.Classes), nil)
 		var errs [11]float64
-		for ci, m := range p.Models {
+		for ci, m := range ivmModels(p) {
 			xa := mat.NewDense(len(m.Active), 256, nil)
 			ya := make([]float64, len(m.Active))
 			for k, row := range m.Active {

@@ -62,13 +62,13 @@ func USPSWidths(c Config) (*WidthScan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("usps-widths: %w", err)
 	}
-	if len(p.Models) != 10 {
-		return nil, fmt.Errorf("usps-widths: %d classifiers, want 10", len(p.Models))
+	if len(ivmModels(p)) != 10 {
+		return nil, fmt.Errorf("usps-widths: %d classifiers, want 10", len(ivmModels(p)))
 	}
 	res := &WidthScan{Factors: factors, Errors: make([][10]int, len(factors)), Test: len(test.Y)}
 	_, dim := x.Dims()
 	specs := make([][]string, len(factors))
-	for _, m := range p.Models {
+	for _, m := range ivmModels(p) {
 		s, ok := m.Kernel.(fmt.Stringer)
 		if !ok {
 			return nil, fmt.Errorf("usps-widths: kernel %s cannot be written as a spec", m.Kernel.Name())
