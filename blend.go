@@ -23,6 +23,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/noise"
 )
 
@@ -52,7 +53,7 @@ func (f *modelFit) fitBlend(xs *mat.Dense, y []float64, cfg *Config, sel *select
 		calibration: calibration{Scaler: f.Scaler, Sharpness: f.Sharpness, LabelNoise: f.LabelNoise}}
 	quiet := *cfg
 	quiet.Progress = nil // one "done" report for the task, the probit member's
-	if err := labels.p.fitProblems(xs, y, &quiet, labels.spec, Entropy, sel.d); err != nil {
+	if err := labels.p.fitProblems(xs, y, &quiet, labels.spec, engine.Entropy, sel.d); err != nil {
 		return err
 	}
 	if err := probit.fitProblems(xs, y, cfg, sel.spec, sel.criterion, sel.d); err != nil {

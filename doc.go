@@ -27,9 +27,9 @@
 // The engine — Algorithm 1 of that paper in the representation Σ = K − MᵀM of its eqs.
 // 27–30 (O(d²N) time, O(dN) memory), the Model it leaves, refinement and Algorithm 2 — lives
 // in package engine, which the multi-task IVM (package multitask) shares; package infer holds the
-// inference both use (EP on site approximations, Cholesky with recorded jitter). This package
-// re-exports the engine's user-facing names (Selector, Model, Learn, …) as aliases, so ivm.Model
-// and engine.Model are the same type.
+// inference both use (EP on site approximations, Cholesky with recorded jitter). Config takes
+// the engine's option types as they are (engine.LearnOptions, engine.CriterionChoice, …), and
+// the input scalings are package dataset's (dataset.ScaleStd, …).
 //
 // Config's choices are typed enums whose zero value is the documented default (Task, Learning,
 // Scaling, CriterionChoice, Transform, and in Learn the Objective and Optimizer), each with String,

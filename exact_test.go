@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ivmlab/ivm/dataset"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -150,7 +151,7 @@ func TestRegressionSearchWeighsRelevance(t *testing.T) {
 	if len(reports) < 2 || !strings.Contains(reports[0].SearchKernel, "relevance") || reports[1].Search != reports[0].Search+1 {
 		t.Errorf("search reports %+v: want the relevance fit's first, the search's counting on", reports[:min(2, len(reports))])
 	}
-	if asSingle(p).Scaler.Kind != ScaleRelevance {
+	if asSingle(p).Scaler.Kind != dataset.ScaleRelevance {
 		t.Errorf("inputs scaled %v, want relevance", asSingle(p).Scaler.Kind)
 	}
 	if w := asSingle(p).Scaler.Weight; len(w) != 8 || w[0] != 1 || slices.Max(w[1:]) > 0.2 {

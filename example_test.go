@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 )
 
 // Fit with its defaults, as `ivm train FILE MODEL` with no flags: the task comes from the
@@ -20,7 +21,7 @@ func ExampleFit() {
 		rows = append(rows, []float64{3*float64(c) + math.Sin(float64(i)), math.Cos(float64(i))})
 		y = append(y, float64(10+c))
 	}
-	p, err := ivm.FitRows(rows, y, ivm.Config{ActiveSize: 30, Learn: ivm.LearnOptions{Iters: 2}})
+	p, err := ivm.FitRows(rows, y, ivm.Config{ActiveSize: 30, Learn: engine.LearnOptions{Iters: 2}})
 	if err != nil {
 		panic(err)
 	}
@@ -136,7 +137,7 @@ func ExampleFit_ordinal() {
 			y = append(y, 3)
 		}
 	}
-	p, err := ivm.FitRows(rows, y, ivm.Config{Task: ivm.Ordinal, ActiveSize: 40, Learn: ivm.LearnOptions{Iters: 2}})
+	p, err := ivm.FitRows(rows, y, ivm.Config{Task: ivm.Ordinal, ActiveSize: 40, Learn: engine.LearnOptions{Iters: 2}})
 	if err != nil {
 		panic(err)
 	}
@@ -173,7 +174,7 @@ func ExampleFit_semiSupervised() {
 		}
 		y = append(y, label)
 	}
-	p, err := ivm.FitRows(rows, y, ivm.Config{ActiveSize: 40, Learn: ivm.LearnOptions{Iters: 3}})
+	p, err := ivm.FitRows(rows, y, ivm.Config{ActiveSize: 40, Learn: engine.LearnOptions{Iters: 3}})
 	if err != nil {
 		panic(err)
 	}

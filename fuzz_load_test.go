@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/dataset"
 )
 
 // FuzzLoad feeds arbitrary bytes to Load: it must never panic, and whatever it accepts
@@ -17,8 +18,8 @@ import (
 func FuzzLoad(f *testing.F) {
 	x := addFittedSeeds(f,
 		ivm.Config{FixedKernel: true, ActiveSize: 4},
-		ivm.Config{FixedKernel: true, ActiveSize: 5, Task: ivm.Ordinal, Scale: ivm.ScaleMinMax},
-		ivm.Config{FixedKernel: true, ActiveSize: 3, Task: ivm.Regression, Scale: ivm.ScaleNone},
+		ivm.Config{FixedKernel: true, ActiveSize: 5, Task: ivm.Ordinal, Scale: dataset.ScaleMinMax},
+		ivm.Config{FixedKernel: true, ActiveSize: 3, Task: ivm.Regression, Scale: dataset.ScaleNone},
 		ivm.Config{FixedKernel: true, ActiveSize: 4, Decomposition: ivm.OneVsOne})
 	// A binary label regression (Predictor.Logistic, alone or blended) and a regression by
 	// the exact GP's marginal likelihood (rbfard): what Fit makes of small binary and
@@ -35,7 +36,7 @@ func FuzzLoad(f *testing.F) {
 		}
 		switch k {
 		case 2: // a relevance scaling, as the search makes for larger regression tasks
-			asSingle(p).Scaler.Kind, asSingle(p).Scaler.Weight = ivm.ScaleRelevance, []float64{1, 0.5}
+			asSingle(p).Scaler.Kind, asSingle(p).Scaler.Weight = dataset.ScaleRelevance, []float64{1, 0.5}
 		case 3: // a blend of the label regression and the probit model (blend.go)
 			probit, err := ivm.Fit(x, y, ivm.Config{Task: ivm.Binary})
 			if err != nil {

@@ -7,6 +7,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/calib"
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/multiclass"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -36,11 +38,11 @@ type Kind interface {
 // a one-vs-one pair's or a blend's member.
 type SingleKind struct {
 	// Model is the IVM model.
-	Model *Model
+	Model *engine.Model
 	// Trace is its learning trace (nil for a fixed or searched kernel).
-	Trace []IterTrace
+	Trace []engine.IterTrace
 	// Scaler is the input scaling (nil: none).
-	Scaler *Scaler
+	Scaler *dataset.Scaler
 	// Sharpness is the exponent a of the class probabilities p_c ∝ q_c^a of a binary
 	// model, with q_c the model's probabilities: for two classes a temperature on the log
 	// odds, as Platt scaling fits one for an SVM. For regression the predictive density is
@@ -71,7 +73,12 @@ func (k *SingleKind) InputDim() int {
 
 // latentsAt scales the checked rows x and returns the models' latent means there and, with
 // variances, their variances (see latents).
-func latentsAt(sc *Scaler, models []*Model, x mat.Matrix, variances bool) (mus, vss [][]float64,
+func latentsAt(
+	sc *dataset.Scaler,
+	models []*engine.Model,
+	x mat.Matrix,
+	variances bool,
+) (mus, vss [][]float64,
 	err error) {
 	xs, err := sc.Apply(x)
 	if err != nil {
@@ -85,7 +92,7 @@ func latentsAt(sc *Scaler, models []*Model, x mat.Matrix, variances bool) (mus, 
 // sharpness); classification the noise model's probabilities (a label regression's through
 // its logistic map), sharpened with the label noise mixed in for a binary task.
 func (k *SingleKind) predict(p *Predictor, x mat.Matrix) ([]noise.Prediction, error) {
-	mus, vss, err := latentsAt(k.Scaler, []*Model{k.Model}, x, true)
+	mus, vss, err := latentsAt(k.Scaler, []*engine.Model{k.Model}, x, true)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +139,7 @@ func (k *SingleKind) predictLabels(p *Predictor, x mat.Matrix) ([]noise.Predicti
 	if p.Task == Ordinal || p.Task == SemiSupervised {
 		return k.predict(p, x)
 	}
-	mus, _, err := latentsAt(k.Scaler, []*Model{k.Model}, x, false)
+	mus, _, err := latentsAt(k.Scaler, []*engine.Model{k.Model}, x, false)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +169,7 @@ func (k *SingleKind) binaryLabel(classes []float64, np *noise.Prediction) float6
 
 // check validates a single model read from a file.
 func (k *SingleKind) check(p *Predictor) error {
-	return checkModels(p, []*Model{k.Model}, k.calibration())
+	return checkModels(p, []*engine.Model{k.Model}, k.calibration())
 }
 
 // calibration is the model's scaling and calibration.
@@ -195,11 +202,11 @@ func (k *SingleKind) submodels(*Predictor) []Submodel {
 type OneVsRestKind struct {
 	// Models holds class c's model, which tells Classes[c] from the rest; a part's models
 	// outside its slice are nil.
-	Models []*Model
+	Models []*engine.Model
 	// Traces holds each model's learning trace (nil entries for a fixed or searched kernel).
-	Traces [][]IterTrace
+	Traces [][]engine.IterTrace
 	// Scaler is the input scaling (nil: none).
-	Scaler *Scaler
+	Scaler *dataset.Scaler
 	// Sharpness is the exponent a of the class probabilities p_c ∝ q_c^a, with q_c the
 	// class models' p(y=+1). Normalising the q_c alone (a = 1) gives probabilities that are
 	// too flat, because each one-vs-rest model is unsure wherever any class is near. With
@@ -341,7 +348,7 @@ func (k *OneVsRestKind) submodels(p *Predictor) []Submodel {
 // calibration is a predictor's input scaling and the calibration of its probabilities as a
 // model file holds them at its top level; each kind keeps what it has of them.
 type calibration struct {
-	Scaler                *Scaler
+	Scaler                *dataset.Scaler
 	Sharpness, LabelNoise float64
 	Softmax               bool
 	Logistic              *calib.Logistic
@@ -349,7 +356,12 @@ type calibration struct {
 
 // newModelsKind is the kind of IVM models of the task: one-vs-rest for a multi-class task,
 // else its one model.
-func newModelsKind(task Task, models []*Model, traces [][]IterTrace, cal calibration) Kind {
+func newModelsKind(
+	task Task,
+	models []*engine.Model,
+	traces [][]engine.IterTrace,
+	cal calibration,
+) Kind {
 	if task == MultiClass {
 		return &OneVsRestKind{Models: models, Traces: traces, Scaler: cal.Scaler,
 			Sharpness: cal.Sharpness, Softmax: cal.Softmax, LabelNoise: cal.LabelNoise}

@@ -1,6 +1,9 @@
 package ivm_test
 
-import "github.com/ivmlab/ivm"
+import (
+	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
+)
 
 // Test helpers: a predictor's kind, nil where it is of another.
 
@@ -10,10 +13,10 @@ func asOVO(p *ivm.Predictor) *ivm.OneVsOneKind  { k, _ := p.Kind.(*ivm.OneVsOneK
 func asBlend(p *ivm.Predictor) *ivm.BlendKind   { k, _ := p.Kind.(*ivm.BlendKind); return k }
 
 // modelsOf returns the IVM models of a predictor of one model or one-vs-rest models.
-func modelsOf(p *ivm.Predictor) []*ivm.Model {
+func modelsOf(p *ivm.Predictor) []*engine.Model {
 	switch k := p.Kind.(type) {
 	case *ivm.SingleKind:
-		return []*ivm.Model{k.Model}
+		return []*engine.Model{k.Model}
 	case *ivm.OneVsRestKind:
 		return k.Models
 	}

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/internal/rowhash"
 	"github.com/ivmlab/ivm/kern"
@@ -21,7 +22,7 @@ const latentChunk = 504 // a multiple of rowdot's 4×3 blocks, as engine's
 // share the kernel values of the active inputs they have in common, which are most of
 // prediction's time and many of the inputs: on Fashion-MNIST's 60 000 images the ten
 // classes' 21 080 active points are 10 580 distinct rows, chosen from the same candidates.
-func latents(models []*Model, xs *mat.Dense, variances bool) (mu, vs [][]float64) {
+func latents(models []*engine.Model, xs *mat.Dense, variances bool) (mu, vs [][]float64) {
 	mu = make([][]float64, len(models))
 	if variances {
 		vs = make([][]float64, len(models))
@@ -101,7 +102,7 @@ func meanFromColumns(mu, alpha []float64, all *mat.Dense, idx []int) {
 
 // sameKernels reports whether every model's kernel is the first's: the same type, parameter
 // names and parameter values.
-func sameKernels(models []*Model) bool {
+func sameKernels(models []*engine.Model) bool {
 	k0 := models[0].Kernel
 	p0 := kernelParams(k0)
 	_, inputs := models[0].XActive.Dims()
@@ -124,7 +125,7 @@ func kernelParams(k kern.Kernel) []float64 {
 	return p
 }
 
-func maxSize(models []*Model) int {
+func maxSize(models []*engine.Model) int {
 	d := 0
 	for _, m := range models {
 		d = max(d, m.Size())
@@ -135,7 +136,7 @@ func maxSize(models []*Model) int {
 // distinctActive returns the distinct rows among the models' active inputs and, per model,
 // the row of each of its active points in them. Rows that hash apart though equal (a zero's
 // sign) are kept twice, which costs time, never accuracy.
-func distinctActive(models []*Model) (*mat.Dense, [][]int) {
+func distinctActive(models []*engine.Model) (*mat.Dense, [][]int) {
 	byHash := map[uint64][]int{} // hash of a row → its candidates in rows
 	var rows [][]float64
 	idx := make([][]int, len(models))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/strictjson"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/multiclass"
@@ -30,15 +31,11 @@ type ModelMeta struct {
 	// the training labels were −1 and +1 already).
 	Labels []float64
 	// Training records where the model came from.
-	Training Provenance
+	Training dataset.Provenance
 	// Trace is the learning trace of Algorithm 2 (one record per outer iteration and a
 	// Final one), empty when the kernel was fixed.
-	Trace []IterTrace
+	Trace []engine.IterTrace
 }
-
-// Provenance records how a model was trained (see dataset.Provenance); every model
-// family's file holds one.
-type Provenance = dataset.Provenance
 
 // modelJSON is one IVM model on disk.
 type modelJSON struct {
@@ -54,12 +51,12 @@ type modelJSON struct {
 	// Class is the positive class of a one-vs-rest model.
 	Class *float64 `json:"class,omitempty"`
 	// Trace is a one-vs-rest model's learning trace.
-	Trace []IterTrace `json:"trace,omitempty"`
+	Trace []engine.IterTrace `json:"trace,omitempty"`
 }
 
 // fileScale is a model file's "scale": the scaler's fields, or the string "none" for a
 // model of unscaled inputs, so that a file cut of its "scale" cannot pass for one.
-type fileScale struct{ s *Scaler }
+type fileScale struct{ s *dataset.Scaler }
 
 func (f fileScale) MarshalJSON() ([]byte, error) {
 	if f.s == nil {
@@ -76,7 +73,7 @@ func (f *fileScale) UnmarshalJSON(b []byte) error {
 	if len(b) > 0 && b[0] == '"' {
 		return fmt.Errorf(`scale %s: want "none" or the scaling's object`, b)
 	}
-	f.s = new(Scaler)
+	f.s = new(dataset.Scaler)
 	return json.Unmarshal(b, f.s)
 }
 
@@ -102,7 +99,7 @@ func scaledAtTraining(args []string) bool {
 }
 
 // scaler returns the scaler, nil for "none" or a file without "scale".
-func (f *fileScale) scaler() *Scaler {
+func (f *fileScale) scaler() *dataset.Scaler {
 	if f == nil {
 		return nil
 	}
@@ -114,7 +111,7 @@ func (f *fileScale) scaler() *Scaler {
 // its members instead.
 type pairJSON struct {
 	Classes    []float64       `json:"classes"`
-	Scale      *Scaler         `json:"scale,omitempty"`
+	Scale      *dataset.Scaler `json:"scale,omitempty"`
 	Sharpness  float64         `json:"sharpness,omitempty"`
 	LabelNoise float64         `json:"label_noise,omitempty"`
 	Logistic   *calib.Logistic `json:"logistic,omitempty"`
@@ -183,9 +180,9 @@ type fileJSON struct {
 	Projected *projected.File `json:"projected,omitempty"`
 
 	// Baseline is Predictor.Baseline; absent means not measured.
-	Baseline *calib.Baseline `json:"baseline,omitempty"`
-	Training Provenance      `json:"training"`
-	Trace    []IterTrace     `json:"trace,omitempty"`
+	Baseline *calib.Baseline    `json:"baseline,omitempty"`
+	Training dataset.Provenance `json:"training"`
+	Trace    []engine.IterTrace `json:"trace,omitempty"`
 }
 
 // setModel puts a single model's fields at the top level.
@@ -207,7 +204,7 @@ func (f *fileJSON) model() *modelJSON {
 }
 
 // encodeModel converts m for a model file; values JSON cannot hold (NaN, ±Inf) are an error.
-func encodeModel(m *Model) (*modelJSON, error) {
+func encodeModel(m *engine.Model) (*modelJSON, error) {
 	sum, ok := m.Kernel.(*kern.Sum)
 	if !ok {
 		return nil, fmt.Errorf("ivm: model files need a *kern.Sum kernel, not %T", m.Kernel)
@@ -246,11 +243,11 @@ func encodeModel(m *Model) (*modelJSON, error) {
 }
 
 // decodeModel rebuilds a model from its file form.
-func decodeModel(in *modelJSON) (*Model, error) {
+func decodeModel(in *modelJSON) (*engine.Model, error) {
 	switch {
 	case len(in.Kernel) == 0 || len(in.Noise) == 0:
 		return nil, errors.New("ivm: model file lacks its kernel or noise model")
-	case in.InputDim < 1 || in.InputDim > MaxInputDim:
+	case in.InputDim < 1 || in.InputDim > engine.MaxInputDim:
 		return nil, fmt.Errorf("ivm: model file has input dimension %d", in.InputDim)
 	case len(in.ActiveInputs) == 0:
 		return nil, errors.New("ivm: model file has no active points")
@@ -267,7 +264,7 @@ func decodeModel(in *modelJSON) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ivm: model file noise model: %w", err)
 	}
-	if err := CheckSites(nm, in.SitePrecision, in.FactorPrecision); err != nil {
+	if err := engine.CheckSites(nm, in.SitePrecision, in.FactorPrecision); err != nil {
 		return nil, fmt.Errorf("ivm: model file: %w", err)
 	}
 	// Check the rows before allocating: a corrupt input_dim must not allocate its size.
@@ -286,7 +283,7 @@ func decodeModel(in *modelJSON) (*Model, error) {
 	if factor == nil {
 		factor = in.SitePrecision
 	}
-	return NewModel(&sum, nm, xa, in.Active, in.SiteMean, in.SitePrecision, factor)
+	return engine.NewModel(&sum, nm, xa, in.Active, in.SiteMean, in.SitePrecision, factor)
 }
 
 func finite(name string, vs []float64) error {
@@ -359,7 +356,7 @@ func decodeBinary(in *pairJSON, what, where string) (*Predictor, error) {
 	if err := checkSharpness(pp.Task, &cal.Sharpness); err != nil {
 		return nil, fmt.Errorf("ivm: model file %s: %w", what, err)
 	}
-	if err := checkModels(pp, []*Model{m}, cal); err != nil {
+	if err := checkModels(pp, []*engine.Model{m}, cal); err != nil {
 		return nil, fmt.Errorf("ivm: model file %s: %w", what, err)
 	}
 	pp.Kind = &SingleKind{Model: m, Trace: in.Trace, Scaler: cal.Scaler, Sharpness: cal.Sharpness,
@@ -495,14 +492,14 @@ func (in *fileJSON) checkShape() error {
 // loadModels reads a file's top-level model, or its one-vs-rest "models", into p and
 // checks the whole.
 func (p *Predictor) loadModels(in *fileJSON, cal calibration) error {
-	var models []*Model
-	var traces [][]IterTrace
+	var models []*engine.Model
+	var traces [][]engine.IterTrace
 	if mj := in.model(); mj != nil {
 		m, err := decodeModel(mj)
 		if err != nil {
 			return err
 		}
-		models, traces = []*Model{m}, [][]IterTrace{in.Trace}
+		models, traces = []*engine.Model{m}, [][]engine.IterTrace{in.Trace}
 	}
 	for c := range in.Models {
 		m, err := decodeModel(&in.Models[c])
@@ -639,7 +636,7 @@ func jsonError(err error) error {
 
 // checkModels validates a single model or one-vs-rest models of p's task and classes, with
 // their input scaling and calibration cal, read from a file or merged from parts.
-func checkModels(p *Predictor, models []*Model, cal calibration) error {
+func checkModels(p *Predictor, models []*engine.Model, cal calibration) error {
 	_, dim := models[0].XActive.Dims()
 	for c, m := range models {
 		if _, d := m.XActive.Dims(); d != dim {
@@ -705,7 +702,7 @@ func (cal calibration) noiseName(task Task) string {
 
 // checkNoise checks the number of models and their noise model (want) against the task
 // and its number of classes.
-func checkNoise(task Task, models []*Model, classes int, want string) error {
+func checkNoise(task Task, models []*engine.Model, classes int, want string) error {
 	switch task {
 	case Binary, SemiSupervised, Ordinal, Regression:
 		if len(models) != 1 {
@@ -753,7 +750,7 @@ func taskOf(nm noise.Model) Task {
 // WriteModel writes one model as a model file (ModelFormat), with unscaled inputs. The
 // kernel must be a *kern.Sum (wrap a single kernel with kern.NewSum). Values that JSON
 // cannot hold (NaN, ±Inf) are an error, and nothing is written then.
-func WriteModel(w io.Writer, m *Model, meta *ModelMeta) error {
+func WriteModel(w io.Writer, m *engine.Model, meta *ModelMeta) error {
 	p := &Predictor{Task: taskOf(m.Noise), Classes: m.Noise.Classes()}
 	s := &SingleKind{Model: m}
 	if meta != nil {
@@ -771,7 +768,7 @@ func WriteModel(w io.Writer, m *Model, meta *ModelMeta) error {
 
 // ReadModel reads a model file holding one model on unscaled inputs (what WriteModel
 // writes); use Load for any model file.
-func ReadModel(r io.Reader) (*Model, *ModelMeta, error) {
+func ReadModel(r io.Reader) (*engine.Model, *ModelMeta, error) {
 	p, err := Load(r)
 	if err != nil {
 		return nil, nil, err

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/reftest"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
@@ -35,12 +37,12 @@ func TestModelFileRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		nm, _ := noise.ByName(c.noise)
-		m, err := ivm.FitFixed(x, y, k, nm, 50, ivm.Options{})
+		m, err := engine.FitFixed(x, y, k, nm, 50, engine.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		meta := &ivm.ModelMeta{Training: ivm.Provenance{File: c.train, Rows: 500}}
+		meta := &ivm.ModelMeta{Training: dataset.Provenance{File: c.train, Rows: 500}}
 		if err := ivm.WriteModel(&buf, m, meta); err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/enum"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/internal/subset"
@@ -293,9 +294,9 @@ type Submodel struct {
 	// "classes 1 and 3" for a one-vs-one pair's, "labels" or "probit" for a blend's label
 	// regression and probit model, and "classes 1 and 3 (labels)" for a blended pair's.
 	Name  string
-	Model *Model
+	Model *engine.Model
 	// Trace is the model's learning trace (nil for a fixed or searched kernel).
-	Trace []IterTrace
+	Trace []engine.IterTrace
 	// Pair is the one-vs-one pair's or blend member's binary predictor holding the model
 	// (its scaling and calibration), nil for other predictors.
 	Pair *Predictor
@@ -311,7 +312,7 @@ func (p *Predictor) Submodels() []Submodel {
 	return p.Kind.submodels(p)
 }
 
-func traceOf(traces [][]IterTrace, c int) []IterTrace {
+func traceOf(traces [][]engine.IterTrace, c int) []engine.IterTrace {
 	if c < len(traces) {
 		return traces[c]
 	}

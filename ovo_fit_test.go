@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 )
 
 // The default Fit of a multi-class task on few rows trains one binary predictor per pair
@@ -29,7 +31,7 @@ func TestFitOneVsOne(t *testing.T) {
 	}
 	for j, want := range [][]float64{{1, 2}, {1, 3}, {1, 4}, {2, 3}, {2, 4}, {3, 4}} {
 		pp := asOVO(p).Pairs[j]
-		var scaled *ivm.Scaler
+		var scaled *dataset.Scaler
 		if s := asSingle(pp); s != nil {
 			scaled = s.Scaler
 		} else { // the label regression and the probit model, each scaled
@@ -84,7 +86,7 @@ func TestFitOneVsOne(t *testing.T) {
 // (d capped at the pair's rows) come from the Config.
 func TestFitOneVsOneAlgorithm2(t *testing.T) {
 	x, y := polygon(150, 3, 3)
-	p, err := ivm.Fit(x, y, ivm.Config{Decomposition: ivm.OneVsOne, ActiveSize: 500, Learn: ivm.LearnOptions{Iters: 1, KernelIters: 5}})
+	p, err := ivm.Fit(x, y, ivm.Config{Decomposition: ivm.OneVsOne, ActiveSize: 500, Learn: engine.LearnOptions{Iters: 1, KernelIters: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}

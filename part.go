@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/multiclass"
 )
 
@@ -83,20 +85,20 @@ func errPartFile(what string) error {
 // writes (task, all the classes, the scaling, the provenance) and the models of the part's
 // classes, each with its class, or a one-vs-one training's pairs.
 type partFileJSON struct {
-	Format  string    `json:"format"`
-	Part    Part      `json:"part"`
-	Task    Task      `json:"task"`
-	Classes []float64 `json:"classes,omitempty"`
-	Scale   *Scaler   `json:"scale,omitempty"`
+	Format  string          `json:"format"`
+	Part    Part            `json:"part"`
+	Task    Task            `json:"task"`
+	Classes []float64       `json:"classes,omitempty"`
+	Scale   *dataset.Scaler `json:"scale,omitempty"`
 	// Sharpness is Predictor.Sharpness, chosen from all the classes in every part.
 	Sharpness float64 `json:"sharpness"`
 	// LabelNoise is Predictor.LabelNoise, chosen with the sharpness.
 	LabelNoise float64 `json:"label_noise,omitempty"`
 	// Softmax is Predictor.Softmax, chosen with the sharpness.
-	Softmax  bool        `json:"softmax,omitempty"`
-	Models   []modelJSON `json:"models"`
-	Pairs    []pairJSON  `json:"pairs,omitempty"`
-	Training Provenance  `json:"training"`
+	Softmax  bool               `json:"softmax,omitempty"`
+	Models   []modelJSON        `json:"models"`
+	Pairs    []pairJSON         `json:"pairs,omitempty"`
+	Training dataset.Provenance `json:"training"`
 }
 
 // problems is the number of binary (or single) problems of a predictor's task.
@@ -126,7 +128,7 @@ func (p *Predictor) savePart(w io.Writer) error {
 		err = encodePartModels(p, k.Models, k.Traces, &out)
 	case *SingleKind:
 		out.Scale, out.Sharpness, out.LabelNoise = k.Scaler, k.Sharpness, k.LabelNoise
-		err = encodePartModels(p, []*Model{k.Model}, [][]IterTrace{k.Trace}, &out)
+		err = encodePartModels(p, []*engine.Model{k.Model}, [][]engine.IterTrace{k.Trace}, &out)
 	default:
 		err = fmt.Errorf("ivm: a %T predictor has no parts", k)
 	}
@@ -151,7 +153,7 @@ func (k *OneVsOneKind) encodePart(part Part, out *partFileJSON) error {
 
 // encodePartModels puts the models of p's part's slice into a part file, each with its
 // trace and, for multi-class, its class.
-func encodePartModels(p *Predictor, models []*Model, traces [][]IterTrace,
+func encodePartModels(p *Predictor, models []*engine.Model, traces [][]engine.IterTrace,
 	out *partFileJSON) error {
 	if len(models) != p.problems() {
 		return fmt.Errorf("ivm: part %v holds %d model slots for %d problems", p.Part, len(models),
@@ -212,7 +214,7 @@ func LoadPart(r io.Reader) (*Predictor, error) {
 		return nil, fmt.Errorf("ivm: part file %v holds %d models, its slice has %d", in.Part,
 			len(in.Models), hi-lo)
 	}
-	models, traces := make([]*Model, p.problems()), make([][]IterTrace, p.problems())
+	models, traces := make([]*engine.Model, p.problems()), make([][]engine.IterTrace, p.problems())
 	for k := range in.Models {
 		c := lo + k
 		if cl := in.Models[k].Class; p.Task == MultiClass && (cl == nil || *cl != p.Classes[c]) {
@@ -297,8 +299,8 @@ func MergeParts(parts []*Predictor) (*Predictor, error) {
 	first := byIndex[0]
 	out := &Predictor{Task: first.Task, Classes: first.Classes, Training: first.Training}
 	out.Training.Seconds = 0
-	var models []*Model
-	var traces [][]IterTrace
+	var models []*engine.Model
+	var traces [][]engine.IterTrace
 	var pairs []*Predictor
 	for _, pt := range byIndex {
 		lo, hi := pt.Part.Range(pt.problems())
@@ -328,12 +330,12 @@ func MergeParts(parts []*Predictor) (*Predictor, error) {
 // partModels returns a part's model slots (its one-vs-rest models, or its single model),
 // their traces, and their scaling and calibration; a one-vs-one part has no models, its
 // calibration the label noise alone.
-func partModels(p *Predictor) ([]*Model, [][]IterTrace, calibration) {
+func partModels(p *Predictor) ([]*engine.Model, [][]engine.IterTrace, calibration) {
 	switch k := p.Kind.(type) {
 	case *OneVsRestKind:
 		return k.Models, k.Traces, k.calibration()
 	case *SingleKind:
-		return []*Model{k.Model}, [][]IterTrace{k.Trace}, k.calibration()
+		return []*engine.Model{k.Model}, [][]engine.IterTrace{k.Trace}, k.calibration()
 	case *OneVsOneKind:
 		return nil, nil, calibration{Sharpness: 1, LabelNoise: k.LabelNoise}
 	}
@@ -409,7 +411,7 @@ func sharedKernel(p *Predictor) string {
 	return spec
 }
 
-func sameScaler(a, b *Scaler) bool {
+func sameScaler(a, b *dataset.Scaler) bool {
 	if a == nil || b == nil {
 		return a == b
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 )
 
 // fitPart fits one part and reads its part file back, as a machine of a job array would.
@@ -35,7 +36,7 @@ func fitPart(t *testing.T, fit func(ivm.Part) (*ivm.Predictor, error), pt ivm.Pa
 // classes, searched in every part).
 func TestMergedPartsEqualSingleRun(t *testing.T) {
 	for name, cfg := range map[string]ivm.Config{
-		"algorithm2": {ActiveSize: 40, Learn: ivm.LearnOptions{Iters: 1, KernelIters: 5}},
+		"algorithm2": {ActiveSize: 40, Learn: engine.LearnOptions{Iters: 1, KernelIters: 5}},
 		"search":     {ActiveSize: 40},
 	} {
 		t.Run(name, func(t *testing.T) { testMergedParts(t, cfg) })

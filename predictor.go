@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/ivmlab/ivm/calib"
+	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/exactgp"
 	"github.com/ivmlab/ivm/internal/pool"
@@ -103,7 +104,7 @@ type Config struct {
 	// training points is reduced to it with a warning (Predictor.Warnings).
 	ActiveSize int
 	// Scale is the input scaling (default ScaleAuto, standardisation).
-	Scale Scaling
+	Scale dataset.Scaling
 	// FixedKernel skips parameter learning: one selection with the kernel as given.
 	FixedKernel bool
 	// Learning is how the kernel parameters are chosen (default LearnAuto: Search for
@@ -114,7 +115,7 @@ type Config struct {
 	// TransformAuto (the zero value) keeps the kernel spec's, which is softplus (the
 	// papers') unless the spec says transform=exp; TransformSoftplus and TransformExp (the
 	// reference toolbox's) override it. The same enum as multitask.Config.Transform.
-	Transform Transform
+	Transform engine.Transform
 	// Criterion is the selection score. CriterionAuto (the zero value) is not a score of
 	// its own but lets Fit choose one (engine.Criterion): with the Search learning, the
 	// search picks entropy or expected by held-out loss on binary and multi-class tasks and
@@ -123,7 +124,7 @@ type Config struct {
 	// (engine.Entropy) otherwise (it recovers the ordinal toy's structure more often).
 	// CriterionEntropy and CriterionExpected fix the score. The same enum as
 	// multitask.Config.Criterion.
-	Criterion CriterionChoice
+	Criterion engine.CriterionChoice
 	// ZeroBias starts the bias of the probit model (Binary, each one-vs-rest problem of
 	// MultiClass) or of the null category model (SemiSupervised) at 0, as in the papers'
 	// likelihoods, instead of at Φ⁻¹ of the positive fraction among the labelled points
@@ -138,7 +139,7 @@ type Config struct {
 	// extensions paper; KernelIters, NoiseIters, Objective,
 	// HeldOut, Seed, Priors, LastIterate, Refine, Optimizer); its ActiveSize, Workers,
 	// Criterion, Progress and Step are set by Fit.
-	Learn LearnOptions
+	Learn engine.LearnOptions
 	// Workers bounds the goroutines (0: all cores). Multi-class problems are trained
 	// side by side, each with its share.
 	Workers int
@@ -195,7 +196,7 @@ type Progress struct {
 	// Iters is the number of outer iterations of Algorithm 2 (0: fixed kernel).
 	Iters int
 	// Trace is set when an outer iteration ends.
-	Trace *IterTrace
+	Trace *engine.IterTrace
 	// Rows and RowsDone report a projected model's final fit (Decomposition Projected):
 	// the training rows its system has taken in so far, of Rows; ActiveSize is then its
 	// number of centres.
@@ -222,7 +223,7 @@ type Predictor struct {
 	// not beat it.
 	Baseline *calib.Baseline
 	// Training records where the predictor came from.
-	Training Provenance
+	Training dataset.Provenance
 	// Warnings are the adjustments Fit made to the configuration (not saved).
 	Warnings []string
 	// Part is the slice of a partitioned training this predictor holds (Config.Part; zero:
@@ -354,8 +355,8 @@ func (cfg *Config) checkTask(task Task) error {
 type modelFit struct {
 	*Predictor
 	calibration
-	models []*Model
-	traces [][]IterTrace
+	models []*engine.Model
+	traces [][]engine.IterTrace
 }
 
 // predictor sets the predictor's kind to the fitted models' and returns it.
@@ -369,7 +370,7 @@ func (f *modelFit) predictor() *Predictor {
 // label regression that is the probit model's partner.
 type selection struct {
 	spec      string
-	criterion Criterion
+	criterion engine.Criterion
 	d, dFinal int
 	rows      []int
 	partner   *labelMember
@@ -380,7 +381,7 @@ type selection struct {
 func (p *Predictor) fitModels(x mat.Matrix, y []float64, cfg Config, dim int) (*Predictor, error) {
 	f := &modelFit{Predictor: p, calibration: calibration{Sharpness: 1}}
 	var err error
-	if f.Scaler, err = FitScaler(x, cfg.Scale); err != nil {
+	if f.Scaler, err = dataset.FitScaler(x, cfg.Scale); err != nil {
 		return nil, err
 	}
 	sel, err := f.prepare(x, &cfg, dim)
@@ -436,11 +437,11 @@ func (f *modelFit) prepare(x mat.Matrix, cfg *Config, dim int) (*selection, erro
 	if err != nil {
 		return nil, err
 	}
-	autoCrit := Entropy
+	autoCrit := engine.Entropy
 	if task == Binary || task == MultiClass {
-		autoCrit = ExpectedEntropy
+		autoCrit = engine.ExpectedEntropy
 	}
-	if cfg.Criterion < CriterionAuto || cfg.Criterion > CriterionExpected {
+	if cfg.Criterion < engine.CriterionAuto || cfg.Criterion > engine.CriterionExpected {
 		return nil, fmt.Errorf("ivm: unknown selection criterion %v", cfg.Criterion)
 	}
 	if err := cfg.Part.check(task, f.problems()); err != nil {
@@ -472,10 +473,10 @@ func (cfg *Config) kernelSpec(task Task, dim int) (string, error) {
 		// The extensions paper's L1 penalty (an exponential prior) on the process
 		// variances: unchecked, a large process variance makes the null region's width
 		// negligible and the model a plain probit one.
-		cfg.Learn.Priors = map[string]Prior{}
+		cfg.Learn.Priors = map[string]engine.Prior{}
 		for _, name := range k0.FreeNames() {
 			if strings.HasSuffix(name, ".variance") && !strings.HasPrefix(name, "white") {
-				cfg.Learn.Priors[name] = ExponentialPrior{Rate: 1}
+				cfg.Learn.Priors[name] = engine.ExponentialPrior{Rate: 1}
 			}
 		}
 	}
@@ -600,15 +601,15 @@ type problem struct {
 	y            []float64
 	d            int
 	spec         string
-	transform    Transform
-	criterion    Criterion
+	transform    engine.Transform
+	criterion    engine.Criterion
 	workers      int
 	cfg          *Config
 	report       func(Progress)
 	noise        string // the noise model's name
 }
 
-func (pb *problem) run(x *mat.Dense, task Task) (*Model, []IterTrace, error) {
+func (pb *problem) run(x *mat.Dense, task Task) (*engine.Model, []engine.IterTrace, error) {
 	_, dim := x.Dims()
 	k, err := kern.Parse(pb.spec, dim)
 	if err != nil {
@@ -646,8 +647,14 @@ func (pb *problem) run(x *mat.Dense, task Task) (*Model, []IterTrace, error) {
 		pb.report(pr)
 	}
 	if pb.cfg.FixedKernel {
-		s, err := NewSelector(x, pb.y, k, nm, Options{Workers: pb.workers, Criterion: pb.criterion,
-			Step: step})
+		s, err := engine.NewSelector(
+			x,
+			pb.y,
+			k,
+			nm,
+			engine.Options{Workers: pb.workers, Criterion: pb.criterion,
+				Step: step},
+		)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -673,13 +680,13 @@ func (pb *problem) run(x *mat.Dense, task Task) (*Model, []IterTrace, error) {
 	if lo.NoiseIters > 0 {
 		pr.Selections += iters
 	}
-	lo.Progress = func(tr IterTrace) {
+	lo.Progress = func(tr engine.IterTrace) {
 		t := tr
 		pr.Trace = &t
 		pb.report(pr)
 		pr.Trace = nil
 	}
-	m, res, err := Learn(x, pb.y, k, nm, lo)
+	m, res, err := engine.Learn(x, pb.y, k, nm, lo)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -886,11 +893,11 @@ func (p *modelFit) activeSizes(d, n int) (dSearch, dFinal int, err error) {
 // The score is the chosen kernel's held-out −ln p(y) per row, dFinal the final model's
 // active set size (see search.Result).
 func (p *modelFit) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int,
-	criterion Criterion) (string, Criterion, float64, int, error) {
+	criterion engine.Criterion) (string, engine.Criterion, float64, int, error) {
 	task, problems := p.Task, p.problems()
-	auto := cfg.Criterion == CriterionAuto
+	auto := cfg.Criterion == engine.CriterionAuto
 	if auto && task == Regression {
-		criterion = Entropy
+		criterion = engine.Entropy
 	}
 	before := 0 // evaluations reported before the search's own (the relevance fit's)
 	report := func(r search.Report) {
@@ -903,9 +910,9 @@ func (p *modelFit) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int,
 		spec, crit, score, err := p.searchExact(x, y, cfg)
 		return spec, crit, score, dFinal, err
 	}
-	scalers := []*Scaler{p.Scaler}
-	if cfg.Scale == ScaleAuto {
-		mm, err := FitScaler(x, ScaleMinMax)
+	scalers := []*dataset.Scaler{p.Scaler}
+	if cfg.Scale == dataset.ScaleAuto {
+		mm, err := dataset.FitScaler(x, dataset.ScaleMinMax)
 		if err != nil {
 			return "", 0, 0, 0, err
 		}
@@ -950,7 +957,7 @@ type labelMember struct {
 // model (blend.go), it returns spec and criterion as they were, for the probit member, and
 // the label regression as the partner; else spec and criterion alone.
 func (p *modelFit) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit float64,
-	spec string, criterion Criterion) (string, Criterion, *labelMember, error) {
+	spec string, criterion engine.Criterion) (string, engine.Criterion, *labelMember, error) {
 	yc, _ := codeTargets(Binary, p.Classes, y, 0)
 	res, err := exactgp.FitLabels(x, p.Scaler, yc)
 	if errors.Is(err, calib.ErrNoLogistic) {
@@ -982,7 +989,7 @@ func (p *modelFit) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit f
 		return spec, criterion, &labelMember{p: labels, spec: res.Spec}, nil
 	case alone:
 		p.Logistic, p.LabelNoise, p.Sharpness = &res.Logistic, res.LabelNoise, 1
-		return res.Spec, Entropy, nil, nil
+		return res.Spec, engine.Entropy, nil, nil
 	}
 	return spec, criterion, nil, nil
 }
@@ -991,7 +998,11 @@ func (p *modelFit) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit f
 // marginal likelihood chooses the kernel, with a length scale per input (package exactgp), on
 // inputs scaled by p.Scaler. Its one progress report counts the likelihood's evaluations
 // and scores the leave-one-out predictions.
-func (p *modelFit) searchExact(x mat.Matrix, y []float64, cfg *Config) (string, Criterion, float64,
+func (p *modelFit) searchExact(
+	x mat.Matrix,
+	y []float64,
+	cfg *Config,
+) (string, engine.Criterion, float64,
 	error) {
 	n, _ := x.Dims()
 	if err := search.CheckRows(n); err != nil {
@@ -1011,13 +1022,13 @@ func (p *modelFit) searchExact(x mat.Matrix, y []float64, cfg *Config) (string, 
 			SearchScore:  res.LOOLoss})
 	}
 	p.Sharpness = res.Sharpness
-	return res.Spec, Entropy, res.LOOLoss, nil
+	return res.Spec, engine.Entropy, res.LOOLoss, nil
 }
 
 // fitProblems fits p's binary problems (one per class for multi-class, or only a
 // partitioned training's slice of them) on the scaled inputs xs with the kernel spec.
 func (p *modelFit) fitProblems(xs *mat.Dense, y []float64, cfg *Config, spec string,
-	criterion Criterion, d int) error {
+	criterion engine.Criterion, d int) error {
 	// A partitioned training dispatches only its slice of the problems. Everything above
 	// (task, classes, scaling, the kernel search, d, sharpness) and anything else shared by
 	// all classes must be computed from the whole data in every part, so that the merged
@@ -1040,8 +1051,8 @@ func (p *modelFit) fitProblems(xs *mat.Dense, y []float64, cfg *Config, spec str
 			cfg.Progress(pr)
 		}
 	}
-	p.models = make([]*Model, problems)
-	p.traces = make([][]IterTrace, problems)
+	p.models = make([]*engine.Model, problems)
+	p.traces = make([][]engine.IterTrace, problems)
 	errs := make([]error, problems)
 	pool.ForEach(last-first, parallel, func(i int) {
 		c := first + i

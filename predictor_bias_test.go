@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/noise"
 )
 
@@ -60,7 +61,7 @@ func TestFitSplitGamma(t *testing.T) {
 	}
 	fit := func(split bool) []float64 {
 		p, err := ivm.Fit(x, obs, ivm.Config{Task: ivm.SemiSupervised, Kernel: "rbf+white", ActiveSize: 40, SplitGamma: split, Workers: 1,
-			Learn: ivm.LearnOptions{Iters: 2, KernelIters: 20, NoiseIters: 50}})
+			Learn: engine.LearnOptions{Iters: 2, KernelIters: 20, NoiseIters: 50}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 )
 
 // blobs draws n points per class around the class centres (one per row of centres), with
@@ -98,7 +99,7 @@ func TestFitMultiClassParallel(t *testing.T) {
 	x, y := blobs(rng, 60, centres, labels, 0.7)
 	xt, yt := blobs(rng, 100, centres, labels, 0.7)
 	var reports int
-	p, err := ivm.Fit(x, y, ivm.Config{ActiveSize: 60, Learn: ivm.LearnOptions{Iters: 2, KernelIters: 20},
+	p, err := ivm.Fit(x, y, ivm.Config{ActiveSize: 60, Learn: engine.LearnOptions{Iters: 2, KernelIters: 20},
 		Progress: func(ivm.Progress) { reports++ }})
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +158,7 @@ func TestFitTasks(t *testing.T) {
 		xr.Set(i, 0, v)
 		yr[i] = math.Sin(v) + 0.05*rng.NormFloat64()
 	}
-	pr, err := ivm.Fit(xr, yr, ivm.Config{ActiveSize: 30, Learn: ivm.LearnOptions{Iters: 3}})
+	pr, err := ivm.Fit(xr, yr, ivm.Config{ActiveSize: 30, Learn: engine.LearnOptions{Iters: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestFitTasks(t *testing.T) {
 			yo[i] = 30
 		}
 	}
-	po, err := ivm.Fit(xr, yo, ivm.Config{Task: ivm.Ordinal, ActiveSize: 40, Learn: ivm.LearnOptions{Iters: 3}})
+	po, err := ivm.Fit(xr, yo, ivm.Config{Task: ivm.Ordinal, ActiveSize: 40, Learn: engine.LearnOptions{Iters: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,8 +205,8 @@ func TestFitErrors(t *testing.T) {
 		{[]float64{1, 2, 3}, ivm.Config{}, "3 targets for 4 input rows"},
 		{[]float64{1, 2, 1, 2}, ivm.Config{Kernel: "rbf+nope"}, "nope"},
 		{[]float64{0.5, 2, 1, 2}, ivm.Config{Task: ivm.Ordinal}, "integers"},
-		{[]float64{1, 2, 1, 2}, ivm.Config{Criterion: ivm.CriterionChoice(9)}, "criterion"},
-		{[]float64{1, 2, 1, 2}, ivm.Config{Transform: ivm.Transform(9)}, "transform"},
+		{[]float64{1, 2, 1, 2}, ivm.Config{Criterion: engine.CriterionChoice(9)}, "criterion"},
+		{[]float64{1, 2, 1, 2}, ivm.Config{Transform: engine.Transform(9)}, "transform"},
 	} {
 		_, err := ivm.Fit(x, c.y, c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/noise"
 	"github.com/ivmlab/ivm/projected"
 )
@@ -18,7 +19,7 @@ type ProjectedKind struct {
 	// Projected is the projected model.
 	Projected *projected.Model
 	// Scaler is the input scaling (nil: none).
-	Scaler *Scaler
+	Scaler *dataset.Scaler
 	// Sharpness is as Fit sets it, 1, or as the file holds it: the score map holds the
 	// temperature and prediction does not use it.
 	Sharpness float64

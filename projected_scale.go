@@ -3,6 +3,7 @@ package ivm
 import (
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/exactgp"
 	"github.com/ivmlab/ivm/projected"
 	"github.com/ivmlab/ivm/search"
@@ -18,7 +19,7 @@ func projectedScalings(x mat.Matrix, y []float64, cfg *Config,
 	if err != nil {
 		return nil, err
 	}
-	if _, dim := x.Dims(); regression && cfg.Scale == ScaleAuto && dim > 1 {
+	if _, dim := x.Dims(); regression && cfg.Scale == dataset.ScaleAuto && dim > 1 {
 		if rel, _, err := exactgp.RelevanceScaler(x, y, scalers[0], cfg.Learn.Seed); err == nil {
 			scalers = append(scalers, rel)
 		}
@@ -32,14 +33,14 @@ func projectedScalings(x mat.Matrix, y []float64, cfg *Config,
 
 // projectedScalers are the scalings the projected model's search compares: the one
 // asked for, and with ScaleAuto (standardising) the training range's too.
-func projectedScalers(x mat.Matrix, kind Scaling) ([]*Scaler, error) {
-	sc, err := FitScaler(x, kind)
+func projectedScalers(x mat.Matrix, kind dataset.Scaling) ([]*dataset.Scaler, error) {
+	sc, err := dataset.FitScaler(x, kind)
 	if err != nil {
 		return nil, err
 	}
-	out := []*Scaler{sc}
-	if kind == ScaleAuto {
-		mm, err := FitScaler(x, ScaleMinMax)
+	out := []*dataset.Scaler{sc}
+	if kind == dataset.ScaleAuto {
+		mm, err := dataset.FitScaler(x, dataset.ScaleMinMax)
 		if err != nil {
 			return nil, err
 		}

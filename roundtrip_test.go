@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 )
 
 // Save → Load → Predict gives bit-identical predictions (math.Float64bits, so a NaN or a
@@ -46,13 +47,13 @@ func TestPredictorRoundTripBits(t *testing.T) {
 		{ivm.Regression, target(func(v float64, i int) float64 { return math.Sin(v) + 0.1*rng.NormFloat64() }), ivm.Config{}},
 		{ivm.MultiClass, target(func(v float64, _ int) float64 { return math.Floor(v) + 3 }), ivm.Config{ActiveSize: 30}},
 		{ivm.Regression, target(func(v float64, i int) float64 { return math.Sin(v) + 0.1*rng.NormFloat64() }), ivm.Config{ActiveSize: 30}},
-		{ivm.Ordinal, target(func(v float64, _ int) float64 { return math.Floor(v/2) + 2 }), ivm.Config{Task: ivm.Ordinal, ActiveSize: 30, Learn: ivm.LearnOptions{Iters: 2}}},
+		{ivm.Ordinal, target(func(v float64, _ int) float64 { return math.Floor(v/2) + 2 }), ivm.Config{Task: ivm.Ordinal, ActiveSize: 30, Learn: engine.LearnOptions{Iters: 2}}},
 		{ivm.SemiSupervised, target(func(v float64, i int) float64 {
 			if i%4 != 0 {
 				return math.NaN()
 			}
 			return 2*b2f(v > 0) - 1
-		}), ivm.Config{ActiveSize: 30, Learn: ivm.LearnOptions{Iters: 2}}},
+		}), ivm.Config{ActiveSize: 30, Learn: engine.LearnOptions{Iters: 2}}},
 	}
 	for _, c := range cases {
 		p, err := ivm.Fit(x, c.y, c.cfg)

@@ -17,8 +17,8 @@
 //
 // Users seldom call the engine directly. Package ivm (ivm.Fit) wraps it with the task
 // choice (binary, one-vs-rest multi-class, regression, ordinal, semi-supervised), input
-// scaling, the kernel search and model files, and re-exports the engine's user-facing
-// types under the same names (ivm.Model is engine.Model). Package multitask runs one
+// scaling, the kernel search and model files; its Config takes the engine's option types
+// (engine.LearnOptions, engine.CriterionChoice, …) as they are. Package multitask runs one
 // Selector per task behind its own Selector and learns their shared kernel with RunLearn.
 // Both predict through the shared inference layer, package infer (EP on site
 // approximations, Cholesky factorisation with recorded jitter).

@@ -1,9 +1,10 @@
 package kern
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"math"
 
 	"gonum.org/v1/gonum/mat"
 )

@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/toys"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
@@ -28,7 +29,7 @@ func rng(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0)) }
 // toy is a small trained model with its data, in the model's coding.
 type toy struct {
 	name string
-	m    *ivm.Model
+	m    *engine.Model
 	x    *mat.Dense
 	y    []float64
 }
@@ -40,7 +41,7 @@ func fit(t testing.TB, name string, x *mat.Dense, y []float64, spec string, nm n
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := ivm.FitFixed(x, y, k, nm, d, ivm.Options{Workers: 1})
+	m, err := engine.FitFixed(x, y, k, nm, d, engine.Options{Workers: 1})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -451,7 +452,7 @@ func TestErrors(t *testing.T) {
 	ty := find(t, ts, "probit-2d")
 	x3 := mat.NewDense(5, 3, nil)
 	k, _ := kern.Parse("rbf+bias", 3)
-	m3, err := ivm.NewModel(k, noise.NewProbit(), mat.NewDense(1, 3, nil), nil, []float64{1}, []float64{1}, nil)
+	m3, err := engine.NewModel(k, noise.NewProbit(), mat.NewDense(1, 3, nil), nil, []float64{1}, []float64{1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -55,7 +56,7 @@ func PredictorModel(p *ivm.Predictor, k int) (*engine.Model, error) {
 
 // engineModels returns the IVM models of a predictor of one model or one-vs-rest models, which
 // Predictor draws, and their input scaling; none for other kinds.
-func engineModels(p *ivm.Predictor) ([]*engine.Model, *ivm.Scaler) {
+func engineModels(p *ivm.Predictor) ([]*engine.Model, *dataset.Scaler) {
 	switch k := p.Kind.(type) {
 	case *ivm.SingleKind:
 		return []*engine.Model{k.Model}, k.Scaler
@@ -294,7 +295,7 @@ func codeAgainst(idx []int, k int) []float64 {
 
 // unscaled returns points in a predictor's scaled coordinates in the data's (nil sc: as
 // they are), where a figure draws them.
-func unscaled(pts *mat.Dense, sc *ivm.Scaler) *mat.Dense {
+func unscaled(pts *mat.Dense, sc *dataset.Scaler) *mat.Dense {
 	var out mat.Dense
 	out.CloneFrom(pts)
 	if sc == nil {

@@ -6,13 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ivmlab/ivm/engine"
 	"gonum.org/v1/plot/vg"
-
-	"github.com/ivmlab/ivm"
 )
 
 func TestTrace(t *testing.T) {
-	tr := []ivm.IterTrace{
+	tr := []engine.IterTrace{
 		{Iter: 0, HeldOut: -0.5, KernelBefore: 100, KernelAfter: 80, KernelSteps: 10},
 		{Iter: 1, HeldOut: -0.4, KernelBefore: 82, KernelAfter: 79, KernelSteps: 5, NoiseBefore: 50, NoiseAfter: 45, NoiseSteps: 3},
 		{Iter: 2, HeldOut: -0.45, KernelBefore: 79, KernelAfter: 78, Rejected: true},
@@ -37,7 +36,7 @@ func TestTrace(t *testing.T) {
 	if _, err := Trace(nil, Options{}); err == nil {
 		t.Error("empty trace accepted")
 	}
-	if _, err := Trace([]ivm.IterTrace{{Final: true, HeldOut: math.NaN()}}, Options{}); err == nil {
+	if _, err := Trace([]engine.IterTrace{{Final: true, HeldOut: math.NaN()}}, Options{}); err == nil {
 		t.Error("trace without values accepted")
 	}
 }

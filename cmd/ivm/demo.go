@@ -11,6 +11,7 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/data"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/noise"
 	ivmplot "github.com/ivmlab/ivm/plot"
 )
@@ -33,7 +34,7 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	n, dim := train.X.Dims()
 	nt, _ := test.X.Dims()
 	cfg := ivm.Config{Task: ivm.Binary, ActiveSize: o.d, FixedKernel: o.iters == 0,
-		Learn: ivm.LearnOptions{Iters: max(o.iters, 0)}}
+		Learn: engine.LearnOptions{Iters: max(o.iters, 0)}}
 	cfg.SearchTrace = searchTrace()
 	fmt.Fprintf(stdout,
 		"USPS digits (shipped in data/usps): %d training and %d test images of %d pixels\n", n, nt, dim)

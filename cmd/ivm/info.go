@@ -11,6 +11,8 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/calib"
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/multitask"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -254,7 +256,7 @@ func writeKindInfo(w io.Writer, p *ivm.Predictor) {
 // its model file holds them at the top level: none (sharpness 1) where its one-vs-one
 // pairs or blended members hold their own, but for one-vs-one the label noise.
 type calibration struct {
-	scaler                *ivm.Scaler
+	scaler                *dataset.Scaler
 	sharpness, labelNoise float64
 	softmax               bool
 	logistic              *calib.Logistic
@@ -280,10 +282,10 @@ func calibrationOf(p *ivm.Predictor) calibration {
 
 // modelsOf returns the IVM models of a predictor of one model or one-vs-rest models, and
 // their traces; none for other kinds.
-func modelsOf(p *ivm.Predictor) ([]*ivm.Model, [][]ivm.IterTrace) {
+func modelsOf(p *ivm.Predictor) ([]*engine.Model, [][]engine.IterTrace) {
 	switch k := p.Kind.(type) {
 	case *ivm.SingleKind:
-		return []*ivm.Model{k.Model}, [][]ivm.IterTrace{k.Trace}
+		return []*engine.Model{k.Model}, [][]engine.IterTrace{k.Trace}
 	case *ivm.OneVsRestKind:
 		return k.Models, k.Traces
 	}

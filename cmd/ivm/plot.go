@@ -15,6 +15,7 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	ivmplot "github.com/ivmlab/ivm/plot"
 )
 
@@ -187,7 +188,7 @@ func drawModel(mf *modelFile, r plotRequest) (*ivmplot.Figure, vg.Length, error)
 	}
 	models, traces := modelsOf(pred)
 	if r.trace {
-		var tr []ivm.IterTrace
+		var tr []engine.IterTrace
 		if k < len(traces) {
 			tr = traces[k]
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 )
 
 // On a terminal the bar is redrawn in place and reaches 100 % when every problem is done;
@@ -35,8 +36,8 @@ func TestProgressDisplay(t *testing.T) {
 	var log bytes.Buffer
 	q := newProgress(&log, "ivm train")
 	q.report(ivm.Progress{Problem: 1, Problems: 3, Class: 7, Selection: 1, Selections: 3, Iters: 2, Included: 4, ActiveSize: 4})
-	q.report(ivm.Progress{Problem: 1, Problems: 3, Class: 7, Iters: 2, Selections: 3, Trace: &ivm.IterTrace{Iter: 0, HeldOut: -0.5, KernelBefore: 3, KernelAfter: 2, KernelSteps: 9}})
-	q.report(ivm.Progress{Problem: 1, Problems: 3, Class: 7, Iters: 2, Selections: 3, Trace: &ivm.IterTrace{Final: true, HeldOut: -0.25}})
+	q.report(ivm.Progress{Problem: 1, Problems: 3, Class: 7, Iters: 2, Selections: 3, Trace: &engine.IterTrace{Iter: 0, HeldOut: -0.5, KernelBefore: 3, KernelAfter: 2, KernelSteps: 9}})
+	q.report(ivm.Progress{Problem: 1, Problems: 3, Class: 7, Iters: 2, Selections: 3, Trace: &engine.IterTrace{Final: true, HeldOut: -0.25}})
 	q.finish()
 	want := "ivm train: class 7: iteration 1/2: held-out log likelihood -0.5000 per point at its start; kernel objective 3 -> 2 in 9 steps\n" +
 		"ivm train: class 7: final selection: held-out log likelihood -0.2500 per point\n"

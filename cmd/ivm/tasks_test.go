@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/internal/reftest"
 	"github.com/ivmlab/ivm/multitask"
@@ -239,7 +238,7 @@ func TestTrainTasksScaling(t *testing.T) {
 		return mu, m
 	}
 	scaled, m := predict(rawData, "raw.csv", "std")
-	if m.Scaler == nil || m.Scaler.Kind != ivm.ScaleStd {
+	if m.Scaler == nil || m.Scaler.Kind != dataset.ScaleStd {
 		t.Fatalf("-scale std: model scaler %+v", m.Scaler)
 	}
 	if out := mustRun(t, "info", filepath.Join(dir, "m-std.json")); !strings.Contains(out, "scaled (std)") {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 )
 
 // ivmFlags are the flags of the IVM's `ivm train` (-method ivm and mtivm). A flag that
@@ -174,7 +175,7 @@ func (f *ivmFlags) config() (ivm.Config, error) {
 	}
 	cfg := ivm.Config{Kernel: f.kernel, ActiveSize: f.d, Workers: f.workers,
 		FixedKernel: f.given("iters") && f.iters == 0,
-		Learn: ivm.LearnOptions{Iters: max(f.iters, 0), KernelIters: f.kiters, NoiseIters: f.niters,
+		Learn: engine.LearnOptions{Iters: max(f.iters, 0), KernelIters: f.kiters, NoiseIters: f.niters,
 			LastIterate: f.lastIterate, Refine: f.refine, HeldOut: f.heldOut, Seed: f.seed}}
 	if f.given("kiters") && f.kiters == 0 {
 		cfg.Learn.KernelIters = -1 // no kernel steps
@@ -214,21 +215,21 @@ func (f *ivmFlags) learnSettings(cfg *ivm.Config) error {
 		return fmt.Errorf("-learn %q: want auto, search or alg2", f.learn)
 	}
 	var ok bool
-	cfg.Learn.Objective, ok = exactEnum(f.objective, ivm.ParseObjective, "")
-	if !ok || cfg.Learn.Objective == ivm.ObjectiveAuto && f.objective != "" { // "": the default
+	cfg.Learn.Objective, ok = exactEnum(f.objective, engine.ParseObjective, "")
+	if !ok || cfg.Learn.Objective == engine.ObjectiveAuto && f.objective != "" { // "": the default
 		return fmt.Errorf("ivm: unknown objective %q (want full, ep or fixed)", f.objective)
 	}
-	if cfg.Learn.Optimizer, ok = exactEnum(f.optimizer, ivm.ParseOptimizer); !ok {
+	if cfg.Learn.Optimizer, ok = exactEnum(f.optimizer, engine.ParseOptimizer); !ok {
 		return fmt.Errorf("-optimizer %q: want scg or lbfgs", f.optimizer)
 	}
-	if cfg.Criterion, ok = exactEnum(f.criterion, ivm.ParseCriterionChoice, ""); !ok {
+	if cfg.Criterion, ok = exactEnum(f.criterion, engine.ParseCriterionChoice, ""); !ok {
 		return fmt.Errorf("ivm: unknown selection criterion %q (want entropy or expected)",
 			f.criterion)
 	}
 	if f.given("transform") {
 		// Unset, the transform is the kernel spec's (TransformAuto); given, it is one of the two.
-		cfg.Transform, ok = exactEnum(f.transform, ivm.ParseTransform)
-		if !ok || cfg.Transform == ivm.TransformAuto {
+		cfg.Transform, ok = exactEnum(f.transform, engine.ParseTransform)
+		if !ok || cfg.Transform == engine.TransformAuto {
 			return fmt.Errorf("-transform %q: want softplus or exp", f.transform)
 		}
 	}
@@ -248,7 +249,7 @@ func (f *ivmFlags) modelSettings(cfg *ivm.Config) error {
 	if cfg.Part, err = parsePartFlag(f.part, f.tasks); err != nil {
 		return err
 	}
-	if cfg.Scale, err = ivm.ParseScaling(f.scale); err != nil {
+	if cfg.Scale, err = dataset.ParseScaling(f.scale); err != nil {
 		return err
 	}
 	var ok bool

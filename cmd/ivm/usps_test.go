@@ -49,7 +49,7 @@ func TestUSPSCommandLineMatchesAPI(t *testing.T) {
 	t.Logf("ivm train: %.1f s", time.Since(start).Seconds())
 	out := mustRun(t, "predict", "-prob", testPath, model, predPath)
 
-	p, err := ivm.Fit(train.X, train.Y, ivm.Config{Scale: ivm.ScaleNone, FixedKernel: true, ActiveSize: 200, Kernel: uspsKernel})
+	p, err := ivm.Fit(train.X, train.Y, ivm.Config{Scale: dataset.ScaleNone, FixedKernel: true, ActiveSize: 200, Kernel: uspsKernel})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -144,7 +144,7 @@ func oneVsRest(kind ivmKind, x *mat.Dense, labels []int, nClass int, xs *mat.Den
 // near-zero site precision are included) it retries with smaller active sets;
 // the note says which fallback was used.
 func archFitBinary(kind ivmKind, x *mat.Dense, y []float64, spec string, dim, d, iters int,
-	seed uint64) (*ivm.Model, string, error) {
+	seed uint64) (*engine.Model, string, error) {
 	newNoise := func() noise.Model {
 		if kind == ivmNullCategory {
 			return noise.NewNullCategory()
@@ -158,11 +158,11 @@ func archFitBinary(kind ivmKind, x *mat.Dense, y []float64, spec string, dim, d,
 			if err != nil {
 				return nil, "", err
 			}
-			lo := ivm.LearnOptions{ActiveSize: dd, Iters: iters, Seed: seed, Workers: 1}
+			lo := engine.LearnOptions{ActiveSize: dd, Iters: iters, Seed: seed, Workers: 1}
 			if !learn {
 				lo.Iters, lo.KernelIters = 1, -1
 			}
-			model, _, err := ivm.Learn(x, y, k, newNoise(), lo)
+			model, _, err := engine.Learn(x, y, k, newNoise(), lo)
 			if err == nil {
 				note := ""
 				if len(errs) > 0 {

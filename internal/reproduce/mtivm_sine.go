@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/multitask"
 	"github.com/ivmlab/ivm/noise"
@@ -54,7 +54,7 @@ func RunSine(tasks []multitask.Task, d, iters, kIters int) (*SineResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	s, err := multitask.NewSelector(tasks, k, ivm.Options{Workers: 1})
+	s, err := multitask.NewSelector(tasks, k, engine.Options{Workers: 1})
 	if err != nil {
 		return nil, err
 	}

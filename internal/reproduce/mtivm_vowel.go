@@ -12,8 +12,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/rusage"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/multitask"
@@ -91,7 +91,7 @@ type VowelConfig struct {
 	// Objective is the kernel objective (default EPEvidence).
 	Objective multitask.Objective
 	// Criterion is the selection score of MT-IVM and the single IVM (default Entropy).
-	Criterion ivm.Criterion
+	Criterion engine.Criterion
 	// LastIterate accepts every outer iteration (LearnOptions.LastIterate), as the papers'
 	// Algorithm 2 does; by default the held-out safeguard is on.
 	LastIterate bool

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm"
+	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/internal/toys"
 	"github.com/ivmlab/ivm/plot"
@@ -131,13 +132,17 @@ func ncnmToySeed(toy ncnmToy, seed uint64, row *NCNMToyRow, s int) error {
 		xl.SetRow(k, x.RawRowView(i))
 		yl[k] = obs[i]
 	}
-	pl, err := ivm.Fit(xl, yl, ivm.Config{Task: ivm.Binary, Kernel: toy.kernel, Scale: ivm.ScaleNone,
-		ActiveSize: len(lab), Workers: 1, ZeroBias: toy.zeroBias})
+	pl, err := ivm.Fit(
+		xl,
+		yl,
+		ivm.Config{Task: ivm.Binary, Kernel: toy.kernel, Scale: dataset.ScaleNone,
+			ActiveSize: len(lab), Workers: 1, ZeroBias: toy.zeroBias},
+	)
 	if err != nil {
 		return fmt.Errorf("labelled-only IVM: %w", err)
 	}
 	pn, err := ivm.Fit(x, obs, ivm.Config{Task: ivm.SemiSupervised, Kernel: toy.kernel,
-		Scale: ivm.ScaleNone, ActiveSize: 100, Workers: 1, ZeroBias: toy.zeroBias})
+		Scale: dataset.ScaleNone, ActiveSize: 100, Workers: 1, ZeroBias: toy.zeroBias})
 	if err != nil {
 		return fmt.Errorf("null category model: %w", err)
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/reftest"
 	"github.com/ivmlab/ivm/kern"
@@ -94,9 +93,9 @@ func runOne(c Config, r refOptRun) (RefOptResult, error) {
 	}
 	// The command line's default criterion: expected entropy for binary probit, entropy
 	// otherwise (cmd/ivm, -criterion auto).
-	crit := ivm.Entropy
+	crit := engine.Entropy
 	if r.noise == "probit" {
-		crit = ivm.ExpectedEntropy
+		crit = engine.ExpectedEntropy
 	}
 	start := time.Now()
 	m, lr, err := engine.Learn(x, y, k, nm, engine.LearnOptions{ActiveSize: r.d,

@@ -15,6 +15,8 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/data"
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 )
 
 func init() {
@@ -175,10 +177,10 @@ func uspsTable1(c Config, done func(USPSRow)) ([]USPSRow, error) {
 // kernel and nIters noise steps, the eq. 32 objective, every iteration accepted, the
 // entropy criterion, inputs as given.
 func table1Config(spec string, d, iters, kIters, nIters, workers int) ivm.Config {
-	return ivm.Config{Task: ivm.MultiClass, Kernel: spec, ActiveSize: d, Scale: ivm.ScaleNone,
-		Workers: workers, Criterion: ivm.CriterionEntropy,
-		Learn: ivm.LearnOptions{Iters: iters, KernelIters: kIters, NoiseIters: nIters,
-			Objective: ivm.FixedSites, LastIterate: true}}
+	return ivm.Config{Task: ivm.MultiClass, Kernel: spec, ActiveSize: d, Scale: dataset.ScaleNone,
+		Workers: workers, Criterion: engine.CriterionEntropy,
+		Learn: engine.LearnOptions{Iters: iters, KernelIters: kIters, NoiseIters: nIters,
+			Objective: engine.FixedSites, LastIterate: true}}
 }
 
 func runUSPSTable1(w io.Writer, c Config) error {
@@ -247,12 +249,12 @@ func oneVsRestError(prob func(i, c int) float64, classes, y []float64) float64 {
 }
 
 // ivmModels returns p's one-vs-rest models, or its single model; nil for other kinds.
-func ivmModels(p *ivm.Predictor) []*ivm.Model {
+func ivmModels(p *ivm.Predictor) []*engine.Model {
 	switch k := p.Kind.(type) {
 	case *ivm.OneVsRestKind:
 		return k.Models
 	case *ivm.SingleKind:
-		return []*ivm.Model{k.Model}
+		return []*engine.Model{k.Model}
 	}
 	return nil
 }

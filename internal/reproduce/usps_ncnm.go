@@ -15,6 +15,8 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/data"
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/pool"
 )
 
@@ -160,9 +162,9 @@ func USPSNCNM(c Config) ([]NCNMResult, error) {
 	if slices.Contains(kinds, "fixed") {
 		start := time.Now()
 		sup, err := ivm.Fit(x, y, ivm.Config{Task: ivm.MultiClass, Kernel: ncnmKernel, ActiveSize: d,
-			Scale:     ivm.ScaleNone,
-			Criterion: ivm.CriterionEntropy, Workers: c.Workers,
-			Learn: ivm.LearnOptions{Iters: supIters, NoiseIters: 20, Objective: ivm.FixedSites,
+			Scale:     dataset.ScaleNone,
+			Criterion: engine.CriterionEntropy, Workers: c.Workers,
+			Learn: engine.LearnOptions{Iters: supIters, NoiseIters: 20, Objective: engine.FixedSites,
 				LastIterate: true}})
 		if err != nil {
 			return nil, fmt.Errorf("usps-ncnm: supervised kernels: %w", err)
@@ -242,8 +244,8 @@ func ncnmRun(x *mat.Dense, y []float64, xt *mat.Dense, yt []float64, labelled []
 		// objective over active and held-out points, held-out safeguard) gave 8.92 %
 		// on the first of them and took twice as long.
 		cfg := ivm.Config{Task: ivm.SemiSupervised, Kernel: ncnmKernel, ActiveSize: d,
-			Scale: ivm.ScaleNone, Workers: 1,
-			ZeroBias: true, Learn: ivm.LearnOptions{Iters: iters, Objective: ivm.FixedSites,
+			Scale: dataset.ScaleNone, Workers: 1,
+			ZeroBias: true, Learn: engine.LearnOptions{Iters: iters, Objective: engine.FixedSites,
 				LastIterate: true}}
 		if kind == "fixed" {
 			cfg.Kernel, cfg.FixedKernel = supervised[ci], true

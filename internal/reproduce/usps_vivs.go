@@ -61,11 +61,11 @@ func USPSTable3(c Config) ([][11]float64, error) {
 		if run > 0 {
 			x, y = permuteRows(x0, y0, uint64(run+1))
 		}
-		p, err := ivm.Fit(x, y, ivm.Config{Task: ivm.MultiClass, Scale: ivm.ScaleNone, ActiveSize: d1,
+		p, err := ivm.Fit(x, y, ivm.Config{Task: ivm.MultiClass, Scale: dataset.ScaleNone, ActiveSize: d1,
 			Workers: c.Workers,
 			Kernel:  "rbf(gamma=0.0078125)+lin(variance=0.01)+bias+white",
-			Learn: ivm.LearnOptions{Iters: iters, KernelIters: kIters, NoiseIters: nIters,
-				Objective: ivm.FixedSites, LastIterate: true}})
+			Learn: engine.LearnOptions{Iters: iters, KernelIters: kIters, NoiseIters: nIters,
+				Objective: engine.FixedSites, LastIterate: true}})
 		if err != nil {
 			return nil, fmt.Errorf("usps-table3 run %d: %w", run+1, err)
 		}

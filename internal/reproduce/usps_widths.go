@@ -10,6 +10,8 @@ import (
 
 	"github.com/ivmlab/ivm"
 	"github.com/ivmlab/ivm/data"
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
 )
@@ -101,7 +103,7 @@ func USPSWidths(c Config) (*WidthScan, error) {
 		}
 		m, err := ivm.Fit(x, yk, ivm.Config{Task: ivm.Binary, Kernel: specs[f][k], FixedKernel: true,
 			ActiveSize: d,
-			Scale:      ivm.ScaleNone, Workers: 1, Criterion: ivm.CriterionEntropy})
+			Scale:      dataset.ScaleNone, Workers: 1, Criterion: engine.CriterionEntropy})
 		if err != nil {
 			return err
 		}
