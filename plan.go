@@ -4,6 +4,8 @@ import (
 	"math"
 	"runtime"
 
+	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/projected"
 	"github.com/ivmlab/ivm/search"
 )
@@ -121,4 +123,83 @@ func trainingBytes(n, dim, d, problems, workers int, searched bool) float64 {
 		return max(3*data+search.InnerMemory(n), data+8*float64(pool)*float64(dim)+selection)
 	}
 	return 3*data + float64(min(problems, workers))*3*8*float64(n)*float64(d)
+}
+
+// DefaultKernel is the kernel Fit uses when Config.Kernel is empty and Algorithm 2 learns
+// it (see engine.DefaultKernel).
+func DefaultKernel(dim int) string { return engine.DefaultKernel(dim) }
+
+// DefaultActiveSize is the d Fit uses when Config.ActiveSize is 0 for n training rows and
+// the given number of binary problems (one-vs-rest classes; 1 otherwise): every row when
+// that costs little (problems·n³ ≤ 10⁹ flops, well under a second: a sparse model gains
+// nothing there, and on small sets it throws labels away), else min(n, max(200, 8√n),
+// 1250). A fixed d caps the accuracy on larger sets (measured on Fashion-MNIST, USPS and
+// spambase in bench/RESULTS.md), and d growing as √n keeps selection's O(d²n) time growing
+// only as n²; past 1 250 (n = 24 000) a class's d×n matrix and time grow too large for a
+// 2-core, 2 GB budget.
+func DefaultActiveSize(n, problems int) int {
+	if float64(max(problems, 1))*math.Pow(float64(n), 3) <= 1e9 {
+		return n
+	}
+	return min(n, max(200, int(math.Round(8*math.Sqrt(float64(n))))), 1250)
+}
+
+// searchFinalFlops bounds problems·n·d² of the final model SearchActiveSize grows: about
+// 1.5 s of selection on two cores.
+const searchFinalFlops = 1e10
+
+// SearchActiveSize is the d of the final model when the default search chose the kernel and
+// Config.ActiveSize is 0 (unless the search's held-out loss leaves nothing to gain: see
+// search.FlatLoss): DefaultActiveSize (which the search scores its kernels at), grown to
+// min(n, 12√n, 1250) and to the largest d with problems·n·d² ≤ 10¹⁰ where either is
+// more. The search's cost grows with the d it scores at, the final model's only once; and a
+// larger d brings the sparse model closer to the full GP, in its accuracy and most of all in
+// its probabilities (measured on USPS, Fashion-MNIST and spambase in bench/RESULTS.md).
+//
+// Past candidatesPerActive·d rows the same selection time, problems·d²·n, is spent on a larger
+// d chosen from fewer candidates: d' = ∛(d²·n/candidatesPerActive) active points of
+// SearchCandidates(n, d') rows.
+func SearchActiveSize(n, problems int) int {
+	d := DefaultActiveSize(n, problems)
+	grown := int(math.Sqrt(searchFinalFlops / float64(max(problems, 1)) / float64(max(n, 1))))
+	root := min(1250, int(math.Round(12*math.Sqrt(float64(n)))))
+	d = min(n, max(d, grown, root))
+	if n <= candidatesPerActive*d {
+		return d
+	}
+	return int(math.Cbrt(float64(d) * float64(d) * float64(n) / candidatesPerActive))
+}
+
+// candidatesPerActive is how many candidate rows per active point the default final selection keeps
+// on large sets (SearchCandidates). Selection costs d²·N per class, and past about ten candidates
+// per active point that time buys more as active points than as candidates (measured on
+// Fashion-MNIST in bench/RESULTS.md, search for 87.64). A large pool also offers the greedy
+// selection more rare, atypical rows to spend active points on.
+const candidatesPerActive = 10
+
+// SearchCandidates is how many of n training rows the default final selection of d active
+// points chooses from: all of them up to candidatesPerActive·d, else that many, drawn at
+// random (see SearchActiveSize).
+func SearchCandidates(n, d int) int { return min(n, candidatesPerActive*max(d, 1)) }
+
+// candidateRows returns, in ascending order, the pool of rows the final selection chooses
+// from when it is smaller than all n rows (nil otherwise): a random subset, the same for
+// every class and every part of a partitioned training.
+func candidateRows(n, pool int, seed uint64) []int {
+	if pool >= n {
+		return nil
+	}
+	return subset.Random(n, pool, seed, 0xca9d1)
+}
+
+// classMemory bounds the memory that the classes Fit trains side by side may hold in their
+// d×N selection matrices (8·N·d bytes each): past it, fewer classes train at once, each
+// with more of the workers (selection parallelises over rows), so the time is about the
+// same and a 60 000-row, d = 1 225 multi-class fit stays within 2 GB.
+const classMemory = 1 << 30
+
+// classesAtOnce is how many of problems binary problems Fit trains side by side with the
+// given workers on n rows with d active points each (see classMemory).
+func classesAtOnce(problems, workers, n, d int) int {
+	return max(1, min(problems, workers, int(classMemory/(8*float64(n)*float64(max(d, 1))))))
 }
