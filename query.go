@@ -1,0 +1,226 @@
+package ivm
+
+// Active learning: which rows of an unlabelled pool would tell the model most.
+//
+// Each of a predictor's binary models (or its regression) is a query unit: its latent mean
+// and variance at every pool row give the row's score, the information its label would
+// bring (query_score.go); a multi-class predictor's score is the sum over its units. The
+// batch is chosen greedily: after each choice every other row's latent variance is updated
+// as if the chosen row had been included with the site its label would give (the engine's
+// ADF update, ς ← ς − ν c², c the posterior covariance), so that K rows are not K copies of
+// one region. A row's score only falls as rows are chosen (a smaller variance, a smaller
+// score), so the greedy choice is made lazily: the scores at the start bound the later
+// ones, and only the rows whose bound could still win are brought up to date.
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/internal/pool"
+	"github.com/ivmlab/ivm/noise"
+)
+
+// Query is one pool row Predictor.Query chose.
+type Query struct {
+	// Row is the row's index in the pool (0-based).
+	Row int
+	// Score is the information its label would bring, in nats, given the rows chosen
+	// before it (summed over a multi-class predictor's binary models).
+	Score float64
+	// Prediction is the predictor's current prediction at the row (Predict's).
+	Prediction noise.Prediction
+}
+
+// Query returns the k rows of the unlabelled pool x whose labels would tell p most, best
+// first (all the rows when the pool has fewer than k), by the expected information gain
+// under p's own predictive distribution with the greedy batch rule described in query.go.
+// A classifier's score is the mutual information between a binary model's label and its
+// latent (Houlsby et al.'s closed form for the probit); a regression's, the entropy
+// reduction ½ ln(1 + σ²_f/σ²_n) of a Gaussian observation, which ranks as the predictive
+// variance does. One-vs-one pairs weigh their information by the probability that the row
+// is of one of the pair's classes; a blend queries through its probit model. Ordinal,
+// semi-supervised and projected predictors are refused: see queryUnits.
+func (p *Predictor) Query(x mat.Matrix, k int) ([]Query, error) {
+	if k < 1 {
+		return nil, fmt.Errorf("ivm: query of %d rows: ask for at least one", k)
+	}
+	if n, _ := x.Dims(); n == 0 {
+		return nil, errors.New("ivm: query: the pool has no rows")
+	}
+	if err := p.checkInputs(x); err != nil {
+		return nil, err
+	}
+	units, preds, err := p.queryUnits(x)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := x.Dims()
+	b := newBatchQuery(units, x)
+	rows, scores, err := b.choose(min(k, n))
+	if err != nil {
+		return nil, err
+	}
+	if preds == nil {
+		if preds, err = p.Predict(pickRows(x, rows)); err != nil {
+			return nil, err
+		}
+	} else {
+		picked := make([]noise.Prediction, len(rows))
+		for i, r := range rows {
+			picked[i] = preds[r]
+		}
+		preds = picked
+	}
+	out := make([]Query, len(rows))
+	for i, r := range rows {
+		out[i] = Query{Row: r, Score: scores[i], Prediction: preds[i]}
+	}
+	return out, nil
+}
+
+// pickRows copies the rows of x into a new matrix, in order.
+func pickRows(x mat.Matrix, rows []int) *mat.Dense {
+	_, dim := x.Dims()
+	out := mat.NewDense(len(rows), dim, nil)
+	for i, r := range rows {
+		for j := range dim {
+			out.Set(i, j, x.At(r, j))
+		}
+	}
+	return out
+}
+
+// refreshBatch is how many rows the lazy greedy choice brings up to date at once: the
+// projections of one row cost d² flops and share U's copied blocks with the others.
+const refreshBatch = 64
+
+// batchQuery is the greedy batch choice over the pool x: the units, and the heap of every
+// row not yet chosen, keyed by an upper bound on its current score.
+type batchQuery struct {
+	units   []*queryUnit
+	x       mat.Matrix
+	heap    boundHeap
+	chosen  int
+	workers int
+}
+
+func newBatchQuery(units []*queryUnit, x mat.Matrix) *batchQuery {
+	n, _ := x.Dims()
+	b := &batchQuery{units: units, x: x, workers: runtime.GOMAXPROCS(0)}
+	b.heap = make(boundHeap, n)
+	const chunk = 4096
+	pool.ForEach((n+chunk-1)/chunk, b.workers, func(c int) {
+		for i := c * chunk; i < min((c+1)*chunk, n); i++ {
+			s := 0.0
+			for _, u := range units {
+				s += u.weightAt(i) * u.link.score(u.mean[i], u.vs[i])
+			}
+			b.heap[i] = bound{row: i, score: s}
+		}
+	})
+	heap.Init(&b.heap)
+	return b
+}
+
+// choose picks k rows greedily and returns them with their scores at the time of choice.
+// A row at the top of the heap whose score is up to date with the rows chosen so far
+// is the greedy choice: every other row's score is at most its bound, which is at most
+// this one's.
+func (b *batchQuery) choose(k int) (rows []int, scores []float64, err error) {
+	for len(rows) < k {
+		top := b.heap[0]
+		if top.fresh == b.chosen {
+			heap.Pop(&b.heap)
+			if err := b.include(top.row); err != nil {
+				return nil, nil, err
+			}
+			rows, scores = append(rows, top.row), append(scores, top.score)
+			continue
+		}
+		var batch []bound
+		for len(batch) < refreshBatch && len(b.heap) > 0 {
+			batch = append(batch, heap.Pop(&b.heap).(bound))
+		}
+		idx := make([]int, len(batch))
+		for i, e := range batch {
+			idx[i] = e.row
+		}
+		now, err := b.scores(idx)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i := range batch {
+			batch[i].score, batch[i].fresh = now[i], b.chosen
+			heap.Push(&b.heap, batch[i])
+		}
+	}
+	return rows, scores, nil
+}
+
+// scores returns the rows' scores given the rows chosen so far, the units' work split over
+// the workers.
+func (b *batchQuery) scores(rows []int) ([]float64, error) {
+	const chunk = 16
+	chunks := (len(rows) + chunk - 1) / chunk
+	vs := make([][]float64, len(b.units))
+	for u := range vs {
+		vs[u] = make([]float64, len(rows))
+	}
+	err := pool.ForEachErr(len(b.units)*chunks, b.workers, func(t int) error {
+		u, c := t/chunks, t%chunks
+		lo, hi := c*chunk, min((c+1)*chunk, len(rows))
+		_, err := b.units[u].conditionalVars(b.x, rows[lo:hi], vs[u][lo:hi])
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(rows))
+	for i, r := range rows {
+		for u, q := range b.units {
+			out[i] += q.weightAt(r) * q.link.score(q.mean[r], vs[u][i])
+		}
+	}
+	return out, nil
+}
+
+// include updates every unit as if row r were included.
+func (b *batchQuery) include(r int) error {
+	err := pool.ForEachErr(len(b.units), b.workers, func(u int) error {
+		return b.units[u].include(b.x, r)
+	})
+	b.chosen++
+	return err
+}
+
+// bound is a pool row in the heap: an upper bound on its score, exact when fresh is the
+// number of rows chosen so far.
+type bound struct {
+	row   int
+	score float64
+	fresh int
+}
+
+// boundHeap is a max-heap of bounds, ties to the lower row.
+type boundHeap []bound
+
+func (h boundHeap) Len() int { return len(h) }
+func (h boundHeap) Less(i, j int) bool {
+	if h[i].score != h[j].score {
+		return h[i].score > h[j].score || math.IsNaN(h[j].score)
+	}
+	return h[i].row < h[j].row
+}
+func (h boundHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *boundHeap) Push(v any)   { *h = append(*h, v.(bound)) }
+func (h *boundHeap) Pop() any {
+	old := *h
+	v := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return v
+}
