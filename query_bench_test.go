@@ -1,0 +1,78 @@
+package ivm
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/kern"
+	"github.com/ivmlab/ivm/noise"
+)
+
+// BenchmarkQuery100k times a query of 10 rows from a pool of 100 000 of USPS's width (256
+// inputs) against a binary model of d active points (random inputs and sites: the time
+// depends on the sizes alone). Results and the command: bench/RESULTS.md.
+func BenchmarkQuery100k(b *testing.B) {
+	const n, dim = 100_000, 256
+	rng := rand.New(rand.NewPCG(1, 2))
+	pool := randomRows(rng, n, dim)
+	for _, d := range []int{500, 1000, 1500} {
+		p := randomBinaryPredictor(b, rng, d, dim)
+		b.Run(fmt.Sprintf("d=%d", d), func(b *testing.B) {
+			for range b.N {
+				if _, err := p.Query(pool, 10); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func randomRows(rng *rand.Rand, n, dim int) *mat.Dense {
+	x := mat.NewDense(n, dim, nil)
+	raw := x.RawMatrix().Data
+	for i := range raw {
+		raw[i] = rng.NormFloat64()
+	}
+	return x
+}
+
+// randomBinaryPredictor is a probit model of d random active inputs and sites.
+func randomBinaryPredictor(b *testing.B, rng *rand.Rand, d, dim int) *Predictor {
+	k, err := kern.Parse(fmt.Sprintf("rbf(gamma=%g)+bias+white(variance=0.01)", 0.5/float64(dim)), dim)
+	if err != nil {
+		b.Fatal(err)
+	}
+	siteM, siteBeta := make([]float64, d), make([]float64, d)
+	for i := range d {
+		siteM[i], siteBeta[i] = rng.NormFloat64(), 1+4*rng.Float64()
+	}
+	m, err := engine.NewModel(k, noise.NewProbit(), randomRows(rng, d, dim), nil, siteM, siteBeta,
+		nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &Predictor{Task: Binary, Classes: []float64{0, 1},
+		Kind: &SingleKind{Model: m, Sharpness: 1}}
+}
+
+// BenchmarkPredict100k is BenchmarkQuery100k's Predict alone, the floor under a query's
+// time: every pool row's latent mean and variance.
+func BenchmarkPredict100k(b *testing.B) {
+	const n, dim = 100_000, 256
+	rng := rand.New(rand.NewPCG(1, 2))
+	pool := randomRows(rng, n, dim)
+	for _, d := range []int{500, 1000, 1500} {
+		p := randomBinaryPredictor(b, rng, d, dim)
+		b.Run(fmt.Sprintf("d=%d", d), func(b *testing.B) {
+			for range b.N {
+				if _, err := p.Predict(pool); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
