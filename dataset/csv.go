@@ -69,6 +69,10 @@ func (p *csvParser) firstRow(f [][]byte, ln int) error {
 			}
 		}
 	}
+	if p.unlabelled(n, task) {
+		p.nf, p.label, p.task, p.firstLine = n, -1, task, ln
+		return p.header(f, ln, p.opt.Dim)
+	}
 	if n < 2 {
 		return &ParseError{Line: ln,
 			Msg: fmt.Sprintf(
@@ -96,6 +100,22 @@ func (p *csvParser) firstRow(f [][]byte, ln int) error {
 			nfeat, taskNote(task), p.opt.Dim), err: ErrDim}
 	}
 	p.nf, p.label, p.task, p.firstLine = n, label, task, ln
+	return p.header(f, ln, nfeat)
+}
+
+// unlabelled reports whether rows of n fields, the task's at index task (−1: none), have no
+// label column: LabelOptional and exactly Dim other fields.
+func (p *csvParser) unlabelled(n, task int) bool {
+	if task >= 0 {
+		n--
+	}
+	return p.opt.LabelOptional && p.opt.Dim > 0 && n == p.opt.Dim
+}
+
+// header decides whether the first row f, of nfeat features, is a header, and reads it as
+// the names or as data.
+func (p *csvParser) header(f [][]byte, ln, nfeat int) error {
+	label, task := p.label, p.task
 	header := p.opt.Header == HeaderYes
 	if p.opt.Header == HeaderAuto {
 		for i, b := range f {
@@ -139,6 +159,9 @@ func isMissing(b []byte) bool {
 
 // data parses one data row.
 func (p *csvParser) data(f [][]byte, ln int) error {
+	if p.label < 0 {
+		p.y = append(p.y, math.NaN())
+	}
 	for i, b := range f {
 		b = trimSpace(b)
 		if i == p.task {
@@ -203,8 +226,11 @@ func (p *csvParser) finish() (*Data, error) {
 	if len(p.y) == 0 {
 		return nil, ErrNoData
 	}
-	nfeat := p.nf - 1
+	nfeat := p.nf
 	if p.task >= 0 {
+		nfeat--
+	}
+	if p.label >= 0 {
 		nfeat--
 	}
 	return &Data{

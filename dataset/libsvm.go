@@ -68,7 +68,9 @@ func (p *svmParser) row(line []byte, ln int) error {
 			break
 		}
 		tok++
-		if tok == 1 {
+		if tok == 1 && p.opt.LabelOptional && bytes.IndexByte(t, ':') >= 0 {
+			p.y = append(p.y, math.NaN()) // no label: t is the row's first feature
+		} else if tok == 1 {
 			y, err := parseLabel(t, ln)
 			if err != nil {
 				return err

@@ -203,6 +203,11 @@ type ReadOptions struct {
 	// Dim is an error naming the line, unless IgnoreExtra. CSV: the file must have exactly
 	// Dim feature columns. Dim == 0 infers the dimension (libsvm: the largest index seen).
 	Dim int
+	// LabelOptional accepts rows without a label, each read as unlabelled (Y NaN), for
+	// files of rows to predict or to query: a CSV file whose rows have Dim fields besides a
+	// task column (Dim must be set) has no label column, and a libsvm row whose first token
+	// is index:value has no label. Other files are read as without it.
+	LabelOptional bool
 	// IgnoreExtra drops libsvm features with index > Dim instead of failing, as
 	// svm-predict does. It has no effect without Dim or on CSV.
 	IgnoreExtra bool
