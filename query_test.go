@@ -3,6 +3,7 @@ package ivm
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -290,4 +291,52 @@ func integratedInformation(m, v, s2 float64) float64 {
 		e += w * binaryEntropyPhi((m+math.Sqrt(v)*z)/math.Sqrt(s2))
 	}
 	return binaryEntropyPhi(m/math.Sqrt(v+s2)) - e
+}
+
+// Every single-task kind of the golden model files queries its test rows (the queried rows
+// distinct, scores positive and falling) or refuses, naming why.
+func TestQueryGoldenKinds(t *testing.T) {
+	const golden = "cmd/ivm/testdata/golden/"
+	refused := map[string]string{"ordinal": "ordinal", "semisupervised": "semisupervised",
+		"binary_constant": "projected", // widened to a projected model (fit.go)
+		"binary_projected": "projected", "multiclass_projected": "projected",
+		"regression_projected": "projected"}
+	for _, name := range []string{"binary_alg2", "binary_blend", "binary_constant",
+		"binary_labels", "binary_probit", "multiclass_ovo", "multiclass_ovr",
+		"multiclass_ovr_alg2", "regression_exact", "regression_ivm", "ordinal", "semisupervised",
+		"binary_projected", "multiclass_projected", "regression_projected"} {
+		f, err := os.Open(golden + name + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Load(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		data, err := dataset.ReadFile(golden+name+".test.csv",
+			dataset.ReadOptions{Dim: p.InputDim(), LabelOptional: true})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		qs, err := p.Query(data.X, 5)
+		if want, ok := refused[name]; ok {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error %v, want one naming %q", name, err, want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		seen := map[int]bool{}
+		for i, q := range qs {
+			if seen[q.Row] || !(q.Score >= 0) || i > 0 && q.Score > qs[i-1].Score+1e-12 {
+				t.Errorf("%s: queries %+v", name, qs)
+				break
+			}
+			seen[q.Row] = true
+		}
+	}
 }

@@ -101,8 +101,8 @@ func (p *Predictor) queryUnits(x mat.Matrix) ([]*queryUnit, []noise.Prediction, 
 	}
 	if _, ok := p.Kind.(*ProjectedKind); ok {
 		return nil, nil, errors.New("ivm: query needs the latent variances, and a projected model " +
-			"keeps none (the factor of its system is not saved): train with -decomposition ovr " +
-			"or ovo to query")
+			"keeps none (the factor of its system is not saved): query needs IVM models " +
+			"(ivm train -multiclass ovr or ovo; Config.Decomposition OneVsRest or OneVsOne)")
 	}
 	if sk, ok := p.Kind.(*SingleKind); ok && p.Task == Regression {
 		u, err := regressionUnit(sk, x)

@@ -43,3 +43,18 @@ func (m familyModel) Predict(x *mat.Dense, tasks []string) ([]noise.Prediction, 
 	}
 	return m.p.Predict(x)
 }
+
+// Query chooses the k rows of x whose labels would tell the model most (Predictor.Query):
+// their rows, scores and predictions, best first. Package serve answers queries with it.
+func (m familyModel) Query(x *mat.Dense, k int) (rows []int, scores []float64,
+	preds []noise.Prediction, err error) {
+	qs, err := m.p.Query(x, k)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, q := range qs {
+		rows, scores, preds = append(rows, q.Row), append(scores, q.Score),
+			append(preds, q.Prediction)
+	}
+	return rows, scores, preds, nil
+}

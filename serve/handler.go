@@ -6,7 +6,9 @@
 // Handler.Reload to reread changed model files.
 //
 // The API: POST /v1/models/{name}/predict with {"rows": [...]} (and "tasks": [...], one
-// task name per row, for a model whose rows name their task), GET /v1/models and
+// task name per row, for a model whose rows name their task), POST /v1/models/{name}/query
+// with {"rows": [...], "n": K} (the K rows whose labels would tell the model most, for the
+// models that can choose them: the single-task IVM's), GET /v1/models and
 // /v1/models/{name}, GET /healthz and GET /metrics (the Prometheus text format).
 package serve
 
@@ -104,6 +106,7 @@ func (h *Handler) Reload() (replaced, refused int) {
 func (h *Handler) mux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/models/{name}/predict", h.admitted(h.handlePredict))
+	mux.HandleFunc("/v1/models/{name}/query", h.admitted(h.handleQuery))
 	mux.HandleFunc("GET /v1/models", h.handleList)
 	mux.HandleFunc("GET /v1/models/{name}", h.handleDescribe)
 	mux.HandleFunc("GET /healthz", h.handleHealth)
@@ -111,8 +114,8 @@ func (h *Handler) mux() *http.ServeMux {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, &httpError{http.StatusNotFound,
 			fmt.Sprintf(
-				"no %s %s: the API is POST /v1/models/{name}/predict, GET /v1/models, GET /healthz, GET "+
-					"/metrics", r.Method, r.URL.Path)})
+				"no %s %s: the API is POST /v1/models/{name}/predict and /query, GET /v1/models, "+
+					"GET /healthz, GET /metrics", r.Method, r.URL.Path)})
 	})
 	return mux
 }
@@ -258,24 +261,37 @@ func parsePredictRequest(body []byte, m *servedModel, maxRows int) (*mat.Dense, 
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, nil, badRequest("data after the JSON object")
 	}
-	n := len(req.Rows)
-	switch {
-	case n == 0:
-		return nil, nil, badRequest(`no rows: the body is {"rows": [[x1, x2, …], …]}`)
-	case n > maxRows:
-		return nil, nil, &httpError{http.StatusRequestEntityTooLarge,
-			fmt.Sprintf("%d rows: at most %d in one request (-max-rows)", n, maxRows)}
-	}
-	if herr := checkTasks(req.Tasks, n, m); herr != nil {
+	if herr := checkRowCount(len(req.Rows), maxRows); herr != nil {
 		return nil, nil, herr
 	}
-	x := mat.NewDense(n, m.dim, nil)
-	for i, raw := range req.Rows {
+	if herr := checkTasks(req.Tasks, len(req.Rows), m); herr != nil {
+		return nil, nil, herr
+	}
+	x, herr := parseRows(req.Rows, m.dim)
+	return x, req.Tasks, herr
+}
+
+// checkRowCount refuses a request of no rows or more than maxRows.
+func checkRowCount(n, maxRows int) *httpError {
+	switch {
+	case n == 0:
+		return badRequest(`no rows: the body is {"rows": [[x1, x2, …], …]}`)
+	case n > maxRows:
+		return &httpError{http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("%d rows: at most %d in one request (-max-rows)", n, maxRows)}
+	}
+	return nil
+}
+
+// parseRows reads the rows of a request into a matrix of dim columns.
+func parseRows(rows []json.RawMessage, dim int) (*mat.Dense, *httpError) {
+	x := mat.NewDense(len(rows), dim, nil)
+	for i, raw := range rows {
 		if err := parseRow(raw, x.RawRowView(i)); err != nil {
-			return nil, nil, badRequest("row %d: %v", i+1, err)
+			return nil, badRequest("row %d: %v", i+1, err)
 		}
 	}
-	return x, req.Tasks, nil
+	return x, nil
 }
 
 // checkTasks checks "tasks": one known task per row for a model whose rows name their

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ivmlab/ivm/family"
 	"github.com/ivmlab/ivm/internal/fileformat"
+	"github.com/ivmlab/ivm/noise"
 )
 
 // Source is a model to serve: its file, served under Name, a URL path segment
@@ -170,15 +171,19 @@ func (m *servedModel) predict(x *mat.Dense, tasks []string) ([]Prediction, error
 		return nil, err
 	}
 	out := make([]Prediction, len(preds))
-	for i, q := range preds {
-		if m.classes == nil {
-			out[i] = Prediction{Label: q.Label, Mean: &preds[i].Mean, Variance: &preds[i].Var}
-			continue
-		}
-		out[i] = Prediction{Label: q.Label, Prob: q.Prob, LatentMean: q.Latent,
-			LatentVariance: q.LatentVar}
+	for i := range preds {
+		out[i] = m.served(&preds[i])
 	}
 	return out, nil
+}
+
+// served is the answer's form of a prediction q of the model.
+func (m *servedModel) served(q *noise.Prediction) Prediction {
+	if m.classes == nil {
+		return Prediction{Label: q.Label, Mean: &q.Mean, Variance: &q.Var}
+	}
+	return Prediction{Label: q.Label, Prob: q.Prob, LatentMean: q.Latent,
+		LatentVariance: q.LatentVar}
 }
 
 // ModelInfo describes a served model (GET /v1/models).

@@ -1,0 +1,120 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/noise"
+)
+
+// querier is a served model that can choose the rows to label next: the single-task IVM's
+// (ivm.Predictor.Query), through the model family.Load returns.
+type querier interface {
+	Query(x *mat.Dense, k int) (rows []int, scores []float64, preds []noise.Prediction, err error)
+}
+
+// QueryRequest is the body of POST /v1/models/{name}/query.
+type QueryRequest struct {
+	// Rows is the unlabelled pool, each row as in a PredictRequest.
+	Rows []json.RawMessage `json:"rows"`
+	// N is how many rows to choose (default 10; all of them for a smaller pool).
+	N *int `json:"n"`
+}
+
+// QueryResponse is the answer to a query request: the chosen rows, best first.
+type QueryResponse struct {
+	Model   string    `json:"model"`
+	Classes []float64 `json:"classes,omitempty"`
+	Queries []Queried `json:"queries"`
+}
+
+// Queried is one chosen row: its index in the request's rows (0-based), the information
+// its label would bring in nats given the rows chosen before it, and the model's current
+// prediction there.
+type Queried struct {
+	Row        int        `json:"row"`
+	Score      float64    `json:"score"`
+	Prediction Prediction `json:"prediction"`
+}
+
+func (h *Handler) handleQuery(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		fail(w, &httpError{http.StatusMethodNotAllowed,
+			"query takes POST with a JSON body {\"rows\": [...], \"n\": K}"})
+		return
+	}
+	m := h.models.get(r.PathValue("name"))
+	if m == nil {
+		fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)",
+			r.PathValue("name"))})
+		return
+	}
+	q, ok := m.model.(querier)
+	if !ok {
+		fail(w, &httpError{http.StatusNotImplemented, fmt.Sprintf("model %q (%s) cannot choose rows "+
+			"to query: query is for the single-task IVM's models", m.Name, m.model.Format())})
+		return
+	}
+	body, herr := readBody(w, r, h.limits.MaxBody)
+	if herr != nil {
+		fail(w, herr)
+		return
+	}
+	x, k, herr := parseQueryRequest(body, m, h.limits.MaxRows)
+	if herr != nil {
+		fail(w, herr)
+		return
+	}
+	if rec, ok := w.(*statusRecorder); ok {
+		rec.model, rec.rows = m.Name, x.RawMatrix().Rows
+	}
+	select {
+	case h.compute <- struct{}{}:
+	case <-r.Context().Done():
+		fail(w, &httpError{http.StatusServiceUnavailable, "the request ended while waiting for a worker"})
+		return
+	}
+	rows, scores, preds, err := q.Query(x, k)
+	<-h.compute
+	if err != nil { // the model's refusal: an ordinal or projected model, say
+		fail(w, badRequest("%v", err))
+		return
+	}
+	out := QueryResponse{Model: m.Name, Classes: m.classes, Queries: make([]Queried, len(rows))}
+	for i := range rows {
+		out.Queries[i] = Queried{Row: rows[i], Score: scores[i], Prediction: m.served(&preds[i])}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// parseQueryRequest decodes and checks a query body against model m: the pool as a matrix
+// and how many rows to choose.
+func parseQueryRequest(body []byte, m *servedModel, maxRows int) (*mat.Dense, int, *httpError) {
+	var req QueryRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return nil, 0, badRequest("%s", describeJSONError(err, body))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, 0, badRequest("data after the JSON object")
+	}
+	k := 10
+	if req.N != nil {
+		k = *req.N
+	}
+	if k < 1 {
+		return nil, 0, badRequest(`"n": %d: query at least one row`, k)
+	}
+	if herr := checkRowCount(len(req.Rows), maxRows); herr != nil {
+		return nil, 0, herr
+	}
+	x, herr := parseRows(req.Rows, m.dim)
+	return x, k, herr
+}

@@ -1,0 +1,86 @@
+package serve_test
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/noise"
+	"github.com/ivmlab/ivm/serve"
+)
+
+// POST /v1/models/{name}/query answers the rows, scores and predictions the model's own
+// Query gives; a model that cannot query answers 501, a refusal of the model (a projected
+// model) and a bad "n" 400, and GET 405, each naming the cause.
+func TestServeQuery(t *testing.T) {
+	dir := t.TempDir()
+	ovr, m := copyGolden(t, "multiclass_ovr", dir, "ovr")
+	projected, _ := copyGolden(t, "binary_projected", dir, "projected")
+	mtivm, _ := copyGolden(t, "mtivm", dir, "mtivm")
+	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 100}, 0,
+		serve.Source{Name: "ovr", Path: ovr}, serve.Source{Name: "projected", Path: projected},
+		serve.Source{Name: "mtivm", Path: mtivm})
+	rng := rand.New(rand.NewPCG(3, 4))
+	rows := make([][]float64, 60)
+	x := mat.NewDense(len(rows), m.InputDim(), nil)
+	for i := range rows {
+		rows[i] = []float64{4 * rng.Float64(), 4*rng.Float64() - 2}
+		x.SetRow(i, rows[i])
+	}
+	body, _ := json.Marshal(map[string]any{"rows": rows, "n": 3})
+	resp, err := http.Post(ts.URL+"/v1/models/ovr/query", "application/json",
+		strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got serve.QueryResponse
+	err = json.NewDecoder(resp.Body).Decode(&got)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 || len(got.Queries) != 3 {
+		t.Fatalf("status %d, %+v, %v", resp.StatusCode, got, err)
+	}
+	q := m.(interface {
+		Query(*mat.Dense, int) ([]int, []float64, []noise.Prediction, error)
+	})
+	wantRows, wantScores, wantPreds, err := q.Query(x, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range got.Queries {
+		if g.Row != wantRows[i] || g.Score != wantScores[i] ||
+			!samePrediction(g.Prediction, wantPreds[i]) {
+			t.Errorf("query %d: %+v, in process row %d score %v", i, g, wantRows[i], wantScores[i])
+		}
+	}
+	one := denseBody(rows[:2])
+	for _, tc := range []struct {
+		method, model, body string
+		status              int
+		want                string
+	}{
+		{"POST", "mtivm", one, 501, "cannot choose rows"},
+		{"POST", "projected", one, 400, "projected"},
+		{"POST", "ovr", `{"rows": [[1, 2]], "n": 0}`, 400, `"n": 0`},
+		{"POST", "ovr", `{"rows": []}`, 400, "no rows"},
+		{"GET", "ovr", "", 405, "POST"},
+		{"POST", "none", one, 404, "no model"},
+	} {
+		req, _ := http.NewRequest(tc.method, ts.URL+"/v1/models/"+tc.model+"/query",
+			strings.NewReader(tc.body))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e struct{ Error string }
+		json.NewDecoder(resp.Body).Decode(&e)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || !strings.Contains(e.Error, tc.want) {
+			t.Errorf("%s %s %s: %d %q, want %d %q", tc.method, tc.model, tc.body,
+				resp.StatusCode, e.Error, tc.status, tc.want)
+		}
+	}
+}
