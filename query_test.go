@@ -298,7 +298,7 @@ func integratedInformation(m, v, s2 float64) float64 {
 func TestQueryGoldenKinds(t *testing.T) {
 	const golden = "cmd/ivm/testdata/golden/"
 	refused := map[string]string{"ordinal": "ordinal", "semisupervised": "semisupervised",
-		"binary_constant": "projected", // widened to a projected model (fit.go)
+		"binary_constant":  "projected", // widened to a projected model (fit.go)
 		"binary_projected": "projected", "multiclass_projected": "projected",
 		"regression_projected": "projected"}
 	for _, name := range []string{"binary_alg2", "binary_blend", "binary_constant",
