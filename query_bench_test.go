@@ -12,22 +12,33 @@ import (
 	"github.com/ivmlab/ivm/noise"
 )
 
-// BenchmarkQuery100k times a query of 10 rows from a pool of 100 000 of USPS's width (256
-// inputs) against a binary model of d active points (random inputs and sites: the time
+// BenchmarkQuery100k times a query of 10 rows from a pool of 100 000 of D inputs (20, and
+// USPS's 256) against a binary model of d active points (random inputs and sites: the time
 // depends on the sizes alone). Results and the command: bench/RESULTS.md.
 func BenchmarkQuery100k(b *testing.B) {
-	const n, dim = 100_000, 256
+	benchmark100k(b, func(p *Predictor, pool *mat.Dense) error {
+		_, err := p.Query(pool, 10)
+		return err
+	})
+}
+
+// benchmark100k runs f on pools of 100 000 rows of D inputs and binary models of d active
+// points.
+func benchmark100k(b *testing.B, f func(p *Predictor, pool *mat.Dense) error) {
+	const n = 100_000
 	rng := rand.New(rand.NewPCG(1, 2))
-	pool := randomRows(rng, n, dim)
-	for _, d := range []int{500, 1000, 1500} {
-		p := randomBinaryPredictor(b, rng, d, dim)
-		b.Run(fmt.Sprintf("d=%d", d), func(b *testing.B) {
-			for range b.N {
-				if _, err := p.Query(pool, 10); err != nil {
-					b.Fatal(err)
+	for _, dim := range []int{20, 256} {
+		pool := randomRows(rng, n, dim)
+		for _, d := range []int{500, 1000, 1500} {
+			p := randomBinaryPredictor(b, rng, d, dim)
+			b.Run(fmt.Sprintf("D=%d/d=%d", dim, d), func(b *testing.B) {
+				for range b.N {
+					if err := f(p, pool); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -62,17 +73,8 @@ func randomBinaryPredictor(b *testing.B, rng *rand.Rand, d, dim int) *Predictor 
 // BenchmarkPredict100k is BenchmarkQuery100k's Predict alone, the floor under a query's
 // time: every pool row's latent mean and variance.
 func BenchmarkPredict100k(b *testing.B) {
-	const n, dim = 100_000, 256
-	rng := rand.New(rand.NewPCG(1, 2))
-	pool := randomRows(rng, n, dim)
-	for _, d := range []int{500, 1000, 1500} {
-		p := randomBinaryPredictor(b, rng, d, dim)
-		b.Run(fmt.Sprintf("d=%d", d), func(b *testing.B) {
-			for range b.N {
-				if _, err := p.Predict(pool); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchmark100k(b, func(p *Predictor, pool *mat.Dense) error {
+		_, err := p.Predict(pool)
+		return err
+	})
 }
