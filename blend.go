@@ -6,10 +6,10 @@ package ivm
 // model, and neither predicts its held-out rows clearly better, it keeps both and reports
 // the mean of their class probabilities (BlendKind). Two calibrated models that err
 // on different rows average to probabilities no worse than the mean of their log losses
-// (−ln is convex) and often better than either (measured in bench/RESULTS.md, search for
-// "Tenth pass"). Where one model's held-out log loss is more than blendRatio times the
-// other's it is left out: a label regression that interpolates repeated inputs would only
-// pull the blend towards its mistakes.
+// (−ln is convex) and often better than either (bench/RESULTS.md records the runs). Where
+// one model's held-out log loss is more than blendRatio times the other's it is left out: a
+// label regression that interpolates repeated inputs would only pull the blend towards its
+// mistakes.
 //
 // One-vs-one pairs blend by the same rule but never take the label regression alone, which
 // lost accuracy there; a pair whose probit model's held-out log loss is below search.FlatLoss

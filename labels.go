@@ -10,12 +10,12 @@ package ivm
 // is lower.
 //
 // Why. On few rows the probit model can do worse than a regression of its labels, whose marginal
-// likelihood and leave-one-out predictions use every row (sonar; bench/RESULTS.md, "Seventh pass").
+// likelihood and leave-one-out predictions use every row (bench/RESULTS.md records the runs).
 // Why not always: on inputs with many repeated values (the house votes' yes/no answers) the
 // marginal likelihood's optimum interpolates the labels with a vanishing length scale, which its
-// leave-one-out log loss shows. One-vs-one pairs never take the label regression alone (with the
-// same rule per pair, vehicle lost 0.7 points and vowel, wine and soybean's log losses rose), but
-// blend it with their probit model (blend.go).
+// leave-one-out log loss shows. One-vs-one pairs never take the label regression alone (by the
+// same rule per pair it cost accuracy and log loss), but blend it with their probit model
+// (blend.go).
 
 import (
 	"github.com/ivmlab/ivm/exactgp"

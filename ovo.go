@@ -53,8 +53,7 @@ func ParseDecomposition(s string) (Decomposition, error) {
 // ovoMaxRows is the most training rows DecomposeAuto splits one-vs-one. Below it the pair
 // problems are small enough that every pair's own kernel search costs about what the
 // one-vs-rest search does; above it the K(K−1)/2 models cost more to train and K/2 times
-// the one-vs-rest prediction time for no gain (measured in bench/RESULTS.md, search for
-// "Third pass on the defaults").
+// the one-vs-rest prediction time for no gain (bench/RESULTS.md records the runs).
 const ovoMaxRows = 5000
 
 // AutoDecomposition is the decomposition DecomposeAuto means for a multi-class task of n
@@ -63,10 +62,9 @@ const ovoMaxRows = 5000
 //
 // One-vs-one with a kernel searched per pair closes most of the gap one-vs-rest leaves to
 // libsvm's one-vs-one SVM where classes overlap in different ways per pair, at about the
-// same training cost (bench/RESULTS.md, "One-vs-one: the evidence"). Above, where each
-// one-vs-rest IVM's selection grows as d²n per class, the projected model's one fit for
-// all the classes is cheaper by several times and as accurate or more (bench/RESULTS.md,
-// "Eleventh pass").
+// same training cost. Above, where each one-vs-rest IVM's selection grows as d²n per
+// class, the projected model's one fit for all the classes is cheaper by several times and
+// as accurate or more.
 func AutoDecomposition(n, k int) Decomposition {
 	switch {
 	case n > ovoMaxRows:

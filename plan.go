@@ -133,8 +133,8 @@ func DefaultKernel(dim int) string { return engine.DefaultKernel(dim) }
 // the given number of binary problems (one-vs-rest classes; 1 otherwise): every row when
 // that costs little (problems·n³ ≤ 10⁹ flops, well under a second: a sparse model gains
 // nothing there, and on small sets it throws labels away), else min(n, max(200, 8√n),
-// 1250). A fixed d caps the accuracy on larger sets (measured on Fashion-MNIST, USPS and
-// spambase in bench/RESULTS.md), and d growing as √n keeps selection's O(d²n) time growing
+// 1250). A fixed d caps the accuracy on larger sets (bench/RESULTS.md records the runs
+// behind these sizes), and d growing as √n keeps selection's O(d²n) time growing
 // only as n²; past 1 250 (n = 24 000) a class's d×n matrix and time grow too large for a
 // 2-core, 2 GB budget.
 func DefaultActiveSize(n, problems int) int {
@@ -154,7 +154,7 @@ const searchFinalFlops = 1e10
 // min(n, 12√n, 1250) and to the largest d with problems·n·d² ≤ 10¹⁰ where either is
 // more. The search's cost grows with the d it scores at, the final model's only once; and a
 // larger d brings the sparse model closer to the full GP, in its accuracy and most of all in
-// its probabilities (measured on USPS, Fashion-MNIST and spambase in bench/RESULTS.md).
+// its probabilities.
 //
 // Past candidatesPerActive·d rows the same selection time, problems·d²·n, is spent on a larger
 // d chosen from fewer candidates: d' = ∛(d²·n/candidatesPerActive) active points of
@@ -172,9 +172,8 @@ func SearchActiveSize(n, problems int) int {
 
 // candidatesPerActive is how many candidate rows per active point the default final selection keeps
 // on large sets (SearchCandidates). Selection costs d²·N per class, and past about ten candidates
-// per active point that time buys more as active points than as candidates (measured on
-// Fashion-MNIST in bench/RESULTS.md, search for 87.64). A large pool also offers the greedy
-// selection more rare, atypical rows to spend active points on.
+// per active point that time buys more as active points than as candidates. A large pool also
+// offers the greedy selection more rare, atypical rows to spend active points on.
 const candidatesPerActive = 10
 
 // SearchCandidates is how many of n training rows the default final selection of d active

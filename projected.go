@@ -84,8 +84,8 @@ func projectedProgress(pr projected.Progress) Progress {
 // class latents f_c (LatentVar is nil: the probabilities do not use them), and
 // Label is the class of the largest: the regression's own decision. The probabilities,
 // a map fitted to a few thousand held-out rows for their log loss, can rank a near tie
-// the other way; their argmax was the less accurate decision (measured in bench/RESULTS.md,
-// search for 86.71).
+// the other way, and their argmax was the less accurate decision (bench/RESULTS.md records
+// the runs).
 func (p *projectedFit) predictProjected(x mat.Matrix, probs bool) ([]noise.Prediction, error) {
 	xs, err := p.Scaler.Apply(x)
 	if err != nil {

@@ -48,12 +48,11 @@
 //     whitened values ν held fixed, so that g scales with σ. Given g, a few
 //     hundred function values pin σ² to within a few per cent, so the HMC
 //     above can only let the amplitude creep: on Toy3 ln σ² was still rising
-//     (0 → 4) after 600 sweeps and the class regions formed early were
+//     after hundreds of sweeps and the class regions formed early were
 //     reshaped as it rose. In whitened coordinates the move costs O(nK) per
 //     proposal and the amplitude reaches its posterior within a hundred
 //     sweeps. The factors of eq. 8 keep growing as g is scaled up, so the
-//     amplitude's prior (log-normal, SD AmpPriorSD = 0.5) is what holds it:
-//     ln σ² settles at 3–4 on the pinwheels;
+//     amplitude's prior (log-normal, SD AmpPriorSD = 0.5) is what holds it;
 //   - a Gibbs update of the Gaussian base density's mean and covariance
 //     (normal-inverse-Wishart prior), since given the history every one of the
 //     N+P+M proposals is a draw from π.

@@ -33,9 +33,9 @@ type Options struct {
 	// 0.5). The point factors of eq. 8 only grow as g is scaled up once every
 	// point has the sign its factor wants, so the amplitude's posterior is the
 	// prior's tail beyond that point and the prior sets how far out it goes:
-	// with 1.5 the amplitude moves took ln σ² to 5–7 on the pinwheels, with
-	// predictions so sharp that a wrong chain scored perplexity 40; with 0.5
-	// it settles at 3–4.
+	// as broad as the other hyperparameters' prior, it lets the amplitude grow
+	// until a wrong chain's predictions are confidently wrong; this one keeps
+	// it moderate (bench/RESULTS.md records the runs).
 	AmpPriorSD float64
 	// Nugget is the white-noise variance relative to σ² (default 1e-6).
 	Nugget float64

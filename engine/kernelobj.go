@@ -201,7 +201,7 @@ func newActiveTerm(s *Selector, sum *kern.Sum, opt ObjectiveOptions) *activeTerm
 	if t.kind != FixedSites && !s.Noise.LogConcave() {
 		// EP on the active set is not reliable for a noise model that is not log-concave:
 		// sites whose precision comes out negative are floored, and the "evidence" can
-		// then exceed one (measured on the null category toy: −ln Z = −1.9e9). Such models
+		// then exceed one by far (it does on the null category toy). Such models
 		// (null category) use the selection's sites for the active term, as the papers do,
 		// and keep FullData's predictive term over the inactive points.
 		t.kind = FixedSites
@@ -277,8 +277,7 @@ func (t *activeTerm) evalEP(sum *kern.Sum, g []float64) (unconverged bool, st te
 		// so their probability is at most one and −ln Z ≥ 0. EP's evidence can break that
 		// when sites of a model that is not log-concave have their negative precisions
 		// floored; such an evaluation is no approximation of anything, and the optimiser,
-		// fed it as a value, runs off towards ln Z = +∞ (measured: an ncnm objective of
-		// −1.9e9). Count it as a failed step.
+		// fed it as a value, runs off towards ln Z = +∞. Count it as a failed step.
 		t.resetSites()
 		return unconverged, termBadEvidence
 	}

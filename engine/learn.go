@@ -14,8 +14,8 @@ package engine
 // variances together, but the fixed-site objective is not: with the pseudo-observations m fixed it
 // keeps paying less ln|A| as K shrinks, and 100 iterations walk the variances to zero. The next
 // selection then sees a prior that explains nothing, sites with β near machine epsilon dominate
-// ln|A| (1/β ≈ 4.5e15 on the diagonal), and the toolbox needs jitter of 4e10 to factorise at
-// all, and the model predicts a constant.
+// ln|A|, the toolbox needs a jitter many orders above the kernel's scale to factorise at all,
+// and the model predicts a constant.
 //
 // This package makes four changes, each principled rather than a clamp:
 //

@@ -15,10 +15,10 @@ type NoiseOptions struct {
 	Names []string
 	// InactiveOnly sums ln Z_n over the inactive points only. An active point's marginal
 	// already contains its own likelihood term, so its residual is shrunk and counting it
-	// again pulls a Gaussian noise variance towards zero. Measured on the multi-task IVM:
-	// four tasks of 400 points, 30 active per task, true variance 0.01 — over all points the
-	// variance fell from 0.0105 to 1e−9 in the second outer iteration (and the next
-	// selection broke down numerically); over the inactive points it settled at 0.0135.
+	// again pulls a Gaussian noise variance towards zero: on the multi-task IVM's
+	// regression tasks, summed over all points, it collapsed within two outer iterations
+	// and the next selection broke down numerically, while over the inactive points it
+	// settled near the truth (bench/RESULTS.md records the runs).
 	// Without it the sum runs over all N points, IVM paper eq. 34 as written (the papers'
 	// single-task protocol).
 	InactiveOnly bool

@@ -8,15 +8,15 @@
 // real, the IVM with Gaussian noise is the exact GP, whose log marginal likelihood and
 // its gradient cost one Cholesky factorisation. There the held-out search (package search),
 // which scores kernels by models fitted on two thirds of the rows and moves one
-// isotropic width, is the weaker choice: on eight small public regression sets (four
-// random 70/30 splits each; bench/RESULTS.md) the marginal likelihood's kernel had the
-// lower test NLPD on seven. Maximising it also learns one length scale per input, which
+// isotropic width, is the weaker choice: on small public regression sets the marginal
+// likelihood's kernel mostly predicts the test targets better (bench/RESULTS.md records the runs
+// behind this file's choices). Maximising it also learns one length scale per input, which
 // is what lets a GP beat an isotropic kernel on data whose inputs matter unequally
 // (Boston housing, ozone), but unconstrained per-input scales overfit small sets (Swiss
-// fertility). So the log length
-// scales have a Gaussian prior of standard deviation ardPriorSD about a common log
-// length scale that is itself learnt: the scales spread only as far as the data demand
-// (Swiss 3.96, Boston 2.42 against 2.46 isotropic and 2.48 free).
+// fertility). So the log length scales have a Gaussian prior of standard deviation
+// ardPriorSD about a common log length scale that is itself learnt: the scales spread only
+// as far as the data demand, so the fit stays near the isotropic kernel where that is best
+// and beats it and free scales where the inputs matter unequally.
 //
 // The error bars are then calibrated like the search's, on the exact leave-one-out
 // predictions (Rasmussen & Williams §5.4.2), which cost nothing once K⁻¹ is known.
@@ -49,13 +49,13 @@ import (
 
 const (
 	// MaxRows is the most training rows the marginal-likelihood fit is used for:
-	// each evaluation factorises an N×N matrix, and a fit takes about a hundred (700 rows
-	// of 4 inputs: about 2 CPU s).
+	// each evaluation factorises an N×N matrix, and a fit takes about a hundred, which
+	// stays within seconds up to this size.
 	MaxRows = 700
 	// ardPriorSD is the prior standard deviation of each log length scale about their
-	// common value (a factor e^0.5 ≈ 1.65). On the eight sets named above 0.5 did better
-	// than 1 or 2 on the smallest (Swiss: NLPD 3.96 against 4.30 and 4.37) and within
-	// 0.02 nats of them on the rest.
+	// common value (a factor e^0.5 ≈ 1.65). A prior this tight holds the scales together
+	// on the smallest sets, where looser ones overfit, and costs next to nothing on larger
+	// ones.
 	ardPriorSD = 0.5
 	// exactNoiseFloor is the least noise variance as a fraction of the signal and bias variances: a
 	// bound on K's condition number (about N/exactNoiseFloor), not a belief about the data. Relative,
@@ -290,13 +290,10 @@ const ardFreeIter = 100
 // each of ardLifts, the optimum of free scales (no prior) from a smooth isotropic start.
 //
 // Why several. The prior about a common scale has local optima that a start at the
-// isotropic optimum does not escape. With one relevant input among 9 to 31 (100–600
-// synthetic rows, y = 50·sin(2x₁) + noise of variance 25) that start kept the scales alike
-// on 12 of 13 sets, predicting about the mean (test MSE 1 100–1 450) or little better
-// (60), where free scales from a smooth start found the relevant input (MSE 25–37;
-// scikit-learn's free ARD 23–28, but 1 300 with 30 irrelevant inputs). Which smooth start
-// finds it varies from set to set (bench/RESULTS.md, "Eighth pass"), so both are run; a
-// start whose run fails is passed over.
+// isotropic optimum does not escape: with one relevant input among many, that start
+// usually keeps the scales alike and predicts little better than the mean, where free
+// scales from a smooth start find the relevant input. Which smooth start finds it varies
+// from set to set, so both are run; a start whose run fails is passed over.
 func fitARD(e *exactGP, run func([]float64, int) ([]float64, error), iso []float64) ([]float64,
 	error) {
 	_, dim := e.x.Dims()
@@ -446,9 +443,8 @@ func Regression(xs *mat.Dense, y []float64) (Result, error) {
 	//
 	// The calibration widens intervals that the left-out residuals show too narrow, and does
 	// not narrow them (a ≤ 1): the residuals left out of a fit whose parameters were chosen
-	// on all the rows are optimistic, most where the rows are few (R's stackloss;
-	// bench/RESULTS.md). On every public regression set measured the sharpness was below 1
-	// anyway.
+	// on all the rows are optimistic, most where the rows are few (R's stackloss). On the
+	// public regression sets the sharpness comes out below 1 anyway.
 	a := min(search.RegressionSharpness(ys, fit.looMean, fit.looVar), 1)
 	return Result{Spec: fit.spec(sd), Sharpness: a, Evals: fit.evals,
 		LOOLoss: search.RegressionLoss(ys, fit.looMean, fit.looVar, a)}, nil

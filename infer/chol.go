@@ -12,10 +12,9 @@ import (
 // Chol is the upper Cholesky factor U of a symmetric positive definite matrix, B = UᵀU,
 // factorised by LAPACK's potrf directly, with no jitter: a matrix that is not positive definite is
 // refused (Factorize reports false) and the caller decides. mat.Cholesky does the same and then
-// estimates the condition number (pocon, a chain of unblocked triangular solves): in the EP
-// objective that estimate was 40 % of every factorisation (CPU profile of the multi-task regression
-// experiment) and its value was never read, since B = I + S½KS½ ⪰ I is well conditioned by
-// construction.
+// estimates the condition number (pocon, a chain of unblocked triangular solves), which in the EP
+// objective costs a large share of every factorisation for a value never read, since
+// B = I + S½KS½ ⪰ I is well conditioned by construction.
 type Chol struct {
 	// U is the factor; its storage is the factorised matrix's.
 	U blas64.Triangular

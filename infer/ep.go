@@ -98,8 +98,8 @@ func (e *EP) Refresh() error {
 		return errors.New("ivm: EP: I + S½KS½ is not positive definite")
 	}
 	// Exact (Gaussian) sites are never refined, and ln Z and its gradient need only B's
-	// factor and α: skipping Σ saves two of the three O(d³) products (measured: the
-	// multi-task regression experiment's sub-sampling learner spent 3/4 of its time here).
+	// factor and α: skipping Σ saves two of the three O(d³) products, where a learner that
+	// evaluates the EP objective on Gaussian tasks spends most of its time.
 	if _, exact := e.Noise.(noise.ExactSite); !exact {
 		e.posteriorCov(sq)
 	}

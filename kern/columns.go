@@ -20,10 +20,10 @@ import (
 //
 // How the inner products are computed depends on the row length: gonum's NoTrans Dgemv on short
 // rows, and one assembly dot product per row from rowDotMinCols inputs on, where that Dgemv is
-// compute-bound and the row dots are faster (measured on USPS in bench/RESULTS.md, where the
-// kernel column was half of a selection's time). The row dots
-// are summed exactly as the squared norms are, so a row's distance to itself, and to an identical
-// row, is exactly 0; on the Dgemv path the self-product is set to the norm for the same reason.
+// compute-bound and the row dots are faster, which counts because the kernel column is a large
+// share of a selection's time. The row dots are summed exactly as the squared norms are, so a
+// row's distance to itself, and to an identical row, is exactly 0; on the Dgemv path the
+// self-product is set to the norm for the same reason.
 //
 // Columns made by NewInnerColumns read the inner products from an Inner instead.
 //
@@ -156,7 +156,7 @@ func (v *dotView) rows(x raw, lo, hi int) blas64.General {
 
 // rowDotMinCols is the row length from which Column takes one dot product per row instead of
 // one Dgemv: the row length at which the row dots became faster on the project's machine
-// (bench/RESULTS.md, "Figures moved from code comments").
+// (bench/RESULTS.md records the timings).
 const rowDotMinCols = 32
 
 // dotUnitary is Σ a_k b_k summed as gonum's assembly dot product sums it.

@@ -14,8 +14,8 @@ import (
 // (NewInnerColumns) read a column's inner products from here instead of computing them, so
 // that the many kernels and problems fitted on the same rows (a kernel search: every
 // candidate kernel, every class, every fold) compute them once, as one compute-bound matrix
-// product, where each column would otherwise take a memory-bound pass over X (on 3 000 rows
-// of Fashion-MNIST's 784 inputs, a third of the training time).
+// product, where each column would otherwise take a memory-bound pass over X, a large share
+// of a search's training time on wide inputs.
 //
 // It takes 8·N² bytes (InnerBytes), so it suits the few thousand rows of a search's folds,
 // not a large training set. It is read-only once made and may be shared by goroutines.

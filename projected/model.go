@@ -13,9 +13,9 @@ import (
 // the others, as one-vs-rest codes it), or a regression's targets, on the inputs with one
 // Gaussian process seen through m centres, training rows drawn at random (see the package
 // comment); its class probabilities are the softmax p_c ∝ exp(z_c) of the class scores
-// (Scores) mixed with label noise. On the larger sets measured (bench/RESULTS.md,
-// "Eleventh pass") it is as accurate as the one-vs-rest IVMs or more for a fraction of
-// their time. A Model is made by Fit or Decode, which parse its kernel.
+// (Scores) mixed with label noise. On large sets it is as accurate as the one-vs-rest IVMs
+// or more for a fraction of their time (bench/RESULTS.md records the runs). A Model is made
+// by Fit or Decode, which parse its kernel.
 type Model struct {
 	// Kernel is the kernel spec, an rbf of variance 1 (kern.Parse).
 	Kernel string

@@ -11,7 +11,7 @@ import (
 // (fewer where fewer rows are left outside the held-out ones, or where the search found
 // that half its centres did as well as all of them). Its m×m system costs 8m² bytes
 // (200 MB at 5 000, 450 MB at 7 500) and its fit n·m²/2 multiply-adds; larger m buys a
-// little accuracy at a much larger cost (bench/RESULTS.md, "Eleventh pass").
+// little accuracy at a much larger cost (bench/RESULTS.md records the runs).
 //
 // A two-class model has one latent boundary to draw, where k classes have about k−1: it
 // gets at most centresPerBoundary centres per boundary, and its search as many per

@@ -23,7 +23,7 @@ import (
 // differences (a gain below it is what another held-out sample could reverse). A model of
 // 200 active points cannot carry the narrow, confident kernel that one of 1 200 can, and
 // how far the small models' choice lies from the large one's varies with the subsample the
-// search drew (measured on Fashion-MNIST in bench/RESULTS.md). The neighbours fitted cost
+// search drew (bench/RESULTS.md records the runs). The neighbours fitted cost
 // at most half the final selection, finalCost (d²·candidates), and at least one is fitted.
 // On large sets the validation rows are more than the search's (finalValRows).
 func (s *searcher) finalSize(c *climb, folds []searchFold, finalCost float64) (*searcher,
@@ -102,7 +102,7 @@ func (s *searcher) withFinalVal(folds []searchFold) *searcher {
 
 // finalValRows is how many validation rows finalSize uses on one held-out fold of n
 // training rows: the search's searchMaxVal, up to n/12 on large sets. The kernels it
-// compares differ by a few thousandths of a nat per row, which 1 000 rows do not resolve
-// (Fashion-MNIST, 60 000 images: 0.0061 ± 0.0079), and their fits cost as much as the
-// search's whole climb there, so more validation rows cost little in proportion.
+// compares differ by a few thousandths of a nat per row, which 1 000 rows do not resolve,
+// and their fits cost as much as the search's whole climb there, so more validation rows
+// cost little in proportion.
 func finalValRows(n int) int { return max(searchMaxVal, n/12) }

@@ -22,7 +22,7 @@
 // regression) and, for regression, the white-noise variance. Each step multiplies one
 // parameter by a factor while that lowers the score, then tries a finer factor. The
 // selection criterion (entropy or expected entropy) is chosen the same way at the end:
-// neither wins across data sets (bench/RESULTS.md), the held-out score decides per data set.
+// neither wins across data sets, so the held-out score decides per data set.
 package search
 
 import (
@@ -53,7 +53,7 @@ const (
 	// searchCVFlops is the cost (problems × rows × d_search², about the flops of one
 	// kernel's selections) above which the cross-validation uses two folds instead of
 	// three, at half the cost and the same accuracy; on small sets three folds are cheap and
-	// their steadier score is worth it (measured on vowel and sonar in bench/RESULTS.md).
+	// their steadier score is worth it.
 	searchCVFlops = 5e7
 	searchMaxVal  = 1000
 	searchMaxFit  = 3000
@@ -65,7 +65,7 @@ const (
 	// latent. Above it the latent is a few tens at most rows, Φ of which says only that
 	// the classes are separable, and a small set's held-out rows cannot show that: where
 	// they happen to be separable the search climbs to a near-linear kernel that gives test
-	// rows of the other class almost no probability (iris; bench/RESULTS.md, "Twelfth pass").
+	// rows of the other class almost no probability.
 	searchMaxVariance = 100
 )
 
@@ -149,8 +149,7 @@ type Result struct {
 // confidently (a row at the least label noise costs 0.0005), and a larger model can lower
 // the loss by at most what is left, while its selection costs up to the bound of
 // ivm.SearchActiveSize whatever the problem's difficulty, while on near-separable data
-// libsvm's whole recipe is cheap (measured on the space shuttle's radiator data in
-// bench/RESULTS.md).
+// libsvm's whole recipe is cheap.
 const FlatLoss = 0.01
 
 // Kernel chooses the kernel, the criterion and, among several candidate scalings of the

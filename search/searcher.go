@@ -306,9 +306,8 @@ func (s *searcher) score(p searchParams) (float64, error) {
 	}
 	s.outs[p] = out
 	// Scored with the least label noise the final model will have: without it one
-	// confident held-out mistake costs up to 27 nats and decides between kernels that
-	// differ in nothing else (ionosphere; bench/RESULTS.md); the final model never reports a
-	// probability that small.
+	// confident held-out mistake costs tens of nats and decides between kernels that
+	// differ in nothing else; the final model never reports a probability that small.
 	eps := calib.LabelNoiseLevels[0]
 	v := s.logLoss(out, probMap{a: s.sharpness(out, eps, false), eps: eps})
 	s.memo[p] = v

@@ -201,8 +201,8 @@ type Config struct {
 	// AlphaPrior puts each task's ln α_i under the common prior with its kernel parameters.
 	// By default (false) α_i is free per task, as in the paper: its gradient (§3.1, §4.1)
 	// has no prior term. On SARCOS the shared prior held α_i near one value for all seven
-	// torques and SSMTR came out worse than SMTR on 8 of 10 splits; free, better on 8 of 10
-	// (bench/RESULTS.md).
+	// torques and made SSMTR worse than SMTR, where free α_i make it better (bench/RESULTS.md
+	// records the runs).
 	AlphaPrior bool
 	// PriorPseudoTasks ν₀ and PriorScale s² regularise the prior covariance: Σ_θ is updated
 	// to (Σ_i d_i d_iᵀ + ν₀ s² I)/(m + ν₀), the maximum of the objective with an

@@ -35,7 +35,7 @@
 // as the paper's gradient for α_i (§3.1, §4.1: no prior term) has them. Config.AlphaPrior puts
 // ln α_i under the prior as well, which keeps a task with a handful of labels from driving α_i to
 // 0 or ∞ alone, but on SARCOS it held α near one value for all seven torques and made SSMTR
-// worse than SMTR; free, SSMTR is better than SMTR on 8 of 10 splits (bench/RESULTS.md). The
+// worse than SMTR, where free α_i make it better (bench/RESULTS.md records the runs). The
 // normalised Laplacian is the default: its spectrum lies in [0, 2] in every task, so α_i means a
 // comparable amount of smoothing everywhere.
 //
@@ -47,9 +47,10 @@
 // objective J, which decreases monotonically (Model.Trace). Its gradient phase profiles m_θ out
 // (m_θ is the ψ_i's mean while the ψ_i move; Σ_θ is held): with many tasks Σ_θ shrinks to
 // the ψ_i's small spread after a few updates, and with m_θ held as well the gradient phase could
-// not move the tasks' common parameters — on the school data (139 tasks) they crept by about
-// 0.001 per outer iteration, and after the protocol's five SMTR was 5 nats of evidence short of its
-// optimum and no better than predicting the labelled mean. Both schemes have the same fixed points.
+// not move the tasks' common parameters — on the school data (139 tasks) they crept so slowly
+// that after the protocol's five outer iterations SMTR was still well short of its optimal
+// evidence and no better than predicting the labelled mean. Both schemes have the same fixed
+// points.
 //
 // Targets are standardised before fitting (Config.Targets): per task for tasks measuring different
 // quantities, pooled for tasks measuring the same one.

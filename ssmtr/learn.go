@@ -347,9 +347,8 @@ func (f *fitter) priorTerm(lay layout, z, grad []float64) float64 {
 // gradient phase of the alternation minimises this instead of the term at the last m_θ:
 // the two have the same fixed points, but once Σ_θ has shrunk to the spread of the ψ_i
 // (on school, 139 tasks: Σ_θ ≈ I/140), a fixed m_θ ties every ψ_i to where it was and
-// the tasks' common parameters crawl — about 0.001 per outer iteration on the school
-// data, 5 nats of evidence short of the optimum after the protocol's 5 iterations
-// (bench/RESULTS.md). Profiled, the common part of the ψ_i moves freely.
+// the tasks' common parameters crawl, still well short of the optimal evidence after the
+// protocol's outer iterations. Profiled, the common part of the ψ_i moves freely.
 func (f *fitter) profiledPriorTerm(lay layout, z, grad []float64) float64 {
 	m := make([]float64, lay.prior)
 	for i := 0; i < lay.m; i++ {

@@ -104,8 +104,8 @@ func archProgress(w io.Writer, prefix string, every, sweeps int) func(archipelag
 }
 
 // checkArchMemory refuses training sets whose chain would not fit: the sampler's
-// covariances over the training rows and the rejections (about as many) grow as N²,
-// measured peak RSS 220·N² bytes at N = 1200.
+// covariances over the training rows and the rejections (about as many) grow as N², and
+// 256·N² bytes covers them with a margin (bench/RESULTS.md records the peak).
 func checkArchMemory(limit memLimit, n int) error {
 	return limit.check(256*float64(n)*float64(n), fmt.Sprintf("sampling over %d training rows", n))
 }

@@ -172,7 +172,8 @@ func fitSSMTR(trainPath string, f *ssmtrFlags, stderr io.Writer) (*ssmtr.Model, 
 
 // ssmtrBytes estimates what fitting allocates: each task's GP holds n×n matrices over its
 // training rows (labelled, and with a graph unlabelled: kernel, graph, factors,
-// gradients); measured peak RSS 130·n² bytes for one task of n = 800.
+// gradients), and 160·n² bytes per task covers them with a margin (bench/RESULTS.md records
+// the peak).
 func ssmtrBytes(data *dataset.Data, task []string, method ssmtr.Method) (need float64, tasks int) {
 	rows := map[string]float64{}
 	for i, name := range task {

@@ -207,8 +207,8 @@ func openModel(m family.Model, path string) (*modelFile, error) {
 
 // modelFileShare is the share of -max-mem a model file may take: decoding holds its text
 // and the numbers it decodes (8 bytes for each ~17 characters) at once, and predicting
-// the model's d×D active inputs for a chunk of test rows (bench/RESULTS.md, "Figures moved
-// from code comments").
+// the model's d×D active inputs for a chunk of test rows (bench/RESULTS.md records the
+// peak).
 const modelFileShare = 4
 
 // readModelBytes reads a model file whole ("-": standard input) after the checks readModel

@@ -1,6 +1,6 @@
 // Package fileformat reads the "format" field of a model file, which every family writes
 // first, so that a reader can choose the family's loader without decoding the whole file
-// twice (an IVM model of Fashion-MNIST is 250 MB of JSON), and checks that a file starts as
+// twice (a large IVM model is hundreds of megabytes of JSON), and checks that a file starts as
 // a model file before it is read whole.
 package fileformat
 

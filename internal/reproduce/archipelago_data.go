@@ -71,8 +71,7 @@ func archIntLabels(y []float64) ([]int, int, error) {
 // class; archLoadProblem keeps the first 50/K of each class (17, 17, 16 for Toy3; 13, 13, 12,
 // 12 for Toy4; 10 each for Toy5). The rows within a class are in generation order, so the
 // first ones are a random sample. With this reading our Archipelago and softmax GP
-// perplexities come out at the paper's level (Toy5 one label per class: 3.5 and 3.8
-// against the paper's 3.77 and 4.52; with 50 per class 1.5 and 3.9).
+// perplexities come out at the paper's level (bench/RESULTS.md records the runs).
 const archPinwheelTrain = 50
 
 // loadPinwheel reads pinwheel_k<K>.csv.gz from dir (columns split,label,x1,x2).

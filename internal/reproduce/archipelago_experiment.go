@@ -29,7 +29,7 @@ type archTableOptions struct {
 	PinwheelChains int
 	// PinwheelTrain is the number of training points of each pinwheel set: 0 means the
 	// paper's archPinwheelTrain (50 per set), −1 every training row of the files (50
-	// per class, the reading this package used before 2026-11-23).
+	// per class, the package's earlier reading).
 	PinwheelTrain int
 	// Diagnose runs one extra Archipelago chain on the first problem with one
 	// label per class and prints its trace diagnostics (Fig. 4).

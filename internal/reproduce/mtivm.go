@@ -67,9 +67,9 @@ func runMTIVMSine(w io.Writer, c Config) error {
 }
 
 // MTIVMRegression runs the regression experiment (c.Runs runs, default 10; with both
-// learners run to Netlab's stopping rule a run of the full grid costs of the order of a
-// quarter of an hour of CPU, the sub-sampling learner at 600 points per task alone 230 s);
-// Quick uses 2 runs of 4 tasks × 600 points with smaller budgets.
+// learners run to Netlab's stopping rule a run of the full grid costs many minutes of CPU,
+// most of it the largest sub-samples'); Quick uses 2 runs of 4 tasks × 600 points with
+// smaller budgets.
 // c.Only runs only the budgets it names: comma-separated dN (an MT-IVM active set of N) and
 // sN (a random sub-sample of N per task), e.g. "d400,d500,s150".
 func MTIVMRegression(c Config) ([]RegressionPoint, error) {
@@ -156,10 +156,10 @@ func runMTIVMRegression(w io.Writer, c Config) error {
 // MTIVMVowel runs the speaker experiment; Quick holds out 3 speakers with fewer budgets.
 // With lastIterate every learner accepts every outer iteration, as the papers' Algorithm 2
 // does; otherwise each keeps the held-out safeguard (multitask.LearnOptions.LastIterate).
-// Measured (bench/RESULTS.md): accepting every iteration collapses the small budgets (the
-// active-set evidence of a few separable labels per speaker drives the rbf variance up) and
-// gives MT-IVM its lowest error at d = 224; the safeguard keeps the small budgets at the
-// starting kernel's error.
+// Accepting every iteration collapses the small budgets (the active-set evidence of a few
+// separable labels per speaker drives the rbf variance up) but gives MT-IVM its lowest error
+// at a middle budget; the safeguard keeps the small budgets at the starting kernel's error
+// (bench/RESULTS.md records the runs).
 func MTIVMVowel(c Config, lastIterate bool) ([]VowelPoint, error) {
 	f, err := os.Open(filepath.Join(c.DataDir, "vowel", "vowel_context.csv.gz"))
 	if err != nil {

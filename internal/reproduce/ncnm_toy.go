@@ -43,7 +43,7 @@ type ncnmToy struct {
 // demos and, as there, no bias in either model: the paper's likelihoods have none, and the
 // labelled-only demo sets it to 0 "to make it the same as NCNM") and our interlocking
 // crescents (the test suite's toy since before the generator was known; the toolbox's
-// bias start, which measured better there: NCNM 1.51 % against 2.27 % with no bias).
+// bias start, which does better there than no bias: bench/RESULTS.md records the runs).
 var ncnmToys = []ncnmToy{
 	{name: "paper", kernel: "rbf+white", zeroBias: true,
 		draw: func(n int, p float64, rng *rand.Rand) (*mat.Dense, []float64, []float64, error) {

@@ -34,7 +34,7 @@ func init() {
 }
 
 // runSSMTR runs the paper's protocol (RunExperiment): 10 splits with at most 5
-// alternations of the multi-task fit (the objective changes by < 0.1 % after that), or with
+// alternations of the multi-task fit (after that the objective barely changes), or with
 // Quick 1 split and, for SARCOS, 1000 points per task (10 labelled, 100 unlabelled), 2
 // alternations of at most 30 iterations.
 func runSSMTR(w io.Writer, c Config, data string) error {

@@ -22,9 +22,9 @@ var ssmtrAlphas = []float64{1e-8, 0.01, 0.03, 0.1, 0.3, 1, 3, 10, 30, 100}
 // the evidence prefers and what it predicts, the weight that predicts the unlabelled
 // targets best (chosen on them, so an optimistic bound, not a method) and the per-task
 // best. The tasks' kernel parameters stay at SMTR's; SSMTR refits them with α, which is
-// where its gain on SARCOS comes from (there the scan's best common α gains 0.002 over
-// SMTR, the SSMTR fit 0.022). On the school data the SSMTR fit lands at α ≈ 0.03 too
-// (bench/RESULTS.md). Quick: one split.
+// where its gain on SARCOS comes from (there the scan's best common α gains little over
+// SMTR, the SSMTR fit far more). On the school data too the SSMTR fit lands at a
+// small α (bench/RESULTS.md records the runs). Quick: one split.
 func runSSMTRAlpha(w io.Writer, c Config) error {
 	data := "school"
 	if c.Only != "" {

@@ -41,12 +41,11 @@ type Protocol struct {
 	// y_u ≥ y_v. The paper does not say how it chose d ("generate the pairwise constraint
 	// using their labels"). The protocols use 0, the order of the two labels alone (the
 	// special case of Chu & Ghahramani the paper mentions): on SARCOS SSMTRPI is then below
-	// SSMTR on 10 of 10 splits and near the paper's mean (0.329 against 0.350), and on the
-	// school data it is the only margin at which the constraints change anything (with ½ the
-	// constraint noise ε grows without bound there). Margin 1 (d = the true difference)
-	// puts the truth exactly on the constraint's boundary, where Φ = ½ whatever ε: the
-	// evidence is then maximal as ε → ∞ and the constraints are learnt away (we measured
-	// this). bench/RESULTS.md has the runs.
+	// SSMTR on every split and near the paper's mean, and on the school data it is the only
+	// margin at which the constraints change anything (with ½ the constraint noise ε grows
+	// without bound there). Margin 1 (d = the true difference) puts the truth exactly on the
+	// constraint's boundary, where Φ = ½ whatever ε: the evidence is then maximal as ε → ∞
+	// and the constraints are learnt away (bench/RESULTS.md records the runs).
 	Margin float64
 	// AlphaPrior is ssmtr.Config.AlphaPrior for the fits.
 	AlphaPrior bool
@@ -61,8 +60,8 @@ var SARCOSProtocol = Protocol{LabelFrac: 0.01, UnlabelFrac: 0.10, Pairs: 100,
 // SchoolProtocol is §5.2: 2 % labelled, 20 % unlabelled, the rest test, 100 pairs
 // constraining the order of their labels. The graph weights α_i are under the common
 // prior: one or two labels per school cannot determine a school's α_i by maximum
-// likelihood, and with α_i free (the paper's model) SSMTR is worse than SMTR (1.372 against
-// 1.292 over ten splits), where under the prior it ties with SMTR (bench/RESULTS.md).
+// likelihood, and with α_i free (the paper's model) SSMTR is worse than SMTR, where under the
+// prior it ties with SMTR.
 var SchoolProtocol = Protocol{LabelFrac: 0.02, UnlabelFrac: 0.20, Pairs: 100, Targets: ssmtr.Pooled,
 	AlphaPrior: true}
 
@@ -301,8 +300,7 @@ func RunSplit(splits []Split, methods []ssmtr.Method, opt ssmtr.Config) ([]Metho
 // as ssmtr.NMSE) of predicting every point by the models' prior mean in the targets' units:
 // each task's labelled mean under PerTask scaling, all tasks' labelled mean under Pooled, 0
 // under Unscaled. It is what a regressor scores when it has learnt nothing from the inputs,
-// the yardstick for the methods' figures (on the school data SMTR was above it until the
-// fit profiled the prior mean; bench/RESULTS.md).
+// the yardstick for the methods' figures: a fit that does not beat it has learnt nothing.
 func PriorMeanNMSE(splits []Split, s ssmtr.TargetScaling) (trans, induct, transPooled,
 	inductPooled float64) {
 	var all []float64

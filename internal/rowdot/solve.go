@@ -90,8 +90,8 @@ func solveSmall(z blas64.General, u blas64.Triangular, prod []float64) {
 
 // solveDiag overwrites z (n×w) with z·U⁻¹ for a diagonal block U of at most SolveBlock
 // columns, halving it down to diagBase columns: gonum's solve, a vector update per row and
-// column, costs n·w² and ran at a tenth of ABt's speed (most of the time SolveUpperRight
-// took for 700 rows), while each half's update from the other, Z₁·U₁₂, is a product.
+// column, costs n·w² and runs many times slower than ABt (it was most of SolveUpperRight's
+// time), while each half's update from the other, Z₁·U₁₂, is a product.
 // packed (w²/4 floats) and prod (n·w/2) are scratch.
 func solveDiag(z blas64.General, u blas64.Triangular, packed, prod []float64) {
 	w := u.N
