@@ -12,13 +12,14 @@ import (
 )
 
 // ExtendOptions configures Extend. The zero value keeps the model's active set size and
-// swaps up to its size.
+// swaps up to a fifth of it.
 type ExtendOptions struct {
 	// ActiveSize is the active set size after the update: 0 keeps the model's. A larger one
 	// first adds the best new rows greedily; a smaller one is refused.
 	ActiveSize int
-	// MaxSwaps caps the swaps once the size is reached; 0 means the active set size, a
-	// negative value makes none.
+	// MaxSwaps caps the swaps once the size is reached; 0 means a fifth of the active set
+	// size (at least one), a negative value makes none. A swap costs more than an inclusion
+	// at full size: the cap keeps an update below the time of selecting d points afresh.
 	MaxSwaps int
 	// SwapTol ends the swaps when the least informative active point's loss and the best
 	// candidate's gain come within SwapTol bits of each other; 0 means 1e−3.
@@ -173,7 +174,7 @@ func (s *Selector) holdSites(m *Model) error {
 func (s *Selector) swapIn(opt ExtendOptions, st *ExtendStats) error {
 	maxSwaps, tol := opt.MaxSwaps, opt.SwapTol
 	if maxSwaps == 0 {
-		maxSwaps = s.size
+		maxSwaps = max(1, s.size/5)
 	}
 	if tol == 0 {
 		tol = refineSwapTol
