@@ -1,7 +1,9 @@
 package dataset
 
 // Provenance records how a model of any family was trained: the training file's base name, SHA-256
-// and row count, the command-line arguments, the start time (RFC 3339) and the seconds taken.
+// and row count, the command-line arguments, the start time (RFC 3339) and the seconds taken,
+// and the updates made to the model since, in order (none for a model as trained: files of
+// models never updated have no "updates" field).
 type Provenance struct {
 	File    string   `json:"file,omitempty"`
 	SHA256  string   `json:"sha256,omitempty"`
@@ -9,4 +11,27 @@ type Provenance struct {
 	Args    []string `json:"args,omitempty"`
 	Time    string   `json:"time,omitempty"`
 	Seconds float64  `json:"seconds,omitempty"`
+	Updates []Update `json:"updates,omitempty"`
+}
+
+// Update records one update of a model with new labelled rows (ivm update): their file's base
+// name, SHA-256 and row count, the command-line arguments, the start time and the seconds
+// taken. The models' Active numbers the update's rows after the training file's and the earlier
+// updates' (Provenance.AllRows).
+type Update struct {
+	File    string   `json:"file,omitempty"`
+	SHA256  string   `json:"sha256,omitempty"`
+	Rows    int      `json:"rows,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	Time    string   `json:"time,omitempty"`
+	Seconds float64  `json:"seconds,omitempty"`
+}
+
+// AllRows is the number of rows a model has seen: the training file's and every update's.
+func (p *Provenance) AllRows() int {
+	n := p.Rows
+	for _, u := range p.Updates {
+		n += u.Rows
+	}
+	return n
 }

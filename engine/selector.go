@@ -131,6 +131,10 @@ type Selector struct {
 
 	// unscored skips the rescoring of the inactive points after each inclusion (IncludeAll).
 	unscored bool
+	// siteOnly marks the rows known by their sites alone, without targets (nil: none): an
+	// extended model's old active points (Extend). They are never scored or included by
+	// their targets; one removed stays out.
+	siteOnly []bool
 
 	// next best candidate, computed after every step
 	best     int
@@ -147,7 +151,7 @@ func NewSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt O
 	if x == nil || k == nil || nm == nil {
 		return nil, errors.New("ivm: NewSelector needs inputs, a kernel and a noise model")
 	}
-	n, dim := x.Dims()
+	n, _ := x.Dims()
 	if n == 0 {
 		return nil, errors.New("ivm: no training points")
 	}
@@ -160,10 +164,20 @@ func NewSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt O
 	if err := nm.Init(y); err != nil {
 		return nil, err
 	}
+	return newSelector(x, y, k, nm, opt, nil)
+}
+
+// newSelector is NewSelector after its checks and the noise model's Init, with the rows
+// siteOnly marks (nil: none) kept from scoring: Extend's selector keeps the parameters its
+// model's noise model has.
+func newSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt Options,
+	siteOnly []bool) (*Selector, error) {
+	n, dim := x.Dims()
 	if opt.Inner != nil && opt.Inner.X() != x {
 		return nil, errors.New("ivm: the inner products given are of other inputs than the selector's")
 	}
-	s := &Selector{X: x, Y: y, Kernel: k, Noise: nm, n: n, dim: dim, inner: opt.Inner}
+	s := &Selector{X: x, Y: y, Kernel: k, Noise: nm, n: n, dim: dim, inner: opt.Inner,
+		siteOnly: siteOnly}
 	s.workers = opt.Workers
 	s.step = opt.Step
 	if s.workers <= 0 {
@@ -302,7 +316,7 @@ func (s *Selector) IncludeAll() error {
 	s.unscored = true
 	defer func() { s.unscored = false }()
 	for i := 0; i < s.n; i++ {
-		if s.active[i] {
+		if s.active[i] || s.siteOnly != nil && s.siteOnly[i] {
 			continue
 		}
 		s.logZ[i], s.g[i], s.nu[i] = s.Noise.Moments(i, s.Y[i], s.mu[i], s.varsigma[i])
@@ -339,6 +353,9 @@ func (s *Selector) Include(i int) error {
 	}
 	if s.active[i] {
 		return fmt.Errorf("ivm: point %d is already active", i)
+	}
+	if s.siteOnly != nil && s.siteOnly[i] {
+		return fmt.Errorf("ivm: point %d has no target to include it by", i)
 	}
 	g, nu := s.g[i], s.nu[i]
 	vs := s.varsigma[i]

@@ -93,6 +93,12 @@ func writeProvenance(w io.Writer, t dataset.Provenance) {
 	if len(t.Args) > 0 {
 		fmt.Fprintf(w, "             ivm %s\n", strings.Join(t.Args, " "))
 	}
+	for _, u := range t.Updates {
+		fmt.Fprintf(w, "updated:     %s, %d rows, %.3g s, %s\n", u.File, u.Rows, u.Seconds, u.Time)
+		if len(u.Args) > 0 {
+			fmt.Fprintf(w, "             ivm %s\n", strings.Join(u.Args, " "))
+		}
+	}
 }
 
 // readTraining reads TRAIN with the data flags' options. A single-task method passes

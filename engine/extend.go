@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/noise"
+)
+
+// ExtendOptions configures Extend. The zero value keeps the model's active set size and
+// swaps up to a fifth of it.
+type ExtendOptions struct {
+	// ActiveSize is the active set size after the update: 0 keeps the model's. A larger one
+	// first adds the best new rows greedily; a smaller one is refused.
+	ActiveSize int
+	// MaxSwaps caps the swaps once the size is reached; 0 means a fifth of the active set
+	// size (at least one), a negative value makes none. A swap costs more than an inclusion
+	// at full size: the cap keeps an update below the time of selecting d points afresh.
+	MaxSwaps int
+	// SwapTol ends the swaps when the least informative active point's loss and the best
+	// candidate's gain come within SwapTol bits of each other; 0 means 1e−3.
+	SwapTol float64
+	// Criterion and Workers are as for a Selector (Options).
+	Criterion Criterion
+	Workers   int
+	// FirstRow numbers the new rows in the model's Active: row j of the new inputs becomes
+	// FirstRow + j (the rows after those the model was trained and updated on).
+	FirstRow int
+}
+
+// ExtendStats reports what Extend did.
+type ExtendStats struct {
+	// Added counts the new rows included to grow the active set, Swaps the swaps made,
+	// Dropped the old active points swapped out for good (their targets are unknown).
+	Added, Swaps, Dropped int
+}
+
+// Extend returns m updated with the labelled rows x (inputs scaled as m's) and targets y,
+// coded as m's noise model wants them: the new rows become candidates for m's active set,
+// with m's kernel and noise model (whose parameters stay as they are).
+//
+// The model's posterior is rebuilt from its sites alone, so no old training row is needed:
+// a selector over the old active inputs and the new rows holds the old sites (the factors
+// recomputed in one block, O(d²·(d + N_new))); the best new rows are added up to
+// ActiveSize, then the least informative active point is swapped for the best candidate
+// while that gains more than SwapTol bits, each step O(d·(d + N_new)). An old active point
+// swapped out is dropped for good: the file does not hold its target to score it by. The
+// sites of the points kept are unchanged (no EP), as the selection of Fit leaves them.
+func Extend(m *Model, x *mat.Dense, y []float64, opt ExtendOptions) (*Model, ExtendStats,
+	error) {
+	var st ExtendStats
+	s, err := extendSelector(m, x, y, opt)
+	if err != nil {
+		return nil, st, err
+	}
+	d := m.Size()
+	target := opt.ActiveSize
+	switch {
+	case target == 0:
+		target = d
+	case target < d:
+		return nil, st, fmt.Errorf(
+			"ivm: the model has %d active points; an update cannot shrink it to %d", d, target)
+	}
+	target = min(target, s.n)
+	if st.Added = target - d; st.Added > 0 {
+		if err := s.Select(st.Added); err != nil {
+			return nil, st, err
+		}
+	}
+	if err := s.swapIn(opt, &st); err != nil {
+		return nil, st, err
+	}
+	out, err := s.Model()
+	if err != nil {
+		return nil, st, err
+	}
+	out.Active = extendedRows(m.Active, s.Active(), d, opt.FirstRow)
+	return out, st, nil
+}
+
+// extendSelector checks the new rows and returns a selector over m's active inputs
+// (site-only rows) and the new rows, holding m's sites.
+func extendSelector(m *Model, x *mat.Dense, y []float64, opt ExtendOptions) (*Selector, error) {
+	if m == nil || x == nil {
+		return nil, errors.New("ivm: Extend needs a model and new rows")
+	}
+	nNew, dim := x.Dims()
+	d, mDim := m.XActive.Dims()
+	switch {
+	case nNew == 0:
+		return nil, errors.New("ivm: no new rows")
+	case dim != mDim:
+		return nil, fmt.Errorf("ivm: %d input columns in the new rows, the model has %d", dim, mDim)
+	case len(y) != nNew:
+		return nil, fmt.Errorf("ivm: %d targets for %d new rows", len(y), nNew)
+	case opt.SwapTol < 0 || math.IsNaN(opt.SwapTol):
+		return nil, fmt.Errorf("ivm: swap tolerance %v", opt.SwapTol)
+	case opt.FirstRow < 0:
+		return nil, fmt.Errorf("ivm: first new row %d", opt.FirstRow)
+	}
+	if err := CheckFinite(x); err != nil {
+		return nil, err
+	}
+	if err := checkTargets(m.Noise, y); err != nil {
+		return nil, err
+	}
+	xs := mat.NewDense(d+nNew, dim, nil)
+	xs.Slice(0, d, 0, dim).(*mat.Dense).Copy(m.XActive)
+	xs.Slice(d, d+nNew, 0, dim).(*mat.Dense).Copy(x)
+	ys := make([]float64, d+nNew)
+	siteOnly := make([]bool, d+nNew)
+	for k := range d {
+		ys[k], siteOnly[k] = math.NaN(), true
+	}
+	copy(ys[d:], y)
+	s, err := newSelector(xs, ys, m.Kernel, m.Noise,
+		Options{Workers: opt.Workers, Criterion: opt.Criterion}, siteOnly)
+	if err != nil {
+		return nil, err
+	}
+	return s, s.holdSites(m)
+}
+
+// checkTargets refuses targets the noise model nm cannot take without its Init, which
+// Extend does not call (it would reset the parameters): a value not finite or none of its
+// classes (the null category model also takes 0, unlabelled), and any row for a Gaussian
+// with a precision per training row, which the new rows do not have.
+func checkTargets(nm noise.Model, y []float64) error {
+	if g, ok := nm.(*noise.Gaussian); ok && g.Precision != nil {
+		return errors.New("ivm: the gaussian noise model has a precision per training row; " +
+			"new rows have none")
+	}
+	classes := nm.Classes()
+	_, null := nm.(*noise.NullCategory)
+	for i, v := range y {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			return fmt.Errorf("ivm: new row %d has target %v", i, v)
+		case classes != nil && !slices.Contains(classes, v) && !(null && v == 0):
+			return fmt.Errorf("ivm: new row %d has target %v; the %s noise model takes %v",
+				i, v, nm.Name(), classes)
+		}
+	}
+	return nil
+}
+
+// holdSites makes the selector's active set the first m.Size() rows with m's sites, in m's
+// order, and recomputes the factors, μ and ς from them in one block.
+func (s *Selector) holdSites(m *Model) error {
+	d := m.Size()
+	s.grow(d)
+	s.lfac = s.lfac[:tri(d)]
+	s.m = s.m[:d*s.n]
+	for k := range d {
+		s.active[k] = true
+		s.order = append(s.order, k)
+		s.steps = append(s.steps, Inclusion{Index: k, Ties: 1, SiteM: m.SiteM[k],
+			SiteBeta: m.SiteBeta[k], FactorBeta: m.FactorBeta[k]})
+	}
+	s.size = d
+	if err := s.recompute(); err != nil {
+		return fmt.Errorf("%w (the model's own factorisation needed jitter %g)", err, m.Jitter)
+	}
+	return nil
+}
+
+// swapIn swaps the least informative active point for the best candidate while the swap
+// gains more than the tolerance, up to the cap (ExtendOptions), counting in st.
+func (s *Selector) swapIn(opt ExtendOptions, st *ExtendStats) error {
+	maxSwaps, tol := opt.MaxSwaps, opt.SwapTol
+	if maxSwaps == 0 {
+		maxSwaps = max(1, s.size/5)
+	}
+	if tol == 0 {
+		tol = refineSwapTol
+	}
+	since := 0
+	for st.Swaps < maxSwaps && s.best >= 0 {
+		pos, loss := s.removalScore()
+		if !(loss+s.bestD > tol) || math.IsInf(s.bestD, 1) {
+			break
+		}
+		dropped := s.siteOnly[s.order[pos]]
+		if _, err := s.swap(); err != nil {
+			return err
+		}
+		st.Swaps++
+		if dropped {
+			st.Dropped++
+		}
+		if since++; since >= refineRecomputeEvery {
+			since = 0
+			if err := s.recompute(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// extendedRows numbers the active points of an extended model: old point k keeps
+// oldActive[k], new row j becomes firstRow + j; nil where the model recorded no rows.
+func extendedRows(oldActive, order []int, d, firstRow int) []int {
+	if oldActive == nil {
+		return nil
+	}
+	out := make([]int, len(order))
+	for k, i := range order {
+		if i >= d {
+			out[k] = firstRow + i - d
+		} else {
+			out[k] = oldActive[i]
+		}
+	}
+	return out
+}

@@ -1,0 +1,198 @@
+package engine_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/kern"
+	"github.com/ivmlab/ivm/noise"
+)
+
+// splitRows returns rows [lo, hi) of x and y as a copy.
+func splitRows(x *mat.Dense, y []float64, lo, hi int) (*mat.Dense, []float64) {
+	_, c := x.Dims()
+	out := mat.DenseCopyOf(x.Slice(lo, hi, 0, c))
+	return out, append([]float64(nil), y[lo:hi]...)
+}
+
+// oldAndNew is a model selected from the first half of the reference problem and the
+// second half's rows.
+func oldAndNew(t *testing.T, d int) (*engine.Model, *mat.Dense, []float64, kern.Kernel) {
+	t.Helper()
+	x, y, k := refProblem(t, "class_train_500.csv")
+	n, _ := x.Dims()
+	xOld, yOld := splitRows(x, y, 0, n/2)
+	xNew, yNew := splitRows(x, y, n/2, n)
+	nm := noise.NewProbit()
+	nm.ZeroBias = true // the bias Init would set differs between halves and their union
+	m, err := engine.FitFixed(xOld, yOld, k, nm, d, engine.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, xNew, yNew, k
+}
+
+// Holding the model's sites alone (no addition, no swap) predicts what the model predicts:
+// the posterior is rebuilt from the file's parts without the old training rows.
+func TestExtendKeepsThePosterior(t *testing.T) {
+	m, xNew, yNew, _ := oldAndNew(t, 30)
+	got, st, err := engine.Extend(m, xNew, yNew, engine.ExtendOptions{MaxSwaps: -1, FirstRow: 250})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st != (engine.ExtendStats{}) {
+		t.Fatalf("stats %+v; want nothing done", st)
+	}
+	mu0, v0 := m.Latent(xNew, nil, nil)
+	mu1, v1 := got.Latent(xNew, nil, nil)
+	for i := range mu0 {
+		if math.Abs(mu0[i]-mu1[i]) > 1e-9 || math.Abs(v0[i]-v1[i]) > 1e-9 {
+			t.Fatalf("row %d: μ, ς %v, %v before; %v, %v after", i, mu0[i], v0[i], mu1[i], v1[i])
+		}
+	}
+}
+
+// Growing the active set by Extend is Algorithm 1 continued: the same points and sites as a
+// selector over the old active inputs and the new rows that includes the old points in
+// their order (their ADF sites are the model's) and then selects.
+func TestExtendContinuesTheSelection(t *testing.T) {
+	m, xNew, yNew, k := oldAndNew(t, 30)
+	got, st, err := engine.Extend(m, xNew, yNew,
+		engine.ExtendOptions{ActiveSize: 45, MaxSwaps: -1, FirstRow: 250})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Added != 15 || got.Size() != 45 {
+		t.Fatalf("stats %+v, size %d; want 15 added to 45", st, got.Size())
+	}
+	d, dim := m.XActive.Dims()
+	nNew, _ := xNew.Dims()
+	x := mat.NewDense(d+nNew, dim, nil)
+	x.Slice(0, d, 0, dim).(*mat.Dense).Copy(m.XActive)
+	x.Slice(d, d+nNew, 0, dim).(*mat.Dense).Copy(xNew)
+	y := make([]float64, d+nNew)
+	_, yAll, _ := refProblem(t, "class_train_500.csv")
+	for i, a := range m.Active {
+		y[i] = yAll[a]
+	}
+	copy(y[d:], yNew)
+	nm := noise.NewProbit()
+	nm.ZeroBias = true
+	s, err := engine.NewSelector(x, y, k, nm, engine.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range d {
+		if err := s.Include(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Select(15); err != nil {
+		t.Fatal(err)
+	}
+	for j, st := range s.Steps() {
+		if j < d {
+			if math.Abs(st.SiteM-m.SiteM[j]) > 1e-9*math.Max(1, math.Abs(st.SiteM)) {
+				t.Fatalf("old point %d: site mean %v again, %v in the model", j, st.SiteM, m.SiteM[j])
+			}
+			continue
+		}
+		want := 250 + st.Index - d
+		if got.Active[j] != want || math.Abs(got.SiteM[j]-st.SiteM) > 1e-8 {
+			t.Fatalf("inclusion %d: row %d site %v extended; row %d site %v selected", j,
+				got.Active[j], got.SiteM[j], want, st.SiteM)
+		}
+	}
+}
+
+// Swaps bring new rows in at the size kept and raise the held-out accuracy of a model
+// whose old rows saw one side of the problem only; old points swapped out stay out.
+func TestExtendSwapsInBetterRows(t *testing.T) {
+	x, y, k := refProblem(t, "class_train_500.csv")
+	xt, yt := readXY(t, "class_test_2000.csv")
+	n, dim := x.Dims()
+	var left, right []int
+	for i := range n {
+		if x.At(i, 0) < 0 {
+			left = append(left, i)
+		} else {
+			right = append(right, i)
+		}
+	}
+	pick := func(rows []int) (*mat.Dense, []float64) {
+		xs, ys := mat.NewDense(len(rows), dim, nil), make([]float64, len(rows))
+		for j, r := range rows {
+			xs.SetRow(j, x.RawRowView(r))
+			ys[j] = y[r]
+		}
+		return xs, ys
+	}
+	xOld, yOld := pick(left)
+	xNew, yNew := pick(right)
+	nm := noise.NewProbit()
+	nm.ZeroBias = true
+	m, err := engine.FitFixed(xOld, yOld, k, nm, 20, engine.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, st, err := engine.Extend(m, xNew, yNew, engine.ExtendOptions{FirstRow: len(left)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Swaps == 0 || st.Dropped == 0 || got.Size() != 20 {
+		t.Fatalf("stats %+v, size %d; want swaps that drop old points at d = 20", st, got.Size())
+	}
+	before, after := accuracy(m, xt, yt), accuracy(got, xt, yt)
+	if after <= before {
+		t.Fatalf("held-out accuracy %.3f before the update, %.3f after", before, after)
+	}
+	newRows := 0
+	for _, a := range got.Active {
+		if a >= len(left) {
+			newRows++
+		}
+	}
+	if newRows != st.Dropped {
+		t.Fatalf("%d new rows active after dropping %d old points", newRows, st.Dropped)
+	}
+}
+
+func accuracy(m *engine.Model, x *mat.Dense, y []float64) float64 {
+	right := 0
+	for i, p := range m.Predict(x) {
+		if p.Label == y[i] {
+			right++
+		}
+	}
+	return float64(right) / float64(len(y))
+}
+
+// Extend refuses what it cannot use, by name.
+func TestExtendRefuses(t *testing.T) {
+	m, xNew, yNew, _ := oldAndNew(t, 10)
+	nNew, dim := xNew.Dims()
+	nan := append([]float64(nil), yNew...)
+	nan[3] = math.NaN()
+	for _, c := range []struct {
+		name string
+		x    *mat.Dense
+		y    []float64
+		opt  engine.ExtendOptions
+		want string
+	}{
+		{"width", mat.NewDense(nNew, dim+1, nil), yNew, engine.ExtendOptions{}, "3 input columns"},
+		{"targets", xNew, yNew[1:], engine.ExtendOptions{}, "targets for"},
+		{"NaN", xNew, nan, engine.ExtendOptions{}, "new row 3 has target NaN"},
+		{"shrink", xNew, yNew, engine.ExtendOptions{ActiveSize: 5}, "cannot shrink"},
+		{"label", xNew, make([]float64, nNew), engine.ExtendOptions{}, "the probit noise model takes"},
+	} {
+		_, _, err := engine.Extend(m, c.x, c.y, c.opt)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v; want one saying %q", c.name, err, c.want)
+		}
+	}
+}

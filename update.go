@@ -1,0 +1,257 @@
+package ivm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/internal/pool"
+	"github.com/ivmlab/ivm/internal/subset"
+	"github.com/ivmlab/ivm/multiclass"
+)
+
+// UpdateOptions configures Predictor.Update. The zero value keeps each model's active set
+// size, kernel, noise model and calibration.
+type UpdateOptions struct {
+	// ActiveSize is each model's active set size after the update: 0 keeps each model's own;
+	// a larger one grows them (to at most their active and new rows).
+	ActiveSize int
+	// MaxSwaps caps each model's swaps of an active point for a new row: 0 means a fifth of
+	// its active set size, a negative value makes none (engine.ExtendOptions).
+	MaxSwaps int
+	// Criterion is the selection score: CriterionAuto is Fit's (expected entropy for binary
+	// and multi-class tasks, entropy otherwise).
+	Criterion engine.CriterionChoice
+	// Workers is the number of goroutines; 0 means runtime.GOMAXPROCS(0).
+	Workers int
+}
+
+// ErrNotUpdatable is the error of Update for a model whose kind holds no active set that new
+// rows can join.
+var ErrNotUpdatable = errors.New("ivm: this model cannot be updated")
+
+// Update returns the predictor updated with the labelled rows x and their targets y (labels
+// among p.Classes; regression values), p unchanged: each IVM model's new rows become
+// candidates for its active set and its sites, with its kernel, noise model and calibration
+// kept (engine.Extend; no old training row is needed). A one-vs-rest model updates each
+// class's model with the labels coded for that class, a one-vs-one model each pair with the
+// rows of its two classes, a blend each member. A projected model cannot be updated
+// (ErrNotUpdatable). The update is appended to Training.Updates with its row count, start
+// and seconds; the caller fills in the file it read.
+func (p *Predictor) Update(x mat.Matrix, y []float64, opt UpdateOptions) (*Predictor, error) {
+	start := time.Now()
+	if err := p.checkUpdate(x, y, opt); err != nil {
+		return nil, err
+	}
+	u, ok := p.Kind.(updatable)
+	if !ok {
+		return nil, notUpdatable(p.Kind)
+	}
+	up := updateRun{opt: opt, task: p.Task, first: p.Training.AllRows()}
+	if up.opt.Workers <= 0 {
+		up.opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	kind, err := u.update(p, x, y, &up)
+	if err != nil {
+		return nil, err
+	}
+	q := *p
+	q.Kind, q.Warnings = kind, nil
+	q.Training.Args = slices.Clone(p.Training.Args)
+	n, _ := x.Dims()
+	q.Training.Updates = append(slices.Clone(p.Training.Updates), dataset.Update{Rows: n,
+		Time: start.UTC().Format(time.RFC3339), Seconds: time.Since(start).Seconds()})
+	return &q, nil
+}
+
+// checkUpdate refuses what no update can use: Predict's refusals, options out of range,
+// as many targets as rows, and targets that are not the task's.
+func (p *Predictor) checkUpdate(x mat.Matrix, y []float64, opt UpdateOptions) error {
+	if err := p.checkInputs(x); err != nil {
+		return err
+	}
+	if n, _ := x.Dims(); len(y) != n || n == 0 {
+		return fmt.Errorf("ivm: %d targets for %d new rows", len(y), n)
+	}
+	if opt.ActiveSize < 0 {
+		return fmt.Errorf("ivm: active set size %d", opt.ActiveSize)
+	}
+	for i, v := range y {
+		switch {
+		case math.IsNaN(v) && p.Task == SemiSupervised:
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			return fmt.Errorf("ivm: new row %d has target %v; a %v model is updated with labelled rows",
+				i, v, p.Task)
+		case p.Task != Regression && !slices.Contains(p.Classes, v):
+			return fmt.Errorf("ivm: new row %d has label %v, not one of the model's classes %v; "+
+				"a new class needs a model trained on it", i, v, p.Classes)
+		}
+	}
+	return nil
+}
+
+// notUpdatable says why kind k cannot be updated and what to do instead.
+func notUpdatable(k Kind) error {
+	if _, ok := k.(*ProjectedKind); ok {
+		return fmt.Errorf("%w: a projected model regresses every training row through shared "+
+			"kernel centres and holds none of them, so new rows have no active set to join; "+
+			"train again on the old and new rows (ivm train)", ErrNotUpdatable)
+	}
+	return fmt.Errorf("%w: its kind (%T) holds no IVM active set", ErrNotUpdatable, k)
+}
+
+// updatable is a Kind whose IVM models new rows can join.
+type updatable interface {
+	// update returns the kind updated with the checked rows x and targets y of p's task.
+	update(p *Predictor, x mat.Matrix, y []float64, up *updateRun) (Kind, error)
+}
+
+// updateRun is what every model of one Update shares: the options and the number of the
+// first new row in the models' Active (the rows seen before).
+type updateRun struct {
+	opt   UpdateOptions
+	task  Task
+	first int
+}
+
+// extend updates model m with the scaled rows xs and coded targets yc on workers goroutines.
+func (up *updateRun) extend(m *engine.Model, xs *mat.Dense, yc []float64,
+	workers int) (*engine.Model, error) {
+	auto := engine.Entropy
+	if up.task == Binary || up.task == MultiClass {
+		auto = engine.ExpectedEntropy
+	}
+	out, _, err := engine.Extend(m, xs, yc, engine.ExtendOptions{
+		ActiveSize: max(up.opt.ActiveSize, 0), MaxSwaps: up.opt.MaxSwaps,
+		Criterion: up.opt.Criterion.Resolve(auto), Workers: workers, FirstRow: up.first})
+	return out, err
+}
+
+// update extends the model with the rows' targets coded as Fit codes them.
+func (k *SingleKind) update(p *Predictor, x mat.Matrix, y []float64,
+	up *updateRun) (Kind, error) {
+	xs, err := k.Scaler.Apply(x)
+	if err != nil {
+		return nil, err
+	}
+	yc, _ := codeTargets(p.Task, p.Classes, y, 0)
+	m, err := up.extend(k.Model, xs, yc, up.opt.Workers)
+	if err != nil {
+		return nil, err
+	}
+	q := *k
+	q.Model = m
+	return &q, nil
+}
+
+// update extends each class's model with the labels coded for that class, the classes side
+// by side.
+func (k *OneVsRestKind) update(p *Predictor, x mat.Matrix, y []float64,
+	up *updateRun) (Kind, error) {
+	xs, err := k.Scaler.Apply(x)
+	if err != nil {
+		return nil, err
+	}
+	models := make([]*engine.Model, len(k.Models))
+	parallel := min(len(models), up.opt.Workers)
+	err = pool.ForEachErr(len(models), parallel, func(c int) error {
+		yc, _ := codeTargets(MultiClass, p.Classes, y, c)
+		m, err := up.extend(k.Models[c], xs, yc, max(1, up.opt.Workers/parallel))
+		if err != nil {
+			return fmt.Errorf("ivm: class %g against the rest: %w", p.Classes[c], err)
+		}
+		models[c] = m
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	q := *k
+	q.Models = models
+	return &q, nil
+}
+
+// update updates each pair with the new rows of its two classes; a pair without any keeps
+// its model. New rows keep their numbers in the new rows of all classes.
+func (k *OneVsOneKind) update(p *Predictor, x mat.Matrix, y []float64,
+	up *updateRun) (Kind, error) {
+	rows := subset.ByClass(y, p.Classes)
+	pairs := make([]*Predictor, len(k.Pairs))
+	parallel := min(len(pairs), up.opt.Workers)
+	err := pool.ForEachErr(len(pairs), parallel, func(j int) error {
+		a, b := multiclass.PairOf(j, len(p.Classes))
+		idx := slices.Concat(rows[a], rows[b])
+		pairs[j] = k.Pairs[j]
+		if len(idx) == 0 {
+			return nil
+		}
+		slices.Sort(idx)
+		pp := k.Pairs[j]
+		u, ok := pp.Kind.(updatable)
+		if !ok {
+			return notUpdatable(pp.Kind)
+		}
+		pu := *up
+		pu.task, pu.opt.Workers = Binary, max(1, up.opt.Workers/parallel)
+		kind, err := u.update(pp, subset.Dense(x, idx), subset.Of(y, idx), &pu)
+		if err != nil {
+			return fmt.Errorf("ivm: classes %g and %g: %w", p.Classes[a], p.Classes[b], err)
+		}
+		renumberRows(kind, idx, up.first)
+		q := *pp
+		q.Kind = kind
+		pairs[j] = &q
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	q := *k
+	q.Pairs = pairs
+	return &q, nil
+}
+
+// renumberRows numbers the new rows in the active sets of a pair's kind by their rows in all
+// the new rows: row first + j of the pair's is row first + idx[j] of all.
+func renumberRows(k Kind, idx []int, first int) {
+	for _, sm := range k.submodels(nil) {
+		for i, a := range sm.Model.Active {
+			if a >= first {
+				sm.Model.Active[i] = first + idx[a-first]
+			}
+		}
+	}
+}
+
+// update updates each member of the blend with the rows; the blend's equal weights and each
+// member's calibration, chosen on the training rows, are kept.
+func (k *BlendKind) update(p *Predictor, x mat.Matrix, y []float64,
+	up *updateRun) (Kind, error) {
+	members := make([]*Predictor, len(k.Members))
+	for j, mp := range k.Members {
+		u, ok := mp.Kind.(updatable)
+		if !ok {
+			return nil, notUpdatable(mp.Kind)
+		}
+		mu := *up
+		mu.task = Binary
+		if sk, ok := mp.Kind.(*SingleKind); ok && sk.Logistic != nil {
+			mu.task = Regression // the label regression: its rows' order only, as Fit's
+		}
+		kind, err := u.update(mp, x, y, &mu)
+		if err != nil {
+			return nil, err
+		}
+		q := *mp
+		q.Kind = kind
+		members[j] = &q
+	}
+	return &BlendKind{Members: members}, nil
+}
