@@ -187,10 +187,8 @@ func (h *Handler) handlePredict(w http.ResponseWriter, r *http.Request) {
 			"predict takes POST with a JSON body {\"rows\": [...]}"})
 		return
 	}
-	m := h.models.get(r.PathValue("name"))
+	m := h.namedModel(w, r)
 	if m == nil {
-		fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)",
-			r.PathValue("name"))})
 		return
 	}
 	body, herr := readBody(w, r, h.limits.MaxBody)
@@ -203,13 +201,7 @@ func (h *Handler) handlePredict(w http.ResponseWriter, r *http.Request) {
 		fail(w, herr)
 		return
 	}
-	if rec, ok := w.(*statusRecorder); ok {
-		rec.model, rec.rows = m.Name, x.RawMatrix().Rows
-	}
-	select {
-	case h.compute <- struct{}{}:
-	case <-r.Context().Done():
-		fail(w, &httpError{http.StatusServiceUnavailable, "the request ended while waiting for a worker"})
+	if !h.acquire(w, r, m, x.RawMatrix().Rows) {
 		return
 	}
 	preds, err := m.predict(x, tasks)
@@ -404,11 +396,36 @@ func (h *Handler) handleList(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"models": out})
 }
 
-func (h *Handler) handleDescribe(w http.ResponseWriter, r *http.Request) {
+// namedModel returns the served model the request's path names, or answers 404 and returns
+// nil.
+func (h *Handler) namedModel(w http.ResponseWriter, r *http.Request) *servedModel {
 	m := h.models.get(r.PathValue("name"))
 	if m == nil {
 		fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)",
 			r.PathValue("name"))})
+	}
+	return m
+}
+
+// acquire records the request's model and rows for the access log and waits for a compute
+// slot (release it with <-h.compute); it answers 503 and returns false if the request ends
+// first.
+func (h *Handler) acquire(w http.ResponseWriter, r *http.Request, m *servedModel, rows int) bool {
+	if rec, ok := w.(*statusRecorder); ok {
+		rec.model, rec.rows = m.Name, rows
+	}
+	select {
+	case h.compute <- struct{}{}:
+		return true
+	case <-r.Context().Done():
+		fail(w, &httpError{http.StatusServiceUnavailable, "the request ended while waiting for a worker"})
+		return false
+	}
+}
+
+func (h *Handler) handleDescribe(w http.ResponseWriter, r *http.Request) {
+	m := h.namedModel(w, r)
+	if m == nil {
 		return
 	}
 	writeJSON(w, http.StatusOK, m.describe())

@@ -49,10 +49,8 @@ func (h *Handler) handleQuery(w http.ResponseWriter, r *http.Request) {
 			"query takes POST with a JSON body {\"rows\": [...], \"n\": K}"})
 		return
 	}
-	m := h.models.get(r.PathValue("name"))
+	m := h.namedModel(w, r)
 	if m == nil {
-		fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)",
-			r.PathValue("name"))})
 		return
 	}
 	q, ok := m.model.(querier)
@@ -71,13 +69,7 @@ func (h *Handler) handleQuery(w http.ResponseWriter, r *http.Request) {
 		fail(w, herr)
 		return
 	}
-	if rec, ok := w.(*statusRecorder); ok {
-		rec.model, rec.rows = m.Name, x.RawMatrix().Rows
-	}
-	select {
-	case h.compute <- struct{}{}:
-	case <-r.Context().Done():
-		fail(w, &httpError{http.StatusServiceUnavailable, "the request ended while waiting for a worker"})
+	if !h.acquire(w, r, m, x.RawMatrix().Rows) {
 		return
 	}
 	rows, scores, preds, err := q.Query(x, k)
