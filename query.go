@@ -10,7 +10,9 @@ package ivm
 // ADF update, ς ← ς − ν c², c the posterior covariance), so that K rows are not K copies of
 // one region. A row's score only falls as rows are chosen (a smaller variance, a smaller
 // score), so the greedy choice is made lazily: the scores at the start bound the later
-// ones, and only the rows whose bound could still win are brought up to date.
+// ones, and only the rows whose bound could still win are brought up to date. The scores at
+// the start are themselves bounds, from variances bounded by the leading active points
+// (leadingRanks): a large pool's rows are not all solved in full.
 
 import (
 	"container/heap"
@@ -18,6 +20,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -96,8 +99,13 @@ func pickRows(x mat.Matrix, rows []int) *mat.Dense {
 }
 
 // refreshBatch is how many rows the lazy greedy choice brings up to date at once: the
-// projections of one row cost d² flops and share U's copied blocks with the others.
-const refreshBatch = 64
+// projections of one row cost d² flops and share U's copied blocks with the others. Bounds
+// are tightened tightenBatch rows at a time, split in chunks of refreshBatch over the
+// workers: they cost less a row, and more of the rows popped need them.
+const (
+	refreshBatch = 64
+	tightenBatch = 512
+)
 
 // batchQuery is the greedy batch choice over the pool x: the units, and the heap of every
 // row not yet chosen, keyed by an upper bound on its current score.
@@ -106,12 +114,14 @@ type batchQuery struct {
 	x       mat.Matrix
 	heap    boundHeap
 	chosen  int
+	levels  int // the units' bound levels (len(ranks)); a row at this level is solved
 	workers int
 }
 
 func newBatchQuery(units []*queryUnit, x mat.Matrix) *batchQuery {
 	n, _ := x.Dims()
-	b := &batchQuery{units: units, x: x, workers: runtime.GOMAXPROCS(0)}
+	b := &batchQuery{units: units, x: x, workers: runtime.GOMAXPROCS(0),
+		levels: len(units[0].ranks)}
 	b.heap = make(boundHeap, n)
 	const chunk = 4096
 	pool.ForEach((n+chunk-1)/chunk, b.workers, func(c int) {
@@ -128,13 +138,14 @@ func newBatchQuery(units []*queryUnit, x mat.Matrix) *batchQuery {
 }
 
 // choose picks k rows greedily and returns them with their scores at the time of choice.
-// A row at the top of the heap whose score is up to date with the rows chosen so far
-// is the greedy choice: every other row's score is at most its bound, which is at most
-// this one's.
+// A row at the top of the heap whose score is exact and up to date with the rows chosen so
+// far is the greedy choice: every other row's score is at most its bound, which is at most
+// this one's. Otherwise the top rows' bounds are tightened or their scores brought up to
+// date, and they go back.
 func (b *batchQuery) choose(k int) (rows []int, scores []float64, err error) {
 	for len(rows) < k {
 		top := b.heap[0]
-		if top.fresh == b.chosen {
+		if top.level == b.levels && top.fresh == b.chosen {
 			heap.Pop(&b.heap)
 			if err := b.include(top.row); err != nil {
 				return nil, nil, err
@@ -142,30 +153,95 @@ func (b *batchQuery) choose(k int) (rows []int, scores []float64, err error) {
 			rows, scores = append(rows, top.row), append(scores, top.score)
 			continue
 		}
-		var batch []bound
-		for len(batch) < refreshBatch && len(b.heap) > 0 {
-			batch = append(batch, heap.Pop(&b.heap).(bound))
+		size := refreshBatch
+		if top.level < b.levels-1 {
+			size = tightenBatch
 		}
-		idx := make([]int, len(batch))
-		for i, e := range batch {
-			idx[i] = e.row
+		var tighten, solve []bound
+		for len(tighten)+len(solve) < size && len(b.heap) > 0 {
+			e := heap.Pop(&b.heap).(bound)
+			if e.level < b.levels-1 {
+				tighten = append(tighten, e)
+			} else {
+				solve = append(solve, e)
+			}
 		}
-		now, err := b.scores(idx)
-		if err != nil {
+		if err := b.tighten(tighten); err != nil {
 			return nil, nil, err
 		}
-		for i := range batch {
-			batch[i].score, batch[i].fresh = now[i], b.chosen
-			heap.Push(&b.heap, batch[i])
+		if err := b.solve(solve); err != nil {
+			return nil, nil, err
+		}
+		for _, e := range slices.Concat(tighten, solve) {
+			heap.Push(&b.heap, e)
 		}
 	}
 	return rows, scores, nil
 }
 
+// tighten takes each row's variance bounds to the next level's rank and rescores it.
+func (b *batchQuery) tighten(batch []bound) error {
+	slices.SortFunc(batch, func(p, q bound) int { return p.level - q.level })
+	for lo := 0; lo < len(batch); {
+		level := batch[lo].level + 1
+		hi := lo + 1
+		for hi < len(batch) && batch[hi].level+1 == level {
+			hi++
+		}
+		group := batch[lo:hi]
+		rows := boundRows(group)
+		chunks := (len(rows) + refreshBatch - 1) / refreshBatch
+		err := pool.ForEachErr(len(b.units)*chunks, b.workers, func(t int) error {
+			u, c := t/chunks, t%chunks
+			return b.units[u].tighten(b.x, rows[c*refreshBatch:min((c+1)*refreshBatch,
+				len(rows))], level)
+		})
+		if err != nil {
+			return err
+		}
+		for i := range group {
+			group[i].level, group[i].score = level, 0
+			for _, u := range b.units {
+				r := group[i].row
+				group[i].score += u.weightAt(r) * u.link.score(u.mean[r], u.vs[r])
+			}
+		}
+		lo = hi
+	}
+	return nil
+}
+
+// solve brings the rows' scores up to date with the rows chosen so far, exactly.
+func (b *batchQuery) solve(batch []bound) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	now, err := b.scores(boundRows(batch))
+	if err != nil {
+		return err
+	}
+	for i := range batch {
+		batch[i].score, batch[i].fresh, batch[i].level = now[i], b.chosen, b.levels
+	}
+	return nil
+}
+
+func boundRows(batch []bound) []int {
+	rows := make([]int, len(batch))
+	for i, e := range batch {
+		rows[i] = e.row
+	}
+	return rows
+}
+
 // scores returns the rows' scores given the rows chosen so far, the units' work split over
 // the workers.
 func (b *batchQuery) scores(rows []int) ([]float64, error) {
-	const chunk = 16
+	// Each chunk copies U's blocks once: as few chunks as keep the workers busy.
+	chunk := len(rows)
+	if per := b.workers / len(b.units); per > 1 {
+		chunk = max(16, (len(rows)+per-1)/per)
+	}
 	chunks := (len(rows) + chunk - 1) / chunk
 	vs := make([][]float64, len(b.units))
 	for u := range vs {
@@ -198,12 +274,13 @@ func (b *batchQuery) include(r int) error {
 	return err
 }
 
-// bound is a pool row in the heap: an upper bound on its score, exact when fresh is the
-// number of rows chosen so far.
+// bound is a pool row in the heap: an upper bound on its score, from the units' variance
+// bounds at level (queryUnit.ranks) below batchQuery.levels, and at that level exact when
+// fresh is the number of rows chosen so far.
 type bound struct {
-	row   int
-	score float64
-	fresh int
+	row          int
+	score        float64
+	level, fresh int
 }
 
 // boundHeap is a max-heap of bounds, ties to the lower row.

@@ -179,7 +179,8 @@ func TestQueryConditionalVariance(t *testing.T) {
 	xa := mat.NewDense(d+1, dim, nil)
 	xa.Copy(m.XActive)
 	xa.SetRow(d, pool.RawRowView(0))
-	beta := u.nu[0] / (1 - u.vs[0]*u.nu[0])
+	_, v0 := m.Latent(pool.Slice(0, 1, 0, 2), nil, nil)
+	beta := u.nu[0] / (1 - v0[0]*u.nu[0])
 	grown, err := engine.NewModel(m.Kernel, m.Noise, xa, nil, append(slices.Clone(m.SiteM), 0),
 		append(slices.Clone(m.SiteBeta), beta), append(slices.Clone(m.FactorBeta), beta))
 	if err != nil {
@@ -337,6 +338,55 @@ func TestQueryGoldenKinds(t *testing.T) {
 				break
 			}
 			seen[q.Row] = true
+		}
+	}
+}
+
+// Scoring by variance bounds from the leading active points and solving in full only the
+// rows that could win chooses what scoring every row exactly chooses.
+func TestQueryBoundsChooseAsExact(t *testing.T) {
+	x, y := twoBlobs(240, 3)
+	y3 := make([]float64, len(y))
+	yr := make([]float64, len(y))
+	for i := range y3 {
+		y3[i] = float64(i % 3)
+		x.Set(i, 1, x.At(i, 1)+3*float64(i%3))
+		yr[i] = math.Sin(x.At(i, 0)) + x.At(i, 1)/4
+	}
+	pool, _ := twoBlobs(500, 11)
+	for name, p := range map[string]*Predictor{
+		"binary":     fixedFit(t, x, y, Config{Task: Binary}),
+		"ovr":        fixedFit(t, x, y3, Config{Decomposition: OneVsRest}),
+		"regression": fixedFit(t, x, yr, Config{Task: Regression}),
+	} {
+		bounded, _, err := p.queryUnits(pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact, _, err := p.queryUnits(pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range exact {
+			if len(u.ranks) == 0 {
+				t.Fatalf("%s: the units' variances are not bounds", name)
+			}
+			if err := u.boundLatents(pool, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rb, sb, err := newBatchQuery(bounded, pool).choose(12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		re, se, err := newBatchQuery(exact, pool).choose(12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range re {
+			if rb[i] != re[i] || math.Abs(sb[i]-se[i]) > 1e-12*(1+se[i]) {
+				t.Fatalf("%s: bounded chose %v %v, exact %v %v", name, rb, sb, re, se)
+			}
 		}
 	}
 }

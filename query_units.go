@@ -24,6 +24,9 @@ type queryUnit struct {
 	link     queryLink
 	mean, vs []float64
 	weight   []float64
+	// ranks: while a row's bound level l is below len(ranks), vs holds an upper bound on its
+	// variance from the first ranks[l] active points (boundLatents), not the variance.
+	ranks []int
 
 	// Row s of the chosen rows: its scaled inputs, its projection (engine.Model.Projections),
 	// its coordinates w on the earlier chosen rows (see conditionalVars) and its site's ν.
@@ -56,10 +59,20 @@ func (u *queryUnit) conditionalVars(x mat.Matrix, rows []int, vs []float64) ([][
 		kc = mat.NewDense(len(rows), t, nil)
 		u.model.Kernel.K(kc, xs, mat.NewDense(t, dim, slices.Concat(u.chosenX...)))
 	}
+	var prior []float64
+	if len(u.ranks) > 0 { // u.vs holds bounds: the rows' variances from their projections
+		prior = make([]float64, len(rows))
+		u.model.Kernel.Diag(prior, xs)
+	}
 	ws := make([][]float64, len(rows))
 	for i, r := range rows {
 		w := make([]float64, t)
-		v := u.vs[r]
+		var v float64
+		if len(u.ranks) > 0 {
+			v = max(0, prior[i]-floats.Dot(proj.RawRowView(i), proj.RawRowView(i)))
+		} else {
+			v = u.vs[r]
+		}
 		for s := range t {
 			c := kc.At(i, s) - floats.Dot(proj.RawRowView(i), u.proj[s]) - floats.Dot(w[:s], u.w[s])
 			w[s] = c * math.Sqrt(u.nu[s])
@@ -89,7 +102,8 @@ func (u *queryUnit) include(x mat.Matrix, r int) error {
 }
 
 // queryUnits returns the query units of p's kind at the pool rows x, and p's predictions
-// there when it made them (nil for a regression, whose units need the latents alone).
+// there when it made them (a one-vs-one predictor, whose pairs' weights need them; the
+// others' units need their models' latents alone, with the variances bounded: leadingRanks).
 //
 // Refused: an ordinal or semi-supervised task (their labels are not a binary model's;
 // query is for binary, multi-class and regression tasks) and a projected model, which keeps
@@ -99,44 +113,97 @@ func (p *Predictor) queryUnits(x mat.Matrix) ([]*queryUnit, []noise.Prediction, 
 		return nil, nil, fmt.Errorf("ivm: query is for binary, multi-class and regression models, "+
 			"not a %v one", p.Task)
 	}
-	if _, ok := p.Kind.(*ProjectedKind); ok {
+	var units []*queryUnit
+	switch k := p.Kind.(type) {
+	case *ProjectedKind:
 		return nil, nil, errors.New("ivm: query needs the latent variances, and a projected model " +
 			"keeps none (the factor of its system is not saved): query needs IVM models " +
 			"(ivm train -multiclass ovr or ovo; Config.Decomposition OneVsRest or OneVsOne)")
-	}
-	if sk, ok := p.Kind.(*SingleKind); ok && p.Task == Regression {
-		u, err := regressionUnit(sk, x)
-		return []*queryUnit{u}, nil, err
-	}
-	preds, err := p.Kind.predict(p, x)
-	if err != nil {
-		return nil, nil, err
-	}
-	var units []*queryUnit
-	switch k := p.Kind.(type) {
+	case *OneVsOneKind:
+		preds, err := p.Kind.predict(p, x)
+		if err != nil {
+			return nil, nil, err
+		}
+		return pairUnits(k, preds, len(p.Classes)), preds, nil
 	case *SingleKind:
-		units = []*queryUnit{binaryUnit(k, preds, 0)}
+		if p.Task == Regression {
+			units = []*queryUnit{regressionUnit(k)}
+		} else {
+			units = []*queryUnit{binaryUnit(k)}
+		}
 	case *OneVsRestKind:
-		for c, m := range k.Models {
-			units = append(units, binaryUnit(&SingleKind{Model: m, Scaler: k.Scaler}, preds, c))
+		for _, m := range k.Models {
+			units = append(units, binaryUnit(&SingleKind{Model: m, Scaler: k.Scaler}))
 		}
 	case *BlendKind:
 		j := slices.IndexFunc(k.Members, func(mp *Predictor) bool {
 			return mp.Kind.(*SingleKind).Logistic == nil
 		})
-		units = []*queryUnit{binaryUnit(k.Members[max(j, 0)].Kind.(*SingleKind), preds, max(j, 0))}
-	case *OneVsOneKind:
-		units = pairUnits(k, preds, len(p.Classes))
+		units = []*queryUnit{binaryUnit(k.Members[max(j, 0)].Kind.(*SingleKind))}
 	default:
 		return nil, nil, fmt.Errorf("ivm: query: a predictor of kind %T", p.Kind)
 	}
-	return units, preds, nil
+	for _, u := range units {
+		if err := u.boundLatents(x, leadingRanks(u.model.Size())); err != nil {
+			return nil, nil, err
+		}
+	}
+	return units, nil, nil
+}
+
+// leadingRanks are how many leading active points bound a pool row's latent variance, level
+// by level, before Query solves it in full (engine.Model.LatentBound): r² of the d² flops a
+// row, while the information the first points bring leaves most rows' bounds below the
+// winners' scores.
+func leadingRanks(d int) []int {
+	return []int{3 * d / 8, 3 * d / 4}
+}
+
+// boundLatents sets the unit's latent mean (its noise model's, bias included) at every pool
+// row and an upper bound on its variance from the first ranks[0] active points (exact when
+// ranks is empty): Query scores by these bounds until a row could win.
+func (u *queryUnit) boundLatents(x mat.Matrix, ranks []int) error {
+	xs, err := u.scaler.Apply(x)
+	if err != nil {
+		return err
+	}
+	n, _ := x.Dims()
+	u.mean, u.vs, u.ranks = make([]float64, n), make([]float64, n), ranks
+	r := u.model.Size()
+	if len(ranks) > 0 {
+		r = ranks[0]
+	}
+	u.model.LatentBound(xs, r, u.mean, u.vs)
+	if u.link.regression {
+		return nil
+	}
+	var np noise.Prediction
+	for i, mu := range u.mean {
+		u.model.Noise.Predict(&np, mu, u.vs[i])
+		u.mean[i] = np.Mean
+	}
+	return nil
+}
+
+// tighten sets the variance bounds of the pool rows to those from the first ranks[level]
+// active points.
+func (u *queryUnit) tighten(x mat.Matrix, rows []int, level int) error {
+	xs, err := u.scaler.Apply(pickRows(x, rows))
+	if err != nil {
+		return err
+	}
+	mu, vs := make([]float64, len(rows)), make([]float64, len(rows))
+	u.model.LatentBound(xs, u.ranks[level], mu, vs)
+	for i, r := range rows {
+		u.vs[r] = vs[i]
+	}
+	return nil
 }
 
 // pairUnits are a one-vs-one predictor's pairs' units (a blended pair's: the member whose
-// latent its predictions report, the last), each pair's information weighed at each row by
-// the probability that the row is of one of its two classes: a pair's label means nothing
-// for a row of neither.
+// latent its predictions report, the last), their latents preds' exact ones, each pair's
+// information weighed at each row by the probability that the row is of one of its two
+// classes: a pair's label means nothing for a row of neither.
 func pairUnits(k *OneVsOneKind, preds []noise.Prediction, classes int) []*queryUnit {
 	units := make([]*queryUnit, len(k.Pairs))
 	for j, pp := range k.Pairs {
@@ -145,10 +212,12 @@ func pairUnits(k *OneVsOneKind, preds []noise.Prediction, classes int) []*queryU
 			members := pp.Kind.(*BlendKind).Members
 			sk = members[len(members)-1].Kind.(*SingleKind)
 		}
-		u := binaryUnit(sk, preds, j)
+		u := binaryUnit(sk)
 		a, b := multiclass.PairOf(j, classes)
+		u.mean, u.vs = make([]float64, len(preds)), make([]float64, len(preds))
 		u.weight = make([]float64, len(preds))
 		for i := range preds {
+			u.mean[i], u.vs[i] = preds[i].Latent[j], preds[i].LatentVar[j]
 			u.weight[i] = preds[i].Prob[a] + preds[i].Prob[b]
 		}
 		units[j] = u
@@ -156,15 +225,11 @@ func pairUnits(k *OneVsOneKind, preds []noise.Prediction, classes int) []*queryU
 	return units
 }
 
-// binaryUnit is the unit of binary model sk whose latent is the c-th of preds' latents: a
-// probit model, or a label regression whose logistic map σ(aμ + b) is read as the probit
-// Φ(κ(aμ + b)), κ² = π/8, with its Gaussian noise as the batch rule's site.
-func binaryUnit(sk *SingleKind, preds []noise.Prediction, c int) *queryUnit {
-	u := &queryUnit{model: sk.Model, scaler: sk.Scaler, mean: make([]float64, len(preds)),
-		vs: make([]float64, len(preds))}
-	for i := range preds {
-		u.mean[i], u.vs[i] = preds[i].Latent[c], preds[i].LatentVar[c]
-	}
+// binaryUnit is the unit of binary model sk, its latents not yet set: a probit model, or a
+// label regression whose logistic map σ(aμ + b) is read as the probit Φ(κ(aμ + b)),
+// κ² = π/8, with its Gaussian noise as the batch rule's site.
+func binaryUnit(sk *SingleKind) *queryUnit {
+	u := &queryUnit{model: sk.Model, scaler: sk.Scaler}
 	w := sk.Model.Kernel.White()
 	u.link = queryLink{white: w, probitVar: w + noise.ProbitVariance}
 	if l := sk.Logistic; l != nil {
@@ -176,15 +241,11 @@ func binaryUnit(sk *SingleKind, preds []noise.Prediction, c int) *queryUnit {
 	return u
 }
 
-// regressionUnit is a regression model's unit, its latents computed at the pool rows.
-func regressionUnit(sk *SingleKind, x mat.Matrix) (*queryUnit, error) {
-	mus, vss, err := latentsAt(sk.Scaler, []*engine.Model{sk.Model}, x, true)
-	if err != nil {
-		return nil, err
-	}
-	return &queryUnit{model: sk.Model, scaler: sk.Scaler, mean: mus[0], vs: vss[0],
+// regressionUnit is a regression model's unit, its latents not yet set.
+func regressionUnit(sk *SingleKind) *queryUnit {
+	return &queryUnit{model: sk.Model, scaler: sk.Scaler,
 		link: queryLink{regression: true, gaussianSite: true, white: sk.Model.Kernel.White(),
-			noiseVar: noiseVariance(sk.Model.Noise)}}, nil
+			noiseVar: noiseVariance(sk.Model.Noise)}}
 }
 
 // noiseVariance is a Gaussian noise model's variance σ² of y about the latent: the

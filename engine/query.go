@@ -1,6 +1,10 @@
 package engine
 
-import "gonum.org/v1/gonum/mat"
+import (
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/internal/rowdot"
+)
 
 // Projections returns, for each row x* of x, the row k*ᵀU⁻¹ (U the upper Cholesky factor of
 // A = K_II + diag(1/β), k* the kernel values against the active inputs): its squared norm is
@@ -15,4 +19,31 @@ func (m *Model) Projections(x mat.Matrix) *mat.Dense {
 	m.Kernel.K(out, x, m.XActive)
 	m.solveRows(out)
 	return out
+}
+
+// LatentBound returns Latent's means at the rows of x and, for each, an upper bound on its
+// latent variance: the prior's less what the first r active points take from it (the
+// leading r coordinates of the row's projection, whose leading r×r block of U they alone
+// need). It costs r² flops a row where Latent's variance costs d², and is Latent when r ≥ d.
+// Active learning ranks a large pool by it and solves in full only the rows that could win.
+func (m *Model) LatentBound(x mat.Matrix, r int, mu, varsigma []float64) {
+	r = min(max(r, 0), m.Size())
+	m.Kernel.Diag(varsigma, x)
+	lead := m.upper
+	lead.N = r
+	m.kernelChunks(x, func(kt *mat.Dense, lo, hi int) {
+		m.LatentMeanFromKernel(kt, mu[lo:hi])
+		if r == 0 {
+			return
+		}
+		part := kt.RawMatrix()
+		part.Cols = r
+		buf := solveScratch.Get().(*[]float64)
+		*buf = rowdot.SolveUpperRight(part, lead, *buf)
+		solveScratch.Put(buf)
+		for j := range hi - lo {
+			row := part.Data[j*part.Stride : j*part.Stride+r]
+			varsigma[lo+j] = max(0, varsigma[lo+j]-weightedSum(row, row))
+		}
+	})
 }
