@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
+	"github.com/ivmlab/ivm/internal/rowdot"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -161,6 +161,29 @@ func (s *Selector) includeSite(i int, m, beta, siteBeta float64) error {
 		SiteM: m, SiteBeta: siteBeta, FactorBeta: beta})
 }
 
+// solveBlock sets columns [b0, b1) of M to L⁻¹K(I, x_j): the rows' kernel values against the
+// active inputs xa (white noise on the active rows' own), solved as rows, k_jᵀU⁻¹ with
+// U = Lᵀ, by the blocked solve (several times gonum's triangular solve), then transposed.
+func (s *Selector) solveBlock(xa *mat.Dense, upper blas64.Triangular, b0, b1 int,
+	white float64) {
+	d, n := s.size, s.n
+	kt := mat.NewDense(b1-b0, d, nil)
+	s.Kernel.K(kt, s.X.Slice(b0, b1, 0, s.dim), xa)
+	for r, idx := range s.order {
+		if b0 <= idx && idx < b1 {
+			kt.Set(idx-b0, r, kt.At(idx-b0, r)+white)
+		}
+	}
+	rowdot.SolveUpperRight(kt.RawMatrix(), upper, nil)
+	raw := kt.RawMatrix()
+	for j := range b1 - b0 {
+		row := raw.Data[j*raw.Stride : j*raw.Stride+d]
+		for r, v := range row {
+			s.m[r*n+b0+j] = v
+		}
+	}
+}
+
 // recomputeBlock is the number of columns of M computed together by recompute.
 const recomputeBlock = 256
 
@@ -175,7 +198,7 @@ func (s *Selector) recompute() error {
 	for k, idx := range s.order {
 		xa.SetRow(k, s.X.RawRowView(idx))
 	}
-	var lower blas64.Triangular
+	var lower, upper blas64.Triangular
 	if d > 0 {
 		xa = xa.Slice(0, d, 0, s.dim).(*mat.Dense)
 		kd := mat.NewDense(d, d, nil)
@@ -199,6 +222,9 @@ func (s *Selector) recompute() error {
 		for q := 0; q < d; q++ {
 			copy(s.lfac[tri(q):tri(q)+q+1], lower.Data[q*lower.Stride:q*lower.Stride+q+1])
 		}
+		var ut mat.TriDense
+		ch.UTo(&ut)
+		upper = ut.RawTriangular()
 	}
 	z := s.solveSites()
 	s.Kernel.Diag(s.varsigma, s.X)
@@ -212,16 +238,7 @@ func (s *Selector) recompute() error {
 				mu[j] = 0
 			}
 			if d > 0 {
-				blk := blas64.General{Rows: d, Cols: b1 - b0, Stride: n, Data: s.m[b0 : (d-1)*n+b1]}
-				var dst mat.Dense
-				dst.SetRawMatrix(blk)
-				s.Kernel.K(&dst, xa, s.X.Slice(b0, b1, 0, s.dim))
-				for r, idx := range s.order {
-					if b0 <= idx && idx < b1 {
-						s.m[r*n+idx] += white
-					}
-				}
-				blas64.Trsm(blas.Left, blas.NoTrans, 1, lower, blk)
+				s.solveBlock(xa, upper, b0, b1, white)
 				for r := 0; r < d; r++ {
 					row, zr := s.m[r*n+b0:r*n+b1], z[r]
 					for j, v := range row {
