@@ -182,11 +182,14 @@ func (s *Selector) swapIn(opt ExtendOptions, st *ExtendStats) error {
 	since := 0
 	for st.Swaps < maxSwaps && s.best >= 0 {
 		pos, loss := s.removalScore()
+		if s.classes != nil {
+			pos, loss = s.expectedRemoval()
+		}
 		if !(loss+s.bestD > tol) || math.IsInf(s.bestD, 1) {
 			break
 		}
 		dropped := s.siteOnly[s.order[pos]]
-		if _, err := s.swap(); err != nil {
+		if _, err := s.swapAt(pos, loss); err != nil {
 			return err
 		}
 		st.Swaps++
@@ -201,6 +204,46 @@ func (s *Selector) swapIn(opt ExtendOptions, st *ExtendStats) error {
 		}
 	}
 	return nil
+}
+
+// expectedRemoval is removalScore for a selector that scores its candidates by the
+// ExpectedEntropy criterion: the position of the active point whose label, averaged over the
+// labels' predictive probabilities at its cavity, would bring the least information, and
+// minus that information. Scored out by their own labels instead, the confidently right
+// points, the anchors of the easy regions, go first and the surprising ones stay: swaps then
+// raised USPS's log loss with each one (bench/RESULTS.md).
+func (s *Selector) expectedRemoval() (pos int, loss float64) {
+	pos, loss = -1, math.Inf(-1)
+	for k, i := range s.order {
+		vs, beta := s.varsigma[i], s.postBeta(k)
+		sc := math.Inf(-1)
+		if v := 1 - vs*beta; v > 0 && vs > 0 {
+			cav := vs / v
+			mu := cav * (s.mu[i]/vs - beta*s.steps[k].SiteM)
+			sc = -s.expectedGain(i, mu, cav)
+		}
+		if pos < 0 || sc > loss {
+			pos, loss = k, sc
+		}
+	}
+	return pos, loss
+}
+
+// expectedGain is the information in bits a label of point i would bring at latent mean mu
+// and variance vs, averaged over the labels' predictive probabilities.
+func (s *Selector) expectedGain(i int, mu, vs float64) float64 {
+	e, total := 0.0, 0.0
+	for _, c := range s.classes {
+		lz, _, nu := s.Noise.Moments(i, c, mu, vs)
+		if p, d := math.Exp(lz), delta(vs, nu); p > 0 && !math.IsNaN(d) {
+			e += p * d
+			total += p
+		}
+	}
+	if total == 0 {
+		return math.Inf(1)
+	}
+	return e / total
 }
 
 // extendedRows numbers the active points of an extended model: old point k keeps

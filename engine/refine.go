@@ -237,6 +237,12 @@ func (s *Selector) removalScore() (pos int, delta float64) {
 // site is put back.
 func (s *Selector) swap() (float64, error) {
 	pos, dr := s.removalScore()
+	return s.swapAt(pos, dr)
+}
+
+// swapAt is swap with the active point at position pos removed, dr the information change
+// its removal makes.
+func (s *Selector) swapAt(pos int, dr float64) (float64, error) {
 	old := s.steps[pos]
 	if err := s.Remove(pos); err != nil {
 		return 0, err
