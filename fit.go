@@ -34,6 +34,19 @@ import (
 // AutoDecomposition). Other tasks, or a Kernel or Learn.Iters given, standardise the inputs and
 // learn the kernel (DefaultKernel if none is given) by Algorithm 2.
 func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
+	p, err := fit(x, y, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if p.Training.Rows == 0 {
+		// Update grows an active set of the size chosen for these rows (grownActiveSize).
+		p.Training.Rows, _ = x.Dims()
+	}
+	return p, nil
+}
+
+// fit is Fit without the provenance: one-vs-one's pairs are fitted by it.
+func fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	n, dim, err := checkTraining(x, y)
 	if err != nil {
 		return nil, err

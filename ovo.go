@@ -143,7 +143,7 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 				cfg.Progress(pr)
 			}
 		}
-		fitted[j], errs[j] = Fit(subset.Dense(x, idx), subset.Of(y, idx), pc)
+		fitted[j], errs[j] = fit(subset.Dense(x, idx), subset.Of(y, idx), pc)
 	})
 	for j := first; j < last; j++ {
 		a, b := multiclass.PairOf(j, k)

@@ -20,11 +20,14 @@ import (
 // UpdateOptions configures Predictor.Update. The zero value keeps each model's active set
 // size, kernel, noise model and calibration.
 type UpdateOptions struct {
-	// ActiveSize is each model's active set size after the update: 0 keeps each model's own;
-	// a larger one grows them (to at most their active and new rows).
+	// ActiveSize is each model's active set size after the update: 0 keeps each model's own,
+	// unless it is the size Fit chooses for the rows the model has seen, which grows to the
+	// size Fit would choose for those and the new rows (grownActiveSize); a larger one grows
+	// them (to at most their active and new rows).
 	ActiveSize int
 	// MaxSwaps caps each model's swaps of an active point for a new row: 0 means a fifth of
-	// its active set size, a negative value makes none (engine.ExtendOptions).
+	// its active set size where the set does not grow and none where it does, a negative
+	// value none (engine.ExtendOptions).
 	MaxSwaps int
 	// Criterion is the selection score: CriterionAuto is Fit's (expected entropy for binary
 	// and multi-class tasks, entropy otherwise).
@@ -113,12 +116,14 @@ type updatable interface {
 	update(p *Predictor, x mat.Matrix, y []float64, up *updateRun) (Kind, error)
 }
 
-// updateRun is what every model of one Update shares: the options and the number of the
-// first new row in the models' Active (the rows seen before).
+// updateRun is what every model of one Update shares: the options, the number of the first
+// new row in the models' Active (the rows seen before), and how many binary models Fit
+// sized the active sets for (grownActiveSize's problems; 0: one, negative: sizes kept).
 type updateRun struct {
-	opt   UpdateOptions
-	task  Task
-	first int
+	opt      UpdateOptions
+	task     Task
+	first    int
+	problems int
 }
 
 // extend updates model m with the scaled rows xs and coded targets yc on workers goroutines.
@@ -128,10 +133,35 @@ func (up *updateRun) extend(m *engine.Model, xs *mat.Dense, yc []float64,
 	if up.task == Binary || up.task == MultiClass {
 		auto = engine.ExpectedEntropy
 	}
+	size, swaps := up.opt.ActiveSize, up.opt.MaxSwaps
+	if size <= 0 && up.problems > 0 {
+		n, _ := xs.Dims()
+		size = grownActiveSize(m.Size(), up.first, up.first+n, up.problems)
+	}
+	if size > m.Size() && swaps == 0 {
+		swaps = -1 // a swap costs several inclusions (bench/RESULTS.md, "Update")
+	}
 	out, _, err := engine.Extend(m, xs, yc, engine.ExtendOptions{
-		ActiveSize: max(up.opt.ActiveSize, 0), MaxSwaps: up.opt.MaxSwaps,
+		ActiveSize: max(size, 0), MaxSwaps: swaps,
 		Criterion: up.opt.Criterion.Resolve(auto), Workers: workers, FirstRow: up.first})
 	return out, err
+}
+
+// grownActiveSize is the active set size an update gives a model of d active points fitted
+// to nOld rows, nAll with the new, one of problems binary models: where d is the size Fit
+// chooses for nOld rows (DefaultActiveSize for a kernel given, SearchActiveSize for one
+// searched), the size it would choose for nAll, so that the model updated is the size of one
+// fitted to all the rows; else d, a size the user chose.
+func grownActiveSize(d, nOld, nAll, problems int) int {
+	switch {
+	case nOld <= 0:
+		return d
+	case d == DefaultActiveSize(nOld, problems):
+		return max(d, DefaultActiveSize(nAll, problems))
+	case d == SearchActiveSize(nOld, problems):
+		return max(d, SearchActiveSize(nAll, problems))
+	}
+	return d
 }
 
 // update extends the model with the rows' targets coded as Fit codes them.
@@ -142,7 +172,11 @@ func (k *SingleKind) update(p *Predictor, x mat.Matrix, y []float64,
 		return nil, err
 	}
 	yc, _ := codeTargets(p.Task, p.Classes, y, 0)
-	m, err := up.extend(k.Model, xs, yc, up.opt.Workers)
+	one := *up
+	if one.problems == 0 {
+		one.problems = 1
+	}
+	m, err := one.extend(k.Model, xs, yc, up.opt.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +195,9 @@ func (k *OneVsRestKind) update(p *Predictor, x mat.Matrix, y []float64,
 	}
 	models := make([]*engine.Model, len(k.Models))
 	parallel := min(len(models), up.opt.Workers)
+	classes := *up
+	classes.problems = len(models)
+	up = &classes
 	err = pool.ForEachErr(len(models), parallel, func(c int) error {
 		yc, _ := codeTargets(MultiClass, p.Classes, y, c)
 		m, err := up.extend(k.Models[c], xs, yc, max(1, up.opt.Workers/parallel))
@@ -199,7 +236,8 @@ func (k *OneVsOneKind) update(p *Predictor, x mat.Matrix, y []float64,
 			return notUpdatable(pp.Kind)
 		}
 		pu := *up
-		pu.task, pu.opt.Workers = Binary, max(1, up.opt.Workers/parallel)
+		// A pair's size was chosen for its own rows, which the file does not count: kept.
+		pu.task, pu.opt.Workers, pu.problems = Binary, max(1, up.opt.Workers/parallel), -1
 		kind, err := u.update(pp, subset.Dense(x, idx), subset.Of(y, idx), &pu)
 		if err != nil {
 			return fmt.Errorf("ivm: classes %g and %g: %w", p.Classes[a], p.Classes[b], err)

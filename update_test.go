@@ -80,15 +80,25 @@ func halves(t *testing.T, x *mat.Dense, y []float64, cfg ivm.Config) (full, half
 
 // The target at a reduced size: ten one-vs-rest USPS classifiers trained on half of
 // 2 000 rows and updated with the other half predict within 0.5 accuracy points and 0.01 log
-// loss of those trained on all 2 000 with the same kernel and d.
+// loss of those trained on all 2 000 with the same kernel.
 func TestUpdateComesCloseToTrainingOnAll(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains ten USPS classifiers twice")
 	}
 	x, y, test := uspsRows(t, 2000)
-	cfg := ivm.Config{Scale: dataset.ScaleNone, FixedKernel: true, ActiveSize: 200,
-		Kernel: uspsUpdateKernel}
+	cfg := ivm.Config{Scale: dataset.ScaleNone, FixedKernel: true, Kernel: uspsUpdateKernel}
 	full, half, updated, tf, tu := halves(t, x, y, cfg)
+	// The half's active sets, of the size Fit chooses for 1 000 rows, grow to the size for
+	// 2 000.
+	ovr, ok := updated.Kind.(*ivm.OneVsRestKind)
+	if !ok {
+		t.Fatalf("kind %T, want one-vs-rest", updated.Kind)
+	}
+	for c, m := range ovr.Models {
+		if d, want := m.Size(), ivm.DefaultActiveSize(2000, 10); d != want {
+			t.Errorf("class %d: %d active points after the update, want %d", c, d, want)
+		}
+	}
 	af, lf := accuracyLogLoss(t, full, test.X, test.Y)
 	ah, lh := accuracyLogLoss(t, half, test.X, test.Y)
 	au, lu := accuracyLogLoss(t, updated, test.X, test.Y)
