@@ -119,7 +119,7 @@ func (k *BlendKind) encode(p *Predictor, f *fileJSON) error {
 		return fmt.Errorf("ivm: %w", err)
 	}
 	for _, mp := range k.Members {
-		mj, err := encodePair(mp)
+		mj, err := encodeBinary(mp)
 		if err != nil {
 			return err
 		}
@@ -203,7 +203,7 @@ func encodeBlendedPair(pp *Predictor, k *BlendKind) (*pairJSON, error) {
 	}
 	out := &pairJSON{Classes: pp.Classes}
 	for _, mp := range k.Members {
-		mj, err := encodePair(mp)
+		mj, err := encodeBinary(mp)
 		if err != nil {
 			return nil, err
 		}

@@ -110,7 +110,10 @@ func (f *fileScale) scaler() *dataset.Scaler {
 // member): its two classes, scaling and calibration, and its model, or for a blended pair
 // its members instead.
 type pairJSON struct {
-	Classes    []float64       `json:"classes"`
+	Classes []float64 `json:"classes"`
+	// Rows counts a one-vs-one pair's training rows (its two classes'), updates included: an
+	// update grows the active set Fit sized for them (grownActiveSize).
+	Rows       int             `json:"rows,omitempty"`
 	Scale      *dataset.Scaler `json:"scale,omitempty"`
 	Sharpness  float64         `json:"sharpness,omitempty"`
 	LabelNoise float64         `json:"label_noise,omitempty"`
@@ -126,8 +129,9 @@ func (pj pairJSON) MarshalJSON() ([]byte, error) {
 	if pj.Blend != nil {
 		return json.Marshal(struct {
 			Classes []float64  `json:"classes"`
+			Rows    int        `json:"rows,omitempty"`
 			Blend   []pairJSON `json:"blend"`
-		}{pj.Classes, pj.Blend})
+		}{pj.Classes, pj.Rows, pj.Blend})
 	}
 	return json.Marshal(plain(pj))
 }
@@ -297,6 +301,15 @@ func finite(name string, vs []float64) error {
 
 // encodePair converts a one-vs-one pair's binary predictor for a model or part file.
 func encodePair(pp *Predictor) (*pairJSON, error) {
+	out, err := encodeBinary(pp)
+	if err == nil {
+		out.Rows = pp.Training.Rows
+	}
+	return out, err
+}
+
+// encodeBinary is encodePair without the rows.
+func encodeBinary(pp *Predictor) (*pairJSON, error) {
 	var s *SingleKind
 	if pp != nil {
 		switch k := pp.Kind.(type) {
@@ -336,8 +349,15 @@ func decodePair(in *pairJSON, j int, classes []float64) (*Predictor, error) {
 		return nil, fmt.Errorf("ivm: model file pair %d has classes %v, want [%g %g]", j+1, in.Classes,
 			classes[a], classes[b])
 	}
-	return decodeBinary(in, fmt.Sprintf("pair %d", j+1), fmt.Sprintf("pair %d, classes %g and %g", j+1,
-		classes[a], classes[b]))
+	if in.Rows < 0 {
+		return nil, fmt.Errorf("ivm: model file pair %d has %d rows", j+1, in.Rows)
+	}
+	pp, err := decodeBinary(in, fmt.Sprintf("pair %d", j+1),
+		fmt.Sprintf("pair %d, classes %g and %g", j+1, classes[a], classes[b]))
+	if err == nil {
+		pp.Training.Rows = in.Rows
+	}
+	return pp, err
 }
 
 // decodeBinary rebuilds a binary predictor held as a pairJSON (a one-vs-one pair, a blend's

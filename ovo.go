@@ -144,6 +144,9 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 			}
 		}
 		fitted[j], errs[j] = fit(subset.Dense(x, idx), subset.Of(y, idx), pc)
+		if errs[j] == nil {
+			fitted[j].Training.Rows = len(idx)
+		}
 	})
 	for j := first; j < last; j++ {
 		a, b := multiclass.PairOf(j, k)

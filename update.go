@@ -57,7 +57,8 @@ func (p *Predictor) Update(x mat.Matrix, y []float64, opt UpdateOptions) (*Predi
 	if !ok {
 		return nil, notUpdatable(p.Kind)
 	}
-	up := updateRun{opt: opt, task: p.Task, first: p.Training.AllRows()}
+	up := updateRun{opt: opt, task: p.Task, first: p.Training.AllRows(),
+		seen: p.Training.AllRows()}
 	if up.opt.Workers <= 0 {
 		up.opt.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -117,13 +118,14 @@ type updatable interface {
 }
 
 // updateRun is what every model of one Update shares: the options, the number of the first
-// new row in the models' Active (the rows seen before), and how many binary models Fit
-// sized the active sets for (grownActiveSize's problems; 0: one, negative: sizes kept).
+// new row in the models' Active (the rows seen before), and for grownActiveSize the rows the
+// models were fitted to (0: unknown, sizes kept) and how many binary models Fit sized their
+// active sets for (0: one).
 type updateRun struct {
-	opt      UpdateOptions
-	task     Task
-	first    int
-	problems int
+	opt            UpdateOptions
+	task           Task
+	first          int
+	seen, problems int
 }
 
 // extend updates model m with the scaled rows xs and coded targets yc on workers goroutines.
@@ -134,9 +136,9 @@ func (up *updateRun) extend(m *engine.Model, xs *mat.Dense, yc []float64,
 		auto = engine.ExpectedEntropy
 	}
 	size, swaps := up.opt.ActiveSize, up.opt.MaxSwaps
-	if size <= 0 && up.problems > 0 {
+	if size <= 0 {
 		n, _ := xs.Dims()
-		size = grownActiveSize(m.Size(), up.first, up.first+n, up.problems)
+		size = grownActiveSize(m.Size(), up.seen, up.seen+n, max(up.problems, 1))
 	}
 	if size > m.Size() && swaps == 0 {
 		swaps = -1 // a swap costs several inclusions (bench/RESULTS.md, "Update")
@@ -172,11 +174,7 @@ func (k *SingleKind) update(p *Predictor, x mat.Matrix, y []float64,
 		return nil, err
 	}
 	yc, _ := codeTargets(p.Task, p.Classes, y, 0)
-	one := *up
-	if one.problems == 0 {
-		one.problems = 1
-	}
-	m, err := one.extend(k.Model, xs, yc, up.opt.Workers)
+	m, err := up.extend(k.Model, xs, yc, up.opt.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -236,8 +234,10 @@ func (k *OneVsOneKind) update(p *Predictor, x mat.Matrix, y []float64,
 			return notUpdatable(pp.Kind)
 		}
 		pu := *up
-		// A pair's size was chosen for its own rows, which the file does not count: kept.
-		pu.task, pu.opt.Workers, pu.problems = Binary, max(1, up.opt.Workers/parallel), -1
+		// A pair's active set was sized for its own rows (0 in files written before they were
+		// counted: its size is kept).
+		pu.task, pu.opt.Workers, pu.problems = Binary, max(1, up.opt.Workers/parallel), 1
+		pu.seen = pp.Training.Rows
 		kind, err := u.update(pp, subset.Dense(x, idx), subset.Of(y, idx), &pu)
 		if err != nil {
 			return fmt.Errorf("ivm: classes %g and %g: %w", p.Classes[a], p.Classes[b], err)
@@ -245,6 +245,9 @@ func (k *OneVsOneKind) update(p *Predictor, x mat.Matrix, y []float64,
 		renumberRows(kind, idx, up.first)
 		q := *pp
 		q.Kind = kind
+		if q.Training.Rows > 0 {
+			q.Training.Rows += len(idx)
+		}
 		pairs[j] = &q
 		return nil
 	})

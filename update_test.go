@@ -323,3 +323,50 @@ func TestUpdateRefuses(t *testing.T) {
 		t.Errorf("projected model: error %v", err)
 	}
 }
+
+// Active sets of the size Fit chose grow to the size it would choose for all the rows: a
+// one-vs-one pair's by its own rows, which the model file keeps.
+func TestUpdateGrowsDefaultSizes(t *testing.T) {
+	x, y, _ := uspsRows(t, 1200)
+	n, dim := x.Dims()
+	cfg := ivm.Config{Scale: dataset.ScaleNone, FixedKernel: true, Kernel: uspsUpdateKernel,
+		Decomposition: ivm.OneVsOne}
+	p, err := ivm.Fit(x.Slice(0, n/2, 0, dim), y[:n/2], cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := p.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = ivm.Load(&buf); err != nil {
+		t.Fatal(err)
+	}
+	q, err := p.Update(x.Slice(n/2, n, 0, dim), y[n/2:], ivm.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := q.Kind.(*ivm.OneVsOneKind).Pairs
+	grown := 0
+	for j, pp := range pairs {
+		a, b := pp.Classes[0], pp.Classes[1]
+		rows := 0
+		for _, v := range y {
+			if v == a || v == b {
+				rows++
+			}
+		}
+		d := pp.Kind.(*ivm.SingleKind).Model.Size()
+		before := p.Kind.(*ivm.OneVsOneKind).Pairs[j].Kind.(*ivm.SingleKind).Model.Size()
+		if pp.Training.Rows != rows || d != ivm.DefaultActiveSize(rows, 1) {
+			t.Fatalf("pair %v: %d rows, %d active points; want %d and %d", pp.Classes,
+				pp.Training.Rows, d, rows, ivm.DefaultActiveSize(rows, 1))
+		}
+		if d > before {
+			grown++
+		}
+	}
+	if grown < len(pairs)/2 {
+		t.Errorf("%d of %d pairs grew", grown, len(pairs))
+	}
+}
