@@ -6,17 +6,17 @@
 // the training file; a classifier's start holds 3 rows of each class, the rest drawn
 // uniformly, so that the defaults can fit a model that predicts every class (a user
 // starting an active-learning loop has a few examples of each class; a start without one
-// would make the log loss of the first rounds measure that accident). Then, round by round, it
-// fits a model on the labelled rows with ivm.Fit (the defaults: `ivm train`), scores it on
-// the test file (accuracy and log loss, or MSE and NLPD), and adds rows until the next
-// budget: for strategy "active", those Query picks from the rest of the training rows
-// (`ivm query -n K MODEL POOL`), a share -mix of them drawn at random instead; for
-// "random", rows drawn uniformly from the rest. Both strategies share each seed's first
-// rows. -batch K splits the rows added between two budgets into rounds of at most K, the
-// model refitted after each. -keep N fits anew only until a model of N labels or more, and
-// then updates that model with each round's rows (Predictor.Update: `ivm update`), its
-// kernel and calibration kept. The full-data model (every training row, the defaults) is
-// fitted once as the reference.
+// would make the log loss of the first rounds measure that accident). Then, round by
+// round, it fits a model on the labelled rows with ivm.Fit (the defaults: `ivm train`),
+// scores it on the test file (accuracy and log loss, or MSE and NLPD), and adds rows until
+// the next budget: for strategy "active", those Query picks from the rest of the training
+// rows (`ivm query -n K MODEL POOL`); for "random", rows drawn uniformly from the rest;
+// for "mixP", P % of them (rounded) drawn uniformly and the others Query's. All strategies
+// share each seed's first rows. -batch K splits the rows added between two budgets into
+// rounds of at most K, the model refitted after each. -keep N fits anew only until a model
+// of N labels or more, and then updates that model with each round's rows
+// (Predictor.Update: `ivm update`), its kernel and calibration kept. The full-data model
+// (every training row, the defaults) is fitted once as the reference.
 //
 // Output: -out, a tab-separated table with a header line, one line per (set, strategy,
 // seed, labels) and one "full" line (seed 0, labels the training rows), NA where a metric
@@ -61,7 +61,6 @@ type options struct {
 	keep                   int
 	budgets                []int
 	strategies             []string
-	mix                    float64
 	full                   bool
 	args                   []string // the command line, for the table's comment
 }
@@ -93,10 +92,10 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.seeds, "seeds", 5, "seeds 1..N: each draws its own start and random rows")
 	budgets := fs.String("budgets", "20,30,40,60,80,100,125,150,200,250,300",
 		"labels at which the model is scored; the first is the start")
-	strategies := fs.String("strategies", "active,random", "active and/or random")
+	strategies := fs.String("strategies", "active,random",
+		"active (Query), random, mixP (P % of each round's rows random, the others Query's)")
 	fs.IntVar(&o.batch, "batch", 0,
 		"at most K rows added a round, the model refitted between rounds (0: one round a budget)")
-	fs.Float64Var(&o.mix, "mix", 0, "share of each active round's rows drawn at random instead")
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0),
 		"(seed, strategy) runs side by side, each fit on one core")
 	fs.IntVar(&o.keep, "keep", 0, "from a model of this many labels on, update it with the new rows "+
@@ -124,14 +123,16 @@ func (o *options) check(labelCol, budgets, strategies string) error {
 		return err
 	}
 	o.strategies = strings.Split(strategies, ",")
-	for _, s := range o.strategies {
-		if s != "active" && s != "random" {
-			return fmt.Errorf("-strategies: %q is neither active nor random", s)
+	for i, s := range o.strategies {
+		if _, err := randomShare(s); err != nil {
+			return err
+		}
+		if slices.Contains(o.strategies[:i], s) {
+			return fmt.Errorf("-strategies: %s twice", s)
 		}
 	}
-	if o.seeds < 1 || o.workers < 1 || o.batch < 0 || o.keep < 0 || !(o.mix >= 0 && o.mix <= 1) {
-		return errors.New("-seeds and -workers must be positive, -batch and -keep ≥ 0, " +
-			"-mix in [0, 1]")
+	if o.seeds < 1 || o.workers < 1 || o.batch < 0 || o.keep < 0 {
+		return errors.New("-seeds and -workers must be positive, -batch and -keep ≥ 0")
 	}
 	if o.name == "" {
 		o.name = strings.TrimSuffix(baseName(o.train), ".train")
@@ -339,12 +340,9 @@ func (pr *problem) curve(o options, seed int, strategy string) ([]result, []pick
 	c := &curveRun{strategy: strategy, seed: seed}
 	c.labelled, c.rest = pr.start(seed, o.budgets[0])
 	// The strategies' own draws: a stream per strategy, so that a random strategy's rows do
-	// not depend on what the active one drew.
-	stream := uint64(1)
-	if strategy == "random" {
-		stream = 2
-	}
-	c.rng = rand.New(rand.NewPCG(uint64(seed), stream))
+	// not depend on what another drew.
+	share, _ := randomShare(strategy)
+	c.rng = rand.New(rand.NewPCG(uint64(seed), 1+uint64(math.Round(100*share))))
 	var out []result
 	for _, budget := range o.budgets {
 		for len(c.labelled) < budget {
@@ -372,12 +370,16 @@ func (pr *problem) curve(o options, seed int, strategy string) ([]result, []pick
 
 // round adds k rows to c's labelled rows by c's strategy, given the model of those it has.
 func (pr *problem) round(c *curveRun, k int, o options) error {
-	p, err := pr.model(c, o.keep)
-	if err != nil {
-		return err
+	share, _ := randomShare(c.strategy)
+	var p *ivm.Predictor
+	if share < 1 { // random rows need no model
+		var err error
+		if p, err = pr.model(c, o.keep); err != nil {
+			return err
+		}
 	}
 	t := time.Now()
-	pick, scores, fellBack, err := pr.choose(p, c.strategy, c.rest, k, o.mix, c.rng)
+	pick, scores, fellBack, err := pr.choose(p, share, c.rest, k, c.rng)
 	if err != nil {
 		return err
 	}
@@ -436,8 +438,8 @@ func (pr *problem) start(seed, n int) (labelled, rest []int) {
 
 // model returns the model of c's labelled rows: fitted by the defaults (ivm.Fit: `ivm
 // train`), or, once a model of keep rows or more has been fitted (keep > 0), that model
-// updated with the rows labelled since (Predictor.Update: `ivm update -d D`), its kernel
-// and calibration kept and its active sets grown to the d Fit would choose.
+// updated with the rows labelled since (Predictor.Update: `ivm update`), its kernel and
+// calibration kept and its active sets grown to the d Fit would choose.
 func (pr *problem) model(c *curveRun, keep int) (*ivm.Predictor, error) {
 	if c.p != nil && c.seen == len(c.labelled) {
 		return c.p, nil
@@ -447,8 +449,7 @@ func (pr *problem) model(c *curveRun, keep int) (*ivm.Predictor, error) {
 	var err error
 	if keep > 0 && c.p != nil && c.seen >= keep {
 		x, y := pr.rows(c.labelled[c.seen:])
-		p, err = c.p.Update(x, y, ivm.UpdateOptions{
-			ActiveSize: ivm.SearchActiveSize(len(c.labelled), 1), Workers: 1})
+		p, err = c.p.Update(x, y, ivm.UpdateOptions{Workers: 1})
 	} else {
 		x, y := pr.rows(c.labelled)
 		p, err = ivm.Fit(x, y, pr.cfg)
@@ -470,17 +471,30 @@ func (pr *problem) rows(idx []int) (*mat.Dense, []float64) {
 	return dataset.RowsOf(pr.x, idx), y
 }
 
-// choose returns k of the rest's positions with their Query scores (NaN: drawn at
-// random): for "random", drawn uniformly; for "active", round(mix·k) drawn uniformly and
-// the others the ones Query picks from the rest. A model Query refuses (a projected model,
-// or the constant predictor Fit's guard may return) has its rows drawn at random, reported
-// by fellBack.
-func (pr *problem) choose(p *ivm.Predictor, strategy string, rest []int, k int, mix float64,
-	rng *rand.Rand) (pick []int, scores []float64, fellBack bool, err error) {
-	nRandom := k
-	if strategy == "active" {
-		nRandom = int(math.Round(mix * float64(k)))
+// randomShare is the share of a round's rows that strategy draws at random: active 0,
+// random 1, mixP P/100.
+func randomShare(strategy string) (float64, error) {
+	switch strategy {
+	case "active":
+		return 0, nil
+	case "random":
+		return 1, nil
 	}
+	p, err := strconv.Atoi(strings.TrimPrefix(strategy, "mix"))
+	if !strings.HasPrefix(strategy, "mix") || err != nil || p < 1 || p > 99 {
+		return 0, fmt.Errorf("-strategies: %q is not active, random or mixP (P from 1 to 99)",
+			strategy)
+	}
+	return float64(p) / 100, nil
+}
+
+// choose returns k of the rest's positions with their Query scores (NaN: drawn at
+// random): round(share·k) drawn uniformly, the others the ones Query picks from the rest.
+// A model Query refuses (a projected model, or the constant predictor Fit's guard may
+// return) has all its rows drawn at random, reported by fellBack.
+func (pr *problem) choose(p *ivm.Predictor, share float64, rest []int, k int,
+	rng *rand.Rand) (pick []int, scores []float64, fellBack bool, err error) {
+	nRandom := int(math.Round(share * float64(k)))
 	if nq := k - nRandom; nq > 0 {
 		qs, err := p.Query(dataset.RowsOf(pr.x, rest), nq)
 		if err != nil {

@@ -48,7 +48,7 @@ func TestRun(t *testing.T) {
 		writeSet(t, train, 150, regression, 1)
 		writeSet(t, test, 100, regression, 2)
 		args := []string{"-train", train, "-test", test, "-seeds", "2", "-budgets", "12,18,24",
-			"-batch", "4", "-mix", "0.25", "-out", filepath.Join(dir, "t.tsv"),
+			"-batch", "4", "-strategies", "mix25,random", "-out", filepath.Join(dir, "t.tsv"),
 			"-picks", filepath.Join(dir, "p.tsv")}
 		if regression {
 			args = append(args, "-regression")
