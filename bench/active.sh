@@ -28,13 +28,15 @@
 # flags) is the reference.
 #
 # Installs from Debian what it needs (one `apt-get update`, then `apt-get install -y`):
-# python3-sklearn, time, r-base-core, r-cran-mlbench, r-cran-kernlab, r-cran-nlme (a set whose
+# python3-sklearn (numpy for bench/suite.py and bench/active.py), time, r-base-core, r-cran-mlbench, r-cran-kernlab, r-cran-nlme (a set whose
 # package cannot be had is skipped).
 #
 # Output in bench/out/active/ (ACTIVE_OUT): SET.tsv (the table: a line per set, strategy, seed
 # and budget), SET.picks.tsv (each row a round added, its label and Query score), SET.txt (the
 # summary: mean ± sd per budget, the full-data model, the targets of issue 49), SET.time (GNU
-# time: wall s, user s, sys s, peak kB), SET-logloss.svg or SET-mse.svg (ivm plot -curves).
+# time: wall s, user s, sys s, peak kB), SET-logloss.svg or SET-mse.svg (ivm plot -curves),
+# SET.isolation.txt (bench/active.py isolation: how isolated the rows each strategy added are,
+# as percentiles of the training rows' mean distance to their 10 nearest neighbours).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -85,4 +87,5 @@ for s in "${sets[@]}"; do
 	read -r wall user sys _ <"$out/$s.time"
 	echo "$s: $wall s wall, $(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }') s CPU"
 	"$out/ivm" plot -quiet -curves "$out/$s.tsv" -metric "$metric" -w 14cm -o "$out/$s-$metric.svg"
+	bench_py bench/active.py isolation "$out/$s.train" "$out/$s.picks.tsv" | tee "$out/$s.isolation.txt"
 done
