@@ -63,6 +63,9 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if cf.table == "" && (cf.set != "" || cf.metric != "" || cf.logY) {
+		return errors.New("-set, -metric and -logy are for -curves TABLE")
+	}
 	if cf.table != "" {
 		if fs.NArg() > 0 || *trace || *which != 0 {
 			return errCurvesArgs

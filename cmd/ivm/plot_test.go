@@ -313,6 +313,7 @@ func TestPlotCurves(t *testing.T) {
 			`head.tsv:1: the header "set seed labels logloss" has no column "strategy"`},
 		{[]string{"-curves", bad("empty.tsv", "# nothing\n")}, 1, "no lines of learning curves"},
 		{[]string{"-curves", table, "-set", "bin", "model.json"}, 1, "give no MODEL"},
+		{[]string{"-metric", "mse", "model.json"}, 1, "are for -curves TABLE"},
 		{[]string{"-curves", table, "-set", "bin", "-o", filepath.Join(dir, "c.gif")}, 1,
 			".png, .svg or .pdf"},
 	} {
