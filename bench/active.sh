@@ -34,7 +34,8 @@
 # Output in bench/out/active/ (ACTIVE_OUT): SET.tsv (the table: a line per set, strategy, seed
 # and budget), SET.picks.tsv (each row a round added, its label and Query score), SET.txt (the
 # summary: mean ± sd per budget, the full-data model, the targets of issue 49), SET.time (GNU
-# time: wall s, user s, sys s, peak kB), SET-logloss.svg or SET-mse.svg (ivm plot -curves),
+# time: wall s, user s, sys s, peak kB), SET-logloss.svg or SET-mse.svg (ivm plot -curves;
+# friedman1's on a logarithmic axis),
 # SET.isolation.txt (bench/active.py isolation: how isolated the rows each strategy added are,
 # as percentiles of the training rows' mean distance to their 10 nearest neighbours).
 set -euo pipefail
@@ -76,8 +77,9 @@ done
 
 for s in "${sets[@]}"; do
 	[ -f "$out/$s.train" ] || continue
-	reg=() metric=logloss
+	reg=() metric=logloss logy=()
 	case $s in friedman1 | mathach) reg=(-regression) metric=mse ;; esac
+	[ "$s" = friedman1 ] && logy=(-logy) # its MSE falls tenfold
 	echo "== $s" >&2
 	bench_time "$out/$s.time" "$out/$s.log" nice -n 10 "$out/active" -train "$out/$s.train" \
 		-test "$out/$s.test" -name "$s" "${reg[@]}" -seeds "$seeds" -workers "$workers" \
@@ -86,6 +88,7 @@ for s in "${sets[@]}"; do
 	cat "$out/$s.txt"
 	read -r wall user sys _ <"$out/$s.time"
 	echo "$s: $wall s wall, $(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }') s CPU"
-	"$out/ivm" plot -quiet -curves "$out/$s.tsv" -metric "$metric" -w 14cm -o "$out/$s-$metric.svg"
+	"$out/ivm" plot -quiet -curves "$out/$s.tsv" -metric "$metric" "${logy[@]}" -w 14cm \
+		-o "$out/$s-$metric.svg"
 	bench_py bench/active.py isolation "$out/$s.train" "$out/$s.picks.tsv" | tee "$out/$s.isolation.txt"
 done
