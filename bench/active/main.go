@@ -277,22 +277,25 @@ func (pr *problem) runAll(o options, stderr io.Writer) ([]result, []picked, erro
 			time.Since(start).Seconds())
 		return nil
 	})
-	order := func(s1, s2 string, seed1, seed2, n1, n2 int) int {
-		if c := strings.Compare(s1, s2); c != 0 {
-			return c
-		}
-		if seed1 != seed2 {
-			return seed1 - seed2
-		}
-		return n1 - n2
-	}
 	slices.SortFunc(results, func(a, b result) int {
-		return order(a.strategy, b.strategy, a.seed, b.seed, a.labels, b.labels)
+		return runOrder(a.strategy, b.strategy, a.seed, b.seed, a.labels, b.labels)
 	})
 	slices.SortStableFunc(picks, func(a, b picked) int {
-		return order(a.strategy, b.strategy, a.seed, b.seed, a.after, b.after)
+		return runOrder(a.strategy, b.strategy, a.seed, b.seed, a.after, b.after)
 	})
 	return results, picks, err
+}
+
+// runOrder orders the lines of the table and of the picks, whichever worker made them: by
+// strategy, seed and labels.
+func runOrder(s1, s2 string, seed1, seed2, n1, n2 int) int {
+	if c := strings.Compare(s1, s2); c != 0 {
+		return c
+	}
+	if seed1 != seed2 {
+		return seed1 - seed2
+	}
+	return n1 - n2
 }
 
 // fullModel fits the reference model on every training row.
