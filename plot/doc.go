@@ -26,6 +26,8 @@
 //   - Trace: the kernel objective before and after each outer iteration of Algorithm 2 and
 //     the held-out log likelihood, from a model file's learning trace.
 //   - Curves: several named (x, y) series with axis labels.
+//   - LearningCurves: each strategy's mean figure against the labels used, with a band of
+//     ± 1 sd over its runs and reference lines (the full-data model), for bench/active.sh.
 //   - MultiTask (extensions paper Fig. 7): one panel per task, the points the model used
 //     circled.
 //   - ClassMap and ClassCurves: a multi-class model's most probable class as regions and its

@@ -20,11 +20,14 @@ import (
 )
 
 func init() {
-	register("plot", command{Synopsis: "ivm plot [flags] MODEL [DATA]", Short: "draw a model of 1-D or 2-D inputs, or its learning trace (-trace)", Order: 40, Run: cmdPlot})
+	register("plot", command{Synopsis: "ivm plot [flags] MODEL [DATA]",
+		Short: "draw a model of 1-D or 2-D inputs, its learning trace (-trace) or learning " +
+			"curves (-curves)", Order: 40, Run: cmdPlot})
 }
 
 const plotSynopsis = `ivm plot [flags] MODEL [DATA]
        ivm plot -trace [flags] MODEL
+       ivm plot -curves TABLE [-set SET] [-metric METRIC] [flags]
 
 Draws a model of one or two inputs with DATA (without DATA: the model and its active set),
 as the IVM papers' figures, chosen by the model's noise model: classification, the
@@ -32,7 +35,10 @@ p(y=+1) = 0.5 contour (solid) and 0.25, 0.75 (dashed); ordinal, the category bou
 expected quartiles; regression, the predictive mean (1-D: with a ±2 sd band; 2-D: as a heat
 map); null category, the boundary and the null region's edges. Active points are circled.
 -trace draws the learning trace of Algorithm 2 stored in the model file instead, for a
-model of any dimension. The format follows -o's extension: .png, .svg or .pdf.`
+model of any dimension. -curves draws the learning curves of bench/active's TABLE instead
+(bench/active.sh): for one set and figure, each strategy's mean over seeds against the
+labels used, in a band of ± 1 standard deviation, and the full-data model's figure as a
+dashed line. The format follows -o's extension: .png, .svg or .pdf.`
 
 func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("plot", plotSynopsis, stderr)
@@ -47,6 +53,8 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	title := fs.String("title", "", "figure title (default: says what is drawn)")
 	noLegend := fs.Bool("no-legend", false, "leave the legend out")
 	quiet := fs.Bool("quiet", false, "print nothing on success")
+	var cf curveFlags
+	cf.register(fs)
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--h" || args[0] == "-help" || args[0] == "--help") {
 		// -h is the height flag; alone it asks for help, as with every other command.
 		fs.Usage()
@@ -54,6 +62,16 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if cf.table == "" && (cf.set != "" || cf.metric != "" || cf.logY) {
+		return errors.New("-set, -metric and -logy are for -curves TABLE")
+	}
+	if cf.table != "" {
+		if fs.NArg() > 0 || *trace || *which != 0 {
+			return errCurvesArgs
+		}
+		return cf.plot(figureFlags{out: *out, width: *width, height: *height, title: *title,
+			noLegend: *noLegend, quiet: *quiet, maxMem: *df.maxMem}, stdout)
 	}
 	if fs.NArg() < 1 || fs.NArg() > 2 || (*trace && fs.NArg() != 1) {
 		fs.Usage()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"image/png"
 	"math"
 	"math/rand/v2"
@@ -226,6 +227,101 @@ func TestPlotWhole(t *testing.T) {
 		if code != 1 || !strings.Contains(errs, c.want) {
 			t.Errorf("ivm %s: exit %d, stderr %q; want exit 1 and %q",
 				strings.Join(args, " "), code, errs, c.want)
+		}
+	}
+}
+
+// writeCurveTable writes a table of learning curves as bench/active does: two sets, two
+// strategies, three seeds, the full-data model's line and a comment.
+func writeCurveTable(t *testing.T, path string) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(5, 0))
+	var b strings.Builder
+	b.WriteString("# bench/active -seeds 3\n")
+	b.WriteString("set\tstrategy\tseed\tlabels\taccuracy\tlogloss\tmse\tnlpd\tfit_s\n")
+	for _, set := range []string{"bin", "reg"} {
+		cls := set == "bin"
+		for _, s := range []string{"active", "random"} {
+			for seed := 1; seed <= 3; seed++ {
+				for _, n := range []int{20, 40, 80} {
+					v := 1/float64(n) + 0.01*r.Float64()
+					fmt.Fprintf(&b, "%s\t%s\t%d\t%d\t%s\t%g\n", set, s, seed, n, figures(cls, v), 1.5)
+				}
+			}
+		}
+		fmt.Fprintf(&b, "%s\tfull\t0\t1000\t%s\t%g\n", set, figures(cls, 0.005), 9.0)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// figures are a line's accuracy, log loss, MSE and NLPD columns: v and NA where they do
+// not apply.
+func figures(classify bool, v float64) string {
+	if classify {
+		return fmt.Sprintf("%g\t%g\tNA\tNA", 1-v, v)
+	}
+	return fmt.Sprintf("NA\tNA\t%g\t%g", v, 1+v)
+}
+
+// ivm plot -curves draws a set's learning curves from bench/active's table, picking the
+// set and figure by -set and -metric, and refuses a malformed table naming the line.
+func TestPlotCurves(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "curves.tsv")
+	writeCurveTable(t, table)
+	out := mustRun(t, "plot", "-curves", table, "-set", "bin")
+	def := filepath.Join(dir, "curves-curves.png")
+	if !strings.Contains(out, def) {
+		t.Errorf("output %q does not name %s", out, def)
+	}
+	if w, h := pngSize(t, def); w != 454 || h != 340 {
+		t.Errorf("default PNG is %d × %d, want 454 × 340", w, h)
+	}
+	svg := filepath.Join(dir, "reg.svg")
+	mustRun(t, "plot", "-quiet", "-curves", table, "-set", "reg", "-metric", "nlpd", "-logy",
+		"-o", svg)
+	b, err := os.ReadFile(svg)
+	if err != nil || !strings.Contains(string(b), "full data (1000 labels)") {
+		t.Errorf("SVG without the full-data line: %v", err)
+	}
+	bad := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	head := "set\tstrategy\tseed\tlabels\tlogloss\n"
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-curves", table}, 1, "holds the sets bin, reg; pick one with -set"},
+		{[]string{"-curves", table, "-set", "x"}, 1, "-set x"},
+		{[]string{"-curves", table, "-set", "bin", "-metric", "mse"}, 1,
+			"set bin of " + table + " has the figures accuracy, logloss, fit_s"},
+		{[]string{"-curves", bad("short.tsv", head+"a\tactive\t1\t20\t0.5\na\tactive\t1\t40\n")}, 1,
+			"short.tsv:3: 4 tab-separated fields, the header has 5"},
+		{[]string{"-curves", bad("num.tsv", "# c\n"+head+"a\tactive\t1\t2O\t0.5\n")}, 1,
+			`num.tsv:3: labels "2O" is not a number`},
+		{[]string{"-curves", bad("inf.tsv", head+"a\tactive\t1\t20\tInf\n")}, 1,
+			`inf.tsv:2: logloss "Inf" is not a number`},
+		{[]string{"-curves", bad("head.tsv", "set\tseed\tlabels\tlogloss\n")}, 1,
+			`head.tsv:1: the header "set seed labels logloss" has no column "strategy"`},
+		{[]string{"-curves", bad("empty.tsv", "# nothing\n")}, 1, "no lines of learning curves"},
+		{[]string{"-curves", table, "-set", "bin", "model.json"}, 1, "give no MODEL"},
+		{[]string{"-metric", "mse", "model.json"}, 1, "are for -curves TABLE"},
+		{[]string{"-curves", table, "-set", "bin", "-o", filepath.Join(dir, "c.gif")}, 1,
+			".png, .svg or .pdf"},
+	} {
+		args := append([]string{"plot"}, c.args...)
+		code, _, errs := runCLI(t, args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("ivm %s: exit %d, stderr %q; want exit %d and %q", strings.Join(args, " "),
+				code, errs, c.code, c.want)
 		}
 	}
 }
