@@ -52,6 +52,9 @@ func (p *Predictor) Query(x mat.Matrix, k int) ([]Query, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("ivm: query of %d rows: ask for at least one", k)
 	}
+	if d, ok := x.(*mat.Dense); x == nil || ok && d == nil { // dataset.RowsOf of no rows
+		return nil, errors.New("ivm: query: the pool has no rows")
+	}
 	if n, _ := x.Dims(); n == 0 {
 		return nil, errors.New("ivm: query: the pool has no rows")
 	}

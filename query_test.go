@@ -253,6 +253,12 @@ func TestQueryInvalid(t *testing.T) {
 			t.Errorf("k %d: error %v, want %q", tc.k, err, tc.want)
 		}
 	}
+	var none *mat.Dense
+	for _, pool := range []mat.Matrix{none, nil} {
+		if _, err := p.Query(pool, 1); err == nil || !strings.Contains(err.Error(), "no rows") {
+			t.Errorf("no pool: %v", err)
+		}
+	}
 	if qs := queried(t, p, rows([]float64{0, 1}), 5); qs[0].Row != 0 {
 		t.Errorf("k above the pool: %+v", qs)
 	}
