@@ -220,30 +220,15 @@ func (s *Selector) expectedRemoval() (pos int, loss float64) {
 		if v := 1 - vs*beta; v > 0 && vs > 0 {
 			cav := vs / v
 			mu := cav * (s.mu[i]/vs - beta*s.steps[k].SiteM)
-			sc = -s.expectedGain(i, mu, cav)
+			if e, ok := s.labelAverage(i, mu, cav, math.NaN(), 0, 0); ok {
+				sc = -e
+			}
 		}
 		if pos < 0 || sc > loss {
 			pos, loss = k, sc
 		}
 	}
 	return pos, loss
-}
-
-// expectedGain is the information in bits a label of point i would bring at latent mean mu
-// and variance vs, averaged over the labels' predictive probabilities.
-func (s *Selector) expectedGain(i int, mu, vs float64) float64 {
-	e, total := 0.0, 0.0
-	for _, c := range s.classes {
-		lz, _, nu := s.Noise.Moments(i, c, mu, vs)
-		if p, d := math.Exp(lz), delta(vs, nu); p > 0 && !math.IsNaN(d) {
-			e += p * d
-			total += p
-		}
-	}
-	if total == 0 {
-		return math.Inf(1)
-	}
-	return e / total
 }
 
 // extendedRows numbers the active points of an extended model: old point k keeps

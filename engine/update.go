@@ -136,12 +136,22 @@ func (s *Selector) expectedDelta(j int, observed float64) float64 {
 	if !slices.Contains(s.classes, s.Y[j]) {
 		return observed
 	}
-	mu, vs := s.mu[j], s.varsigma[j]
+	// The observed label's ln Z and score are already known (scoreRange).
+	if e, ok := s.labelAverage(j, s.mu[j], s.varsigma[j], s.Y[j], s.logZ[j], observed); ok {
+		return e
+	}
+	return observed
+}
+
+// labelAverage is the entropy reduction a label of point j would bring at latent mean mu
+// and variance vs, averaged over the labels' predictive probabilities; label known (NaN:
+// none) has its ln Z and score given. ok is false where no label has a probability.
+func (s *Selector) labelAverage(j int, mu, vs, known, knownLZ, knownD float64) (float64,
+	bool) {
 	e, total := 0.0, 0.0
 	for _, c := range s.classes {
-		// The observed label's ln Z and score are already known (scoreRange).
-		lz, d := s.logZ[j], observed
-		if c != s.Y[j] {
+		lz, d := knownLZ, knownD
+		if c != known {
 			var nu float64
 			lz, _, nu = s.Noise.Moments(j, c, mu, vs)
 			d = delta(vs, nu)
@@ -152,10 +162,7 @@ func (s *Selector) expectedDelta(j int, observed float64) float64 {
 			total += p
 		}
 	}
-	if total == 0 {
-		return observed
-	}
-	return e / total
+	return e / total, total > 0
 }
 
 // scoreAll scores every inactive point and records the best.
