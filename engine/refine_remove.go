@@ -164,17 +164,21 @@ func (s *Selector) includeSite(i int, m, beta, siteBeta float64) error {
 // solveBlock sets columns [b0, b1) of M to L⁻¹K(I, x_j): the rows' kernel values against the
 // active inputs xa (white noise on the active rows' own), solved as rows, k_jᵀU⁻¹ with
 // U = Lᵀ, by the blocked solve (several times gonum's triangular solve), then transposed.
+// sc holds the buffers, reused by one goroutine's blocks.
 func (s *Selector) solveBlock(xa *mat.Dense, upper blas64.Triangular, b0, b1 int,
-	white float64) {
+	white float64, sc *blockScratch) {
 	d, n := s.size, s.n
-	kt := mat.NewDense(b1-b0, d, nil)
+	if cap(sc.kt) < (b1-b0)*d {
+		sc.kt = make([]float64, (b1-b0)*d)
+	}
+	kt := mat.NewDense(b1-b0, d, sc.kt[:(b1-b0)*d])
 	s.Kernel.K(kt, s.X.Slice(b0, b1, 0, s.dim), xa)
 	for r, idx := range s.order {
 		if b0 <= idx && idx < b1 {
 			kt.Set(idx-b0, r, kt.At(idx-b0, r)+white)
 		}
 	}
-	rowdot.SolveUpperRight(kt.RawMatrix(), upper, nil)
+	sc.solve = rowdot.SolveUpperRight(kt.RawMatrix(), upper, sc.solve)
 	raw := kt.RawMatrix()
 	for j := range b1 - b0 {
 		row := raw.Data[j*raw.Stride : j*raw.Stride+d]
@@ -183,6 +187,9 @@ func (s *Selector) solveBlock(xa *mat.Dense, upper blas64.Triangular, b0, b1 int
 		}
 	}
 }
+
+// blockScratch is solveBlock's buffers: the block's kernel rows and the solve's scratch.
+type blockScratch struct{ kt, solve []float64 }
 
 // recomputeBlock is the number of columns of M computed together by recompute.
 const recomputeBlock = 256
@@ -231,6 +238,7 @@ func (s *Selector) recompute() error {
 	white := s.Kernel.White()
 	s.setBest(s.forRanges(func(lo, hi int) candidate {
 		best := candidate{idx: -1}
+		var sc blockScratch
 		for b0 := lo; b0 < hi; b0 += recomputeBlock {
 			b1 := min(b0+recomputeBlock, hi)
 			vs, mu := s.varsigma[b0:b1], s.mu[b0:b1]
@@ -238,7 +246,7 @@ func (s *Selector) recompute() error {
 				mu[j] = 0
 			}
 			if d > 0 {
-				s.solveBlock(xa, upper, b0, b1, white)
+				s.solveBlock(xa, upper, b0, b1, white, &sc)
 				for r := 0; r < d; r++ {
 					row, zr := s.m[r*n+b0:r*n+b1], z[r]
 					for j, v := range row {
