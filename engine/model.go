@@ -220,10 +220,23 @@ func weightedSum(v, w []float64) float64 {
 // kernel values of their common active inputs.
 func (m *Model) LatentFromKernel(kt *mat.Dense, mu, varsigma []float64) {
 	m.LatentMeanFromKernel(kt, mu)
-	m.solveRows(kt)
-	raw := kt.RawMatrix()
-	for j := range raw.Rows {
-		row := raw.Data[j*raw.Stride : j*raw.Stride+raw.Cols]
+	m.takeProjections(kt.RawMatrix(), m.Size(), varsigma)
+}
+
+// takeProjections solves the first r columns of kt's rows (k*ᵀ, overwritten) as solveRows
+// does, which needs only the leading r×r block of U, and takes each row's squared norm from
+// its varsigma: the variance given the first r active points.
+func (m *Model) takeProjections(kt blas64.General, r int, varsigma []float64) {
+	if r == 0 {
+		return
+	}
+	lead := m.upper
+	lead.N, kt.Cols = r, r
+	buf := solveScratch.Get().(*[]float64)
+	*buf = rowdot.SolveUpperRight(kt, lead, *buf)
+	solveScratch.Put(buf)
+	for j := range kt.Rows {
+		row := kt.Data[j*kt.Stride : j*kt.Stride+r]
 		// Rounding can take ς* a hair below zero when x* is an active input.
 		varsigma[j] = max(0, varsigma[j]-weightedSum(row, row))
 	}

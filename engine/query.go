@@ -2,8 +2,6 @@ package engine
 
 import (
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/ivmlab/ivm/internal/rowdot"
 )
 
 // Projections returns, for each row x* of x, the row k*ᵀU⁻¹ (U the upper Cholesky factor of
@@ -29,21 +27,8 @@ func (m *Model) Projections(x mat.Matrix) *mat.Dense {
 func (m *Model) LatentBound(x mat.Matrix, r int, mu, varsigma []float64) {
 	r = min(max(r, 0), m.Size())
 	m.Kernel.Diag(varsigma, x)
-	lead := m.upper
-	lead.N = r
 	m.kernelChunks(x, func(kt *mat.Dense, lo, hi int) {
 		m.LatentMeanFromKernel(kt, mu[lo:hi])
-		if r == 0 {
-			return
-		}
-		part := kt.RawMatrix()
-		part.Cols = r
-		buf := solveScratch.Get().(*[]float64)
-		*buf = rowdot.SolveUpperRight(part, lead, *buf)
-		solveScratch.Put(buf)
-		for j := range hi - lo {
-			row := part.Data[j*part.Stride : j*part.Stride+r]
-			varsigma[lo+j] = max(0, varsigma[lo+j]-weightedSum(row, row))
-		}
+		m.takeProjections(kt.RawMatrix(), r, varsigma[lo:hi])
 	})
 }
