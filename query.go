@@ -2,17 +2,19 @@ package ivm
 
 // Active learning: which rows of an unlabelled pool would tell the model most.
 //
-// Each of a predictor's binary models (or its regression) is a query unit: its latent mean
-// and variance at every pool row give the row's score, the information its label would
-// bring (query_score.go); a multi-class predictor's score is the sum over its units. The
-// batch is chosen greedily: after each choice every other row's latent variance is updated
-// as if the chosen row had been included with the site its label would give (the engine's
-// ADF update, ς ← ς − ν c², c the posterior covariance), so that K rows are not K copies of
-// one region. A row's score only falls as rows are chosen (a smaller variance, a smaller
-// score), so the greedy choice is made lazily: the scores at the start bound the later
-// ones, and only the rows whose bound could still win are brought up to date. The scores at
-// the start are themselves bounds, from variances bounded by the leading active points
-// (leadingRanks): a large pool's rows are not all solved in full.
+// Each of a predictor's binary models (or its regression) is a query unit; a multi-class
+// predictor's score is the sum over its units. A regression scores a row by the information
+// an observation brings about its latent (query_score.go); a classifier, by what its label
+// tells about the labels of the pool (query_targets.go). The batch is chosen greedily: after
+// each choice every other row's latent variance is updated as if the chosen row had been
+// included with the site its label would give (the engine's ADF update, ς ← ς − ν c², c the
+// posterior covariance), so that K rows are not K copies of one region. A row's score falls
+// as rows are chosen (for a classifier: nearly always), so the greedy choice is made lazily:
+// the scores at the start bound the later ones, and only the rows whose bound could still win
+// are brought up to date. A regression's scores at the start are themselves bounds, from
+// variances bounded by the leading active points (leadingRanks): a large pool's rows are not
+// all solved in full. A classifier's are exact, at every row of a pool up to queryWork's
+// bound and at an evenly spaced sample of a larger one.
 
 import (
 	"container/heap"
@@ -33,7 +35,8 @@ type Query struct {
 	// Row is the row's index in the pool (0-based).
 	Row int
 	// Score is the information its label would bring, in nats, given the rows chosen
-	// before it (summed over a multi-class predictor's binary models).
+	// before it (summed over a multi-class predictor's binary models): a classifier's about
+	// the labels of the pool, per row, a regression's about the row's latent.
 	Score float64
 	// Prediction is the predictor's current prediction at the row (Predict's).
 	Prediction noise.Prediction
@@ -42,12 +45,13 @@ type Query struct {
 // Query returns the k rows of the unlabelled pool x whose labels would tell p most, best
 // first (all the rows when the pool has fewer than k), by the expected information gain
 // under p's own predictive distribution with the greedy batch rule described in query.go.
-// A classifier's score is the mutual information between a binary model's label and its
-// latent (Houlsby et al.'s closed form for the probit); a regression's, the entropy
-// reduction ½ ln(1 + σ²_f/σ²_n) of a Gaussian observation, which ranks as the predictive
-// variance does. One-vs-one pairs weigh their information by the probability that the row
-// is of one of the pair's classes; a blend queries through its probit model. Ordinal,
-// semi-supervised and projected predictors are refused: see queryUnits.
+// A classifier's score is the mean over evenly spaced pool rows of the information a binary
+// model's label brings about theirs (EPIG), so that rows whose labels would inform the rest
+// of the pool come before isolated ones; a regression's, the entropy reduction ½ ln(1 +
+// σ²_f/σ²_n) of a Gaussian observation, which ranks as the predictive variance does.
+// One-vs-one pairs weigh their information by the probability that the row is of one of the
+// pair's classes; a blend queries through its probit model. Ordinal, semi-supervised and
+// projected predictors are refused: see queryUnits.
 func (p *Predictor) Query(x mat.Matrix, k int) ([]Query, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("ivm: query of %d rows: ask for at least one", k)
@@ -55,36 +59,56 @@ func (p *Predictor) Query(x mat.Matrix, k int) ([]Query, error) {
 	if d, ok := x.(*mat.Dense); x == nil || ok && d == nil { // dataset.RowsOf of no rows
 		return nil, errors.New("ivm: query: the pool has no rows")
 	}
-	if n, _ := x.Dims(); n == 0 {
+	n, _ := x.Dims()
+	if n == 0 {
 		return nil, errors.New("ivm: query: the pool has no rows")
 	}
 	if err := p.checkInputs(x); err != nil {
 		return nil, err
 	}
-	units, preds, err := p.queryUnits(x)
+	units, err := p.queryUnits()
 	if err != nil {
 		return nil, err
 	}
-	n, _ := x.Dims()
-	b := newBatchQuery(units, x)
-	rows, scores, err := b.choose(min(k, n))
+	pool, cand := x, queryCandidates(units, n)
+	if units[0].link.regression {
+		cand = nil // its bounds spare a large pool's rows
+	} else if cand != nil {
+		pool = pickRows(x, cand)
+	}
+	preds, err := p.queryLatents(units, pool)
 	if err != nil {
 		return nil, err
 	}
-	if preds == nil {
-		if preds, err = p.Predict(pickRows(x, rows)); err != nil {
-			return nil, err
-		}
-	} else {
-		picked := make([]noise.Prediction, len(rows))
-		for i, r := range rows {
-			picked[i] = preds[r]
-		}
-		preds = picked
+	b, err := newBatchQuery(units, pool)
+	if err != nil {
+		return nil, err
+	}
+	rows, scores, err := b.choose(min(k, b.heap.Len()))
+	if err != nil {
+		return nil, err
 	}
 	out := make([]Query, len(rows))
 	for i, r := range rows {
-		out[i] = Query{Row: r, Score: scores[i], Prediction: preds[i]}
+		out[i] = Query{Row: r, Score: scores[i]}
+		if preds != nil {
+			out[i].Prediction = preds[r]
+		}
+		if cand != nil {
+			out[i].Row = cand[r]
+		}
+	}
+	if preds == nil {
+		picked := make([]int, len(out))
+		for i, q := range out {
+			picked[i] = q.Row
+		}
+		if preds, err = p.Predict(pickRows(x, picked)); err != nil {
+			return nil, err
+		}
+		for i := range out {
+			out[i].Prediction = preds[i]
+		}
 	}
 	return out, nil
 }
@@ -121,23 +145,46 @@ type batchQuery struct {
 	workers int
 }
 
-func newBatchQuery(units []*queryUnit, x mat.Matrix) *batchQuery {
+func newBatchQuery(units []*queryUnit, x mat.Matrix) (*batchQuery, error) {
 	n, _ := x.Dims()
 	b := &batchQuery{units: units, x: x, workers: runtime.GOMAXPROCS(0),
 		levels: len(units[0].ranks)}
 	b.heap = make(boundHeap, n)
-	const chunk = 4096
-	pool.ForEach((n+chunk-1)/chunk, b.workers, func(c int) {
-		for i := c * chunk; i < min((c+1)*chunk, n); i++ {
-			s := 0.0
-			for _, u := range units {
-				s += u.weightAt(i) * u.link.score(u.mean[i], u.vs[i])
+	for i := range b.heap {
+		b.heap[i].row = i
+	}
+	if units[0].link.regression {
+		const chunk = 4096
+		pool.ForEach((n+chunk-1)/chunk, b.workers, func(c int) {
+			for i := c * chunk; i < min((c+1)*chunk, n); i++ {
+				b.heap[i].score = units[0].score(i, units[0].vs[i], nil, nil)
 			}
-			b.heap[i] = bound{row: i, score: s}
-		}
-	})
+		})
+	} else if err := b.startTargets(); err != nil {
+		return nil, err
+	}
 	heap.Init(&b.heap)
-	return b
+	return b, nil
+}
+
+// startTargets makes evenly spaced pool rows every unit's targets and scores every row
+// exactly: there is no bound on the information about the targets cheaper than it.
+func (b *batchQuery) startTargets() error {
+	n := len(b.heap)
+	targets := evenRows(n, queryTargets)
+	err := pool.ForEachErr(len(b.units), b.workers, func(u int) error {
+		return b.units[u].setTargets(b.x, targets)
+	})
+	if err != nil {
+		return err
+	}
+	const chunk = 2048 // the rows' projections: chunk × d floats a unit
+	for lo := 0; lo < n; lo += chunk {
+		if err := b.solve(b.heap[lo:min(lo+chunk, n)]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // choose picks k rows greedily and returns them with their scores at the time of choice.
@@ -206,7 +253,7 @@ func (b *batchQuery) tighten(batch []bound) error {
 			group[i].level, group[i].score = level, 0
 			for _, u := range b.units {
 				r := group[i].row
-				group[i].score += u.weightAt(r) * u.link.score(u.mean[r], u.vs[r])
+				group[i].score += u.score(r, u.vs[r], nil, nil)
 			}
 		}
 		lo = hi
@@ -247,24 +294,35 @@ func (b *batchQuery) scores(rows []int) ([]float64, error) {
 	}
 	chunks := (len(rows) + chunk - 1) / chunk
 	vs := make([][]float64, len(b.units))
+	ws := make([][][]float64, len(b.units))
+	covs := make([][]*mat.Dense, len(b.units))
 	for u := range vs {
-		vs[u] = make([]float64, len(rows))
+		vs[u], ws[u] = make([]float64, len(rows)), make([][]float64, len(rows))
+		covs[u] = make([]*mat.Dense, chunks)
 	}
 	err := pool.ForEachErr(len(b.units)*chunks, b.workers, func(t int) error {
 		u, c := t/chunks, t%chunks
 		lo, hi := c*chunk, min((c+1)*chunk, len(rows))
-		_, err := b.units[u].conditionalVars(b.x, rows[lo:hi], vs[u][lo:hi])
+		w, cov, err := b.units[u].conditionalVars(b.x, rows[lo:hi], vs[u][lo:hi])
+		copy(ws[u][lo:hi], w)
+		covs[u][c] = cov
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	out := make([]float64, len(rows))
-	for i, r := range rows {
-		for u, q := range b.units {
-			out[i] += q.weightAt(r) * q.link.score(q.mean[r], vs[u][i])
+	pool.ForEach(chunks, b.workers, func(c int) {
+		for i := c * chunk; i < min((c+1)*chunk, len(rows)); i++ {
+			for u, q := range b.units {
+				var cov []float64
+				if covs[u][c] != nil {
+					cov = covs[u][c].RawRowView(i - c*chunk)
+				}
+				out[i] += q.score(rows[i], vs[u][i], ws[u][i], cov)
+			}
 		}
-	}
+	})
 	return out, nil
 }
 

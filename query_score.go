@@ -2,13 +2,11 @@ package ivm
 
 import (
 	"math"
-
-	"github.com/ivmlab/ivm/special"
 )
 
 // queryLink is how a query unit's label depends on its latent, and so what a label would tell
-// about it (the score) and how much including the row would shrink the posterior (the
-// pseudo-site's ν of the batch rule).
+// about it and how much including the row would shrink the posterior (the pseudo-site's ν of
+// the batch rule).
 //
 // The latent ς the models report includes the kernel's white variance w, which stands for
 // noise no label removes: the learnable part of the latent has variance ς − w.
@@ -17,7 +15,8 @@ type queryLink struct {
 	// Gaussian observation with the noise model's σ² (noiseVar) brings.
 	regression bool
 	// Otherwise the label is a probit of the learnable latent g, p(y = +1 | g) = Φ((g + shift)
-	// / s) with s² = probitVar, where g's mean is the reported latent (bias included).
+	// / s) with s² = probitVar, where g's mean is the reported latent (bias included); its
+	// score is what it tells about the pool's labels (query_targets.go).
 	shift, probitVar float64
 	// gaussianSite makes the batch rule's pseudo-site a Gaussian observation of variance
 	// noiseVar (regression, a label regression), else the probit's expected site.
@@ -25,57 +24,19 @@ type queryLink struct {
 	white, noiseVar float64
 }
 
-// score is the expected information a unit's label brings at a row whose latent mean
-// (bias included) is m and variance vs (white included).
-func (l *queryLink) score(m, vs float64) float64 {
-	v := max(0, vs-l.white)
-	if l.regression {
-		return 0.5 * math.Log1p(v/(l.white+l.noiseVar))
-	}
-	return probitInformation(m+l.shift, v, l.probitVar)
+// score is the information a regression's observation brings at a row whose latent variance
+// (white included) is vs.
+func (l *queryLink) score(vs float64) float64 {
+	return 0.5 * math.Log1p(max(0, vs-l.white)/(l.white+l.noiseVar))
 }
 
-// siteNu is ν = 1/(ς + 1/β) of the pseudo-site the batch rule includes at a chosen row: a
-// Gaussian observation's, or for a probit label the ADF ν averaged over the two labels under
-// their predictive probabilities (as the ExpectedEntropy criterion averages its scores).
+// siteNu is ν = 1/(ς + 1/β) of the pseudo-site the batch rule includes at a chosen row whose
+// latent has mean m (bias included) and variance vs: a Gaussian observation's, or for a
+// probit label the ADF ν averaged over the two labels under their predictive probabilities.
 func (l *queryLink) siteNu(m, vs float64) float64 {
 	if l.gaussianSite {
 		return 1 / (vs + l.noiseVar)
 	}
-	c := 1 / math.Sqrt(l.probitVar-l.white+vs)
-	nu := 0.0
-	for _, y := range []float64{-1, 1} {
-		logPhi, _, d := special.LogPhiMills(y * c * (m + l.shift))
-		nu += math.Exp(logPhi) * c * c * d
-	}
-	return nu
-}
-
-// houlsbyA is π ln 2 / 2: h(Φ(x)) ≈ ln 2 · exp(−x²/(2 houlsbyA)) in nats (Houlsby et al.,
-// "Bayesian active learning for classification and preference learning", 2011).
-var houlsbyA = math.Pi * math.Ln2 / 2
-
-// probitInformation is the mutual information, in nats, between a probit label
-// p(y = +1 | g) = Φ(g/s) (s² = s2) and its latent g ~ N(m, v): the entropy of the predictive
-// label, h(Φ(m/√(v + s²))), less the expected entropy given g, which Houlsby et al.'s
-// approximation h(Φ(x)) ≈ ln 2 · exp(−x²/(π ln 2)) gives in closed form. The approximation
-// can take it a hair below zero far in the tails; it is floored there.
-func probitInformation(m, v, s2 float64) float64 {
-	a := s2 * houlsbyA
-	expected := math.Ln2 * math.Sqrt(a/(a+v)) * math.Exp(-m*m/(2*(a+v)))
-	return max(0, binaryEntropyPhi(m/math.Sqrt(v+s2))-expected)
-}
-
-// binaryEntropyPhi is the entropy in nats of a label of probability Φ(x), accurate in both
-// tails.
-func binaryEntropyPhi(x float64) float64 {
-	p, q := special.Phi(x), special.Phi(-x)
-	h := 0.0
-	if p > 0 {
-		h -= p * special.LogPhi(x)
-	}
-	if q > 0 {
-		h -= q * special.LogPhi(-x)
-	}
-	return h
+	label := newProbitLabel(m+l.shift, max(0, vs-l.white)+l.probitVar)
+	return label.p[0]*label.shrink[0] + label.p[1]*label.shrink[1]
 }

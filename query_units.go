@@ -27,11 +27,16 @@ type queryUnit struct {
 	// ranks: while a row's bound level l is below len(ranks), vs holds an upper bound on its
 	// variance from the first ranks[l] active points (boundLatents), not the variance.
 	ranks []int
+	// lazyMeans: a row's mean is set when it is first solved (priorLatents).
+	lazyMeans bool
 
 	// Row s of the chosen rows: its scaled inputs, its projection (engine.Model.Projections),
 	// its coordinates w on the earlier chosen rows (see conditionalVars) and its site's ν.
 	chosenX, proj, w [][]float64
 	nu               []float64
+
+	// targets, a classifier's: the pool rows its scores are about (query_targets.go).
+	targets *targetSet
 }
 
 func (u *queryUnit) weightAt(i int) float64 {
@@ -41,17 +46,32 @@ func (u *queryUnit) weightAt(i int) float64 {
 	return u.weight[i]
 }
 
+// score is the unit's weighed score at pool row r, given its latent variance vs and, for a
+// classifier, its coordinates w on the chosen rows and covariances with the targets.
+func (u *queryUnit) score(r int, vs float64, w, covs []float64) float64 {
+	if u.targets != nil {
+		return u.targetInformation(r, vs, floats.Dot(w, w), covs)
+	}
+	return u.weightAt(r) * u.link.score(vs)
+}
+
 // conditionalVars sets vs[i] to the latent variance at pool row rows[i] given the chosen
 // rows' sites, and returns each row's coordinates w: with c_s the covariance of the row and
 // chosen row s given the active set and the chosen rows before s, w_s = c_s √ν_s and the
-// variance is ς − Σ w_s², the engine's update of ς repeated for each chosen row.
+// variance is ς − Σ w_s², the engine's update of ς repeated for each chosen row. A
+// classifier's unit also returns the rows' covariances with its targets (targetCovs).
 func (u *queryUnit) conditionalVars(x mat.Matrix, rows []int, vs []float64) ([][]float64,
-	error) {
+	*mat.Dense, error) {
 	xs, err := u.scaler.Apply(pickRows(x, rows))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	proj := u.model.Projections(xs)
+	var mu []float64
+	if u.lazyMeans {
+		mu = make([]float64, len(rows))
+	}
+	proj := u.model.ProjectionsAndMeans(xs, mu)
+	u.setMeans(rows, mu)
 	t := len(u.chosenX)
 	var kc *mat.Dense
 	if t > 0 {
@@ -80,13 +100,16 @@ func (u *queryUnit) conditionalVars(x mat.Matrix, rows []int, vs []float64) ([][
 		}
 		vs[i], ws[i] = max(0, v), w
 	}
-	return ws, nil
+	if u.targets == nil {
+		return ws, nil, nil
+	}
+	return ws, u.targetCovs(xs, proj, ws), nil
 }
 
 // include adds pool row r to the chosen rows, with the site its label's expected ν gives.
 func (u *queryUnit) include(x mat.Matrix, r int) error {
 	vs := make([]float64, 1)
-	w, err := u.conditionalVars(x, []int{r}, vs)
+	w, covs, err := u.conditionalVars(x, []int{r}, vs)
 	if err != nil {
 		return err
 	}
@@ -98,57 +121,99 @@ func (u *queryUnit) include(x mat.Matrix, r int) error {
 	u.proj = append(u.proj, u.model.Projections(xs).RawRowView(0))
 	u.w = append(u.w, w[0])
 	u.nu = append(u.nu, u.link.siteNu(u.mean[r], vs[0]))
+	if u.targets != nil {
+		u.includeTargets(covs.RawRowView(0))
+	}
 	return nil
 }
 
-// queryUnits returns the query units of p's kind at the pool rows x, and p's predictions
-// there when it made them (a one-vs-one predictor, whose pairs' weights need them; the
-// others' units need their models' latents alone, with the variances bounded: leadingRanks).
+// queryUnits returns the query units of p's kind, their latents not yet set (queryLatents).
 //
 // Refused: an ordinal or semi-supervised task (their labels are not a binary model's;
 // query is for binary, multi-class and regression tasks) and a projected model, which keeps
 // no factor of its system and so has no latent variances to score by.
-func (p *Predictor) queryUnits(x mat.Matrix) ([]*queryUnit, []noise.Prediction, error) {
+func (p *Predictor) queryUnits() ([]*queryUnit, error) {
 	if p.Task != Binary && p.Task != MultiClass && p.Task != Regression {
-		return nil, nil, fmt.Errorf("ivm: query is for binary, multi-class and regression models, "+
+		return nil, fmt.Errorf("ivm: query is for binary, multi-class and regression models, "+
 			"not a %v one", p.Task)
 	}
-	var units []*queryUnit
 	switch k := p.Kind.(type) {
 	case *ProjectedKind:
-		return nil, nil, errors.New("ivm: query needs the latent variances, and a projected model " +
+		return nil, errors.New("ivm: query needs the latent variances, and a projected model " +
 			"keeps none (the factor of its system is not saved): query needs IVM models " +
 			"(ivm train -multiclass ovr or ovo; Config.Decomposition OneVsRest or OneVsOne)")
 	case *OneVsOneKind:
-		preds, err := p.Kind.predict(p, x)
-		if err != nil {
-			return nil, nil, err
-		}
-		return pairUnits(k, preds, len(p.Classes)), preds, nil
+		return pairUnits(k), nil
 	case *SingleKind:
 		if p.Task == Regression {
-			units = []*queryUnit{regressionUnit(k)}
-		} else {
-			units = []*queryUnit{binaryUnit(k)}
+			return []*queryUnit{regressionUnit(k)}, nil
 		}
+		return []*queryUnit{binaryUnit(k)}, nil
 	case *OneVsRestKind:
-		for _, m := range k.Models {
-			units = append(units, binaryUnit(&SingleKind{Model: m, Scaler: k.Scaler}))
+		units := make([]*queryUnit, len(k.Models))
+		for i, m := range k.Models {
+			units[i] = binaryUnit(&SingleKind{Model: m, Scaler: k.Scaler})
 		}
+		return units, nil
 	case *BlendKind:
 		j := slices.IndexFunc(k.Members, func(mp *Predictor) bool {
 			return mp.Kind.(*SingleKind).Logistic == nil
 		})
-		units = []*queryUnit{binaryUnit(k.Members[max(j, 0)].Kind.(*SingleKind))}
-	default:
-		return nil, nil, fmt.Errorf("ivm: query: a predictor of kind %T", p.Kind)
+		return []*queryUnit{binaryUnit(k.Members[max(j, 0)].Kind.(*SingleKind))}, nil
+	}
+	return nil, fmt.Errorf("ivm: query: a predictor of kind %T", p.Kind)
+}
+
+// queryLatents sets the units' latents at the pool rows x, and returns p's predictions there
+// when it made them: a one-vs-one predictor's pairs weigh their scores by them. A regression's
+// variances are bounded (leadingRanks); a classifier's are left at their priors, for every
+// row is solved to find its covariances with the targets.
+func (p *Predictor) queryLatents(units []*queryUnit, x mat.Matrix) ([]noise.Prediction, error) {
+	if k, ok := p.Kind.(*OneVsOneKind); ok {
+		preds, err := k.predict(p, x)
+		if err != nil {
+			return nil, err
+		}
+		setPairLatents(units, preds, len(p.Classes))
+		return preds, nil
 	}
 	for _, u := range units {
-		if err := u.boundLatents(x, leadingRanks(u.model.Size())); err != nil {
-			return nil, nil, err
+		if !u.link.regression {
+			if err := u.priorLatents(x); err != nil {
+				return nil, err
+			}
+		} else if err := u.boundLatents(x, leadingRanks(u.model.Size())); err != nil {
+			return nil, err
 		}
 	}
-	return units, nil, nil
+	return nil, nil
+}
+
+// priorLatents sets the unit's latent variances at the pool rows x to their priors, bounds
+// at level 0 (rank 0), and leaves their means to be set as they are solved: a classifier's
+// rows are all solved, and their kernel values give both.
+func (u *queryUnit) priorLatents(x mat.Matrix) error {
+	xs, err := u.scaler.Apply(x)
+	if err != nil {
+		return err
+	}
+	n, _ := x.Dims()
+	u.mean, u.vs, u.ranks, u.lazyMeans = make([]float64, n), make([]float64, n), []int{0}, true
+	u.model.Kernel.Diag(u.vs, xs)
+	return nil
+}
+
+// setMeans sets the unit's means at the pool rows from their latent means mu (nil: none),
+// through its noise model (bias included).
+func (u *queryUnit) setMeans(rows []int, mu []float64) {
+	if mu == nil {
+		return
+	}
+	var np noise.Prediction
+	for i, r := range rows {
+		u.model.Noise.Predict(&np, mu[i], 0)
+		u.mean[r] = np.Mean
+	}
 }
 
 // leadingRanks are how many leading active points bound a pool row's latent variance, level
@@ -174,14 +239,6 @@ func (u *queryUnit) boundLatents(x mat.Matrix, ranks []int) error {
 		r = ranks[0]
 	}
 	u.model.LatentBound(xs, r, u.mean, u.vs)
-	if u.link.regression {
-		return nil
-	}
-	var np noise.Prediction
-	for i, mu := range u.mean {
-		u.model.Noise.Predict(&np, mu, u.vs[i])
-		u.mean[i] = np.Mean
-	}
 	return nil
 }
 
@@ -201,10 +258,8 @@ func (u *queryUnit) tighten(x mat.Matrix, rows []int, level int) error {
 }
 
 // pairUnits are a one-vs-one predictor's pairs' units (a blended pair's: the member whose
-// latent its predictions report, the last), their latents preds' exact ones, each pair's
-// information weighed at each row by the probability that the row is of one of its two
-// classes: a pair's label means nothing for a row of neither.
-func pairUnits(k *OneVsOneKind, preds []noise.Prediction, classes int) []*queryUnit {
+// latent its predictions report, the last).
+func pairUnits(k *OneVsOneKind) []*queryUnit {
 	units := make([]*queryUnit, len(k.Pairs))
 	for j, pp := range k.Pairs {
 		sk, single := pp.Kind.(*SingleKind)
@@ -212,7 +267,16 @@ func pairUnits(k *OneVsOneKind, preds []noise.Prediction, classes int) []*queryU
 			members := pp.Kind.(*BlendKind).Members
 			sk = members[len(members)-1].Kind.(*SingleKind)
 		}
-		u := binaryUnit(sk)
+		units[j] = binaryUnit(sk)
+	}
+	return units
+}
+
+// setPairLatents sets the pairs' latents to preds' exact ones, each pair's information
+// weighed at each row by the probability that the row is of one of its two classes: a
+// pair's label means nothing for a row of neither.
+func setPairLatents(units []*queryUnit, preds []noise.Prediction, classes int) {
+	for j, u := range units {
 		a, b := multiclass.PairOf(j, classes)
 		u.mean, u.vs = make([]float64, len(preds)), make([]float64, len(preds))
 		u.weight = make([]float64, len(preds))
@@ -220,9 +284,7 @@ func pairUnits(k *OneVsOneKind, preds []noise.Prediction, classes int) []*queryU
 			u.mean[i], u.vs[i] = preds[i].Latent[j], preds[i].LatentVar[j]
 			u.weight[i] = preds[i].Prob[a] + preds[i].Prob[b]
 		}
-		units[j] = u
 	}
-	return units
 }
 
 // binaryUnit is the unit of binary model sk, its latents not yet set: a probit model, or a

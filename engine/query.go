@@ -12,9 +12,18 @@ import (
 // Query) need it to update a candidate's variance as if other candidates were included. x
 // must have at least one row.
 func (m *Model) Projections(x mat.Matrix) *mat.Dense {
+	return m.ProjectionsAndMeans(x, nil)
+}
+
+// ProjectionsAndMeans is Projections, and sets mu, when it is not nil, to Latent's means at
+// the rows of x, from the same kernel values.
+func (m *Model) ProjectionsAndMeans(x mat.Matrix, mu []float64) *mat.Dense {
 	n, _ := x.Dims()
 	out := mat.NewDense(n, m.Size(), nil)
 	m.Kernel.K(out, x, m.XActive)
+	if mu != nil {
+		m.LatentMeanFromKernel(out, mu)
+	}
 	m.solveRows(out)
 	return out
 }
