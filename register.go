@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/family"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -57,4 +58,27 @@ func (m familyModel) Query(x *mat.Dense, k int) (rows []int, scores []float64,
 			append(preds, q.Prediction)
 	}
 	return rows, scores, preds, nil
+}
+
+// Update returns the model updated with the labelled rows x and their targets y
+// (Predictor.Update; activeSize and maxSwaps are UpdateOptions' ActiveSize and MaxSwaps), its
+// provenance naming where the rows came from as ivm update names its file: source's File,
+// SHA256 and Args. Package serve updates served models with it.
+func (m familyModel) Update(x *mat.Dense, y []float64, activeSize, maxSwaps int,
+	source dataset.Update) (family.Model, error) {
+	q, err := m.p.Update(x, y, UpdateOptions{ActiveSize: activeSize, MaxSwaps: maxSwaps})
+	if err != nil {
+		return nil, err
+	}
+	q.Training.SourceLastUpdate(source.File, source.SHA256, source.Args)
+	return familyModel{q}, nil
+}
+
+// ActiveSizes names the model's IVM models (Predictor.Submodels: "" for a single model) and
+// gives each one's active set size, which package serve reports before and after an update.
+func (m familyModel) ActiveSizes() (names []string, sizes []int) {
+	for _, sm := range m.p.Submodels() {
+		names, sizes = append(names, sm.Name), append(sizes, sm.Model.Size())
+	}
+	return names, sizes
 }

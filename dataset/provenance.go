@@ -27,6 +27,19 @@ type Update struct {
 	Seconds float64  `json:"seconds,omitempty"`
 }
 
+// SourceLastUpdate completes the record of the last update, which the update itself appends
+// with its rows, start and seconds, with where its rows came from: their file's base name (for
+// rows sent to ivm serve, the request's path), SHA-256 and the arguments that made the update.
+// It returns that record, nil when there is none.
+func (p *Provenance) SourceLastUpdate(file, sha256 string, args []string) *Update {
+	if len(p.Updates) == 0 {
+		return nil
+	}
+	u := &p.Updates[len(p.Updates)-1]
+	u.File, u.SHA256, u.Args = file, sha256, args
+	return u
+}
+
 // AllRows is the number of rows a model has seen: the training file's and every update's.
 func (p *Provenance) AllRows() int {
 	n := p.Rows

@@ -8,8 +8,11 @@
 // The API: POST /v1/models/{name}/predict with {"rows": [...]} (and "tasks": [...], one
 // task name per row, for a model whose rows name their task), POST /v1/models/{name}/query
 // with {"rows": [...], "n": K} (the K rows whose labels would tell the model most, for the
-// models that can choose them: the single-task IVM's), GET /v1/models and
-// /v1/models/{name}, GET /healthz and GET /metrics (the Prometheus text format).
+// models that can choose them: the single-task IVM's), POST /v1/models/{name}/update with
+// {"rows": [...], "labels": [...]} (the single-task IVM's models take new labelled rows, as
+// ivm update; held in memory, or written to the model file under Models.SaveUpdates), GET
+// /v1/models and /v1/models/{name}, GET /healthz and GET /metrics (the Prometheus text
+// format).
 package serve
 
 import (
@@ -107,6 +110,7 @@ func (h *Handler) mux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/models/{name}/predict", h.admitted(h.handlePredict))
 	mux.HandleFunc("/v1/models/{name}/query", h.admitted(h.handleQuery))
+	mux.HandleFunc("/v1/models/{name}/update", h.admitted(h.handleUpdate))
 	mux.HandleFunc("GET /v1/models", h.handleList)
 	mux.HandleFunc("GET /v1/models/{name}", h.handleDescribe)
 	mux.HandleFunc("GET /healthz", h.handleHealth)
@@ -114,7 +118,8 @@ func (h *Handler) mux() *http.ServeMux {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, &httpError{http.StatusNotFound,
 			fmt.Sprintf(
-				"no %s %s: the API is POST /v1/models/{name}/predict and /query, GET /v1/models, "+
+				"no %s %s: the API is POST /v1/models/{name}/predict, /query and /update, "+
+					"GET /v1/models, "+
 					"GET /healthz, GET /metrics", r.Method, r.URL.Path)})
 	})
 	return mux

@@ -48,6 +48,7 @@ func (b *syncBuffer) String() string {
 type testServer struct {
 	*httptest.Server
 	handler *serve.Handler
+	models  *serve.Models
 	logs    *syncBuffer
 }
 
@@ -61,7 +62,8 @@ func startServer(t *testing.T, lim serve.Limits, readTimeout time.Duration,
 	}
 	logs := &syncBuffer{}
 	h := serve.NewHandler(models, lim, slog.New(slog.NewJSONHandler(logs, nil)))
-	ts := &testServer{Server: httptest.NewUnstartedServer(h), handler: h, logs: logs}
+	ts := &testServer{Server: httptest.NewUnstartedServer(h), handler: h, models: models,
+		logs: logs}
 	ts.Config.ReadTimeout = readTimeout
 	ts.Start()
 	t.Cleanup(ts.Close)

@@ -3,12 +3,15 @@ package serve
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sync"
 	"sync/atomic"
@@ -50,6 +53,8 @@ type servedModel struct {
 	sha256 string
 	info   []string
 	loaded time.Time
+	// unsaved counts the updates made since the file was read that it does not hold.
+	unsaved int
 }
 
 // loadServedModel reads a model file of any registered family.
@@ -200,12 +205,15 @@ type ModelInfo struct {
 	SHA256   string    `json:"sha256"`
 	Loaded   string    `json:"loaded"`
 	Info     []string  `json:"info"`
+	// UnsavedUpdates counts the updates served that the model file does not hold (POST
+	// /v1/models/{name}/update without -save-updates): a restart would lose them.
+	UnsavedUpdates int `json:"unsaved_updates,omitempty"`
 }
 
 func (m *servedModel) describe() ModelInfo {
 	return ModelInfo{Name: m.Name, File: m.Path, Format: m.model.Format(), Task: m.model.Kind(),
 		Classes: m.classes, Tasks: m.model.Tasks(), InputDim: m.dim, SHA256: m.sha256,
-		Loaded: m.loaded.Format(time.RFC3339), Info: m.info}
+		Loaded: m.loaded.Format(time.RFC3339), Info: m.info, UnsavedUpdates: m.unsaved}
 }
 
 // Describe returns the lines that describe a served model read from path, which GET
@@ -218,8 +226,12 @@ type Describe func(path string, m family.Model) []string
 type Models struct {
 	sources  []Source
 	describe Describe
-	reload   sync.Mutex // one reload at a time
+	reload   sync.Mutex // one reload, or one update's commit, at a time
 	current  atomic.Pointer[map[string]*servedModel]
+	// updating holds a model's update lock (a channel of one slot, so that a request can
+	// stop waiting for it); saveUpdates says whether an update is written to the file.
+	updating    map[string]chan struct{}
+	saveUpdates atomic.Bool
 }
 
 // LoadModels reads every model file, of any registered family; any that cannot be read,
@@ -240,7 +252,10 @@ func LoadModels(sources []Source, describe Describe) (*Models, error) {
 		}
 		models[src.Name] = m
 	}
-	ms := &Models{sources: sources, describe: describe}
+	ms := &Models{sources: sources, describe: describe, updating: map[string]chan struct{}{}}
+	for name := range models {
+		ms.updating[name] = make(chan struct{}, 1)
+	}
 	ms.current.Store(&models)
 	return ms, nil
 }
@@ -291,9 +306,130 @@ func (ms *Models) reloadAll(log *slog.Logger) (replaced, refused int) {
 			continue
 		}
 		replaced++
+		if lost := old[src.Name].unsaved; lost > 0 {
+			log.Warn("reload discards the updates held in memory only", "model", src.Name,
+				"updates", lost)
+		}
 		next[src.Name] = m
 		log.Info("model reloaded", "model", src.Name, "file", src.Path, "sha256", m.sha256)
 	}
 	ms.current.Store(&next)
 	return replaced, refused
+}
+
+// SaveUpdates says whether an update (POST /v1/models/{name}/update) is written to the
+// model's file, so that it outlives the process, or held in memory only (the default).
+func (ms *Models) SaveUpdates(save bool) { ms.saveUpdates.Store(save) }
+
+// lockUpdates waits for the update lock of model name; it returns false if ctx ends first.
+func (ms *Models) lockUpdates(ctx context.Context, name string) bool {
+	select {
+	case ms.updating[name] <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (ms *Models) unlockUpdates(name string) { <-ms.updating[name] }
+
+// commitUpdate serves updated in place of base, first writing it to base's file when
+// updates are saved; a reload in between, or a file changed since it was read, refuses the
+// update rather than lose the reloaded model or the file's new content. It holds the reload
+// lock throughout, so that a reload finds the file and the served model agreeing.
+func (ms *Models) commitUpdate(base *servedModel, updated family.Model) (*servedModel,
+	*httpError) {
+	ms.reload.Lock()
+	defer ms.reload.Unlock()
+	old := *ms.current.Load()
+	if old[base.Name] != base {
+		return nil, &httpError{http.StatusConflict, fmt.Sprintf("model %q was reloaded from its "+
+			"file during the update, which was not applied: send it again", base.Name)}
+	}
+	next := *base
+	next.model, next.unsaved = updated, base.unsaved+1
+	if ms.saveUpdates.Load() {
+		sum, herr := saveUpdated(base, updated)
+		if herr != nil {
+			return nil, herr
+		}
+		next.sha256, next.unsaved = sum, 0
+	}
+	if ms.describe != nil {
+		next.info = ms.describe(next.Path, updated)
+	}
+	models := make(map[string]*servedModel, len(old))
+	for name, m := range old {
+		models[name] = m
+	}
+	models[base.Name] = &next
+	ms.current.Store(&models)
+	return &next, nil
+}
+
+// saveUpdated writes the model updated from base to base's file, unless the file no longer
+// holds base (changed since read: a reload would serve it), and returns the file's SHA-256.
+func saveUpdated(base *servedModel, updated family.Model) (string, *httpError) {
+	if _, sum, err := readServedFile(base.Path); err != nil || sum != base.sha256 {
+		why := "it changed since it was read"
+		if err != nil {
+			why = err.Error()
+		}
+		return "", &httpError{http.StatusConflict, fmt.Sprintf("model %q: %s: %s; the update was "+
+			"not applied (reload the file, SIGHUP, and send it again)", base.Name, base.Path, why)}
+	}
+	var buf bytes.Buffer
+	if err := updated.Save(&buf); err != nil {
+		return "", &httpError{http.StatusInternalServerError, fmt.Sprintf(
+			"model %q: the updated model cannot be written (%v); the update was not applied",
+			base.Name, err)}
+	}
+	if err := writeFileAtomic(base.Path, buf.Bytes()); err != nil {
+		return "", &httpError{http.StatusInternalServerError, fmt.Sprintf(
+			"model %q: %v; the update was not applied", base.Name, err)}
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// writeFileAtomic replaces the file at path (the file a symbolic link leads to) by data: it
+// is written to a temporary file beside it with the file's permissions, synced and renamed
+// over it, so that a crash or a reload never finds a half-written model file.
+func writeFileAtomic(path string, data []byte) error {
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	st, err := os.Stat(target)
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	err = writeSynced(f, data, st.Mode().Perm())
+	if err == nil {
+		err = os.Rename(f.Name(), target)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeSynced writes data to f, gives it permissions perm, syncs and closes it.
+func writeSynced(f *os.File, data []byte, perm os.FileMode) error {
+	_, err := f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

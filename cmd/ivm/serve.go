@@ -22,7 +22,7 @@ import (
 
 func init() {
 	register("serve", command{Synopsis: "ivm serve [flags] MODEL...",
-		Short: "answer predictions over HTTP (JSON)", Order: 22, Run: cmdServe})
+		Short: "answer predictions, queries and updates over HTTP (JSON)", Order: 22, Run: cmdServe})
 }
 
 // serveTimeouts are the http.Server's timeouts and how long a shutdown waits.
@@ -51,6 +51,9 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 		"how long an idle keep-alive connection stays open")
 	fs.DurationVar(&t.Shutdown, "shutdown-timeout", 30*time.Second,
 		"how long SIGTERM waits for requests in flight")
+	saveUpdates := fs.Bool("save-updates", false, "write each update (POST .../update) to its "+
+		"model file, renamed into place; without it updates are held in memory only and a "+
+		"restart loses them")
 	logFormat := fs.String("log", "json", "log format on stderr: json or text")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -77,6 +80,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	models.SaveUpdates(*saveUpdates)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -88,7 +92,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	releaseSignals() // after serve's own handlers are in place, so no signal finds none
 	defer signal.Stop(hup)
 	log.Info("serving", "addr", ln.Addr().String(), "models", models.Names(), "workers", lim.Workers,
-		"max_inflight", lim.MaxInflight, "max_rows", lim.MaxRows, "max_body", lim.MaxBody)
+		"max_inflight", lim.MaxInflight, "max_rows", lim.MaxRows, "max_body", lim.MaxBody,
+		"save_updates", *saveUpdates)
 	return runServer(ctx, ln, serve.NewHandler(models, lim, log), log, t, hup)
 }
 

@@ -94,8 +94,8 @@ func (r *trainingRun) saveUpdate(q *ivm.Predictor, quiet bool) error {
 	if err != nil {
 		return err
 	}
-	u := &q.Training.Updates[len(q.Training.Updates)-1]
-	u.File, u.SHA256, u.Args = filepath.Base(r.trainPath), hash, append([]string{"update"}, r.args...)
+	u := q.Training.SourceLastUpdate(filepath.Base(r.trainPath), hash,
+		append([]string{"update"}, r.args...))
 	if err := q.Save(r.out); err != nil {
 		return err
 	}
