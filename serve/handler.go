@@ -10,9 +10,9 @@
 // with {"rows": [...], "n": K} (the K rows whose labels would tell the model most, for the
 // models that can choose them: the single-task IVM's), POST /v1/models/{name}/update with
 // {"rows": [...], "labels": [...]} (the single-task IVM's models take new labelled rows, as
-// ivm update; held in memory, or written to the model file under Models.SaveUpdates), GET
-// /v1/models and /v1/models/{name}, GET /healthz and GET /metrics (the Prometheus text
-// format).
+// ivm update; refused unless Models.AcceptUpdates holds them in memory or writes them to the
+// model file), GET /v1/models and /v1/models/{name}, GET /healthz and GET /metrics (the
+// Prometheus text format).
 package serve
 
 import (

@@ -206,7 +206,7 @@ type ModelInfo struct {
 	Loaded   string    `json:"loaded"`
 	Info     []string  `json:"info"`
 	// UnsavedUpdates counts the updates served that the model file does not hold (POST
-	// /v1/models/{name}/update without -save-updates): a restart would lose them.
+	// /v1/models/{name}/update under -updates memory): a restart would lose them.
 	UnsavedUpdates int `json:"unsaved_updates,omitempty"`
 }
 
@@ -229,9 +229,9 @@ type Models struct {
 	reload   sync.Mutex // one reload, or one update's commit, at a time
 	current  atomic.Pointer[map[string]*servedModel]
 	// updating holds a model's update lock (a channel of one slot, so that a request can
-	// stop waiting for it); saveUpdates says whether an update is written to the file.
-	updating    map[string]chan struct{}
-	saveUpdates atomic.Bool
+	// stop waiting for it); updates is the UpdateMode.
+	updating map[string]chan struct{}
+	updates  atomic.Int32
 }
 
 // LoadModels reads every model file, of any registered family; any that cannot be read,
@@ -317,9 +317,23 @@ func (ms *Models) reloadAll(log *slog.Logger) (replaced, refused int) {
 	return replaced, refused
 }
 
-// SaveUpdates says whether an update (POST /v1/models/{name}/update) is written to the
-// model's file, so that it outlives the process, or held in memory only (the default).
-func (ms *Models) SaveUpdates(save bool) { ms.saveUpdates.Store(save) }
+// UpdateMode is what becomes of an update (POST /v1/models/{name}/update).
+type UpdateMode int32
+
+const (
+	// UpdatesOff refuses updates (403), the default: a server that answered predictions
+	// does not start accepting changes to its models unasked.
+	UpdatesOff UpdateMode = iota
+	// UpdatesInMemory serves an update until a restart, or a reload of a changed file.
+	UpdatesInMemory
+	// UpdatesSaved writes an update to the model's file before serving it.
+	UpdatesSaved
+)
+
+// AcceptUpdates sets what becomes of updates.
+func (ms *Models) AcceptUpdates(mode UpdateMode) { ms.updates.Store(int32(mode)) }
+
+func (ms *Models) updateMode() UpdateMode { return UpdateMode(ms.updates.Load()) }
 
 // lockUpdates waits for the update lock of model name; it returns false if ctx ends first.
 func (ms *Models) lockUpdates(ctx context.Context, name string) bool {
@@ -348,7 +362,7 @@ func (ms *Models) commitUpdate(base *servedModel, updated family.Model) (*served
 	}
 	next := *base
 	next.model, next.unsaved = updated, base.unsaved+1
-	if ms.saveUpdates.Load() {
+	if ms.updateMode() == UpdatesSaved {
 		sum, herr := saveUpdated(base, updated)
 		if herr != nil {
 			return nil, herr

@@ -55,7 +55,7 @@ type UpdateResponse struct {
 	Rows    int          `json:"rows"`
 	Seconds float64      `json:"seconds"`
 	Active  []ActiveSize `json:"active"`
-	// Saved says whether the model file now holds the update (ivm serve -save-updates);
+	// Saved says whether the model file now holds the update (ivm serve -updates save);
 	// File is then the file written. Note says what becomes of an update not saved.
 	Saved bool   `json:"saved"`
 	File  string `json:"file,omitempty"`
@@ -72,7 +72,7 @@ type ActiveSize struct {
 
 // heldInMemory is the note of an update that was not written to the model file.
 const heldInMemory = "held in memory only: a restart, or a reload after the model file " +
-	"changes, serves the file's model without this update (ivm serve -save-updates writes " +
+	"changes, serves the file's model without this update (ivm serve -updates save writes " +
 	"updates to the file)"
 
 // updateInput is a checked update request: the rows, their labels, the options and the
@@ -89,6 +89,12 @@ func (h *Handler) handleUpdate(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", http.MethodPost)
 		fail(w, &httpError{http.StatusMethodNotAllowed,
 			"update takes POST with a JSON body {\"rows\": [...], \"labels\": [...]}"})
+		return
+	}
+	if h.models.updateMode() == UpdatesOff {
+		fail(w, &httpError{http.StatusForbidden, "updates are off: start ivm serve with " +
+			"-updates memory (held until a restart) or -updates save (written to the model " +
+			"file); in Go, Models.AcceptUpdates"})
 		return
 	}
 	m := h.namedModel(w, r)

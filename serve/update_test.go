@@ -72,9 +72,10 @@ func servedPredictions(t *testing.T, url, name string, rows [][]float64) []serve
 	return got.Predictions
 }
 
-// An update is served to the requests after it: the active set grows by the rows added, the
-// predictions become those of the model updated in process, and without -save-updates the
-// file is left as it was and the answer and GET /v1/models say the update is unsaved.
+// Updates are refused (403) until the server accepts them. An update is then served to the
+// requests after it: the active set grows by the rows added, the predictions become those of
+// the model updated in process, and held in memory the file is left as it was and the answer
+// and GET /v1/models say the update is unsaved.
 func TestServeUpdateInMemory(t *testing.T) {
 	path, m := copyGolden(t, "binary_probit", t.TempDir(), "probit")
 	ts := startServer(t, serve.Limits{}, 0, serve.Source{Name: "probit", Path: path})
@@ -82,8 +83,15 @@ func TestServeUpdateInMemory(t *testing.T) {
 	before := servedPredictions(t, ts.URL, "probit", rows)
 	file := readFile(t, path)
 
+	var refused struct{ Error string }
+	code := postJSON(t, ts.URL+"/v1/models/probit/update", updateBody(rows[:20], labels[:20], ""),
+		&refused)
+	if code != http.StatusForbidden || !strings.Contains(refused.Error, "-updates memory") {
+		t.Fatalf("update with updates off: %d %+v", code, refused)
+	}
+	ts.models.AcceptUpdates(serve.UpdatesInMemory)
 	var got serve.UpdateResponse
-	code := postJSON(t, ts.URL+"/v1/models/probit/update",
+	code = postJSON(t, ts.URL+"/v1/models/probit/update",
 		updateBody(rows[:20], labels[:20], `"d": 1000`), &got)
 	if code != 200 || got.Rows != 20 || got.Saved || !strings.Contains(got.Note, "memory only") ||
 		len(got.Active) != 1 || got.Active[0].After != got.Active[0].Before+20 {
@@ -101,7 +109,7 @@ func TestServeUpdateInMemory(t *testing.T) {
 		t.Error("the served predictions are not those of the model updated in process")
 	}
 	if readFile(t, path) != file {
-		t.Error("an update without -save-updates changed the model file")
+		t.Error("an update held in memory changed the model file")
 	}
 	var info serve.ModelInfo
 	getJSON(t, ts.URL+"/v1/models/probit", &info)
@@ -132,7 +140,7 @@ func samePredictionAsServed(a, b serve.Prediction) bool {
 		slices.Equal(a.LatentMean, b.LatentMean) && slices.Equal(a.LatentVariance, b.LatentVariance)
 }
 
-// With SaveUpdates the updated model is written to its file, renamed into place with the
+// With UpdatesSaved the updated model is written to its file, renamed into place with the
 // file's permissions: the file reloads as the model served, records the update as ivm update
 // does (the request in place of a file), and a reload finds nothing changed. A file changed
 // since it was read is not overwritten (409).
@@ -143,7 +151,7 @@ func TestServeUpdateSaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts := startServer(t, serve.Limits{}, 0, serve.Source{Name: "ovr", Path: path})
-	ts.models.SaveUpdates(true)
+	ts.models.AcceptUpdates(serve.UpdatesSaved)
 	rows, labels := labelledRows(t, "multiclass_ovr", m.InputDim())
 	var got serve.UpdateResponse
 	code := postJSON(t, ts.URL+"/v1/models/ovr/update",
@@ -217,6 +225,7 @@ func TestServeUpdateRefuses(t *testing.T) {
 	ts := startServer(t, serve.Limits{MaxBody: 4 << 10, MaxRows: 50}, 0,
 		serve.Source{Name: "probit", Path: probit}, serve.Source{Name: "projected", Path: projected},
 		serve.Source{Name: "mtivm", Path: mtivm}, serve.Source{Name: "reg", Path: regression})
+	ts.models.AcceptUpdates(serve.UpdatesInMemory)
 	rows, labels := labelledRows(t, "binary_probit", m.InputDim())
 	two := updateBody(rows[:2], labels[:2], "")
 	other := 3.0
@@ -284,7 +293,7 @@ func TestServeUpdateRefuses(t *testing.T) {
 func TestServeConcurrentUpdatesAndPredicts(t *testing.T) {
 	path, m := copyGolden(t, "binary_probit", t.TempDir(), "probit")
 	ts := startServer(t, serve.Limits{}, 0, serve.Source{Name: "probit", Path: path})
-	ts.models.SaveUpdates(true)
+	ts.models.AcceptUpdates(serve.UpdatesSaved)
 	rows, labels := labelledRows(t, "binary_probit", m.InputDim())
 	const updates, predictors, predicts, perUpdate = 4, 3, 8, 5
 	var wg sync.WaitGroup
@@ -336,6 +345,7 @@ func TestServeUpdateEveryKind(t *testing.T) {
 		}
 	}
 	ts := startServer(t, serve.Limits{}, 0, sources...)
+	ts.models.AcceptUpdates(serve.UpdatesInMemory)
 	for _, src := range sources {
 		m := familyOf(t, src.Path)
 		rows, labels := labelledRows(t, src.Name, m.InputDim())

@@ -51,9 +51,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 		"how long an idle keep-alive connection stays open")
 	fs.DurationVar(&t.Shutdown, "shutdown-timeout", 30*time.Second,
 		"how long SIGTERM waits for requests in flight")
-	saveUpdates := fs.Bool("save-updates", false, "write each update (POST .../update) to its "+
-		"model file, renamed into place; without it updates are held in memory only and a "+
-		"restart loses them")
+	updates := fs.String("updates", "off", "POST .../update: off (refused), memory (held "+
+		"until a restart) or save (written to the model file, renamed into place)")
 	logFormat := fs.String("log", "json", "log format on stderr: json or text")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -68,6 +67,10 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	if lim.MaxBody < 1 || lim.MaxRows < 1 || lim.MaxInflight < 1 {
 		return fmt.Errorf("-max-body, -max-rows and -max-inflight must be positive")
 	}
+	mode, err := parseUpdateMode(*updates)
+	if err != nil {
+		return err
+	}
 	log, err := newServeLogger(*logFormat, stderr)
 	if err != nil {
 		return err
@@ -80,7 +83,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	models.SaveUpdates(*saveUpdates)
+	models.AcceptUpdates(mode)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -93,7 +96,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	defer signal.Stop(hup)
 	log.Info("serving", "addr", ln.Addr().String(), "models", models.Names(), "workers", lim.Workers,
 		"max_inflight", lim.MaxInflight, "max_rows", lim.MaxRows, "max_body", lim.MaxBody,
-		"save_updates", *saveUpdates)
+		"updates", *updates)
 	return runServer(ctx, ln, serve.NewHandler(models, lim, log), log, t, hup)
 }
 
@@ -178,4 +181,17 @@ func parseModelArgs(args []string) ([]serve.Source, error) {
 		out = append(out, src)
 	}
 	return out, nil
+}
+
+// parseUpdateMode reads ivm serve's -updates.
+func parseUpdateMode(s string) (serve.UpdateMode, error) {
+	switch s {
+	case "off":
+		return serve.UpdatesOff, nil
+	case "memory":
+		return serve.UpdatesInMemory, nil
+	case "save":
+		return serve.UpdatesSaved, nil
+	}
+	return 0, fmt.Errorf("-updates %q: want off, memory or save", s)
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/ivmlab/ivm/serve"
 )
 
-// An update sent to ivm serve -save-updates writes the model file ivm update writes for the
+// An update sent to ivm serve -updates save writes the model file ivm update writes for the
 // same rows and -d, but for the record of where the rows came from (the request in place of
 // NEWROWS) and the update's time; ivm info shows it.
 func TestServeSavedUpdateIsIvmUpdate(t *testing.T) {
@@ -34,7 +34,7 @@ func TestServeSavedUpdateIsIvmUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg.SaveUpdates(true)
+	reg.AcceptUpdates(serve.UpdatesSaved)
 	ts := startServerOf(t, reg, serve.Limits{}, testTimeouts)
 	body, _ := json.Marshal(map[string]any{"rows": rowsOf(x), "labels": y, "d": 30})
 	code, answer := post(t, http.DefaultClient, ts.url+"/v1/models/m/update", string(body))
@@ -95,4 +95,12 @@ func withoutUpdateSource(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// ivm serve refuses an -updates that is not off, memory or save before it reads a model.
+func TestServeUpdatesFlag(t *testing.T) {
+	code, _, errs := runCLI(t, "serve", "-updates", "always", "absent.json")
+	if code == 0 || !strings.Contains(errs, `-updates "always": want off, memory or save`) {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
 }
