@@ -115,7 +115,8 @@ func (u *queryUnit) targetCovs(xs, proj *mat.Dense, ws [][]float64) *mat.Dense {
 // by the unit's weight there, times the unit's weight at r. Row r's latent has variance vs
 // (white included) given the active set and the chosen rows, covariances covs with the
 // targets, and spread the variance the chosen rows took from it. A target that is row r
-// itself counts the row's own information.
+// itself is left out: its own information would favour the rows that happen to be targets,
+// most where the kernel is narrow and the others' information small.
 //
 // The chosen rows' labels are not known: including their sites leaves each latent's mean
 // where it was and moves it by an unknown δ of variance spread, so a label's entropy given
@@ -129,6 +130,9 @@ func (u *queryUnit) targetInformation(r int, vs, spread float64, covs []float64)
 	label := newProbitLabel(u.mean[r]+l.shift, vr+spread+l.probitVar)
 	total := 0.0
 	for j, tr := range t.rows {
+		if tr == r {
+			continue
+		}
 		info := label.information(u.mean[tr]+l.shift, max(0, t.vs[j]-l.white), covs[j],
 			l.probitVar, t.spread[j])
 		total += u.weightAt(tr) * info
