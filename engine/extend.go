@@ -123,6 +123,10 @@ func extendSelector(m *Model, x *mat.Dense, y []float64, opt ExtendOptions) (*Se
 	if err != nil {
 		return nil, err
 	}
+	if opt.MaxSwaps < 0 {
+		// Only a swap reads an old active point's posterior or column of M.
+		s.from = d
+	}
 	return s, s.holdSites(m)
 }
 

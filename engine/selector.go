@@ -135,6 +135,10 @@ type Selector struct {
 	// extended model's old active points (Extend). They are never scored or included by
 	// their targets; one removed stays out.
 	siteOnly []bool
+	// from is the first row whose column of M, μ and ς are kept: the rows before it are
+	// site-only rows that no later step reads (an Extend without swaps), so that their
+	// share of every step's work is saved.
+	from int
 
 	// next best candidate, computed after every step
 	best     int

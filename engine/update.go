@@ -43,17 +43,17 @@ func (c candidate) merge(o candidate) candidate {
 	return c
 }
 
-// forRanges runs f over [0, n) split into one contiguous range per worker and merges the
+// forRanges runs f over [from, n) split into one contiguous range per worker and merges the
 // candidates in range order.
 func (s *Selector) forRanges(f func(lo, hi int) candidate) candidate {
 	w := s.workers
 	if w <= 1 {
-		return f(0, s.n)
+		return f(s.from, s.n)
 	}
 	res := make([]candidate, w)
-	chunk := (s.n + w - 1) / w
+	chunk := (s.n - s.from + w - 1) / w
 	pool.ForEach(w, w, func(t int) {
-		lo, hi := t*chunk, min((t+1)*chunk, s.n)
+		lo, hi := s.from+t*chunk, min(s.from+(t+1)*chunk, s.n)
 		if lo >= hi {
 			res[t] = candidate{idx: -1}
 			return
