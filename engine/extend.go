@@ -167,6 +167,11 @@ func (s *Selector) holdSites(m *Model) error {
 			SiteBeta: m.SiteBeta[k], FactorBeta: m.FactorBeta[k]})
 	}
 	s.size = d
+	if m.Jitter == 0 && m.upper.Data != nil {
+		// The model's factor is the one recompute would compute: the same K_II + B⁻¹
+		// factorised by the same routine.
+		return s.recomputeFrom(s.activeInputs(), m.upper)
+	}
 	if err := s.recompute(); err != nil {
 		return fmt.Errorf("%w (the model's own factorisation needed jitter %g)", err, m.Jitter)
 	}
