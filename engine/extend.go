@@ -30,6 +30,10 @@ type ExtendOptions struct {
 	// FirstRow numbers the new rows in the model's Active: row j of the new inputs becomes
 	// FirstRow + j (the rows after those the model was trained and updated on).
 	FirstRow int
+	// Columns, when set, holds the kernel columns over the new rows x for every Extend of a
+	// model with the same kernel on them (nil: none shared). It is used when no swap is to
+	// be made.
+	Columns *ColumnCache
 }
 
 // ExtendStats reports what Extend did.
@@ -126,6 +130,9 @@ func extendSelector(m *Model, x *mat.Dense, y []float64, opt ExtendOptions) (*Se
 	if opt.MaxSwaps < 0 {
 		// Only a swap reads an old active point's posterior or column of M.
 		s.from = d
+		if opt.Columns != nil && opt.Columns.accepts(m.Kernel, x) {
+			s.shared = opt.Columns
+		}
 	}
 	return s, s.holdSites(m)
 }

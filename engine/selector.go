@@ -139,6 +139,9 @@ type Selector struct {
 	// site-only rows that no later step reads (an Extend without swaps), so that their
 	// share of every step's work is saved.
 	from int
+	// shared holds the kernel columns over the rows from on that other selectors share
+	// (Extend's ColumnCache), or nil.
+	shared *ColumnCache
 
 	// next best candidate, computed after every step
 	best     int

@@ -188,7 +188,7 @@ func (s *Selector) update(i int, g, nu float64) {
 	r := math.Sqrt(nu)
 	white := s.Kernel.White()
 	c := s.forRanges(func(lo, hi int) candidate {
-		s.cols.Column(row[lo:hi], lo, hi, i)
+		s.column(row[lo:hi], lo, hi, i)
 		if lo <= i && i < hi {
 			row[i] += white
 		}
@@ -214,6 +214,21 @@ func (s *Selector) update(i int, g, nu float64) {
 		return best
 	})
 	s.setBest(c)
+}
+
+// column writes the kernel column of point i at rows [lo, hi) into dst (without white
+// noise), from the shared cache where there is one.
+func (s *Selector) column(dst []float64, lo, hi, i int) {
+	if s.shared != nil && lo >= s.from && i >= s.from {
+		col := s.shared.column(i-s.from, func(col []float64) {
+			s.cols.Column(col, s.from, s.n, i)
+		})
+		if col != nil {
+			copy(dst, col[lo-s.from:hi-s.from])
+			return
+		}
+	}
+	s.cols.Column(dst, lo, hi, i)
 }
 
 // subtractProjections computes dst[j] −= Σ_r a[r]·M[r, off+j] for the rows r of M
