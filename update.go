@@ -126,6 +126,8 @@ type updateRun struct {
 	task           Task
 	first          int
 	seen, problems int
+	// columns holds the kernel columns over the new rows that the models share (nil: none).
+	columns *engine.ColumnCache
 }
 
 // extend updates model m with the scaled rows xs and coded targets yc on workers goroutines.
@@ -145,7 +147,8 @@ func (up *updateRun) extend(m *engine.Model, xs *mat.Dense, yc []float64,
 	}
 	out, _, err := engine.Extend(m, xs, yc, engine.ExtendOptions{
 		ActiveSize: max(size, 0), MaxSwaps: swaps,
-		Criterion: up.opt.Criterion.Resolve(auto), Workers: workers, FirstRow: up.first})
+		Criterion: up.opt.Criterion.Resolve(auto), Workers: workers, FirstRow: up.first,
+		Columns: up.columns})
 	return out, err
 }
 
@@ -195,6 +198,8 @@ func (k *OneVsRestKind) update(p *Predictor, x mat.Matrix, y []float64,
 	parallel := min(len(models), up.opt.Workers)
 	classes := *up
 	classes.problems = len(models)
+	// The classes' models include many of the same new rows, each with the same kernel.
+	classes.columns = engine.NewColumnCache(xs)
 	up = &classes
 	err = pool.ForEachErr(len(models), parallel, func(c int) error {
 		yc, _ := codeTargets(MultiClass, p.Classes, y, c)

@@ -21,7 +21,7 @@ const uspsUpdateKernel = "rbf(gamma=0.0078125,variance=1)+lin(variance=0.01)+bia
 	"white(variance=0.01)"
 
 // uspsRows returns n training rows of USPS drawn at random and the test rows.
-func uspsRows(t *testing.T, n int) (x *mat.Dense, y []float64, test *dataset.Data) {
+func uspsRows(t testing.TB, n int) (x *mat.Dense, y []float64, test *dataset.Data) {
 	t.Helper()
 	train, test, err := data.USPS()
 	if err != nil {
@@ -33,7 +33,7 @@ func uspsRows(t *testing.T, n int) (x *mat.Dense, y []float64, test *dataset.Dat
 }
 
 // accuracyLogLoss returns p's accuracy in percent and mean log loss on the rows.
-func accuracyLogLoss(t *testing.T, p *ivm.Predictor, x mat.Matrix, y []float64) (float64,
+func accuracyLogLoss(t testing.TB, p *ivm.Predictor, x mat.Matrix, y []float64) (float64,
 	float64) {
 	t.Helper()
 	preds, err := p.Predict(x)

@@ -30,6 +30,10 @@ type ExtendOptions struct {
 	// FirstRow numbers the new rows in the model's Active: row j of the new inputs becomes
 	// FirstRow + j (the rows after those the model was trained and updated on).
 	FirstRow int
+	// Columns, when set, holds the kernel columns over the new rows x for every Extend of a
+	// model with the same kernel on them (nil: none shared). It is used when no swap is to
+	// be made.
+	Columns *ColumnCache
 }
 
 // ExtendStats reports what Extend did.
@@ -123,6 +127,13 @@ func extendSelector(m *Model, x *mat.Dense, y []float64, opt ExtendOptions) (*Se
 	if err != nil {
 		return nil, err
 	}
+	if opt.MaxSwaps < 0 {
+		// Only a swap reads an old active point's posterior or column of M.
+		s.from = d
+		if opt.Columns != nil && opt.Columns.accepts(m.Kernel, x) {
+			s.shared = opt.Columns
+		}
+	}
 	return s, s.holdSites(m)
 }
 
@@ -163,6 +174,11 @@ func (s *Selector) holdSites(m *Model) error {
 			SiteBeta: m.SiteBeta[k], FactorBeta: m.FactorBeta[k]})
 	}
 	s.size = d
+	if m.Jitter == 0 && m.upper.Data != nil {
+		// The model's factor is the one recompute would compute: the same K_II + B⁻¹
+		// factorised by the same routine.
+		return s.recomputeFrom(s.activeInputs(), m.upper)
+	}
 	if err := s.recompute(); err != nil {
 		return fmt.Errorf("%w (the model's own factorisation needed jitter %g)", err, m.Jitter)
 	}

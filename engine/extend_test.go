@@ -196,3 +196,35 @@ func TestExtendRefuses(t *testing.T) {
 		}
 	}
 }
+
+// Models extended with the kernel columns of the new rows shared through a ColumnCache are
+// the models extended without it: two problems on the same rows (the labels and their
+// negation, which include many of the same rows), side by side.
+func TestExtendSharedColumns(t *testing.T) {
+	m, xNew, yNew, _ := oldAndNew(t, 20)
+	neg := make([]float64, len(yNew))
+	for i, v := range yNew {
+		neg[i] = -v
+	}
+	opt := engine.ExtendOptions{ActiveSize: 60, MaxSwaps: -1, Workers: 1}
+	cached := opt
+	cached.Columns = engine.NewColumnCache(xNew)
+	for _, y := range [][]float64{yNew, neg, yNew} {
+		want, _, err := engine.Extend(m, xNew, y, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := engine.Extend(m, xNew, y, cached)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range want.SiteM {
+			if got.Active[k] != want.Active[k] || got.SiteM[k] != want.SiteM[k] ||
+				got.SiteBeta[k] != want.SiteBeta[k] {
+				t.Fatalf("active point %d: row %d, site %v, %v; want row %d, site %v, %v", k,
+					got.Active[k], got.SiteM[k], got.SiteBeta[k], want.Active[k], want.SiteM[k],
+					want.SiteBeta[k])
+			}
+		}
+	}
+}

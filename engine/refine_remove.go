@@ -200,14 +200,10 @@ const recomputeBlock = 256
 // and removes the rounding drift of many rank-one updates. If K_II + B⁻¹ is not
 // numerically positive definite it returns an error and changes nothing.
 func (s *Selector) recompute() error {
-	d, n := s.size, s.n
-	xa := mat.NewDense(max(d, 1), s.dim, nil)
-	for k, idx := range s.order {
-		xa.SetRow(k, s.X.RawRowView(idx))
-	}
-	var lower, upper blas64.Triangular
+	d := s.size
+	xa := s.activeInputs()
+	var upper blas64.Triangular
 	if d > 0 {
-		xa = xa.Slice(0, d, 0, s.dim).(*mat.Dense)
 		kd := mat.NewDense(d, d, nil)
 		s.Kernel.K(kd, xa, nil)
 		a := mat.NewSymDense(d, nil)
@@ -223,15 +219,35 @@ func (s *Selector) recompute() error {
 				"ivm: K_II + B⁻¹ of the %d active points is not numerically positive definite",
 				d)
 		}
-		var lt mat.TriDense
-		ch.LTo(&lt)
-		lower = lt.RawTriangular()
-		for q := 0; q < d; q++ {
-			copy(s.lfac[tri(q):tri(q)+q+1], lower.Data[q*lower.Stride:q*lower.Stride+q+1])
-		}
 		var ut mat.TriDense
 		ch.UTo(&ut)
 		upper = ut.RawTriangular()
+	}
+	return s.recomputeFrom(xa, upper)
+}
+
+// activeInputs returns the active rows' inputs in inclusion order (one row of zeros when
+// there are none).
+func (s *Selector) activeInputs() *mat.Dense {
+	xa := mat.NewDense(max(s.size, 1), s.dim, nil)
+	for k, idx := range s.order {
+		xa.SetRow(k, s.X.RawRowView(idx))
+	}
+	if s.size == 0 {
+		return xa
+	}
+	return xa.Slice(0, s.size, 0, s.dim).(*mat.Dense)
+}
+
+// recomputeFrom is recompute given the active inputs xa and the upper factor U = Lᵀ of
+// K_II + B⁻¹, which it copies into L.
+func (s *Selector) recomputeFrom(xa *mat.Dense, upper blas64.Triangular) error {
+	d, n := s.size, s.n
+	for q := 0; q < d; q++ {
+		row := s.lfac[tri(q) : tri(q)+q+1]
+		for p := range row {
+			row[p] = upper.Data[p*upper.Stride+q]
+		}
 	}
 	z := s.solveSites()
 	s.Kernel.Diag(s.varsigma, s.X)

@@ -135,6 +135,13 @@ type Selector struct {
 	// extended model's old active points (Extend). They are never scored or included by
 	// their targets; one removed stays out.
 	siteOnly []bool
+	// from is the first row whose column of M, μ and ς are kept: the rows before it are
+	// site-only rows that no later step reads (an Extend without swaps), so that their
+	// share of every step's work is saved.
+	from int
+	// shared holds the kernel columns over the rows from on that other selectors share
+	// (Extend's ColumnCache), or nil.
+	shared *ColumnCache
 
 	// next best candidate, computed after every step
 	best     int

@@ -43,17 +43,17 @@ func (c candidate) merge(o candidate) candidate {
 	return c
 }
 
-// forRanges runs f over [0, n) split into one contiguous range per worker and merges the
+// forRanges runs f over [from, n) split into one contiguous range per worker and merges the
 // candidates in range order.
 func (s *Selector) forRanges(f func(lo, hi int) candidate) candidate {
 	w := s.workers
 	if w <= 1 {
-		return f(0, s.n)
+		return f(s.from, s.n)
 	}
 	res := make([]candidate, w)
-	chunk := (s.n + w - 1) / w
+	chunk := (s.n - s.from + w - 1) / w
 	pool.ForEach(w, w, func(t int) {
-		lo, hi := t*chunk, min((t+1)*chunk, s.n)
+		lo, hi := s.from+t*chunk, min(s.from+(t+1)*chunk, s.n)
 		if lo >= hi {
 			res[t] = candidate{idx: -1}
 			return
@@ -188,7 +188,7 @@ func (s *Selector) update(i int, g, nu float64) {
 	r := math.Sqrt(nu)
 	white := s.Kernel.White()
 	c := s.forRanges(func(lo, hi int) candidate {
-		s.cols.Column(row[lo:hi], lo, hi, i)
+		s.column(row[lo:hi], lo, hi, i)
 		if lo <= i && i < hi {
 			row[i] += white
 		}
@@ -214,6 +214,21 @@ func (s *Selector) update(i int, g, nu float64) {
 		return best
 	})
 	s.setBest(c)
+}
+
+// column writes the kernel column of point i at rows [lo, hi) into dst (without white
+// noise), from the shared cache where there is one.
+func (s *Selector) column(dst []float64, lo, hi, i int) {
+	if s.shared != nil && lo >= s.from && i >= s.from {
+		col := s.shared.column(i-s.from, func(col []float64) {
+			s.cols.Column(col, s.from, s.n, i)
+		})
+		if col != nil {
+			copy(dst, col[lo-s.from:hi-s.from])
+			return
+		}
+	}
+	s.cols.Column(dst, lo, hi, i)
 }
 
 // subtractProjections computes dst[j] −= Σ_r a[r]·M[r, off+j] for the rows r of M
