@@ -2,6 +2,7 @@ package projected
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 
 	"gonum.org/v1/gonum/blas"
@@ -10,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/internal/rowdot"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/kern"
@@ -72,21 +74,38 @@ func (s *system) addReal(kb *mat.Dense, y []float64) {
 func (s *system) addGram(kb *mat.Dense) {
 	b, m := kb.Dims()
 	s.kt = slices.Grow(s.kt[:0], m*b)[:m*b]
-	for i := range b {
-		for j, v := range kb.RawRowView(i) {
-			s.kt[j*b+i] = v
+	inParts(b, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for j, v := range kb.RawRowView(i) {
+				s.kt[j*b+i] = v
+			}
 		}
-	}
+	})
 	s.panel = slices.Grow(s.panel[:0], panelRows*m)[:panelRows*m]
 	kt := blas64.General{Rows: m, Cols: b, Stride: b, Data: s.kt}
 	for lo := 0; lo < m; lo += panelRows {
 		hi := min(m, lo+panelRows)
 		c := blas64.General{Rows: hi - lo, Cols: m - lo, Stride: m - lo, Data: s.panel}
 		rowdot.ABt(c, rowsOf(kt, lo, hi), rowsOf(kt, lo, m))
-		for i := lo; i < hi; i++ { // the upper triangle only: factor keeps a copy in the lower
-			floats.Add(s.g.RawRowView(i)[i:], c.Data[(i-lo)*c.Stride+i-lo:(i-lo)*c.Stride+c.Cols])
-		}
+		inParts(hi-lo, func(plo, phi int) {
+			for i := lo + plo; i < lo+phi; i++ { // the upper triangle: factor copies it below
+				floats.Add(s.g.RawRowView(i)[i:],
+					c.Data[(i-lo)*c.Stride+i-lo:(i-lo)*c.Stride+c.Cols])
+			}
+		})
 	}
+}
+
+// partRows is the fewest rows inParts gives a goroutine.
+const partRows = 64
+
+// inParts calls f on consecutive ranges of 0…n−1, one per core (each of at least partRows
+// rows), side by side: the work between a block's products (its kernel values, their
+// transposition, the panels' sums) would otherwise leave all cores but one idle. Each range
+// computes what it would alone, so the system's bits do not depend on the cores.
+func inParts(n int, f func(lo, hi int)) {
+	parts := min(runtime.GOMAXPROCS(0), max(1, n/partRows))
+	pool.ForEach(parts, parts, func(p int) { f(p*n/parts, (p+1)*n/parts) })
 }
 
 // rowsOf is rows lo…hi−1 of a.
@@ -107,7 +126,10 @@ func (s *system) addRows(k kern.Kernel, x mat.Matrix, sc *dataset.Scaler, idx []
 			return err
 		}
 		kv := kb.Slice(0, hi-lo, 0, m).(*mat.Dense)
-		k.K(kv, xv, centres)
+		_, dim := xv.Dims()
+		inParts(hi-lo, func(plo, phi int) {
+			k.K(kv.Slice(plo, phi, 0, m).(*mat.Dense), xv.Slice(plo, phi, 0, dim), centres)
+		})
 		t.add(s, kv, idx[lo:hi])
 		if report != nil {
 			report(hi)
