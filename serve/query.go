@@ -34,8 +34,8 @@ type QueryResponse struct {
 }
 
 // Queried is one chosen row: its index in the request's rows (0-based), the information
-// its label would bring in nats given the rows chosen before it, and the model's current
-// prediction there.
+// its label would bring in nats given the rows chosen before it (ivm.Query's Score), and the
+// model's current prediction there.
 type Queried struct {
 	Row        int        `json:"row"`
 	Score      float64    `json:"score"`
