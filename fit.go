@@ -60,7 +60,7 @@ func fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	}
 	p := &Predictor{Task: task, Classes: classes}
 	search := !cfg.FixedKernel && cfg.resolveLearning(task) == Search
-	switch dc := cfg.decomposition(n, len(classes), search); {
+	switch dc := cfg.decomposition(n, len(classes), fewestPairRows(y, classes), search); {
 	case task == MultiClass && dc == OneVsOne:
 		if err := p.fitPairs(x, y, cfg); err != nil {
 			return nil, err

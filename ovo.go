@@ -14,6 +14,7 @@ import (
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/multiclass"
 	"github.com/ivmlab/ivm/noise"
+	"github.com/ivmlab/ivm/search"
 )
 
 // Decomposition says how a multi-class task is split into binary problems.
@@ -88,15 +89,34 @@ func (dc Decomposition) resolve(n, k int, search bool) Decomposition {
 }
 
 // decomposition is the decomposition Fit uses for a multi-class task of n rows and k
-// classes: Decomposition resolved, one-vs-rest instead of an automatic projected model for
-// a partitioned training (Config.Part).
-func (cfg *Config) decomposition(n, k int, search bool) Decomposition {
-	dc := cfg.Decomposition.resolve(n, k, search)
-	if dc == Projected && cfg.Decomposition == DecomposeAuto &&
-		(cfg.Part.IsPart() || k == 2 && cfg.Task == Binary) {
+// classes, the fewest rows of any two of which are pairRows: Decomposition resolved,
+// one-vs-rest instead of an automatic projected model for a partitioned training
+// (Config.Part), and instead of an automatic one-vs-one where a pair has too few rows for
+// its search to choose a kernel (a few labelled rows of many classes, as active learning
+// starts from): each one-vs-rest model sees every row.
+func (cfg *Config) decomposition(n, k, pairRows int, searched bool) Decomposition {
+	dc := cfg.Decomposition.resolve(n, k, searched)
+	auto := cfg.Decomposition == DecomposeAuto
+	switch {
+	case dc == Projected && auto && (cfg.Part.IsPart() || k == 2 && cfg.Task == Binary):
+		return OneVsRest
+	case dc == OneVsOne && auto && search.CheckRows(pairRows) != nil:
 		return OneVsRest
 	}
 	return dc
+}
+
+// fewestPairRows is the fewest rows of y that any two of the classes have between them.
+func fewestPairRows(y, classes []float64) int {
+	if len(classes) < 2 {
+		return len(y)
+	}
+	counts := make([]int, len(classes))
+	for c, rows := range subset.ByClass(y, classes) {
+		counts[c] = len(rows)
+	}
+	slices.Sort(counts)
+	return counts[0] + counts[1]
 }
 
 // fitPairs trains p, a multi-class task, one-vs-one: pair j's binary Predictor is Fit on

@@ -41,7 +41,7 @@ func (cfg Config) Plan(n, dim int, y []float64) (Plan, error) {
 	}
 	searched := !cfg.FixedKernel && cfg.resolveLearning(task) == Search
 	pl := Plan{Task: task, Classes: classes, Learning: Algorithm2,
-		Decomposition: cfg.decomposition(n, len(classes), searched)}
+		Decomposition: cfg.decomposition(n, len(classes), fewestPairRows(y, classes), searched)}
 	if searched {
 		pl.Learning = Search
 	}

@@ -74,8 +74,9 @@ func (f *ivmFlags) registerModel() {
 		"multi-class decomposition: ovr (one model per class against the rest), ovo (one binary model "+
 			"per pair\nof classes, its own kernel searched, the pairs' probabilities coupled as libsvm's "+
 			"-b 1), projected (every\nclass's code regressed through -d shared centres, default 5 000: "+
-			"one fit for all classes), or auto: ovo with\nthe default search on up to 5 000 rows, "+
-			"projected above (ovr with -part; ivm.AutoDecomposition); above\n5 000 rows binary and "+
+			"one fit for all classes), or auto: ovo with\nthe default search on up to 5 000 rows "+
+			"(ovr where two classes have under 6 rows), projected above\n(ovr with -part; "+
+			"ivm.AutoDecomposition); above 5 000 rows binary and\n"+
 			"regression tasks are projected models too (not with -noise probit)")
 	fs.StringVar(&f.part, "part", "",
 		"train only slice i/K (0 ≤ i < K) of a multi-class task's binary problems (one-vs-rest "+
