@@ -10,6 +10,8 @@
 #                                                 more bench/active flags, another directory
 #
 # Sets (pools of 1 400 to 7 291 training rows, each with its own test rows):
+#   usps10     10 classes: the USPS digits (data/usps, 7 291 / 2 007; a start of 2 rows a class,
+#              whose defaults are one-vs-rest until every pair of classes has 6 rows)
 #   usps3      binary: USPS digit 3 against the rest (data/usps, 7 291 / 2 007; bench/gen -kind
 #              digits -digit 3)
 #   spambase   binary: kernlab's spam (bench/suite.py prep: 70/30 split, 3 220 / 1 381)
@@ -46,7 +48,7 @@ seeds=${ACTIVE_SEEDS:-5}
 workers=${ACTIVE_WORKERS:-2}
 strategies=${ACTIVE_STRATEGIES:-active,mix50,random}
 read -r -a extra <<<"${ACTIVE_FLAGS:-}"
-all_sets="usps3 spambase satellite friedman1 mathach"
+all_sets="usps3 spambase satellite friedman1 mathach usps10"
 sets=("$@")
 ((${#sets[@]})) || read -r -a sets <<<"$all_sets"
 for s in "${sets[@]}"; do
@@ -64,7 +66,13 @@ have_r=0
 Rscript -e 'suppressMessages(library(mlbench)); suppressMessages(library(kernlab)); suppressMessages(library(nlme))' >/dev/null 2>&1 && have_r=1
 r_sets=()
 for s in "${sets[@]}"; do
-	if [ "$s" = usps3 ]; then
+	if [ "$s" = usps10 ]; then # the CSV files (label first) as libsvm rows
+		for part in train test; do
+			gzip -dc "data/usps/usps_$part.csv.gz" | awk -F, 'NR > 1 { printf "%s", $1
+				for (i = 2; i <= NF; i++) if ($i != 0) printf " %d:%s", i - 1, $i
+				print "" }' >"$out/usps10.$part"
+		done
+	elif [ "$s" = usps3 ]; then
 		go run ./bench/gen -kind digits -in data/usps/usps_train.csv.gz -digit 3 >"$out/usps3.train"
 		go run ./bench/gen -kind digits -in data/usps/usps_test.csv.gz -digit 3 >"$out/usps3.test"
 	elif [ "$have_r" = 1 ]; then

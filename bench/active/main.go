@@ -192,9 +192,9 @@ func load(o options) (*problem, error) {
 	if n, _ := tr.X.Dims(); o.budgets[len(o.budgets)-1] > n {
 		return nil, fmt.Errorf("%s: %d rows, fewer than the last budget", o.train, n)
 	}
-	if pr.classify && startPerClass*len(pr.classes) > o.budgets[0] {
+	if pr.classify && minPerClass*len(pr.classes) > o.budgets[0] {
 		return nil, fmt.Errorf("%s: %d classes need a start of %d rows or more (-budgets)",
-			o.train, len(pr.classes), startPerClass*len(pr.classes))
+			o.train, len(pr.classes), minPerClass*len(pr.classes))
 	}
 	return pr, nil
 }
@@ -399,24 +399,30 @@ func (pr *problem) round(c *curveRun, k int, o options) error {
 	return nil
 }
 
-// startPerClass is how many rows of each class a classifier's start holds: a model must
-// see two classes to be fitted, a class absent from the start is one it cannot predict,
-// and the defaults' search needs 6 rows of each one-vs-one pair (two a fold, search.CheckRows).
-const startPerClass = 3
+// startPerClass is how many rows of each class a classifier's start holds where the start
+// has room for them, and minPerClass the fewest: a model must see two classes to be fitted,
+// a class absent from the start is one it cannot predict, and the defaults' one-vs-one
+// search needs 6 rows of each pair (two a fold, search.CheckRows; with fewer, the defaults
+// fall back to one-vs-rest).
+const (
+	startPerClass = 3
+	minPerClass   = 2
+)
 
 // start draws seed's first n labelled rows and returns them with the rest, both as
-// indices of the training rows. A classifier's start holds startPerClass rows of each class
-// (or all of a smaller class), drawn uniformly among that class's rows, the others drawn
-// uniformly from all rows.
+// indices of the training rows. A classifier's start holds startPerClass rows of each class,
+// or as many as n has room for (or all of a smaller class), drawn uniformly among that class's
+// rows, the others drawn uniformly from all rows.
 func (pr *problem) start(seed, n int) (labelled, rest []int) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 	all := rng.Perm(len(pr.y))
 	taken := make([]bool, len(pr.y))
 	if pr.classify {
+		perClass := min(startPerClass, n/len(pr.classes))
 		for _, c := range pr.classes {
 			k := 0
 			for _, i := range all {
-				if pr.y[i] == c && k < startPerClass {
+				if pr.y[i] == c && k < perClass {
 					labelled, taken[i] = append(labelled, i), true
 					k++
 				}
