@@ -5,16 +5,17 @@ package ivm
 // Each of a predictor's binary models (or its regression) is a query unit; a multi-class
 // predictor's score is the sum over its units. A regression scores a row by the information
 // an observation brings about its latent (query_score.go); a classifier, by what its label
-// tells about the labels of the pool (query_targets.go). The batch is chosen greedily: after
-// each choice every other row's latent variance is updated as if the chosen row had been
-// included with the site its label would give (the engine's ADF update, ς ← ς − ν c², c the
-// posterior covariance), so that K rows are not K copies of one region. A row's score falls
-// as rows are chosen (for a classifier: nearly always), so the greedy choice is made lazily:
-// the scores at the start bound the later ones, and only the rows whose bound could still win
-// are brought up to date. A regression's scores at the start are themselves bounds, from
-// variances bounded by the leading active points (leadingRanks): a large pool's rows are not
-// all solved in full. A classifier's are exact, at every row of a pool up to queryWork's
-// bound and at an evenly spaced sample of a larger one.
+// tells about the labels of the pool (EPIG, query_targets.go) or, by BALD, about its latent.
+// The batch is chosen greedily: after each choice every other row's latent variance is
+// updated as if the chosen row had been included with the site its label would give (the
+// engine's ADF update, ς ← ς − ν c², c the posterior covariance), so that K rows are not K
+// copies of one region. A row's score falls as rows are chosen (EPIG's: nearly always), so
+// the greedy choice is made lazily: the scores at the start bound the later ones, and only
+// the rows whose bound could still win are brought up to date. The information about a
+// latent is bounded at the start too, from variances bounded by the leading active points
+// (leadingRanks): a large pool's rows are not all solved in full. EPIG's scores are exact,
+// at every row of a pool up to queryWork's bound and at an evenly spaced sample of a larger
+// one.
 
 import (
 	"container/heap"
@@ -26,6 +27,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/internal/enum"
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -42,17 +44,50 @@ type Query struct {
 	Prediction noise.Prediction
 }
 
+// QueryScore is what a classifier's query scores a row by; a regression's is always the
+// information an observation brings about the row's latent.
+type QueryScore int
+
+const (
+	// ScoreEPIG, the default, scores a row by what its label would tell about the labels of
+	// the rest of the pool (the expected predictive information gain, query_targets.go).
+	ScoreEPIG QueryScore = iota
+	// ScoreBALD scores a row by what its label would tell about its own latent (the mutual
+	// information of Houlsby et al.'s BALD): it favours the pool's most isolated rows,
+	// which did worse than random rows on some sets and better on others (bench/RESULTS.md,
+	// "Active learning").
+	ScoreBALD
+)
+
+var queryScoreNames = []string{"epig", "bald"}
+
+// String returns the name ParseQueryScore accepts.
+func (s QueryScore) String() string { return enum.String("QueryScore", queryScoreNames, int(s)) }
+
+// ParseQueryScore parses "epig" (or "") or "bald".
+func ParseQueryScore(s string) (QueryScore, error) {
+	v, err := enum.Parse("ivm", "query score", queryScoreNames, s)
+	return QueryScore(v), err
+}
+
+// QueryOptions are Query's options; the zero value is the default.
+type QueryOptions struct {
+	// Score is what a classifier's rows are scored by.
+	Score QueryScore
+}
+
 // Query returns the k rows of the unlabelled pool x whose labels would tell p most, best
 // first (all the rows when the pool has fewer than k), by the expected information gain
 // under p's own predictive distribution with the greedy batch rule described in query.go.
 // A classifier's score is the mean over evenly spaced pool rows of the information a binary
 // model's label brings about theirs (EPIG), so that rows whose labels would inform the rest
-// of the pool come before isolated ones; a regression's, the entropy reduction ½ ln(1 +
+// of the pool come before isolated ones, or with opt.Score ScoreBALD the mutual information
+// between its label and its latent; a regression's, the entropy reduction ½ ln(1 +
 // σ²_f/σ²_n) of a Gaussian observation, which ranks as the predictive variance does.
 // One-vs-one pairs weigh their information by the probability that the row is of one of the
 // pair's classes; a blend queries through its probit model. Ordinal, semi-supervised and
 // projected predictors are refused: see queryUnits.
-func (p *Predictor) Query(x mat.Matrix, k int) ([]Query, error) {
+func (p *Predictor) Query(x mat.Matrix, k int, opt QueryOptions) ([]Query, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("ivm: query of %d rows: ask for at least one", k)
 	}
@@ -70,17 +105,20 @@ func (p *Predictor) Query(x mat.Matrix, k int) ([]Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	pool, cand := x, queryCandidates(units, n)
-	if units[0].link.regression {
-		cand = nil // its bounds spare a large pool's rows
-	} else if cand != nil {
-		pool = pickRows(x, cand)
+	// The information about the pool's labels has no cheap bound: a large pool is sampled.
+	// The information about a row's own latent is bounded, and spares a large pool's rows.
+	epig := opt.Score == ScoreEPIG && !units[0].link.regression
+	pool, cand := x, []int(nil)
+	if epig {
+		if cand = queryCandidates(units, n); cand != nil {
+			pool = pickRows(x, cand)
+		}
 	}
-	preds, err := p.queryLatents(units, pool)
+	preds, err := p.queryLatents(units, pool, epig)
 	if err != nil {
 		return nil, err
 	}
-	b, err := newBatchQuery(units, pool)
+	b, err := newBatchQuery(units, pool, epig)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +183,9 @@ type batchQuery struct {
 	workers int
 }
 
-func newBatchQuery(units []*queryUnit, x mat.Matrix) (*batchQuery, error) {
+// newBatchQuery starts the choice over the pool x: scored by the information about its
+// rows' labels (epig: startTargets), else by the bounds of the units' latent variances.
+func newBatchQuery(units []*queryUnit, x mat.Matrix, epig bool) (*batchQuery, error) {
 	n, _ := x.Dims()
 	b := &batchQuery{units: units, x: x, workers: runtime.GOMAXPROCS(0),
 		levels: len(units[0].ranks)}
@@ -153,15 +193,19 @@ func newBatchQuery(units []*queryUnit, x mat.Matrix) (*batchQuery, error) {
 	for i := range b.heap {
 		b.heap[i].row = i
 	}
-	if units[0].link.regression {
+	if epig {
+		if err := b.startTargets(); err != nil {
+			return nil, err
+		}
+	} else {
 		const chunk = 4096
 		pool.ForEach((n+chunk-1)/chunk, b.workers, func(c int) {
 			for i := c * chunk; i < min((c+1)*chunk, n); i++ {
-				b.heap[i].score = units[0].score(i, units[0].vs[i], nil, nil)
+				for _, u := range units {
+					b.heap[i].score += u.score(i, u.vs[i], nil, nil)
+				}
 			}
 		})
-	} else if err := b.startTargets(); err != nil {
-		return nil, err
 	}
 	heap.Init(&b.heap)
 	return b, nil

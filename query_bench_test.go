@@ -17,7 +17,7 @@ import (
 // depends on the sizes alone). Results and the command: bench/RESULTS.md.
 func BenchmarkQuery100k(b *testing.B) {
 	benchmark100k(b, func(p *Predictor, pool *mat.Dense) error {
-		_, err := p.Query(pool, 10)
+		_, err := p.Query(pool, 10, QueryOptions{})
 		return err
 	})
 }

@@ -44,7 +44,7 @@ func rows(vs ...[]float64) *mat.Dense {
 
 func queried(t *testing.T, p *Predictor, pool *mat.Dense, k int) []Query {
 	t.Helper()
-	qs, err := p.Query(pool, k)
+	qs, err := p.Query(pool, k, QueryOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestQueryConditionalVariance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.queryLatents(units, pool); err != nil {
+	if _, err := p.queryLatents(units, pool, true); err != nil {
 		t.Fatal(err)
 	}
 	u := units[0]
@@ -241,14 +241,16 @@ func TestQueryKinds(t *testing.T) {
 		t.Errorf("blend: %+v", qs[0])
 	}
 	ord := fixedFit(t, x, y3, Config{Task: Ordinal})
-	if _, err := ord.Query(pool, 2); err == nil || !strings.Contains(err.Error(), "ordinal") {
+	_, err = ord.Query(pool, 2, QueryOptions{})
+	if err == nil || !strings.Contains(err.Error(), "ordinal") {
 		t.Errorf("ordinal: %v", err)
 	}
 	proj, err := Fit(x, y3, Config{Decomposition: Projected, ActiveSize: 40})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := proj.Query(pool, 2); err == nil || !strings.Contains(err.Error(), "projected") {
+	_, err = proj.Query(pool, 2, QueryOptions{})
+	if err == nil || !strings.Contains(err.Error(), "projected") {
 		t.Errorf("projected: %v", err)
 	}
 }
@@ -267,13 +269,15 @@ func TestQueryInvalid(t *testing.T) {
 		{rows([]float64{0, 1, 2}), 1, "3 input columns"},
 		{nan, 1, "NaN"},
 	} {
-		if _, err := p.Query(tc.pool, tc.k); err == nil || !strings.Contains(err.Error(), tc.want) {
+		_, err := p.Query(tc.pool, tc.k, QueryOptions{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("k %d: error %v, want %q", tc.k, err, tc.want)
 		}
 	}
 	var none *mat.Dense
 	for _, pool := range []mat.Matrix{none, nil} {
-		if _, err := p.Query(pool, 1); err == nil || !strings.Contains(err.Error(), "no rows") {
+		_, err := p.Query(pool, 1, QueryOptions{})
+		if err == nil || !strings.Contains(err.Error(), "no rows") {
 			t.Errorf("no pool: %v", err)
 		}
 	}
@@ -374,7 +378,7 @@ func TestQueryGoldenKinds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		qs, err := p.Query(data.X, 5)
+		qs, err := p.Query(data.X, 5, QueryOptions{})
 		if want, ok := refused[name]; ok {
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("%s: error %v, want one naming %q", name, err, want)
@@ -396,47 +400,129 @@ func TestQueryGoldenKinds(t *testing.T) {
 	}
 }
 
-// A regression scored by variance bounds from the leading active points, solving in full
-// only the rows that could win, chooses what scoring every row exactly chooses.
+// Scored by the information about a row's own latent (a regression, or a classifier by
+// BALD), variance bounds from the leading active points, solving in full only the rows that
+// could win, choose what scoring every row exactly chooses.
 func TestQueryBoundsChooseAsExact(t *testing.T) {
-	x, _ := twoBlobs(240, 3)
-	yr := make([]float64, x.RawMatrix().Rows)
-	for i := range yr {
+	x, y := twoBlobs(240, 3)
+	y3 := make([]float64, len(y))
+	yr := make([]float64, len(y))
+	for i := range y3 {
+		y3[i] = float64(i % 3)
+		x.Set(i, 1, x.At(i, 1)+3*float64(i%3))
 		yr[i] = math.Sin(x.At(i, 0)) + x.At(i, 1)/4
 	}
 	pool, _ := twoBlobs(500, 11)
-	p := fixedFit(t, x, yr, Config{Task: Regression})
-	chosen := func(exact bool) ([]int, []float64) {
-		units, err := p.queryUnits()
-		if err != nil {
-			t.Fatal(err)
+	for name, p := range map[string]*Predictor{
+		"binary":     fixedFit(t, x, y, Config{Task: Binary}),
+		"ovr":        fixedFit(t, x, y3, Config{Decomposition: OneVsRest}),
+		"regression": fixedFit(t, x, yr, Config{Task: Regression}),
+	} {
+		rb, sb := boundedChoice(t, p, pool, false)
+		re, se := boundedChoice(t, p, pool, true)
+		for i := range re {
+			if rb[i] != re[i] || math.Abs(sb[i]-se[i]) > 1e-12*(1+se[i]) {
+				t.Fatalf("%s: bounded chose %v %v, exact %v %v", name, rb, sb, re, se)
+			}
 		}
-		if _, err := p.queryLatents(units, pool); err != nil {
-			t.Fatal(err)
-		}
-		if len(units[0].ranks) == 0 {
+	}
+}
+
+// boundedChoice is the 12 rows p's units choose from the pool by the information about
+// their latents, starting from bounds on the variances or, exact, from the variances.
+func boundedChoice(t *testing.T, p *Predictor, pool *mat.Dense, exact bool) ([]int,
+	[]float64) {
+	t.Helper()
+	units, err := p.queryUnits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.queryLatents(units, pool, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range units {
+		if len(u.ranks) == 0 {
 			t.Fatal("the units' variances are not bounds")
 		}
 		if exact {
-			if err := units[0].boundLatents(pool, nil); err != nil {
+			if err := u.boundLatents(pool, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
-		b, err := newBatchQuery(units, pool)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows, scores, err := b.choose(12)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rows, scores
 	}
-	rb, sb := chosen(false)
-	re, se := chosen(true)
-	for i := range re {
-		if rb[i] != re[i] || math.Abs(sb[i]-se[i]) > 1e-12*(1+se[i]) {
-			t.Fatalf("bounded chose %v %v, exact %v %v", rb, sb, re, se)
+	b, err := newBatchQuery(units, pool, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, scores, err := b.choose(12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows, scores
+}
+
+// BALD's closed form (Houlsby et al.'s approximation of the expected entropy) is within
+// 0.005 nats of the mutual information integrated numerically, and grows with the variance.
+func TestProbitInformation(t *testing.T) {
+	for _, s2 := range []float64{1e-6, 0.01, 0.1, 1} {
+		for m := 0.0; m <= 6; m += 0.25 {
+			prev := -1.0
+			for v := 1e-4; v < 100; v *= 1.3 {
+				got := probitInformation(m, v, s2)
+				if got < prev-1e-12 {
+					t.Fatalf("m %v, s² %v: information falls from %v to %v at v %v", m, s2, prev, got, v)
+				}
+				prev = got
+				if want := integratedInformation(m, v, s2); math.Abs(got-want) > 0.005 {
+					t.Fatalf("m %v, v %v, s² %v: %v, integrated %v", m, v, s2, got, want)
+				}
+			}
+		}
+	}
+}
+
+// integratedInformation is the probit label's mutual information with its latent by the
+// trapezoid rule over ±10 standard deviations.
+func integratedInformation(m, v, s2 float64) float64 {
+	const n = 4000
+	e := 0.0
+	for k := 0; k <= n; k++ {
+		z := -10 + 20*float64(k)/n
+		w := math.Exp(-z*z/2) / math.Sqrt(2*math.Pi) * 20 / n
+		if k == 0 || k == n {
+			w /= 2
+		}
+		e += w * binaryEntropyPhi((m+math.Sqrt(v)*z)/math.Sqrt(s2))
+	}
+	return binaryEntropyPhi(m/math.Sqrt(v+s2)) - e
+}
+
+// The two scores choose differently where they should: of a pool with a far row alone and
+// a tight group of rows near the boundary, BALD takes the far row first (its latent is the
+// least known), EPIG a row of the group (its label tells about the others'); an unknown
+// score name is refused.
+func TestQueryScores(t *testing.T) {
+	x, y := mirroredBlobs(60)
+	p := fixedFit(t, x, y, Config{Task: Binary, ActiveSize: 240})
+	pool := rows([]float64{0, 6}, []float64{0.1, 0}, []float64{0.15, 0.05}, []float64{0.05, 0.1},
+		[]float64{0.1, -0.05}, []float64{-2.5, 0})
+	bald, err := p.Query(pool, 1, QueryOptions{Score: ScoreBALD})
+	if err != nil {
+		t.Fatal(err)
+	}
+	epig, err := p.Query(pool, 1, QueryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bald[0].Row != 0 || epig[0].Row < 1 || epig[0].Row > 4 {
+		t.Errorf("BALD chose %+v, EPIG %+v: want the far row, then one of the group", bald, epig)
+	}
+	if _, err := ParseQueryScore("entropy"); err == nil {
+		t.Error("ParseQueryScore(entropy): no error")
+	}
+	for _, s := range []QueryScore{ScoreEPIG, ScoreBALD} {
+		if got, err := ParseQueryScore(s.String()); err != nil || got != s {
+			t.Errorf("ParseQueryScore(%q) = %v, %v", s, got, err)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/multiclass"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -52,7 +53,7 @@ func (u *queryUnit) score(r int, vs float64, w, covs []float64) float64 {
 	if u.targets != nil {
 		return u.targetInformation(r, vs, floats.Dot(w, w), covs)
 	}
-	return u.weightAt(r) * u.link.score(vs)
+	return u.weightAt(r) * u.link.score(u.mean[r], vs)
 }
 
 // conditionalVars sets vs[i] to the latent variance at pool row rows[i] given the chosen
@@ -165,10 +166,11 @@ func (p *Predictor) queryUnits() ([]*queryUnit, error) {
 }
 
 // queryLatents sets the units' latents at the pool rows x, and returns p's predictions there
-// when it made them: a one-vs-one predictor's pairs weigh their scores by them. A regression's
-// variances are bounded (leadingRanks); a classifier's are left at their priors, for every
-// row is solved to find its covariances with the targets.
-func (p *Predictor) queryLatents(units []*queryUnit, x mat.Matrix) ([]noise.Prediction, error) {
+// when it made them: a one-vs-one predictor's pairs weigh their scores by them. The variances
+// are bounded (leadingRanks) or, scored by EPIG, left at their priors, for every row is solved
+// to find its covariances with the targets.
+func (p *Predictor) queryLatents(units []*queryUnit, x mat.Matrix,
+	epig bool) ([]noise.Prediction, error) {
 	if k, ok := p.Kind.(*OneVsOneKind); ok {
 		preds, err := k.predict(p, x)
 		if err != nil {
@@ -178,7 +180,7 @@ func (p *Predictor) queryLatents(units []*queryUnit, x mat.Matrix) ([]noise.Pred
 		return preds, nil
 	}
 	for _, u := range units {
-		if !u.link.regression {
+		if epig {
 			if err := u.priorLatents(x); err != nil {
 				return nil, err
 			}
@@ -238,7 +240,13 @@ func (u *queryUnit) boundLatents(x mat.Matrix, ranks []int) error {
 	if len(ranks) > 0 {
 		r = ranks[0]
 	}
-	u.model.LatentBound(xs, r, u.mean, u.vs)
+	mu := make([]float64, n)
+	u.model.LatentBound(xs, r, mu, u.vs)
+	if u.link.regression {
+		u.mean = mu
+	} else {
+		u.setMeans(subset.All(n), mu)
+	}
 	return nil
 }
 

@@ -45,11 +45,16 @@ func (m familyModel) Predict(x *mat.Dense, tasks []string) ([]noise.Prediction, 
 	return m.p.Predict(x)
 }
 
-// Query chooses the k rows of x whose labels would tell the model most (Predictor.Query):
-// their rows, scores and predictions, best first. Package serve answers queries with it.
-func (m familyModel) Query(x *mat.Dense, k int) (rows []int, scores []float64,
+// Query chooses the k rows of x whose labels would tell the model most (Predictor.Query,
+// score a QueryScore's name): their rows, scores and predictions, best first. Package serve
+// answers queries with it.
+func (m familyModel) Query(x *mat.Dense, k int, score string) (rows []int, scores []float64,
 	preds []noise.Prediction, err error) {
-	qs, err := m.p.Query(x, k)
+	s, err := ParseQueryScore(score)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	qs, err := m.p.Query(x, k, QueryOptions{Score: s})
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -13,9 +13,11 @@ import (
 )
 
 // querier is a served model that can choose the rows to label next: the single-task IVM's
-// (ivm.Predictor.Query), through the model family.Load returns.
+// (ivm.Predictor.Query), through the model family.Load returns; score names what a
+// classifier's rows are scored by ("" for the default).
 type querier interface {
-	Query(x *mat.Dense, k int) (rows []int, scores []float64, preds []noise.Prediction, err error)
+	Query(x *mat.Dense, k int, score string) (rows []int, scores []float64,
+		preds []noise.Prediction, err error)
 }
 
 // QueryRequest is the body of POST /v1/models/{name}/query.
@@ -24,6 +26,9 @@ type QueryRequest struct {
 	Rows []json.RawMessage `json:"rows"`
 	// N is how many rows to choose (default 10; all of them for a smaller pool).
 	N *int `json:"n"`
+	// Score is what a classifier's rows are scored by: "epig" (the default) or "bald", as
+	// ivm query's -score.
+	Score string `json:"score"`
 }
 
 // QueryResponse is the answer to a query request: the chosen rows, best first.
@@ -64,7 +69,7 @@ func (h *Handler) handleQuery(w http.ResponseWriter, r *http.Request) {
 		fail(w, herr)
 		return
 	}
-	x, k, herr := parseQueryRequest(body, m, h.limits.MaxRows)
+	req, x, herr := parseQueryRequest(body, m, h.limits.MaxRows)
 	if herr != nil {
 		fail(w, herr)
 		return
@@ -72,7 +77,7 @@ func (h *Handler) handleQuery(w http.ResponseWriter, r *http.Request) {
 	if !h.acquire(w, r, m, x.RawMatrix().Rows) {
 		return
 	}
-	rows, scores, preds, err := q.Query(x, k)
+	rows, scores, preds, err := q.Query(x, *req.N, req.Score)
 	<-h.compute
 	if err != nil { // the model's refusal: an ordinal or projected model, say
 		fail(w, badRequest("%v", err))
@@ -85,28 +90,29 @@ func (h *Handler) handleQuery(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// parseQueryRequest decodes and checks a query body against model m: the pool as a matrix
-// and how many rows to choose.
-func parseQueryRequest(body []byte, m *servedModel, maxRows int) (*mat.Dense, int, *httpError) {
+// parseQueryRequest decodes and checks a query body against model m: the request, its N
+// set (default 10), and the pool as a matrix.
+func parseQueryRequest(body []byte, m *servedModel, maxRows int) (*QueryRequest, *mat.Dense,
+	*httpError) {
 	var req QueryRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return nil, 0, badRequest("%s", describeJSONError(err, body))
+		return nil, nil, badRequest("%s", describeJSONError(err, body))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, 0, badRequest("data after the JSON object")
+		return nil, nil, badRequest("data after the JSON object")
 	}
-	k := 10
-	if req.N != nil {
-		k = *req.N
+	if req.N == nil {
+		req.N = new(int)
+		*req.N = 10
 	}
-	if k < 1 {
-		return nil, 0, badRequest(`"n": %d: query at least one row`, k)
+	if *req.N < 1 {
+		return nil, nil, badRequest(`"n": %d: query at least one row`, *req.N)
 	}
 	if herr := checkRowCount(len(req.Rows), maxRows); herr != nil {
-		return nil, 0, herr
+		return nil, nil, herr
 	}
 	x, herr := parseRows(req.Rows, m.dim)
-	return x, k, herr
+	return &req, x, herr
 }

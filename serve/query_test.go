@@ -15,7 +15,7 @@ import (
 
 // POST /v1/models/{name}/query answers the rows, scores and predictions the model's own
 // Query gives; a model that cannot query answers 501, a refusal of the model (a projected
-// model) and a bad "n" 400, and GET 405, each naming the cause.
+// model), a bad "n" or "score" 400, and GET 405, each naming the cause.
 func TestServeQuery(t *testing.T) {
 	dir := t.TempDir()
 	ovr, m := copyGolden(t, "multiclass_ovr", dir, "ovr")
@@ -31,7 +31,7 @@ func TestServeQuery(t *testing.T) {
 		rows[i] = []float64{4 * rng.Float64(), 4*rng.Float64() - 2}
 		x.SetRow(i, rows[i])
 	}
-	body, _ := json.Marshal(map[string]any{"rows": rows, "n": 3})
+	body, _ := json.Marshal(map[string]any{"rows": rows, "n": 3, "score": "bald"})
 	resp, err := http.Post(ts.URL+"/v1/models/ovr/query", "application/json",
 		strings.NewReader(string(body)))
 	if err != nil {
@@ -44,9 +44,9 @@ func TestServeQuery(t *testing.T) {
 		t.Fatalf("status %d, %+v, %v", resp.StatusCode, got, err)
 	}
 	q := m.(interface {
-		Query(*mat.Dense, int) ([]int, []float64, []noise.Prediction, error)
+		Query(*mat.Dense, int, string) ([]int, []float64, []noise.Prediction, error)
 	})
-	wantRows, wantScores, wantPreds, err := q.Query(x, 3)
+	wantRows, wantScores, wantPreds, err := q.Query(x, 3, "bald")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +65,7 @@ func TestServeQuery(t *testing.T) {
 		{"POST", "mtivm", one, 501, "cannot choose rows"},
 		{"POST", "projected", one, 400, "projected"},
 		{"POST", "ovr", `{"rows": [[1, 2]], "n": 0}`, 400, `"n": 0`},
+		{"POST", "ovr", `{"rows": [[1, 2]], "score": "entropy"}`, 400, `query score "entropy"`},
 		{"POST", "ovr", `{"rows": []}`, 400, "no rows"},
 		{"GET", "ovr", "", 405, "POST"},
 		{"POST", "none", one, 404, "no model"},

@@ -10,8 +10,9 @@
 // round, it fits a model on the labelled rows with ivm.Fit (the defaults: `ivm train`),
 // scores it on the test file (accuracy and log loss, or MSE and NLPD), and adds rows until
 // the next budget: for strategy "active", those Query picks from the rest of the training
-// rows (`ivm query -n K MODEL POOL`); for "random", rows drawn uniformly from the rest;
-// for "mixP", P % of them (rounded) drawn uniformly and the others Query's. All strategies
+// rows (`ivm query -n K MODEL POOL`); for "bald", those Query picks by the information about
+// their own latents (`ivm query -score bald`); for "random", rows drawn uniformly from the
+// rest; for "mixP", P % of them (rounded) drawn uniformly and the others Query's. All strategies
 // share each seed's first rows. -batch K splits the rows added between two budgets into
 // rounds of at most K, the model refitted after each. -keep N fits anew only until a model
 // of N labels or more, and then updates that model with each round's rows
@@ -93,7 +94,8 @@ func parseFlags(args []string) (options, error) {
 	budgets := fs.String("budgets", "20,30,40,60,80,100,125,150,200,250,300",
 		"labels at which the model is scored; the first is the start")
 	strategies := fs.String("strategies", "active,random",
-		"active (Query), random, mixP (P % of each round's rows random, the others Query's)")
+		"active (Query), bald (Query by BALD), random, mixP (P % of each round's rows random, "+
+			"the others Query's)")
 	fs.IntVar(&o.batch, "batch", 0,
 		"at most K rows added a round, the model refitted between rounds (0: one round a budget)")
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0),
@@ -382,7 +384,11 @@ func (pr *problem) round(c *curveRun, k int, o options) error {
 		}
 	}
 	t := time.Now()
-	pick, scores, fellBack, err := pr.choose(p, share, c.rest, k, c.rng)
+	opt := ivm.QueryOptions{}
+	if c.strategy == "bald" {
+		opt.Score = ivm.ScoreBALD
+	}
+	pick, scores, fellBack, err := pr.choose(p, opt, share, c.rest, k, c.rng)
 	if err != nil {
 		return err
 	}
@@ -480,18 +486,18 @@ func (pr *problem) rows(idx []int) (*mat.Dense, []float64) {
 	return dataset.RowsOf(pr.x, idx), y
 }
 
-// randomShare is the share of a round's rows that strategy draws at random: active 0,
-// random 1, mixP P/100.
+// randomShare is the share of a round's rows that strategy draws at random: active and bald
+// 0, random 1, mixP P/100.
 func randomShare(strategy string) (float64, error) {
 	switch strategy {
-	case "active":
+	case "active", "bald":
 		return 0, nil
 	case "random":
 		return 1, nil
 	}
 	p, err := strconv.Atoi(strings.TrimPrefix(strategy, "mix"))
 	if !strings.HasPrefix(strategy, "mix") || err != nil || p < 1 || p > 99 {
-		return 0, fmt.Errorf("-strategies: %q is not active, random or mixP (P from 1 to 99)",
+		return 0, fmt.Errorf("-strategies: %q is not active, bald, random or mixP (P from 1 to 99)",
 			strategy)
 	}
 	return float64(p) / 100, nil
@@ -501,11 +507,11 @@ func randomShare(strategy string) (float64, error) {
 // random): round(share·k) drawn uniformly, the others the ones Query picks from the rest.
 // A model Query refuses (a projected model, or the constant predictor Fit's guard may
 // return) has all its rows drawn at random, reported by fellBack.
-func (pr *problem) choose(p *ivm.Predictor, share float64, rest []int, k int,
-	rng *rand.Rand) (pick []int, scores []float64, fellBack bool, err error) {
+func (pr *problem) choose(p *ivm.Predictor, opt ivm.QueryOptions, share float64, rest []int,
+	k int, rng *rand.Rand) (pick []int, scores []float64, fellBack bool, err error) {
 	nRandom := int(math.Round(share * float64(k)))
 	if nq := k - nRandom; nq > 0 {
-		qs, err := p.Query(dataset.RowsOf(pr.x, rest), nq)
+		qs, err := p.Query(dataset.RowsOf(pr.x, rest), nq, opt)
 		if err != nil {
 			if !strings.Contains(err.Error(), "projected") {
 				return nil, nil, false, err

@@ -23,6 +23,8 @@ func cmdQuery(args []string, stdout, stderr io.Writer) error {
 	var df dataFlags
 	df.register(fs)
 	k := fs.Int("n", 10, "how many rows to query")
+	score := fs.String("score", "epig", "what a classifier's rows are scored by: epig (what a "+
+		"label would tell about the pool's labels) or bald (about the row's own latent)")
 	prob := fs.Bool("prob", false,
 		"write each class's probability after the label (regression: the predictive variance after "+
 			"the mean), with a header line")
@@ -35,6 +37,11 @@ func cmdQuery(args []string, stdout, stderr io.Writer) error {
 	}
 	if *k < 1 {
 		return fmt.Errorf("-n %d: query at least one row", *k)
+	}
+	qopt := ivm.QueryOptions{}
+	var err error
+	if qopt.Score, err = ivm.ParseQueryScore(*score); err != nil {
+		return fmt.Errorf("-score: %w", err)
 	}
 	modelPath, poolPath, outPath := fs.Arg(0), fs.Arg(1), stdoutPath
 	if fs.NArg() == 3 {
@@ -62,7 +69,7 @@ func cmdQuery(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	qs, err := p.Query(pool.X, *k)
+	qs, err := p.Query(pool.X, *k, qopt)
 	if err != nil {
 		return fmt.Errorf("%s: %w", poolPath, err)
 	}

@@ -68,6 +68,10 @@ func TestQueryCommand(t *testing.T) {
 	if err != nil || string(got) != outs[0] {
 		t.Errorf("the binary wrote %q (%v), want %q", got, err, outs[0])
 	}
+	bald := mustRun(t, "query", "-n", "4", "-score", "bald", model, pool)
+	if len(strings.Split(strings.TrimSpace(bald), "\n")) != 4 {
+		t.Errorf("-score bald wrote %q", bald)
+	}
 	wide := filepath.Join(dir, "wide.csv")
 	writeTestFile(t, wide, "1,2,3,4,5\n")
 	for _, tc := range []struct {
@@ -75,6 +79,7 @@ func TestQueryCommand(t *testing.T) {
 		want string
 	}{
 		{[]string{"query", "-n", "0", model, pool}, "-n 0"},
+		{[]string{"query", "-score", "entropy", model, pool}, `unknown query score "entropy"`},
 		{[]string{"query", model, wide}, "expected 3"},
 	} {
 		if code, _, errs := runCLI(t, tc.args...); code != 1 || !strings.Contains(errs, tc.want) {
