@@ -470,7 +470,8 @@ func TestProbitInformation(t *testing.T) {
 			for v := 1e-4; v < 100; v *= 1.3 {
 				got := probitInformation(m, v, s2)
 				if got < prev-1e-12 {
-					t.Fatalf("m %v, s² %v: information falls from %v to %v at v %v", m, s2, prev, got, v)
+					t.Fatalf("m %v, s² %v: information falls from %v to %v at v %v",
+						m, s2, prev, got, v)
 				}
 				prev = got
 				if want := integratedInformation(m, v, s2); math.Abs(got-want) > 0.005 {

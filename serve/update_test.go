@@ -223,7 +223,8 @@ func TestServeUpdateRefuses(t *testing.T) {
 	mtivm, _ := copyGolden(t, "mtivm", dir, "mtivm")
 	regression, _ := copyGolden(t, "regression_ivm", dir, "reg")
 	ts := startServer(t, serve.Limits{MaxBody: 4 << 10, MaxRows: 50}, 0,
-		serve.Source{Name: "probit", Path: probit}, serve.Source{Name: "projected", Path: projected},
+		serve.Source{Name: "probit", Path: probit},
+		serve.Source{Name: "projected", Path: projected},
 		serve.Source{Name: "mtivm", Path: mtivm}, serve.Source{Name: "reg", Path: regression})
 	ts.models.AcceptUpdates(serve.UpdatesInMemory)
 	rows, labels := labelledRows(t, "binary_probit", m.InputDim())
@@ -243,7 +244,8 @@ func TestServeUpdateRefuses(t *testing.T) {
 		{"POST", "probit", updateBody(rows[:1], []float64{other}, ""), 400,
 			fmt.Sprintf("label 1: %v is not one of model", other)},
 		{"POST", "probit", `{"rows": [[1, 2]], "labels": [null]}`, 400, "label 1 is null"},
-		{"POST", "probit", `{"rows": [[1, 2]], "labels": ["a"]}`, 400, `"labels" holds a JSON string`},
+		{"POST", "probit", `{"rows": [[1, 2]], "labels": ["a"]}`, 400,
+			`"labels" holds a JSON string`},
 		{"POST", "probit", `{"rows": [[1, 2]], "labels": [1e999]}`, 400, "labels must be finite"},
 		{"POST", "probit", `{"rows": [[1, 2]], "labels": [1], "n": 3}`, 400, `unknown field "n"`},
 		{"POST", "probit", `{"rows": [[1, 2]], "labels": [1], "d": -1}`, 400, `"d": -1`},

@@ -22,7 +22,8 @@ import (
 
 func init() {
 	register("serve", command{Synopsis: "ivm serve [flags] MODEL...",
-		Short: "answer predictions, queries and updates over HTTP (JSON)", Order: 22, Run: cmdServe})
+		Short: "answer predictions, queries and updates over HTTP (JSON)", Order: 22,
+		Run: cmdServe})
 }
 
 // serveTimeouts are the http.Server's timeouts and how long a shutdown waits.

@@ -74,7 +74,8 @@ func startServer(t *testing.T, lim serve.Limits, to serveTimeouts, models ...str
 }
 
 // startServerOf serves the models reg within lim as runServer does.
-func startServerOf(t *testing.T, reg *serve.Models, lim serve.Limits, to serveTimeouts) *testServer {
+func startServerOf(t *testing.T, reg *serve.Models, lim serve.Limits,
+	to serveTimeouts) *testServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
