@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -107,7 +108,11 @@ func curveStats(points []CurvePoint, opt Options) ([]curveStat, error) {
 		}
 		slices.Sort(c.x)
 		for _, x := range c.x {
-			m, s := meanSD(values[name][x])
+			v := values[name][x]
+			m, s := stat.Mean(v, nil), 0.0
+			if len(v) > 1 {
+				s = stat.StdDev(v, nil)
+			}
 			c.mean, c.sd = append(c.mean, m), append(c.sd, s)
 		}
 		out[k] = c
@@ -116,20 +121,6 @@ func curveStats(points []CurvePoint, opt Options) ([]curveStat, error) {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-// meanSD returns the mean and the sample standard deviation of v (0 for one value).
-func meanSD(v []float64) (mean, sd float64) {
-	for _, x := range v {
-		mean += x / float64(len(v))
-	}
-	if len(v) < 2 {
-		return mean, 0
-	}
-	for _, x := range v {
-		sd += (x - mean) * (x - mean) / float64(len(v)-1)
-	}
-	return mean, math.Sqrt(sd)
-}
 
 // drawCurve draws curve c in colour col: its band under its mean line and marked points.
 func drawCurve(p *plot.Plot, c curveStat, col color.Color, glyph draw.GlyphDrawer,

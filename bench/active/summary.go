@@ -3,9 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // metric is one figure of a result, named as in the table.
@@ -23,20 +24,6 @@ func metricsOf(classify bool) []metric {
 	}
 	return []metric{{"mse", func(r result) float64 { return r.mse }},
 		{"nlpd", func(r result) float64 { return r.nlpd }}}
-}
-
-// meanSD returns the mean and the sample standard deviation (0 for one value).
-func meanSD(v []float64) (mean, sd float64) {
-	for _, x := range v {
-		mean += x / float64(len(v))
-	}
-	if len(v) < 2 {
-		return mean, 0
-	}
-	for _, x := range v {
-		sd += (x - mean) * (x - mean) / float64(len(v)-1)
-	}
-	return mean, math.Sqrt(sd)
 }
 
 // summarise prints, for each figure, a line per budget with each strategy's mean ± sd over
@@ -62,7 +49,11 @@ func summarise(w io.Writer, o options, pr *problem, results []result) error {
 		for _, b := range o.budgets {
 			fmt.Fprintf(w, "%-7d", b)
 			for _, s := range o.strategies {
-				mean, sd := meanSD(values(results, s, b, m))
+				v := values(results, s, b, m)
+				mean, sd := stat.Mean(v, nil), 0.0
+				if len(v) > 1 {
+					sd = stat.StdDev(v, nil)
+				}
 				fmt.Fprintf(w, "  %-22s", fmt.Sprintf("%.4g ± %.2g", mean, sd))
 			}
 			fmt.Fprintln(w)
@@ -96,8 +87,7 @@ func targets(w io.Writer, o options, results []result, m metric, full float64) {
 		return
 	}
 	mean := func(s string, b int) float64 {
-		v, _ := meanSD(values(results, s, b, m))
-		return v
+		return stat.Mean(values(results, s, b, m), nil)
 	}
 	for _, s := range o.strategies {
 		if s != "random" {
