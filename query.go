@@ -53,9 +53,8 @@ const (
 	// the rest of the pool (the expected predictive information gain, query_targets.go).
 	ScoreEPIG QueryScore = iota
 	// ScoreBALD scores a row by what its label would tell about its own latent (the mutual
-	// information of Houlsby et al.'s BALD): it favours the pool's most isolated rows,
-	// which did worse than random rows on some sets and better on others (bench/RESULTS.md,
-	// "Active learning").
+	// information of Houlsby et al.'s BALD): it favours the pool's most isolated rows, whose
+	// labels tell little about the rest, and the rows a many-class model is least sure of.
 	ScoreBALD
 )
 

@@ -225,9 +225,8 @@ func (s *Selector) swapIn(opt ExtendOptions, st *ExtendStats) error {
 // expectedRemoval is removalScore for a selector that scores its candidates by the
 // ExpectedEntropy criterion: the position of the active point whose label, averaged over the
 // labels' predictive probabilities at its cavity, would bring the least information, and
-// minus that information. Scored out by their own labels instead, the confidently right
-// points, the anchors of the easy regions, go first and the surprising ones stay: swaps then
-// raised USPS's log loss with each one (bench/RESULTS.md).
+// minus that information. Scored by their own labels instead, the confidently right points,
+// the anchors of the easy regions, would go first and the surprising ones stay.
 func (s *Selector) expectedRemoval() (pos int, loss float64) {
 	pos, loss = -1, math.Inf(-1)
 	for k, i := range s.order {
