@@ -57,11 +57,7 @@ func TestServeQuery(t *testing.T) {
 		}
 	}
 	one := denseBody(rows[:2])
-	for _, tc := range []struct {
-		method, model, body string
-		status              int
-		want                string
-	}{
+	checkRefusals(t, ts.URL, "query", []refusal{
 		{"POST", "mtivm", one, 501, "cannot choose rows"},
 		{"POST", "projected", one, 400, "projected"},
 		{"POST", "ovr", `{"rows": [[1, 2]], "n": 0}`, 400, `"n": 0`},
@@ -69,8 +65,23 @@ func TestServeQuery(t *testing.T) {
 		{"POST", "ovr", `{"rows": []}`, 400, "no rows"},
 		{"GET", "ovr", "", 405, "POST"},
 		{"POST", "none", one, 404, "no model"},
-	} {
-		req, _ := http.NewRequest(tc.method, ts.URL+"/v1/models/"+tc.model+"/query",
+	})
+}
+
+// refusal is a request an endpoint refuses: its method, model and body, and the status and
+// a part of the error it must answer.
+type refusal struct {
+	method, model, body string
+	status              int
+	want                string
+}
+
+// checkRefusals sends each request to POST /v1/models/{model}/endpoint at url and checks
+// its status and error, and that a 405 names POST in Allow.
+func checkRefusals(t *testing.T, url, endpoint string, cases []refusal) {
+	t.Helper()
+	for _, tc := range cases {
+		req, _ := http.NewRequest(tc.method, url+"/v1/models/"+tc.model+"/"+endpoint,
 			strings.NewReader(tc.body))
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -80,8 +91,11 @@ func TestServeQuery(t *testing.T) {
 		json.NewDecoder(resp.Body).Decode(&e)
 		resp.Body.Close()
 		if resp.StatusCode != tc.status || !strings.Contains(e.Error, tc.want) {
-			t.Errorf("%s %s %s: %d %q, want %d %q", tc.method, tc.model, tc.body,
+			t.Errorf("%s %s %.80s: %d %q, want %d %q", tc.method, tc.model, tc.body,
 				resp.StatusCode, e.Error, tc.status, tc.want)
+		}
+		if tc.status == 405 && resp.Header.Get("Allow") != "POST" {
+			t.Errorf("405 without Allow: POST (%q)", resp.Header.Get("Allow"))
 		}
 	}
 }

@@ -233,11 +233,7 @@ func TestServeUpdateRefuses(t *testing.T) {
 	for slices.Contains(m.Classes(), other) {
 		other++
 	}
-	for _, tc := range []struct {
-		method, model, body string
-		status              int
-		want                string
-	}{
+	checkRefusals(t, ts.URL, "update", []refusal{
 		{"POST", "probit", `{"rows": [[1, 2]], "labels": [`, 400, "ends early"},
 		{"POST", "probit", `{"rows": [[1, 2]]}`, 400, "0 labels for 1 rows"},
 		{"POST", "probit", `{"rows": [[1, 2]], "labels": [1, 2]}`, 400, "2 labels for 1 rows"},
@@ -259,24 +255,7 @@ func TestServeUpdateRefuses(t *testing.T) {
 		{"POST", "projected", two, 400, "projected model"},
 		{"GET", "probit", "", 405, "POST"},
 		{"POST", "none", two, 404, "no model"},
-	} {
-		req, _ := http.NewRequest(tc.method, ts.URL+"/v1/models/"+tc.model+"/update",
-			strings.NewReader(tc.body))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var e struct{ Error string }
-		json.NewDecoder(resp.Body).Decode(&e)
-		resp.Body.Close()
-		if resp.StatusCode != tc.status || !strings.Contains(e.Error, tc.want) {
-			t.Errorf("%s %s %.80s: %d %q, want %d %q", tc.method, tc.model, tc.body,
-				resp.StatusCode, e.Error, tc.status, tc.want)
-		}
-		if tc.status == 405 && resp.Header.Get("Allow") != "POST" {
-			t.Errorf("405 without Allow: POST (%q)", resp.Header.Get("Allow"))
-		}
-	}
+	})
 	// A regression takes any finite targets; none of the refusals changed the probit model.
 	code, body := post(t, http.DefaultClient, ts.URL+"/v1/models/reg/update",
 		`{"rows": [[0.5, 0.5]], "labels": [123.25]}`)
