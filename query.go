@@ -346,10 +346,13 @@ func (b *batchQuery) scores(rows []int) ([]float64, error) {
 	err := pool.ForEachErr(len(b.units)*chunks, b.workers, func(t int) error {
 		u, c := t/chunks, t%chunks
 		lo, hi := c*chunk, min((c+1)*chunk, len(rows))
-		w, cov, err := b.units[u].conditionalVars(b.x, rows[lo:hi], vs[u][lo:hi])
-		copy(ws[u][lo:hi], w)
-		covs[u][c] = cov
-		return err
+		cd, err := b.units[u].conditionalVars(b.x, rows[lo:hi], vs[u][lo:hi])
+		if err != nil {
+			return err
+		}
+		copy(ws[u][lo:hi], cd.ws)
+		covs[u][c] = cd.covs
+		return nil
 	})
 	if err != nil {
 		return nil, err

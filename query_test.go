@@ -174,10 +174,11 @@ func TestQueryConditionalVariance(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := make([]float64, 4)
-	_, covs, err := u.conditionalVars(pool, []int{1, 2, 3}, got)
+	cd, err := u.conditionalVars(pool, []int{1, 2, 3}, got)
 	if err != nil {
 		t.Fatal(err)
 	}
+	covs := cd.covs
 	m := sk.Model
 	d, dim := m.XActive.Dims()
 	xa := mat.NewDense(d+1, dim, nil)

@@ -56,16 +56,25 @@ func (u *queryUnit) score(r int, vs float64, w, covs []float64) float64 {
 	return u.weightAt(r) * u.link.score(u.mean[r], vs)
 }
 
+// conditioned is what conditionalVars finds of some pool rows: their scaled inputs,
+// projections (engine.Model.Projections), coordinates ws on the chosen rows and, for a
+// classifier's unit, covariances with its targets (targetCovs; nil otherwise).
+type conditioned struct {
+	xs, proj *mat.Dense
+	ws       [][]float64
+	covs     *mat.Dense
+}
+
 // conditionalVars sets vs[i] to the latent variance at pool row rows[i] given the chosen
-// rows' sites, and returns each row's coordinates w: with c_s the covariance of the row and
-// chosen row s given the active set and the chosen rows before s, w_s = c_s √ν_s and the
-// variance is ς − Σ w_s², the engine's update of ς repeated for each chosen row. A
-// classifier's unit also returns the rows' covariances with its targets (targetCovs).
-func (u *queryUnit) conditionalVars(x mat.Matrix, rows []int, vs []float64) ([][]float64,
-	*mat.Dense, error) {
+// rows' sites, and returns what it found of the rows: with c_s the covariance of a row and
+// chosen row s given the active set and the chosen rows before s, its coordinate w_s is
+// c_s √ν_s and its variance ς − Σ w_s², the engine's update of ς repeated for each chosen
+// row.
+func (u *queryUnit) conditionalVars(x mat.Matrix, rows []int, vs []float64) (*conditioned,
+	error) {
 	xs, err := u.scaler.Apply(pickRows(x, rows))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var mu []float64
 	if u.lazyMeans {
@@ -101,29 +110,26 @@ func (u *queryUnit) conditionalVars(x mat.Matrix, rows []int, vs []float64) ([][
 		}
 		vs[i], ws[i] = max(0, v), w
 	}
-	if u.targets == nil {
-		return ws, nil, nil
+	out := &conditioned{xs: xs, proj: proj, ws: ws}
+	if u.targets != nil {
+		out.covs = u.targetCovs(xs, proj, ws)
 	}
-	return ws, u.targetCovs(xs, proj, ws), nil
+	return out, nil
 }
 
 // include adds pool row r to the chosen rows, with the site its label's expected ν gives.
 func (u *queryUnit) include(x mat.Matrix, r int) error {
 	vs := make([]float64, 1)
-	w, covs, err := u.conditionalVars(x, []int{r}, vs)
+	c, err := u.conditionalVars(x, []int{r}, vs)
 	if err != nil {
 		return err
 	}
-	xs, err := u.scaler.Apply(pickRows(x, []int{r}))
-	if err != nil {
-		return err
-	}
-	u.chosenX = append(u.chosenX, xs.RawRowView(0))
-	u.proj = append(u.proj, u.model.Projections(xs).RawRowView(0))
-	u.w = append(u.w, w[0])
+	u.chosenX = append(u.chosenX, c.xs.RawRowView(0))
+	u.proj = append(u.proj, c.proj.RawRowView(0))
+	u.w = append(u.w, c.ws[0])
 	u.nu = append(u.nu, u.link.siteNu(u.mean[r], vs[0]))
 	if u.targets != nil {
-		u.includeTargets(covs.RawRowView(0))
+		u.includeTargets(c.covs.RawRowView(0))
 	}
 	return nil
 }
