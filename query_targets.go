@@ -57,14 +57,9 @@ func (u *queryUnit) setTargets(x mat.Matrix, rows []int) error {
 	if err != nil {
 		return err
 	}
-	var mu []float64
-	if u.lazyMeans {
-		mu = make([]float64, len(rows))
-	}
-	t := &targetSet{rows: rows, xs: xs, proj: u.model.ProjectionsAndMeans(xs, mu),
+	t := &targetSet{rows: rows, xs: xs, proj: u.project(xs, rows),
 		w: make([][]float64, len(rows)), vs: make([]float64, len(rows)),
 		spread: make([]float64, len(rows))}
-	u.setMeans(rows, mu)
 	u.model.Kernel.Diag(t.vs, xs)
 	for j := range t.vs {
 		p := t.proj.RawRowView(j)

@@ -76,12 +76,7 @@ func (u *queryUnit) conditionalVars(x mat.Matrix, rows []int, vs []float64) (*co
 	if err != nil {
 		return nil, err
 	}
-	var mu []float64
-	if u.lazyMeans {
-		mu = make([]float64, len(rows))
-	}
-	proj := u.model.ProjectionsAndMeans(xs, mu)
-	u.setMeans(rows, mu)
+	proj := u.project(xs, rows)
 	t := len(u.chosenX)
 	var kc *mat.Dense
 	if t > 0 {
@@ -209,6 +204,18 @@ func (u *queryUnit) priorLatents(x mat.Matrix) error {
 	u.mean, u.vs, u.ranks, u.lazyMeans = make([]float64, n), make([]float64, n), []int{0}, true
 	u.model.Kernel.Diag(u.vs, xs)
 	return nil
+}
+
+// project returns the projections of pool rows rows (their scaled inputs xs) and, where the
+// means are lazy, sets the rows' means from the same kernel values.
+func (u *queryUnit) project(xs *mat.Dense, rows []int) *mat.Dense {
+	var mu []float64
+	if u.lazyMeans {
+		mu = make([]float64, len(rows))
+	}
+	proj := u.model.ProjectionsAndMeans(xs, mu)
+	u.setMeans(rows, mu)
+	return proj
 }
 
 // setMeans sets the unit's means at the pool rows from their latent means mu (nil: none),
