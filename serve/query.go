@@ -83,6 +83,7 @@ func (h *Handler) handleQuery(w http.ResponseWriter, r *http.Request) {
 		fail(w, badRequest("%v", err))
 		return
 	}
+	h.stats.queried.Add(int64(x.RawMatrix().Rows))
 	out := QueryResponse{Model: m.Name, Classes: m.classes, Queries: make([]Queried, len(rows))}
 	for i := range rows {
 		out.Queries[i] = Queried{Row: rows[i], Score: scores[i], Prediction: m.served(&preds[i])}

@@ -56,6 +56,9 @@ func TestServeQuery(t *testing.T) {
 			t.Errorf("query %d: %+v, in process row %d score %v", i, g, wantRows[i], wantScores[i])
 		}
 	}
+	if stats := metrics(t, ts.URL); !strings.Contains(stats, "ivm_rows_queried_total 60\n") {
+		t.Errorf("metrics after a query of 60 rows:\n%s", stats)
+	}
 	one := denseBody(rows[:2])
 	checkRefusals(t, ts.URL, "query", []refusal{
 		{"POST", "mtivm", one, 501, "cannot choose rows"},

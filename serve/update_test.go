@@ -119,6 +119,14 @@ func TestServeUpdateInMemory(t *testing.T) {
 	if replaced, _ := ts.handler.Reload(); replaced != 0 {
 		t.Error("a reload of an unchanged file replaced the updated model")
 	}
+	stats := metrics(t, ts.URL)
+	for _, want := range []string{`ivm_updates_total{result="in_memory"} 1`,
+		`ivm_updates_total{result="saved"} 0`, "ivm_rows_updated_total 20\n"} {
+		if !strings.Contains(stats, want) {
+			t.Errorf("metrics after one update of 20 rows, held in memory: no %q in\n%s", want,
+				stats)
+		}
+	}
 }
 
 // inProcessUpdate updates m as the server does, with ivm update's default swaps.
@@ -186,6 +194,11 @@ func TestServeUpdateSaves(t *testing.T) {
 	if code != 409 || !strings.Contains(string(body), "changed since it was read") ||
 		readFile(t, path) != changed {
 		t.Errorf("update over a changed file: %d %s", code, body)
+	}
+	stats := metrics(t, ts.URL)
+	if !strings.Contains(stats, `ivm_updates_total{result="saved"} 1`) ||
+		!strings.Contains(stats, "ivm_rows_updated_total 15\n") {
+		t.Errorf("metrics after one saved update of 15 rows and a refused one:\n%s", stats)
 	}
 }
 
