@@ -30,9 +30,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -41,6 +43,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/internal/rowdot"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/optimize"
@@ -97,6 +100,13 @@ func newExactGP(x *mat.Dense, y []float64) *exactGP {
 	sq := func() []float64 { return make([]float64, n*n) }
 	return &exactGP{x: x, y: y, xs: make([]float64, n*dim), bx: make([]float64, n*dim),
 		gram: sq(), kr: sq(), u: sq(), uinv: sq(), kinv: sq(), alpha: make([]float64, n)}
+}
+
+// clone returns an exactGP of e's data and settings with scratch of its own.
+func (e *exactGP) clone() *exactGP {
+	c := newExactGP(e.x, e.y)
+	c.ard, c.free, c.stall, c.tol = e.ard, e.free, e.stall, e.tol
+	return c
 }
 
 // rows views data as a row-major matrix of cols columns.
@@ -288,29 +298,42 @@ const ardFreeIter = 100
 // fitARD returns the per-input parameters with the least objective under the prior
 // (setting e.ard) among runs from several starts: the isotropic optimum iso, and, for
 // each of ardLifts, the optimum of free scales (no prior) from a smooth isotropic start.
+// The runs are independent and go side by side, each but the first on its own copy of e's
+// scratch; the choice among them does not depend on the order they end in.
 //
 // Why several. The prior about a common scale has local optima that a start at the
 // isotropic optimum does not escape: with one relevant input among many, that start
 // usually keeps the scales alike and predicts little better than the mean, where free
 // scales from a smooth start find the relevant input. Which smooth start finds it varies
 // from set to set, so both are run; a start whose run fails is passed over.
-func fitARD(e *exactGP, run func([]float64, int) ([]float64, error), iso []float64) ([]float64,
-	error) {
+func fitARD(e *exactGP, run func(*exactGP, []float64, int) ([]float64, error),
+	iso []float64) ([]float64, error) {
 	_, dim := e.x.Dims()
 	e.ard = true
-	best, err := run(append(slices.Clone(iso), make([]float64, dim)...), exactMaxIter)
-	if err != nil {
-		return nil, err
-	}
-	bestF := e.eval(best, nil)
-	for _, lift := range ardLifts {
-		e.free = true
-		th, err := run(append(exactStart(dim, lift), make([]float64, dim)...), ardFreeIter)
-		e.free = false
-		if err == nil {
-			th, err = run(th, exactMaxIter)
+	ths := make([][]float64, 1+len(ardLifts))
+	errs := make([]error, len(ths))
+	pool.ForEach(len(ths), runtime.GOMAXPROCS(0), func(i int) {
+		if i == 0 {
+			ths[0], errs[0] = run(e, append(slices.Clone(iso), make([]float64, dim)...),
+				exactMaxIter)
+			return
 		}
-		if err != nil {
+		ei := e.clone()
+		ei.free = true
+		th, err := run(ei, append(exactStart(dim, ardLifts[i-1]), make([]float64, dim)...),
+			ardFreeIter)
+		ei.free = false
+		if err == nil {
+			th, err = run(ei, th, exactMaxIter)
+		}
+		ths[i], errs[i] = th, err
+	})
+	if errs[0] != nil {
+		return nil, errs[0]
+	}
+	best, bestF := ths[0], e.eval(ths[0], nil)
+	for i, th := range ths[1:] {
+		if errs[1+i] != nil {
 			continue
 		}
 		if f := e.eval(th, nil); f < bestF {
@@ -336,10 +359,10 @@ type exactFit struct {
 // the prior about their common value (fitARD).
 func fitExact(e *exactGP, ard bool) (*exactFit, error) {
 	n, dim := e.x.Dims()
-	evals := 0
-	// run minimises from th; a run stops when exactStall iterations have gained less than
-	// exactTol nats, or after maxIter.
-	run := func(th []float64, maxIter int) ([]float64, error) {
+	var evals atomic.Int64
+	// run minimises e's objective from th; a run stops when exactStall iterations have
+	// gained less than exactTol nats, or after maxIter.
+	run := func(e *exactGP, th []float64, maxIter int) ([]float64, error) {
 		var hist []float64
 		stall := func(it optimize.Iteration) bool {
 			hist = append(hist, it.F)
@@ -352,13 +375,13 @@ func fitExact(e *exactGP, ard bool) (*exactFit, error) {
 		}
 		r, err := optimize.Minimize(e.eval, th, optimize.Options{Method: optimize.MethodLBFGS,
 			MaxIter: maxIter, GradTol: 1e-6, Callback: stall})
-		evals += r.FuncEvals
+		evals.Add(int64(r.FuncEvals))
 		if err != nil {
 			return nil, fmt.Errorf("ivm: the marginal likelihood of %d rows at its start: %w", n, err)
 		}
 		return r.X, nil
 	}
-	th, err := run(exactStart(dim, 0), exactMaxIter)
+	th, err := run(e, exactStart(dim, 0), exactMaxIter)
 	if err != nil {
 		return nil, err
 	}
@@ -371,7 +394,7 @@ func fitExact(e *exactGP, ard bool) (*exactFit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ivm: the learnt kernel's matrix on %d rows is not positive definite", n)
 	}
-	fit.evals = evals
+	fit.evals = int(evals.Load())
 	return fit, nil
 }
 
