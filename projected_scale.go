@@ -12,21 +12,26 @@ import (
 // projectedScalings are the input scalings the projected model's search compares, each
 // with the width its search starts from (search.StartGamma, as the kernel search's): those of
 // projectedScalers and, for a regression of several inputs with ScaleAuto, per-input widths
-// as the regression search weighs its inputs (the relevance scaling; a candidate only).
+// as the regression search weighs its inputs (the relevance scaling; a candidate only,
+// learnt beside the others' searches).
 func projectedScalings(x mat.Matrix, y []float64, cfg *Config,
 	regression bool) ([]projected.Scaling, error) {
 	scalers, err := projectedScalers(x, cfg.Scale)
 	if err != nil {
 		return nil, err
 	}
-	if _, dim := x.Dims(); regression && cfg.Scale == dataset.ScaleAuto && dim > 1 {
-		if rel, _, err := exactgp.RelevanceScaler(x, y, scalers[0], cfg.Learn.Seed); err == nil {
-			scalers = append(scalers, rel)
-		}
-	}
 	out := make([]projected.Scaling, len(scalers))
 	for i, sc := range scalers {
 		out[i] = projected.Scaling{Scaler: sc, StartGamma: search.StartGamma(x, sc)}
+	}
+	if _, dim := x.Dims(); regression && cfg.Scale == dataset.ScaleAuto && dim > 1 {
+		out = append(out, projected.Scaling{Learn: func() (*dataset.Scaler, float64, error) {
+			rel, _, err := exactgp.RelevanceScaler(x, y, scalers[0], cfg.Learn.Seed)
+			if err != nil {
+				return nil, 0, err
+			}
+			return rel, search.StartGamma(x, rel), nil
+		}})
 	}
 	return out, nil
 }

@@ -47,6 +47,11 @@ const (
 type Scaling struct {
 	Scaler     *dataset.Scaler
 	StartGamma float64
+	// Learn, if not nil, learns the scaling and its start (Scaler and StartGamma are then
+	// unused) when its search begins, beside the other scalings' searches: a scaling learnt
+	// from the data (per-input widths) costs as much as a search. If it fails, the scaling
+	// is left out.
+	Learn func() (*dataset.Scaler, float64, error)
 }
 
 // Options configures Fit; the zero value is its defaults.
@@ -142,17 +147,26 @@ func checkFit(n int, t Targets, scalings []Scaling) error {
 		return errors.New("ivm: a projected model's search needs an input scaling to try")
 	}
 	for _, s := range scalings {
-		if !(s.StartGamma > 0) || math.IsInf(s.StartGamma, 1) {
-			return fmt.Errorf("ivm: a projected model's search cannot start from γ = %v",
-				s.StartGamma)
+		if err := checkStart(s.StartGamma); s.Learn == nil && err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// searchScalings runs the search at each scaling and returns the best pick. The scalings
-// are searched side by side where that costs little memory: much of a search's time is
-// serial (kernel values, calibration) between the products that use every core.
+// checkStart refuses a search's start width gamma that is not positive and finite.
+func checkStart(gamma float64) error {
+	if !(gamma > 0) || math.IsInf(gamma, 1) {
+		return fmt.Errorf("ivm: a projected model's search cannot start from γ = %v", gamma)
+	}
+	return nil
+}
+
+// searchScalings runs the search at each scaling and returns the best pick (the first
+// of equal ones, in the order of scalings). The scalings are searched side by side where
+// that costs little memory: much of a search's time is serial (kernel values, calibration)
+// between the products that use every core. Those to be learnt start first: they take
+// longest.
 func searchScalings(x mat.Matrix, t Targets, scalings []Scaling, val, rest []int, workers int,
 	report func(Progress)) (pick, error) {
 	evals := 0
@@ -170,9 +184,26 @@ func searchScalings(x mat.Matrix, t Targets, scalings []Scaling, val, rest []int
 	picks := make([]pick, len(scalings))
 	n, dim := x.Dims()
 	parallel := searchesAtOnce(n, dim, t.classes, workers)
-	err := pool.ForEachErr(len(scalings), parallel, func(i int) error {
+	order := make([]int, 0, len(scalings))
+	for _, learnt := range []bool{true, false} {
+		for i, s := range scalings {
+			if (s.Learn != nil) == learnt {
+				order = append(order, i)
+			}
+		}
+	}
+	err := pool.ForEachErr(len(order), parallel, func(j int) error {
+		i, s := order[j], scalings[order[j]]
+		picks[i].loss = math.Inf(1)
+		if s.Learn != nil {
+			var err error
+			s.Scaler, s.StartGamma, err = s.Learn()
+			if err != nil || checkStart(s.StartGamma) != nil {
+				return nil // left out
+			}
+		}
 		var err error
-		picks[i], err = search(x, t, scalings[i], val, rest, scored)
+		picks[i], err = search(x, t, s, val, rest, scored)
 		return err
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package projected
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/calib"
+	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/kern"
 )
@@ -191,5 +193,46 @@ func TestCentres(t *testing.T) {
 	// Fashion-MNIST's 60 000 images of 784 inputs: the inputs and the fit within 2 GiB.
 	if need := 8*60000*784 + Bytes(60000, 784, 0, 10); need > 1.5*(1<<30) {
 		t.Errorf("Bytes: %.3g bytes with the inputs, want at most 1.5 GiB", need)
+	}
+}
+
+// A scaling learnt when its search begins (Scaling.Learn) is searched as the one it learns,
+// whatever the order the scalings are searched in, and one whose learning fails is left
+// out.
+func TestLearntScaling(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n, dim := 300, 3
+	x := mat.NewDense(n, dim, nil)
+	y := make([]float64, n)
+	for i := range n {
+		for j := range dim {
+			x.Set(i, j, rng.NormFloat64())
+		}
+		y[i] = math.Sin(2*x.At(i, 0)) + 0.1*rng.NormFloat64()
+	}
+	tg, err := RealTargets(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := func(s ...Scaling) *Model {
+		t.Helper()
+		res, err := Fit(x, tg, s, Options{Seed: 1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Model
+	}
+	learn := func(gamma float64, err error) Scaling {
+		return Scaling{Learn: func() (*dataset.Scaler, float64, error) { return nil, gamma, err }}
+	}
+	given := fit(Scaling{StartGamma: 0.3})
+	learnt := fit(learn(0.3, nil))
+	failed := fit(Scaling{StartGamma: 0.3}, learn(0.3, errors.New("no")), learn(math.NaN(), nil))
+	for name, m := range map[string]*Model{"learnt": learnt, "beside failures": failed} {
+		if m.Kernel != given.Kernel || m.Lambda != given.Lambda ||
+			!mat.Equal(m.Weights, given.Weights) {
+			t.Errorf("%s: %s λ %g, want the given scaling's %s λ %g", name, m.Kernel, m.Lambda,
+				given.Kernel, given.Lambda)
+		}
 	}
 }
