@@ -491,10 +491,10 @@ type counters struct {
 	rows     atomic.Int64
 	reloads  atomic.Int64
 	refused  atomic.Int64
-	// queried counts the pool rows queries scored; updates the models replaced by an update
-	// (saved: also written to their files) and updatedRows the rows they took in.
+	// queried counts the pool rows queries scored; saved and inMemory the updates written
+	// to their model files or held in memory, and updatedRows the rows they took in.
 	queried, updatedRows atomic.Int64
-	updates, saved       atomic.Int64
+	saved, inMemory      atomic.Int64
 }
 
 func (st *counters) record(status int, d time.Duration) {
@@ -536,10 +536,10 @@ func (h *Handler) handleMetrics(w http.ResponseWriter, r *http.Request) {
 		h.stats.reloads.Load(), h.stats.refused.Load())
 	fmt.Fprintf(&b, "# TYPE ivm_rows_queried_total counter\nivm_rows_queried_total %d\n",
 		h.stats.queried.Load())
-	saved := h.stats.saved.Load()
 	fmt.Fprintf(&b,
 		"# TYPE ivm_updates_total counter\nivm_updates_total{result=\"saved\"} %d\n"+
-			"ivm_updates_total{result=\"in_memory\"} %d\n", saved, h.stats.updates.Load()-saved)
+			"ivm_updates_total{result=\"in_memory\"} %d\n", h.stats.saved.Load(),
+		h.stats.inMemory.Load())
 	fmt.Fprintf(&b, "# TYPE ivm_rows_updated_total counter\nivm_rows_updated_total %d\n",
 		h.stats.updatedRows.Load())
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")

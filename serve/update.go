@@ -164,14 +164,12 @@ func (h *Handler) updateLocked(w http.ResponseWriter, r *http.Request, in *updat
 	}
 	out := UpdateResponse{Model: base.Name, Rows: rows, Seconds: seconds,
 		Active: activeSizes(base.model, next.model), Saved: next.unsaved == 0}
-	h.stats.updates.Add(1)
 	h.stats.updatedRows.Add(int64(rows))
 	if out.Saved {
 		h.stats.saved.Add(1)
-	}
-	if out.Saved {
 		out.File = next.Path
 	} else {
+		h.stats.inMemory.Add(1)
 		out.Note = heldInMemory
 	}
 	writeJSON(w, http.StatusOK, out)
