@@ -52,10 +52,11 @@ func searchBytes(n, dim, classes int) float64 {
 	return 8 * (nf*float64(dim) + nf*ms + 4*ms*ms + 3*blockRows*ms)
 }
 
-// parallelBytes bounds the memory of the scalings' searches run side by side: where one
-// search is larger (many inputs, many centres), they run one at a time, as the final fit's
-// system then dominates the cost anyway.
-const parallelBytes = 256 << 20
+// parallelBytes bounds the memory of the scalings' searches run side by side: two of them
+// on up to 8 000 rows of a few hundred inputs fit well within a default training's memory;
+// with more inputs (Fashion-MNIST's 784) their scaled rows' copies add too much, and they
+// run one at a time.
+const parallelBytes = 768 << 20
 
 // searchesAtOnce is how many scalings' searches Fit runs side by side on the given workers
 // (0: every core).
