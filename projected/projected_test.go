@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime/debug"
 	"slices"
 	"testing"
 
@@ -233,6 +234,30 @@ func TestLearntScaling(t *testing.T) {
 			!mat.Equal(m.Weights, given.Weights) {
 			t.Errorf("%s: %s λ %g, want the given scaling's %s λ %g", name, m.Kernel, m.Lambda,
 				given.Kernel, given.Lambda)
+		}
+	}
+}
+
+// Two scalings' searches run side by side only where both fit in parallelBytes and in half
+// the process's memory limit: letter's shape (15 000 rows, 16 inputs, 26 classes) on two
+// workers under a 1.6 GB limit (ivm train's default), not under 800 MB, and never
+// Fashion-MNIST's 784 inputs.
+func TestSearchesAtOnce(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	for _, c := range []struct {
+		limit          int64
+		n, dim, labels int
+		want           int
+	}{
+		{1600 << 20, 15000, 16, 26, 2},
+		{800 << 20, 15000, 16, 26, 1},
+		{1600 << 20, 60000, 784, 10, 1},
+		{math.MaxInt64, 15000, 16, 26, 2},
+	} {
+		debug.SetMemoryLimit(c.limit)
+		if got := searchesAtOnce(c.n, c.dim, c.labels, 2); got != c.want {
+			t.Errorf("%d rows of %d inputs, limit %d: %d searches at once, want %d", c.n, c.dim,
+				c.limit, got, c.want)
 		}
 	}
 }

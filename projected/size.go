@@ -2,6 +2,7 @@ package projected
 
 import (
 	"math"
+	"runtime/debug"
 
 	"github.com/ivmlab/ivm/internal/pool"
 )
@@ -59,9 +60,12 @@ func searchBytes(n, dim, classes int) float64 {
 const parallelBytes = 768 << 20
 
 // searchesAtOnce is how many scalings' searches Fit runs side by side on the given workers
-// (0: every core).
+// (0: every core): two where they take at most parallelBytes and half the process's memory
+// limit (debug.SetMemoryLimit; ivm train sets it from -max-mem), the rest being left to the
+// inputs and the collector's slack.
 func searchesAtOnce(n, dim, classes, workers int) int {
-	if 2*searchBytes(n, dim, classes) > parallelBytes {
+	two := 2 * searchBytes(n, dim, classes)
+	if two > parallelBytes || two > float64(debug.SetMemoryLimit(-1))/2 {
 		return 1
 	}
 	return min(2, pool.Workers(workers))
