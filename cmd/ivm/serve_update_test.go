@@ -19,10 +19,8 @@ import (
 // NEWROWS) and the update's time; ivm info shows it.
 func TestServeSavedUpdateIsIvmUpdate(t *testing.T) {
 	dir := t.TempDir()
-	first, rest := splitCSV(t, dir, refData+"class_train_500.csv.gz", 100)
-	model, updated := filepath.Join(dir, "m.json"), filepath.Join(dir, "u.json")
-	mustRun(t, "train", "-quiet", "-scale", "none", "-iters", "0", "-d", "20", "-kernel",
-		refKernel, first, model)
+	_, rest, model := trainedOn100(t, dir)
+	updated := filepath.Join(dir, "u.json")
 	newRows, x, y := firstRows(t, rest, 60, filepath.Join(dir, "new.csv"))
 	mustRun(t, "update", "-quiet", "-d", "30", model, newRows, updated)
 

@@ -17,10 +17,8 @@ import (
 // shows it) and the file it read is left as it was.
 func TestUpdateCommand(t *testing.T) {
 	dir := t.TempDir()
-	first, rest := splitCSV(t, dir, refData+"class_train_500.csv.gz", 100)
-	model, updated := filepath.Join(dir, "m.json"), filepath.Join(dir, "u.json")
-	mustRun(t, "train", "-quiet", "-scale", "none", "-iters", "0", "-d", "20", "-kernel",
-		refKernel, first, model)
+	_, rest, model := trainedOn100(t, dir)
+	updated := filepath.Join(dir, "u.json")
 	before, err := os.ReadFile(model)
 	if err != nil {
 		t.Fatal(err)
@@ -73,10 +71,8 @@ func splitCSV(t *testing.T, dir, src string, n int) (first, rest string) {
 // class for, a model file that is not a single-task IVM's, OUT the same as MODEL.
 func TestUpdateCommandRefuses(t *testing.T) {
 	dir := t.TempDir()
-	first, _ := splitCSV(t, dir, refData+"class_train_500.csv.gz", 100)
-	model, out := filepath.Join(dir, "m.json"), filepath.Join(dir, "u.json")
-	mustRun(t, "train", "-quiet", "-scale", "none", "-iters", "0", "-d", "20", "-kernel",
-		refKernel, first, model)
+	first, _, model := trainedOn100(t, dir)
+	out := filepath.Join(dir, "u.json")
 	three := filepath.Join(dir, "three.csv")
 	os.WriteFile(three, []byte("0.5,0.5,1\n0.1,0.2,3\n"), 0o644)
 	for _, c := range []struct {
@@ -96,4 +92,16 @@ func TestUpdateCommandRefuses(t *testing.T) {
 			t.Fatalf("ivm update %v wrote %s", c.args, out)
 		}
 	}
+}
+
+// trainedOn100 trains dir/m.json with the reference kernel fixed on the first 100 rows of
+// the reference's classification set, and returns the files of those rows and of the others,
+// and the model's.
+func trainedOn100(t *testing.T, dir string) (first, rest, model string) {
+	t.Helper()
+	first, rest = splitCSV(t, dir, refData+"class_train_500.csv.gz", 100)
+	model = filepath.Join(dir, "m.json")
+	mustRun(t, "train", "-quiet", "-scale", "none", "-iters", "0", "-d", "20", "-kernel",
+		refKernel, first, model)
+	return first, rest, model
 }
