@@ -21,16 +21,20 @@ func TestDefaultActiveSize(t *testing.T) {
 // point, the same selection time buys more active points from fewer candidates.
 func TestSearchActiveSize(t *testing.T) {
 	for _, c := range []struct{ n, problems, want, pool int }{
-		{150, 3, 150, 150}, {1000, 3, 1000, 1000}, {3220, 1, 1762, 3220}, {693, 11, 693, 693}, {7291, 10, 1025, 7291},
-		{10000, 10, 1200, 10000}, {12500, 26, 1250, 12500}, {14000, 26, 1298, 12980}, {60000, 10, 2108, 21080},
+		{150, 3, 150, 150}, {1000, 3, 1000, 1000}, {3220, 1, 1762, 3220}, {693, 11, 693, 693},
+		{7291, 10, 1025, 7291}, {10000, 10, 1200, 10000}, {12500, 26, 1250, 12500},
+		{14000, 26, 1298, 12980}, {60000, 10, 2108, 21080},
 	} {
 		d := SearchActiveSize(c.n, c.problems)
 		if pool := SearchCandidates(c.n, d); d != c.want || pool != c.pool {
-			t.Errorf("SearchActiveSize(%d, %d) = %d of %d candidates, want %d of %d", c.n, c.problems, d, pool, c.want, c.pool)
+			t.Errorf("SearchActiveSize(%d, %d) = %d of %d candidates, want %d of %d",
+				c.n, c.problems, d, pool, c.want, c.pool)
 		}
 		if big := max(1250, DefaultActiveSize(c.n, c.problems)); c.n > 10*big {
-			if cost, same := float64(d)*float64(d)*float64(SearchCandidates(c.n, d)), float64(big)*float64(big)*float64(c.n); math.Abs(cost/same-1) > 0.01 {
-				t.Errorf("n = %d: selection cost d²·candidates %.3g, want that of %d of all rows, %.3g", c.n, cost, big, same)
+			if cost, same := float64(d)*float64(d)*float64(SearchCandidates(c.n, d)),
+				float64(big)*float64(big)*float64(c.n); math.Abs(cost/same-1) > 0.01 {
+				t.Errorf("n = %d: selection cost d²·candidates %.3g, want that of %d of all "+
+					"rows, %.3g", c.n, cost, big, same)
 			}
 		}
 	}
@@ -44,7 +48,8 @@ func TestCandidateRows(t *testing.T) {
 	}
 	a, b := candidateRows(1000, 300, 7), candidateRows(1000, 300, 7)
 	if len(a) != 300 || !slices.Equal(a, b) || !slices.IsSorted(a) {
-		t.Fatalf("pool of 300 of 1000 rows: %d rows, sorted %v, same for one seed %v", len(a), slices.IsSorted(a), slices.Equal(a, b))
+		t.Fatalf("pool of 300 of 1000 rows: %d rows, sorted %v, same for one seed %v",
+			len(a), slices.IsSorted(a), slices.Equal(a, b))
 	}
 	if len(slices.Compact(slices.Clone(a))) != 300 || a[0] < 0 || a[299] >= 1000 {
 		t.Errorf("pool rows repeat or fall outside [0, 1000): %v…%v", a[0], a[299])

@@ -77,13 +77,15 @@ func TestBaselineWeakLinear(t *testing.T) {
 			warned := strings.Contains(strings.Join(p.Warnings, "\n"), "constant predictor")
 			switch {
 			case c.beaten && got > prior-0.02:
-				t.Errorf("test log loss %.4f, want well below the constant predictor's %.4f", got, prior)
+				t.Errorf("test log loss %.4f, want well below the constant predictor's %.4f",
+					got, prior)
 			case !c.beaten && math.Abs(got-prior) > 1e-9:
 				t.Errorf("test log loss %.4f, want the constant predictor's %.4f", got, prior)
 			case !c.beaten && !warned:
 				t.Errorf("no warning about the constant predictor: %q", p.Warnings)
 			}
-			if back, _ := reloaded(t, p, xt); back.Baseline == nil || *back.Baseline != *p.Baseline {
+			if back, _ := reloaded(t, p, xt); back.Baseline == nil ||
+				*back.Baseline != *p.Baseline {
 				t.Errorf("Baseline %+v after Save and Load, want %+v", back.Baseline, p.Baseline)
 			}
 		})
@@ -104,7 +106,8 @@ func TestProjectedBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	if asProjected(p) == nil || p.Task != Binary || !p.Baseline.Beaten() {
-		t.Fatalf("Fit made task %v, projected %v, baseline %+v", p.Task, asProjected(p) != nil, p.Baseline)
+		t.Fatalf("Fit made task %v, projected %v, baseline %+v",
+			p.Task, asProjected(p) != nil, p.Baseline)
 	}
 	reloaded(t, p, xt)
 	if got := testLogLoss(t, p, xt, yt); got > 0.6 {
@@ -146,7 +149,8 @@ func TestProjectedRegression(t *testing.T) {
 			t.Fatal(err)
 		}
 		if asProjected(p) == nil || p.Baseline.Beaten() != signal {
-			t.Fatalf("signal %v: projected %v, baseline %+v", signal, asProjected(p) != nil, p.Baseline)
+			t.Fatalf("signal %v: projected %v, baseline %+v",
+				signal, asProjected(p) != nil, p.Baseline)
 		}
 		back, _ := reloaded(t, p, xt)
 		preds, err := back.Predict(xt)
@@ -159,7 +163,8 @@ func TestProjectedRegression(t *testing.T) {
 		}
 		for i, q := range preds {
 			if q.Mean != before[i].Mean || q.Var != before[i].Var {
-				t.Fatalf("row %d: %v, %v after Load, %v, %v before", i, q.Mean, q.Var, before[i].Mean, before[i].Var)
+				t.Fatalf("row %d: %v, %v after Load, %v, %v before",
+					i, q.Mean, q.Var, before[i].Mean, before[i].Var)
 			}
 		}
 		mse, covered := 0.0, 0

@@ -50,7 +50,8 @@ type BlendKind struct {
 func (f *modelFit) fitBlend(xs *mat.Dense, y []float64, cfg *Config, sel *selection) error {
 	labels := sel.partner
 	probit := &modelFit{Predictor: &Predictor{Task: Binary, Classes: f.Classes},
-		calibration: calibration{Scaler: f.Scaler, Sharpness: f.Sharpness, LabelNoise: f.LabelNoise}}
+		calibration: calibration{Scaler: f.Scaler, Sharpness: f.Sharpness,
+			LabelNoise: f.LabelNoise}}
 	quiet := *cfg
 	quiet.Progress = nil // one "done" report for the task, the probit member's
 	if err := labels.p.fitProblems(xs, y, &quiet, labels.spec, engine.Entropy, sel.d); err != nil {
@@ -186,10 +187,11 @@ func checkBlend(p *Predictor, members []*Predictor, cal calibration) error {
 		case !single || s.Model == nil:
 			return fmt.Errorf("blend member %d is not a predictor of one model", j+1)
 		case mp.Task != Binary || !slices.Equal(mp.Classes, p.Classes):
-			return fmt.Errorf("blend member %d is a %v model of classes %v, want binary of %v", j+1, mp.Task,
-				mp.Classes, p.Classes)
+			return fmt.Errorf("blend member %d is a %v model of classes %v, want binary of %v",
+				j+1, mp.Task, mp.Classes, p.Classes)
 		case mp.InputDim() != dim:
-			return fmt.Errorf("blend member %d has %d inputs, member 1 has %d", j+1, mp.InputDim(), dim)
+			return fmt.Errorf("blend member %d has %d inputs, member 1 has %d",
+				j+1, mp.InputDim(), dim)
 		}
 	}
 	return nil
@@ -216,9 +218,8 @@ func encodeBlendedPair(pp *Predictor, k *BlendKind) (*pairJSON, error) {
 func decodeBlendedPair(in *pairJSON, what, where string) (*Predictor, error) {
 	if in.hasModel() || in.Scale != nil || in.Sharpness != 0 || in.LabelNoise != 0 ||
 		in.Logistic != nil {
-		return nil,
-			fmt.Errorf("ivm: model file %s: a blend's models, scaling and calibration are its members'",
-				what)
+		return nil, fmt.Errorf("ivm: model file %s: a blend's models, scaling and "+
+			"calibration are its members'", what)
 	}
 	pp := &Predictor{Task: Binary, Classes: in.Classes}
 	members := make([]*Predictor, len(in.Blend))

@@ -23,10 +23,12 @@ func TestFitBlend(t *testing.T) {
 		t.Fatal(err)
 	}
 	bl := asBlend(p)
-	if bl == nil || len(bl.Members) != 2 || asSingle(bl.Members[0]).Logistic == nil || asSingle(bl.Members[1]).Logistic != nil {
+	if bl == nil || len(bl.Members) != 2 || asSingle(bl.Members[0]).Logistic == nil ||
+		asSingle(bl.Members[1]).Logistic != nil {
 		t.Fatalf("kind %T: want the label regression and the probit model blended", p.Kind)
 	}
-	if a, b := asSingle(bl.Members[0]).Model.Noise.Name(), asSingle(bl.Members[1]).Model.Noise.Name(); a != "gaussian" || b != "probit" {
+	if a, b := asSingle(bl.Members[0]).Model.Noise.Name(),
+		asSingle(bl.Members[1]).Model.Noise.Name(); a != "gaussian" || b != "probit" {
 		t.Fatalf("members' noise %s and %s", a, b)
 	}
 	preds, err := p.Predict(xt)
@@ -52,10 +54,13 @@ func TestFitBlend(t *testing.T) {
 			}
 		}
 		if (pr.Prob[1] > pr.Prob[0]) != (pr.Label == 1) || labels[i].Label != pr.Label {
-			t.Fatalf("row %d: label %v (PredictLabels %v), probabilities %v", i, pr.Label, labels[i].Label, pr.Prob)
+			t.Fatalf("row %d: label %v (PredictLabels %v), probabilities %v",
+				i, pr.Label, labels[i].Label, pr.Prob)
 		}
-		if len(pr.Latent) != 2 || pr.Latent[0] != members[0][i].Latent[0] || pr.Latent[1] != members[1][i].Latent[0] || pr.Mean != pr.Latent[0] {
-			t.Fatalf("row %d: latent means %v, the members' %v and %v", i, pr.Latent, members[0][i].Latent, members[1][i].Latent)
+		if len(pr.Latent) != 2 || pr.Latent[0] != members[0][i].Latent[0] ||
+			pr.Latent[1] != members[1][i].Latent[0] || pr.Mean != pr.Latent[0] {
+			t.Fatalf("row %d: latent means %v, the members' %v and %v",
+				i, pr.Latent, members[0][i].Latent, members[1][i].Latent)
 		}
 		if math.Abs(members[0][i].Prob[1]-members[1][i].Prob[1]) > 0.05 {
 			apart++
@@ -65,15 +70,18 @@ func TestFitBlend(t *testing.T) {
 		t.Error("the members agree on every row to within 0.05: nothing is blended")
 	}
 	back, file := reloaded(t, p, xt)
-	if subs := back.Submodels(); len(subs) != 2 || subs[0].Name != "labels" || subs[1].Name != "probit" {
+	if subs := back.Submodels(); len(subs) != 2 || subs[0].Name != "labels" ||
+		subs[1].Name != "probit" {
 		t.Errorf("submodels %+v: want labels and probit", subs)
 	}
 	// What a file may not hold: a blend with models or calibration of its own, members of
 	// other classes, or one member.
 	for _, bad := range []struct{ name, from, to string }{
 		{"own sharpness", `"format": "ivm-model/1",`, `"format": "ivm-model/1", "sharpness": 2,`},
-		{"own logistic", `"format": "ivm-model/1",`, `"format": "ivm-model/1", "logistic": {"slope": 1, "offset": 0},`},
-		{"member classes", `"classes": [` + "\n" + `    0,` + "\n" + `    1` + "\n" + `   ]`, `"classes": [0, 2]`},
+		{"own logistic", `"format": "ivm-model/1",`,
+			`"format": "ivm-model/1", "logistic": {"slope": 1, "offset": 0},`},
+		{"member classes", `"classes": [` + "\n" + `    0,` + "\n" + `    1` + "\n" + `   ]`,
+			`"classes": [0, 2]`},
 		{"multi-class", `"task": "binary"`, `"task": "multiclass"`},
 	} {
 		edited := strings.Replace(file, bad.from, bad.to, 1)
@@ -91,7 +99,8 @@ func TestBlendable(t *testing.T) {
 	for _, c := range []struct {
 		a, b float64
 		want bool
-	}{{0.2, 0.2, true}, {0.2, 0.29, true}, {0.29, 0.2, true}, {0.2, 0.31, false}, {0.1, 0.29, false}, {0, 0.1, false}, {math.Inf(1), 0.1, false}, {math.NaN(), 0.1, false}} {
+	}{{0.2, 0.2, true}, {0.2, 0.29, true}, {0.29, 0.2, true}, {0.2, 0.31, false},
+		{0.1, 0.29, false}, {0, 0.1, false}, {math.Inf(1), 0.1, false}, {math.NaN(), 0.1, false}} {
 		if got := blendable(c.a, c.b); got != c.want {
 			t.Errorf("blendable(%v, %v) = %v", c.a, c.b, got)
 		}
@@ -109,7 +118,8 @@ func TestSaveRefusesNestedMembers(t *testing.T) {
 	if asBlend(p) == nil {
 		t.Fatal("no blend to nest")
 	}
-	nested := &Predictor{Task: Binary, Classes: p.Classes, Kind: &BlendKind{Members: []*Predictor{p, asBlend(p).Members[1]}}}
+	nested := &Predictor{Task: Binary, Classes: p.Classes,
+		Kind: &BlendKind{Members: []*Predictor{p, asBlend(p).Members[1]}}}
 	var b bytes.Buffer
 	if err := nested.Save(&b); err == nil || !strings.Contains(err.Error(), "one model") {
 		t.Errorf("a blend inside a blend saved: %v", err)

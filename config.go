@@ -173,11 +173,12 @@ type Progress struct {
 // checkTask refuses settings that do not fit the task.
 func (cfg *Config) checkTask(task Task) error {
 	if cfg.ZeroBias && task != Binary && task != MultiClass && task != SemiSupervised {
-		return fmt.Errorf(
-			"ivm: a zero bias start is for the probit and null category models, not a %s task", task)
+		return fmt.Errorf("ivm: a zero bias start is for the probit and null category models, "+
+			"not a %s task", task)
 	}
 	if cfg.SplitGamma && task != SemiSupervised {
-		return fmt.Errorf("ivm: split γ₋, γ₊ are for the null category model, not a %s task", task)
+		return fmt.Errorf("ivm: split γ₋, γ₊ are for the null category model, "+
+			"not a %s task", task)
 	}
 	if cfg.Decomposition < DecomposeAuto || cfg.Decomposition > Projected {
 		return fmt.Errorf("ivm: unknown multi-class decomposition %v", cfg.Decomposition)

@@ -100,8 +100,10 @@ func TestRegressionTargetScale(t *testing.T) {
 		a, _ := p.Predict(xt)
 		b, _ := q.Predict(xt)
 		for i := range a {
-			if m := 1e6 * (a[i].Mean + 3); math.Abs(b[i].Mean-m) > 1e-3*1e6 || math.Abs(b[i].Var/1e12-a[i].Var) > 1e-3*a[i].Var {
-				t.Fatalf("d = %d, row %d: %v ± %v against %v ± %v scaled", d, i, b[i].Mean, b[i].Var, m, 1e12*a[i].Var)
+			if m := 1e6 * (a[i].Mean + 3); math.Abs(b[i].Mean-m) > 1e-3*1e6 ||
+				math.Abs(b[i].Var/1e12-a[i].Var) > 1e-3*a[i].Var {
+				t.Fatalf("d = %d, row %d: %v ± %v against %v ± %v scaled",
+					d, i, b[i].Mean, b[i].Var, m, 1e12*a[i].Var)
 			}
 		}
 	}
@@ -124,7 +126,8 @@ func TestExactFindsOneRelevantInputAmongMany(t *testing.T) {
 		mse, _ := testErrors(t, p, xt, yt)
 		// The noise variance is 0.01, the targets' variance about 0.5.
 		if mse > 2*0.01 {
-			t.Errorf("%d rows of %d inputs: test MSE %.4f against a noise variance of 0.01 (kernel %v)", c.n, c.dim, mse, asSingle(p).Model.Kernel)
+			t.Errorf("%d rows of %d inputs: test MSE %.4f against a noise variance of 0.01 "+
+				"(kernel %v)", c.n, c.dim, mse, asSingle(p).Model.Kernel)
 		}
 	}
 }
@@ -148,8 +151,10 @@ func TestRegressionSearchWeighsRelevance(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The relevance fit is reported first, and the search counts on from its evaluations.
-	if len(reports) < 2 || !strings.Contains(reports[0].SearchKernel, "relevance") || reports[1].Search != reports[0].Search+1 {
-		t.Errorf("search reports %+v: want the relevance fit's first, the search's counting on", reports[:min(2, len(reports))])
+	if len(reports) < 2 || !strings.Contains(reports[0].SearchKernel, "relevance") ||
+		reports[1].Search != reports[0].Search+1 {
+		t.Errorf("search reports %+v: want the relevance fit's first, the search's counting on",
+			reports[:min(2, len(reports))])
 	}
 	if asSingle(p).Scaler.Kind != dataset.ScaleRelevance {
 		t.Errorf("inputs scaled %v, want relevance", asSingle(p).Scaler.Kind)
@@ -168,8 +173,9 @@ func TestRegressionSearchWeighsRelevance(t *testing.T) {
 // random 70 % split) its leave-one-out residuals asked for a sharpness of 1.46, and 3 of the
 // other 7 rows fell outside the narrowed 95 % intervals.
 func TestExactCalibrationDoesNotNarrow(t *testing.T) {
-	rows := [][]float64{{70, 20, 91}, {58, 18, 89}, {62, 22, 87}, {62, 24, 93}, {50, 20, 80}, {58, 19, 93}, {58, 23, 87},
-		{58, 18, 80}, {58, 17, 88}, {75, 25, 90}, {50, 18, 86}, {50, 18, 89}, {56, 20, 82}, {80, 27, 89}}
+	rows := [][]float64{{70, 20, 91}, {58, 18, 89}, {62, 22, 87}, {62, 24, 93}, {50, 20, 80},
+		{58, 19, 93}, {58, 23, 87}, {58, 18, 80}, {58, 17, 88}, {75, 25, 90}, {50, 18, 86},
+		{50, 18, 89}, {56, 20, 82}, {80, 27, 89}}
 	y := []float64{15, 14, 18, 20, 9, 12, 15, 14, 13, 37, 7, 8, 15, 42}
 	x := mat.NewDense(len(rows), 3, nil)
 	for i, r := range rows {

@@ -70,7 +70,8 @@ func saveLoad(p *ivm.Predictor, rows [][]float64) (*ivm.Predictor, bool) {
 	same := true
 	for i := range a {
 		same = same && math.Float64bits(a[i].Label) == math.Float64bits(b[i].Label) &&
-			sameBits(a[i].Prob, b[i].Prob) && sameBits([]float64{a[i].Mean, a[i].Var}, []float64{b[i].Mean, b[i].Var}) &&
+			sameBits(a[i].Prob, b[i].Prob) &&
+			sameBits([]float64{a[i].Mean, a[i].Var}, []float64{b[i].Mean, b[i].Var}) &&
 			sameBits(a[i].Latent, b[i].Latent) && sameBits(a[i].LatentVar, b[i].LatentVar)
 	}
 	return q, same
@@ -110,7 +111,8 @@ func ExampleFit_regression() {
 	}
 	fmt.Println("task", q.Task, "classes", q.Classes, "identical after Load:", same)
 	for i, pr := range preds {
-		fmt.Printf("x %4.1f: mean %.1f (sin %.1f), sd below 0.3: %v\n", test[i][0], pr.Label, math.Sin(test[i][0]), math.Sqrt(pr.Var) < 0.3)
+		fmt.Printf("x %4.1f: mean %.1f (sin %.1f), sd below 0.3: %v\n",
+			test[i][0], pr.Label, math.Sin(test[i][0]), math.Sqrt(pr.Var) < 0.3)
 	}
 	// Output:
 	// task regression classes [] identical after Load: true
@@ -137,7 +139,8 @@ func ExampleFit_ordinal() {
 			y = append(y, 3)
 		}
 	}
-	p, err := ivm.FitRows(rows, y, ivm.Config{Task: ivm.Ordinal, ActiveSize: 40, Learn: engine.LearnOptions{Iters: 2}})
+	p, err := ivm.FitRows(rows, y, ivm.Config{Task: ivm.Ordinal, ActiveSize: 40,
+		Learn: engine.LearnOptions{Iters: 2}})
 	if err != nil {
 		panic(err)
 	}
@@ -149,7 +152,8 @@ func ExampleFit_ordinal() {
 	}
 	fmt.Println("task", q.Task, "classes", q.Classes, "identical after Load:", same)
 	for i, pr := range preds {
-		fmt.Printf("x %4.1f: category %g, %d probabilities, most likely above 0.5: %v\n", test[i][0], pr.Label, len(pr.Prob), slices.Max(pr.Prob) > 0.5)
+		fmt.Printf("x %4.1f: category %g, %d probabilities, most likely above 0.5: %v\n",
+			test[i][0], pr.Label, len(pr.Prob), slices.Max(pr.Prob) > 0.5)
 	}
 	// Output:
 	// task ordinal classes [1 2 3] identical after Load: true
@@ -167,7 +171,8 @@ func ExampleFit_semiSupervised() {
 	var y []float64
 	for i := 0; i < 120; i++ {
 		c := float64(i % 2) // cluster c sits around (4c − 2, 0)
-		rows = append(rows, []float64{4*c - 2 + 0.6*math.Sin(float64(i)), 0.6 * math.Cos(float64(3*i))})
+		rows = append(rows,
+			[]float64{4*c - 2 + 0.6*math.Sin(float64(i)), 0.6 * math.Cos(float64(3*i))})
 		label := math.NaN()
 		if i < 10 {
 			label = 2*c - 1 // −1 or +1
@@ -186,7 +191,8 @@ func ExampleFit_semiSupervised() {
 	}
 	fmt.Println("task", q.Task, "classes", q.Classes, "identical after Load:", same)
 	for i, pr := range preds {
-		fmt.Printf("x %4.1f: label %g, p(label) above 0.8: %v\n", test[i][0], pr.Label, slices.Max(pr.Prob) > 0.8)
+		fmt.Printf("x %4.1f: label %g, p(label) above 0.8: %v\n",
+			test[i][0], pr.Label, slices.Max(pr.Prob) > 0.8)
 	}
 	// Output:
 	// task semisupervised classes [-1 1] identical after Load: true
@@ -201,7 +207,8 @@ func ExampleFit_binary() {
 	var y []float64
 	for i := 0; i < 60; i++ {
 		c := float64(i % 2) // label 5 around (−1.5, 0), label 7 around (1.5, 0)
-		rows = append(rows, []float64{3*c - 1.5 + 0.7*math.Sin(float64(i)), 0.7 * math.Cos(float64(2*i))})
+		rows = append(rows,
+			[]float64{3*c - 1.5 + 0.7*math.Sin(float64(i)), 0.7 * math.Cos(float64(2*i))})
 		y = append(y, 5+2*c)
 	}
 	p, err := ivm.FitRows(rows, y, ivm.Config{ActiveSize: 30})
@@ -216,7 +223,8 @@ func ExampleFit_binary() {
 	}
 	fmt.Println("task", q.Task, "classes", q.Classes, "identical after Load:", same)
 	for i, pr := range preds {
-		fmt.Printf("x %4.1f: label %g, p(label) above 0.8: %v\n", test[i][0], pr.Label, slices.Max(pr.Prob) > 0.8)
+		fmt.Printf("x %4.1f: label %g, p(label) above 0.8: %v\n",
+			test[i][0], pr.Label, slices.Max(pr.Prob) > 0.8)
 	}
 	// Output:
 	// task binary classes [5 7] identical after Load: true

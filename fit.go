@@ -72,9 +72,8 @@ func fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		}
 		return p, nil
 	case dc == Projected:
-		return nil,
-			fmt.Errorf(
-				"ivm: a projected model is for a binary, multi-class or regression task, not a %v one", task)
+		return nil, fmt.Errorf("ivm: a projected model is for a binary, multi-class or "+
+			"regression task, not a %v one", task)
 	}
 	return p.fitModels(x, y, cfg, dim)
 }
@@ -178,10 +177,9 @@ func (f *modelFit) prepare(x mat.Matrix, cfg *Config, dim int) (*selection, erro
 		return nil, err
 	}
 	if cfg.Learning == Search && (cfg.Kernel != "" || task == Ordinal || task == SemiSupervised) {
-		return nil,
-			fmt.Errorf(
-				"ivm: the search learns rbf+bias+white kernels for binary, multi-class and regression tasks, "+
-					"not a given kernel or a %s task; use Algorithm 2", task)
+		return nil, fmt.Errorf("ivm: the search learns rbf+bias+white kernels for binary, "+
+			"multi-class and regression tasks, not a given kernel or a %s task; "+
+			"use Algorithm 2", task)
 	}
 	return &selection{spec: spec, criterion: cfg.Criterion.Resolve(autoCrit), d: d, dFinal: dFinal},
 		nil
@@ -408,8 +406,8 @@ func (p *modelFit) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int,
 	before := 0 // evaluations reported before the search's own (the relevance fit's)
 	report := func(r search.Report) {
 		if cfg.Progress != nil {
-			cfg.Progress(Progress{Problems: problems, Search: before + r.Evals, SearchKernel: r.Kernel,
-				SearchScore: r.Score, SearchPrior: r.Prior})
+			cfg.Progress(Progress{Problems: problems, Search: before + r.Evals,
+				SearchKernel: r.Kernel, SearchScore: r.Score, SearchPrior: r.Prior})
 		}
 	}
 	if n, dim := x.Dims(); task == Regression && d == n && n <= exactgp.MaxRows && dim > 0 {
@@ -483,9 +481,9 @@ func (p *modelFit) chooseLabels(x mat.Matrix, y []float64, cfg *Config, probit f
 	}
 	if cfg.Progress != nil {
 		cfg.Progress(Progress{Problems: 1, Search: res.Evals,
-			SearchKernel: fmt.Sprintf(
-				"%s, the labels regressed, scored leaving one row out (the probit search's kernel: %.4f; %s)",
-				res.Spec, probit, decision), SearchScore: res.LOOLoss})
+			SearchKernel: fmt.Sprintf("%s, the labels regressed, scored leaving one row out "+
+				"(the probit search's kernel: %.4f; %s)", res.Spec, probit, decision),
+			SearchScore: res.LOOLoss})
 	}
 	switch {
 	case blend:
@@ -563,8 +561,8 @@ func (p *modelFit) fitProblems(xs *mat.Dense, y []float64, cfg *Config, spec str
 	pool.ForEach(last-first, parallel, func(i int) {
 		c := first + i
 		job := problem{index: c, count: problems, d: d, spec: spec, transform: cfg.Transform,
-			criterion: criterion,
-			workers:   max(1, workers/parallel), cfg: cfg, report: report, noise: p.noiseName(p.Task)}
+			criterion: criterion, workers: max(1, workers/parallel), cfg: cfg, report: report,
+			noise: p.noiseName(p.Task)}
 		job.y, job.class = codeTargets(task, classes, y, c)
 		p.models[c], p.traces[c], errs[c] = job.run(xs, task)
 	})

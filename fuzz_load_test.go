@@ -19,7 +19,8 @@ func FuzzLoad(f *testing.F) {
 	x := addFittedSeeds(f,
 		ivm.Config{FixedKernel: true, ActiveSize: 4},
 		ivm.Config{FixedKernel: true, ActiveSize: 5, Task: ivm.Ordinal, Scale: dataset.ScaleMinMax},
-		ivm.Config{FixedKernel: true, ActiveSize: 3, Task: ivm.Regression, Scale: dataset.ScaleNone},
+		ivm.Config{FixedKernel: true, ActiveSize: 3, Task: ivm.Regression,
+			Scale: dataset.ScaleNone},
 		ivm.Config{FixedKernel: true, ActiveSize: 4, Decomposition: ivm.OneVsOne})
 	// A binary label regression (Predictor.Logistic, alone or blended) and a regression by
 	// the exact GP's marginal likelihood (rbfard): what Fit makes of small binary and
@@ -36,7 +37,8 @@ func FuzzLoad(f *testing.F) {
 		}
 		switch k {
 		case 2: // a relevance scaling, as the search makes for larger regression tasks
-			asSingle(p).Scaler.Kind, asSingle(p).Scaler.Weight = dataset.ScaleRelevance, []float64{1, 0.5}
+			asSingle(p).Scaler.Kind, asSingle(p).Scaler.Weight =
+				dataset.ScaleRelevance, []float64{1, 0.5}
 		case 3: // a blend of the label regression and the probit model (blend.go)
 			probit, err := ivm.Fit(x, y, ivm.Config{Task: ivm.Binary})
 			if err != nil {
@@ -46,7 +48,8 @@ func FuzzLoad(f *testing.F) {
 			if bl := asBlend(p); bl != nil {
 				labels = bl.Members[0]
 			}
-			p = &ivm.Predictor{Task: ivm.Binary, Classes: probit.Classes, Kind: &ivm.BlendKind{Members: []*ivm.Predictor{labels, probit}}}
+			p = &ivm.Predictor{Task: ivm.Binary, Classes: probit.Classes,
+				Kind: &ivm.BlendKind{Members: []*ivm.Predictor{labels, probit}}}
 		}
 		var buf bytes.Buffer
 		if err := p.Save(&buf); err != nil {
@@ -58,7 +61,8 @@ func FuzzLoad(f *testing.F) {
 		f.Add(buf.Bytes())
 	}
 	// A projected model (Decomposition Projected), of few centres.
-	xp, yp := blobs(rand.New(rand.NewPCG(7, 8)), 20, [][]float64{{0, 0}, {2, 2}, {0, 3}}, []float64{1, 2, 3}, 0.5)
+	xp, yp := blobs(rand.New(rand.NewPCG(7, 8)), 20, [][]float64{{0, 0}, {2, 2}, {0, 3}},
+		[]float64{1, 2, 3}, 0.5)
 	p, err := ivm.Fit(xp, yp, ivm.Config{Decomposition: ivm.Projected, ActiveSize: 5})
 	if err != nil {
 		f.Fatal(err)
@@ -70,11 +74,14 @@ func FuzzLoad(f *testing.F) {
 	f.Add(buf.Bytes())
 	f.Add([]byte(`{"format":"ivm-model/1"}`))
 	f.Add([]byte(`{"format":"ivm-model/1","task":"multiclass","classes":[1,2,3],"models":[{}]}`))
-	f.Add([]byte(`{"format":"ivm-model/1","task":"multiclass","classes":[1,2,3],"softmax":true,"projected":{"kernel_spec":"rbf","lambda":1,"centres":[[1e308]],"weights":[[1,2,3]],"score_mix":[[1,0,0],[0,1,0],[0,0,1]],"score_offset":[0,0,0]}}`))
+	f.Add([]byte(`{"format":"ivm-model/1","task":"multiclass","classes":[1,2,3],"softmax":true,` +
+		`"projected":{"kernel_spec":"rbf","lambda":1,"centres":[[1e308]],"weights":[[1,2,3]],` +
+		`"score_mix":[[1,0,0],[0,1,0],[0,0,1]],"score_offset":[0,0,0]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ivm.Load(bytes.NewReader(data))
 		// A *bytes.Buffer is decoded in place, by another route: it must agree.
-		if _, errHeld := ivm.Load(bytes.NewBuffer(bytes.Clone(data))); (err == nil) != (errHeld == nil) {
+		if _, errHeld := ivm.Load(
+			bytes.NewBuffer(bytes.Clone(data))); (err == nil) != (errHeld == nil) {
 			t.Fatalf("Load from a reader: %v; from a buffer: %v", err, errHeld)
 		}
 		if err != nil {
@@ -92,8 +99,10 @@ func FuzzLoad(f *testing.F) {
 func FuzzLoadPart(f *testing.F) {
 	addFittedSeeds(f,
 		ivm.Config{FixedKernel: true, ActiveSize: 4, Part: ivm.Part{Index: 1, Count: 2}},
-		ivm.Config{FixedKernel: true, ActiveSize: 4, Decomposition: ivm.OneVsOne, Part: ivm.Part{Index: 0, Count: 2}})
-	f.Add([]byte(`{"format":"ivm-part/1","part":{"index":0,"count":2},"task":"multiclass","classes":[1,2,3],"pairs":[{}]}`))
+		ivm.Config{FixedKernel: true, ActiveSize: 4, Decomposition: ivm.OneVsOne,
+			Part: ivm.Part{Index: 0, Count: 2}})
+	f.Add([]byte(`{"format":"ivm-part/1","part":{"index":0,"count":2},"task":"multiclass",` +
+		`"classes":[1,2,3],"pairs":[{}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ivm.LoadPart(bytes.NewReader(data))
 		if err != nil {

@@ -34,7 +34,8 @@ func TestFitLabelRegression(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := asSingle(p); s == nil || s.Logistic == nil || s.Model.Noise.Name() != "gaussian" || s.Model.Size() != 300 {
+	if s := asSingle(p); s == nil || s.Logistic == nil || s.Model.Noise.Name() != "gaussian" ||
+		s.Model.Size() != 300 {
 		t.Fatalf("kind %+v: want the labels regressed on every row", p.Kind)
 	}
 	preds, err := p.Predict(xt)
@@ -51,7 +52,8 @@ func TestFitLabelRegression(t *testing.T) {
 			wrong++
 		}
 		if pr.Label != labels[i].Label || (pr.Prob[1] > 0.5) != (pr.Label == 1) {
-			t.Fatalf("row %d: label %v, probabilities %v, PredictLabels %v", i, pr.Label, pr.Prob, labels[i].Label)
+			t.Fatalf("row %d: label %v, probabilities %v, PredictLabels %v",
+				i, pr.Label, pr.Prob, labels[i].Label)
 		}
 		loss -= math.Log(pr.Prob[int(yt[i])])
 		q := 1 / (1 + math.Exp(-2*xt.At(i, 0))) // the Bayes posterior of class 1
@@ -81,7 +83,8 @@ func TestFitLabelRegression(t *testing.T) {
 	}
 	for _, pp := range asOVO(p3).Pairs {
 		if s := asSingle(pp); s != nil && (s.Logistic != nil || s.Model.Noise.Name() != "probit") {
-			t.Fatalf("a one-vs-one pair with logistic %v, noise %s", s.Logistic, s.Model.Noise.Name())
+			t.Fatalf("a one-vs-one pair with logistic %v, noise %s",
+				s.Logistic, s.Model.Noise.Name())
 		}
 	}
 	// A pair that is a label regression (built here, from the binary model above, whose
@@ -115,7 +118,9 @@ func TestLogisticInModelFiles(t *testing.T) {
 	} {
 		if _, err := Load(strings.NewReader(bad)); err == nil {
 			t.Errorf("%s: loaded", name)
-		} else if !strings.Contains(err.Error(), "logistic") && !strings.Contains(err.Error(), "noise") && !strings.Contains(err.Error(), "unknown field") {
+		} else if !strings.Contains(err.Error(), "logistic") &&
+			!strings.Contains(err.Error(), "noise") &&
+			!strings.Contains(err.Error(), "unknown field") {
 			t.Errorf("%s: %v, want an error naming the logistic map or the noise model", name, err)
 		}
 	}

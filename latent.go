@@ -145,7 +145,9 @@ func distinctActive(models []*engine.Model) (*mat.Dense, [][]int) {
 		for k := range m.Size() {
 			row := m.XActive.RawRowView(k)
 			h := rowhash.Sum(0, row)
-			at := slices.IndexFunc(byHash[h], func(r int) bool { return slices.Equal(rows[r], row) })
+			at := slices.IndexFunc(byHash[h], func(r int) bool {
+				return slices.Equal(rows[r], row)
+			})
 			if at < 0 {
 				byHash[h] = append(byHash[h], len(rows))
 				idx[c][k] = len(rows)

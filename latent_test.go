@@ -24,7 +24,8 @@ func TestLatentsShareKernelValues(t *testing.T) {
 		}
 		x.Set(i, c, x.At(i, c)+2)
 	}
-	cfg := Config{Kernel: "rbf(gamma=0.5,variance=2)+bias+white", FixedKernel: true, ActiveSize: 150, Decomposition: OneVsRest}
+	cfg := Config{Kernel: "rbf(gamma=0.5,variance=2)+bias+white", FixedKernel: true,
+		ActiveSize: 150, Decomposition: OneVsRest}
 	p, err := Fit(x, y, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -61,10 +62,12 @@ func TestLatentsShareKernelValues(t *testing.T) {
 			wantMu, wantVs := m.Latent(xs, nil, nil)
 			for i := range wantMu {
 				if math.Abs(mu[c][i]-wantMu[i]) > 1e-10 || math.Abs(vs[c][i]-wantVs[i]) > 1e-10 {
-					t.Fatalf("%s: class %d row %d: (%v, %v), alone (%v, %v)", what, c, i, mu[c][i], vs[c][i], wantMu[i], wantVs[i])
+					t.Fatalf("%s: class %d row %d: (%v, %v), alone (%v, %v)",
+						what, c, i, mu[c][i], vs[c][i], wantMu[i], wantVs[i])
 				}
 				if math.Abs(means[c][i]-wantMu[i]) > 1e-10 {
-					t.Fatalf("%s: class %d row %d: mean %v without variances, alone %v", what, c, i, means[c][i], wantMu[i])
+					t.Fatalf("%s: class %d row %d: mean %v without variances, alone %v",
+						what, c, i, means[c][i], wantMu[i])
 				}
 			}
 		}

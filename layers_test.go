@@ -48,7 +48,8 @@ func TestImportLayers(t *testing.T) {
 				if !known {
 					t.Errorf("%s imports %s, which no layer lists", dir, imp)
 				} else if ql > l {
-					t.Errorf("%s (layer %d) imports %s (layer %d): imports go down only", dir, l, imp, ql)
+					t.Errorf("%s (layer %d) imports %s (layer %d): imports go down only",
+						dir, l, imp, ql)
 				}
 			}
 		}

@@ -201,10 +201,9 @@ func (f *fileJSON) model() *modelJSON {
 	if len(f.Kernel) == 0 && len(f.Noise) == 0 && len(f.ActiveInputs) == 0 {
 		return nil
 	}
-	return &modelJSON{KernelSpec: f.KernelSpec, Kernel: f.Kernel, Noise: f.Noise, InputDim: f.InputDim,
-		Active: f.Active, ActiveInputs: f.ActiveInputs, SiteMean: f.SiteMean,
-		SitePrecision:   f.SitePrecision,
-		FactorPrecision: f.FactorPrecision}
+	return &modelJSON{KernelSpec: f.KernelSpec, Kernel: f.Kernel, Noise: f.Noise,
+		InputDim: f.InputDim, Active: f.Active, ActiveInputs: f.ActiveInputs, SiteMean: f.SiteMean,
+		SitePrecision: f.SitePrecision, FactorPrecision: f.FactorPrecision}
 }
 
 // encodeModel converts m for a model file; values JSON cannot hold (NaN, ±Inf) are an error.
@@ -261,8 +260,8 @@ func decodeModel(in *modelJSON) (*engine.Model, error) {
 		return nil, fmt.Errorf("ivm: model file kernel: %w", err)
 	}
 	if sum.Dim() != 0 && sum.Dim() != in.InputDim {
-		return nil, fmt.Errorf("ivm: model file kernel is for %d inputs, the model has %d", sum.Dim(),
-			in.InputDim)
+		return nil, fmt.Errorf("ivm: model file kernel is for %d inputs, the model has %d",
+			sum.Dim(), in.InputDim)
 	}
 	nm, err := noise.Unmarshal(in.Noise)
 	if err != nil {
@@ -274,8 +273,8 @@ func decodeModel(in *modelJSON) (*engine.Model, error) {
 	// Check the rows before allocating: a corrupt input_dim must not allocate its size.
 	for i, row := range in.ActiveInputs {
 		if len(row) != in.InputDim {
-			return nil, fmt.Errorf("ivm: model file active input %d has %d values, want %d", i, len(row),
-				in.InputDim)
+			return nil, fmt.Errorf("ivm: model file active input %d has %d values, want %d",
+				i, len(row), in.InputDim)
 		}
 	}
 	d := len(in.ActiveInputs)
@@ -320,10 +319,8 @@ func encodeBinary(pp *Predictor) (*pairJSON, error) {
 		}
 	}
 	if s == nil || s.Model == nil {
-		return nil,
-			errors.New(
-				"ivm: a one-vs-one pair or blend member must be a binary predictor of one model or a blend " +
-					"of them")
+		return nil, errors.New("ivm: a one-vs-one pair or blend member must be a binary " +
+			"predictor of one model or a blend of them")
 	}
 	mj, err := encodeModel(s.Model)
 	if err != nil {
@@ -346,8 +343,8 @@ func encodeBinary(pp *Predictor) (*pairJSON, error) {
 func decodePair(in *pairJSON, j int, classes []float64) (*Predictor, error) {
 	a, b := multiclass.PairOf(j, len(classes))
 	if !slices.Equal(in.Classes, []float64{classes[a], classes[b]}) {
-		return nil, fmt.Errorf("ivm: model file pair %d has classes %v, want [%g %g]", j+1, in.Classes,
-			classes[a], classes[b])
+		return nil, fmt.Errorf("ivm: model file pair %d has classes %v, want [%g %g]",
+			j+1, in.Classes, classes[a], classes[b])
 	}
 	if in.Rows < 0 {
 		return nil, fmt.Errorf("ivm: model file pair %d has %d rows", j+1, in.Rows)
@@ -440,16 +437,17 @@ func Load(r io.Reader) (*Predictor, error) {
 	if in.Scale == nil && len(in.Pairs) == 0 && len(in.Blend) == 0 &&
 		scaledAtTraining(in.Training.Args) {
 		return nil, jsonError(&strictjson.Error{Field: "scale",
-			Msg: `missing, and the model was trained ` +
-				`on scaled inputs (its training command has no -scale none): restore the "scale" object`})
+			Msg: `missing, and the model was trained on scaled inputs ` +
+				`(its training command has no -scale none): restore the "scale" object`})
 	}
 	if in.Classes == nil && (in.Task == Binary || in.Task == MultiClass || in.Task == Ordinal) {
 		return nil, fmt.Errorf("ivm: not a readable model file: field classes: missing: "+
 			"a model of task %v lists its classes", in.Task)
 	}
-	p := &Predictor{Task: in.Task, Classes: in.Classes, Training: in.Training, Baseline: in.Baseline}
-	cal := calibration{Scaler: in.Scale.scaler(), Sharpness: in.Sharpness, LabelNoise: in.LabelNoise,
-		Softmax: in.Softmax, Logistic: in.Logistic}
+	p := &Predictor{Task: in.Task, Classes: in.Classes, Training: in.Training,
+		Baseline: in.Baseline}
+	cal := calibration{Scaler: in.Scale.scaler(), Sharpness: in.Sharpness,
+		LabelNoise: in.LabelNoise, Softmax: in.Softmax, Logistic: in.Logistic}
 	if p.Baseline != nil {
 		if err := p.Baseline.Check(); err != nil {
 			return nil, fmt.Errorf("ivm: model file %w", err)
@@ -488,9 +486,8 @@ func (in *fileJSON) checkShape() error {
 				in.Format, ModelFormat)
 		}
 		if strings.HasPrefix(in.Format, "ivm-") {
-			return fmt.Errorf(
-				"ivm: model format %q is another family's than the single-task IVM's; family.Load reads "+
-					"every family's", in.Format)
+			return fmt.Errorf("ivm: model format %q is another family's than the "+
+				"single-task IVM's; family.Load reads every family's", in.Format)
 		}
 		return fmt.Errorf("ivm: unknown model format %q", in.Format)
 	case in.model() != nil && len(in.Models) > 0:
@@ -527,8 +524,8 @@ func (p *Predictor) loadModels(in *fileJSON, cal calibration) error {
 			return fmt.Errorf("%w (one-vs-rest model %d)", err, c+1)
 		}
 		if cl := in.Models[c].Class; cl == nil || c >= len(p.Classes) || *cl != p.Classes[c] {
-			return fmt.Errorf("ivm: model file one-vs-rest model %d does not match class %d of %v", c+1,
-				c+1, p.Classes)
+			return fmt.Errorf("ivm: model file one-vs-rest model %d does not match class %d of %v",
+				c+1, c+1, p.Classes)
 		}
 		models, traces = append(models, m), append(traces, in.Models[c].Trace)
 	}
@@ -558,10 +555,10 @@ func checkSharpness(task Task, sharpness *float64) error {
 	switch a := *sharpness; {
 	case a == 0:
 		*sharpness = 1
-	case !(a > 0) || math.IsInf(a, 0) || (task != MultiClass && task != Binary && task != Regression):
-		return fmt.Errorf(
-			"sharpness %v: want a positive finite value, and only for a binary, multi-class or regression "+
-				"model", a)
+	case !(a > 0) || math.IsInf(a, 0) ||
+		(task != MultiClass && task != Binary && task != Regression):
+		return fmt.Errorf("sharpness %v: want a positive finite value, and only for a "+
+			"binary, multi-class or regression model", a)
 	}
 	return nil
 }
@@ -571,8 +568,8 @@ func checkSharpness(task Task, sharpness *float64) error {
 func (p *Predictor) loadPairs(in []pairJSON, cal calibration) error {
 	k := len(p.Classes)
 	if p.Task != MultiClass || k < 3 || len(in) != multiclass.PairCount(k) {
-		return fmt.Errorf("ivm: model file: a %v task of %d classes with %d one-vs-one pairs", p.Task, k,
-			len(in))
+		return fmt.Errorf("ivm: model file: a %v task of %d classes with %d one-vs-one pairs",
+			p.Task, k, len(in))
 	}
 	pairs := make([]*Predictor, len(in))
 	for j := range in {
@@ -613,10 +610,11 @@ func checkPairs(p *Predictor, pairs []*Predictor, cal calibration) error {
 		switch {
 		case pp == nil || pp.Task != Binary || !slices.Equal(pp.Classes,
 			[]float64{p.Classes[a], p.Classes[b]}):
-			return fmt.Errorf("pair %d is not a binary predictor of classes %g and %g", j+1, p.Classes[a],
-				p.Classes[b])
+			return fmt.Errorf("pair %d is not a binary predictor of classes %g and %g",
+				j+1, p.Classes[a], p.Classes[b])
 		case pp.InputDim() != pairs[0].InputDim():
-			return fmt.Errorf("pair %d has %d inputs, pair 1 %d", j+1, pp.InputDim(), pairs[0].InputDim())
+			return fmt.Errorf("pair %d has %d inputs, pair 1 %d",
+				j+1, pp.InputDim(), pairs[0].InputDim())
 		}
 	}
 	return nil
@@ -644,7 +642,8 @@ func jsonError(err error) error {
 	case errors.As(err, &strict):
 		return fmt.Errorf("ivm: not a readable model file: %w", err)
 	case errors.As(err, &syntax):
-		return fmt.Errorf("ivm: not a readable model file: not JSON at byte %d (%v)", syntax.Offset, err)
+		return fmt.Errorf("ivm: not a readable model file: not JSON at byte %d (%v)",
+			syntax.Offset, err)
 	case errors.As(err, &typ) && typ.Field == "":
 		return fmt.Errorf("ivm: not a readable model file: a JSON %s, not an object", typ.Value)
 	case errors.As(err, &typ):
@@ -683,9 +682,11 @@ func checkModels(p *Predictor, models []*engine.Model, cal calibration) error {
 		return errors.New("regression with class labels")
 	case cal.Logistic != nil && len(p.Classes) != 2:
 		return fmt.Errorf("%d class labels for a binary model", len(p.Classes))
-	case cal.Logistic == nil && (p.Task == Binary || p.Task == SemiSupervised || p.Task == Ordinal) &&
+	case cal.Logistic == nil &&
+		(p.Task == Binary || p.Task == SemiSupervised || p.Task == Ordinal) &&
 		len(p.Classes) != nc:
-		return fmt.Errorf("%d class labels for a %v model of %d classes", len(p.Classes), p.Task, nc)
+		return fmt.Errorf("%d class labels for a %v model of %d classes",
+			len(p.Classes), p.Task, nc)
 	}
 	return p.checkClasses()
 }
@@ -695,16 +696,17 @@ func checkModels(p *Predictor, models []*engine.Model, cal calibration) error {
 func (cal calibration) check(task Task) error {
 	if !(cal.LabelNoise >= 0 && cal.LabelNoise < 1) || (cal.LabelNoise != 0 && task != MultiClass &&
 		task != Binary) {
-		return fmt.Errorf("label_noise %v: want 0 ≤ ε < 1, and only for a binary or multi-class model",
-			cal.LabelNoise)
+		return fmt.Errorf("label_noise %v: want 0 ≤ ε < 1, and only for a binary or "+
+			"multi-class model", cal.LabelNoise)
 	}
 	if cal.Softmax && task != MultiClass {
-		return fmt.Errorf("softmax probabilities are for a one-vs-rest multi-class model, not a %v one",
-			task)
+		return fmt.Errorf("softmax probabilities are for a one-vs-rest multi-class model, "+
+			"not a %v one", task)
 	}
 	if cal.Logistic != nil {
 		if task != Binary {
-			return fmt.Errorf("a logistic map is for a binary label regression, not a %v model", task)
+			return fmt.Errorf("a logistic map is for a binary label regression, not a %v model",
+				task)
 		}
 		return cal.Logistic.Check()
 	}
@@ -748,7 +750,8 @@ func (p *Predictor) checkClasses() error {
 	if err := finite("class label", p.Classes); err != nil {
 		return err
 	}
-	if !slices.IsSorted(p.Classes) || len(slices.Compact(slices.Clone(p.Classes))) != len(p.Classes) {
+	if !slices.IsSorted(p.Classes) ||
+		len(slices.Compact(slices.Clone(p.Classes))) != len(p.Classes) {
 		return fmt.Errorf("class labels %v are not distinct and ascending", p.Classes)
 	}
 	return nil
@@ -777,7 +780,8 @@ func WriteModel(w io.Writer, m *engine.Model, meta *ModelMeta) error {
 		p.Training, s.Trace = meta.Training, meta.Trace
 		if meta.Labels != nil {
 			if len(meta.Labels) != len(p.Classes) {
-				return fmt.Errorf("ivm: %d labels for a model of %d classes", len(meta.Labels), len(p.Classes))
+				return fmt.Errorf("ivm: %d labels for a model of %d classes",
+					len(meta.Labels), len(p.Classes))
 			}
 			p.Classes = meta.Labels
 		}
@@ -799,8 +803,8 @@ func ReadModel(r io.Reader) (*engine.Model, *ModelMeta, error) {
 		if k, ovr := p.Kind.(*OneVsRestKind); ovr {
 			models = len(k.Models)
 		}
-		return nil, nil, fmt.Errorf("ivm: the model file holds %d one-vs-rest models; read it with Load",
-			models)
+		return nil, nil, fmt.Errorf("ivm: the model file holds %d one-vs-rest models; "+
+			"read it with Load", models)
 	}
 	if s.Scaler != nil {
 		return nil, nil, errors.New("ivm: the model file scales its inputs; read it with Load")

@@ -32,7 +32,8 @@ func TestModelFileRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, dim := x.Dims()
-		k, err := kern.Parse("rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)+white(variance=0.1353352832366127)", dim)
+		k, err := kern.Parse("rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)+"+
+			"white(variance=0.1353352832366127)", dim)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +58,8 @@ func TestModelFileRoundTrip(t *testing.T) {
 		p1, p2 := m.Predict(xt), m2.Predict(xt)
 		for i := range p1 {
 			if p1[i].Label != p2[i].Label || p1[i].Mean != p2[i].Mean || p1[i].Var != p2[i].Var {
-				t.Fatalf("%s test point %d: %+v before, %+v after the round trip", c.noise, i, p1[i], p2[i])
+				t.Fatalf("%s test point %d: %+v before, %+v after the round trip",
+					c.noise, i, p1[i], p2[i])
 			}
 		}
 		var again bytes.Buffer
@@ -108,8 +110,10 @@ func TestLoadReaderAndBuffer(t *testing.T) {
 		{"with white space after", "", append(bytes.Clone(file), " \n\t"...)},
 		{"empty", "it is empty", []byte(" \n")},
 		{"truncated", "ends early", file[:len(file)/2]},
-		{"data after the object", "not a readable model file", append(bytes.Clone(file), `{"format":"x"}`...)},
-		{"garbage after the object", "not a readable model file", append(bytes.Clone(file), "garbage"...)},
+		{"data after the object", "not a readable model file",
+			append(bytes.Clone(file), `{"format":"x"}`...)},
+		{"garbage after the object", "not a readable model file",
+			append(bytes.Clone(file), "garbage"...)},
 	} {
 		for _, r := range []struct {
 			kind string

@@ -15,8 +15,10 @@ import (
 // same numbers (ivm.EPEvidence was 1 and multitask.EPEvidence 0 before they were one).
 func TestConfigEnums(t *testing.T) {
 	var cfg ivm.Config
-	if cfg.Criterion != engine.CriterionAuto || cfg.Transform != engine.TransformAuto || cfg.Learn.Optimizer != engine.OptimizerSCG ||
-		cfg.Learn.Objective != engine.ObjectiveAuto || cfg.Learning != ivm.LearnAuto || cfg.Task != ivm.TaskAuto || cfg.Scale != dataset.ScaleAuto {
+	if cfg.Criterion != engine.CriterionAuto || cfg.Transform != engine.TransformAuto ||
+		cfg.Learn.Optimizer != engine.OptimizerSCG ||
+		cfg.Learn.Objective != engine.ObjectiveAuto || cfg.Learning != ivm.LearnAuto ||
+		cfg.Task != ivm.TaskAuto || cfg.Scale != dataset.ScaleAuto {
 		t.Errorf("zero Config's enums are not the defaults: %+v", cfg)
 	}
 	type enums struct {
@@ -27,12 +29,14 @@ func TestConfigEnums(t *testing.T) {
 		Learning  ivm.Learning
 		Task      ivm.Task
 	}
-	in := enums{engine.CriterionExpected, engine.TransformExp, engine.OptimizerLBFGS, engine.FixedSites, ivm.Algorithm2, ivm.Ordinal}
+	in := enums{engine.CriterionExpected, engine.TransformExp, engine.OptimizerLBFGS,
+		engine.FixedSites, ivm.Algorithm2, ivm.Ordinal}
 	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"Criterion":"expected","Transform":"exp","Optimizer":"lbfgs","Objective":"fixed","Learning":"alg2","Task":"ordinal"}`
+	want := `{"Criterion":"expected","Transform":"exp","Optimizer":"lbfgs",` +
+		`"Objective":"fixed","Learning":"alg2","Task":"ordinal"}`
 	if string(b) != want {
 		t.Errorf("JSON %s, want %s", b, want)
 	}
@@ -55,17 +59,21 @@ func TestConfigEnums(t *testing.T) {
 	}
 	// One enum, one numbering, in both families.
 	var mo multitask.Objective = engine.EPEvidence
-	if mo != multitask.EPEvidence || multitask.ObjectiveAuto != 0 || engine.FullData != 1 || engine.EPEvidence != 2 || engine.FixedSites != 3 {
-		t.Errorf("objective numbering differs: engine.EPEvidence %d, multitask.EPEvidence %d", engine.EPEvidence, multitask.EPEvidence)
+	if mo != multitask.EPEvidence || multitask.ObjectiveAuto != 0 || engine.FullData != 1 ||
+		engine.EPEvidence != 2 || engine.FixedSites != 3 {
+		t.Errorf("objective numbering differs: engine.EPEvidence %d, multitask.EPEvidence %d",
+			engine.EPEvidence, multitask.EPEvidence)
 	}
 	var mc multitask.Criterion = engine.CriterionExpected
 	var mt multitask.Transform = engine.TransformExp
 	var mopt multitask.Optimizer = engine.OptimizerLBFGS
-	if mc != multitask.CriterionExpected || mt != multitask.TransformExp || mopt != multitask.OptimizerLBFGS {
+	if mc != multitask.CriterionExpected || mt != multitask.TransformExp ||
+		mopt != multitask.OptimizerLBFGS {
 		t.Error("the families' enums differ")
 	}
 	// CriterionAuto is not a score: Resolve gives the family's choice, the others their own.
-	if engine.CriterionAuto.Resolve(engine.ExpectedEntropy) != engine.ExpectedEntropy || engine.CriterionEntropy.Resolve(engine.ExpectedEntropy) != engine.Entropy {
+	if engine.CriterionAuto.Resolve(engine.ExpectedEntropy) != engine.ExpectedEntropy ||
+		engine.CriterionEntropy.Resolve(engine.ExpectedEntropy) != engine.Entropy {
 		t.Error("CriterionChoice.Resolve")
 	}
 }

@@ -156,8 +156,8 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 		pc.Progress = nil
 		if cfg.Progress != nil {
 			pc.Progress = func(pr Progress) {
-				pr.Problem, pr.Problems, pr.Class, pr.Against, pr.Pair = j, pairs, p.Classes[b], p.Classes[a],
-					true
+				pr.Problem, pr.Problems, pr.Class, pr.Against, pr.Pair =
+					j, pairs, p.Classes[b], p.Classes[a], true
 				mu.Lock()
 				defer mu.Unlock()
 				cfg.Progress(pr)
@@ -174,8 +174,8 @@ func (p *Predictor) fitPairs(x mat.Matrix, y []float64, cfg Config) error {
 			return fmt.Errorf("ivm: classes %g and %g: %w", p.Classes[a], p.Classes[b], errs[j])
 		}
 		for _, w := range fitted[j].Warnings {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("classes %g and %g: %s", p.Classes[a], p.Classes[b],
-				w))
+			p.Warnings = append(p.Warnings,
+				fmt.Sprintf("classes %g and %g: %s", p.Classes[a], p.Classes[b], w))
 		}
 		fitted[j].Warnings = nil
 	}

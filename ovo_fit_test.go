@@ -37,8 +37,10 @@ func TestFitOneVsOne(t *testing.T) {
 		} else { // the label regression and the probit model, each scaled
 			scaled = asSingle(asBlend(pp).Members[0]).Scaler
 		}
-		if pp.Task != ivm.Binary || pp.Classes[0] != want[0] || pp.Classes[1] != want[1] || scaled == nil {
-			t.Fatalf("pair %d: %v task of classes %v, scaler %v; want a scaled binary predictor of %v", j, pp.Task, pp.Classes, scaled, want)
+		if pp.Task != ivm.Binary || pp.Classes[0] != want[0] || pp.Classes[1] != want[1] ||
+			scaled == nil {
+			t.Fatalf("pair %d: %v task of classes %v, scaler %v; want a scaled binary "+
+				"predictor of %v", j, pp.Task, pp.Classes, scaled, want)
 		}
 	}
 	blended := 0
@@ -48,7 +50,8 @@ func TestFitOneVsOne(t *testing.T) {
 		}
 	}
 	if blended == 0 || len(p.Submodels()) != 6+blended {
-		t.Errorf("%d blended pairs, %d submodels: want some pairs blended, each member listed", blended, len(p.Submodels()))
+		t.Errorf("%d blended pairs, %d submodels: want some pairs blended, each member listed",
+			blended, len(p.Submodels()))
 	}
 	if acc := accuracy(t, p, xt, yt); acc < 0.93 {
 		t.Errorf("test accuracy %.3f, want ≥ 0.93", acc)
@@ -65,8 +68,10 @@ func TestFitOneVsOne(t *testing.T) {
 				top = c
 			}
 		}
-		if math.Abs(sum-1) > 1e-9 || q.Label != p.Classes[top] || len(q.Latent) != 6 || len(q.LatentVar) != 6 || q.Mean != 0 || q.Var != 0 {
-			t.Fatalf("row %d: %+v: want probabilities summing to 1, the label their largest, a latent per pair", i, q)
+		if math.Abs(sum-1) > 1e-9 || q.Label != p.Classes[top] || len(q.Latent) != 6 ||
+			len(q.LatentVar) != 6 || q.Mean != 0 || q.Var != 0 {
+			t.Fatalf("row %d: %+v: want probabilities summing to 1, the label their largest, "+
+				"a latent per pair", i, q)
 		}
 	}
 	q := roundTrip(t, p, xt)
@@ -86,7 +91,8 @@ func TestFitOneVsOne(t *testing.T) {
 // (d capped at the pair's rows) come from the Config.
 func TestFitOneVsOneAlgorithm2(t *testing.T) {
 	x, y := polygon(150, 3, 3)
-	p, err := ivm.Fit(x, y, ivm.Config{Decomposition: ivm.OneVsOne, ActiveSize: 500, Learn: engine.LearnOptions{Iters: 1, KernelIters: 5}})
+	p, err := ivm.Fit(x, y, ivm.Config{Decomposition: ivm.OneVsOne, ActiveSize: 500,
+		Learn: engine.LearnOptions{Iters: 1, KernelIters: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +101,8 @@ func TestFitOneVsOneAlgorithm2(t *testing.T) {
 	}
 	for j, pp := range asOVO(p).Pairs {
 		if s := asSingle(pp); len(s.Trace) == 0 || s.Model.Size() != 100 {
-			t.Errorf("pair %d: trace %v, %d active points: want Algorithm 2 with d = the pair's 100 rows", j, s.Trace, s.Model.Size())
+			t.Errorf("pair %d: trace %v, %d active points: want Algorithm 2 with d = the pair's "+
+				"100 rows", j, s.Trace, s.Model.Size())
 		}
 	}
 	for _, w := range p.Warnings {
@@ -137,10 +144,12 @@ func TestOneVsOneParts(t *testing.T) {
 	ovr := fitPart(t, func(pt ivm.Part) (*ivm.Predictor, error) {
 		return ivm.Fit(x, y, ivm.Config{Decomposition: ivm.OneVsRest, Part: pt})
 	}, ivm.Part{Index: 2, Count: 3})
-	if _, err := ivm.MergeParts([]*ivm.Predictor{parts[0], parts[1], ovr}); err == nil || !strings.Contains(err.Error(), "one-vs-one") {
+	if _, err := ivm.MergeParts([]*ivm.Predictor{parts[0], parts[1], ovr}); err == nil ||
+		!strings.Contains(err.Error(), "one-vs-one") {
 		t.Errorf("merging one-vs-one and one-vs-rest parts: %v", err)
 	}
-	if _, err := ivm.Fit(x, y, ivm.Config{Part: ivm.Part{Index: 0, Count: 7}}); err == nil || !strings.Contains(err.Error(), "6 binary problems") {
+	if _, err := ivm.Fit(x, y, ivm.Config{Part: ivm.Part{Index: 0, Count: 7}}); err == nil ||
+		!strings.Contains(err.Error(), "6 binary problems") {
 		t.Errorf("7 parts of 6 pairs: %v", err)
 	}
 }
@@ -167,7 +176,8 @@ func TestLoadOneVsOneErrors(t *testing.T) {
     1,
     2
    ]`, `"classes": [2, 1]`, "pair 1 has classes [2 1], want [1 2]"},
-		{`"task": "multiclass"`, `"task": "binary"`, "a binary task of 3 classes with 3 one-vs-one pairs"},
+		{`"task": "multiclass"`, `"task": "binary"`,
+			"a binary task of 3 classes with 3 one-vs-one pairs"},
 		{`"training"`, `"sharpness": 2, "training"`, "scaling and calibration are its pairs'"},
 		{`"training"`, `"softmax": true, "training"`, "scaling and calibration are its pairs'"},
 		{`"training"`, `"kernel": {}, "training"`, `both one-vs-one "pairs" and other models`},

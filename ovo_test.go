@@ -19,7 +19,8 @@ func TestDecompositionRule(t *testing.T) {
 		{OneVsRest, 100, 3, true, OneVsRest},
 	} {
 		if got := c.dc.resolve(c.n, c.k, c.search); got != c.want {
-			t.Errorf("%v.resolve(%d rows, %d classes, search %v) = %v, want %v", c.dc, c.n, c.k, c.search, got, c.want)
+			t.Errorf("%v.resolve(%d rows, %d classes, search %v) = %v, want %v",
+				c.dc, c.n, c.k, c.search, got, c.want)
 		}
 	}
 	part := Config{Part: Part{Index: 1, Count: 3}}

@@ -62,13 +62,11 @@ func (pt Part) check(task Task, problems int) error {
 	case pt.Index < 0 || pt.Index >= pt.Count:
 		return fmt.Errorf("ivm: part %v: want 0 ≤ i < K", pt)
 	case pt.Count > problems && task != MultiClass:
-		return fmt.Errorf(
-			"ivm: part %v: a %v task is one problem; only the binary problems of a multi-class task are "+
-				"partitioned", pt, task)
+		return fmt.Errorf("ivm: part %v: a %v task is one problem; only the binary problems "+
+			"of a multi-class task are partitioned", pt, task)
 	case pt.Count > problems:
-		return fmt.Errorf(
-			"ivm: part %v: %d binary problems cannot be split into %d parts (K must not exceed them)", pt,
-			problems, pt.Count)
+		return fmt.Errorf("ivm: part %v: %d binary problems cannot be split into %d parts "+
+			"(K must not exceed them)", pt, problems, pt.Count)
 	}
 	return nil
 }
@@ -76,9 +74,8 @@ func (pt Part) check(task Task, problems int) error {
 // errPartFile is Load's answer to a part file.
 // what names the part ("part 1/4").
 func errPartFile(what string) error {
-	return fmt.Errorf(
-		"ivm: this is %s of a partitioned training (ivm train -part), not a model: merge the parts "+
-			"first (ivm merge, or ivm.MergeParts)", what)
+	return fmt.Errorf("ivm: this is %s of a partitioned training (ivm train -part), "+
+		"not a model: merge the parts first (ivm merge, or ivm.MergeParts)", what)
 }
 
 // partFileJSON is a part file, ivm-part/1: the shared fields of the model a single run
@@ -237,20 +234,19 @@ func (p *Predictor) loadPartPairs(in *partFileJSON, cal calibration) (*Predictor
 	k := len(p.Classes)
 	switch {
 	case p.Task != MultiClass || k < 3 || len(in.Models) > 0:
-		return nil,
-			fmt.Errorf(
-				"ivm: part file with one-vs-one pairs for a %v task of %d classes and %d one-vs-rest models",
-				p.Task, k, len(in.Models))
+		return nil, fmt.Errorf("ivm: part file with one-vs-one pairs for a %v task of %d "+
+			"classes and %d one-vs-rest models", p.Task, k, len(in.Models))
 	case cal.Scaler != nil || cal.Sharpness != 1 || cal.Softmax:
-		return nil,
-			errors.New("ivm: part file: a one-vs-one model's scaling and calibration are its pairs'")
+		return nil, errors.New("ivm: part file: a one-vs-one model's scaling and " +
+			"calibration are its pairs'")
 	}
 	if err := p.checkClasses(); err != nil {
 		return nil, fmt.Errorf("ivm: part file: %w", err)
 	}
 	pairs := multiclass.PairCount(k)
 	if err := in.Part.check(p.Task, pairs); err != nil || !in.Part.IsPart() {
-		return nil, fmt.Errorf("ivm: part file with part %v for %d one-vs-one pairs", in.Part, pairs)
+		return nil, fmt.Errorf("ivm: part file with part %v for %d one-vs-one pairs",
+			in.Part, pairs)
 	}
 	lo, hi := in.Part.Range(pairs)
 	if len(in.Pairs) != hi-lo {
@@ -355,23 +351,21 @@ func sameTraining(a, b *Predictor) error {
 	case b.Part.Count != a.Part.Count:
 		return fmt.Errorf("ivm: part %v and part %v split the classes differently", a.Part, b.Part)
 	case ta.SHA256 != tb.SHA256 || ta.Rows != tb.Rows:
-		return fmt.Errorf(
-			"ivm: part %v was trained on other data than part %v (sha256 %.12s…, %d rows against "+
-				"%.12s…, "+
-				"%d rows)",
+		return fmt.Errorf("ivm: part %v was trained on other data than part %v "+
+			"(sha256 %.12s…, %d rows against %.12s…, %d rows)",
 			b.Part, a.Part, tb.SHA256, tb.Rows, ta.SHA256, ta.Rows)
 	case b.Task != a.Task || !slices.Equal(b.Classes, a.Classes):
-		return fmt.Errorf("ivm: part %v is a %v task with classes %v, part %v a %v task with classes %v",
-			b.Part, b.Task, b.Classes, a.Part, a.Task, a.Classes)
+		return fmt.Errorf("ivm: part %v is a %v task with classes %v, part %v a %v task "+
+			"with classes %v", b.Part, b.Task, b.Classes, a.Part, a.Task, a.Classes)
 	case isOneVsOne(a) != isOneVsOne(b):
-		return fmt.Errorf(
-			"ivm: part %v and part %v decompose the classes differently (one-vs-rest and one-vs-one)",
-			a.Part, b.Part)
+		return fmt.Errorf("ivm: part %v and part %v decompose the classes differently "+
+			"(one-vs-rest and one-vs-one)", a.Part, b.Part)
 	case !isOneVsOne(a) && (cb.Sharpness != ca.Sharpness || cb.LabelNoise != ca.LabelNoise ||
 		cb.Softmax != ca.Softmax):
 		return fmt.Errorf(
 			"ivm: part %v has sharpness %g, label noise %g and softmax %v, part %v %g, %g and %v",
-			b.Part, cb.Sharpness, cb.LabelNoise, cb.Softmax, a.Part, ca.Sharpness, ca.LabelNoise, ca.Softmax)
+			b.Part, cb.Sharpness, cb.LabelNoise, cb.Softmax,
+			a.Part, ca.Sharpness, ca.LabelNoise, ca.Softmax)
 	case !sameScaler(ca.Scaler, cb.Scaler):
 		return fmt.Errorf("ivm: part %v scales its inputs differently from part %v", b.Part, a.Part)
 	case b.InputDim() != a.InputDim():
@@ -379,9 +373,8 @@ func sameTraining(a, b *Predictor) error {
 			a.InputDim())
 	}
 	if ka, kb := sharedKernel(a), sharedKernel(b); ka != "" && kb != "" && ka != kb {
-		return fmt.Errorf(
-			"ivm: part %v selected with kernel %s, part %v with %s: the parts did not arrive at the same "+
-				"shared kernel", b.Part, kb, a.Part, ka)
+		return fmt.Errorf("ivm: part %v selected with kernel %s, part %v with %s: the parts "+
+			"did not arrive at the same shared kernel", b.Part, kb, a.Part, ka)
 	}
 	return nil
 }

@@ -21,7 +21,8 @@ func fitPart(t *testing.T, fit func(ivm.Part) (*ivm.Predictor, error), pt ivm.Pa
 	if err := p.Save(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ivm.Load(bytes.NewReader(buf.Bytes())); err == nil || !strings.Contains(err.Error(), "merge the parts") {
+	if _, err := ivm.Load(bytes.NewReader(buf.Bytes())); err == nil ||
+		!strings.Contains(err.Error(), "merge the parts") {
 		t.Errorf("Load of a part file: %v, want a refusal that says to merge", err)
 	}
 	q, err := ivm.LoadPart(&buf)
@@ -77,7 +78,8 @@ func testMergedParts(t *testing.T, cfg ivm.Config) {
 	if a.String() != b.String() {
 		t.Error("the merged parts' model file differs from the single run's")
 	}
-	for _, bad := range [][]*ivm.Predictor{parts[:2], {parts[0], parts[1], parts[1]}, {parts[0], parts[1], whole}} {
+	for _, bad := range [][]*ivm.Predictor{parts[:2], {parts[0], parts[1], parts[1]},
+		{parts[0], parts[1], whole}} {
 		if _, err := ivm.MergeParts(bad); err == nil {
 			t.Errorf("merged %d parts that are not a complete partition", len(bad))
 		}
@@ -89,7 +91,8 @@ func testMergedParts(t *testing.T, cfg ivm.Config) {
 		}
 		return p, err
 	}, ivm.Part{Index: 0, Count: 3})
-	if _, err := ivm.MergeParts([]*ivm.Predictor{other, parts[0], parts[1]}); err == nil || !strings.Contains(err.Error(), "other data") {
+	if _, err := ivm.MergeParts([]*ivm.Predictor{other, parts[0], parts[1]}); err == nil ||
+		!strings.Contains(err.Error(), "other data") {
 		t.Errorf("parts of other data: %v", err)
 	}
 }
@@ -101,10 +104,12 @@ func TestMergeRefusesPartsOfOtherKernels(t *testing.T) {
 	var parts []*ivm.Predictor
 	for i, spec := range []string{"rbf(gamma=1)+white", "rbf(gamma=2)+white"} {
 		parts = append(parts, fitPart(t, func(pt ivm.Part) (*ivm.Predictor, error) {
-			return ivm.Fit(x, y, ivm.Config{FixedKernel: true, Kernel: spec, ActiveSize: 10, Part: pt})
+			return ivm.Fit(x, y, ivm.Config{FixedKernel: true, Kernel: spec, ActiveSize: 10,
+				Part: pt})
 		}, ivm.Part{Index: i, Count: 2}))
 	}
-	if _, err := ivm.MergeParts(parts); err == nil || !strings.Contains(err.Error(), "same shared kernel") {
+	if _, err := ivm.MergeParts(parts); err == nil ||
+		!strings.Contains(err.Error(), "same shared kernel") {
 		t.Errorf("parts of two kernels: %v", err)
 	}
 }
@@ -117,10 +122,14 @@ func TestPartErrors(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
 	x, y := blobs(rng, 20, [][]float64{{0, 0}, {3, 0}, {0, 3}}, []float64{1, 2, 3}, 0.8)
-	if _, err := ivm.Fit(x, y, ivm.Config{FixedKernel: true, Part: ivm.Part{Index: 0, Count: 4}}); err == nil || !strings.Contains(err.Error(), "3 binary problems") {
+	if _, err := ivm.Fit(x, y, ivm.Config{FixedKernel: true,
+		Part: ivm.Part{Index: 0, Count: 4}}); err == nil ||
+		!strings.Contains(err.Error(), "3 binary problems") {
 		t.Errorf("4 parts of 3 classes: %v", err)
 	}
-	if _, err := ivm.Fit(x, y[:60:60], ivm.Config{Task: ivm.Regression, FixedKernel: true, Part: ivm.Part{Index: 1, Count: 2}}); err == nil || !strings.Contains(err.Error(), "one problem") {
+	if _, err := ivm.Fit(x, y[:60:60], ivm.Config{Task: ivm.Regression, FixedKernel: true,
+		Part: ivm.Part{Index: 1, Count: 2}}); err == nil ||
+		!strings.Contains(err.Error(), "one problem") {
 		t.Errorf("2 parts of a regression: %v", err)
 	}
 }

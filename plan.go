@@ -45,7 +45,8 @@ func (cfg Config) Plan(n, dim int, y []float64) (Plan, error) {
 	if searched {
 		pl.Learning = Search
 	}
-	if pl.Decomposition == Projected && (task == Binary || task == MultiClass || task == Regression) {
+	if pl.Decomposition == Projected &&
+		(task == Binary || task == MultiClass || task == Regression) {
 		pl.ActiveSize = cfg.ActiveSize
 		if pl.ActiveSize <= 0 {
 			pl.ActiveSize = projected.Centres(n, max(len(classes), 1))
@@ -119,7 +120,8 @@ func trainingBytes(n, dim, d, problems, workers int, searched bool) float64 {
 	}
 	data := 8 * float64(n) * float64(dim)
 	if searched {
-		selection := float64(classesAtOnce(problems, workers, pool, d)) * 8 * float64(pool) * float64(d)
+		selection := float64(classesAtOnce(problems, workers, pool, d)) * 8 *
+			float64(pool) * float64(d)
 		return max(3*data+search.InnerMemory(n), data+8*float64(pool)*float64(dim)+selection)
 	}
 	return 3*data + float64(min(problems, workers))*3*8*float64(n)*float64(d)

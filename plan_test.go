@@ -29,15 +29,18 @@ func TestPlan(t *testing.T) {
 		{"large binary", Config{}, 6000, binary, Binary, Projected, Search},
 		{"large probit", Config{Task: Binary}, 6000, binary, Binary, OneVsRest, Search},
 		{"three classes", Config{}, 300, three, MultiClass, OneVsOne, Search},
-		{"algorithm 2", Config{Learning: Algorithm2}, 300, three, MultiClass, OneVsRest, Algorithm2},
+		{"algorithm 2", Config{Learning: Algorithm2}, 300, three, MultiClass, OneVsRest,
+			Algorithm2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pl, err := c.cfg.Plan(c.n, 4, c.y)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if pl.Task != c.task || pl.Decomposition != c.dc || pl.Learning != c.lr || !(pl.Bytes > 8*float64(c.n)*4) {
-				t.Errorf("Plan = %+v, want task %v, %v, %v and more bytes than the inputs", pl, c.task, c.dc, c.lr)
+			if pl.Task != c.task || pl.Decomposition != c.dc || pl.Learning != c.lr ||
+				!(pl.Bytes > 8*float64(c.n)*4) {
+				t.Errorf("Plan = %+v, want task %v, %v, %v and more bytes than the inputs",
+					pl, c.task, c.dc, c.lr)
 			}
 		})
 	}

@@ -35,7 +35,8 @@ func TestPredictLabels(t *testing.T) {
 		exact bool
 	}{
 		{"binary", yBin, fixed, true},
-		{"regression", yReg, ivm.Config{FixedKernel: true, ActiveSize: 30, Task: ivm.Regression}, true},
+		{"regression", yReg, ivm.Config{FixedKernel: true, ActiveSize: 30, Task: ivm.Regression},
+			true},
 		{"one-vs-rest", y, ovr, false},
 		{"one-vs-one", y, ovo, false},
 	} {
@@ -53,17 +54,20 @@ func TestPredictLabels(t *testing.T) {
 		}
 		agree := 0
 		for i, g := range got {
-			if g.Prob != nil || g.LatentVar != nil || g.Var != 0 || len(g.Latent) != len(full[i].Latent) {
+			if g.Prob != nil || g.LatentVar != nil || g.Var != 0 ||
+				len(g.Latent) != len(full[i].Latent) {
 				t.Fatalf("%s row %d: %+v, want Label, Mean and Latent alone", c.name, i, g)
 			}
 			for m := range g.Latent {
 				if math.Abs(g.Latent[m]-full[i].Latent[m]) > 1e-12*(1+math.Abs(full[i].Latent[m])) {
-					t.Fatalf("%s row %d model %d: mean %v, Predict's %v", c.name, i, m, g.Latent[m], full[i].Latent[m])
+					t.Fatalf("%s row %d model %d: mean %v, Predict's %v",
+						c.name, i, m, g.Latent[m], full[i].Latent[m])
 				}
 			}
 			if !c.exact {
 				if want := expectedLabel(p, g.Latent); g.Label != want {
-					t.Fatalf("%s row %d: label %v, want %v from the means %v", c.name, i, g.Label, want, g.Latent)
+					t.Fatalf("%s row %d: label %v, want %v from the means %v",
+						c.name, i, g.Label, want, g.Latent)
 				}
 			}
 			if g.Label == full[i].Label {
@@ -74,7 +78,8 @@ func TestPredictLabels(t *testing.T) {
 		case c.exact && agree != len(got):
 			t.Errorf("%s: %d of %d labels are Predict's, want all", c.name, agree, len(got))
 		case agree < len(got)*97/100:
-			t.Errorf("%s: %d of %d labels are Predict's, want all but near ties", c.name, agree, len(got))
+			t.Errorf("%s: %d of %d labels are Predict's, want all but near ties",
+				c.name, agree, len(got))
 		}
 	}
 }
@@ -122,13 +127,15 @@ func TestPredictLabelsErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.PredictLabels(mat.NewDense(2, 3, nil)); err == nil || !strings.Contains(err.Error(), "input columns") {
+	if _, err := p.PredictLabels(mat.NewDense(2, 3, nil)); err == nil ||
+		!strings.Contains(err.Error(), "input columns") {
 		t.Errorf("three columns for a two-input model: %v", err)
 	}
 	if _, err := p.PredictLabels(mat.NewDense(1, 2, []float64{math.NaN(), 0})); err == nil {
 		t.Error("a NaN input: no error")
 	}
-	part, err := ivm.Fit(x, y, ivm.Config{FixedKernel: true, ActiveSize: 10, Part: ivm.Part{Index: 0, Count: 2}})
+	part, err := ivm.Fit(x, y, ivm.Config{FixedKernel: true, ActiveSize: 10,
+		Part: ivm.Part{Index: 0, Count: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,8 @@ func TestFitZeroBias(t *testing.T) {
 		y    []float64
 	}{{"binary", ivm.Binary, y}, {"semi-supervised", ivm.SemiSupervised, semi}} {
 		bias := func(zero bool) float64 {
-			p, err := ivm.Fit(x, tc.y, ivm.Config{Task: tc.task, Kernel: "rbf+bias+white", ActiveSize: 20, FixedKernel: true, ZeroBias: zero, Workers: 1})
+			p, err := ivm.Fit(x, tc.y, ivm.Config{Task: tc.task, Kernel: "rbf+bias+white",
+				ActiveSize: 20, FixedKernel: true, ZeroBias: zero, Workers: 1})
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
@@ -60,7 +61,8 @@ func TestFitSplitGamma(t *testing.T) {
 		}
 	}
 	fit := func(split bool) []float64 {
-		p, err := ivm.Fit(x, obs, ivm.Config{Task: ivm.SemiSupervised, Kernel: "rbf+white", ActiveSize: 40, SplitGamma: split, Workers: 1,
+		p, err := ivm.Fit(x, obs, ivm.Config{Task: ivm.SemiSupervised, Kernel: "rbf+white",
+			ActiveSize: 40, SplitGamma: split, Workers: 1,
 			Learn: engine.LearnOptions{Iters: 2, KernelIters: 20, NoiseIters: 50}})
 		if err != nil {
 			t.Fatal(err)

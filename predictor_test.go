@@ -15,7 +15,8 @@ import (
 
 // blobs draws n points per class around the class centres (one per row of centres), with
 // unit spread scaled by spread, and labels them with labels.
-func blobs(rng *rand.Rand, n int, centres [][]float64, labels []float64, spread float64) (*mat.Dense, []float64) {
+func blobs(rng *rand.Rand, n int, centres [][]float64, labels []float64,
+	spread float64) (*mat.Dense, []float64) {
 	dim := len(centres[0])
 	x := mat.NewDense(n*len(centres), dim, nil)
 	y := make([]float64, 0, n*len(centres))
@@ -64,7 +65,8 @@ func roundTrip(t *testing.T, p *ivm.Predictor, x mat.Matrix) *ivm.Predictor {
 		t.Fatal(err)
 	}
 	for i := range a {
-		if a[i].Label != b[i].Label || !equalFloats(a[i].Prob, b[i].Prob) || a[i].Mean != b[i].Mean || a[i].Var != b[i].Var ||
+		if a[i].Label != b[i].Label || !equalFloats(a[i].Prob, b[i].Prob) ||
+			a[i].Mean != b[i].Mean || a[i].Var != b[i].Var ||
 			!equalFloats(a[i].Latent, b[i].Latent) || !equalFloats(a[i].LatentVar, b[i].LatentVar) {
 			t.Fatalf("row %d: %+v before the round trip, %+v after", i, a[i], b[i])
 		}
@@ -99,12 +101,14 @@ func TestFitMultiClassParallel(t *testing.T) {
 	x, y := blobs(rng, 60, centres, labels, 0.7)
 	xt, yt := blobs(rng, 100, centres, labels, 0.7)
 	var reports int
-	p, err := ivm.Fit(x, y, ivm.Config{ActiveSize: 60, Learn: engine.LearnOptions{Iters: 2, KernelIters: 20},
+	p, err := ivm.Fit(x, y, ivm.Config{ActiveSize: 60,
+		Learn:    engine.LearnOptions{Iters: 2, KernelIters: 20},
 		Progress: func(ivm.Progress) { reports++ }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Task != ivm.MultiClass || !equalFloats(p.Classes, []float64{2, 5, 7, 9}) || len(modelsOf(p)) != 4 {
+	if p.Task != ivm.MultiClass || !equalFloats(p.Classes, []float64{2, 5, 7, 9}) ||
+		len(modelsOf(p)) != 4 {
 		t.Fatalf("task %v classes %v with %d models", p.Task, p.Classes, len(modelsOf(p)))
 	}
 	if reports == 0 {
@@ -142,7 +146,8 @@ func TestFitTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Task != ivm.Binary || asSingle(p).Scaler == nil || !equalFloats(p.Classes, []float64{3, 8}) {
+	if p.Task != ivm.Binary || asSingle(p).Scaler == nil ||
+		!equalFloats(p.Classes, []float64{3, 8}) {
 		t.Fatalf("task %v scaler %v classes %v", p.Task, asSingle(p).Scaler, p.Classes)
 	}
 	if acc := accuracy(t, p, xt, yt); acc < 0.9 {
@@ -182,11 +187,13 @@ func TestFitTasks(t *testing.T) {
 			yo[i] = 30
 		}
 	}
-	po, err := ivm.Fit(xr, yo, ivm.Config{Task: ivm.Ordinal, ActiveSize: 40, Learn: engine.LearnOptions{Iters: 3}})
+	po, err := ivm.Fit(xr, yo, ivm.Config{Task: ivm.Ordinal, ActiveSize: 40,
+		Learn: engine.LearnOptions{Iters: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if acc := accuracy(t, po, xr, yo); acc < 0.9 || !equalFloats(po.Classes, []float64{10, 20, 30}) {
+	if acc := accuracy(t, po, xr, yo); acc < 0.9 ||
+		!equalFloats(po.Classes, []float64{10, 20, 30}) {
 		t.Errorf("ordinal training accuracy %.3f, classes %v", acc, po.Classes)
 	}
 	roundTrip(t, po, xr)
@@ -220,7 +227,8 @@ func TestFitErrors(t *testing.T) {
 	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "using d = 4") {
 		t.Errorf("warnings %q", p.Warnings)
 	}
-	if _, err := p.Predict(mat.NewDense(1, 2, nil)); err == nil || !strings.Contains(err.Error(), "2 input columns, the model has 1") {
+	if _, err := p.Predict(mat.NewDense(1, 2, nil)); err == nil ||
+		!strings.Contains(err.Error(), "2 input columns, the model has 1") {
 		t.Errorf("dimension mismatch: %v", err)
 	}
 	if _, err := p.Predict(mat.NewDense(1, 1, []float64{math.NaN()})); err == nil {
@@ -230,7 +238,8 @@ func TestFitErrors(t *testing.T) {
 
 func TestLoadErrors(t *testing.T) {
 	for _, c := range []struct{ file, want string }{
-		{`{"format":"ivm-model/1","task":"multiclass","classes":[1,2,3],"models":[]}`, "lacks its kernel"},
+		{`{"format":"ivm-model/1","task":"multiclass","classes":[1,2,3],"models":[]}`,
+			"lacks its kernel"},
 		{`{"format":"ivm-model/1","task":"sorting"}`, "unknown task"},
 		{`{"format":"ivm-model/1","kernel":{},"models":[{}]}`, "both"},
 	} {

@@ -33,9 +33,8 @@ func (p *projectedFit) fitProjected(x mat.Matrix, y []float64, cfg *Config) erro
 	case cfg.Part.IsPart():
 		return errProjectedPart
 	case cfg.Kernel != "" || cfg.FixedKernel || cfg.Learning == Algorithm2:
-		return errors.New(
-			"ivm: a projected model searches its own rbf kernel; a given kernel or Algorithm 2 needs the " +
-				"one-vs-rest or one-vs-one decomposition")
+		return errors.New("ivm: a projected model searches its own rbf kernel; a given " +
+			"kernel or Algorithm 2 needs the one-vs-rest or one-vs-one decomposition")
 	}
 	t, err := p.projectedTargets(y)
 	if err != nil {
@@ -99,18 +98,16 @@ func (p *projectedFit) predictProjected(x mat.Matrix, probs bool) ([]noise.Predi
 		z := p.Projected.Scores(out[i].Latent)
 		if p.Task == Regression {
 			if math.IsNaN(z[0]) || math.IsInf(z[0], 0) {
-				return nil,
-					fmt.Errorf(
-						"ivm: the projected model's prediction at row %d is not finite: its weights overflow", i+1)
+				return nil, fmt.Errorf("ivm: the projected model's prediction at row %d "+
+					"is not finite: its weights overflow", i+1)
 			}
-			out[i].Label, out[i].Mean, out[i].Var, out[i].Latent = z[0], z[0], p.Projected.NoiseVar, nil
+			out[i].Label, out[i].Mean, out[i].Var, out[i].Latent =
+				z[0], z[0], p.Projected.NoiseVar, nil
 			continue
 		}
 		if floats.HasNaN(z) || math.IsInf(floats.Max(z), 0) || math.IsInf(floats.Min(z), 0) {
-			return nil,
-				fmt.Errorf(
-					"ivm: the projected model's class scores at row %d are not finite: its weights or score map "+
-						"overflow", i+1)
+			return nil, fmt.Errorf("ivm: the projected model's class scores at row %d "+
+				"are not finite: its weights or score map overflow", i+1)
 		}
 		out[i].Label = p.Classes[floats.MaxIdx(out[i].Latent)]
 		if probs {
@@ -128,12 +125,13 @@ func (p *projectedFit) checkProjected() error {
 	case p.Task == Binary && len(p.Classes) != 2 || p.Task == MultiClass && len(p.Classes) < 3:
 		return fmt.Errorf("a projected model of a %v task with %d classes", p.Task, len(p.Classes))
 	case p.Task == Regression && (len(p.Classes) != 0 || p.Softmax || !(p.Projected.NoiseVar > 0)):
-		return errors.New("a projected regression has no classes, no softmax and a noise_variance > 0")
+		return errors.New("a projected regression has no classes, no softmax and a " +
+			"noise_variance > 0")
 	case p.Task == Regression:
 		return p.checkScaler()
 	case p.Task != Binary && p.Task != MultiClass:
-		return fmt.Errorf(
-			"a projected model is for a binary, multi-class or regression task, not a %v one", p.Task)
+		return fmt.Errorf("a projected model is for a binary, multi-class or regression "+
+			"task, not a %v one", p.Task)
 	case !p.Softmax:
 		return errors.New("a projected model's probabilities are a softmax (\"softmax\": true)")
 	case !(p.LabelNoise >= 0 && p.LabelNoise < 1):

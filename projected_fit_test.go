@@ -41,7 +41,8 @@ func TestFitProjected(t *testing.T) {
 	x, y := projectedBlobs(rng, 150, 5)
 	xt, yt := projectedBlobs(rng, 250, 5)
 	var reports []Progress
-	p, err := Fit(x, y, Config{Decomposition: Projected, ActiveSize: 300, Progress: func(pr Progress) { reports = append(reports, pr) }})
+	p, err := Fit(x, y, Config{Decomposition: Projected, ActiveSize: 300,
+		Progress: func(pr Progress) { reports = append(reports, pr) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,12 +62,13 @@ func TestFitProjected(t *testing.T) {
 	}
 	right, agree, loss := 0, 0, 0.0
 	for i, q := range preds {
-		if math.Abs(floats.Sum(q.Prob)-1) > 1e-12 || len(q.Latent) != 4 || q.LatentVar != nil || q.Var != 0 ||
-			q.Mean != q.Latent[floats.MaxIdx(q.Prob)] {
+		if math.Abs(floats.Sum(q.Prob)-1) > 1e-12 || len(q.Latent) != 4 || q.LatentVar != nil ||
+			q.Var != 0 || q.Mean != q.Latent[floats.MaxIdx(q.Prob)] {
 			t.Fatalf("row %d: %+v", i, q)
 		}
 		if q.Label != p.Classes[floats.MaxIdx(q.Latent)] || labels[i].Label != q.Label {
-			t.Fatalf("row %d: label %v, latents %v, PredictLabels %v", i, q.Label, q.Latent, labels[i].Label)
+			t.Fatalf("row %d: label %v, latents %v, PredictLabels %v",
+				i, q.Label, q.Latent, labels[i].Label)
 		}
 		if q.Label == p.Classes[floats.MaxIdx(q.Prob)] {
 			agree++
@@ -85,14 +87,16 @@ func TestFitProjected(t *testing.T) {
 		t.Errorf("test log loss %.3f, want ≤ 0.75 (uniform: %.3f)", loss, math.Log(4))
 	}
 	if agree < len(yt)*95/100 {
-		t.Errorf("the probabilities' argmax is the label on %d rows of %d, want 95 %%", agree, len(yt))
+		t.Errorf("the probabilities' argmax is the label on %d rows of %d, want 95 %%",
+			agree, len(yt))
 	}
 	last := reports[len(reports)-1]
 	if reports[0].Search != 1 || !last.Done || last.Rows != 600 || last.RowsDone != 600 {
 		t.Errorf("progress: first %+v, last %+v", reports[0], last)
 	}
 	back, file := reloaded(t, p, xt)
-	if asProjected(back) == nil || !strings.Contains(file, `"projected"`) || strings.Contains(file, `"models"`) {
+	if asProjected(back) == nil || !strings.Contains(file, `"projected"`) ||
+		strings.Contains(file, `"models"`) {
 		t.Error("the file does not hold the projected model alone")
 	}
 }
@@ -106,11 +110,13 @@ func TestFitProjectedRefuses(t *testing.T) {
 		n    int
 		want string
 	}{
-		"part":     {Config{Decomposition: Projected, Part: Part{Index: 0, Count: 2}}, 80, "in parts"},
+		"part": {Config{Decomposition: Projected, Part: Part{Index: 0, Count: 2}}, 80,
+			"in parts"},
 		"kernel":   {Config{Decomposition: Projected, Kernel: "rbf"}, 80, "searches its own"},
 		"fixed":    {Config{Decomposition: Projected, FixedKernel: true}, 80, "searches its own"},
 		"few rows": {Config{Decomposition: Projected}, 40, "at least 50"},
-		"ordinal":  {Config{Decomposition: Projected, Task: Ordinal}, 80, "binary, multi-class or regression"},
+		"ordinal": {Config{Decomposition: Projected, Task: Ordinal}, 80,
+			"binary, multi-class or regression"},
 	} {
 		yy := y[:c.n]
 		if name == "ordinal" {
@@ -143,21 +149,30 @@ func TestLoadRefusesMalformedProjected(t *testing.T) {
 		edit func(f map[string]any, pj map[string]any)
 		want string
 	}{
-		"weights rows":   {func(f, pj map[string]any) { pj["weights"] = pj["weights"].([]any)[1:] }, "rows of weights"},
-		"weights width":  {func(f, pj map[string]any) { pj["weights"].([]any)[0] = []any{1.0} }, "weights"},
-		"centre width":   {func(f, pj map[string]any) { pj["centres"].([]any)[2] = []any{1.0} }, "centre values"},
-		"score map":      {func(f, pj map[string]any) { pj["score_mix"] = pj["score_mix"].([]any)[1:] }, "score map"},
-		"score offset":   {func(f, pj map[string]any) { pj["score_offset"] = []any{} }, "offsets"},
-		"lambda":         {func(f, pj map[string]any) { pj["lambda"] = -1.0 }, "λ"},
-		"kernel":         {func(f, pj map[string]any) { pj["kernel_spec"] = "nonsense(" }, "kernel"},
-		"no softmax":     {func(f, pj map[string]any) { delete(f, "softmax") }, "softmax"},
-		"two classes":    {func(f, pj map[string]any) { f["classes"] = []any{1.0, 2.0} }, "per class"},
-		"other models":   {func(f, pj map[string]any) { f["models"] = []any{map[string]any{}} }, "other models"},
-		"wrong task":     {func(f, pj map[string]any) { f["task"] = "regression" }, "no classes"},
-		"ordinal task":   {func(f, pj map[string]any) { f["task"] = "ordinal" }, "not a ordinal"},
-		"no centres":     {func(f, pj map[string]any) { pj["centres"], pj["weights"] = []any{}, []any{} }, "centres"},
-		"label noise":    {func(f, pj map[string]any) { f["label_noise"] = 1.5 }, "label_noise"},
-		"unsorted class": {func(f, pj map[string]any) { f["classes"] = []any{8.0, 6.0, 4.0, 2.0} }, "ascending"},
+		"weights rows": {func(f, pj map[string]any) { pj["weights"] = pj["weights"].([]any)[1:] },
+			"rows of weights"},
+		"weights width": {func(f, pj map[string]any) { pj["weights"].([]any)[0] = []any{1.0} },
+			"weights"},
+		"centre width": {func(f, pj map[string]any) { pj["centres"].([]any)[2] = []any{1.0} },
+			"centre values"},
+		"score map": {func(f, pj map[string]any) { pj["score_mix"] = pj["score_mix"].([]any)[1:] },
+			"score map"},
+		"score offset": {func(f, pj map[string]any) { pj["score_offset"] = []any{} }, "offsets"},
+		"lambda":       {func(f, pj map[string]any) { pj["lambda"] = -1.0 }, "λ"},
+		"kernel":       {func(f, pj map[string]any) { pj["kernel_spec"] = "nonsense(" }, "kernel"},
+		"no softmax":   {func(f, pj map[string]any) { delete(f, "softmax") }, "softmax"},
+		"two classes": {func(f, pj map[string]any) { f["classes"] = []any{1.0, 2.0} },
+			"per class"},
+		"other models": {func(f, pj map[string]any) { f["models"] = []any{map[string]any{}} },
+			"other models"},
+		"wrong task":   {func(f, pj map[string]any) { f["task"] = "regression" }, "no classes"},
+		"ordinal task": {func(f, pj map[string]any) { f["task"] = "ordinal" }, "not a ordinal"},
+		"no centres": {func(f, pj map[string]any) {
+			pj["centres"], pj["weights"] = []any{}, []any{}
+		}, "centres"},
+		"label noise": {func(f, pj map[string]any) { f["label_noise"] = 1.5 }, "label_noise"},
+		"unsorted class": {func(f, pj map[string]any) { f["classes"] = []any{8.0, 6.0, 4.0, 2.0} },
+			"ascending"},
 	} {
 		var f map[string]any
 		if err := json.Unmarshal(b.Bytes(), &f); err != nil {

@@ -53,7 +53,8 @@ func randomRows(rng *rand.Rand, n, dim int) *mat.Dense {
 
 // randomBinaryPredictor is a probit model of d random active inputs and sites.
 func randomBinaryPredictor(b *testing.B, rng *rand.Rand, d, dim int) *Predictor {
-	k, err := kern.Parse(fmt.Sprintf("rbf(gamma=%g)+bias+white(variance=0.01)", 0.5/float64(dim)), dim)
+	k, err := kern.Parse(fmt.Sprintf("rbf(gamma=%g)+bias+white(variance=0.01)", 0.5/float64(dim)),
+		dim)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -41,13 +41,22 @@ func TestPredictorRoundTripBits(t *testing.T) {
 		y    []float64
 		cfg  ivm.Config
 	}{
-		{ivm.Binary, target(func(v float64, _ int) float64 { return b2f(v > 0.3) }), ivm.Config{ActiveSize: 30}},
+		{ivm.Binary, target(func(v float64, _ int) float64 { return b2f(v > 0.3) }),
+			ivm.Config{ActiveSize: 30}},
 		// Every row active: the label regression where it scores better, the exact GP's rbfard.
-		{ivm.Binary, target(func(v float64, i int) float64 { return b2f(v+0.5*rng.NormFloat64() > 0.3) }), ivm.Config{}},
-		{ivm.Regression, target(func(v float64, i int) float64 { return math.Sin(v) + 0.1*rng.NormFloat64() }), ivm.Config{}},
-		{ivm.MultiClass, target(func(v float64, _ int) float64 { return math.Floor(v) + 3 }), ivm.Config{ActiveSize: 30}},
-		{ivm.Regression, target(func(v float64, i int) float64 { return math.Sin(v) + 0.1*rng.NormFloat64() }), ivm.Config{ActiveSize: 30}},
-		{ivm.Ordinal, target(func(v float64, _ int) float64 { return math.Floor(v/2) + 2 }), ivm.Config{Task: ivm.Ordinal, ActiveSize: 30, Learn: engine.LearnOptions{Iters: 2}}},
+		{ivm.Binary, target(func(v float64, i int) float64 {
+			return b2f(v+0.5*rng.NormFloat64() > 0.3)
+		}), ivm.Config{}},
+		{ivm.Regression, target(func(v float64, i int) float64 {
+			return math.Sin(v) + 0.1*rng.NormFloat64()
+		}), ivm.Config{}},
+		{ivm.MultiClass, target(func(v float64, _ int) float64 { return math.Floor(v) + 3 }),
+			ivm.Config{ActiveSize: 30}},
+		{ivm.Regression, target(func(v float64, i int) float64 {
+			return math.Sin(v) + 0.1*rng.NormFloat64()
+		}), ivm.Config{ActiveSize: 30}},
+		{ivm.Ordinal, target(func(v float64, _ int) float64 { return math.Floor(v/2) + 2 }),
+			ivm.Config{Task: ivm.Ordinal, ActiveSize: 30, Learn: engine.LearnOptions{Iters: 2}}},
 		{ivm.SemiSupervised, target(func(v float64, i int) float64 {
 			if i%4 != 0 {
 				return math.NaN()
@@ -81,7 +90,8 @@ func TestPredictorRoundTripBits(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range a {
-			if !sameBits([]float64{a[i].Label}, []float64{b[i].Label}) || !sameBits(a[i].Prob, b[i].Prob) ||
+			if !sameBits([]float64{a[i].Label}, []float64{b[i].Label}) ||
+				!sameBits(a[i].Prob, b[i].Prob) ||
 				!sameBits([]float64{a[i].Mean, a[i].Var}, []float64{b[i].Mean, b[i].Var}) ||
 				!sameBits(a[i].Latent, b[i].Latent) || !sameBits(a[i].LatentVar, b[i].LatentVar) {
 				t.Fatalf("%v, row %d: %+v before Save, %+v after Load", c.task, i, a[i], b[i])

@@ -38,7 +38,8 @@ func TestSearchSharesOneKernelAcrossClasses(t *testing.T) {
 	}
 	ovr := asOVR(p)
 	if ovr == nil || len(ovr.Models) != 4 || len(ovr.Traces[0]) != 0 {
-		t.Fatalf("kind %+v: want 4 one-vs-rest models chosen by the search (no Algorithm 2 trace)", p.Kind)
+		t.Fatalf("kind %+v: want 4 one-vs-rest models chosen by the search (no Algorithm 2 trace)",
+			p.Kind)
 	}
 	spec := ovr.Models[0].Kernel.(*kern.Sum).String()
 	for c, m := range ovr.Models {
@@ -63,7 +64,8 @@ func TestSearchSharesOneKernelAcrossClasses(t *testing.T) {
 		sum += q
 	}
 	if math.Abs(sum-1) > 1e-12 || preds[0].Label != 1 {
-		t.Errorf("probabilities %v (sum %v), label %v: want a distribution favouring class 1", preds[0].Prob, sum, preds[0].Label)
+		t.Errorf("probabilities %v (sum %v), label %v: want a distribution favouring class 1",
+			preds[0].Prob, sum, preds[0].Label)
 	}
 }
 
@@ -137,7 +139,8 @@ func testRegressionErrorBars(t *testing.T, d int) {
 // and a negative one is refused.
 func TestSharpnessInModelFiles(t *testing.T) {
 	x, y := polygon(200, 3, 6)
-	p, err := ivm.Fit(x, y, ivm.Config{Decomposition: ivm.OneVsRest}) // one-vs-one's sharpness is per pair
+	// one-vs-one's sharpness is per pair
+	p, err := ivm.Fit(x, y, ivm.Config{Decomposition: ivm.OneVsRest})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,10 +153,12 @@ func TestSharpnessInModelFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	if asOVR(q).Sharpness != asOVR(p).Sharpness || asOVR(p).Sharpness == 1 {
-		t.Errorf("sharpness %v read back as %v (want a searched value ≠ 1, kept)", asOVR(p).Sharpness, asOVR(q).Sharpness)
+		t.Errorf("sharpness %v read back as %v (want a searched value ≠ 1, kept)",
+			asOVR(p).Sharpness, asOVR(q).Sharpness)
 	}
 	bad := bytes.Replace(b.Bytes(), []byte(`"sharpness": `), []byte(`"sharpness": -`), 1)
-	if _, err := ivm.Load(bytes.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "sharpness") {
+	if _, err := ivm.Load(bytes.NewReader(bad)); err == nil ||
+		!strings.Contains(err.Error(), "sharpness") {
 		t.Errorf("a negative sharpness: %v, want an error naming it", err)
 	}
 	asOVR(p).Sharpness = 1
@@ -202,13 +207,16 @@ func TestLabelNoiseInModelFiles(t *testing.T) {
 	for i := range want {
 		for c := range want[i].Prob {
 			if math.Float64bits(got[i].Prob[c]) != math.Float64bits(want[i].Prob[c]) {
-				t.Fatalf("row %d class %d: %v after a round trip, %v before", i, c, got[i].Prob[c], want[i].Prob[c])
+				t.Fatalf("row %d class %d: %v after a round trip, %v before",
+					i, c, got[i].Prob[c], want[i].Prob[c])
 			}
 		}
 	}
 	for _, v := range []string{"1", "-0.1", "1e9"} {
-		bad := bytes.Replace(b.Bytes(), []byte(`"label_noise": 0.03`), []byte(`"label_noise": `+v), 1)
-		if _, err := ivm.Load(bytes.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "label_noise") {
+		bad := bytes.Replace(b.Bytes(), []byte(`"label_noise": 0.03`),
+			[]byte(`"label_noise": `+v), 1)
+		if _, err := ivm.Load(bytes.NewReader(bad)); err == nil ||
+			!strings.Contains(err.Error(), "label_noise") {
 			t.Errorf("label_noise %s: %v, want an error naming it", v, err)
 		}
 	}
@@ -277,7 +285,8 @@ func TestSearchKeepsSizeWhereNothingIsLeft(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(11, 12))
-			x, y := blobs(rng, n/2, [][]float64{{-tc.centre, 0}, {tc.centre, 0}}, []float64{-1, 1}, 1)
+			x, y := blobs(rng, n/2, [][]float64{{-tc.centre, 0}, {tc.centre, 0}},
+				[]float64{-1, 1}, 1)
 			p, err := ivm.Fit(x, y, ivm.Config{Task: ivm.Binary})
 			if err != nil {
 				t.Fatal(err)

@@ -15,7 +15,8 @@ import (
 // for bit.
 func TestSoftmaxProbabilities(t *testing.T) {
 	x, y := polygon(90, 4, 11)
-	p, err := ivm.Fit(x, y, ivm.Config{FixedKernel: true, ActiveSize: 20, Decomposition: ivm.OneVsRest})
+	p, err := ivm.Fit(x, y, ivm.Config{FixedKernel: true, ActiveSize: 20,
+		Decomposition: ivm.OneVsRest})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,8 @@ func TestSoftmaxProbabilities(t *testing.T) {
 			}
 		}
 		if pr.Label != p.Classes[best] {
-			t.Fatalf("row %d: label %v, want the most probable class %v", i, pr.Label, p.Classes[best])
+			t.Fatalf("row %d: label %v, want the most probable class %v",
+				i, pr.Label, p.Classes[best])
 		}
 	}
 	var b bytes.Buffer
@@ -65,7 +67,8 @@ func TestSoftmaxProbabilities(t *testing.T) {
 	for i := range got {
 		for c := range got[i].Prob {
 			if math.Float64bits(again[i].Prob[c]) != math.Float64bits(got[i].Prob[c]) {
-				t.Fatalf("row %d class %d: %v after a round trip, %v before", i, c, again[i].Prob[c], got[i].Prob[c])
+				t.Fatalf("row %d class %d: %v after a round trip, %v before",
+					i, c, again[i].Prob[c], got[i].Prob[c])
 			}
 		}
 	}
@@ -79,9 +82,12 @@ func TestSoftmaxRefused(t *testing.T) {
 	x, y := blobs(rng, 12, [][]float64{{0, 0}, {3, 0}, {0, 3}}, []float64{1, 2, 3}, 0.6)
 	xb, yb := polygon(40, 2, 5)
 	for name, fit := range map[string]func() (*ivm.Predictor, error){
-		"binary": func() (*ivm.Predictor, error) { return ivm.Fit(xb, yb, ivm.Config{FixedKernel: true, ActiveSize: 10}) },
+		"binary": func() (*ivm.Predictor, error) {
+			return ivm.Fit(xb, yb, ivm.Config{FixedKernel: true, ActiveSize: 10})
+		},
 		"one-vs-one": func() (*ivm.Predictor, error) {
-			return ivm.Fit(x, y, ivm.Config{FixedKernel: true, ActiveSize: 8, Decomposition: ivm.OneVsOne})
+			return ivm.Fit(x, y, ivm.Config{FixedKernel: true, ActiveSize: 8,
+				Decomposition: ivm.OneVsOne})
 		},
 	} {
 		p, err := fit()
@@ -92,18 +98,22 @@ func TestSoftmaxRefused(t *testing.T) {
 		if err := p.Save(&b); err != nil {
 			t.Fatal(err)
 		}
-		bad := bytes.Replace(b.Bytes(), []byte(`"format": "ivm-model/1",`), []byte(`"format": "ivm-model/1", "softmax": true,`), 1)
+		bad := bytes.Replace(b.Bytes(), []byte(`"format": "ivm-model/1",`),
+			[]byte(`"format": "ivm-model/1", "softmax": true,`), 1)
 		if bytes.Equal(bad, b.Bytes()) {
 			t.Fatalf("%s: no format line to edit", name)
 		}
-		if _, err := ivm.Load(bytes.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "softmax") && !strings.Contains(err.Error(), "calibration") {
+		if _, err := ivm.Load(bytes.NewReader(bad)); err == nil ||
+			!strings.Contains(err.Error(), "softmax") &&
+				!strings.Contains(err.Error(), "calibration") {
 			t.Errorf("%s model file with softmax: %v, want an error naming it", name, err)
 		}
 	}
 	var parts []*ivm.Predictor
 	for i := range 2 {
 		pt := fitPart(t, func(pt ivm.Part) (*ivm.Predictor, error) {
-			return ivm.Fit(x, y, ivm.Config{FixedKernel: true, ActiveSize: 8, Decomposition: ivm.OneVsRest, Part: pt})
+			return ivm.Fit(x, y, ivm.Config{FixedKernel: true, ActiveSize: 8,
+				Decomposition: ivm.OneVsRest, Part: pt})
 		}, ivm.Part{Index: i, Count: 2})
 		asOVR(pt).Softmax = i == 1
 		if asOVR(pt).Softmax {

@@ -113,14 +113,14 @@ func chooseTask(task Task, y []float64) (Task, []float64, error) {
 		}
 	}
 	if unlabelled > 0 && task != SemiSupervised {
-		return task, nil,
-			fmt.Errorf("ivm: %d unlabelled targets; only the semi-supervised task uses unlabelled rows",
-				unlabelled)
+		return task, nil, fmt.Errorf("ivm: %d unlabelled targets; only the "+
+			"semi-supervised task uses unlabelled rows", unlabelled)
 	}
 	switch task {
 	case Binary, SemiSupervised:
 		if len(labels) != 2 {
-			return task, nil, fmt.Errorf("ivm: %v needs two distinct labels, found %d", task, len(labels))
+			return task, nil, fmt.Errorf("ivm: %v needs two distinct labels, found %d",
+				task, len(labels))
 		}
 		return task, labels, nil
 	case MultiClass:
@@ -134,10 +134,12 @@ func chooseTask(task Task, y []float64) (Task, []float64, error) {
 		return task, labels, nil
 	case Ordinal:
 		if !integer {
-			return task, nil, errors.New("ivm: ordinal targets must be integers (ordered categories)")
+			return task, nil,
+				errors.New("ivm: ordinal targets must be integers (ordered categories)")
 		}
 		if len(labels) < 2 {
-			return task, nil, fmt.Errorf("ivm: ordinal needs at least two categories, found %d", len(labels))
+			return task, nil, fmt.Errorf("ivm: ordinal needs at least two categories, found %d",
+				len(labels))
 		}
 		return task, labels, nil
 	case Regression:

@@ -97,7 +97,8 @@ func TestAmplitudeMovesQuadrature(t *testing.T) {
 		eg += w * egLab / zLab
 	}
 	if d := eth/z - m0; math.Abs(d) < 0.2 {
-		t.Fatalf("the quadrature's posterior mean of ln σ² is only %.3f from the prior's: the test would not discriminate", d)
+		t.Fatalf("the quadrature's posterior mean of ln σ² is only %.3f from the prior's: "+
+			"the test would not discriminate", d)
 	}
 	m, se := batchMean(th)
 	within(t, "E[ln σ²]", m, se, eth/z, 0.005)

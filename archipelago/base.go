@@ -216,8 +216,8 @@ func (g *Gaussian) Gibbs(x *mat.Dense, rng *rand.Rand) error {
 func sampleInvWishart(nu float64, psi *mat.SymDense, rng *rand.Rand) (*mat.SymDense, error) {
 	d := psi.SymmetricDim()
 	if nu <= float64(d-1) {
-		return nil, fmt.Errorf("archipelago: inverse-Wishart degrees of freedom %v for dimension %d", nu,
-			d)
+		return nil, fmt.Errorf("archipelago: inverse-Wishart degrees of freedom %v "+
+			"for dimension %d", nu, d)
 	}
 	var pc mat.Cholesky
 	if !pc.Factorize(psi) {

@@ -38,7 +38,8 @@ func ParseMethod(s string) (Method, error) {
 	case "softmax":
 		return SoftmaxGP, nil
 	}
-	return Archipelago, fmt.Errorf("archipelago: unknown method %q (want archipelago or softmax)", s)
+	return Archipelago,
+		fmt.Errorf("archipelago: unknown method %q (want archipelago or softmax)", s)
 }
 
 // MarshalText writes the method's name (as in model files).
@@ -111,8 +112,8 @@ func (c Config) options() (Options, error) {
 	}
 	if c.Samples < 0 {
 		return Options{},
-			fmt.Errorf("archipelago: %d posterior samples, want 0 (the default, %d) or more", c.Samples,
-				DefaultSamples)
+			fmt.Errorf("archipelago: %d posterior samples, want 0 (the default, %d) or more",
+				c.Samples, DefaultSamples)
 	}
 	o := c.Sampler
 	o.Sweeps, o.Burn, o.Seed, o.ARD, o.Anneal, o.AmpMoves, o.Progress = c.Sweeps, c.Burn, c.Seed,

@@ -22,7 +22,8 @@ type pinwheel struct {
 
 func smallPinwheel(t *testing.T) *pinwheel {
 	t.Helper()
-	d, err := dataset.ReadFile(filepath.Join("testdata", "pinwheel_k3.csv.gz"), dataset.ReadOptions{TaskCol: dataset.TaskFirst, LabelCol: 2})
+	d, err := dataset.ReadFile(filepath.Join("testdata", "pinwheel_k3.csv.gz"),
+		dataset.ReadOptions{TaskCol: dataset.TaskFirst, LabelCol: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,8 @@ func TestArchipelagoEndToEnd(t *testing.T) {
 	}
 	sp, ch := run()
 	_, ch2 := run()
-	if !reflect.DeepEqual(ch.RejectionTrace(), ch2.RejectionTrace()) || !mat.Equal(ch.Samples[3].G, ch2.Samples[3].G) {
+	if !reflect.DeepEqual(ch.RejectionTrace(), ch2.RejectionTrace()) ||
+		!mat.Equal(ch.Samples[3].G, ch2.Samples[3].G) {
 		t.Fatal("two chains with the same seed differ")
 	}
 	// The default annealed burn-in: the unlabelled factors' power rises as sweep/Anneal
@@ -101,7 +103,8 @@ func TestArchipelagoEndToEnd(t *testing.T) {
 			want = float64(info.Sweep) / 37
 		}
 		if info.Beta != want {
-			t.Fatalf("sweep %d: unlabelled factors at power %v, want %v", info.Sweep, info.Beta, want)
+			t.Fatalf("sweep %d: unlabelled factors at power %v, want %v",
+				info.Sweep, info.Beta, want)
 		}
 	}
 	// g = Lν after the last sweep's moves.
@@ -120,8 +123,13 @@ func TestArchipelagoEndToEnd(t *testing.T) {
 		}
 	}
 	st := ch.Stats
-	for name, r := range map[string]float64{"insert": Rate(st.InsertAccepted, st.InsertTried), "delete": Rate(st.DeleteAccepted, st.DeleteTried),
-		"move": Rate(st.MoveAccepted, st.MoveTried), "HMC g": Rate(st.GAccepted, st.GTried), "HMC θ": Rate(st.HyperAccepted, st.HyperTried)} {
+	for name, r := range map[string]float64{
+		"insert": Rate(st.InsertAccepted, st.InsertTried),
+		"delete": Rate(st.DeleteAccepted, st.DeleteTried),
+		"move":   Rate(st.MoveAccepted, st.MoveTried),
+		"HMC g":  Rate(st.GAccepted, st.GTried),
+		"HMC θ":  Rate(st.HyperAccepted, st.HyperTried),
+	} {
 		if !(r > 0.05) {
 			t.Errorf("%s acceptance rate %v", name, r)
 		}
@@ -134,9 +142,11 @@ func TestArchipelagoEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("error %.3f perplexity %.3f, rejections %v, stats %+v", e, perp, ch.Samples[len(ch.Samples)-1].Rejections, st)
+	t.Logf("error %.3f perplexity %.3f, rejections %v, stats %+v", e, perp,
+		ch.Samples[len(ch.Samples)-1].Rejections, st)
 	if e > 0.35 || perp > 2.5 {
-		t.Errorf("error %.3f, perplexity %.3f: no better than a weak classifier (chance: 0.667, 3)", e, perp)
+		t.Errorf("error %.3f, perplexity %.3f: no better than a weak classifier (chance: 0.667, 3)",
+			e, perp)
 	}
 	// Fantasies of each class land where that class's data are: with every
 	// training label known, the nearest training point to a class-k fantasy is
@@ -144,7 +154,8 @@ func TestArchipelagoEndToEnd(t *testing.T) {
 	// one so that on these 30 points the densities are sharp enough for the
 	// test to say something (with the default SD 0.5 the amplitude stays near
 	// 1 here and the islands are broad: 37 of 60).
-	all, err := NewArchipelago(p.Train, p.TrainY, p.Classes, Options{Sweeps: 100, Burn: 50, Seed: 9, AmpPriorSD: 1.5})
+	all, err := NewArchipelago(p.Train, p.TrainY, p.Classes,
+		Options{Sweeps: 100, Burn: 50, Seed: 9, AmpPriorSD: 1.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,13 +233,15 @@ func TestBadInput(t *testing.T) {
 	if _, err := NewArchipelago(x, []int{0, 1, -1}, 2, Options{Sweeps: 10, Burn: 10}); err == nil {
 		t.Error("burn-in as long as the chain accepted")
 	}
-	if _, err := NewArchipelago(x, []int{0, 1, -1}, 2, Options{Sweeps: 30, Burn: 10, Anneal: 11}); err == nil {
+	if _, err := NewArchipelago(x, []int{0, 1, -1}, 2,
+		Options{Sweeps: 30, Burn: 10, Anneal: 11}); err == nil {
 		t.Error("annealing longer than the burn-in accepted")
 	}
 	if _, err := NewArchipelago(x, []int{0, 1, -1}, 2, Options{Anneal: -2}); err == nil {
 		t.Error("annealing over −2 sweeps accepted")
 	}
-	for _, o := range []Options{{AmpPriorSD: -1}, {AmpPriorSD: math.Inf(1)}, {AmpMoves: -2}, {AmpStep: -0.1}} {
+	for _, o := range []Options{{AmpPriorSD: -1}, {AmpPriorSD: math.Inf(1)},
+		{AmpMoves: -2}, {AmpStep: -0.1}} {
 		if _, err := NewArchipelago(x, []int{0, 1, -1}, 2, o); err == nil {
 			t.Errorf("amplitude move options %+v accepted", o)
 		}

@@ -31,8 +31,8 @@ func Generate(base *Gaussian, cov *Cov, nClass, q int, rng *rand.Rand) (*Generat
 		return nil, fmt.Errorf("archipelago: generate %d points of %d classes", q, nClass)
 	}
 	if base.Dim() != cov.dim && !cov.fixed {
-		return nil, fmt.Errorf("archipelago: base density on %d inputs, covariance on %d", base.Dim(),
-			cov.dim)
+		return nil, fmt.Errorf("archipelago: base density on %d inputs, covariance on %d",
+			base.Dim(), cov.dim)
 	}
 	s := newState(base.Dim(), nClass, cov)
 	out := &Generated{Labels: make([]int, 0, q)}

@@ -44,13 +44,15 @@ func TestPointLogLikGradient(t *testing.T) {
 	if d := pointLogLik(kindRejection, -1, g, nil) + math.Log1p(lam); math.Abs(d) > 1e-14 {
 		t.Errorf("rejection factor off by %g", d)
 	}
-	sum := math.Exp(pointLogLik(kindLabelled, 0, g, nil)) + math.Exp(pointLogLik(kindLabelled, 1, g, nil))
+	sum := math.Exp(pointLogLik(kindLabelled, 0, g, nil)) +
+		math.Exp(pointLogLik(kindLabelled, 1, g, nil))
 	if d := sum - math.Exp(pointLogLik(kindUnlabelled, -1, g, nil)); math.Abs(d) > 1e-14 {
 		t.Errorf("unlabelled factor is not the labelled ones summed: off by %g", d)
 	}
 	// Large values stay finite.
 	grad := make([]float64, 2)
-	if v := pointLogLik(kindUnlabelled, -1, []float64{800, -800}, grad); math.IsNaN(v) || math.IsInf(v, 0) || math.IsNaN(grad[0]) {
+	if v := pointLogLik(kindUnlabelled, -1, []float64{800, -800}, grad); math.IsNaN(v) ||
+		math.IsInf(v, 0) || math.IsNaN(grad[0]) {
 		t.Errorf("factor at g = ±800 not finite: %v %v", v, grad)
 	}
 }

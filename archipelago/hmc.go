@@ -142,8 +142,8 @@ type hyperTarget struct {
 func (s *state) newHyperTarget(cv *Cov) *hyperTarget {
 	n := s.n
 	return &hyperTarget{s: s, cv: cv, first: !s.jittered, kb: make([]float64, n*n),
-		dk: make([]float64, n*n),
-		a:  make([]float64, n*s.nc), gm: mat.NewDense(n, s.nc, append([]float64(nil), s.g[:n*s.nc]...))}
+		dk: make([]float64, n*n), a: make([]float64, n*s.nc),
+		gm: mat.NewDense(n, s.nc, append([]float64(nil), s.g[:n*s.nc]...))}
 }
 
 func (h *hyperTarget) logDensity(theta, grad []float64) float64 {

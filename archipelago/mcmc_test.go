@@ -167,7 +167,8 @@ func TestRejectionMovesExact(t *testing.T) {
 	if err := st.refactor(); err != nil {
 		t.Fatal(err)
 	}
-	sp := &Sampler{st: st, base: base, opt: Options{InsertProb: 0.5, BirthDeath: 10, MoveScale: 0.8},
+	sp := &Sampler{st: st, base: base,
+		opt: Options{InsertProb: 0.5, BirthDeath: 10, MoveScale: 0.8},
 		rng: rand.New(rand.NewPCG(19, 20)), nData: 3, archi: true}
 	var ms, sx []float64
 	for it := 0; it < 100000; it++ {
@@ -294,7 +295,8 @@ func TestBaseGibbs(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.SetEmpiricalPrior(x)
-	g.M0 = []float64{0, 0} // a prior mean away from the data, so the posterior mean is not the sample mean
+	// a prior mean away from the data, so the posterior mean is not the sample mean
+	g.M0 = []float64{0, 0}
 	g.Kappa0 = 5
 	n, kn := 40.0, 45.0
 	wantMu := []float64{n * mean[0] / kn, n * mean[1] / kn}
@@ -302,7 +304,9 @@ func TestBaseGibbs(t *testing.T) {
 	psi.CopySym(g.Psi0)
 	for a := 0; a < 2; a++ {
 		for b := a; b < 2; b++ {
-			s := psi.At(a, b) + n*(cv.At(a, b)-1e-6*(cv.At(0, 0)+cv.At(1, 1))/2*b2f(a == b)-1e-12*b2f(a == b)) + 5*n/kn*mean[a]*mean[b]
+			s := psi.At(a, b) +
+				n*(cv.At(a, b)-1e-6*(cv.At(0, 0)+cv.At(1, 1))/2*b2f(a == b)-1e-12*b2f(a == b)) +
+				5*n/kn*mean[a]*mean[b]
 			psi.SetSym(a, b, s)
 		}
 	}

@@ -121,8 +121,8 @@ func Fit(x *mat.Dense, y []float64, cfg Config) (*Model, error) {
 		return nil, err
 	}
 	_, dim := x.Dims()
-	m := &Model{Method: cfg.Method, Classes: classes, Inputs: dim, ARD: opt.ARD, Nugget: ch.cov.nugget,
-		Seed:   cfg.Seed,
+	m := &Model{Method: cfg.Method, Classes: classes, Inputs: dim, ARD: opt.ARD,
+		Nugget: ch.cov.nugget, Seed: cfg.Seed,
 		Scaler: scaler, cov: ch.cov, Chain: summarise(ch, opt, labels)}
 	m.Rows = sp.nData
 	m.Data = append([]float64(nil), sp.st.x[:sp.nData*dim]...)

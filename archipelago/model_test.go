@@ -66,8 +66,8 @@ func ExampleFit() {
 	}
 	again, _ := loaded.Predict(newRows)
 	for i, p := range pred {
-		fmt.Printf("row %d: class %g (p > 0.8: %v), same after loading: %v\n", i+1, p.Label, p.Prob[classIndex(m, p.Label)] > 0.8,
-			again[i].Prob[0] == p.Prob[0])
+		fmt.Printf("row %d: class %g (p > 0.8: %v), same after loading: %v\n", i+1, p.Label,
+			p.Prob[classIndex(m, p.Label)] > 0.8, again[i].Prob[0] == p.Prob[0])
 	}
 	fmt.Println(len(loaded.Samples), "posterior samples of", loaded.Method)
 	// Output:
@@ -85,9 +85,9 @@ func classIndex(m *archipelago.Model, label float64) int {
 	return -1
 }
 
-// Two well-separated clusters with eight labels each (and seven unlabelled rows): new rows at the clusters are
-// classified right with confident probabilities, by both methods; rows between them are
-// less certain than rows at the clusters.
+// Two well-separated clusters with eight labels each (and seven unlabelled rows): new rows
+// at the clusters are classified right with confident probabilities, by both methods; rows
+// between them are less certain than rows at the clusters.
 func TestPosteriorPredictive(t *testing.T) {
 	x, y := clusters(15, 8, 2)
 	test := mat.NewDense(5, 2, []float64{-3.5, 0, -2.5, 0.4, 3.2, -0.3, 2.6, 0.1, 0, 0})
@@ -98,7 +98,8 @@ func TestPosteriorPredictive(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(m.Samples) != 10 || m.Chain.Thin != 3 {
-			t.Errorf("%v: %d samples thinned by %d, want 10 by 3", method, len(m.Samples), m.Chain.Thin)
+			t.Errorf("%v: %d samples thinned by %d, want 10 by 3",
+				method, len(m.Samples), m.Chain.Thin)
 		}
 		pred, err := m.Predict(test)
 		if err != nil {
@@ -107,13 +108,15 @@ func TestPosteriorPredictive(t *testing.T) {
 		for i, w := range want {
 			p := pred[i]
 			if p.Label != w || p.Prob[classIndex(m, w)] < 0.8 {
-				t.Errorf("%v: row %d predicted %v with p %v, want %v confidently", method, i+1, p.Label, p.Prob, w)
+				t.Errorf("%v: row %d predicted %v with p %v, want %v confidently",
+					method, i+1, p.Label, p.Prob, w)
 			}
 			if s := p.Prob[0] + p.Prob[1]; math.Abs(s-1) > 1e-12 {
 				t.Errorf("%v: probabilities sum to %v", method, s)
 			}
 		}
-		if mid := math.Max(pred[4].Prob[0], pred[4].Prob[1]); mid >= math.Min(pred[0].Prob[0], pred[2].Prob[1]) {
+		if mid := math.Max(pred[4].Prob[0], pred[4].Prob[1]); mid >= math.Min(pred[0].Prob[0],
+			pred[2].Prob[1]) {
 			t.Errorf("%v: the midpoint is as certain (%v) as the clusters", method, pred[4].Prob)
 		}
 		// A row's probabilities do not depend on the rows predicted with it.
@@ -132,8 +135,10 @@ func TestPosteriorPredictive(t *testing.T) {
 func TestRoundTrip(t *testing.T) {
 	x, y := clusters(10, 2, 4)
 	test := mat.NewDense(3, 2, []float64{-3, 0, 3, 0, 0.5, 1})
-	for _, cfg := range []archipelago.Config{quick(archipelago.Archipelago), quick(archipelago.SoftmaxGP),
-		{Sweeps: 20, Burn: 10, Samples: 3, Scaling: dataset.ScaleStd, ARD: true}} {
+	for _, cfg := range []archipelago.Config{
+		quick(archipelago.Archipelago), quick(archipelago.SoftmaxGP),
+		{Sweeps: 20, Burn: 10, Samples: 3, Scaling: dataset.ScaleStd, ARD: true},
+	} {
 		m, err := archipelago.Fit(x, y, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -160,7 +165,8 @@ func TestRoundTrip(t *testing.T) {
 		}
 		for i := range p1 {
 			for k := range p1[i].Prob {
-				if math.Float64bits(p1[i].Prob[k]) != math.Float64bits(p2[i].Prob[k]) || p1[i].Label != p2[i].Label {
+				if math.Float64bits(p1[i].Prob[k]) != math.Float64bits(p2[i].Prob[k]) ||
+					p1[i].Label != p2[i].Label {
 					t.Fatalf("%v: row %d: %v before saving, %v after", cfg.Method, i, p1[i], p2[i])
 				}
 			}
@@ -172,7 +178,8 @@ func TestRoundTrip(t *testing.T) {
 		if !bytes.Equal(b1.Bytes(), b2.Bytes()) {
 			t.Errorf("%v: saving the loaded model gives other bytes", cfg.Method)
 		}
-		if l.Training.File != "train.csv" || (cfg.Scaling == dataset.ScaleStd) != (l.Scaler != nil) {
+		if l.Training.File != "train.csv" ||
+			(cfg.Scaling == dataset.ScaleStd) != (l.Scaler != nil) {
 			t.Errorf("provenance %+v, scaler %v", l.Training, l.Scaler)
 		}
 	}
@@ -187,11 +194,13 @@ func TestFitErrors(t *testing.T) {
 		y   []float64
 		cfg archipelago.Config
 	}{
-		"no data":         {nil, nil, archipelago.Config{}},
-		"label count":     {x, y[1:], archipelago.Config{}},
-		"one class":       {x, []float64{1, 1, nan, nan, 1, nan, nan, nan}, archipelago.Config{}},
-		"infinite label":  {x, []float64{1, 2, nan, nan, math.Inf(1), nan, nan, nan}, archipelago.Config{}},
-		"NaN input":       {mat.NewDense(2, 1, []float64{0, nan}), []float64{1, 2}, archipelago.Config{}},
+		"no data":     {nil, nil, archipelago.Config{}},
+		"label count": {x, y[1:], archipelago.Config{}},
+		"one class":   {x, []float64{1, 1, nan, nan, 1, nan, nan, nan}, archipelago.Config{}},
+		"infinite label": {x, []float64{1, 2, nan, nan, math.Inf(1), nan, nan, nan},
+			archipelago.Config{}},
+		"NaN input": {mat.NewDense(2, 1, []float64{0, nan}), []float64{1, 2},
+			archipelago.Config{}},
 		"bad method":      {x, y, archipelago.Config{Method: 7}},
 		"negative sample": {x, y, archipelago.Config{Samples: -1}},
 		"burn ≥ sweeps":   {x, y, archipelago.Config{Sweeps: 10, Burn: 10}},
@@ -233,7 +242,8 @@ func TestLoadErrors(t *testing.T) {
 	}
 	good := b.String()
 	for name, c := range map[string]struct{ old, new, msg string }{
-		"version":      {`"ivm-archipelago/1"`, `"ivm-archipelago/2"`, `"ivm-archipelago/2" is not supported by this version (it reads "ivm-archipelago/1")`},
+		"version": {`"ivm-archipelago/1"`, `"ivm-archipelago/2"`,
+			`"ivm-archipelago/2" is not supported by this version (it reads "ivm-archipelago/1")`},
 		"other format": {`"ivm-archipelago/1"`, `"ivm-model/1"`, "not an Archipelago model file"},
 		"method":       {`"method":"archipelago"`, `"method":"svm"`, "unknown method"},
 		"one class":    {`"classes":[10,20]`, `"classes":[10]`, "classes"},
@@ -253,7 +263,8 @@ func TestLoadErrors(t *testing.T) {
 		if bad == good {
 			t.Fatalf("%s: %q not in the file", name, c.old)
 		}
-		if _, err := archipelago.Load(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), c.msg) {
+		if _, err := archipelago.Load(strings.NewReader(bad)); err == nil ||
+			!strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: error %v, want one containing %q", name, err, c.msg)
 		}
 	}
@@ -262,7 +273,11 @@ func TestLoadErrors(t *testing.T) {
 // Load never panics, and a model it accepts predicts a row or says why not.
 func FuzzLoad(f *testing.F) {
 	x, y := clusters(3, 1, 7)
-	for _, cfg := range []archipelago.Config{{Sweeps: 4, Burn: 2, Samples: 1}, {Method: archipelago.SoftmaxGP, Sweeps: 4, Burn: 2, Samples: 2, Scaling: dataset.ScaleMinMax}} {
+	for _, cfg := range []archipelago.Config{
+		{Sweeps: 4, Burn: 2, Samples: 1},
+		{Method: archipelago.SoftmaxGP, Sweeps: 4, Burn: 2, Samples: 2,
+			Scaling: dataset.ScaleMinMax},
+	} {
 		m, err := archipelago.Fit(x, y, cfg)
 		if err != nil {
 			f.Fatal(err)
@@ -274,7 +289,8 @@ func FuzzLoad(f *testing.F) {
 		f.Add(b.Bytes())
 	}
 	f.Add([]byte(`{"format":"ivm-archipelago/1"}`))
-	f.Add([]byte(`{"format":"ivm-archipelago/1","method":"softmax","classes":[0,1],"inputs":1,"nugget":1e-6,"chain":{"sweeps":2,"burn":1,"thin":1,"labelled":2},` +
+	f.Add([]byte(`{"format":"ivm-archipelago/1","method":"softmax","classes":[0,1],"inputs":1,` +
+		`"nugget":1e-6,"chain":{"sweeps":2,"burn":1,"thin":1,"labelled":2},` +
 		`"rows":2,"data":[0,1],"samples":[{"theta":[0,0],"x":[],"g":[1,2,3,4]}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := archipelago.Load(bytes.NewReader(b))

@@ -49,8 +49,8 @@ func (m *Model) Save(w io.Writer) error {
 	}
 	f := modelFile{Format: ModelFormat, Method: m.Method, Classes: m.Classes, Inputs: m.Inputs,
 		ARD: m.ARD, Nugget: m.Nugget,
-		Seed: m.Seed, Scaler: m.Scaler, Chain: m.Chain, Rows: m.Rows, Data: m.Data, Samples: m.Samples,
-		Training: m.Training}
+		Seed: m.Seed, Scaler: m.Scaler, Chain: m.Chain, Rows: m.Rows, Data: m.Data,
+		Samples: m.Samples, Training: m.Training}
 	if err := f.check(); err != nil {
 		return err
 	}
@@ -77,8 +77,8 @@ func Load(r io.Reader) (*Model, error) {
 	if f.Format != ModelFormat {
 		if name, _, _ := strings.Cut(f.Format, "/"); name == "ivm-archipelago" {
 			return nil,
-				fmt.Errorf("archipelago: model format %q is not supported by this version (it reads %q)",
-					f.Format, ModelFormat)
+				fmt.Errorf("archipelago: model format %q is not supported by this version "+
+					"(it reads %q)", f.Format, ModelFormat)
 		}
 		return nil, fmt.Errorf("archipelago: not an Archipelago model file (format %q, want %q)",
 			f.Format, ModelFormat)
@@ -95,8 +95,8 @@ func Load(r io.Reader) (*Model, error) {
 			return nil, fmt.Errorf("archipelago: sample %d: %w", i+1, err)
 		}
 	}
-	return &Model{Method: f.Method, Classes: f.Classes, Inputs: f.Inputs, ARD: f.ARD, Nugget: f.Nugget,
-		Seed:   f.Seed,
+	return &Model{Method: f.Method, Classes: f.Classes, Inputs: f.Inputs, ARD: f.ARD,
+		Nugget: f.Nugget, Seed: f.Seed,
 		Scaler: f.Scaler, Chain: f.Chain, Rows: f.Rows, Data: f.Data, Samples: f.Samples,
 		Training: f.Training, cov: cov}, nil
 }
@@ -142,7 +142,8 @@ func (f *modelFile) check() error {
 	for i := range f.Samples {
 		s := &f.Samples[i]
 		if f.Method == SoftmaxGP && s.Rejections != 0 {
-			return fmt.Errorf("archipelago: sample %d of a softmax GP has %d rejections", i+1, s.Rejections)
+			return fmt.Errorf("archipelago: sample %d of a softmax GP has %d rejections",
+				i+1, s.Rejections)
 		}
 		if err := s.check(f.Rows, f.Inputs, k, theta); err != nil {
 			return fmt.Errorf("archipelago: sample %d: %w", i+1, err)
@@ -161,8 +162,8 @@ func (f *modelFile) checkRows() error {
 		return fmt.Errorf("archipelago: %d training rows, the chain used %d", f.Rows, want)
 	}
 	if len(f.Data) != f.Rows*f.Inputs {
-		return fmt.Errorf("archipelago: %d input values for %d rows of %d inputs", len(f.Data), f.Rows,
-			f.Inputs)
+		return fmt.Errorf("archipelago: %d input values for %d rows of %d inputs",
+			len(f.Data), f.Rows, f.Inputs)
 	}
 	for _, v := range f.Data {
 		if !finite(v) {
@@ -185,8 +186,8 @@ func (s *PosteriorSample) check(rows, inputs, classes, theta int) error {
 		return fmt.Errorf("%d input values for %d rejections of %d inputs", len(s.X), s.Rejections,
 			inputs)
 	case len(s.G) != s.Points(rows)*classes:
-		return fmt.Errorf("%d function values for %d points of %d classes", len(s.G), s.Points(rows),
-			classes)
+		return fmt.Errorf("%d function values for %d points of %d classes",
+			len(s.G), s.Points(rows), classes)
 	case len(s.Theta) != theta:
 		return fmt.Errorf("%d hyperparameters, want %d", len(s.Theta), theta)
 	}
@@ -209,7 +210,8 @@ func (c *ChainSummary) check() error {
 				"unlabelled rows",
 			c.Sweeps, c.Burn, c.Thin, c.Labelled, c.Unlabelled)
 	}
-	for _, v := range []float64{c.RejectionsMean, c.RejectionsSD, c.RejectionsESS, c.Stats.MaxJitter} {
+	for _, v := range []float64{c.RejectionsMean, c.RejectionsSD, c.RejectionsESS,
+		c.Stats.MaxJitter} {
 		if !finite(v) || v < 0 {
 			return fmt.Errorf("archipelago: chain summary value %v", v)
 		}

@@ -145,7 +145,8 @@ func latentRows(cv *Cov, l *mat.TriDense, nu, x, xs *mat.Dense, mu, sd []float64
 // a huge number.
 func Evaluate(probs [][]float64, labels []int) (errRate, perplexity float64, err error) {
 	if len(probs) != len(labels) || len(labels) == 0 {
-		return 0, 0, fmt.Errorf("archipelago: %d predictions for %d labels", len(probs), len(labels))
+		return 0, 0, fmt.Errorf("archipelago: %d predictions for %d labels",
+			len(probs), len(labels))
 	}
 	var wrong int
 	var nll float64

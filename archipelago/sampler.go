@@ -94,8 +94,8 @@ func (o *Options) defaults() error {
 	}
 	if o.Anneal < -1 || o.Anneal > o.Burn {
 		return fmt.Errorf(
-			"archipelago: annealing over %d sweeps, want −1 (none) to the %d burn-in sweeps", o.Anneal,
-			o.Burn)
+			"archipelago: annealing over %d sweeps, want −1 (none) to the %d burn-in sweeps",
+			o.Anneal, o.Burn)
 	}
 	if o.Thin == 0 {
 		o.Thin = (o.Sweeps - o.Burn + 99) / 100

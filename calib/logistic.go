@@ -25,8 +25,8 @@ func (l *Logistic) Prob(mu float64) float64 {
 func (l *Logistic) Check() error {
 	if !(l.Slope > 0) || math.IsInf(l.Slope, 0) || math.IsNaN(l.Offset) || math.IsInf(l.Offset, 0) {
 		return fmt.Errorf(
-			"logistic map slope %v, offset %v: want a finite positive slope and a finite offset", l.Slope,
-			l.Offset)
+			"logistic map slope %v, offset %v: want a finite positive slope and a finite offset",
+			l.Slope, l.Offset)
 	}
 	return nil
 }
@@ -55,8 +55,8 @@ func FitLogistic(mu, t []float64, eps float64) (Logistic, float64, error) {
 		}
 		return sum / n
 	}
-	r, err := optimize.Minimize(loss, []float64{1, 0}, optimize.Options{Method: optimize.MethodLBFGS,
-		MaxIter: 200, GradTol: 1e-9})
+	r, err := optimize.Minimize(loss, []float64{1, 0},
+		optimize.Options{Method: optimize.MethodLBFGS, MaxIter: 200, GradTol: 1e-9})
 	if err != nil {
 		return Logistic{}, 0, fmt.Errorf("ivm: calibrating the label regression: %w", err)
 	}

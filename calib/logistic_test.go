@@ -22,8 +22,10 @@ func TestFitLogistic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(lg.Slope-2) > 0.1 || math.Abs(lg.Offset-0.5) > 0.06 || !(loss > 0 && loss < math.Ln2) {
-		t.Errorf("fitted slope %v, offset %v, loss %v; generated with 2, 0.5", lg.Slope, lg.Offset, loss)
+	if math.Abs(lg.Slope-2) > 0.1 || math.Abs(lg.Offset-0.5) > 0.06 ||
+		!(loss > 0 && loss < math.Ln2) {
+		t.Errorf("fitted slope %v, offset %v, loss %v; generated with 2, 0.5",
+			lg.Slope, lg.Offset, loss)
 	}
 	for i := range lab {
 		lab[i] = -lab[i] // outputs that fall as the labels rise

@@ -43,8 +43,9 @@ func (p *csvParser) row(line []byte, ln int) error {
 		return p.firstRow(f, ln)
 	}
 	if len(f) != p.nf {
-		return &ParseError{Line: ln, Msg: fmt.Sprintf("row has %d fields, expected %d as on line %d",
-			len(f), p.nf, p.firstLine)}
+		return &ParseError{Line: ln,
+			Msg: fmt.Sprintf("row has %d fields, expected %d as on line %d",
+				len(f), p.nf, p.firstLine)}
 	}
 	return p.data(f, ln)
 }
@@ -57,15 +58,16 @@ func (p *csvParser) firstRow(f [][]byte, ln int) error {
 		if n < 3 {
 			return &ParseError{Line: ln,
 				Msg: fmt.Sprintf(
-					"row has %d fields: a CSV file with a task column needs a task, a label and at least one "+
-						"feature column", n)}
+					"row has %d fields: a CSV file with a task column needs a task, a label "+
+						"and at least one feature column", n)}
 		}
 		task = n - 1
 		if p.opt.TaskCol != TaskLast {
 			task = int(p.opt.TaskCol) - 1
 			if task >= n {
-				return &ParseError{Line: ln, Msg: fmt.Sprintf("task column %d out of range: row has %d fields",
-					int(p.opt.TaskCol), n)}
+				return &ParseError{Line: ln,
+					Msg: fmt.Sprintf("task column %d out of range: row has %d fields",
+						int(p.opt.TaskCol), n)}
 			}
 		}
 	}
@@ -76,28 +78,30 @@ func (p *csvParser) firstRow(f [][]byte, ln int) error {
 	if n < 2 {
 		return &ParseError{Line: ln,
 			Msg: fmt.Sprintf(
-				"row has 1 field %s: a CSV file needs a label column and at least one feature column",
-				snippet(f[0]))}
+				"row has 1 field %s: a CSV file needs a label column and at least one "+
+					"feature column", snippet(f[0]))}
 	}
 	label := n - 1
 	if p.opt.LabelCol != LabelLast {
 		label = int(p.opt.LabelCol) - 1
 		if label >= n {
-			return &ParseError{Line: ln, Msg: fmt.Sprintf("label column %d out of range: row has %d fields",
-				int(p.opt.LabelCol), n)}
+			return &ParseError{Line: ln,
+				Msg: fmt.Sprintf("label column %d out of range: row has %d fields",
+					int(p.opt.LabelCol), n)}
 		}
 	}
 	if label == task {
-		return &ParseError{Line: ln, Msg: fmt.Sprintf("column %d is both the label and the task column",
-			label+1)}
+		return &ParseError{Line: ln,
+			Msg: fmt.Sprintf("column %d is both the label and the task column", label+1)}
 	}
 	nfeat := n - 1
 	if task >= 0 {
 		nfeat--
 	}
 	if p.opt.Dim > 0 && nfeat != p.opt.Dim {
-		return &ParseError{Line: ln, Msg: fmt.Sprintf("%d input columns besides the label%s, expected %d",
-			nfeat, taskNote(task), p.opt.Dim), err: ErrDim}
+		return &ParseError{Line: ln,
+			Msg: fmt.Sprintf("%d input columns besides the label%s, expected %d",
+				nfeat, taskNote(task), p.opt.Dim), err: ErrDim}
 	}
 	p.nf, p.label, p.task, p.firstLine = n, label, task, ln
 	return p.header(f, ln, nfeat)
@@ -169,7 +173,8 @@ func (p *csvParser) data(f [][]byte, ln int) error {
 				return &ParseError{Line: ln, Col: i + 1, Msg: "empty task label"}
 			}
 			if !utf8.Valid(b) {
-				return &ParseError{Line: ln, Col: i + 1, Msg: "task label " + snippet(b) + " is not UTF-8 text"}
+				return &ParseError{Line: ln, Col: i + 1,
+					Msg: "task label " + snippet(b) + " is not UTF-8 text"}
 			}
 			p.tasks = append(p.tasks, string(b))
 			continue
@@ -187,7 +192,8 @@ func (p *csvParser) data(f [][]byte, ln int) error {
 						" is not a number (use ? or leave it empty for an unlabelled row)"}
 			case !finite(v):
 				return &ParseError{Line: ln, Col: i + 1,
-					Msg: "label " + snippet(b) + " is not finite (use ? or leave it empty for an unlabelled row)"}
+					Msg: "label " + snippet(b) +
+						" is not finite (use ? or leave it empty for an unlabelled row)"}
 			}
 			p.y = append(p.y, v)
 			continue
@@ -199,7 +205,8 @@ func (p *csvParser) data(f [][]byte, ln int) error {
 		v, ok := parseNumber(b)
 		switch {
 		case !ok:
-			return &ParseError{Line: ln, Col: i + 1, Msg: "feature " + snippet(b) + " is not a number"}
+			return &ParseError{Line: ln, Col: i + 1, Msg: "feature " + snippet(b) +
+				" is not a number"}
 		case !finite(v):
 			return &ParseError{Line: ln, Col: i + 1, Msg: "feature " + snippet(b) +
 				" is not finite (NaN or ±Inf, or out of range)"}
@@ -268,7 +275,8 @@ func splitCSV(dst [][]byte, line []byte, ln int) ([][]byte, error) {
 		for {
 			q := bytes.IndexByte(line[k:], '"')
 			if q < 0 {
-				return dst, &ParseError{Line: ln, Col: len(dst) + 1, Msg: "unterminated quoted field"}
+				return dst, &ParseError{Line: ln, Col: len(dst) + 1,
+					Msg: "unterminated quoted field"}
 			}
 			k += q
 			if k+1 < len(line) && line[k+1] == '"' {

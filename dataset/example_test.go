@@ -33,7 +33,8 @@ func ExampleRead() {
 	fmt.Printf("%v\n", mat.Formatted(d.X))
 
 	// At predict time, features the model never saw are dropped as svm-predict does.
-	d, _ = dataset.Read(strings.NewReader("1 1:3 5:7\n"), dataset.ReadOptions{Dim: 2, IgnoreExtra: true})
+	d, _ = dataset.Read(strings.NewReader("1 1:3 5:7\n"),
+		dataset.ReadOptions{Dim: 2, IgnoreExtra: true})
 	fmt.Println(mat.Formatted(d.X))
 
 	// Errors name the line and column.

@@ -208,8 +208,8 @@ func FuzzReadCSV(f *testing.F) {
 		f.Add([]byte(s), uint8(i), uint8(i/3), uint8(i/2), uint8(i%4))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, label, header, dim, task uint8) {
-		opt := ReadOptions{Format: CSV, LabelCol: LabelCol(label % 5), Header: Header(header % 3), Dim: int(dim % 5),
-			TaskCol: TaskCol(int(task%5) - 1), MaxValues: fuzzMax}
+		opt := ReadOptions{Format: CSV, LabelCol: LabelCol(label % 5), Header: Header(header % 3),
+			Dim: int(dim % 5), TaskCol: TaskCol(int(task%5) - 1), MaxValues: fuzzMax}
 		d, err := Read(bytes.NewReader(in), opt)
 		checkRead(t, in, opt, d, err)
 		if err == nil && d.Format != CSV {
@@ -223,7 +223,8 @@ func FuzzReadLibSVM(f *testing.F) {
 		f.Add([]byte(s), uint16(i%4), i%2 == 0)
 	}
 	f.Fuzz(func(t *testing.T, in []byte, dim uint16, ignore bool) {
-		opt := ReadOptions{Format: LibSVM, Dim: int(dim % 1000), IgnoreExtra: ignore, MaxValues: fuzzMax}
+		opt := ReadOptions{Format: LibSVM, Dim: int(dim % 1000), IgnoreExtra: ignore,
+			MaxValues: fuzzMax}
 		d, err := Read(bytes.NewReader(in), opt)
 		checkRead(t, in, opt, d, err)
 		if err == nil && d.Format != LibSVM {

@@ -64,7 +64,8 @@ func TestReadFileGzip(t *testing.T) {
 
 func TestReadFileErrors(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := ReadFile(filepath.Join(dir, "missing.csv"), ReadOptions{}); !errors.Is(err, os.ErrNotExist) {
+	if _, err := ReadFile(filepath.Join(dir, "missing.csv"),
+		ReadOptions{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 	bad := filepath.Join(dir, "bad.csv")
@@ -73,7 +74,8 @@ func TestReadFileErrors(t *testing.T) {
 	}
 	_, err := ReadFile(bad, ReadOptions{})
 	var pe *ParseError
-	if !errors.As(err, &pe) || pe.Line != 2 || !strings.HasPrefix(err.Error(), bad+": line 2, column 2: ") {
+	if !errors.As(err, &pe) || pe.Line != 2 ||
+		!strings.HasPrefix(err.Error(), bad+": line 2, column 2: ") {
 		t.Errorf("bad file: %v", err)
 	}
 	// A truncated gzip stream is an error, not a short data set.
@@ -132,7 +134,8 @@ func TestLongLines(t *testing.T) {
 	svm.WriteString("\r\n")
 	for name, line := range map[string]string{"csv": csv.String(), "libsvm": svm.String()} {
 		t.Run(name, func(t *testing.T) {
-			d, err := Read(strings.NewReader(line+line+strings.TrimSuffix(line, "\r\n")), ReadOptions{})
+			d, err := Read(strings.NewReader(line+line+strings.TrimSuffix(line, "\r\n")),
+				ReadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,7 +145,8 @@ func TestLongLines(t *testing.T) {
 			}
 			for i := 0; i < n; i++ {
 				if d.Y[i] != 1 || d.X.At(i, 0) != -0.123456 || d.X.At(i, dim-1) != -0.123456 {
-					t.Fatalf("row %d: y %v x[0] %v x[last] %v", i, d.Y[i], d.X.At(i, 0), d.X.At(i, dim-1))
+					t.Fatalf("row %d: y %v x[0] %v x[last] %v",
+						i, d.Y[i], d.X.At(i, 0), d.X.At(i, dim-1))
 				}
 			}
 		})
@@ -255,7 +259,8 @@ func TestWriteText(t *testing.T) {
 }
 
 func TestParseOptions(t *testing.T) {
-	formats := map[string]Format{"auto": Auto, "CSV": CSV, "libsvm": LibSVM, " svmlight ": LibSVM, "": Auto}
+	formats := map[string]Format{"auto": Auto, "CSV": CSV, "libsvm": LibSVM,
+		" svmlight ": LibSVM, "": Auto}
 	for s, want := range formats {
 		if got, err := ParseFormat(s); err != nil || got != want {
 			t.Errorf("ParseFormat(%q) = %v, %v; want %v", s, got, err, want)
@@ -266,7 +271,8 @@ func TestParseOptions(t *testing.T) {
 			t.Errorf("ParseFormat(%v.String()) = %v, %v", f, got, err)
 		}
 	}
-	labels := map[string]LabelCol{"last": LabelLast, "first": LabelFirst, "1": LabelFirst, "3": 3, " First ": LabelFirst}
+	labels := map[string]LabelCol{"last": LabelLast, "first": LabelFirst, "1": LabelFirst,
+		"3": 3, " First ": LabelFirst}
 	for s, want := range labels {
 		if got, err := ParseLabelCol(s); err != nil || got != want {
 			t.Errorf("ParseLabelCol(%q) = %v, %v; want %v", s, got, err, want)
@@ -277,7 +283,8 @@ func TestParseOptions(t *testing.T) {
 			t.Errorf("ParseLabelCol(%v.String()) = %v, %v", c, got, err)
 		}
 	}
-	headers := map[string]Header{"auto": HeaderAuto, "yes": HeaderYes, "no": HeaderNo, "TRUE": HeaderYes, "false": HeaderNo}
+	headers := map[string]Header{"auto": HeaderAuto, "yes": HeaderYes, "no": HeaderNo,
+		"TRUE": HeaderYes, "false": HeaderNo}
 	for s, want := range headers {
 		if got, err := ParseHeader(s); err != nil || got != want {
 			t.Errorf("ParseHeader(%q) = %v, %v; want %v", s, got, err, want)

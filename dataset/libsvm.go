@@ -176,12 +176,14 @@ func (p *svmParser) endRow(ln int, task []byte) error {
 	case task != nil && len(p.tasks) != row:
 		return &ParseError{Line: ln,
 			Msg: fmt.Sprintf(
-				"row has a task token but the row on line %d has none: give every row its task or none",
+				"row has a task token but the row on line %d has none: "+
+					"give every row its task or none",
 				p.firstLine)}
 	case task == nil && len(p.tasks) > 0:
 		return &ParseError{Line: ln,
 			Msg: fmt.Sprintf(
-				"row has no task token but the row on line %d has one: give every row its task or none",
+				"row has no task token but the row on line %d has one: "+
+					"give every row its task or none",
 				p.taskLine)}
 	case task != nil:
 		if row == 0 {
@@ -209,8 +211,8 @@ func (p *svmParser) checkSize(ln, col int, t []byte) error {
 		p.opt.MaxValues)
 	if t != nil {
 		what = fmt.Sprintf(
-			"line %d, token %d: feature index %d in %s makes %d rows × %d features, which exceeds the "+
-				"limit of %d values",
+			"line %d, token %d: feature index %d in %s makes %d rows × %d features, "+
+				"which exceeds the limit of %d values",
 			ln, col, p.maxIdx, snippet(t), n, d, p.opt.MaxValues)
 	}
 	return &LimitError{What: what}
@@ -280,17 +282,18 @@ func (p *svmParser) finish() (*Data, error) {
 	if d == 0 {
 		if p.lone {
 			return nil,
-				fmt.Errorf("dataset: every data row is a single number: a CSV file with only a label column " +
-					"or libsvm rows with no features; there are no inputs to learn from")
+				fmt.Errorf("dataset: every data row is a single number: " +
+					"a CSV file with only a label column or libsvm rows with no features; " +
+					"there are no inputs to learn from")
 		}
 		return nil,
 			fmt.Errorf(
-				"dataset: no features: every libsvm row holds only its label; there are no inputs to learn " +
-					"from")
+				"dataset: no features: every libsvm row holds only its label; " +
+					"there are no inputs to learn from")
 	}
 	if d > p.opt.MaxValues/n {
-		return nil, &LimitError{What: fmt.Sprintf("%d rows × %d features exceeds the limit of %d values",
-			n, d, p.opt.MaxValues)}
+		return nil, &LimitError{What: fmt.Sprintf(
+			"%d rows × %d features exceeds the limit of %d values", n, d, p.opt.MaxValues)}
 	}
 	flat := make([]float64, n*d)
 	start := 0

@@ -166,7 +166,8 @@ func ParseTaskCol(s string) (TaskCol, error) {
 	n, err := strconv.Atoi(t)
 	if err != nil || n < 1 {
 		return TaskNone,
-			fmt.Errorf("dataset: bad task column %q (want none, first, last or a column number ≥ 1)", s)
+			fmt.Errorf("dataset: bad task column %q "+
+				"(want none, first, last or a column number ≥ 1)", s)
 	}
 	return TaskCol(n), nil
 }
@@ -257,7 +258,8 @@ func (o *ReadOptions) check() error {
 	case o.Dim < 0 || o.Dim > maxIndex:
 		return fmt.Errorf("dataset: invalid Dim %d", o.Dim)
 	case o.MaxValues < 0 || o.MaxLineBytes < 0 || o.MaxBytes < 0:
-		return fmt.Errorf("dataset: invalid limits %d, %d, %d", o.MaxValues, o.MaxLineBytes, o.MaxBytes)
+		return fmt.Errorf("dataset: invalid limits %d, %d, %d",
+			o.MaxValues, o.MaxLineBytes, o.MaxBytes)
 	}
 	return nil
 }

@@ -48,8 +48,8 @@ func Read(r io.Reader, opt ReadOptions) (*Data, error) {
 			return nil, fmt.Errorf("dataset: gzip: %w", err)
 		}
 		defer zr.Close()
-		br = bufio.NewReaderSize(&cappedReader{r: zr, left: opt.MaxBytes, max: opt.MaxBytes, gzip: true},
-			bufSize)
+		br = bufio.NewReaderSize(&cappedReader{r: zr, left: opt.MaxBytes, max: opt.MaxBytes,
+			gzip: true}, bufSize)
 	}
 	lr := &lineReader{r: br, maxLine: opt.MaxLineBytes}
 	switch opt.Format {
@@ -97,7 +97,8 @@ func readAuto(lr *lineReader, opt ReadOptions) (*Data, error) {
 		}
 		return nil, &ParseError{Line: lr.line, Msg: "cannot tell the format from " +
 			snippet(trimSpace(line)) +
-			": expected CSV (comma-separated) or libsvm (label index:value ...); set the format explicitly"}
+			": expected CSV (comma-separated) or libsvm (label index:value ...); " +
+			"set the format explicitly"}
 	}
 }
 
@@ -218,7 +219,8 @@ func (lr *lineReader) next() ([]byte, bool) {
 		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // UTF-8 byte order mark
 		if bytes.HasPrefix(line, []byte("\xff\xfe")) || bytes.HasPrefix(line, []byte("\xfe\xff")) {
 			lr.err = &ParseError{Line: 1,
-				Msg: "UTF-16 text (it starts with a UTF-16 byte order mark): save the file as UTF-8"}
+				Msg: "UTF-16 text (it starts with a UTF-16 byte order mark): " +
+					"save the file as UTF-8"}
 			return nil, false
 		}
 	}
@@ -229,8 +231,8 @@ func (lr *lineReader) next() ([]byte, bool) {
 	}
 	if bytes.IndexByte(line, '\r') >= 0 {
 		lr.err = &ParseError{Line: lr.line,
-			Msg: "holds a carriage return inside the line (old Mac line ends?): convert the line ends to " +
-				"\\n or \\r\\n"}
+			Msg: "holds a carriage return inside the line (old Mac line ends?): " +
+				"convert the line ends to \\n or \\r\\n"}
 		return nil, false
 	}
 	return line, true
@@ -239,7 +241,8 @@ func (lr *lineReader) next() ([]byte, bool) {
 // tooLong ends the input at line ln, longer than maxLine.
 func (lr *lineReader) tooLong(ln int) ([]byte, bool) {
 	lr.err = &LimitError{What: fmt.Sprintf(
-		"line %d is longer than %d bytes (a binary file, or one without line ends?)", ln, lr.maxLine)}
+		"line %d is longer than %d bytes (a binary file, or one without line ends?)",
+		ln, lr.maxLine)}
 	return nil, false
 }
 

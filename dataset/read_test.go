@@ -84,7 +84,8 @@ func TestReadValid(t *testing.T) {
 			result{CSV, [][]float64{{1, 2}, {4, 5}}, []float64{3, 6}, nil, ""}},
 		{"csv crlf spaces tabs", " 1 ,\t2, 3\r\n\r\n4,5 ,6 \r\n", ReadOptions{},
 			result{CSV, [][]float64{{1, 2}, {4, 5}}, []float64{3, 6}, nil, ""}},
-		{"csv comments blanks", "# a comment, with a comma\n\n   \n1,2,3\n  # another\n4,5,6\n\n", ReadOptions{},
+		{"csv comments blanks", "# a comment, with a comma\n\n   \n1,2,3\n  # another\n4,5,6\n\n",
+			ReadOptions{},
 			result{CSV, [][]float64{{1, 2}, {4, 5}}, []float64{3, 6}, nil, ""}},
 		{"csv bom", "\xef\xbb\xbfx1,x2,y\n1,2,3\n", ReadOptions{},
 			result{CSV, [][]float64{{1, 2}}, []float64{3}, []string{"x1", "x2"}, "y"}},
@@ -107,7 +108,8 @@ func TestReadValid(t *testing.T) {
 		{"csv quoted", "\"x,1\",\"say \"\"hi\"\"\",y\n\"1\", \"2\" ,3\n", ReadOptions{},
 			result{CSV, [][]float64{{1, 2}}, []float64{3}, []string{"x,1", `say "hi"`}, "y"}},
 		{"csv numbers", "1e3,-0.5,+1\n.5,-0,1E-2\n", ReadOptions{},
-			result{CSV, [][]float64{{1000, -0.5}, {0.5, math.Copysign(0, -1)}}, []float64{1, 0.01}, nil, ""}},
+			result{CSV, [][]float64{{1000, -0.5}, {0.5, math.Copysign(0, -1)}},
+				[]float64{1, 0.01}, nil, ""}},
 		{"csv underflow is zero", "1e-400,1,2\n", ReadOptions{},
 			result{CSV, [][]float64{{0, 1}}, []float64{2}, nil, ""}},
 		{"csv dim matches", "1,2,3\n", ReadOptions{Dim: 2},
@@ -121,7 +123,8 @@ func TestReadValid(t *testing.T) {
 
 		{"libsvm plain", "1 1:0.5 3:2\n-1 2:1\n", ReadOptions{},
 			result{LibSVM, [][]float64{{0.5, 0, 2}, {0, 1, 0}}, []float64{1, -1}, nil, ""}},
-		{"libsvm tabs crlf comments qid", "# header comment\r\n+1\tqid:3 1:1 2:2 # trailing, with comma\r\n\r\n-1 qid:3 3:3\r\n",
+		{"libsvm tabs crlf comments qid",
+			"# header comment\r\n+1\tqid:3 1:1 2:2 # trailing, with comma\r\n\r\n-1 qid:3 3:3\r\n",
 			ReadOptions{},
 			result{LibSVM, [][]float64{{1, 2, 0}, {0, 0, 3}}, []float64{1, -1}, nil, ""}},
 		{"libsvm empty rows", "2 2:1\n3\n4 # nothing\n", ReadOptions{},
@@ -168,27 +171,37 @@ func TestReadErrors(t *testing.T) {
 		{"only comments", "# a\n\n  # b\n", ReadOptions{}, 0, 0, "no data rows"},
 		{"csv header only", "x1,x2,y\n", ReadOptions{}, 0, 0, "no data rows"},
 		{"libsvm explicit empty", "\n", ReadOptions{Format: LibSVM}, 0, 0, "no data rows"},
-		{"csv ragged short", "1,2,3\n4,5,6\n\n7,8\n", ReadOptions{}, 4, 0, "row has 2 fields, expected 3 as on line 1"},
-		{"csv ragged long", "# c\nx,y\n1,2\n1,2,3\n", ReadOptions{}, 4, 0, "row has 3 fields, expected 2 as on line 2"},
-		{"csv non-numeric feature", "1,2,3\n4,abc,6\n", ReadOptions{}, 2, 2, `feature "abc" is not a number`},
-		{"csv non-numeric truncated", "1,2,3\n4," + strings.Repeat("z", 100) + ",6\n", ReadOptions{}, 2, 2, `"` + strings.Repeat("z", 40) + `"…`},
-		{"csv non-numeric label", "1,2,3\n4,5,x\n", ReadOptions{}, 2, 3, `label "x" is not a number`},
+		{"csv ragged short", "1,2,3\n4,5,6\n\n7,8\n", ReadOptions{}, 4, 0,
+			"row has 2 fields, expected 3 as on line 1"},
+		{"csv ragged long", "# c\nx,y\n1,2\n1,2,3\n", ReadOptions{}, 4, 0,
+			"row has 3 fields, expected 2 as on line 2"},
+		{"csv non-numeric feature", "1,2,3\n4,abc,6\n", ReadOptions{}, 2, 2,
+			`feature "abc" is not a number`},
+		{"csv non-numeric truncated", "1,2,3\n4," + strings.Repeat("z", 100) + ",6\n",
+			ReadOptions{}, 2, 2, `"` + strings.Repeat("z", 40) + `"…`},
+		{"csv non-numeric label", "1,2,3\n4,5,x\n", ReadOptions{}, 2, 3,
+			`label "x" is not a number`},
 		{"csv nan feature", "1,2,3\n4,NaN,6\n", ReadOptions{}, 2, 2, "not finite"},
 		{"csv inf feature", "1,2,3\n4,5,6\n-inf,5,6\n", ReadOptions{}, 3, 1, "not finite"},
 		{"csv overflow feature", "1e999,2,3\n", ReadOptions{}, 1, 1, "not finite"},
 		{"csv nan first row is data", "nan,2,3\n", ReadOptions{}, 1, 1, "not finite"},
 		{"csv nan label", "1,2,nan\n", ReadOptions{}, 1, 3, "label \"nan\" is not finite"},
 		{"csv empty feature", "1,,3\n", ReadOptions{}, 1, 2, "empty feature"},
-		{"csv single field", "x\n1\n", ReadOptions{Format: CSV}, 1, 0, "needs a label column and at least one feature"},
-		{"csv label col out of range", "1,2,3\n", ReadOptions{LabelCol: 4}, 1, 0, "label column 4 out of range: row has 3 fields"},
-		{"csv dim mismatch", "1,2,3\n", ReadOptions{Dim: 3}, 1, 0, "2 input columns besides the label, expected 3"},
+		{"csv single field", "x\n1\n", ReadOptions{Format: CSV}, 1, 0,
+			"needs a label column and at least one feature"},
+		{"csv label col out of range", "1,2,3\n", ReadOptions{LabelCol: 4}, 1, 0,
+			"label column 4 out of range: row has 3 fields"},
+		{"csv dim mismatch", "1,2,3\n", ReadOptions{Dim: 3}, 1, 0,
+			"2 input columns besides the label, expected 3"},
 		{"csv unterminated quote", "1,\"2,3\n", ReadOptions{}, 1, 2, "unterminated"},
 		{"csv text after quote", "1,\"2\"x,3\n", ReadOptions{}, 1, 2, "after closing quote"},
 		{"csv trailing comment", "1,2,3\n1,2,3 # c\n", ReadOptions{}, 2, 3, "not a number"},
-		{"csv explicit libsvm data", "1 1:2\n", ReadOptions{Format: CSV}, 1, 0, "needs a label column"},
+		{"csv explicit libsvm data", "1 1:2\n", ReadOptions{Format: CSV}, 1, 0,
+			"needs a label column"},
 
 		{"libsvm bad token", "1 1:1\n2 1:1 x\n", ReadOptions{}, 2, 3, `"x" is not index:value`},
-		{"libsvm decreasing", "1 1:1\n\n2 3:1 2:1\n", ReadOptions{}, 3, 3, "index 2 in \"2:1\" is not greater than the previous index 3"},
+		{"libsvm decreasing", "1 1:1\n\n2 3:1 2:1\n", ReadOptions{}, 3, 3,
+			"index 2 in \"2:1\" is not greater than the previous index 3"},
 		{"libsvm repeated", "1 2:1 2:1\n", ReadOptions{}, 1, 3, "not greater"},
 		{"libsvm zero index", "1 0:1\n", ReadOptions{}, 1, 2, "indices are 1-based"},
 		{"libsvm negative index", "1 -1:1\n", ReadOptions{}, 1, 2, "bad feature index"},
@@ -196,24 +209,33 @@ func TestReadErrors(t *testing.T) {
 		{"libsvm missing value", "1 1:\n", ReadOptions{}, 1, 2, "missing value"},
 		{"libsvm bad value", "1 1:abc\n", ReadOptions{}, 1, 2, "not a number"},
 		{"libsvm nan value", "1 1:1 2:nan\n", ReadOptions{}, 1, 3, "not finite"},
-		{"libsvm bad label", "1 1:1\nabc 1:2\n", ReadOptions{}, 2, 1, `label "abc" is not a number`},
+		{"libsvm bad label", "1 1:1\nabc 1:2\n", ReadOptions{}, 2, 1,
+			`label "abc" is not a number`},
 		{"libsvm inf label", "inf 1:2\n", ReadOptions{}, 1, 1, "not finite"},
 		{"libsvm label with colon", "1:1 2:2\n", ReadOptions{}, 1, 1, "not a number"},
-		{"libsvm beyond dim", "1 1:1\n2 1:1 5:2\n", ReadOptions{Dim: 4}, 2, 3, "index 5 in \"5:2\" exceeds the dimension 4"},
+		{"libsvm beyond dim", "1 1:1\n2 1:1 5:2\n", ReadOptions{Dim: 4}, 2, 3,
+			"index 5 in \"5:2\" exceeds the dimension 4"},
 		{"libsvm csv line", "1 1:1\n1,2\n", ReadOptions{}, 2, 1, "looks like CSV"},
 		{"libsvm all empty", "1\n2 # c\n", ReadOptions{Format: LibSVM}, 0, 0, "no features"},
-		{"libsvm too big", "1 1000:1\n1\n", ReadOptions{MaxValues: 1000}, 0, 0, "exceeds the limit"},
-		{"libsvm too big at the index", "1 1:1\n1 600:1\n", ReadOptions{MaxValues: 1000}, 0, 0, `feature index 600 in "600:1" makes 2 rows × 600 features`},
-		{"csv too many values", "1,2,3\n4,5,6\n7,8,9\n", ReadOptions{MaxValues: 5}, 0, 0, "line 3: the input matrix passes the limit of 5 values"},
-		{"line too long", "1,2,3\n" + strings.Repeat("1", 200) + ",1\n", ReadOptions{MaxLineBytes: 100}, 0, 0, "line 2 is longer than 100 bytes"},
-		{"input too long", strings.Repeat("# comment\n", 100), ReadOptions{MaxBytes: 500}, 0, 0, "the input is longer than 500 bytes"},
+		{"libsvm too big", "1 1000:1\n1\n", ReadOptions{MaxValues: 1000}, 0, 0,
+			"exceeds the limit"},
+		{"libsvm too big at the index", "1 1:1\n1 600:1\n", ReadOptions{MaxValues: 1000}, 0, 0,
+			`feature index 600 in "600:1" makes 2 rows × 600 features`},
+		{"csv too many values", "1,2,3\n4,5,6\n7,8,9\n", ReadOptions{MaxValues: 5}, 0, 0,
+			"line 3: the input matrix passes the limit of 5 values"},
+		{"line too long", "1,2,3\n" + strings.Repeat("1", 200) + ",1\n",
+			ReadOptions{MaxLineBytes: 100}, 0, 0, "line 2 is longer than 100 bytes"},
+		{"input too long", strings.Repeat("# comment\n", 100), ReadOptions{MaxBytes: 500}, 0, 0,
+			"the input is longer than 500 bytes"},
 		{"nul byte", "1,2,3\n1,\x00,3\n", ReadOptions{}, 2, 0, "holds a NUL byte"},
 		{"utf-16", "\xff\xfe1\x00,\x002\x00\n\x00", ReadOptions{}, 1, 0, "UTF-16 text"},
 		{"cr only", "1,2,3\r4,5,6\r", ReadOptions{}, 1, 0, "carriage return inside the line"},
-		{"task label not utf-8", "\xff,1,2\n", ReadOptions{TaskCol: TaskFirst}, 1, 1, "is not UTF-8 text"},
+		{"task label not utf-8", "\xff,1,2\n", ReadOptions{TaskCol: TaskFirst}, 1, 1,
+			"is not UTF-8 text"},
 		{"task token not utf-8", "1 task:\xff 1:1\n", ReadOptions{}, 1, 2, "is not UTF-8 text"},
 
-		{"auto lone then csv", "1\n\n2,3\n", ReadOptions{}, 3, 0, "comma-separated row after line 1"},
+		{"auto lone then csv", "1\n\n2,3\n", ReadOptions{}, 3, 0,
+			"comma-separated row after line 1"},
 		{"auto lone only", "1\n2\n", ReadOptions{}, 0, 0, "single number"},
 		{"auto dense whitespace", "# c\n1 2 3\n", ReadOptions{}, 2, 0, "cannot tell the format"},
 		{"auto word", "hello\n", ReadOptions{}, 1, 0, "cannot tell the format"},
@@ -245,7 +267,8 @@ func TestReadErrors(t *testing.T) {
 				t.Fatalf("error %v (%T) is not a *ParseError", err, err)
 			}
 			if pe.Line != tc.line || pe.Col != tc.col {
-				t.Errorf("error at line %d col %d, want line %d col %d: %v", pe.Line, pe.Col, tc.line, tc.col, err)
+				t.Errorf("error at line %d col %d, want line %d col %d: %v", pe.Line, pe.Col,
+					tc.line, tc.col, err)
 			}
 		})
 	}
@@ -275,11 +298,13 @@ func TestParseErrorText(t *testing.T) {
 		}
 	}
 	_, err := Read(strings.NewReader("1 1:1\n2 1:x\n"), ReadOptions{})
-	if want := `line 2, token 2: value in "1:x" is not a number`; err == nil || err.Error() != want {
+	if want := `line 2, token 2: value in "1:x" is not a number`; err == nil ||
+		err.Error() != want {
 		t.Errorf("libsvm error %v, want %q", err, want)
 	}
 	_, err = Read(strings.NewReader("1,2\n3,x\n"), ReadOptions{})
-	if want := `line 2, column 2: label "x" is not a number (use ? or leave it empty for an unlabelled row)`; err == nil || err.Error() != want {
+	if want := `line 2, column 2: label "x" is not a number ` +
+		`(use ? or leave it empty for an unlabelled row)`; err == nil || err.Error() != want {
 		t.Errorf("csv error %v, want %q", err, want)
 	}
 }
@@ -294,10 +319,12 @@ func TestGzipExpansionLimit(t *testing.T) {
 	zw.Close()
 	_, err := Read(bytes.NewReader(buf.Bytes()), ReadOptions{MaxBytes: int64(len(text)) - 1})
 	var le *LimitError
-	if !errors.As(err, &le) || !strings.Contains(err.Error(), "the gzip data expands to more than 3999 bytes") {
+	if !errors.As(err, &le) ||
+		!strings.Contains(err.Error(), "the gzip data expands to more than 3999 bytes") {
 		t.Errorf("error %v, want a *LimitError on the expansion", err)
 	}
-	if d, err := Read(bytes.NewReader(buf.Bytes()), ReadOptions{MaxBytes: int64(len(text))}); err != nil || len(d.Y) != 1000 {
+	if d, err := Read(bytes.NewReader(buf.Bytes()),
+		ReadOptions{MaxBytes: int64(len(text))}); err != nil || len(d.Y) != 1000 {
 		t.Errorf("at the limit: %v", err)
 	}
 }

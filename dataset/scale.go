@@ -99,8 +99,8 @@ func FitScaler(x mat.Matrix, kind Scaling) (*Scaler, error) {
 	if kind == ScaleRelevance {
 		return nil,
 			fmt.Errorf(
-				"ivm: the relevance scaling is learnt from the targets by the default search (scaling auto), " +
-					"not computed from the inputs")
+				"ivm: the relevance scaling is learnt from the targets by the default search " +
+					"(scaling auto), not computed from the inputs")
 	}
 	if kind != ScaleMinMax && kind != ScaleStd {
 		return nil, fmt.Errorf("ivm: unknown scaling %v", kind)
@@ -165,7 +165,8 @@ func (s *Scaler) Apply(x mat.Matrix) (*mat.Dense, error) {
 		return mat.DenseCopyOf(x), nil
 	}
 	if dim != len(s.Shift) {
-		return nil, fmt.Errorf("ivm: %d input columns, the scaling was fitted to %d", dim, len(s.Shift))
+		return nil, fmt.Errorf("ivm: %d input columns, the scaling was fitted to %d",
+			dim, len(s.Shift))
 	}
 	out := mat.NewDense(n, dim, nil)
 	for i := 0; i < n; i++ {
@@ -177,8 +178,8 @@ func (s *Scaler) Apply(x mat.Matrix) (*mat.Dense, error) {
 				v = x.At(i, j)*s.Factor[j] - s.Shift[j]*s.Factor[j]
 			}
 			if math.IsInf(v, 0) || math.IsNaN(v) {
-				return nil, fmt.Errorf("ivm: row %d column %d: value %g does not scale to a finite number", i+1,
-					j+1, x.At(i, j))
+				return nil, fmt.Errorf("ivm: row %d column %d: value %g does not scale to "+
+					"a finite number", i+1, j+1, x.At(i, j))
 			}
 			row[j] = v
 		}
@@ -194,8 +195,8 @@ func (s *Scaler) Check(dim int) error {
 		return fmt.Errorf("ivm: scaling kind %d unknown", int(s.Kind))
 	}
 	if len(s.Shift) != dim || len(s.Factor) != dim {
-		return fmt.Errorf("ivm: scaling for %d and %d columns, the model has %d inputs", len(s.Shift),
-			len(s.Factor), dim)
+		return fmt.Errorf("ivm: scaling for %d and %d columns, the model has %d inputs",
+			len(s.Shift), len(s.Factor), dim)
 	}
 	for j := range s.Shift {
 		if bad(s.Shift[j]) || bad(s.Factor[j]) || s.Factor[j] == 0 {
@@ -207,12 +208,13 @@ func (s *Scaler) Check(dim int) error {
 		return fmt.Errorf("ivm: %v scaling with %d relevance weights", s.Kind, len(s.Weight))
 	}
 	if s.Weight != nil && len(s.Weight) != dim {
-		return fmt.Errorf("ivm: relevance weights for %d columns, the model has %d inputs", len(s.Weight),
-			dim)
+		return fmt.Errorf("ivm: relevance weights for %d columns, the model has %d inputs",
+			len(s.Weight), dim)
 	}
 	for j, w := range s.Weight {
 		if !(w > 0 && w <= 1) {
-			return fmt.Errorf("ivm: relevance weight of column %d is %g, want one in (0, 1]", j+1, w)
+			return fmt.Errorf("ivm: relevance weight of column %d is %g, want one in (0, 1]",
+				j+1, w)
 		}
 	}
 	return nil

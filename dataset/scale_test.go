@@ -35,7 +35,8 @@ func TestScalerExtremeColumns(t *testing.T) {
 				lo, hi = math.Min(lo, xs.At(i, j)), math.Max(hi, xs.At(i, j))
 			}
 			if !(hi-lo > 1 && hi-lo < 4) {
-				t.Errorf("%v: column %d scales to [%g, %g], want a spread of order 1", kind, j+1, lo, hi)
+				t.Errorf("%v: column %d scales to [%g, %g], want a spread of order 1",
+					kind, j+1, lo, hi)
 			}
 		}
 	}
@@ -61,16 +62,21 @@ func TestScalingNames(t *testing.T) {
 	if _, err := FitScaler(x, ScaleRelevance); err == nil {
 		t.Error("FitScaler computed a relevance scaling from the inputs alone")
 	}
-	s := &Scaler{Kind: ScaleRelevance, Shift: []float64{0, 1}, Factor: []float64{2, 1e-6}, Weight: []float64{1, 1e-6}}
+	s := &Scaler{Kind: ScaleRelevance, Shift: []float64{0, 1},
+		Factor: []float64{2, 1e-6}, Weight: []float64{1, 1e-6}}
 	if err := s.Check(2); err != nil {
 		t.Errorf("a relevance scaler does not check: %v", err)
 	}
 	for _, bad := range []Scaler{
-		{Kind: ScaleRelevance, Shift: s.Shift, Factor: s.Factor},                           // no weights
-		{Kind: ScaleStd, Shift: s.Shift, Factor: s.Factor, Weight: s.Weight},               // weights without relevance
-		{Kind: ScaleRelevance, Shift: s.Shift, Factor: s.Factor, Weight: []float64{1}},     // one short
-		{Kind: ScaleRelevance, Shift: s.Shift, Factor: s.Factor, Weight: []float64{1, 2}},  // above 1
-		{Kind: ScaleRelevance, Shift: s.Shift, Factor: s.Factor, Weight: []float64{1, -0}}, // zero
+		{Kind: ScaleRelevance, Shift: s.Shift, Factor: s.Factor}, // no weights
+		{Kind: ScaleStd, Shift: s.Shift, Factor: s.Factor,
+			Weight: s.Weight}, // weights without relevance
+		{Kind: ScaleRelevance, Shift: s.Shift, Factor: s.Factor,
+			Weight: []float64{1}}, // one short
+		{Kind: ScaleRelevance, Shift: s.Shift, Factor: s.Factor,
+			Weight: []float64{1, 2}}, // above 1
+		{Kind: ScaleRelevance, Shift: s.Shift, Factor: s.Factor,
+			Weight: []float64{1, -0}}, // zero
 	} {
 		if err := bad.Check(2); err == nil {
 			t.Errorf("scaler %+v checks", bad)

@@ -9,7 +9,8 @@ import (
 )
 
 func TestParseTaskCol(t *testing.T) {
-	for in, want := range map[string]TaskCol{"": TaskNone, "none": TaskNone, "first": TaskFirst, "LAST": TaskLast, "3": 3} {
+	for in, want := range map[string]TaskCol{"": TaskNone, "none": TaskNone, "first": TaskFirst,
+		"LAST": TaskLast, "3": 3} {
 		got, err := ParseTaskCol(in)
 		if err != nil || got != want {
 			t.Errorf("ParseTaskCol(%q) = %v, %v; want %v", in, got, err, want)
@@ -41,13 +42,16 @@ func TestCSVTaskColumn(t *testing.T) {
 	}{
 		{name: "first", in: "s1,1,2\ns2,3,4\n", opt: ReadOptions{TaskCol: TaskFirst},
 			x: [][]float64{{1}, {3}}, y: []float64{2, 4}, task: []string{"s1", "s2"}},
-		{name: "last, label first", in: "5,1,2,t a\n6,3,4, \"t,b\" \n", opt: ReadOptions{TaskCol: TaskLast, LabelCol: LabelFirst},
-			x: [][]float64{{1, 2}, {3, 4}}, y: []float64{5, 6}, task: []string{"t a", "t,b"}},
-		{name: "numbered, header", in: "x1,speaker,x2,y\n1,7,2,0\n3,8,4,1\n", opt: ReadOptions{TaskCol: 2},
-			x: [][]float64{{1, 2}, {3, 4}}, y: []float64{0, 1}, task: []string{"7", "8"},
+		{name: "last, label first", in: "5,1,2,t a\n6,3,4, \"t,b\" \n",
+			opt: ReadOptions{TaskCol: TaskLast, LabelCol: LabelFirst},
+			x:   [][]float64{{1, 2}, {3, 4}}, y: []float64{5, 6}, task: []string{"t a", "t,b"}},
+		{name: "numbered, header", in: "x1,speaker,x2,y\n1,7,2,0\n3,8,4,1\n",
+			opt: ReadOptions{TaskCol: 2},
+			x:   [][]float64{{1, 2}, {3, 4}}, y: []float64{0, 1}, task: []string{"7", "8"},
 			names: []string{"x1", "x2"}, taskName: "speaker", labelName: "y"},
-		{name: "numeric tasks, no header", in: "1,0.5,3\n2,0.25,4\n", opt: ReadOptions{TaskCol: TaskFirst},
-			x: [][]float64{{0.5}, {0.25}}, y: []float64{3, 4}, task: []string{"1", "2"}},
+		{name: "numeric tasks, no header", in: "1,0.5,3\n2,0.25,4\n",
+			opt: ReadOptions{TaskCol: TaskFirst},
+			x:   [][]float64{{0.5}, {0.25}}, y: []float64{3, 4}, task: []string{"1", "2"}},
 	}
 	for _, c := range cases {
 		d, err := Read(strings.NewReader(c.in), c.opt)
@@ -55,10 +59,13 @@ func TestCSVTaskColumn(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		if !reflect.DeepEqual(rows(d), c.x) || !reflect.DeepEqual(d.Y, c.y) || !reflect.DeepEqual(d.Task, c.task) {
-			t.Errorf("%s: x %v y %v task %q; want %v %v %q", c.name, rows(d), d.Y, d.Task, c.x, c.y, c.task)
+		if !reflect.DeepEqual(rows(d), c.x) || !reflect.DeepEqual(d.Y, c.y) ||
+			!reflect.DeepEqual(d.Task, c.task) {
+			t.Errorf("%s: x %v y %v task %q; want %v %v %q", c.name, rows(d), d.Y, d.Task,
+				c.x, c.y, c.task)
 		}
-		if !reflect.DeepEqual(d.Names, c.names) || d.TaskName != c.taskName || d.LabelName != c.labelName {
+		if !reflect.DeepEqual(d.Names, c.names) || d.TaskName != c.taskName ||
+			d.LabelName != c.labelName {
 			t.Errorf("%s: names %q task %q label %q", c.name, d.Names, d.TaskName, d.LabelName)
 		}
 	}
@@ -76,7 +83,8 @@ func TestCSVTaskColumn(t *testing.T) {
 		{"a,1,2\n", ReadOptions{TaskCol: 4}, "task column 4 out of range"},
 		{"1,2,a\n", ReadOptions{TaskCol: TaskLast}, "both the label and the task column"},
 		{"a,1,2\n,3,4\n", ReadOptions{TaskCol: TaskFirst}, "empty task label"},
-		{"a,1,2\n", ReadOptions{TaskCol: TaskFirst, Dim: 2}, "1 input columns besides the label and the task, expected 2"},
+		{"a,1,2\n", ReadOptions{TaskCol: TaskFirst, Dim: 2},
+			"1 input columns besides the label and the task, expected 2"},
 	} {
 		_, err := Read(strings.NewReader(c.in), c.opt)
 		var pe *ParseError
@@ -91,7 +99,8 @@ func TestLibSVMTaskTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Format != LibSVM || !reflect.DeepEqual(d.Task, []string{"spk1", "a:b"}) || !reflect.DeepEqual(rows(d), [][]float64{{0.5, 0}, {0, 1}}) {
+	if d.Format != LibSVM || !reflect.DeepEqual(d.Task, []string{"spk1", "a:b"}) ||
+		!reflect.DeepEqual(rows(d), [][]float64{{0.5, 0}, {0, 1}}) {
 		t.Errorf("format %v tasks %q rows %v", d.Format, d.Task, rows(d))
 	}
 	for in, msg := range map[string]string{
@@ -113,7 +122,8 @@ func TestLibSVMTaskTokens(t *testing.T) {
 
 // Task labels survive both writers: libsvm as task:NAME tokens, CSV as the first column.
 func TestWriteTasks(t *testing.T) {
-	d, err := Read(strings.NewReader("task,x1,x2,y\n\"s,1\",1,2,3\ns2,4,5,?\n"), ReadOptions{TaskCol: TaskFirst})
+	d, err := Read(strings.NewReader("task,x1,x2,y\n\"s,1\",1,2,3\ns2,4,5,?\n"),
+		ReadOptions{TaskCol: TaskFirst})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,8 @@ import (
 func Translate(x mat.Matrix, h, w, dy, dx int, fill float64) (*mat.Dense, error) {
 	n, dim := x.Dims()
 	if h < 1 || w < 1 || h*w != dim {
-		return nil, fmt.Errorf("dataset: %d×%d images need %d columns, the data have %d", h, w, h*w, dim)
+		return nil, fmt.Errorf("dataset: %d×%d images need %d columns, the data have %d",
+			h, w, h*w, dim)
 	}
 	out := mat.NewDense(n, dim, nil)
 	for i := 0; i < n; i++ {

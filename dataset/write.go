@@ -27,8 +27,8 @@ func (d *Data) check() (n, dim int, err error) {
 	}
 	for i, t := range d.Task {
 		if len(trimSpace([]byte(t))) == 0 || strings.IndexByte(t, '\n') >= 0 {
-			return 0, 0, fmt.Errorf("dataset: write: row %d: task label %q is blank or holds a newline", i+1,
-				t)
+			return 0, 0, fmt.Errorf("dataset: write: row %d: task label %q is blank or "+
+				"holds a newline", i+1, t)
 		}
 	}
 	for i := 0; i < n; i++ {
@@ -37,7 +37,8 @@ func (d *Data) check() (n, dim int, err error) {
 		}
 		for j := 0; j < dim; j++ {
 			if !finite(d.X.At(i, j)) {
-				return 0, 0, fmt.Errorf("dataset: write: row %d, column %d: value not finite", i+1, j+1)
+				return 0, 0, fmt.Errorf("dataset: write: row %d, column %d: value not finite",
+					i+1, j+1)
 			}
 		}
 	}
@@ -65,7 +66,8 @@ func WriteLibSVM(w io.Writer, d *Data) error {
 	for i, t := range d.Task {
 		if strings.ContainsAny(t, " \t\v\f\r#") {
 			return fmt.Errorf(
-				"dataset: write: row %d: task label %q cannot be a libsvm token (blank or '#')", i+1, t)
+				"dataset: write: row %d: task label %q cannot be a libsvm token (blank or '#')",
+				i+1, t)
 		}
 	}
 	bw := bufio.NewWriter(w)

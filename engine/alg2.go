@@ -252,8 +252,8 @@ func (l *loop) selectAll() error {
 func (l *loop) kernelStep(t int, tr *IterTrace) error {
 	free := make([]float64, l.k.NumFree())
 	l.k.Free(free)
-	p := NewKernelObjective(l.k, l.sels, ObjectiveOptions{Kind: l.opt.Objective, Priors: l.opt.Priors,
-		HeldOut: l.opt.HeldOut, Rand: l.rng, Workers: l.opt.Workers})
+	p := NewKernelObjective(l.k, l.sels, ObjectiveOptions{Kind: l.opt.Objective,
+		Priors: l.opt.Priors, HeldOut: l.opt.HeldOut, Rand: l.rng, Workers: l.opt.Workers})
 	// Netlab's stopping rule (|Δx| and |Δf| both small at a successful step) with
 	// tolerances that suit this objective: it sums over up to HeldOut + d points, so |Δf|
 	// is judged relative to |f|, and 1e−3 in a transformed parameter (0.1 % of a softplus
@@ -262,8 +262,9 @@ func (l *loop) kernelStep(t int, tr *IterTrace) error {
 	if math.IsNaN(f0) {
 		// Say so here: the optimiser would only report a NaN tolerance.
 		return fmt.Errorf(
-			"ivm: outer iteration %d: the kernel objective is undefined at the parameters the selection "+
-				"used (%s): K_II + B⁻¹ could not be factorised or EP failed on the active set", t+1, l.k)
+			"ivm: outer iteration %d: the kernel objective is undefined at the parameters the "+
+				"selection used (%s): K_II + B⁻¹ could not be factorised or EP failed on the "+
+				"active set", t+1, l.k)
 	}
 	tol := optimize.SCG{TolX: kernelTolX, TolF: math.Max(1e-4, kernelTolF*math.Abs(f0))}
 	if l.opt.NetlabTolerances {

@@ -19,7 +19,8 @@ func TestIllConditionedModelIsAWarning(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := mat.NewDense(2, 1, []float64{0, 30})
-	m, err := engine.NewModel(k, noise.NewProbit(), x, []int{0, 1}, []float64{1, 1}, []float64{1, 1e20}, []float64{1, 1e20})
+	m, err := engine.NewModel(k, noise.NewProbit(), x, []int{0, 1}, []float64{1, 1},
+		[]float64{1, 1e20}, []float64{1, 1e20})
 	if err != nil {
 		t.Fatalf("ill-conditioned model refused: %v", err)
 	}

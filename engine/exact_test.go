@@ -38,7 +38,8 @@ func checkExactGP(t *testing.T, n, nt int) {
 			xt.Set(i, j, 1.5*rng.NormFloat64())
 		}
 	}
-	k, err := kern.Parse("rbf(gamma=0.7,variance=1.3)+lin(variance=0.2)+bias(variance=0.5)+white(variance=0.01)", dim)
+	k, err := kern.Parse("rbf(gamma=0.7,variance=1.3)+lin(variance=0.2)+bias(variance=0.5)+"+
+		"white(variance=0.01)", dim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,8 @@ func checkExactGP(t *testing.T, n, nt int) {
 		}
 		if math.Abs(preds[i].Mean-(wantMu+bias)) > rel*math.Max(1, math.Abs(wantMu+bias)) ||
 			math.Abs(preds[i].Var-(wantVar+noiseVar)) > rel*(wantVar+noiseVar) {
-			t.Errorf("test point %d: prediction %+v, exact GP mean %v var %v", i, preds[i], wantMu+bias, wantVar+noiseVar)
+			t.Errorf("test point %d: prediction %+v, exact GP mean %v var %v", i, preds[i],
+				wantMu+bias, wantVar+noiseVar)
 		}
 	}
 }

@@ -55,7 +55,8 @@ func ExampleSelector() {
 		if err := sel.Include(i); err != nil {
 			panic(err)
 		}
-		fmt.Printf("include x = %+.0f (%.2f bits); posterior variance at x = 0: %.4f\n", x.At(i, 0), bits, sel.Var()[2])
+		fmt.Printf("include x = %+.0f (%.2f bits); posterior variance at x = 0: %.4f\n",
+			x.At(i, 0), bits, sel.Var()[2])
 	}
 	// Output:
 	// include x = -2 (3.34 bits); posterior variance at x = 0: 0.8773

@@ -67,8 +67,8 @@ func newHeldOutTerm(s *Selector, max int, rng *rand.Rand, nfree int) *heldOutTer
 		return nil
 	}
 	d, r := s.size, len(idx)
-	t := &heldOutTerm{nm: s.Noise, xr: mat.NewDense(r, s.dim, nil), yr: make([]float64, r), index: idx,
-		m: make([]float64, d), b: make([]float64, d), kri: mat.NewDense(r, d, nil),
+	t := &heldOutTerm{nm: s.Noise, xr: mat.NewDense(r, s.dim, nil), yr: make([]float64, r),
+		index: idx, m: make([]float64, d), b: make([]float64, d), kri: mat.NewDense(r, d, nil),
 		kdiag: make([]float64, r),
 		g:     make([]float64, r), h: make([]float64, r), d1: mat.NewDense(r, d, nil),
 		d2:   mat.NewDense(d, d, nil),

@@ -166,8 +166,8 @@ func Learn(x *mat.Dense, y []float64, k *kern.Sum, nm noise.Model, opt LearnOpti
 		return nil, nil, err
 	}
 	if d > sel.n {
-		return nil, nil, fmt.Errorf("ivm: active set of %d points requested from %d training points", d,
-			sel.n)
+		return nil, nil, fmt.Errorf(
+			"ivm: active set of %d points requested from %d training points", d, sel.n)
 	}
 	lo := LoopOptions{Iters: opt.Iters, KernelIters: opt.KernelIters, NoiseIters: opt.NoiseIters,
 		Optimizer: opt.Optimizer, Objective: opt.Objective, HeldOut: opt.HeldOut, Seed: opt.Seed,
@@ -228,8 +228,8 @@ func FreePriors(k *kern.Sum, named map[string]Prior) ([]Prior, error) {
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("ivm: prior on %q, which is not a free kernel parameter (%v)", name,
-				names)
+			return nil, fmt.Errorf("ivm: prior on %q, which is not a free kernel parameter (%v)",
+				name, names)
 		}
 	}
 	return out, nil

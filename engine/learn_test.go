@@ -12,7 +12,8 @@ import (
 	"github.com/ivmlab/ivm/param"
 )
 
-const refKernelSpec = "rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)+white(variance=0.1353352832366127)"
+const refKernelSpec = "rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)+" +
+	"white(variance=0.1353352832366127)"
 
 func refSelector(t *testing.T, data, nm string, d int) (*Selector, *kern.Sum) {
 	t.Helper()
@@ -67,7 +68,8 @@ func TestReferenceKernelObjectiveAndGradient(t *testing.T) {
 		}
 		for i := range g {
 			if math.Abs(g[i]-wantG[i]) > 1e-8*math.Max(1, math.Abs(wantG[i])) {
-				t.Errorf("%s: gradient %s = %.15g, reference %.15g", run.name, k.FreeNames()[i], g[i], wantG[i])
+				t.Errorf("%s: gradient %s = %.15g, reference %.15g", run.name, k.FreeNames()[i],
+					g[i], wantG[i])
 			}
 		}
 	}
@@ -91,11 +93,13 @@ func TestObjectiveGradients(t *testing.T) {
 		{"semi_train_500.csv", "ncnm", EPEvidence},
 	} {
 		s, k := refSelector(t, c.data, c.noise, 40)
-		priors, err := FreePriors(k, map[string]Prior{"rbf.variance": GammaPrior{2, 1}, "white.variance": ExponentialPrior{3}})
+		priors, err := FreePriors(k, map[string]Prior{"rbf.variance": GammaPrior{2, 1},
+			"white.variance": ExponentialPrior{3}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := NewKernelObjective(k, []*Selector{s}, ObjectiveOptions{Kind: c.obj, Priors: priors, HeldOut: 150, Rand: rand.New(rand.NewPCG(1, 2))})
+		p := NewKernelObjective(k, []*Selector{s}, ObjectiveOptions{Kind: c.obj, Priors: priors,
+			HeldOut: 150, Rand: rand.New(rand.NewPCG(1, 2))})
 		if ep := p.terms[0].ep; ep != nil {
 			ep.Tol = 1e-10 // the EP gradient is exact at the fixed point: converge tightly
 		}
@@ -150,12 +154,13 @@ func TestNoiseLearningOrdinal(t *testing.T) {
 	k, _ := kern.Parse(refKernelSpec, 1)
 	nm := noise.NewOrdinal()
 	var trace []IterTrace
-	_, res, err := Learn(x, y, k, nm, LearnOptions{ActiveSize: 100, Iters: 2, NoiseIters: 100, Criterion: ExpectedEntropy,
-		Progress: func(tr IterTrace) { trace = append(trace, tr) }})
+	_, res, err := Learn(x, y, k, nm, LearnOptions{ActiveSize: 100, Iters: 2, NoiseIters: 100,
+		Criterion: ExpectedEntropy, Progress: func(tr IterTrace) { trace = append(trace, tr) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Trace) == 0 || !(trace[0].NoiseAfter < trace[0].NoiseBefore) || trace[0].NoiseSteps == 0 {
+	if len(res.Trace) == 0 || !(trace[0].NoiseAfter < trace[0].NoiseBefore) ||
+		trace[0].NoiseSteps == 0 {
 		t.Fatalf("noise objective did not improve: %+v", trace[0])
 	}
 	moved := false
@@ -170,7 +175,8 @@ func TestNoiseLearningOrdinal(t *testing.T) {
 }
 
 // checkFD compares the gradient g of f at x with central differences of step h.
-func checkFD(t *testing.T, what string, names []string, f func(x, grad []float64) float64, x, g []float64, h float64) {
+func checkFD(t *testing.T, what string, names []string, f func(x, grad []float64) float64,
+	x, g []float64, h float64) {
 	t.Helper()
 	for i := range x {
 		xp := append([]float64(nil), x...)

@@ -85,14 +85,14 @@ func NewModel(k kern.Kernel, nm noise.Model, xActive *mat.Dense, active []int, s
 	if len(siteM) != d || len(siteBeta) != d || len(factorBeta) != d ||
 		(active != nil && len(active) != d) {
 		return nil,
-			fmt.Errorf("ivm: %d active inputs but %d site means, %d site precisions, %d factor precisions",
-				d, len(siteM), len(siteBeta), len(factorBeta))
+			fmt.Errorf("ivm: %d active inputs but %d site means, %d site precisions, "+
+				"%d factor precisions", d, len(siteM), len(siteBeta), len(factorBeta))
 	}
 	for i := range siteM {
 		if bad(siteM[i]) || bad(siteBeta[i]) || bad(factorBeta[i]) || factorBeta[i] == 0 {
 			return nil,
-				fmt.Errorf("ivm: active point %d has site mean %v, precision %v, factor precision %v",
-					i, siteM[i], siteBeta[i], factorBeta[i])
+				fmt.Errorf("ivm: active point %d has site mean %v, precision %v, "+
+					"factor precision %v", i, siteM[i], siteBeta[i], factorBeta[i])
 		}
 	}
 	m := &Model{Kernel: k, Noise: nm, XActive: xActive, Active: active,
@@ -134,9 +134,8 @@ func (m *Model) factorise() error {
 	m.alpha = alpha.RawVector().Data
 	for k, v := range m.alpha {
 		if bad(v) {
-			return fmt.Errorf("ivm: active-set weight %d is %v (K_II + B⁻¹ has condition number %g)", k,
-				v,
-				m.Condition)
+			return fmt.Errorf("ivm: active-set weight %d is %v "+
+				"(K_II + B⁻¹ has condition number %g)", k, v, m.Condition)
 		}
 	}
 	return nil

@@ -22,8 +22,8 @@ func CheckSites(nm noise.Model, siteBeta, factorBeta []float64) error {
 		for i, v := range vs {
 			if !(v > 0) {
 				return fmt.Errorf(
-					"active point %d has %s %g, which the %s noise model (log-concave) cannot give: the file "+
-						"was edited or is corrupt",
+					"active point %d has %s %g, which the %s noise model (log-concave) "+
+						"cannot give: the file was edited or is corrupt",
 					i, name, v, nm.Name())
 			}
 		}

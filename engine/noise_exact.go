@@ -61,7 +61,8 @@ func newExactTerm(sel *Selector, name string) (*exactTerm, error) {
 	sel.Kernel.K(kd, xa, nil)
 	var eig mat.EigenSym
 	if !eig.Factorize(mat.NewSymDense(d, kd.RawMatrix().Data), true) {
-		return nil, fmt.Errorf("ivm: task %q: the eigendecomposition of the active kernel failed", name)
+		return nil, fmt.Errorf("ivm: task %q: the eigendecomposition of the active kernel failed",
+			name)
 	}
 	term.lambda = eig.Values(nil)
 	var q mat.Dense

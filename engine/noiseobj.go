@@ -59,9 +59,10 @@ func NewNoiseObjective(sels []*Selector, positive param.Transform,
 		if s.Noise.Name() != first.Name() || fmt.Sprint(s.Noise.ParamNames()) != fmt.Sprint(names) {
 			return nil,
 				fmt.Errorf(
-					"ivm: noise updates tie the tasks' noise parameters, but task %q has a %s model with %v and "+
-						"task %q a %s model with %v",
-					opt.name(0), first.Name(), names, opt.name(m+1), s.Noise.Name(), s.Noise.ParamNames())
+					"ivm: noise updates tie the tasks' noise parameters, but task %q has a %s "+
+						"model with %v and task %q a %s model with %v",
+					opt.name(0), first.Name(), names, opt.name(m+1), s.Noise.Name(),
+					s.Noise.ParamNames())
 		}
 	}
 	np := first.NumParams()

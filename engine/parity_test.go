@@ -3,7 +3,8 @@ package engine_test
 // Parity with the reference MATLAB toolbox (testdata/ref/README.md).
 //
 // For each run NAME = <data>_d<d>_fixed in testdata/ref/runs:
-//   NAME_summary.txt            key value… lines (noise_params_final_natural(…) holds the bias first)
+//   NAME_summary.txt            key value… lines (noise_params_final_natural(…) holds the bias
+//                               first)
 //   NAME_active.csv             k, index (1-based), Δ (bits), ties, site m, site β, ν, g
 //   NAME_testpred.csv.gz        probit/ncnm: μ, ς, p(y=+1), label; gaussian: μ, ς, mean, var;
 //                               ordered: μ, ς, category
@@ -65,13 +66,18 @@ type parityRun struct {
 	fullActive        bool // false: compare only the first 10 (regression scores tie to 1e−9)
 }
 
-const refKernel = "rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)+white(variance=0.1353352832366127)"
+const refKernel = "rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)+" +
+	"white(variance=0.1353352832366127)"
 
 var parityRuns = []parityRun{
-	{"class500_d100_fixed", "class_train_500.csv", "class_test_2000.csv", "probit", refKernel, true},
-	{"class500_d200_fixed", "class_train_500.csv", "class_test_2000.csv", "probit", refKernel, true},
-	{"class5000_d100_fixed", "class_train_5000.csv", "class_test_2000.csv", "probit", refKernel, true},
-	{"class5000_d200_fixed", "class_train_5000.csv", "class_test_2000.csv", "probit", refKernel, true},
+	{"class500_d100_fixed", "class_train_500.csv", "class_test_2000.csv", "probit",
+		refKernel, true},
+	{"class500_d200_fixed", "class_train_500.csv", "class_test_2000.csv", "probit",
+		refKernel, true},
+	{"class5000_d100_fixed", "class_train_5000.csv", "class_test_2000.csv", "probit",
+		refKernel, true},
+	{"class5000_d200_fixed", "class_train_5000.csv", "class_test_2000.csv", "probit",
+		refKernel, true},
 	{"reg2000_d100_fixed", "reg_train_2000.csv", "reg_test_1000.csv", "gaussian", refKernel, false},
 	{"ord500_d100_fixed", "ord_train_500.csv", "ord_test_1000.csv", "ordinal", refKernel, true},
 	{"semi500_d100_fixed", "semi_train_500.csv", "class_test_2000.csv", "ncnm",
@@ -140,10 +146,11 @@ func checkParity(t *testing.T, run parityRun) {
 		for _, c := range []struct {
 			what      string
 			got, want float64
-		}{{"Δ", got.Delta, want[2]}, {"site m", got.SiteM, want[4]}, {"site β", got.SiteBeta, want[5]},
-			{"ν", got.Nu, want[6]}, {"g", got.G, want[7]}} {
+		}{{"Δ", got.Delta, want[2]}, {"site m", got.SiteM, want[4]},
+			{"site β", got.SiteBeta, want[5]}, {"ν", got.Nu, want[6]}, {"g", got.G, want[7]}} {
 			if !near(c.got, c.want, rel) {
-				t.Errorf("inclusion %d (point %d): %s = %v, reference %v", k+1, got.Index+1, c.what, c.got, c.want)
+				t.Errorf("inclusion %d (point %d): %s = %v, reference %v", k+1, got.Index+1,
+					c.what, c.got, c.want)
 			}
 		}
 		if k == 0 && got.Ties != int(want[3]) {
@@ -158,7 +165,8 @@ func checkParity(t *testing.T, run parityRun) {
 	for i, r := range trainRef {
 		if !near(mu[i], r[0], rel) || !near(vs[i], r[1], rel) {
 			if bad++; bad <= 3 {
-				t.Errorf("training point %d: μ, ς = %v, %v; reference %v, %v", i+1, mu[i], vs[i], r[0], r[1])
+				t.Errorf("training point %d: μ, ς = %v, %v; reference %v, %v", i+1, mu[i], vs[i],
+					r[0], r[1])
 			}
 		}
 	}
@@ -192,7 +200,8 @@ func checkParity(t *testing.T, run parityRun) {
 		}
 		if !ok {
 			if bad++; bad <= 3 {
-				t.Errorf("test point %d: μ %v ς %v pred %+v; reference %v", i+1, tmu[i], tvs[i], preds[i], r)
+				t.Errorf("test point %d: μ %v ς %v pred %+v; reference %v", i+1,
+					tmu[i], tvs[i], preds[i], r)
 			}
 		}
 	}
@@ -205,6 +214,6 @@ func checkParity(t *testing.T, run parityRun) {
 			same++
 		}
 	}
-	t.Logf("%s: %d of %d inclusions identical in order; largest relative difference in test μ, ς, p: %.2g",
-		run.name, same, len(ref), worst)
+	t.Logf("%s: %d of %d inclusions identical in order; largest relative difference in "+
+		"test μ, ς, p: %.2g", run.name, same, len(ref), worst)
 }

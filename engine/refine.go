@@ -27,8 +27,8 @@ type RefineOptions struct {
 	// Damping η ∈ (0, 1] mixes each EP update with the site it replaces in natural parameters: β
 	// ← (1 − η)β_old + η β_new, βm ← (1 − η)β_old m_old + η β_new m_new. 0 means 1
 	// (no damping), the reference's choice and right for the log-concave models (probit, ordinal),
-	// whose EP iterations converge undamped in practice. For a model that is not log-concave (the null
-	// category model) moment-matched sites can oscillate; use η ≈ 0.5 if the sweeps do not
+	// whose EP iterations converge undamped in practice. For a model that is not log-concave (the
+	// null category model) moment-matched sites can oscillate; use η ≈ 0.5 if the sweeps do not
 	// converge.
 	Damping float64
 }
@@ -68,8 +68,8 @@ func (o RefineOptions) withDefaults(d int) (RefineOptions, error) {
 	if o.SwapTol < 0 || math.IsNaN(o.SwapTol) || o.Tol < 0 || math.IsNaN(o.Tol) ||
 		o.RecomputeEvery < 0 {
 		return o,
-			fmt.Errorf("ivm: refine tolerances %v, %v and recompute interval %d must not be negative",
-				o.SwapTol, o.Tol, o.RecomputeEvery)
+			fmt.Errorf("ivm: refine tolerances %v, %v and recompute interval %d "+
+				"must not be negative", o.SwapTol, o.Tol, o.RecomputeEvery)
 	}
 	if !(o.Damping >= 0 && o.Damping <= 1) {
 		return o, fmt.Errorf("ivm: refine damping %v outside (0, 1]", o.Damping)
@@ -312,7 +312,8 @@ func (s *Selector) includeDamped(i int, old Inclusion, eta float64) error {
 	mu, vs, g, nu := s.mu[i], s.varsigma[i], s.g[i], s.nu[i]
 	if !(nu > 0) {
 		return fmt.Errorf(
-			"ivm: point %d has ν = %v; its inclusion would not reduce the posterior variance", i, nu)
+			"ivm: point %d has ν = %v; its inclusion would not reduce the posterior variance",
+			i, nu)
 	}
 	bNew, mNew := nu/(1-nu*vs), mu+g/nu
 	bOld := s.oldPostBeta(old)
@@ -322,8 +323,8 @@ func (s *Selector) includeDamped(i int, old Inclusion, eta float64) error {
 	if !(b >= 0) {
 		if s.concave {
 			return fmt.Errorf(
-				"ivm: negative site precision %v at point %d (ν = %v, ς = %v) for the log-concave %s noise "+
-					"model: numerical breakdown",
+				"ivm: negative site precision %v at point %d (ν = %v, ς = %v) for the "+
+					"log-concave %s noise model: numerical breakdown",
 				b, i, nu, vs, s.Noise.Name())
 		}
 		site = NegativeSitePrecision

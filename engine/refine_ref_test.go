@@ -47,7 +47,8 @@ func TestRefineClass500(t *testing.T) {
 	for j := range lm {
 		if !s.active[j] && (math.Abs(lm[j]-s.mu[j]) > 1e-9*math.Max(rfFloor, math.Abs(lm[j])) ||
 			math.Abs(lv[j]-s.varsigma[j]) > 1e-9*math.Max(rfFloor, lv[j])) {
-			t.Fatalf("training point %d: model μ, ς = %v, %v; selector %v, %v", j, lm[j], lv[j], s.mu[j], s.varsigma[j])
+			t.Fatalf("training point %d: model μ, ς = %v, %v; selector %v, %v", j, lm[j], lv[j],
+				s.mu[j], s.varsigma[j])
 		}
 	}
 	if !st.SwapsConverged || !st.Converged {
@@ -83,7 +84,8 @@ func rfReferenceSwap(s *Selector) float64 {
 	}
 	g, nu, vs := s.g[best], s.nu[best], s.varsigma[best]
 	b := nu / (1 - nu*vs)
-	if err := s.add(Inclusion{Index: best, Delta: bd, G: g, Nu: nu, SiteM: s.mu[best] + g/nu, SiteBeta: b, FactorBeta: b}); err != nil {
+	if err := s.add(Inclusion{Index: best, Delta: bd, G: g, Nu: nu, SiteM: s.mu[best] + g/nu,
+		SiteBeta: b, FactorBeta: b}); err != nil {
 		panic(err)
 	}
 	s.scoreAll()
@@ -114,7 +116,8 @@ func TestRefineSwapsReferenceCount(t *testing.T) {
 	e := rfTestError(t, s, "class_test_2000.csv")
 	t.Logf("toolbox swaps (%d), then our EP (%+v): test error %.2f %%", swaps, st, 100*e)
 	if e > 0.0765 {
-		t.Errorf("test error %.2f %% after the toolbox's swaps and EP; the toolbox reached 7.65 %%", 100*e)
+		t.Errorf("test error %.2f %% after the toolbox's swaps and EP; "+
+			"the toolbox reached 7.65 %%", 100*e)
 	}
 }
 
@@ -126,7 +129,8 @@ func TestRefineClass5000(t *testing.T) {
 	}
 	_, before, after, st := rfRefineRun(t, "class_train_5000.csv", "class5000")
 	if before != 0.3485 {
-		t.Errorf("test error %.2f %% before Refine; the reference's fixed run has 34.85 %%", 100*before)
+		t.Errorf("test error %.2f %% before Refine; "+
+			"the reference's fixed run has 34.85 %%", 100*before)
 	}
 	if after > 0.30 || !st.Converged {
 		t.Errorf("test error %.2f %% after Refine (%+v); want at most 30 %%", 100*after, st)
@@ -159,7 +163,8 @@ func TestRefineParallelEqualsSerial(t *testing.T) {
 		t.Fatalf("%d workers; the test needs the parallel path", two.workers)
 	}
 	if st1 != st2 || !slices.Equal(one.Steps(), two.Steps()) || !slices.Equal(one.mu, two.mu) ||
-		!slices.Equal(one.varsigma, two.varsigma) || !slices.Equal(one.m, two.m) || !slices.Equal(one.lfac, two.lfac) {
+		!slices.Equal(one.varsigma, two.varsigma) || !slices.Equal(one.m, two.m) ||
+		!slices.Equal(one.lfac, two.lfac) {
 		t.Fatalf("serial and parallel refinement differ: %+v, %+v", st1, st2)
 	}
 	t.Logf("N = 5000, 2 workers: %+v", st2)
@@ -167,7 +172,8 @@ func TestRefineParallelEqualsSerial(t *testing.T) {
 
 // rfRefineRun selects d = 100 from a reference probit data set with the reference kernel,
 // refines, and returns the selector and the test errors before and after.
-func rfRefineRun(t *testing.T, train, name string) (s *Selector, before, after float64, st RefineStats) {
+func rfRefineRun(t *testing.T, train, name string) (s *Selector, before, after float64,
+	st RefineStats) {
 	t.Helper()
 	s = rfSelector(t, train, "probit", Options{})
 	if err := s.Select(100); err != nil {
@@ -181,6 +187,7 @@ func rfRefineRun(t *testing.T, train, name string) (s *Selector, before, after f
 	}
 	el := time.Since(start)
 	after = rfTestError(t, s, "class_test_2000.csv")
-	t.Logf("%s d100: test error %.2f %% before, %.2f %% after Refine (%+v) in %v", name, 100*before, 100*after, st, el)
+	t.Logf("%s d100: test error %.2f %% before, %.2f %% after Refine (%+v) in %v", name,
+		100*before, 100*after, st, el)
 	return s, before, after, st
 }

@@ -13,7 +13,8 @@ import (
 )
 
 // rfKernel is the reference runs' kernel.
-const rfKernel = "rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)+white(variance=0.1353352832366127)"
+const rfKernel = "rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)+" +
+	"white(variance=0.1353352832366127)"
 
 // rfProblem is a reference data set with its noise model.
 type rfProblem struct {
@@ -199,18 +200,21 @@ func TestRemove(t *testing.T) {
 			}
 			wantOrder := slices.Delete(slices.Clone(before.order), k, k+1)
 			wantSteps := slices.Delete(slices.Clone(before.steps), k, k+1)
-			if !slices.Equal(s.Active(), wantOrder) || !slices.Equal(s.Steps(), wantSteps) || s.Size() != d-1 ||
-				s.IsActive(removed) || len(s.lfac) != tri(d-1) || len(s.m) != (d-1)*s.n {
+			if !slices.Equal(s.Active(), wantOrder) || !slices.Equal(s.Steps(), wantSteps) ||
+				s.Size() != d-1 || s.IsActive(removed) || len(s.lfac) != tri(d-1) ||
+				len(s.m) != (d-1)*s.n {
 				t.Fatalf("%s k=%d: bookkeeping after removal wrong", pb.name, k)
 			}
 			rfCheckScores(t, s)
 
 			mu, vs := rfOracle(t, s)
 			if w, at := rfClose(s.mu, mu, rfFloor); w > rel {
-				t.Errorf("%s k=%d: μ differs from the dense posterior by %.2g (point %d: %v, %v)", pb.name, k, w, at, s.mu[at], mu[at])
+				t.Errorf("%s k=%d: μ differs from the dense posterior by %.2g (point %d: %v, %v)",
+					pb.name, k, w, at, s.mu[at], mu[at])
 			}
 			if w, at := rfClose(s.varsigma, vs, rfFloor); w > rel {
-				t.Errorf("%s k=%d: ς differs from the dense posterior by %.2g (point %d: %v, %v)", pb.name, k, w, at, s.varsigma[at], vs[at])
+				t.Errorf("%s k=%d: ς differs from the dense posterior by %.2g (point %d: %v, %v)",
+					pb.name, k, w, at, s.varsigma[at], vs[at])
 			}
 
 			if pb.noise == "gaussian" || k == d-1 {
@@ -221,10 +225,12 @@ func TestRemove(t *testing.T) {
 					}
 				}
 				if w, at := rfClose(s.mu, fresh.mu, rfFloor); w > rel {
-					t.Errorf("%s k=%d: μ differs from a fresh selector's by %.2g at point %d", pb.name, k, w, at)
+					t.Errorf("%s k=%d: μ differs from a fresh selector's by %.2g at point %d",
+						pb.name, k, w, at)
 				}
 				if w, at := rfClose(s.varsigma, fresh.varsigma, rfFloor); w > rel {
-					t.Errorf("%s k=%d: ς differs from a fresh selector's by %.2g at point %d", pb.name, k, w, at)
+					t.Errorf("%s k=%d: ς differs from a fresh selector's by %.2g at point %d",
+						pb.name, k, w, at)
 				}
 				if i, _, _ := fresh.Best(); i != s.best {
 					t.Errorf("%s k=%d: Best %d, fresh selector's %d", pb.name, k, s.best, i)
@@ -267,10 +273,12 @@ func TestRemove(t *testing.T) {
 				}
 			}
 			if w, at := rfClose(lm, s.mu, rfFloor); w > rel {
-				t.Errorf("%s k=%d: model μ at training point %d differs from the selector's by %.2g", pb.name, k, at, w)
+				t.Errorf("%s k=%d: model μ at training point %d differs from "+
+					"the selector's by %.2g", pb.name, k, at, w)
 			}
 			if w, at := rfClose(lv, s.varsigma, rfFloor); w > rel {
-				t.Errorf("%s k=%d: model ς at training point %d differs from the selector's by %.2g", pb.name, k, at, w)
+				t.Errorf("%s k=%d: model ς at training point %d differs from "+
+					"the selector's by %.2g", pb.name, k, at, w)
 			}
 		}
 	}
@@ -290,7 +298,8 @@ func rfCompareModels(t *testing.T, pb rfProblem, a, b *Selector, rel float64) {
 	}
 	pa, pbb := ma.Predict(xt), mb.Predict(xt)
 	for i := range pa {
-		ok := pa[i].Label == pbb[i].Label && math.Abs(pa[i].Mean-pbb[i].Mean) <= rel*math.Max(1, math.Abs(pa[i].Mean)) &&
+		ok := pa[i].Label == pbb[i].Label &&
+			math.Abs(pa[i].Mean-pbb[i].Mean) <= rel*math.Max(1, math.Abs(pa[i].Mean)) &&
 			math.Abs(pa[i].Var-pbb[i].Var) <= rel*math.Abs(pa[i].Var)
 		for c := range pa[i].Prob {
 			ok = ok && math.Abs(pa[i].Prob[c]-pbb[i].Prob[c]) <= rel
@@ -413,7 +422,8 @@ func TestRefineRecomputeUnchanged(t *testing.T) {
 			t.Errorf("%s: M changed by %.2g", pb.name, w)
 		}
 		if i, d, tt := s.Best(); i != bi || math.Abs(d-bd) > rel*bd || tt != bt {
-			t.Errorf("%s: Best %d, %v, %d after recompute; %d, %v, %d before", pb.name, i, d, tt, bi, bd, bt)
+			t.Errorf("%s: Best %d, %v, %d after recompute; %d, %v, %d before",
+				pb.name, i, d, tt, bi, bd, bt)
 		}
 		rfCheckScores(t, s)
 	}
@@ -448,16 +458,19 @@ func TestRefineEPFixedPoint(t *testing.T) {
 		}
 		adf := rfEPResidual(s)
 		if adf < 1e-2 {
-			t.Errorf("%s: ADF sites already within %.2g of the EP fixed point; the test cannot fail", pb.name, adf)
+			t.Errorf("%s: ADF sites already within %.2g of the EP fixed point; "+
+				"the test cannot fail", pb.name, adf)
 		}
 		st, err := s.Refine(RefineOptions{Tol: 1e-8, MaxSweeps: 200})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ep := rfEPResidual(s)
-		t.Logf("%s d50: %+v; distance from the EP fixed point %.2g before, %.2g after", pb.name, st, adf, ep)
+		t.Logf("%s d50: %+v; distance from the EP fixed point %.2g before, %.2g after",
+			pb.name, st, adf, ep)
 		if !st.Converged || ep > 1e-6 {
-			t.Errorf("%s: not an EP fixed point after Refine (converged %v, residual %.2g)", pb.name, st.Converged, ep)
+			t.Errorf("%s: not an EP fixed point after Refine (converged %v, residual %.2g)",
+				pb.name, st.Converged, ep)
 		}
 		rfCheckScores(t, s)
 		mu, vs := rfOracle(t, s)
@@ -475,8 +488,8 @@ func TestRefineOptionErrors(t *testing.T) {
 	if err := s.Select(10); err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range []RefineOptions{{Damping: 1.5}, {Damping: -0.1}, {Damping: math.NaN()}, {Tol: -1},
-		{SwapTol: math.NaN()}, {RecomputeEvery: -2}} {
+	for _, o := range []RefineOptions{{Damping: 1.5}, {Damping: -0.1}, {Damping: math.NaN()},
+		{Tol: -1}, {SwapTol: math.NaN()}, {RecomputeEvery: -2}} {
 		if _, err := s.Refine(o); err == nil {
 			t.Errorf("%+v: no error", o)
 		}
@@ -565,7 +578,8 @@ func TestRefineNegativeSitePrecision(t *testing.T) {
 			// the stored ς is not K − MᵀM; compare ς only well away from 0.
 			if math.Abs(mu[j]-s.mu[j]) > 1e-9*math.Max(rfFloor, math.Abs(mu[j])) ||
 				(vs[j] > 1e-3 && math.Abs(vs[j]-s.varsigma[j]) > 1e-9*vs[j]) {
-				t.Fatalf("%s: point %d: μ, ς = %v, %v; dense %v, %v", when, j, s.mu[j], s.varsigma[j], mu[j], vs[j])
+				t.Fatalf("%s: point %d: μ, ς = %v, %v; dense %v, %v", when, j,
+					s.mu[j], s.varsigma[j], mu[j], vs[j])
 			}
 		}
 	}
@@ -576,7 +590,8 @@ func TestRefineNegativeSitePrecision(t *testing.T) {
 	}
 	t.Logf("leaky model: %+v", st)
 	pos := slices.Index(s.Active(), 0)
-	if pos < 0 || s.Steps()[pos].SiteBeta != NegativeSitePrecision || !(s.Steps()[pos].FactorBeta < 0) {
+	if pos < 0 || s.Steps()[pos].SiteBeta != NegativeSitePrecision ||
+		!(s.Steps()[pos].FactorBeta < 0) {
 		t.Errorf("after Refine point 0 at %d: %+v", pos, s.Steps())
 	}
 	check("after Refine")

@@ -181,7 +181,8 @@ func newSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt O
 	siteOnly []bool) (*Selector, error) {
 	n, dim := x.Dims()
 	if opt.Inner != nil && opt.Inner.X() != x {
-		return nil, errors.New("ivm: the inner products given are of other inputs than the selector's")
+		return nil, errors.New(
+			"ivm: the inner products given are of other inputs than the selector's")
 	}
 	s := &Selector{X: x, Y: y, Kernel: k, Noise: nm, n: n, dim: dim, inner: opt.Inner,
 		siteOnly: siteOnly}
@@ -249,7 +250,8 @@ func (s *Selector) Reset() error {
 	s.Kernel.Diag(s.varsigma, s.X)
 	for i, v := range s.varsigma {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return fmt.Errorf("ivm: prior variance of point %d is %v; check the kernel parameters", i, v)
+			return fmt.Errorf("ivm: prior variance of point %d is %v; check the kernel parameters",
+				i, v)
 		}
 	}
 	s.steps = s.steps[:0]
@@ -297,7 +299,8 @@ func (s *Selector) Select(d int) error {
 		return fmt.Errorf("ivm: cannot select %d points", d)
 	}
 	if s.size+d > s.n {
-		return fmt.Errorf("ivm: active set of %d points requested from %d training points", s.size+d, s.n)
+		return fmt.Errorf("ivm: active set of %d points requested from %d training points",
+			s.size+d, s.n)
 	}
 	s.grow(s.size + d)
 	for k := 0; k < d; k++ {
@@ -368,7 +371,8 @@ func (s *Selector) Include(i int) error {
 	vs := s.varsigma[i]
 	if !(nu > 0) {
 		return fmt.Errorf(
-			"ivm: point %d has ν = %v; its inclusion would not reduce the posterior variance", i, nu)
+			"ivm: point %d has ν = %v; its inclusion would not reduce the posterior variance",
+			i, nu)
 	}
 	factorBeta := nu / (1 - nu*vs)
 	siteBeta := factorBeta
@@ -378,8 +382,8 @@ func (s *Selector) Include(i int) error {
 	} else if !(siteBeta >= 0) {
 		if s.concave {
 			return fmt.Errorf(
-				"ivm: negative site precision %v at point %d (ν = %v, ς = %v) for the log-concave %s noise "+
-					"model: numerical breakdown",
+				"ivm: negative site precision %v at point %d (ν = %v, ς = %v) for the "+
+					"log-concave %s noise model: numerical breakdown",
 				siteBeta, i, nu, vs, s.Noise.Name())
 		}
 		siteBeta = NegativeSitePrecision

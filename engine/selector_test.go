@@ -44,7 +44,8 @@ func TestParallelSelectionEqualsSerial(t *testing.T) {
 	}
 	for i := range one.Mean() {
 		if one.Mean()[i] != many.Mean()[i] || one.Var()[i] != many.Var()[i] {
-			t.Fatalf("point %d: serial μ, ς = %v, %v; parallel %v, %v", i, one.Mean()[i], one.Var()[i], many.Mean()[i], many.Var()[i])
+			t.Fatalf("point %d: serial μ, ς = %v, %v; parallel %v, %v", i, one.Mean()[i],
+				one.Var()[i], many.Mean()[i], many.Var()[i])
 		}
 	}
 }
@@ -120,7 +121,8 @@ func TestBadInput(t *testing.T) {
 	}
 	xn := mat.DenseCopyOf(x)
 	xn.Set(3, 1, math.NaN())
-	if _, err := engine.NewSelector(xn, y, k, noise.NewProbit(), engine.Options{}); err == nil || !strings.Contains(err.Error(), "row 3") {
+	if _, err := engine.NewSelector(xn, y, k, noise.NewProbit(), engine.Options{}); err == nil ||
+		!strings.Contains(err.Error(), "row 3") {
 		t.Errorf("NaN input: %v", err)
 	}
 	yb := append([]float64(nil), y...)
@@ -149,7 +151,8 @@ func (l leakyNoise) Moments(n int, y, mu, vs float64) (float64, float64, float64
 func TestNegativeSitePrecisionRule(t *testing.T) {
 	x, y, k := refProblem(t, "class_train_500.csv")
 	for _, concave := range []bool{true, false} {
-		s, err := engine.NewSelector(x, y, k, leakyNoise{noise.NewProbit(), concave}, engine.Options{})
+		s, err := engine.NewSelector(x, y, k, leakyNoise{noise.NewProbit(), concave},
+			engine.Options{})
 		if concave {
 			if err == nil || !strings.Contains(err.Error(), "numerical breakdown") {
 				t.Errorf("log-concave model with νς > 1: %v", err)
@@ -167,7 +170,8 @@ func TestNegativeSitePrecisionRule(t *testing.T) {
 		}
 		st := s.Steps()[0]
 		if st.SiteBeta != engine.NegativeSitePrecision || !(st.FactorBeta < 0) {
-			t.Errorf("site β %v, factor β %v; want %v and a negative factor precision", st.SiteBeta, st.FactorBeta, engine.NegativeSitePrecision)
+			t.Errorf("site β %v, factor β %v; want %v and a negative factor precision",
+				st.SiteBeta, st.FactorBeta, engine.NegativeSitePrecision)
 		}
 		if err := s.Select(20); err != nil {
 			t.Fatal(err)
@@ -183,8 +187,10 @@ func TestNegativeSitePrecisionRule(t *testing.T) {
 			if s.IsActive(i) {
 				continue
 			}
-			if math.Abs(mu[i]-s.Mean()[i]) > 1e-8*(1+math.Abs(mu[i])) || math.Abs(vs[i]-s.Var()[i]) > 1e-8 {
-				t.Fatalf("point %d: model μ, ς = %v, %v; selector %v, %v", i, mu[i], vs[i], s.Mean()[i], s.Var()[i])
+			if math.Abs(mu[i]-s.Mean()[i]) > 1e-8*(1+math.Abs(mu[i])) ||
+				math.Abs(vs[i]-s.Var()[i]) > 1e-8 {
+				t.Fatalf("point %d: model μ, ς = %v, %v; selector %v, %v", i, mu[i], vs[i],
+					s.Mean()[i], s.Var()[i])
 			}
 		}
 	}
@@ -229,7 +235,8 @@ func TestBestIsArgmaxOfDelta(t *testing.T) {
 			}
 			got, gotD, gotTies := sel.Best()
 			if got != want || gotD != wantD || gotTies != wantTies {
-				t.Fatalf("%s, step %d: Best() = (%d, %v, %d ties), brute force (%d, %v, %d ties)", nm.Name(), step, got, gotD, gotTies, want, wantD, wantTies)
+				t.Fatalf("%s, step %d: Best() = (%d, %v, %d ties), brute force (%d, %v, %d ties)",
+					nm.Name(), step, got, gotD, gotTies, want, wantD, wantTies)
 			}
 			if wantTies > 1 {
 				tied++
@@ -239,7 +246,8 @@ func TestBestIsArgmaxOfDelta(t *testing.T) {
 			}
 		}
 		if tied < 10 {
-			t.Errorf("%s: the best point was tied at %d of 40 steps; the duplicated rows should tie more often", nm.Name(), tied)
+			t.Errorf("%s: the best point was tied at %d of 40 steps; "+
+				"the duplicated rows should tie more often", nm.Name(), tied)
 		}
 	}
 }
@@ -252,7 +260,8 @@ func TestSelectionWithInnerProducts(t *testing.T) {
 	x, y, _ := refProblem(t, "class_train_500.csv")
 	in := kern.NewInner(x)
 	_, dim := x.Dims()
-	for _, spec := range []string{"rbf(gamma=1,variance=1)+bias+white(variance=0.01)", "rbf(gamma=4,variance=2)+lin(variance=0.1)+bias"} {
+	for _, spec := range []string{"rbf(gamma=1,variance=1)+bias+white(variance=0.01)",
+		"rbf(gamma=4,variance=2)+lin(variance=0.1)+bias"} {
 		run := func(opt engine.Options) *engine.Selector {
 			k, err := kern.Parse(spec, dim)
 			if err != nil {
@@ -269,12 +278,14 @@ func TestSelectionWithInnerProducts(t *testing.T) {
 		}
 		plain, shared := run(engine.Options{}), run(engine.Options{Inner: in})
 		for i, st := range plain.Steps() {
-			if got := shared.Steps()[i]; got.Index != st.Index || math.Abs(got.Delta-st.Delta) > 1e-9 {
+			if got := shared.Steps()[i]; got.Index != st.Index ||
+				math.Abs(got.Delta-st.Delta) > 1e-9 {
 				t.Fatalf("%s: inclusion %d: without inner products %+v, with %+v", spec, i, st, got)
 			}
 		}
 		for i := range plain.Mean() {
-			if math.Abs(plain.Mean()[i]-shared.Mean()[i]) > 1e-9 || math.Abs(plain.Var()[i]-shared.Var()[i]) > 1e-9 {
+			if math.Abs(plain.Mean()[i]-shared.Mean()[i]) > 1e-9 ||
+				math.Abs(plain.Var()[i]-shared.Var()[i]) > 1e-9 {
 				t.Fatalf("%s: point %d: μ, ς = %v, %v without inner products, %v, %v with", spec, i,
 					plain.Mean()[i], plain.Var()[i], shared.Mean()[i], shared.Var()[i])
 			}
@@ -282,7 +293,9 @@ func TestSelectionWithInnerProducts(t *testing.T) {
 	}
 	other := kern.NewInner(mat.DenseCopyOf(x))
 	k, _ := kern.Parse(refKernel, dim)
-	if _, err := engine.NewSelector(x, y, k, noise.NewProbit(), engine.Options{Inner: other}); err == nil || !strings.Contains(err.Error(), "other inputs") {
+	if _, err := engine.NewSelector(x, y, k, noise.NewProbit(),
+		engine.Options{Inner: other}); err == nil ||
+		!strings.Contains(err.Error(), "other inputs") {
 		t.Errorf("inner products of another matrix: error %v", err)
 	}
 }

@@ -54,9 +54,12 @@ func learnToy(t *testing.T, r toyRun) map[string]float64 {
 			t.Logf("final (best after %d iterations): held-out ln p %.4f", res.Best, tr.HeldOut)
 			continue
 		}
-		t.Logf("iter %d: held-out ln p %.4f from %s", tr.Iter, tr.HeldOut, fmtParams(names, tr.KernelParams))
-		t.Logf("        kernel objective %.4f → %.4f in %d steps; noise %.4f → %.4f in %d; halvings %d, rejected %v; EP failures %d, unconverged %d; noise parameters %.4g",
-			tr.KernelBefore, tr.KernelAfter, tr.KernelSteps, tr.NoiseBefore, tr.NoiseAfter, tr.NoiseSteps,
+		t.Logf("iter %d: held-out ln p %.4f from %s", tr.Iter, tr.HeldOut,
+			fmtParams(names, tr.KernelParams))
+		t.Logf("        kernel objective %.4f → %.4f in %d steps; noise %.4f → %.4f in %d; "+
+			"halvings %d, rejected %v; EP failures %d, unconverged %d; noise parameters %.4g",
+			tr.KernelBefore, tr.KernelAfter, tr.KernelSteps,
+			tr.NoiseBefore, tr.NoiseAfter, tr.NoiseSteps,
 			tr.Halvings, tr.Rejected, tr.EPFailures, tr.EPUnconverged, tr.NoiseParams)
 	}
 	p := make([]float64, k.NumParams())
@@ -115,7 +118,8 @@ func TestToyRegressionIrrelevantInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := learnToy(t, toyRun{x, y, "rbfard(gamma=1,variance=1)+linard(variance=1)+bias+white", noise.NewGaussian(0),
+	p := learnToy(t, toyRun{x, y, "rbfard(gamma=1,variance=1)+linard(variance=1)+bias+white",
+		noise.NewGaussian(0),
 		engine.LearnOptions{ActiveSize: 50, Iters: 4, Criterion: engine.Entropy}})
 	s := sharedScales(t, p)
 	if math.Abs(s[0]-0) > 0.1 || math.Abs(s[1]-1) > 0.1 {
@@ -138,7 +142,8 @@ func TestToyRegressionScales(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := learnToy(t, toyRun{x, y, "rbfard(gamma=1,variance=1)+linard(variance=1)+bias+white", noise.NewGaussian(0),
+	p := learnToy(t, toyRun{x, y, "rbfard(gamma=1,variance=1)+linard(variance=1)+bias+white",
+		noise.NewGaussian(0),
 		engine.LearnOptions{ActiveSize: 100, Iters: 4, Criterion: engine.Entropy}})
 	s := sharedScales(t, p)
 	if math.Abs(s[0]-1) > 0.1 || math.Abs(s[1]-0.2) > 0.1 {
@@ -195,7 +200,8 @@ func TestToyOrdinalLinear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := learnToy(t, toyRun{x, y, "rbfard(gamma=1,variance=1)+linard(variance=1)+bias+white", noise.NewOrdinal(),
+	p := learnToy(t, toyRun{x, y, "rbfard(gamma=1,variance=1)+linard(variance=1)+bias+white",
+		noise.NewOrdinal(),
 		engine.LearnOptions{ActiveSize: 200, Iters: 4, NoiseIters: 100, Criterion: engine.Entropy}})
 	if v := p["rbfard.variance"]; v >= 1e-2 {
 		t.Errorf("RBF variance θ_rbf = %.3g, want < 1e-2 (RBF switched off)", v)
@@ -205,6 +211,7 @@ func TestToyOrdinalLinear(t *testing.T) {
 		t.Errorf("learnt input scales %.3g, want one < 0.1 and the other > 0.5", s)
 	}
 	if s[0] > s[1] {
-		t.Errorf("learnt input scales %.3g: the first input (irrelevant) kept, the second switched off", s)
+		t.Errorf("learnt input scales %.3g: the first input (irrelevant) kept, "+
+			"the second switched off", s)
 	}
 }

@@ -67,7 +67,8 @@ func (t *IterTrace) UnmarshalJSON(data []byte) error {
 	*t = IterTrace{Iter: j.Iter, HeldOut: val(j.HeldOut, math.NaN()),
 		KernelBefore: val(j.KernelBefore, 0), KernelAfter: val(j.KernelAfter, 0),
 		KernelSteps: j.KernelSteps,
-		NoiseBefore: val(j.NoiseBefore, 0), NoiseAfter: val(j.NoiseAfter, 0), NoiseSteps: j.NoiseSteps,
+		NoiseBefore: val(j.NoiseBefore, 0), NoiseAfter: val(j.NoiseAfter, 0),
+		NoiseSteps:   j.NoiseSteps,
 		KernelParams: j.KernelParams, NoiseParams: j.NoiseParams, EPFailures: j.EPFailures,
 		EPUnconverged: j.EPUnconverged,
 		Halvings:      j.Halvings, Rejected: j.Rejected, Final: j.Final}

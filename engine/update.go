@@ -96,7 +96,8 @@ func (s *Selector) scoreRange(lo, hi int) candidate {
 			// negative, see NegativeSitePrecision). For a log-concave model it is a breakdown.
 			if s.concave || math.IsNaN(g) || math.IsNaN(nu) {
 				return candidate{err: fmt.Errorf(
-					"ivm: point %d cannot be scored (μ = %v, ς = %v, g = %v, ν = %v): numerical breakdown in "+
+					"ivm: point %d cannot be scored (μ = %v, ς = %v, g = %v, ν = %v): "+
+						"numerical breakdown in "+
 						"the %s noise model",
 					j, s.mu[j], s.varsigma[j], g, nu, s.Noise.Name())}
 			}

@@ -60,10 +60,10 @@ const (
 	// on the smallest sets, where looser ones overfit, and costs next to nothing on larger
 	// ones.
 	ardPriorSD = 0.5
-	// exactNoiseFloor is the least noise variance as a fraction of the signal and bias variances: a
-	// bound on K's condition number (about N/exactNoiseFloor), not a belief about the data. Relative,
-	// because the likelihood of separable labels grows without bound along γ → 0 with the variance
-	// → ∞, where an absolute floor leaves K numerically singular.
+	// exactNoiseFloor is the least noise variance as a fraction of the signal and bias variances:
+	// a bound on K's condition number (about N/exactNoiseFloor), not a belief about the data.
+	// Relative, because the likelihood of separable labels grows without bound along γ → 0
+	// with the variance → ∞, where an absolute floor leaves K numerically singular.
 	exactNoiseFloor = 1e-6
 	exactMaxIter    = 300
 	// exactTol and exactStall: a run stops when exactStall iterations have lowered the
@@ -157,8 +157,8 @@ func (e *exactGP) factor(th []float64) (float64, bool) {
 		e.u[i*n+i] += noise
 	}
 	var ok bool
-	if e.cholBuf, ok = rowdot.Cholesky(blas64.Symmetric{N: n, Stride: n, Data: e.u, Uplo: blas.Upper},
-		e.cholBuf); !ok {
+	if e.cholBuf, ok = rowdot.Cholesky(blas64.Symmetric{N: n, Stride: n, Data: e.u,
+		Uplo: blas.Upper}, e.cholBuf); !ok {
 		return 0, false
 	}
 	logDet := 0.0
@@ -377,7 +377,8 @@ func fitExact(e *exactGP, ard bool) (*exactFit, error) {
 			MaxIter: maxIter, GradTol: 1e-6, Callback: stall})
 		evals.Add(int64(r.FuncEvals))
 		if err != nil {
-			return nil, fmt.Errorf("ivm: the marginal likelihood of %d rows at its start: %w", n, err)
+			return nil, fmt.Errorf("ivm: the marginal likelihood of %d rows at its start: %w",
+				n, err)
 		}
 		return r.X, nil
 	}
@@ -392,7 +393,8 @@ func fitExact(e *exactGP, ard bool) (*exactFit, error) {
 	}
 	fit, err := e.fitAt(th)
 	if err != nil {
-		return nil, fmt.Errorf("ivm: the learnt kernel's matrix on %d rows is not positive definite", n)
+		return nil, fmt.Errorf("ivm: the learnt kernel's matrix on %d rows "+
+			"is not positive definite", n)
 	}
 	fit.evals = int(evals.Load())
 	return fit, nil

@@ -109,8 +109,10 @@ func TestExactLeaveOneOut(t *testing.T) {
 		}
 		mean, variance := mat.Dot(ksv, &a), kii.At(0, 0)-mat.Dot(ksv, &v)
 		// The spec rounds to 8 digits; the bias term and the noise floor are in both.
-		if math.Abs(mean-fit.looMean[i]) > 1e-5 || math.Abs(variance-fit.looVar[i]) > 1e-5*variance {
-			t.Errorf("row %d: leave-one-out %.7g ± %.7g, refitted %.7g ± %.7g", i, fit.looMean[i], fit.looVar[i], mean, variance)
+		if math.Abs(mean-fit.looMean[i]) > 1e-5 ||
+			math.Abs(variance-fit.looVar[i]) > 1e-5*variance {
+			t.Errorf("row %d: leave-one-out %.7g ± %.7g, refitted %.7g ± %.7g",
+				i, fit.looMean[i], fit.looVar[i], mean, variance)
 		}
 	}
 }

@@ -139,17 +139,20 @@ func TestRefineLabels(t *testing.T) {
 		xt, yt := linearLabels(3000, 5, 0, seed+100)
 		ml, refined := fit(x, y, false), fit(x, y, true)
 		if !(refined.white(t) > 2*ml.white(t)) {
-			t.Errorf("seed %d: noise variance %.3g, the marginal likelihood's %.3g: want it raised", seed, refined.white(t), ml.white(t))
+			t.Errorf("seed %d: noise variance %.3g, the marginal likelihood's %.3g: want it raised",
+				seed, refined.white(t), ml.white(t))
 		}
 		if a, b := ml.testLoss(t, xt, yt), refined.testLoss(t, xt, yt); !(b < a-0.02) {
-			t.Errorf("seed %d: test log loss %.4f, the marginal likelihood's kernel %.4f", seed, b, a)
+			t.Errorf("seed %d: test log loss %.4f, the marginal likelihood's kernel %.4f",
+				seed, b, a)
 		}
 	}
 	for seed := uint64(1); seed <= 4; seed++ {
 		x, y := linearLabels(150, 5, 0.1, seed)
 		ml, refined := fit(x, y, false), fit(x, y, true)
 		if refined.white(t) != ml.white(t) {
-			t.Errorf("flipped labels, seed %d: noise variance %.3g, the marginal likelihood's %.3g: want it kept", seed, refined.white(t), ml.white(t))
+			t.Errorf("flipped labels, seed %d: noise variance %.3g, "+
+				"the marginal likelihood's %.3g: want it kept", seed, refined.white(t), ml.white(t))
 		}
 	}
 }

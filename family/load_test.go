@@ -31,7 +31,8 @@ func anyFamilyModels(t testing.TB) map[string]struct {
 } {
 	t.Helper()
 	n := 40
-	rows, y, yc, task := make([]float64, n), make([]float64, n), make([]float64, n), make([]string, n)
+	rows, y, yc, task := make([]float64, n), make([]float64, n), make([]float64, n),
+		make([]string, n)
 	for i := range rows {
 		rows[i] = -3 + 6*float64(i)/float64(n-1)
 		y[i] = math.Sin(rows[i]) + 0.3*float64(i%2)
@@ -67,7 +68,8 @@ func anyFamilyModels(t testing.TB) map[string]struct {
 		preds []noise.Prediction
 	}{func(b *bytes.Buffer) error { return p.Save(b) }, test, nil, pr}
 
-	mt, err := multitask.Fit(x, y, task, multitask.Config{Kernel: "rbf+bias+white(variance=0.01)", ActiveSize: 20, FixedKernel: true})
+	mt, err := multitask.Fit(x, y, task, multitask.Config{Kernel: "rbf+bias+white(variance=0.01)",
+		ActiveSize: 20, FixedKernel: true})
 	must(err)
 	mp, err := mt.Predict(test, testTask)
 	must(err)
@@ -129,8 +131,10 @@ func TestLoadEveryFamily(t *testing.T) {
 		}
 		for i, want := range c.preds {
 			g := got[i]
-			same := math.Float64bits(g.Label) == math.Float64bits(want.Label) && math.Float64bits(g.Mean) == math.Float64bits(want.Mean) &&
-				math.Float64bits(g.Var) == math.Float64bits(want.Var) && len(g.Prob) == len(want.Prob)
+			same := math.Float64bits(g.Label) == math.Float64bits(want.Label) &&
+				math.Float64bits(g.Mean) == math.Float64bits(want.Mean) &&
+				math.Float64bits(g.Var) == math.Float64bits(want.Var) &&
+				len(g.Prob) == len(want.Prob)
 			for k := range want.Prob {
 				same = same && math.Float64bits(g.Prob[k]) == math.Float64bits(want.Prob[k])
 			}
@@ -154,7 +158,8 @@ func TestLoadErrors(t *testing.T) {
 		{`{"format": "ivm-ssmtr/9"}`, `"ivm-ssmtr/9" is not`},
 		{`{"format": "ivm-mtmodel/2"}`, `"ivm-mtmodel/2"`},
 		{`{"format": "svm-model"}`, "unknown model format"},
-		{`{"format": "svm-model"}`, "ivm-archipelago/1, ivm-model/1, ivm-mtmodel/1, ivm-part/1, ivm-ssmtr/1"},
+		{`{"format": "svm-model"}`,
+			"ivm-archipelago/1, ivm-model/1, ivm-mtmodel/1, ivm-part/1, ivm-ssmtr/1"},
 		{`{"format": "ivm-ssmtr/9"}`, `(it reads "ivm-ssmtr/1")`},
 		{`{"format": "ivm-part/1"}`, "part of a partitioned training"},
 		{`{"format": "ivm-part/1"}`, "merge the parts first"},
@@ -162,7 +167,8 @@ func TestLoadErrors(t *testing.T) {
 		{`{"rows": 3}`, "format"},
 		{`[1, 2]`, "not"},
 	} {
-		if _, err := family.Load(strings.NewReader(c.file)); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := family.Load(strings.NewReader(c.file)); err == nil ||
+			!strings.Contains(err.Error(), c.want) {
 			t.Errorf("Load(%s): %v, want an error containing %q", c.file, err, c.want)
 		}
 	}
@@ -229,7 +235,8 @@ func FuzzLoad(f *testing.F) {
 // throughLoad fits three blobs with cfg, saves the model, reads it back with Load and
 // returns Load's predictions and the fitted model's own; Load's latents must be the fitted
 // model's, every model's mean and variance.
-func throughLoad(t *testing.T, cfg ivm.Config, seed uint64, perClass int) ([]noise.Prediction, []noise.Prediction) {
+func throughLoad(t *testing.T, cfg ivm.Config, seed uint64,
+	perClass int) ([]noise.Prediction, []noise.Prediction) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 9))
 	x, y := blobs(rng, perClass, [][]float64{{0, 0}, {3, 0}, {0, 3}}, []float64{1, 2, 3}, 0.7)
@@ -254,7 +261,8 @@ func throughLoad(t *testing.T, cfg ivm.Config, seed uint64, perClass int) ([]noi
 		t.Fatal(err)
 	}
 	for i, g := range got {
-		if !slices.Equal(g.Latent, want[i].Latent) || !slices.Equal(g.LatentVar, want[i].LatentVar) {
+		if !slices.Equal(g.Latent, want[i].Latent) ||
+			!slices.Equal(g.LatentVar, want[i].LatentVar) {
 			t.Fatalf("row %d: latents %+v after Load, %+v in process", i, g, want[i])
 		}
 	}
@@ -266,7 +274,8 @@ func throughLoad(t *testing.T, cfg ivm.Config, seed uint64, perClass int) ([]noi
 func TestLoadOneVsOne(t *testing.T) {
 	got, want := throughLoad(t, ivm.Config{Decomposition: ivm.OneVsOne}, 5, 20)
 	for i, g := range got {
-		if len(want[i].Latent) != 3 || g.Label != want[i].Label || !slices.Equal(g.Prob, want[i].Prob) || g.Mean != 0 || g.Var != 0 {
+		if len(want[i].Latent) != 3 || g.Label != want[i].Label ||
+			!slices.Equal(g.Prob, want[i].Prob) || g.Mean != 0 || g.Var != 0 {
 			t.Fatalf("row %d: %+v after Load, %+v in process", i, g, want[i])
 		}
 	}
@@ -278,14 +287,16 @@ func TestLoadProjected(t *testing.T) {
 	got, want := throughLoad(t, ivm.Config{Decomposition: ivm.Projected}, 3, 25)
 	for i, g := range got {
 		k := floats.MaxIdx(want[i].Prob)
-		if g.Label != want[i].Label || !slices.Equal(g.Prob, want[i].Prob) || g.Mean != want[i].Latent[k] || g.Var != 0 {
+		if g.Label != want[i].Label || !slices.Equal(g.Prob, want[i].Prob) ||
+			g.Mean != want[i].Latent[k] || g.Var != 0 {
 			t.Fatalf("row %d: %+v after Load, %+v in process", i, g, want[i])
 		}
 	}
 }
 
 // blobs draws n rows around each centre, labelled by labels, with the given spread.
-func blobs(rng *rand.Rand, n int, centres [][]float64, labels []float64, spread float64) (*mat.Dense, []float64) {
+func blobs(rng *rand.Rand, n int, centres [][]float64, labels []float64,
+	spread float64) (*mat.Dense, []float64) {
 	dim := len(centres[0])
 	x := mat.NewDense(n*len(centres), dim, nil)
 	y := make([]float64, 0, n*len(centres))

@@ -176,7 +176,8 @@ func (e *EP) Run() (sweeps int, err error) {
 			newBeta := nu / (1 - nu*cv)
 			if !(newBeta >= 0) || math.IsInf(newBeta, 0) {
 				if concave {
-					return sweeps, fmt.Errorf("ivm: EP: site precision %v for a log-concave noise model", newBeta)
+					return sweeps, fmt.Errorf("ivm: EP: site precision %v "+
+						"for a log-concave noise model", newBeta)
 				}
 				newBeta = epMinBeta
 			}
@@ -185,8 +186,9 @@ func (e *EP) Run() (sweeps int, err error) {
 			db := newBeta - e.Beta[i]
 			change = math.Max(change, math.Abs(db)/math.Max(newBeta, e.Beta[i]))
 			change = math.Max(change, math.Abs(newM-e.M[i])*math.Sqrt(math.Min(newBeta, e.Beta[i])))
-			// Σ' = Σ − Σ·ᵢΣᵢ· db/(1 + db Σᵢᵢ); μ' = μ − Σ·ᵢ db μᵢ/(1 + db
-			// Σᵢᵢ) + Σ'·ᵢ (β'm' − βm), with Σ'·ᵢ = Σ·ᵢ/(1 + db Σᵢᵢ).
+			// Σ' = Σ − Σ·ᵢΣᵢ· db/(1 + db Σᵢᵢ);
+			// μ' = μ − Σ·ᵢ db μᵢ/(1 + db Σᵢᵢ) + Σ'·ᵢ (β'm' − βm),
+			// with Σ'·ᵢ = Σ·ᵢ/(1 + db Σᵢᵢ).
 			for j := 0; j < d; j++ {
 				if j <= i {
 					col[j] = sig.Data[j*sig.Stride+i]

@@ -29,7 +29,8 @@ func FactorizeJitter(c *mat.Cholesky, a *mat.SymDense, name string) (jitter floa
 			return jitter, nil
 		}
 		if try == MaxJitterTries {
-			return jitter, fmt.Errorf("ivm: %s is not positive definite even with jitter %g", name, jitter)
+			return jitter, fmt.Errorf("ivm: %s is not positive definite even with jitter %g",
+				name, jitter)
 		}
 		add := mean * 1e-6 * math.Pow(10, float64(try))
 		for i := 0; i < d; i++ {

@@ -25,7 +25,8 @@ func TestFactorizeJitter(t *testing.T) {
 		t.Errorf("singular: diagonal %g after factorising, want 1 + jitter = %g", d, 1+j)
 	}
 	indefinite := mat.NewSymDense(2, []float64{1, 0, 0, -1})
-	if _, err := FactorizeJitter(&c, indefinite, "A"); err == nil || !strings.Contains(err.Error(), "A is not positive definite") {
+	if _, err := FactorizeJitter(&c, indefinite, "A"); err == nil ||
+		!strings.Contains(err.Error(), "A is not positive definite") {
 		t.Errorf("indefinite: error %v, want one naming A", err)
 	}
 }

@@ -90,7 +90,8 @@ func LaplaceMode(k *mat.Dense, sites func(f []float64) (Sites, error), warm []fl
 				converged = true
 				break
 			}
-			return nil, nil, nil, fmt.Errorf("%w: no decrease along the Newton direction", ErrNewton)
+			return nil, nil, nil, fmt.Errorf("%w: no decrease along the Newton direction",
+				ErrNewton)
 		}
 		var df float64
 		for i := 0; i < n; i++ {

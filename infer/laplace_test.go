@@ -93,7 +93,8 @@ func TestLaplaceModeGaussianIsExact(t *testing.T) {
 // gonum's ill-conditioning warning only.
 func TestLaplaceModeErrors(t *testing.T) {
 	bad := errors.New("outside")
-	_, _, _, err := LaplaceMode(rbfMatrix([]float64{0, 1}), func([]float64) (Sites, error) { return nil, bad }, nil)
+	_, _, _, err := LaplaceMode(rbfMatrix([]float64{0, 1}),
+		func([]float64) (Sites, error) { return nil, bad }, nil)
 	if !errors.Is(err, bad) {
 		t.Errorf("error %v, want the likelihood's", err)
 	}

@@ -170,7 +170,8 @@ func dotUnitary(a, b []float64) float64 {
 func (c *Columns) Column(dst []float64, lo, hi, i int) {
 	if c.parts == nil {
 		d := c.x.cols
-		c.k.K(mat.NewDense(hi-lo, 1, dst[:hi-lo]), c.xm.Slice(lo, hi, 0, d), c.xm.Slice(i, i+1, 0, d))
+		c.k.K(mat.NewDense(hi-lo, 1, dst[:hi-lo]),
+			c.xm.Slice(lo, hi, 0, d), c.xm.Slice(i, i+1, 0, d))
 		return
 	}
 	for _, v := range c.views {

@@ -82,7 +82,8 @@ func TestColumnsLongRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	x := randMat(rng, 37, dim)
 	x.SetRow(5, x.RawRowView(2))
-	for _, spec := range []string{"rbf(gamma=0.05,variance=1.7)+lin(variance=0.3)+bias", "rbfard(gamma=0.05,variance=1.7)", "mlp+lin"} {
+	for _, spec := range []string{"rbf(gamma=0.05,variance=1.7)+lin(variance=0.3)+bias",
+		"rbfard(gamma=0.05,variance=1.7)", "mlp+lin"} {
 		k := must(Parse(spec, dim))
 		c := NewColumns(k, x)
 		checkColumns(t, spec, k, c, x, 3)
@@ -90,7 +91,8 @@ func TestColumnsLongRows(t *testing.T) {
 			col := make([]float64, 37)
 			c.Column(col, 0, 37, 2)
 			if col[5] != 1.7 || col[2] != 1.7 {
-				t.Errorf("%s: duplicate rows 2 and 5: k = %v and %v, want exactly the variance 1.7", spec, col[5], col[2])
+				t.Errorf("%s: duplicate rows 2 and 5: k = %v and %v, want exactly the variance 1.7",
+					spec, col[5], col[2])
 			}
 		}
 	}
@@ -219,7 +221,8 @@ func TestInnerColumnsMatchK(t *testing.T) {
 		in := NewInner(x)
 		kernels := testKernels()
 		if dim != testDim {
-			kernels = []namedKernel{{"rbf+lin+bias", must(Parse("rbf(gamma=0.05,variance=1.7)+lin(variance=0.3)+bias", dim))}}
+			kernels = []namedKernel{{"rbf+lin+bias",
+				must(Parse("rbf(gamma=0.05,variance=1.7)+lin(variance=0.3)+bias", dim))}}
 		}
 		for _, nk := range kernels {
 			c, err := NewInnerColumns(nk.k, in)
@@ -234,7 +237,8 @@ func TestInnerColumnsMatchK(t *testing.T) {
 				col := make([]float64, 37)
 				c.Column(col, 0, 37, 2)
 				if col[5] != col[2] {
-					t.Errorf("%s: duplicate rows 2 and 5: k = %v and %v, want equal", label, col[5], col[2])
+					t.Errorf("%s: duplicate rows 2 and 5: k = %v and %v, want equal",
+						label, col[5], col[2])
 				}
 			}
 		}

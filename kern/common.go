@@ -85,7 +85,8 @@ func (c *common) ParamKinds() []param.Kind {
 // Params implements Kernel.
 func (c *common) Params(dst []float64) {
 	if len(dst) != c.NumParams() {
-		panic(fmt.Sprintf("kern: %s: Params needs %d values, got %d", c.name, c.NumParams(), len(dst)))
+		panic(fmt.Sprintf("kern: %s: Params needs %d values, got %d",
+			c.name, c.NumParams(), len(dst)))
 	}
 	copy(dst, c.p)
 	if c.a != nil {

@@ -75,9 +75,12 @@ func TestGradFreeFD(t *testing.T) {
 	}
 	specs := []string{
 		"rbf(gamma=1.3,variance=0.8)+bias(variance=0.3)+white(variance=0.2)",
-		"rbfard(gamma=0.6,scales=[0.3,0.6,0.8],groups=[1,1,2,3,3])+linard(groups=[1,1,2,3,3])+white",
+		"rbfard(gamma=0.6,scales=[0.3,0.6,0.8],groups=[1,1,2,3,3])+" +
+			"linard(groups=[1,1,2,3,3])+white",
 		"mlpard(weight=2,bias=0.5,groups=2)+rbfard(groups=2,scale2=0.3)+bias",
-		"lin(variance=0.4)+rbf(gamma=0.5)+rbf(variance=2)+mlp(weight=1,bias=1);tie(rbf#2.variance,lin.variance,mlp.variance);tie(rbf#2.gamma,rbf#3.gamma)",
+		"lin(variance=0.4)+rbf(gamma=0.5)+rbf(variance=2)+mlp(weight=1,bias=1);" +
+			"tie(rbf#2.variance,lin.variance,mlp.variance);" +
+			"tie(rbf#2.gamma,rbf#3.gamma)",
 		"rbfard(tie=none,scales=0.2)+linard(scales=0.7)+mlpard(weight=1,bias=2,scales=0.7)",
 	}
 	for _, spec := range specs {

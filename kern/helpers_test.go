@@ -55,10 +55,14 @@ func testKernels() []namedKernel {
 		{"rbfard", must(NewRBFARD(0.7, 1.1, []float64{0.3, 0.6, 0.8}, testGroups))},
 		{"mlpard", must(NewMLPARD(1.5, 0.7, 0.9, []float64{0.3, 0.6, 0.8}, testGroups))},
 		{"rbfard-ungrouped", must(NewRBFARD(0.7, 1.1, []float64{0.2, 0.4, 0.5, 0.7, 0.9}, nil))},
-		{"mlpard-ungrouped", must(NewMLPARD(1.5, 0.7, 0.9, []float64{0.2, 0.4, 0.5, 0.7, 0.9}, nil))},
-		{"sum rbf+bias+white", must(Parse("rbf(gamma=1.3,variance=0.8)+bias(variance=0.3)+white(variance=0.2)", testDim))},
-		{"sum ard shared", must(Parse("rbfard(scales=[0.3,0.6,0.8],groups=[1,1,2,3,3])+linard(groups=[1,1,2,3,3])+mlpard(tie=none,scales=0.4)+white", testDim))},
-		{"sum tied", must(Parse("rbf(gamma=0.5)+lin(variance=0.4)+rbf(variance=2);tie(rbf#1.variance,lin.variance)", testDim))},
+		{"mlpard-ungrouped",
+			must(NewMLPARD(1.5, 0.7, 0.9, []float64{0.2, 0.4, 0.5, 0.7, 0.9}, nil))},
+		{"sum rbf+bias+white", must(Parse("rbf(gamma=1.3,variance=0.8)+bias(variance=0.3)+"+
+			"white(variance=0.2)", testDim))},
+		{"sum ard shared", must(Parse("rbfard(scales=[0.3,0.6,0.8],groups=[1,1,2,3,3])+"+
+			"linard(groups=[1,1,2,3,3])+mlpard(tie=none,scales=0.4)+white", testDim))},
+		{"sum tied", must(Parse("rbf(gamma=0.5)+lin(variance=0.4)+rbf(variance=2);"+
+			"tie(rbf#1.variance,lin.variance)", testDim))},
 	}
 }
 

@@ -13,7 +13,8 @@ import (
 // jsonSum is the JSON form of a Sum:
 //
 //	{"dim": 2, "transform": "softplus",
-//	 "parts": [{"type": "rbfard", "gamma": 1, "variance": 1, "scales": [0.5, 0.25], "groups": [1, 2]},
+//	 "parts": [{"type": "rbfard", "gamma": 1, "variance": 1,
+//	            "scales": [0.5, 0.25], "groups": [1, 2]},
 //	           {"type": "linard", "variance": 1, "scales": [0.5, 0.25], "groups": [1, 2]},
 //	           {"type": "white", "variance": 0.1353352832366127}],
 //	 "ties": [["rbfard.scale1", "linard.scale1"], ["rbfard.scale2", "linard.scale2"]]}
@@ -140,7 +141,8 @@ func (s *Sum) UnmarshalJSON(data []byte) error {
 				i0, _ := d.slot(slots[0])
 				i, _ := d.slot(t)
 				if d.natural(i) != d.natural(i0) {
-					return fmt.Errorf("kern: decoding kernel ties: %s = %v and %s = %v are tied but differ",
+					return fmt.Errorf(
+						"kern: decoding kernel ties: %s = %v and %s = %v are tied but differ",
 						refs[0], d.natural(i0), r, d.natural(i))
 				}
 			}
@@ -192,7 +194,8 @@ func decodePart(m map[string]json.RawMessage, dim int) (Kernel, error) {
 			groups = g
 		} else {
 			if len(groups) == 0 || len(groups) != dim {
-				return nil, fmt.Errorf("%s: groups has %d entries, dim is %d", typ, len(groups), dim)
+				return nil, fmt.Errorf("%s: groups has %d entries, dim is %d",
+					typ, len(groups), dim)
 			}
 			for d := range groups {
 				groups[d]--

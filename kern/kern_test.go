@@ -31,11 +31,14 @@ func TestValues(t *testing.T) {
 		// 2 · (0.5·1·3 + 0.25·2·(−1)) = 2
 		{"linard", must(NewLinARD(2, a2, nil)), []float64{1, 2}, []float64{3, -1}, 2},
 		// 0.5·1 + 0.25·2.25 = 1.0625: 1.5·e^−1.0625
-		{"rbfard", must(NewRBFARD(2, 1.5, a2, nil)), []float64{1, 2}, []float64{0, 0.5}, 0.5183861288654618},
+		{"rbfard", must(NewRBFARD(2, 1.5, a2, nil)),
+			[]float64{1, 2}, []float64{0, 0.5}, 0.5183861288654618},
 		// xAx' = 1 − 1 = 0, xAx = 1.5, x'Ax' = 3; w=2, b=1: asin(1/√((3+2)(6+2))) = asin(1/√40)
-		{"mlpard", must(NewMLPARD(2, 1, 0.5, a2, nil)), []float64{1, 2}, []float64{2, -2}, 0.5 * 0.1587802146457607},
+		{"mlpard", must(NewMLPARD(2, 1, 0.5, a2, nil)),
+			[]float64{1, 2}, []float64{2, -2}, 0.5 * 0.1587802146457607},
 		// groups [1,1,2]: 0.5·(1+1) + 0.25·4 = 2: exp(−½·1·2) = e^−1
-		{"rbfard grouped", must(NewRBFARD(1, 1, a2, []int{0, 0, 1})), []float64{1, 1, 2}, []float64{0, 0, 0}, math.Exp(-1)},
+		{"rbfard grouped", must(NewRBFARD(1, 1, a2, []int{0, 0, 1})),
+			[]float64{1, 1, 2}, []float64{0, 0, 0}, math.Exp(-1)},
 	}
 	for _, tc := range tests {
 		x1 := mat.NewDense(1, len(tc.x1), tc.x1)
@@ -103,12 +106,14 @@ func TestSymmetricPSD(t *testing.T) {
 			tr += K.At(i, i)
 			for j := 0; j < n; j++ {
 				if K.At(i, j) != K.At(j, i) {
-					t.Fatalf("%s: K[%d,%d] = %v ≠ K[%d,%d] = %v", tc.label, i, j, K.At(i, j), j, i, K.At(j, i))
+					t.Fatalf("%s: K[%d,%d] = %v ≠ K[%d,%d] = %v",
+						tc.label, i, j, K.At(i, j), j, i, K.At(j, i))
 				}
 				// K(X, X) treats the rows as distinct points and takes its norms from
 				// dot, K(X, nil) from the Gram matrix's diagonal: equal up to rounding.
 				if i != j && math.Abs(K.At(i, j)-C.At(i, j)) > 1e-13*(1+math.Abs(C.At(i, j))) {
-					t.Fatalf("%s: K(X,nil)[%d,%d] = %v ≠ K(X,X) = %v", tc.label, i, j, K.At(i, j), C.At(i, j))
+					t.Fatalf("%s: K(X,nil)[%d,%d] = %v ≠ K(X,X) = %v",
+						tc.label, i, j, K.At(i, j), C.At(i, j))
 				}
 			}
 		}
@@ -197,9 +202,12 @@ func TestSetParamsValidation(t *testing.T) {
 		{must(NewMLP(1, 1, 1)), []float64{1, 0, 1}, "mlp: parameter bias"},
 		{must(NewBias(1)), []float64{-1}, "bias: parameter variance"},
 		{must(NewWhite(1)), []float64{0}, "white: parameter variance"},
-		{must(NewLinARD(1, []float64{0.5, 0.5}, nil)), []float64{1, 0.5, 1}, "linard: parameter scale2"},
-		{must(NewRBFARD(1, 1, []float64{0.5}, []int{0, 0})), []float64{1, 1, 0}, "rbfard: parameter scale1"},
-		{must(NewMLPARD(1, 1, 1, []float64{0.5}, nil)), []float64{1, 1, 1, 1.5}, "mlpard: parameter scale1"},
+		{must(NewLinARD(1, []float64{0.5, 0.5}, nil)), []float64{1, 0.5, 1},
+			"linard: parameter scale2"},
+		{must(NewRBFARD(1, 1, []float64{0.5}, []int{0, 0})), []float64{1, 1, 0},
+			"rbfard: parameter scale1"},
+		{must(NewMLPARD(1, 1, 1, []float64{0.5}, nil)), []float64{1, 1, 1, 1.5},
+			"mlpard: parameter scale1"},
 		{must(NewRBF(1, 1)), []float64{1}, "got 1 parameters, want 2"},
 		{must(Parse("rbf+white", 0)), []float64{1, 1, -1}, "white.variance"},
 	}
@@ -208,7 +216,8 @@ func TestSetParamsValidation(t *testing.T) {
 		tc.k.Params(before)
 		err := tc.k.SetParams(tc.p)
 		if err == nil || !strings.Contains(err.Error(), tc.errPart) {
-			t.Errorf("%s.SetParams(%v): error %v, want one containing %q", tc.k.Name(), tc.p, err, tc.errPart)
+			t.Errorf("%s.SetParams(%v): error %v, want one containing %q",
+				tc.k.Name(), tc.p, err, tc.errPart)
 		}
 		after := make([]float64, tc.k.NumParams())
 		tc.k.Params(after)
@@ -220,8 +229,10 @@ func TestSetParamsValidation(t *testing.T) {
 	}
 	for _, f := range []func() error{
 		func() error { _, err := NewRBF(-1, 1); return err },
-		func() error { _, err := NewRBFARD(1, 1, []float64{0.5, 0.5}, []int{0, 0}); return err }, // scale2 unused
-		func() error { _, err := NewLinARD(1, []float64{0.5}, []int{0, 1}); return err },         // index out of range
+		// scale2 unused
+		func() error { _, err := NewRBFARD(1, 1, []float64{0.5, 0.5}, []int{0, 0}); return err },
+		// index out of range
+		func() error { _, err := NewLinARD(1, []float64{0.5}, []int{0, 1}); return err },
 		func() error { _, err := NewMLPARD(1, 1, 1, nil, nil); return err },
 		func() error { _, err := ContiguousGroups(4, 5); return err },
 		func() error { _, err := ContiguousGroups(4, 0); return err },
@@ -330,11 +341,15 @@ func TestColumnAllocs(t *testing.T) {
 func TestShapePanics(t *testing.T) {
 	x := mat.NewDense(3, 2, nil)
 	for name, f := range map[string]func(){
-		"columns":   func() { must(NewRBF(1, 1)).K(mat.NewDense(3, 3, nil), x, mat.NewDense(3, 3, nil)) },
+		"columns": func() {
+			must(NewRBF(1, 1)).K(mat.NewDense(3, 3, nil), x, mat.NewDense(3, 3, nil))
+		},
 		"dst shape": func() { must(NewRBF(1, 1)).K(mat.NewDense(2, 3, nil), x, nil) },
-		"ard dim":   func() { must(NewRBFARD(1, 1, []float64{0.5, 0.5, 0.5}, nil)).K(&mat.Dense{}, x, nil) },
-		"sum dim":   func() { must(Parse("rbf", 3)).K(&mat.Dense{}, x, nil) },
-		"dK shape":  func() { must(NewLin(1)).Grad([]float64{0}, x, nil, mat.NewDense(3, 2, nil)) },
+		"ard dim": func() {
+			must(NewRBFARD(1, 1, []float64{0.5, 0.5, 0.5}, nil)).K(&mat.Dense{}, x, nil)
+		},
+		"sum dim":  func() { must(Parse("rbf", 3)).K(&mat.Dense{}, x, nil) },
+		"dK shape": func() { must(NewLin(1)).Grad([]float64{0}, x, nil, mat.NewDense(3, 2, nil)) },
 	} {
 		func() {
 			defer func() {
@@ -357,7 +372,8 @@ func TestSumForeignParts(t *testing.T) {
 	x := randMat(rng, 6, 2)
 	y := randMat(rng, 3, 2)
 	plain := NewSum(must(NewRBF(0.5, 2)), must(NewBias(0.3)), must(NewWhite(0.1)))
-	wrapped := NewSum(foreign{must(NewRBF(0.5, 2))}, NewSum(must(NewBias(0.3)), foreign{must(NewWhite(0.1))}))
+	wrapped := NewSum(foreign{must(NewRBF(0.5, 2))},
+		NewSum(must(NewBias(0.3)), foreign{must(NewWhite(0.1))}))
 	for _, x2 := range []mat.Matrix{nil, y} {
 		var a, b mat.Dense
 		plain.K(&a, x, x2)

@@ -36,7 +36,8 @@ func TestReferenceKernelObjective(t *testing.T) {
 		x.Set(i, 1, r[1])
 		m.SetVec(i, r[2])
 	}
-	s := must(Parse("rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)+white(variance=0.1353352832366127)", 2))
+	s := must(Parse("rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)+"+
+		"white(variance=0.1353352832366127)", 2))
 	s.SetPositiveTransform(param.Exp{})
 	var K mat.Dense
 	s.K(&K, x, nil)
@@ -67,7 +68,8 @@ func TestReferenceKernelObjective(t *testing.T) {
 	}
 	g := make([]float64, s.NumFree())
 	s.GradFree(g, x, nil, dK)
-	want := []float64{5.6927019801776169, 4.7123694853396554, 0.23140254841503199, -7.3443274775735548}
+	want := []float64{5.6927019801776169, 4.7123694853396554,
+		0.23140254841503199, -7.3443274775735548}
 	for i := range want {
 		if !closeTo(g[i], want[i], 1e-12) {
 			t.Errorf("%s: gradient %.17g, reference %.17g", s.FreeNames()[i], g[i], want[i])

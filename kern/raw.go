@@ -74,8 +74,8 @@ func inputs(name string, dim int, x1, x2 mat.Matrix) (a, b raw, sym bool) {
 		}
 	}
 	if dim > 0 && a.cols != dim {
-		panic(fmt.Sprintf("kern: %s: inputs have %d columns, kernel has input dimension %d", name, a.cols,
-			dim))
+		panic(fmt.Sprintf("kern: %s: inputs have %d columns, kernel has input dimension %d",
+			name, a.cols, dim))
 	}
 	return a, b, sym
 }
@@ -84,7 +84,8 @@ func inputs(name string, dim int, x1, x2 mat.Matrix) (a, b raw, sym bool) {
 func gradInput(name string, dK mat.Matrix, a, b raw) raw {
 	g := asRaw(dK)
 	if g.rows != a.rows || g.cols != b.rows {
-		panic(fmt.Sprintf("kern: %s: dK is %d×%d, want %d×%d", name, g.rows, g.cols, a.rows, b.rows))
+		panic(fmt.Sprintf("kern: %s: dK is %d×%d, want %d×%d",
+			name, g.rows, g.cols, a.rows, b.rows))
 	}
 	return g
 }

@@ -21,15 +21,15 @@ var kernelTypes = map[string]kernelInfo{
 	"lin": {[]string{"variance"}, []float64{DefaultVariance}, false},
 	"rbf": {[]string{"gamma", "variance"}, []float64{DefaultGamma, DefaultVariance}, false},
 	"mlp": {
-		[]string{"weight", "bias", "variance"}, []float64{DefaultWeight, DefaultBias, DefaultVariance},
-		false},
+		[]string{"weight", "bias", "variance"},
+		[]float64{DefaultWeight, DefaultBias, DefaultVariance}, false},
 	"bias":   {[]string{"variance"}, []float64{DefaultBiasVariance}, false},
 	"white":  {[]string{"variance"}, []float64{DefaultWhiteVariance}, false},
 	"linard": {[]string{"variance"}, []float64{DefaultVariance}, true},
 	"rbfard": {[]string{"gamma", "variance"}, []float64{DefaultGamma, DefaultVariance}, true},
 	"mlpard": {
-		[]string{"weight", "bias", "variance"}, []float64{DefaultWeight, DefaultBias, DefaultVariance},
-		true},
+		[]string{"weight", "bias", "variance"},
+		[]float64{DefaultWeight, DefaultBias, DefaultVariance}, true},
 }
 
 // typeNames lists the component types for error messages.
@@ -193,7 +193,8 @@ func (s *Sum) shareScales(p *parser, comps []*component, shared []int,
 	for _, i := range shared {
 		if !slices.Equal(s.parts[i].(ARD).Groups(), g0) {
 			return p.errorf(comps[i].at,
-				"%s shares its input scales with %s but has different groups (add tie=none to keep them apart)",
+				"%s shares its input scales with %s but has different groups "+
+					"(add tie=none to keep them apart)",
 				comps[i].name, comps[shared[0]].name)
 		}
 		sc, ok := explicit[i]
@@ -202,7 +203,8 @@ func (s *Sum) shareScales(p *parser, comps []*component, shared []int,
 		}
 		if want != nil && !slices.Equal(sc, want) {
 			return p.errorf(comps[i].at,
-				"%s shares its input scales with %s but gives different ones (add tie=none to keep them apart)",
+				"%s shares its input scales with %s but gives different ones "+
+					"(add tie=none to keep them apart)",
 				comps[i].name, comps[wantFrom].name)
 		}
 		want, wantFrom = sc, i
@@ -239,8 +241,9 @@ func (s *Sum) resolve(r string) (Slot, error) {
 			}
 			if p >= 0 {
 				return Slot{},
-					fmt.Errorf("kern: %s is ambiguous in %s: write %s#k with k the component's position", part,
-						s.names(), part)
+					fmt.Errorf(
+						"kern: %s is ambiguous in %s: write %s#k with k the component's position",
+						part, s.names(), part)
 			}
 			p = q
 		}

@@ -18,11 +18,13 @@ func sameSum(a, b *Sum) string {
 	b.Params(pb)
 	switch {
 	case !slices.Equal(a.ParamNames(), b.ParamNames()):
-		return "parameter names " + strings.Join(a.ParamNames(), ",") + " vs " + strings.Join(b.ParamNames(), ",")
+		return "parameter names " + strings.Join(a.ParamNames(), ",") + " vs " +
+			strings.Join(b.ParamNames(), ",")
 	case !slices.Equal(pa, pb):
 		return "parameter values"
 	case !slices.Equal(a.FreeNames(), b.FreeNames()):
-		return "free names " + strings.Join(a.FreeNames(), ",") + " vs " + strings.Join(b.FreeNames(), ",")
+		return "free names " + strings.Join(a.FreeNames(), ",") + " vs " +
+			strings.Join(b.FreeNames(), ",")
 	case !slices.EqualFunc(a.Ties(), b.Ties(), slices.Equal):
 		return "ties"
 	case a.PositiveTransform().Name() != b.PositiveTransform().Name():
@@ -82,17 +84,25 @@ func TestParseDefaults(t *testing.T) {
 	}{
 		{"rbf+bias+white", 2, []float64{1, 1, math.Exp(-2), math.Exp(-2)},
 			[]string{"rbf.gamma", "rbf.variance", "bias.variance", "white.variance"}},
-		{" rbf ( gamma = 2 ) + lin() ", 0, []float64{2, 1, 1}, []string{"rbf.gamma", "rbf.variance", "lin.variance"}},
+		{" rbf ( gamma = 2 ) + lin() ", 0, []float64{2, 1, 1},
+			[]string{"rbf.gamma", "rbf.variance", "lin.variance"}},
 		{"mlp", 0, []float64{10, 10, 1}, []string{"mlp.weight", "mlp.bias", "mlp.variance"}},
 		{"rbfard+linard", 3, []float64{1, 1, 0.999, 0.999, 0.999, 1, 0.999, 0.999, 0.999},
-			[]string{"rbfard.gamma", "rbfard.variance", "rbfard.scale1", "rbfard.scale2", "rbfard.scale3", "linard.variance"}},
-		{"rbfard(tie=none,groups=2)+linard(groups=2)", 3, []float64{1, 1, 0.999, 0.999, 1, 0.999, 0.999},
-			[]string{"rbfard.gamma", "rbfard.variance", "rbfard.scale1", "rbfard.scale2", "linard.variance", "linard.scale1", "linard.scale2"}},
-		{"linard(groups=2)+rbfard(groups=2,scales=[0.5,0.25])", 4, []float64{1, 0.5, 0.25, 1, 1, 0.5, 0.25},
-			[]string{"linard.variance", "linard.scale1", "linard.scale2", "rbfard.gamma", "rbfard.variance"}},
-		{"rbf+rbf(gamma=3)", 0, []float64{1, 1, 3, 1}, []string{"rbf#1.gamma", "rbf#1.variance", "rbf#2.gamma", "rbf#2.variance"}},
+			[]string{"rbfard.gamma", "rbfard.variance", "rbfard.scale1",
+				"rbfard.scale2", "rbfard.scale3", "linard.variance"}},
+		{"rbfard(tie=none,groups=2)+linard(groups=2)", 3,
+			[]float64{1, 1, 0.999, 0.999, 1, 0.999, 0.999},
+			[]string{"rbfard.gamma", "rbfard.variance", "rbfard.scale1", "rbfard.scale2",
+				"linard.variance", "linard.scale1", "linard.scale2"}},
+		{"linard(groups=2)+rbfard(groups=2,scales=[0.5,0.25])", 4,
+			[]float64{1, 0.5, 0.25, 1, 1, 0.5, 0.25},
+			[]string{"linard.variance", "linard.scale1", "linard.scale2",
+				"rbfard.gamma", "rbfard.variance"}},
+		{"rbf+rbf(gamma=3)", 0, []float64{1, 1, 3, 1},
+			[]string{"rbf#1.gamma", "rbf#1.variance", "rbf#2.gamma", "rbf#2.variance"}},
 		{"mlpard(scale2=0.5)", 3, []float64{10, 10, 1, 0.999, 0.5, 0.999},
-			[]string{"mlpard.weight", "mlpard.bias", "mlpard.variance", "mlpard.scale1", "mlpard.scale2", "mlpard.scale3"}},
+			[]string{"mlpard.weight", "mlpard.bias", "mlpard.variance",
+				"mlpard.scale1", "mlpard.scale2", "mlpard.scale3"}},
 	}
 	for _, tc := range tests {
 		s, err := Parse(tc.spec, tc.dim)
@@ -118,13 +128,18 @@ func TestString(t *testing.T) {
 		dim  int
 		want string
 	}{
-		{"rbf+bias+white", 2, "rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)+white(variance=0.1353352832366127)"},
+		{"rbf+bias+white", 2,
+			"rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)+" +
+				"white(variance=0.1353352832366127)"},
 		{"rbfard(groups=2, scales=[0.5,0.25])+linard(groups=2)", 4,
-			"rbfard(gamma=1,variance=1,scales=[0.5,0.25],groups=2)+linard(variance=1,scales=[0.5,0.25],groups=2)"},
+			"rbfard(gamma=1,variance=1,scales=[0.5,0.25],groups=2)+" +
+				"linard(variance=1,scales=[0.5,0.25],groups=2)"},
 		{"rbfard(groups=[2,1,2])+linard(tie=none);transform=exp", 3,
-			"rbfard(gamma=1,variance=1,scales=0.999,groups=[2,1,2])+linard(variance=1,scales=0.999,tie=none);transform=exp"},
+			"rbfard(gamma=1,variance=1,scales=0.999,groups=[2,1,2])+" +
+				"linard(variance=1,scales=0.999,tie=none);transform=exp"},
 		{"lin+rbf+rbf; tie(rbf#2.variance, lin.variance)", 0,
-			"lin(variance=1)+rbf(gamma=1,variance=1)+rbf(gamma=1,variance=1);tie(lin.variance,rbf#2.variance)"},
+			"lin(variance=1)+rbf(gamma=1,variance=1)+rbf(gamma=1,variance=1);" +
+				"tie(lin.variance,rbf#2.variance)"},
 	}
 	for _, tc := range tests {
 		s, err := Parse(tc.spec, tc.dim)
@@ -142,7 +157,8 @@ func TestString(t *testing.T) {
 // TestRoundTripProgrammatic builds sums with awkward values and arbitrary ties through the
 // API and checks that String and JSON reproduce them exactly.
 func TestRoundTripProgrammatic(t *testing.T) {
-	odd := []float64{0.1 + 0.2, 1e-300, 5e-324, 1.7976931348623157e308, math.Nextafter(1, 0), 1.0 / 3}
+	odd := []float64{0.1 + 0.2, 1e-300, 5e-324, 1.7976931348623157e308,
+		math.Nextafter(1, 0), 1.0 / 3}
 	g := []int{1, 0, 1, 2}
 	mk := func() []Kernel {
 		return []Kernel{
@@ -159,10 +175,13 @@ func TestRoundTripProgrammatic(t *testing.T) {
 		ties  [][]Slot
 	}{
 		{"no ties", nil},
-		{"all ARD scales", [][]Slot{{{0, 2}, {1, 1}, {2, 3}}, {{0, 3}, {1, 2}, {2, 4}}, {{0, 4}, {1, 3}, {2, 5}}}},
-		{"two ARD, partial", [][]Slot{{{1, 1}, {2, 3}}, {{1, 2}, {2, 4}}, {{1, 3}, {2, 5}}, {{0, 2}, {4, 2}}}},
+		{"all ARD scales", [][]Slot{{{0, 2}, {1, 1}, {2, 3}},
+			{{0, 3}, {1, 2}, {2, 4}}, {{0, 4}, {1, 3}, {2, 5}}}},
+		{"two ARD, partial", [][]Slot{{{1, 1}, {2, 3}}, {{1, 2}, {2, 4}},
+			{{1, 3}, {2, 5}}, {{0, 2}, {4, 2}}}},
 		{"mixed", [][]Slot{{{3, 1}, {0, 1}, {5, 0}}, {{0, 2}, {1, 1}}, {{2, 4}, {2, 3}}}},
-		{"one scale everywhere", [][]Slot{{{0, 2}, {0, 3}, {0, 4}, {1, 1}, {1, 2}, {1, 3}, {2, 3}, {2, 4}, {2, 5}}}},
+		{"one scale everywhere", [][]Slot{{{0, 2}, {0, 3}, {0, 4},
+			{1, 1}, {1, 2}, {1, 3}, {2, 3}, {2, 4}, {2, 5}}}},
 	}
 	for _, tc := range cases {
 		for _, tr := range []param.Transform{param.Softplus{}, param.Exp{}} {
@@ -180,7 +199,8 @@ func TestRoundTripProgrammatic(t *testing.T) {
 	if n := len(s.Ties()); n != 3 {
 		t.Errorf("TieScales made %d ties, want 3", n)
 	}
-	if !strings.Contains(s.String(), "scales=[0.9999999999999999,1e-17,0.3333333333333333]") || strings.Contains(s.String(), "tie") {
+	if !strings.Contains(s.String(), "scales=[0.9999999999999999,1e-17,0.3333333333333333]") ||
+		strings.Contains(s.String(), "tie") {
 		t.Errorf("TieScales: String() = %q", s.String())
 	}
 	roundTrip(t, "TieScales", s)
@@ -235,7 +255,8 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range tests {
 		_, err := Parse(tc.spec, tc.dim)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Parse(%q, %d): error %v, want one containing %q", tc.spec, tc.dim, err, tc.want)
+			t.Errorf("Parse(%q, %d): error %v, want one containing %q",
+				tc.spec, tc.dim, err, tc.want)
 		}
 	}
 }
@@ -260,12 +281,15 @@ func TestJSON(t *testing.T) {
 		{`{"dim":0,"transform":"softplus","parts":[{"type":"rbf","gamma":-1}]}`, "must be > 0"},
 		{`{"dim":0,"transform":"logit","parts":[{"type":"rbf"}]}`, `transform "logit"`},
 		{`{"dim":0,"transform":"softplus","parts":[]}`, "no parts"},
-		{`{"dim":2,"transform":"softplus","parts":[{"type":"linard","groups":[1,1,1]}]}`, "groups has 3 entries"},
-		{`{"dim":0,"transform":"softplus","parts":[{"type":"rbf"},{"type":"lin","variance":2}],"ties":[["rbf.variance","lin.variance"]]}`, "tied but differ"},
+		{`{"dim":2,"transform":"softplus","parts":[{"type":"linard","groups":[1,1,1]}]}`,
+			"groups has 3 entries"},
+		{`{"dim":0,"transform":"softplus","parts":[{"type":"rbf"},{"type":"lin","variance":2}],` +
+			`"ties":[["rbf.variance","lin.variance"]]}`, "tied but differ"},
 		{`{"dim":0,"transform":"softplus","parts":[{"type":"rbf"}],"extra":1}`, "unknown field"},
 	} {
 		var d Sum
-		if err := json.Unmarshal([]byte(bad.js), &d); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if err := json.Unmarshal([]byte(bad.js), &d); err == nil ||
+			!strings.Contains(err.Error(), bad.want) {
 			t.Errorf("Unmarshal(%s): error %v, want one containing %q", bad.js, err, bad.want)
 		}
 	}
@@ -273,7 +297,8 @@ func TestJSON(t *testing.T) {
 	// NaN and Inf are refused.
 	r := must(NewRBF(1, 1))
 	r.p[1] = math.NaN()
-	if _, err := json.Marshal(NewSum(r)); err == nil || !strings.Contains(err.Error(), "not finite") {
+	if _, err := json.Marshal(NewSum(r)); err == nil ||
+		!strings.Contains(err.Error(), "not finite") {
 		t.Errorf("MarshalJSON with NaN: %v", err)
 	}
 	r.p[1] = math.Inf(1)
@@ -333,7 +358,8 @@ func TestTieAndFree(t *testing.T) {
 		y := []float64{-1.5, 0.25, 2}
 		checkNoErr(t, s.SetFree(y))
 		s.Params(q)
-		want := []float64{tr.Forward(-1.5), tr.Forward(0.25), tr.Forward(0.25), param.Sigmoid{}.Forward(2), param.Sigmoid{}.Forward(2), tr.Forward(0.25)}
+		want := []float64{tr.Forward(-1.5), tr.Forward(0.25), tr.Forward(0.25),
+			param.Sigmoid{}.Forward(2), param.Sigmoid{}.Forward(2), tr.Forward(0.25)}
 		if !slices.Equal(q, want) {
 			t.Errorf("%s: SetFree(%v) gave %v, want %v", tr.Name(), y, q, want)
 		}
@@ -348,10 +374,12 @@ func TestTieAndFree(t *testing.T) {
 	s.SetPositiveTransform(nil)
 	before := make([]float64, s.NumParams())
 	s.Params(before)
-	if err := s.SetFree([]float64{0, 0, 40}); err == nil || !strings.Contains(err.Error(), "linard.scale1") {
+	if err := s.SetFree([]float64{0, 0, 40}); err == nil ||
+		!strings.Contains(err.Error(), "linard.scale1") {
 		t.Errorf("SetFree with a saturated sigmoid: %v", err)
 	}
-	if err := s.SetFree([]float64{-800, 0, 0}); err == nil || !strings.Contains(err.Error(), "rbf.gamma") {
+	if err := s.SetFree([]float64{-800, 0, 0}); err == nil ||
+		!strings.Contains(err.Error(), "rbf.gamma") {
 		t.Errorf("SetFree with an underflowing softplus: %v", err)
 	}
 	if err := s.SetFree([]float64{0, 0}); err == nil {

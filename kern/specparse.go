@@ -47,7 +47,8 @@ func (p *parser) expect(c byte) error {
 }
 
 func isWordByte(c byte, first bool) bool {
-	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || !first && '0' <= c && c <= '9'
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' ||
+		!first && '0' <= c && c <= '9'
 }
 
 // ident reads a word ([A-Za-z_][A-Za-z0-9_]*); "" when there is none.
@@ -129,9 +130,11 @@ func (p *parser) components() ([]*component, error) {
 		c.name = p.ident()
 		if c.name == "" {
 			if p.pos >= len(p.src) {
-				return nil, p.errorf(p.pos, "want a kernel type (%s), got the end of the spec", typeNames())
+				return nil, p.errorf(p.pos, "want a kernel type (%s), got the end of the spec",
+					typeNames())
 			}
-			return nil, p.errorf(p.pos, "want a kernel type (%s), got %q", typeNames(), p.src[p.pos])
+			return nil, p.errorf(p.pos, "want a kernel type (%s), got %q",
+				typeNames(), p.src[p.pos])
 		}
 		if _, ok := kernelTypes[c.name]; !ok {
 			return nil, p.errorf(c.at, "unknown kernel %q (want one of %s)", c.name, typeNames())
@@ -147,7 +150,8 @@ func (p *parser) components() ([]*component, error) {
 		p.skip()
 		if p.peek() != '+' {
 			if p.pos < len(p.src) && p.peek() != ';' {
-				return nil, p.errorf(p.pos, "want '+', ';' or the end of the spec, got %q", p.src[p.pos])
+				return nil, p.errorf(p.pos, "want '+', ';' or the end of the spec, got %q",
+					p.src[p.pos])
 			}
 			return out, nil
 		}
@@ -168,8 +172,8 @@ func (p *parser) args(c *component) error {
 		key := p.ident()
 		if key == "" {
 			if info, ok := kernelTypes[c.name]; ok && len(info.params) > 0 {
-				return p.errorf(at, "%s: arguments are named, e.g. %s(%s=1) (%s takes %s)", c.name, c.name,
-					info.params[0], c.name, strings.Join(info.params, ", "))
+				return p.errorf(at, "%s: arguments are named, e.g. %s(%s=1) (%s takes %s)",
+					c.name, c.name, info.params[0], c.name, strings.Join(info.params, ", "))
 			}
 			return p.errorf(at, "%s: want a parameter name", c.name)
 		}
@@ -355,26 +359,26 @@ func (c *component) groups(p *parser, dim int) ([]int, error) {
 	if !v.isList {
 		g, err := strconv.Atoi(v.text)
 		if err != nil {
-			return nil, p.errorf(v.at, "%s: groups: want a number of groups or a list, got %q", c.name,
-				v.text)
+			return nil, p.errorf(v.at, "%s: groups: want a number of groups or a list, got %q",
+				c.name, v.text)
 		}
 		out, err := ContiguousGroups(dim, g)
 		if err != nil {
-			return nil, p.errorf(v.at, "%s: groups: %s", c.name, strings.TrimPrefix(err.Error(), "kern: "))
+			return nil, p.errorf(v.at, "%s: groups: %s", c.name,
+				strings.TrimPrefix(err.Error(), "kern: "))
 		}
 		return out, nil
 	}
 	if len(v.list) != dim {
-		return nil, p.errorf(v.at, "%s: groups lists %d dimensions, the input dimension is %d", c.name,
-			len(v.list), dim)
+		return nil, p.errorf(v.at, "%s: groups lists %d dimensions, the input dimension is %d",
+			c.name, len(v.list), dim)
 	}
 	out := make([]int, dim)
 	for d, t := range v.list {
 		g, err := strconv.Atoi(t)
 		if err != nil || g < 1 || g > dim {
-			return nil, p.errorf(v.listAt[d], "%s: groups: want a scale number in 1…%d, got %q", c.name,
-				dim,
-				t)
+			return nil, p.errorf(v.listAt[d], "%s: groups: want a scale number in 1…%d, got %q",
+				c.name, dim, t)
 		}
 		out[d] = g - 1
 	}
@@ -388,7 +392,8 @@ func (c *component) scales(p *parser, ng int) ([]float64, error) {
 		out = make([]float64, ng)
 		if v.isList {
 			if len(v.list) != ng {
-				return nil, p.errorf(v.at, "%s: scales lists %d values for %d scales", c.name, len(v.list), ng)
+				return nil, p.errorf(v.at, "%s: scales lists %d values for %d scales",
+					c.name, len(v.list), ng)
 			}
 			for g, t := range v.list {
 				x, err := p.number(c, fmt.Sprintf("scale%d", g+1), t, v.listAt[g], param.Unit)

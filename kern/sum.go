@@ -87,7 +87,8 @@ func (s *Sum) slot(t Slot) (int, error) {
 		return 0, fmt.Errorf("kern: slot %v: the sum has %d components", t, len(s.parts))
 	}
 	if n := s.off[t.Part+1] - s.off[t.Part]; t.Param < 0 || t.Param >= n {
-		return 0, fmt.Errorf("kern: slot %v: component %s has %d parameters", t, s.partRef(t.Part), n)
+		return 0, fmt.Errorf("kern: slot %v: component %s has %d parameters",
+			t, s.partRef(t.Part), n)
 	}
 	return s.off[t.Part] + t.Param, nil
 }
@@ -130,7 +131,8 @@ func (s *Sum) Tie(slots ...Slot) error {
 			return err
 		}
 		if n > 0 && s.kinds[i] != s.kinds[idx[0]] {
-			return fmt.Errorf("kern: cannot tie %s to %s: different constraints", s.ref(i), s.ref(idx[0]))
+			return fmt.Errorf("kern: cannot tie %s to %s: different constraints",
+				s.ref(i), s.ref(idx[0]))
 		}
 		idx[n] = i
 	}
@@ -207,8 +209,8 @@ func (s *Sum) tieScales(parts []int) error {
 		a := s.parts[p].(ARD)
 		if !slices.Equal(a.Groups(), g0) {
 			return fmt.Errorf(
-				"kern: cannot share the input scales of %s and %s: their groupings differ (use tie=none on "+
-					"one of them)",
+				"kern: cannot share the input scales of %s and %s: their groupings differ "+
+					"(use tie=none on one of them)",
 				s.partRef(parts[0]), s.partRef(p))
 		}
 	}
@@ -308,7 +310,8 @@ func (s *Sum) SetFree(src []float64) error {
 	for i, f := range s.free {
 		nat[i] = s.transform(i).Forward(src[f])
 		if err := checkValue(s.kinds[i], nat[i]); err != nil {
-			return fmt.Errorf("kern: free parameter %s = %v: natural %v", s.ref(s.first[f]), src[f], err)
+			return fmt.Errorf("kern: free parameter %s = %v: natural %v",
+				s.ref(s.first[f]), src[f], err)
 		}
 	}
 	return s.SetParams(nat)
@@ -399,7 +402,8 @@ type adder interface {
 func (s *Sum) checkDim(x mat.Matrix) {
 	if s.dim > 0 && x != nil {
 		if _, c := x.Dims(); c != s.dim {
-			panic(fmt.Sprintf("kern: inputs have %d columns, kernel has input dimension %d", c, s.dim))
+			panic(fmt.Sprintf("kern: inputs have %d columns, kernel has input dimension %d",
+				c, s.dim))
 		}
 	}
 }
@@ -413,8 +417,8 @@ func (s *Sum) K(dst *mat.Dense, x1, x2 mat.Matrix) {
 	for _, k := range s.parts {
 		if ad, ok := k.(adder); ok {
 			if ar, isARD := k.(ARD); isARD && ar.Dim() != a.cols {
-				panic(fmt.Sprintf("kern: %s: inputs have %d columns, kernel has input dimension %d", k.Name(),
-					a.cols, ar.Dim()))
+				panic(fmt.Sprintf("kern: %s: inputs have %d columns, kernel has input dimension %d",
+					k.Name(), a.cols, ar.Dim()))
 			}
 			ad.addK(d, a, b, sym)
 			continue

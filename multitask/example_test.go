@@ -25,7 +25,8 @@ func Example() {
 		task = append(task, fmt.Sprintf("task%d", t))
 	}
 	x := mat.NewDense(60, 1, rows)
-	m, err := multitask.Fit(x, y, task, multitask.Config{Kernel: "rbf+bias+white(variance=0.01)", ActiveSize: 30, Iters: 2})
+	m, err := multitask.Fit(x, y, task,
+		multitask.Config{Kernel: "rbf+bias+white(variance=0.01)", ActiveSize: 30, Iters: 2})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -34,7 +35,8 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%d tasks, %d active points; at x = 0.5: %.1f and %.1f\n", len(m.Tasks), m.Size(), preds[0].Mean, preds[1].Mean)
+	fmt.Printf("%d tasks, %d active points; at x = 0.5: %.1f and %.1f\n",
+		len(m.Tasks), m.Size(), preds[0].Mean, preds[1].Mean)
 
 	var file bytes.Buffer
 	if err := m.Save(&file); err != nil {
@@ -48,7 +50,8 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("same predictions after Save and Load:", again[0].Mean == preds[0].Mean && again[1].Var == preds[1].Var)
+	fmt.Println("same predictions after Save and Load:",
+		again[0].Mean == preds[0].Mean && again[1].Var == preds[1].Var)
 	// Output:
 	// 3 tasks, 30 active points; at x = 0.5: 0.5 and 1.5
 	// same predictions after Save and Load: true

@@ -109,8 +109,8 @@ func fitTasks(tasks []Task, k *kern.Sum, d int, nm string, cfg Config) (*Model, 
 	}
 	lo := LearnOptions{ActiveSize: d, Iters: iters, KernelIters: cfg.KernelIters,
 		NoiseIters: max(cfg.NoiseIters, 0),
-		Objective:  cfg.Objective, LastIterate: cfg.LastIterate, Workers: cfg.Workers, Criterion: crit,
-		Optimizer: cfg.Optimizer}
+		Objective:  cfg.Objective, LastIterate: cfg.LastIterate, Workers: cfg.Workers,
+		Criterion: crit, Optimizer: cfg.Optimizer}
 	if cfg.Progress != nil {
 		lo.Progress = func(tr IterTrace) {
 			cfg.Progress(Progress{IterTrace: tr, Iters: iters, Kernel: k.String()})
@@ -133,18 +133,15 @@ func codeLabels(kind Noise, y []float64) (name string, labels, coded []float64, 
 	for i, v := range y {
 		switch {
 		case math.IsNaN(v) && kind != NoiseNCNM:
-			return "", nil, nil,
-				fmt.Errorf("multitask: row %d is unlabelled; only the ncnm noise model uses unlabelled rows",
-					i+1)
+			return "", nil, nil, fmt.Errorf("multitask: row %d is unlabelled; "+
+				"only the ncnm noise model uses unlabelled rows", i+1)
 		case math.IsNaN(v):
 			continue
 		case math.IsInf(v, 0):
 			return "", nil, nil, fmt.Errorf("multitask: row %d has target %v", i+1, v)
 		case kind == NoiseNCNM && v != -1 && v != 1:
-			return "", nil, nil,
-				fmt.Errorf(
-					"multitask: row %d has label %v; the ncnm model's labels are -1 and +1 (NaN: unlabelled)", i+1,
-					v)
+			return "", nil, nil, fmt.Errorf("multitask: row %d has label %v; "+
+				"the ncnm model's labels are -1 and +1 (NaN: unlabelled)", i+1, v)
 		}
 		distinct[v] = true
 		integer = integer && v == math.Trunc(v)
@@ -156,10 +153,8 @@ func codeLabels(kind Noise, y []float64) (name string, labels, coded []float64, 
 		case !integer:
 			kind = NoiseGaussian
 		default:
-			return "", nil, nil,
-				fmt.Errorf(
-					"multitask: %d distinct integer targets: choose the ordinal or the gaussian noise model",
-					len(distinct))
+			return "", nil, nil, fmt.Errorf("multitask: %d distinct integer targets: "+
+				"choose the ordinal or the gaussian noise model", len(distinct))
 		}
 	}
 	if kind <= NoiseAuto || kind > NoiseNCNM {
@@ -174,8 +169,8 @@ func codeLabels(kind Noise, y []float64) (name string, labels, coded []float64, 
 		}
 		slices.Sort(ls)
 		if len(ls) != 2 {
-			return "", nil, nil, fmt.Errorf("multitask: probit needs exactly two distinct labels, found %d",
-				len(ls))
+			return "", nil, nil, fmt.Errorf(
+				"multitask: probit needs exactly two distinct labels, found %d", len(ls))
 		}
 		if ls[0] != -1 || ls[1] != 1 {
 			labels, coded = ls, make([]float64, len(y))
@@ -263,13 +258,15 @@ func (m *Model) PredictLatent(x *mat.Dense, task []string) (preds []noise.Predic
 		return nil, nil, nil, fmt.Errorf("multitask: %d input rows and %d task names", n, len(task))
 	}
 	if want := m.Dim(); dim != want {
-		return nil, nil, nil, fmt.Errorf("multitask: %d input columns, the model takes %d", dim, want)
+		return nil, nil, nil, fmt.Errorf("multitask: %d input columns, the model takes %d",
+			dim, want)
 	}
 	rowsOf := make([][]int, len(m.Tasks))
 	for i, name := range task {
 		ti := m.TaskIndex(name)
 		if ti < 0 {
-			return nil, nil, nil, fmt.Errorf("multitask: row %d: task %q is not in the model", i+1, name)
+			return nil, nil, nil,
+				fmt.Errorf("multitask: row %d: task %q is not in the model", i+1, name)
 		}
 		rowsOf[ti] = append(rowsOf[ti], i)
 	}

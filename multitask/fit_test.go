@@ -49,7 +49,8 @@ func samePredictions(t *testing.T, a, b []noise.Prediction) {
 	}
 	same := func(u, v float64) bool { return math.Float64bits(u) == math.Float64bits(v) }
 	for i := range a {
-		if !same(a[i].Label, b[i].Label) || !same(a[i].Mean, b[i].Mean) || !same(a[i].Var, b[i].Var) || len(a[i].Prob) != len(b[i].Prob) {
+		if !same(a[i].Label, b[i].Label) || !same(a[i].Mean, b[i].Mean) ||
+			!same(a[i].Var, b[i].Var) || len(a[i].Prob) != len(b[i].Prob) {
 			t.Fatalf("row %d: %+v, then %+v", i, a[i], b[i])
 		}
 		for k := range a[i].Prob {
@@ -65,7 +66,8 @@ func samePredictions(t *testing.T, a, b []noise.Prediction) {
 func TestFitSaveLoadRoundTrip(t *testing.T) {
 	for _, classify := range []bool{true, false} {
 		x, y, task := fitData(90, classify, 1)
-		cfg := Config{Kernel: "rbf+bias+white", Scaling: dataset.ScaleStd, ActiveSize: 20, Iters: 1, KernelIters: 5, Workers: 1}
+		cfg := Config{Kernel: "rbf+bias+white", Scaling: dataset.ScaleStd,
+			ActiveSize: 20, Iters: 1, KernelIters: 5, Workers: 1}
 		var progress int
 		cfg.Progress = func(p Progress) {
 			if p.Iters != 1 || p.Kernel == "" {
@@ -78,9 +80,11 @@ func TestFitSaveLoadRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		if progress != 2 || len(m.Trace) != 2 {
-			t.Errorf("%d progress reports, %d trace records; want 2 (one iteration, the final selection)", progress, len(m.Trace))
+			t.Errorf("%d progress reports, %d trace records; "+
+				"want 2 (one iteration, the final selection)", progress, len(m.Trace))
 		}
-		m.Training = dataset.Provenance{File: "train.csv", Rows: 90, Args: []string{"train", "-method", "mtivm"}}
+		m.Training = dataset.Provenance{File: "train.csv", Rows: 90,
+			Args: []string{"train", "-method", "mtivm"}}
 		xt, _, tt := fitData(30, classify, 2)
 		want, err := m.Predict(xt, tt)
 		if err != nil {
@@ -139,7 +143,8 @@ func TestLoadVersion1(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		data, err := dataset.ReadFile("testdata/mtmodel_"+name+"_test.csv", dataset.ReadOptions{TaskCol: dataset.TaskFirst})
+		data, err := dataset.ReadFile("testdata/mtmodel_"+name+"_test.csv",
+			dataset.ReadOptions{TaskCol: dataset.TaskFirst})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +182,9 @@ func TestLoadVersion1(t *testing.T) {
 			t.Errorf("%s: the version 1 file loaded saves to other bytes", name)
 		}
 	}
-	if m, _ := Load(strings.NewReader(mustRead(t, "testdata/mtmodel_cls_v1.json"))); m.Training.File != "cls_train.csv" || m.Training.Rows != 60 {
+	if m, _ := Load(strings.NewReader(
+		mustRead(t, "testdata/mtmodel_cls_v1.json"))); m.Training.File != "cls_train.csv" ||
+		m.Training.Rows != 60 {
 		t.Errorf("provenance %+v", m.Training)
 	}
 }
@@ -193,9 +200,11 @@ func mustRead(t *testing.T, path string) string {
 
 // Another version of the format is refused with a message naming both.
 func TestLoadOtherVersion(t *testing.T) {
-	s := strings.Replace(mustRead(t, "testdata/mtmodel_reg_v1.json"), "ivm-mtmodel/1", "ivm-mtmodel/2", 1)
+	s := strings.Replace(mustRead(t, "testdata/mtmodel_reg_v1.json"),
+		"ivm-mtmodel/1", "ivm-mtmodel/2", 1)
 	_, err := Load(strings.NewReader(s))
-	if err == nil || !strings.Contains(err.Error(), "ivm-mtmodel/2") || !strings.Contains(err.Error(), "ivm-mtmodel/1") {
+	if err == nil || !strings.Contains(err.Error(), "ivm-mtmodel/2") ||
+		!strings.Contains(err.Error(), "ivm-mtmodel/1") {
 		t.Errorf("version 2: %v", err)
 	}
 }
@@ -210,7 +219,8 @@ func TestFitUnlabelled(t *testing.T) {
 		}
 	}
 	cfg := Config{Kernel: "rbf+bias+white", ActiveSize: 20, FixedKernel: true}
-	if _, err := Fit(x, y, task, cfg); err == nil || !strings.Contains(err.Error(), "row 1 is unlabelled") {
+	if _, err := Fit(x, y, task, cfg); err == nil ||
+		!strings.Contains(err.Error(), "row 1 is unlabelled") {
 		t.Errorf("NaN target with probit: %v", err)
 	}
 	cfg.Noise = NoiseNCNM
@@ -222,7 +232,8 @@ func TestFitUnlabelled(t *testing.T) {
 		t.Errorf("noise %s", m.Tasks[0].Noise.Name())
 	}
 	y[1] = 0
-	if _, err := Fit(x, y, task, cfg); err == nil || !strings.Contains(err.Error(), "row 2 has label 0") {
+	if _, err := Fit(x, y, task, cfg); err == nil ||
+		!strings.Contains(err.Error(), "row 2 has label 0") {
 		t.Errorf("label 0 with ncnm (NaN marks unlabelled rows): %v", err)
 	}
 }
@@ -236,17 +247,18 @@ func TestFitErrors(t *testing.T) {
 	}
 	inf := append([]float64(nil), y...)
 	inf[3] = math.Inf(1)
+	fitWith := func(c Config) error { _, err := Fit(x, y, task, c); return err }
 	for name, f := range map[string]func() error{
 		"no inputs":       func() error { _, err := Fit(nil, y, task, cfg); return err },
 		"short targets":   func() error { _, err := Fit(x, y[1:], task, cfg); return err },
 		"no tasks":        func() error { _, err := Fit(x, y, nil, cfg); return err },
 		"four integers":   func() error { _, err := Fit(x, ints, task, cfg); return err },
 		"infinite target": func() error { _, err := Fit(x, inf, task, cfg); return err },
-		"bad kernel":      func() error { _, err := Fit(x, y, task, Config{Kernel: "nope"}); return err },
-		"bad noise":       func() error { _, err := Fit(x, y, task, Config{Noise: Noise(9)}); return err },
-		"bad transform":   func() error { _, err := Fit(x, y, task, Config{Transform: Transform(9)}); return err },
-		"bad optimizer":   func() error { _, err := Fit(x, y, task, Config{Optimizer: Optimizer(9)}); return err },
-		"negative d":      func() error { _, err := Fit(x, y, task, Config{ActiveSize: -1}); return err },
+		"bad kernel":      func() error { return fitWith(Config{Kernel: "nope"}) },
+		"bad noise":       func() error { return fitWith(Config{Noise: Noise(9)}) },
+		"bad transform":   func() error { return fitWith(Config{Transform: Transform(9)}) },
+		"bad optimizer":   func() error { return fitWith(Config{Optimizer: Optimizer(9)}) },
+		"negative d":      func() error { return fitWith(Config{ActiveSize: -1}) },
 	} {
 		if err := f(); err == nil {
 			t.Errorf("%s: no error", name)
@@ -262,15 +274,16 @@ func TestFitErrors(t *testing.T) {
 	if _, err := m.Predict(mat.NewDense(1, 3, nil), []string{"t0"}); err == nil {
 		t.Error("Predict on 3 inputs with a model of 2: no error")
 	}
-	if _, err := m.Predict(mat.NewDense(1, 2, nil), []string{"nope"}); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+	if _, err := m.Predict(mat.NewDense(1, 2, nil), []string{"nope"}); err == nil ||
+		!strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("unknown task: %v", err)
 	}
 }
 
 // The enums parse their names, print them, and travel through JSON by name.
 func TestConfigEnums(t *testing.T) {
-	cfg := Config{Noise: NoiseOrdinal, Transform: TransformExp, Criterion: CriterionExpected, Optimizer: OptimizerLBFGS, Objective: FixedSites,
-		Scaling: dataset.ScaleMinMax}
+	cfg := Config{Noise: NoiseOrdinal, Transform: TransformExp, Criterion: CriterionExpected,
+		Optimizer: OptimizerLBFGS, Objective: FixedSites, Scaling: dataset.ScaleMinMax}
 	b, err := json.Marshal(struct {
 		Noise     Noise
 		Transform Transform
@@ -282,7 +295,8 @@ func TestConfigEnums(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"Noise":"ordinal","Transform":"exp","Criterion":"expected","Optimizer":"lbfgs","Objective":"fixed","Scaling":"minmax"}`
+	want := `{"Noise":"ordinal","Transform":"exp","Criterion":"expected",` +
+		`"Optimizer":"lbfgs","Objective":"fixed","Scaling":"minmax"}`
 	if string(b) != want {
 		t.Errorf("JSON %s, want %s", b, want)
 	}
@@ -293,8 +307,9 @@ func TestConfigEnums(t *testing.T) {
 		Optimizer Optimizer
 		Objective Objective
 	}
-	if err := json.Unmarshal(b, &back); err != nil || back.Noise != NoiseOrdinal || back.Transform != TransformExp ||
-		back.Criterion != CriterionExpected || back.Optimizer != OptimizerLBFGS || back.Objective != FixedSites {
+	if err := json.Unmarshal(b, &back); err != nil || back.Noise != NoiseOrdinal ||
+		back.Transform != TransformExp || back.Criterion != CriterionExpected ||
+		back.Optimizer != OptimizerLBFGS || back.Objective != FixedSites {
 		t.Errorf("read back %+v, %v", back, err)
 	}
 	for _, s := range []string{"auto", "probit", "gaussian", "ordinal", "ncnm"} {

@@ -126,8 +126,8 @@ func Learn(tasks []Task, k *kern.Sum, opt LearnOptions) (*Model, *LearnResult, e
 		}
 	}
 	if n := s.NumPoints(); ts.d > n {
-		return nil, nil, fmt.Errorf("multitask: %d active points requested from %d training points", ts.d,
-			n)
+		return nil, nil, fmt.Errorf(
+			"multitask: %d active points requested from %d training points", ts.d, n)
 	}
 	iters := opt.Iters
 	if opt.KernelIters < 0 {

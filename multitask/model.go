@@ -173,13 +173,14 @@ func NewSiteModel(k kern.Kernel, nm noise.Model, x *mat.Dense, siteM, siteBeta,
 		factorBeta = siteBeta
 	}
 	if len(siteM) != n || len(siteBeta) != n || len(factorBeta) != n {
-		return nil,
-			fmt.Errorf("multitask: %d points, %d site means, %d site precisions, %d factor precisions", n,
-				len(siteM), len(siteBeta), len(factorBeta))
+		return nil, fmt.Errorf(
+			"multitask: %d points, %d site means, %d site precisions, %d factor precisions",
+			n, len(siteM), len(siteBeta), len(factorBeta))
 	}
 	for i := range siteM {
 		if bad(siteM[i]) || bad(siteBeta[i]) || bad(factorBeta[i]) || !(factorBeta[i] > 0) {
-			return nil, fmt.Errorf("multitask: point %d has site mean %v, precision %v, factor precision %v",
+			return nil, fmt.Errorf(
+				"multitask: point %d has site mean %v, precision %v, factor precision %v",
 				i, siteM[i], siteBeta[i], factorBeta[i])
 		}
 	}
@@ -277,8 +278,8 @@ func (g *TaskGP) Latent(x mat.Matrix) (mu, varsigma []float64, err error) {
 		}
 		varsigma[j] = math.Max(varsigma[j]-s, 0)
 		if bad(mu[j]) || bad(varsigma[j]) {
-			return nil, nil, fmt.Errorf("multitask: prediction %d is not finite (μ %v, ς %v)", j, mu[j],
-				varsigma[j])
+			return nil, nil, fmt.Errorf("multitask: prediction %d is not finite (μ %v, ς %v)",
+				j, mu[j], varsigma[j])
 		}
 	}
 	return mu, varsigma, nil

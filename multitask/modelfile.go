@@ -54,8 +54,8 @@ func Records(trace []IterTrace) []TraceRecord {
 	out := make([]TraceRecord, len(trace))
 	for i, t := range trace {
 		r := TraceRecord{Iter: t.Iter, Before: t.Before, After: t.After, Steps: t.Steps,
-			Halvings: t.Halvings,
-			Rejected: t.Rejected, Final: t.Final, KernelParams: t.KernelParams, PerTask: t.ActivePerTask}
+			Halvings: t.Halvings, Rejected: t.Rejected, Final: t.Final,
+			KernelParams: t.KernelParams, PerTask: t.ActivePerTask}
 		if h := t.HeldOut; !math.IsNaN(h) && !math.IsInf(h, 0) {
 			r.HeldOut = &h
 		}
@@ -130,7 +130,8 @@ func (m *Model) Save(w io.Writer) error {
 	}
 	for _, st := range m.Steps {
 		if st.Task < 0 || st.Task >= len(m.Tasks) {
-			return fmt.Errorf("multitask: inclusion of task %d, model has %d tasks", st.Task, len(m.Tasks))
+			return fmt.Errorf("multitask: inclusion of task %d, model has %d tasks",
+				st.Task, len(m.Tasks))
 		}
 		out.Active = append(out.Active, activeJSON{Task: m.Tasks[st.Task].Name, Row: st.Row})
 	}
@@ -226,8 +227,8 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, fmt.Errorf("multitask: input_dim %d", in.InputDim)
 	}
 	if sum.Dim() != 0 && sum.Dim() != in.InputDim {
-		return nil, fmt.Errorf("multitask: the kernel is for %d inputs, input_dim says %d", sum.Dim(),
-			in.InputDim)
+		return nil, fmt.Errorf("multitask: the kernel is for %d inputs, input_dim says %d",
+			sum.Dim(), in.InputDim)
 	}
 	m := &Model{Kernel: sum, Scaler: in.Scaling, InputDim: in.InputDim, ModelMeta: in.ModelMeta}
 	if in.Scaling != nil {
@@ -239,7 +240,8 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, err
 	}
 	if len(in.Labels) != 0 && (len(in.Labels) != 2 || !(in.Labels[0] < in.Labels[1])) {
-		return nil, fmt.Errorf("multitask: labels %v: want two labels, the smaller first", in.Labels)
+		return nil, fmt.Errorf("multitask: labels %v: want two labels, the smaller first",
+			in.Labels)
 	}
 	index := map[string]int{}
 	for ti, tj := range in.Tasks {
@@ -268,7 +270,8 @@ func Load(r io.Reader) (*Model, error) {
 	}
 	for ti, t := range m.Tasks {
 		if d := len(in.Tasks[ti].ActiveInputs); count[ti] != d {
-			return nil, fmt.Errorf("multitask: task %q has %d active inputs but %d entries in \"active\"",
+			return nil, fmt.Errorf(
+				"multitask: task %q has %d active inputs but %d entries in \"active\"",
 				t.Name, d, count[ti])
 		}
 	}
@@ -286,7 +289,8 @@ func readTask(tj taskJSON, sum *kern.Sum, dim int) (TaskModel, error) {
 	d := len(tj.ActiveInputs)
 	if len(tj.SiteMean) != d || len(tj.SitePrecision) != d ||
 		(tj.FactorPrecision != nil && len(tj.FactorPrecision) != d) {
-		return tm, fmt.Errorf("%d active inputs, %d site means, %d site precisions, %d factor precisions",
+		return tm, fmt.Errorf(
+			"%d active inputs, %d site means, %d site precisions, %d factor precisions",
 			d, len(tj.SiteMean), len(tj.SitePrecision), len(tj.FactorPrecision))
 	}
 	if err := engine.CheckSites(nm, tj.SitePrecision, tj.FactorPrecision); err != nil {

@@ -54,7 +54,8 @@ func TestObjectiveGradient(t *testing.T) {
 	for _, classify := range []bool{false, true} {
 		for _, kind := range []Objective{EPEvidence, FixedSites} {
 			tasks := toyTasks(t, 3, 40, classify, 7)
-			k, err := kern.Parse("rbfard(gamma=0.7,variance=1.3)+linard(variance=0.2)+white(variance=0.1)+bias", 2)
+			k, err := kern.Parse("rbfard(gamma=0.7,variance=1.3)+linard(variance=0.2)+"+
+				"white(variance=0.1)+bias", 2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +97,8 @@ func TestObjectiveGradient(t *testing.T) {
 				// EP's sites converge to 1e−4, so its value is smooth to about that.
 				tol := 1e-5*math.Max(1, math.Abs(fd)) + 1e-3*btoi(kind == EPEvidence && classify)
 				if math.Abs(fd-grad[i]) > tol {
-					t.Errorf("classify %v, %v: ∂f/∂x%d = %.8g, finite difference %.8g (f = %.6g)", classify, kind, i, grad[i], fd, f0)
+					t.Errorf("classify %v, %v: ∂f/∂x%d = %.8g, "+
+						"finite difference %.8g (f = %.6g)", classify, kind, i, grad[i], fd, f0)
 				}
 			}
 			if err := k.SetFree(x0); err != nil {
@@ -163,7 +165,8 @@ func TestObjectiveGaussianExact(t *testing.T) {
 		if err := ch.SolveVecTo(&a, mat.NewVecDense(d, r)); err != nil {
 			t.Fatal(err)
 		}
-		want += 0.5*ch.LogDet() + 0.5*mat.Dot(mat.NewVecDense(d, r), &a) + 0.5*float64(d)*math.Log(2*math.Pi)
+		want += 0.5*ch.LogDet() + 0.5*mat.Dot(mat.NewVecDense(d, r), &a) +
+			0.5*float64(d)*math.Log(2*math.Pi)
 	}
 	if math.Abs(ep-want) > 1e-8*math.Abs(want) {
 		t.Errorf("EP objective %.12g, exact −ln p(y_I) %.12g", ep, want)
@@ -187,7 +190,8 @@ func TestSelectorAcrossTasks(t *testing.T) {
 		m, i, d, _ := s.Best()
 		for mm := range tasks {
 			if j, dd, _ := s.Task(mm).Best(); j >= 0 && (dd > d || (dd == d && mm < m)) {
-				t.Fatalf("step %d: chose task %d (Δ %v) but task %d proposes Δ %v", step, m, d, mm, dd)
+				t.Fatalf("step %d: chose task %d (Δ %v) but task %d proposes Δ %v",
+					step, m, d, mm, dd)
 			}
 		}
 		if err := s.Select(1); err != nil {
@@ -210,7 +214,9 @@ func TestSelectorAcrossTasks(t *testing.T) {
 	if err := s.Select(61); err == nil {
 		t.Error("selecting more points than remain: no error")
 	}
-	if _, err := NewSelector([]Task{tasks[0], {Name: "x", X: tasks[1].X, Y: tasks[1].Y, Noise: tasks[0].Noise}}, k, engine.Options{}); err == nil {
+	if _, err := NewSelector([]Task{tasks[0],
+		{Name: "x", X: tasks[1].X, Y: tasks[1].Y, Noise: tasks[0].Noise}},
+		k, engine.Options{}); err == nil {
 		t.Error("two tasks sharing a noise model: no error")
 	}
 	if _, err := NewSelector(nil, k, engine.Options{}); err == nil {
@@ -227,7 +233,8 @@ func TestLearnRegressionRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	k, _ := kern.Parse(RegressionStartKernel, 4)
-	m, res, err := Learn(tasks, k, LearnOptions{ActiveSize: 300, Iters: 5, KernelIters: 50, LastIterate: true})
+	m, res, err := Learn(tasks, k,
+		LearnOptions{ActiveSize: 300, Iters: 5, KernelIters: 50, LastIterate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +245,8 @@ func TestLearnRegressionRecovers(t *testing.T) {
 	}
 	p := make([]float64, k.NumParams())
 	k.Params(p) // rbf γ, rbf variance, white, bias
-	t.Logf("learnt %s; KL %.4g nats per test point; %d outer iterations", k, kl/100, len(res.Trace)-1)
+	t.Logf("learnt %s; KL %.4g nats per test point; %d outer iterations",
+		k, kl/100, len(res.Trace)-1)
 	if kl/100 > 0.05 {
 		t.Errorf("KL %.4g nats per test point, want < 0.05", kl/100)
 	}
@@ -284,11 +292,13 @@ func TestModelFileRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	mod.ModelMeta = ModelMeta{Labels: []float64{0, 1}, Trace: Records([]IterTrace{{HeldOut: math.NaN()}})}
+	mod.ModelMeta = ModelMeta{Labels: []float64{0, 1},
+		Trace: Records([]IterTrace{{HeldOut: math.NaN()}})}
 	if err := mod.Save(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if f, _ := fileformat.Of(buf.Bytes()); f != ModelFormat || !strings.Contains(buf.String(), `"format": "ivm-mtmodel/1"`) {
+	if f, _ := fileformat.Of(buf.Bytes()); f != ModelFormat ||
+		!strings.Contains(buf.String(), `"format": "ivm-mtmodel/1"`) {
 		t.Fatalf("not a multi-task model file:\n%.300s", buf.String())
 	}
 	back, err := Load(bytes.NewReader(buf.Bytes()))
@@ -302,7 +312,8 @@ func TestModelFileRoundTrip(t *testing.T) {
 		t.Fatalf("%d steps read, %d written", len(back.Steps), len(mod.Steps))
 	}
 	for i, st := range mod.Steps {
-		if b := back.Steps[i]; b.Task != st.Task || b.Row != st.Row || st.Row != 3*st.Index+st.Task {
+		if b := back.Steps[i]; b.Task != st.Task || b.Row != st.Row ||
+			st.Row != 3*st.Index+st.Task {
 			t.Errorf("step %d: read %+v, wrote %+v", i, b, st)
 		}
 	}
@@ -326,7 +337,8 @@ func TestModelFileRoundTrip(t *testing.T) {
 		t.Error("single-task model format accepted")
 	}
 	// A scaled model keeps its scaling; a scaling of the wrong width is refused.
-	mod.Scaler = &dataset.Scaler{Kind: dataset.ScaleStd, Shift: []float64{1, -2}, Factor: []float64{0.5, 4}}
+	mod.Scaler = &dataset.Scaler{Kind: dataset.ScaleStd, Shift: []float64{1, -2},
+		Factor: []float64{0.5, 4}}
 	mod.ModelMeta = ModelMeta{}
 	buf.Reset()
 	if err := mod.Save(&buf); err != nil {
@@ -344,7 +356,8 @@ func TestModelFileRoundTrip(t *testing.T) {
 		}
 	}
 	bad := strings.Replace(buf.String(), `"shift": [`, `"shift": [0,`, 1)
-	if _, err := Load(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "scaling") {
+	if _, err := Load(strings.NewReader(bad)); err == nil ||
+		!strings.Contains(err.Error(), "scaling") {
 		t.Errorf("three shifts for two inputs: %v", err)
 	}
 }
@@ -416,7 +429,8 @@ func TestNewTaskModel(t *testing.T) {
 		_ = ch.SolveVecTo(&w, kj)
 		wantVar := diag[j] - mat.Dot(kj, &w)
 		if math.Abs(mu[j]-wantMu) > 1e-6*(1+math.Abs(wantMu)) || math.Abs(vs[j]-wantVar) > 1e-6 {
-			t.Errorf("point %d: μ %.10g ς %.10g, exact %.10g %.10g", j, mu[j], vs[j], wantMu, wantVar)
+			t.Errorf("point %d: μ %.10g ς %.10g, exact %.10g %.10g",
+				j, mu[j], vs[j], wantMu, wantVar)
 		}
 	}
 	ct := toyTasks(t, 1, 30, true, 6)[0]
@@ -442,14 +456,16 @@ func TestNewTaskModel(t *testing.T) {
 func TestSplitPool(t *testing.T) {
 	x := mat.NewDense(5, 1, []float64{0, 1, 2, 3, 4})
 	y := []float64{10, 11, 12, 13, 14}
-	tasks, err := Split(x, y, []string{"b", "a", "b", "c", "a"}, func() (noise.Model, error) { return noise.NewGaussian(0), nil })
+	tasks, err := Split(x, y, []string{"b", "a", "b", "c", "a"},
+		func() (noise.Model, error) { return noise.NewGaussian(0), nil })
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(tasks) != 3 || tasks[0].Name != "b" || tasks[1].Name != "a" || tasks[2].Name != "c" {
 		t.Fatalf("tasks %v", tasks)
 	}
-	if got := tasks[1].Rows; len(got) != 2 || got[0] != 1 || got[1] != 4 || tasks[1].Y[1] != 14 || tasks[1].X.At(1, 0) != 4 {
+	if got := tasks[1].Rows; len(got) != 2 || got[0] != 1 || got[1] != 4 ||
+		tasks[1].Y[1] != 14 || tasks[1].X.At(1, 0) != 4 {
 		t.Errorf("task a: rows %v, y %v", got, tasks[1].Y)
 	}
 	p, err := Pool(tasks, "all", noise.NewGaussian(0))

@@ -18,7 +18,9 @@ import (
 // model's bias and variance tied across tasks and for the zero-mean model's variance, on
 // both paths: the fixed marginals (before prepare) and the exact terms (after).
 func TestNoiseProblemGradient(t *testing.T) {
-	for _, c := range []struct{ zeroMean, exact bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+	for _, c := range []struct{ zeroMean, exact bool }{
+		{false, false}, {true, false}, {false, true}, {true, true},
+	} {
 		zeroMean := c.zeroMean
 		tasks := toyTasks(t, 3, 40, false, 11)
 		if zeroMean {
@@ -34,7 +36,8 @@ func TestNoiseProblemGradient(t *testing.T) {
 		if err := s.Select(15); err != nil {
 			t.Fatal(err)
 		}
-		p, err := engine.NewNoiseObjective(s.sels, param.Softplus{}, engine.NoiseOptions{InactiveOnly: true, Exact: gaussianParams})
+		p, err := engine.NewNoiseObjective(s.sels, param.Softplus{},
+			engine.NoiseOptions{InactiveOnly: true, Exact: gaussianParams})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +65,8 @@ func TestNoiseProblemGradient(t *testing.T) {
 			xm[i] -= h
 			fd := (p.Eval(xp, nil) - p.Eval(xm, nil)) / (2 * h)
 			if math.Abs(fd-g[i]) > 1e-6*math.Max(1, math.Abs(fd)) {
-				t.Errorf("%+v, parameter %d: gradient %.10g, finite difference %.10g", c, i, g[i], fd)
+				t.Errorf("%+v, parameter %d: gradient %.10g, finite difference %.10g",
+					c, i, g[i], fd)
 			}
 		}
 		// Every task carries the tied values.
@@ -73,7 +77,8 @@ func TestNoiseProblemGradient(t *testing.T) {
 			tk.Noise.Params(got)
 			for i := range got {
 				if got[i] != want[i] {
-					t.Errorf("task %s parameter %d = %g, task a %g: not tied", tk.Name, i, got[i], want[i])
+					t.Errorf("task %s parameter %d = %g, task a %g: not tied",
+						tk.Name, i, got[i], want[i])
 				}
 			}
 		}
@@ -92,7 +97,8 @@ func TestLearnNoiseStepRecoversVariance(t *testing.T) {
 		tasks[m].Noise = &zeroMeanGaussian{noise.NewGaussian(regressionStartNoise)}
 	}
 	k, _ := kern.Parse(regressionStartNoiseless, 4)
-	_, res, err := Learn(tasks, k, LearnOptions{ActiveSize: 300, Iters: 4, KernelIters: 50, NoiseIters: 20, LastIterate: true})
+	_, res, err := Learn(tasks, k, LearnOptions{ActiveSize: 300, Iters: 4, KernelIters: 50,
+		NoiseIters: 20, LastIterate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +110,8 @@ func TestLearnNoiseStepRecoversVariance(t *testing.T) {
 	}
 	for _, tr := range res.Trace[:len(res.Trace)-1] {
 		if tr.NoiseSteps == 0 || !(tr.NoiseAfter <= tr.NoiseBefore) {
-			t.Errorf("iteration %d: noise step %d steps, %g → %g", tr.Iter, tr.NoiseSteps, tr.NoiseBefore, tr.NoiseAfter)
+			t.Errorf("iteration %d: noise step %d steps, %g → %g",
+				tr.Iter, tr.NoiseSteps, tr.NoiseBefore, tr.NoiseAfter)
 		}
 	}
 }
@@ -118,7 +125,8 @@ func TestNoiseStepNeedsOneModel(t *testing.T) {
 		tasks[1].Y[i] = 1 - 2*float64(i%2)
 	}
 	k, _ := kern.Parse("rbf+bias", 2)
-	_, _, err := Learn(tasks, k, LearnOptions{ActiveSize: 10, Iters: 1, KernelIters: 5, NoiseIters: 5})
+	_, _, err := Learn(tasks, k,
+		LearnOptions{ActiveSize: 10, Iters: 1, KernelIters: 5, NoiseIters: 5})
 	if err == nil || !strings.Contains(err.Error(), "tie") {
 		t.Fatalf("err = %v, want one about tied noise parameters", err)
 	}
@@ -174,7 +182,8 @@ func TestExactTermDirect(t *testing.T) {
 	if err := tasks[0].Noise.SetParams([]float64{b, v}); err != nil {
 		t.Fatal(err)
 	}
-	p, err := engine.NewNoiseObjective(s.sels, param.Softplus{}, engine.NoiseOptions{InactiveOnly: true, Exact: gaussianParams})
+	p, err := engine.NewNoiseObjective(s.sels, param.Softplus{},
+		engine.NoiseOptions{InactiveOnly: true, Exact: gaussianParams})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,9 +53,8 @@ func (s *Selector) Objective(kind Objective, priors map[string]engine.Prior,
 	sum.Free(x)
 	f := p.Eval(x, grad)
 	if math.IsNaN(f) {
-		return f,
-			errors.New(
-				"multitask: the objective is undefined at these parameters (a factorisation or EP failed)")
+		return f, errors.New("multitask: the objective is undefined at these parameters " +
+			"(a factorisation or EP failed)")
 	}
 	return f, nil
 }
@@ -64,8 +63,8 @@ func (s *Selector) Objective(kind Objective, priors map[string]engine.Prior,
 // engine's, with one term per task.
 func (s *Selector) objective(sum *kern.Sum, kind Objective,
 	priors []engine.Prior) *engine.KernelObjective {
-	return engine.NewKernelObjective(sum, s.sels,
-		engine.ObjectiveOptions{Kind: kind.Or(defaultObjective), Priors: priors, Workers: s.workers})
+	return engine.NewKernelObjective(sum, s.sels, engine.ObjectiveOptions{
+		Kind: kind.Or(defaultObjective), Priors: priors, Workers: s.workers})
 }
 
 func nan() float64 { return math.NaN() }

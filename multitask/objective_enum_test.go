@@ -14,7 +14,8 @@ import (
 func TestObjectiveAutoIsEP(t *testing.T) {
 	x, y, task := fitData(90, true, 1)
 	file := func(obj Objective) string {
-		cfg := Config{Kernel: "rbf+bias+white", Scaling: dataset.ScaleStd, ActiveSize: 20, Iters: 1, KernelIters: 5, Workers: 1, Objective: obj}
+		cfg := Config{Kernel: "rbf+bias+white", Scaling: dataset.ScaleStd,
+			ActiveSize: 20, Iters: 1, KernelIters: 5, Workers: 1, Objective: obj}
 		m, err := Fit(x, y, task, cfg)
 		if err != nil {
 			t.Fatalf("%v: %v", obj, err)

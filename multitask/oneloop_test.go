@@ -17,12 +17,13 @@ func TestOneTaskLearnIsEngineLearn(t *testing.T) {
 		st := toyTasks(t, 1, 150, classify, 21)[0] // its own noise model instance
 		k1, _ := kern.Parse("rbf+bias+white", 2)
 		k2, _ := kern.Parse("rbf+bias+white", 2)
-		_, mres, err := Learn(mt, k1, LearnOptions{ActiveSize: 30, Iters: 3, KernelIters: 20, Workers: 1})
+		_, mres, err := Learn(mt, k1,
+			LearnOptions{ActiveSize: 30, Iters: 3, KernelIters: 20, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, eres, err := engine.Learn(st.X, st.Y, k2, st.Noise, engine.LearnOptions{ActiveSize: 30, Iters: 3, KernelIters: 20,
-			Objective: engine.EPEvidence, Workers: 1})
+		_, eres, err := engine.Learn(st.X, st.Y, k2, st.Noise, engine.LearnOptions{
+			ActiveSize: 30, Iters: 3, KernelIters: 20, Objective: engine.EPEvidence, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,9 +34,11 @@ func TestOneTaskLearnIsEngineLearn(t *testing.T) {
 		for i, m := range mres.Trace {
 			e := eres.Trace[i]
 			// The pooled held-out figure is the single task's times n/n: equal to rounding.
-			if m.Steps != e.KernelSteps || m.After != e.KernelAfter || math.Abs(m.HeldOut-e.HeldOut) > 1e-12 {
-				t.Errorf("classify=%v, record %d: multi-task %d steps to %v (held out %v), single-task %d steps to %v (held out %v)",
-					classify, i, m.Steps, m.After, m.HeldOut, e.KernelSteps, e.KernelAfter, e.HeldOut)
+			if m.Steps != e.KernelSteps || m.After != e.KernelAfter ||
+				math.Abs(m.HeldOut-e.HeldOut) > 1e-12 {
+				t.Errorf("classify=%v, record %d: multi-task %d steps to %v (held out %v), "+
+					"single-task %d steps to %v (held out %v)", classify, i,
+					m.Steps, m.After, m.HeldOut, e.KernelSteps, e.KernelAfter, e.HeldOut)
 			}
 		}
 		if mres.Trace[0].Steps == 0 {

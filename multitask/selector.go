@@ -66,14 +66,13 @@ func NewSelector(tasks []Task, k kern.Kernel, opt engine.Options) (*Selector, er
 	dim := -1
 	for m, t := range tasks {
 		if t.X == nil || t.Noise == nil {
-			return nil, fmt.Errorf("multitask: task %d (%q) needs inputs and a noise model", m, t.Name)
+			return nil, fmt.Errorf("multitask: task %d (%q) needs inputs and a noise model",
+				m, t.Name)
 		}
 		for j := 0; j < m; j++ {
 			if tasks[j].Noise == t.Noise {
-				return nil,
-					fmt.Errorf(
-						"multitask: tasks %q and %q share one noise model instance; each task needs its own",
-						tasks[j].Name, t.Name)
+				return nil, fmt.Errorf("multitask: tasks %q and %q share one noise model "+
+					"instance; each task needs its own", tasks[j].Name, t.Name)
 			}
 		}
 		n, c := t.X.Dims()
@@ -154,8 +153,8 @@ func (s *Selector) Include(task, index int) error {
 	}
 	st := sel.Steps()
 	rec := st[len(st)-1]
-	s.steps = append(s.steps, Step{Task: task, Index: index, Row: s.row(task, index), Delta: rec.Delta,
-		Ties: rec.Ties})
+	s.steps = append(s.steps, Step{Task: task, Index: index, Row: s.row(task, index),
+		Delta: rec.Delta, Ties: rec.Ties})
 	return nil
 }
 
@@ -173,7 +172,8 @@ func (s *Selector) Select(d int) error {
 		return fmt.Errorf("multitask: cannot select %d points", d)
 	}
 	if avail := s.NumPoints() - len(s.steps); d > avail {
-		return fmt.Errorf("multitask: %d more active points requested, %d inactive points left", d, avail)
+		return fmt.Errorf("multitask: %d more active points requested, %d inactive points left",
+			d, avail)
 	}
 	for k := 0; k < d; k++ {
 		m, i, delta, ties := s.Best()
@@ -183,7 +183,8 @@ func (s *Selector) Select(d int) error {
 		if err := s.sels[m].Include(i); err != nil {
 			return fmt.Errorf("multitask: task %q: %w", s.Tasks[m].Name, err)
 		}
-		s.steps = append(s.steps, Step{Task: m, Index: i, Row: s.row(m, i), Delta: delta, Ties: ties})
+		s.steps = append(s.steps,
+			Step{Task: m, Index: i, Row: s.row(m, i), Delta: delta, Ties: ties})
 	}
 	return nil
 }

@@ -64,8 +64,8 @@ func Pool(tasks []Task, name string, nm noise.Model) (Task, error) {
 	for _, t := range tasks {
 		r, c := t.X.Dims()
 		if c != dim {
-			return Task{}, fmt.Errorf("multitask: task %q has %d input columns, task %q %d", t.Name, c,
-				tasks[0].Name, dim)
+			return Task{}, fmt.Errorf("multitask: task %q has %d input columns, task %q %d",
+				t.Name, c, tasks[0].Name, dim)
 		}
 		n += r
 	}

@@ -70,7 +70,8 @@ func checkFinite(model, name string, v float64) error {
 // checkPositive returns an error naming a parameter that is not positive and finite.
 func checkPositive(model, name string, v float64) error {
 	if !(v > 0) || math.IsInf(v, 1) {
-		return fmt.Errorf("noise: %s parameter %s = %v; want a positive finite value", model, name, v)
+		return fmt.Errorf("noise: %s parameter %s = %v; want a positive finite value",
+			model, name, v)
 	}
 	return nil
 }

@@ -55,7 +55,8 @@ func TestNoNaNOrInf(t *testing.T) {
 					}
 					if mc.model.LogConcave() {
 						if _, _, raw := rawMoments(mc.model, n, y, mu, vs); !(raw >= 0) {
-							fail("y=%v μ=%v ς=%v: log-concave model has ν = %v before the floor", y, mu, vs, raw)
+							fail("y=%v μ=%v ς=%v: log-concave model has ν = %v before the floor",
+								y, mu, vs, raw)
 						}
 					}
 					mc.model.GradParams(grad, n, y, mu, vs)
@@ -102,7 +103,8 @@ func TestLogConcaveNu(t *testing.T) {
 				for n, y := range mc.targets {
 					_, _, nu := rawMoments(mc.model, n, y, mu, vs)
 					if nu < 0 || nu > c2*(1+1e-12) {
-						t.Errorf("%s y=%v μ=%v ς=%v: ν = %v, want in [0, %v]", mc.name, y, mu, vs, nu, c2)
+						t.Errorf("%s y=%v μ=%v ς=%v: ν = %v, want in [0, %v]",
+							mc.name, y, mu, vs, nu, c2)
 					}
 				}
 			}

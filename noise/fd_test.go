@@ -48,10 +48,13 @@ func modelCases() []modelCase {
 	shared := &NullCategory{Bias: 0.15, GammaNeg: 0.888, GammaPos: 0.888}
 	return []modelCase{
 		{"probit", &Probit{Bias: 0.3}, []float64{-1, 1}, []float64{-0.3}, ProbitVariance},
-		{"gaussian", &Gaussian{Bias: 0.2, Variance: 0.05}, []float64{-1.3, 0, 2.5}, []float64{0}, 0.05},
-		{"gaussian-precision", &Gaussian{Bias: 0.2, Variance: 0.05, Precision: []float64{4, 0.5, 100}},
+		{"gaussian", &Gaussian{Bias: 0.2, Variance: 0.05},
+			[]float64{-1.3, 0, 2.5}, []float64{0}, 0.05},
+		{"gaussian-precision",
+			&Gaussian{Bias: 0.2, Variance: 0.05, Precision: []float64{4, 0.5, 100}},
 			[]float64{-1.3, 0, 2.5}, []float64{0}, 0.25},
-		{"ordinal5", ord, []float64{0, 1, 2, 3, 4}, []float64{-1.2, -0.7, 0.6, 1.4}, OrdinalVariance},
+		{"ordinal5", ord, []float64{0, 1, 2, 3, 4}, []float64{-1.2, -0.7, 0.6, 1.4},
+			OrdinalVariance},
 		{"ordinal3", ord3, []float64{0, 1, 2}, []float64{0.4, 1.1}, OrdinalVariance},
 		{"ncnm-split", split, []float64{-1, 0, 1}, []float64{-0.3, 0.7}, NullVariance},
 		{"ncnm-shared", shared, []float64{-1, 0, 1}, []float64{-0.65, 0.35}, NullVariance},
@@ -64,8 +67,8 @@ func deriv(f func(float64) float64, x, h float64) float64 {
 }
 
 // TestMomentsFiniteDifferences checks, for every model and target, g = ∂ln Z/∂μ,
-// ∂ln Z/∂ς = (g² − ν)/2 and ν = −∂g/∂μ against central differences, at μ placed so that
-// |u| runs from 0 to about 30 on both sides of every threshold.
+// ∂ln Z/∂ς = (g² − ν)/2 and ν = −∂g/∂μ against central differences, at μ placed
+// so that |u| runs from 0 to about 30 on both sides of every threshold.
 func TestMomentsFiniteDifferences(t *testing.T) {
 	ts := []float64{-30, -12, -4, -1.3, -0.2, 0, 0.35, 1, 3.5, 9, 30}
 	vss := []float64{0.01, 0.3, 3, 40}
@@ -79,26 +82,36 @@ func TestMomentsFiniteDifferences(t *testing.T) {
 						mu := centre + tt*sd
 						logZ, g, nu := rawMoments(mc.model, n, y, mu, vs)
 						if math.IsNaN(logZ+g+nu) || math.IsInf(logZ+g+nu, 0) {
-							t.Fatalf("%s y=%v μ=%v ς=%v: ln Z, g, ν = %v, %v, %v", mc.name, y, mu, vs, logZ, g, nu)
+							t.Fatalf("%s y=%v μ=%v ς=%v: ln Z, g, ν = %v, %v, %v",
+								mc.name, y, mu, vs, logZ, g, nu)
 						}
-						lz := func(m, v float64) float64 { l, _, _ := rawMoments(mc.model, n, y, m, v); return l }
-						gf := func(m float64) float64 { _, g, _ := rawMoments(mc.model, n, y, m, vs); return g }
+						lz := func(m, v float64) float64 {
+							l, _, _ := rawMoments(mc.model, n, y, m, v)
+							return l
+						}
+						gf := func(m float64) float64 {
+							_, g, _ := rawMoments(mc.model, n, y, m, vs)
+							return g
+						}
 						hm := 1e-3 * sd / (1 + math.Abs(tt))
 						hv := 1e-3 * (vs + mc.slope) / (1 + tt*tt)
 						round := 1e3 * Eps * (math.Abs(logZ) + 1e-300)
 
 						fdG := deriv(func(m float64) float64 { return lz(m, vs) }, mu, hm)
 						if math.Abs(fdG-g) > 1e-6*math.Abs(g)+round/hm {
-							t.Errorf("%s y=%v μ=%v ς=%v: g = %.12g, ∂ln Z/∂μ by differences %.12g", mc.name, y, mu, vs, g, fdG)
+							t.Errorf("%s y=%v μ=%v ς=%v: g = %.12g, "+
+								"∂ln Z/∂μ by differences %.12g", mc.name, y, mu, vs, g, fdG)
 						}
 						fdS := deriv(func(v float64) float64 { return lz(mu, v) }, vs, hv)
 						dS := 0.5 * (g*g - nu)
 						if math.Abs(fdS-dS) > 1e-6*math.Abs(dS)+round/hv {
-							t.Errorf("%s y=%v μ=%v ς=%v: (g²−ν)/2 = %.12g, ∂ln Z/∂ς by differences %.12g", mc.name, y, mu, vs, dS, fdS)
+							t.Errorf("%s y=%v μ=%v ς=%v: (g²−ν)/2 = %.12g, "+
+								"∂ln Z/∂ς by differences %.12g", mc.name, y, mu, vs, dS, fdS)
 						}
 						fdNu := -deriv(gf, mu, hm)
 						if math.Abs(fdNu-nu) > 1e-6*math.Abs(nu)+1e3*Eps*math.Abs(g)/hm+1e-300 {
-							t.Errorf("%s y=%v μ=%v ς=%v: ν = %.12g, −∂g/∂μ by differences %.12g", mc.name, y, mu, vs, nu, fdNu)
+							t.Errorf("%s y=%v μ=%v ς=%v: ν = %.12g, "+
+								"−∂g/∂μ by differences %.12g", mc.name, y, mu, vs, nu, fdNu)
 						}
 						checked++
 					}
@@ -131,8 +144,10 @@ func TestGradParamsFiniteDifferences(t *testing.T) {
 						}
 						mc.model.GradParams(grad, n, y, mu, vs)
 						for p := 0; p < np; p++ {
-							h := 1e-4 * math.Min(sd/(1+math.Abs(tt)), math.Max(math.Abs(theta[p]), 1e-2))
-							if names[p] == "gamma" || names[p] == "gammaneg" || names[p] == "gammapos" {
+							h := 1e-4 * math.Min(sd/(1+math.Abs(tt)),
+								math.Max(math.Abs(theta[p]), 1e-2))
+							if names[p] == "gamma" || names[p] == "gammaneg" ||
+								names[p] == "gammapos" {
 								h = 1e-4 * math.Min(theta[p], 1-theta[p])
 							}
 							lz := func(v float64) float64 {
@@ -151,8 +166,8 @@ func TestGradParamsFiniteDifferences(t *testing.T) {
 							got := grad[p] - 1
 							l, _, _ := mc.model.Moments(n, y, mu, vs)
 							if math.Abs(fd-got) > 1e-6*math.Abs(got)+1e3*Eps*math.Abs(l)/h+1e-10 {
-								t.Errorf("%s y=%v μ=%v ς=%v: ∂ln Z/∂%s = %.10g, by differences %.10g",
-									mc.name, y, mu, vs, names[p], got, fd)
+								t.Errorf("%s y=%v μ=%v ς=%v: ∂ln Z/∂%s = %.10g, "+
+									"by differences %.10g", mc.name, y, mu, vs, names[p], got, fd)
 							}
 						}
 					}
@@ -179,7 +194,8 @@ func TestIntervalNuBranches(t *testing.T) {
 				direct := db*db + a*b1 - b*b2
 				// The direct form is accurate to about eps·b1²; compare within that.
 				if math.Abs(got-direct) > 1e-12*(1+b1*b1+b2*b2) {
-					t.Errorf("interval [%v, %v]: ν/c² = %.15g, direct form %.15g", b, a, got, direct)
+					t.Errorf("interval [%v, %v]: ν/c² = %.15g, direct form %.15g",
+						b, a, got, direct)
 				}
 				if !(got > 0 && got < 1) {
 					t.Errorf("interval [%v, %v]: ν/c² = %v, want in (0, 1)", b, a, got)

@@ -64,7 +64,8 @@ func (m *Gaussian) Init(y []float64) error {
 		return err
 	}
 	if m.Precision != nil && len(m.Precision) != len(y) {
-		return fmt.Errorf("noise: gaussian has %d precisions for %d targets", len(m.Precision), len(y))
+		return fmt.Errorf("noise: gaussian has %d precisions for %d targets",
+			len(m.Precision), len(y))
 	}
 	sum := 0.0
 	for i, v := range y {
@@ -73,7 +74,8 @@ func (m *Gaussian) Init(y []float64) error {
 		}
 		if m.Precision != nil {
 			if b := m.Precision[i]; !(b > 0) || math.IsInf(b, 1) {
-				return fmt.Errorf("noise: gaussian precision %d = %v; want a positive finite value", i, b)
+				return fmt.Errorf("noise: gaussian precision %d = %v; want a positive finite value",
+					i, b)
 			}
 		}
 		sum += v

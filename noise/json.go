@@ -49,7 +49,8 @@ func Marshal(m Model) ([]byte, error) {
 		if !t.Split && t.GammaNeg != t.GammaPos {
 			return nil,
 				fmt.Errorf(
-					"noise: ncnm with a shared gamma has GammaNeg %v ≠ GammaPos %v; set Split to keep both",
+					"noise: ncnm with a shared gamma has GammaNeg %v ≠ GammaPos %v; "+
+						"set Split to keep both",
 					t.GammaNeg, t.GammaPos)
 		}
 	default:
@@ -98,8 +99,8 @@ func writeJSON(buf *bytes.Buffer, v any) {
 
 func finite(model, name string, v float64) error {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("noise: cannot encode %s parameter %s = %v (JSON has no NaN or Inf)", model,
-			name, v)
+		return fmt.Errorf("noise: cannot encode %s parameter %s = %v (JSON has no NaN or Inf)",
+			model, name, v)
 	}
 	return nil
 }
@@ -132,7 +133,8 @@ func Unmarshal(data []byte) (Model, error) {
 			return nil, fmt.Errorf("noise: ordinal model has no \"C\" (number of categories)")
 		}
 		if err := json.Unmarshal(raw, &c); err != nil || c < 3 || c > MaxCategories {
-			return nil, fmt.Errorf("noise: ordinal C = %s; want an integer from 3 to %d", raw, MaxCategories)
+			return nil, fmt.Errorf("noise: ordinal C = %s; want an integer from 3 to %d",
+				raw, MaxCategories)
 		}
 		used["C"] = true
 		t.Widths = make([]float64, c-2)
@@ -147,7 +149,8 @@ func Unmarshal(data []byte) (Model, error) {
 			}
 			for n, b := range t.Precision {
 				if !(b > 0) || math.IsInf(b, 1) {
-					return nil, fmt.Errorf("noise: gaussian precision %d = %v; want a positive finite value", n, b)
+					return nil, fmt.Errorf("noise: gaussian precision %d = %v; "+
+						"want a positive finite value", n, b)
 				}
 			}
 			used["precision"] = true

@@ -61,8 +61,10 @@ func TestJSONFormat(t *testing.T) {
 		{&Gaussian{Bias: 1, Variance: 1e-6}, `{"type":"gaussian","bias":1,"variance":0.000001}`},
 		{&Gaussian{Bias: 1, Variance: 2, Precision: []float64{3, 4}},
 			`{"type":"gaussian","bias":1,"variance":2,"precision":[3,4]}`},
-		{&Ordinal{Bias: 2, Widths: []float64{0.5, 0.25}}, `{"type":"ordinal","C":4,"bias":2,"width1":0.5,"width2":0.25}`},
-		{&NullCategory{Bias: 0, GammaNeg: 0.5, GammaPos: 0.5}, `{"type":"ncnm","bias":0,"gamma":0.5}`},
+		{&Ordinal{Bias: 2, Widths: []float64{0.5, 0.25}},
+			`{"type":"ordinal","C":4,"bias":2,"width1":0.5,"width2":0.25}`},
+		{&NullCategory{Bias: 0, GammaNeg: 0.5, GammaPos: 0.5},
+			`{"type":"ncnm","bias":0,"gamma":0.5}`},
 		{&NullCategory{Bias: 0, GammaNeg: 0.25, GammaPos: 0.5, Split: true},
 			`{"type":"ncnm","bias":0,"gammaneg":0.25,"gammapos":0.5}`},
 	}
@@ -82,7 +84,8 @@ func TestMarshalErrors(t *testing.T) {
 	}{
 		{"NaN bias", &Probit{Bias: math.NaN()}, "NaN"},
 		{"Inf variance", &Gaussian{Variance: math.Inf(1)}, "+Inf"},
-		{"Inf precision", &Gaussian{Variance: 1, Precision: []float64{1, math.Inf(1)}}, "precision 1"},
+		{"Inf precision", &Gaussian{Variance: 1, Precision: []float64{1, math.Inf(1)}},
+			"precision 1"},
 		{"NaN width", &Ordinal{Widths: []float64{1, math.NaN()}}, "width2"},
 		{"unequal shared gamma", &NullCategory{GammaNeg: 0.2, GammaPos: 0.3}, "Split"},
 		{"foreign model", &foreign{}, "cannot encode"},

@@ -72,9 +72,9 @@ func (m *NullCategory) Init(y []float64) error {
 		case 1:
 			nPos++
 		default:
-			return fmt.Errorf("noise: ncnm target y[%d] = %v; want −1 or +1 (labelled) or 0 (unlabelled)",
-				i,
-				v)
+			return fmt.Errorf(
+				"noise: ncnm target y[%d] = %v; want −1 or +1 (labelled) or 0 (unlabelled)",
+				i, v)
 		}
 	}
 	switch {
@@ -147,7 +147,8 @@ func (m *NullCategory) moments(y, mu, varsigma float64) (logZ, g, nu float64) {
 		return math.Log1p(-m.GammaNeg) + lp, -c * r, c2 * d
 	case 0:
 		logZ, w1, w2, r1, d1, r2, d2 := m.unlabelled(u, up)
-		// g₁ = −c·r₁, g₂ = c·r₂; ν = w₁ν₁ + w₂ν₂ − w₁w₂(g₁ − g₂)².
+		// g₁ = −c·r₁, g₂ = c·r₂;
+		// ν = w₁ν₁ + w₂ν₂ − w₁w₂(g₁ − g₂)².
 		s := r1 + r2
 		return logZ, c * (w2*r2 - w1*r1), c2 * (w1*d1 + w2*d2 - w1*w2*s*s)
 	}

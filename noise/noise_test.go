@@ -36,16 +36,21 @@ func TestInitConventions(t *testing.T) {
 		{"probit 1:1", NewProbit(), []float64{1, -1}, []float64{0}},
 		{"gaussian", NewGaussian(0), []float64{1, 2, 4.5}, []float64{2.5, GaussianVariance}},
 		{"gaussian keeps variance", NewGaussian(0.3), []float64{-1, 1}, []float64{0, 0.3}},
-		{"ordinal C=5", NewOrdinal(), []float64{0, 4, 2, 2, 1}, []float64{1.8, 1.0 / 3, 1.0 / 3, 1.0 / 3}},
+		{"ordinal C=5", NewOrdinal(), []float64{0, 4, 2, 2, 1},
+			[]float64{1.8, 1.0 / 3, 1.0 / 3, 1.0 / 3}},
 		{"ordinal C=3", NewOrdinal(), []float64{2, 0, 1, 0}, []float64{0.75, 1}},
 		// 27 of 56 labelled points positive: the reference's semi500 bias −0.044776176695516243.
-		{"ncnm", NewNullCategory(), append(append(repeat(1, 27), repeat(-1, 29)...), repeat(0, 444)...),
+		{"ncnm", NewNullCategory(),
+			append(append(repeat(1, 27), repeat(-1, 29)...), repeat(0, 444)...),
 			[]float64{-0.044776176695516243, 0.888}},
-		{"ncnm split", &NullCategory{Split: true}, []float64{1, -1, -1, 0}, []float64{-0.4307272992954576, 0.25, 0.25}},
+		{"ncnm split", &NullCategory{Split: true}, []float64{1, -1, -1, 0},
+			[]float64{-0.4307272992954576, 0.25, 0.25}},
 		// ZeroBias: the papers' likelihoods, no bias whatever the class balance; a bias
 		// left from an earlier Init is reset.
-		{"probit zero bias", &Probit{ZeroBias: true, Bias: 0.3}, []float64{1, 1, -1, 1}, []float64{0}},
-		{"ncnm zero bias", &NullCategory{ZeroBias: true, Bias: -1}, []float64{1, -1, -1, 0}, []float64{0, 0.25}},
+		{"probit zero bias", &Probit{ZeroBias: true, Bias: 0.3}, []float64{1, 1, -1, 1},
+			[]float64{0}},
+		{"ncnm zero bias", &NullCategory{ZeroBias: true, Bias: -1}, []float64{1, -1, -1, 0},
+			[]float64{0, 0.25}},
 	}
 	for _, tt := range tests {
 		if err := tt.model.Init(tt.y); err != nil {
@@ -60,7 +65,8 @@ func TestInitConventions(t *testing.T) {
 		}
 		for i := range got {
 			if !near(got[i], tt.params[i], 1e-15) {
-				t.Errorf("%s: %s = %.17g, want %.17g", tt.name, tt.model.ParamNames()[i], got[i], tt.params[i])
+				t.Errorf("%s: %s = %.17g, want %.17g",
+					tt.name, tt.model.ParamNames()[i], got[i], tt.params[i])
 			}
 		}
 	}
@@ -89,8 +95,10 @@ func TestInitErrors(t *testing.T) {
 		{"gaussian NaN", NewGaussian(0), []float64{1, math.NaN()}, "y[1] = NaN"},
 		{"gaussian Inf", NewGaussian(0), []float64{math.Inf(1)}, "y[0] = +Inf"},
 		{"gaussian empty", NewGaussian(0), nil, "at least one"},
-		{"gaussian precisions", &Gaussian{Precision: []float64{1}}, []float64{1, 2}, "1 precisions for 2 targets"},
-		{"gaussian bad precision", &Gaussian{Precision: []float64{1, -2}}, []float64{1, 2}, "precision 1 = -2"},
+		{"gaussian precisions", &Gaussian{Precision: []float64{1}}, []float64{1, 2},
+			"1 precisions for 2 targets"},
+		{"gaussian bad precision", &Gaussian{Precision: []float64{1, -2}}, []float64{1, 2},
+			"precision 1 = -2"},
 		{"gaussian bad variance", NewGaussian(-1), []float64{1}, "variance"},
 		{"ordinal fraction", NewOrdinal(), []float64{0, 1.5, 2}, "y[1] = 1.5"},
 		{"ordinal negative", NewOrdinal(), []float64{0, -1, 2}, "y[1] = -1"},
@@ -146,7 +154,8 @@ func TestSetParamsValidation(t *testing.T) {
 			t.Errorf("%s: Params after SetParams(%v) = %v", tt.name, tt.src, after)
 		}
 		if !tt.ok && !reflect.DeepEqual(after, before) {
-			t.Errorf("%s: failed SetParams changed the parameters from %v to %v", tt.name, before, after)
+			t.Errorf("%s: failed SetParams changed the parameters from %v to %v",
+				tt.name, before, after)
 		}
 	}
 }
@@ -162,11 +171,14 @@ func TestParamMetadata(t *testing.T) {
 		{&Ordinal{Widths: []float64{1, 1, 1}}, []string{"bias", "width1", "width2", "width3"},
 			[]param.Kind{param.Real, param.Positive, param.Positive, param.Positive}},
 		{NewNullCategory(), []string{"bias", "gamma"}, []param.Kind{param.Real, param.Unit}},
-		{&NullCategory{Split: true}, []string{"bias", "gammaneg", "gammapos"}, []param.Kind{param.Real, param.Unit, param.Unit}},
+		{&NullCategory{Split: true}, []string{"bias", "gammaneg", "gammapos"},
+			[]param.Kind{param.Real, param.Unit, param.Unit}},
 	}
 	for _, tt := range tests {
-		if got := tt.model.ParamNames(); !reflect.DeepEqual(got, tt.names) || tt.model.NumParams() != len(got) {
-			t.Errorf("%s: ParamNames %v (NumParams %d), want %v", tt.model.Name(), got, tt.model.NumParams(), tt.names)
+		if got := tt.model.ParamNames(); !reflect.DeepEqual(got, tt.names) ||
+			tt.model.NumParams() != len(got) {
+			t.Errorf("%s: ParamNames %v (NumParams %d), want %v",
+				tt.model.Name(), got, tt.model.NumParams(), tt.names)
 		}
 		if got := tt.model.ParamKinds(); !reflect.DeepEqual(got, tt.kinds) {
 			t.Errorf("%s: ParamKinds %v, want %v", tt.model.Name(), got, tt.kinds)
@@ -193,15 +205,18 @@ func TestPredict(t *testing.T) {
 		{"probit tie", &Probit{Bias: 0.5}, -0.5, 1, 1, 0, 1, []float64{0.5, 0.5}, []float64{-1, 1}},
 		{"probit far", &Probit{}, -40, 1 - ProbitVariance, -1, -40, 1 - ProbitVariance,
 			[]float64{1, 3.655893540915e-350}, []float64{-1, 1}},
-		{"ncnm", &NullCategory{Bias: -1, GammaNeg: 0.5, GammaPos: 0.5}, 2, 1 - NullVariance, 1, 1, 1 - NullVariance,
+		{"ncnm", &NullCategory{Bias: -1, GammaNeg: 0.5, GammaPos: 0.5},
+			2, 1 - NullVariance, 1, 1, 1 - NullVariance,
 			[]float64{0.15865525393145705, 0.8413447460685429}, []float64{-1, 1}},
 		{"gaussian", &Gaussian{Bias: 2, Variance: 0.25}, 1, 0.5, 3, 3, 0.75, nil, nil},
 		// μ' = 0.7: above 0 and 0.5, below 1.5 → category 2. c = 1/√(0.1 + 0.9) = 1.
 		{"ordinal", ord, -0.3, 0.9, 2, 0.7, 0.9,
-			[]float64{0.24196365222307303, 0.17877663833782397, 0.36740431085570633, 0.21185539858339667},
+			[]float64{0.24196365222307303, 0.17877663833782397,
+				0.36740431085570633, 0.21185539858339667},
 			[]float64{0, 1, 2, 3}},
 		{"ordinal low", ord, -5, 0.9, 0, -4, 0.9,
-			[]float64{0.99996832875816688, 2.8273568708389861e-05, 3.3786835622641727e-06, 1.8989562465887719e-08},
+			[]float64{0.99996832875816688, 2.8273568708389861e-05,
+				3.3786835622641727e-06, 1.8989562465887719e-08},
 			[]float64{0, 1, 2, 3}},
 		{"ordinal on threshold", ord, -0.5, 0.9, 1, 0.5, 0.9, nil, []float64{0, 1, 2, 3}},
 	}
@@ -211,14 +226,16 @@ func TestPredict(t *testing.T) {
 		p.Prob = make([]float64, 1, 8) // reused when large enough
 		tt.model.Predict(&p, tt.mu, tt.vs)
 		if p.Label != tt.label || !near(p.Mean, tt.mean, 1e-15) || !near(p.Var, tt.vr, 1e-15) {
-			t.Errorf("%s: label %v mean %v var %v, want %v %v %v", tt.name, p.Label, p.Mean, p.Var, tt.label, tt.mean, tt.vr)
+			t.Errorf("%s: label %v mean %v var %v, want %v %v %v",
+				tt.name, p.Label, p.Mean, p.Var, tt.label, tt.mean, tt.vr)
 		}
 		if tt.prob != nil {
 			if len(p.Prob) != len(tt.prob) {
 				t.Errorf("%s: Prob %v, want %v", tt.name, p.Prob, tt.prob)
 			}
 			for i := range tt.prob {
-				if i < len(p.Prob) && !near(p.Prob[i], tt.prob[i], 1e-12) && math.Abs(p.Prob[i]-tt.prob[i]) > 1e-300 {
+				if i < len(p.Prob) && !near(p.Prob[i], tt.prob[i], 1e-12) &&
+					math.Abs(p.Prob[i]-tt.prob[i]) > 1e-300 {
 					t.Errorf("%s: Prob[%d] = %.17g, want %.17g", tt.name, i, p.Prob[i], tt.prob[i])
 				}
 			}

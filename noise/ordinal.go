@@ -60,7 +60,8 @@ func (m *Ordinal) Init(y []float64) error {
 	for i, v := range y {
 		if !(v >= 0 && v <= MaxCategories-1) || v != math.Trunc(v) {
 			return fmt.Errorf(
-				"noise: ordinal target y[%d] = %v; want an integer category 0, 1, …, C−1 (C ≤ %d)",
+				"noise: ordinal target y[%d] = %v; "+
+					"want an integer category 0, 1, …, C−1 (C ≤ %d)",
 				i, v, MaxCategories)
 		}
 		top = math.Max(top, v)
@@ -73,8 +74,8 @@ func (m *Ordinal) Init(y []float64) error {
 			"noise: ordinal targets are all 0; need at least 3 ordered categories 0, 1, 2, …")
 	case c == 2:
 		return fmt.Errorf(
-			"noise: ordinal targets have only categories 0 and 1; use the probit model with targets −1, " +
-				"+1")
+			"noise: ordinal targets have only categories 0 and 1; " +
+				"use the probit model with targets −1, +1")
 	}
 	m.Bias = sum / float64(len(y))
 	m.Widths = make([]float64, c-2)

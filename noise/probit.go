@@ -51,9 +51,9 @@ func (m *Probit) Init(y []float64) error {
 		}
 	}
 	if nPos == 0 || nNeg == 0 {
-		return fmt.Errorf("noise: probit needs targets of both classes; got %d of +1 and %d of −1",
-			nPos,
-			nNeg)
+		return fmt.Errorf(
+			"noise: probit needs targets of both classes; got %d of +1 and %d of −1",
+			nPos, nNeg)
 	}
 	m.Bias = 0
 	if !m.ZeroBias {

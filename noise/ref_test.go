@@ -10,7 +10,8 @@ import (
 // The reference toolbox's runs (../testdata/ref, see its README) record, for each point
 // the IVM included, the site m, β and the g, ν it had at inclusion. The posterior marginal
 // at that moment follows from the site equations β = ν/(1 − νς), m = μ + g/ν:
-// ς = 1/ν − 1/β, μ = m − g/ν. Our model at that (μ, ς) must give the reference's g and ν.
+// ς = 1/ν − 1/β, μ = m − g/ν. Our model at that (μ, ς) must give the reference's
+// g and ν.
 
 func readRefCSV(t *testing.T, path string) [][]float64 {
 	t.Helper()
@@ -69,7 +70,8 @@ func TestReferenceInclusions(t *testing.T) {
 			if r.fixed {
 				for i := range got {
 					if !near(got[i], want[i], 1e-15) {
-						t.Errorf("Init: %s = %.17g, reference %.17g", m.ParamNames()[i], got[i], want[i])
+						t.Errorf("Init: %s = %.17g, reference %.17g",
+							m.ParamNames()[i], got[i], want[i])
 					}
 				}
 			} else if err := m.SetParams(want); err != nil {
@@ -81,15 +83,18 @@ func TestReferenceInclusions(t *testing.T) {
 				n := int(a[1]) - 1
 				siteM, siteB, nu, g := a[4], a[5], a[6], a[7]
 				if es, ok := m.(ExactSite); ok {
-					if mm, bb := es.Site(n, y[n]); !near(mm, siteM, 1e-12) || !near(bb, siteB, 1e-12) {
-						t.Errorf("inclusion %v (point %d): site %v, %v; reference %v, %v", a[0], n+1, mm, bb, siteM, siteB)
+					if mm, bb := es.Site(n, y[n]); !near(mm, siteM, 1e-12) ||
+						!near(bb, siteB, 1e-12) {
+						t.Errorf("inclusion %v (point %d): site %v, %v; reference %v, %v",
+							a[0], n+1, mm, bb, siteM, siteB)
 					}
 					// ς from ν = 1/(σ² + ς); μ from g = (y − b − μ)ν.
 					vs := 1/nu - got[1]
 					mu := y[n] - got[0] - g/nu
 					_, g2, nu2 := m.Moments(n, y[n], mu, vs)
 					if !near(g2, g, 1e-10) || !near(nu2, nu, 1e-10) {
-						t.Errorf("inclusion %v (point %d): g, ν = %v, %v; reference %v, %v", a[0], n+1, g2, nu2, g, nu)
+						t.Errorf("inclusion %v (point %d): g, ν = %v, %v; reference %v, %v",
+							a[0], n+1, g2, nu2, g, nu)
 					}
 					checked++
 					continue
@@ -101,7 +106,8 @@ func TestReferenceInclusions(t *testing.T) {
 				mu := siteM - g/nu
 				_, g2, nu2 := m.Moments(n, y[n], mu, vs)
 				if !near(g2, g, 1e-10) || !near(nu2, nu, 1e-10) {
-					t.Errorf("inclusion %v (point %d, y = %v) at μ = %v, ς = %v: g, ν = %.12g, %.12g; reference %.12g, %.12g",
+					t.Errorf("inclusion %v (point %d, y = %v) at μ = %v, ς = %v: "+
+						"g, ν = %.12g, %.12g; reference %.12g, %.12g",
 						a[0], n+1, y[n], mu, vs, g2, nu2, g, nu)
 				}
 				checked++

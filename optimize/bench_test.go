@@ -31,7 +31,8 @@ func BenchmarkRosenbrock20(b *testing.B) {
 		p := problem(functions.ExtendedRosenbrock{})
 		var r *gopt.Result
 		for b.Loop() {
-			r, _ = gopt.Minimize(p, benchX0, &gopt.Settings{MajorIterations: 100, Converger: gopt.NeverTerminate{}}, &SCG{TolX: -1})
+			r, _ = gopt.Minimize(p, benchX0, &gopt.Settings{
+				MajorIterations: 100, Converger: gopt.NeverTerminate{}}, &SCG{TolX: -1})
 		}
 		b.ReportMetric(float64(r.FuncEvaluations+r.GradEvaluations), "evals/op")
 		b.ReportMetric(r.F, "f")

@@ -35,7 +35,8 @@ var rosen10 = testProblems[8]
 
 func TestMethodRecorder(t *testing.T) {
 	rec := &countRecorder{}
-	r, err := gopt.Minimize(problem(rosen10.f), rosen10.x0, &gopt.Settings{Recorder: rec, MajorIterations: 1000}, &SCG{})
+	r, err := gopt.Minimize(problem(rosen10.f), rosen10.x0,
+		&gopt.Settings{Recorder: rec, MajorIterations: 1000}, &SCG{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,8 @@ func TestMethodRecorder(t *testing.T) {
 		t.Fatalf("status %v, want MethodConverge", r.Status)
 	}
 	if rec.inits != 1 || rec.ops[gopt.InitIteration] != 1 || rec.ops[gopt.PostIteration] != 1 {
-		t.Errorf("Init %d times, InitIteration %d, PostIteration %d; want 1 each", rec.inits, rec.ops[gopt.InitIteration], rec.ops[gopt.PostIteration])
+		t.Errorf("Init %d times, InitIteration %d, PostIteration %d; want 1 each",
+			rec.inits, rec.ops[gopt.InitIteration], rec.ops[gopt.PostIteration])
 	}
 	// SCG ended the run by itself, so every iteration was recorded.
 	if got := rec.ops[gopt.MajorIteration]; got != r.MajorIterations || got == 0 {
@@ -56,7 +58,8 @@ func TestMethodRecorder(t *testing.T) {
 		t.Errorf("recorded %d gradient evaluations, result says %d", got, r.GradEvaluations)
 	}
 	if rec.ops[gopt.FuncEvaluation|gopt.GradEvaluation] != 1 {
-		t.Errorf("starting point evaluated %d times", rec.ops[gopt.FuncEvaluation|gopt.GradEvaluation])
+		t.Errorf("starting point evaluated %d times",
+			rec.ops[gopt.FuncEvaluation|gopt.GradEvaluation])
 	}
 	// Accepted steps never increase f.
 	for i := 1; i < len(rec.fs); i++ {
@@ -75,8 +78,8 @@ func TestMethodRecorder(t *testing.T) {
 func TestMethodIterationLimit(t *testing.T) {
 	for _, k := range []int{1, 2, 3, 10, 37} {
 		rec := &countRecorder{}
-		r, err := gopt.Minimize(problem(rosen10.f), rosen10.x0,
-			&gopt.Settings{MajorIterations: k, Recorder: rec, Converger: gopt.NeverTerminate{}}, &SCG{})
+		r, err := gopt.Minimize(problem(rosen10.f), rosen10.x0, &gopt.Settings{
+			MajorIterations: k, Recorder: rec, Converger: gopt.NeverTerminate{}}, &SCG{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +95,8 @@ func TestMethodIterationLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		if p.Status != gopt.IterationLimit || p.Iterations != k || p.Converged {
-			t.Errorf("K = %d: plain run: status %v after %d iterations, converged %v", k, p.Status, p.Iterations, p.Converged)
+			t.Errorf("K = %d: plain run: status %v after %d iterations, converged %v",
+				k, p.Status, p.Iterations, p.Converged)
 		}
 		if !slices.Equal(p.X, r.X) || p.F != r.F {
 			t.Errorf("K = %d: plain run ends at f = %g, gonum run at f = %g", k, p.F, r.F)
@@ -111,14 +115,16 @@ func TestMethodCycleLimit(t *testing.T) {
 		t.Errorf("status %v (plain %v) after %d cycles", r.Status, p.Status, p.Cycles)
 	}
 	if p.Iterations >= 40 || p.Iterations != r.MajorIterations {
-		t.Errorf("%d successful steps in 40 cycles (gonum run %d); Rosenbrock has failures", p.Iterations, r.MajorIterations)
+		t.Errorf("%d successful steps in 40 cycles (gonum run %d); Rosenbrock has failures",
+			p.Iterations, r.MajorIterations)
 	}
 }
 
 // TestMethodSettings checks gonum's own stopping rules with SCG.
 func TestMethodSettings(t *testing.T) {
 	t.Run("GradientThreshold", func(t *testing.T) {
-		r, err := gopt.Minimize(problem(rosen10.f), rosen10.x0, &gopt.Settings{GradientThreshold: 1e-3}, &SCG{TolX: -1})
+		r, err := gopt.Minimize(problem(rosen10.f), rosen10.x0,
+			&gopt.Settings{GradientThreshold: 1e-3}, &SCG{TolX: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +133,8 @@ func TestMethodSettings(t *testing.T) {
 		}
 	})
 	t.Run("FuncEvaluations", func(t *testing.T) {
-		r, err := gopt.Minimize(problem(rosen10.f), rosen10.x0, &gopt.Settings{FuncEvaluations: 25}, &SCG{})
+		r, err := gopt.Minimize(problem(rosen10.f), rosen10.x0,
+			&gopt.Settings{FuncEvaluations: 25}, &SCG{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,8 +146,8 @@ func TestMethodSettings(t *testing.T) {
 		}
 	})
 	t.Run("Converger", func(t *testing.T) {
-		r, err := gopt.Minimize(problem(rosen10.f), rosen10.x0,
-			&gopt.Settings{Converger: &gopt.FunctionConverge{Absolute: 1e-2, Iterations: 3}}, &SCG{TolX: -1})
+		r, err := gopt.Minimize(problem(rosen10.f), rosen10.x0, &gopt.Settings{
+			Converger: &gopt.FunctionConverge{Absolute: 1e-2, Iterations: 3}}, &SCG{TolX: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,12 +160,15 @@ func TestMethodSettings(t *testing.T) {
 		g0 := make([]float64, len(x0))
 		rosen10.f.Grad(g0, x0)
 		a, _ := gopt.Minimize(problem(rosen10.f), x0, nil, &SCG{})
-		b, err := gopt.Minimize(problem(rosen10.f), x0, &gopt.Settings{InitValues: &gopt.Location{F: rosen10.f.Func(x0), Gradient: g0}}, &SCG{})
+		b, err := gopt.Minimize(problem(rosen10.f), x0, &gopt.Settings{
+			InitValues: &gopt.Location{F: rosen10.f.Func(x0), Gradient: g0}}, &SCG{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.FuncEvaluations != a.FuncEvaluations-1 || b.GradEvaluations != a.GradEvaluations-1 || b.F != a.F {
-			t.Errorf("with InitValues %d/%d evaluations, without %d/%d", b.FuncEvaluations, b.GradEvaluations, a.FuncEvaluations, a.GradEvaluations)
+		if b.FuncEvaluations != a.FuncEvaluations-1 || b.GradEvaluations != a.GradEvaluations-1 ||
+			b.F != a.F {
+			t.Errorf("with InitValues %d/%d evaluations, without %d/%d",
+				b.FuncEvaluations, b.GradEvaluations, a.FuncEvaluations, a.GradEvaluations)
 		}
 	})
 	t.Run("NoGradient", func(t *testing.T) {
@@ -167,11 +177,13 @@ func TestMethodSettings(t *testing.T) {
 		}
 	})
 	t.Run("BadConfig", func(t *testing.T) {
-		r, err := gopt.Minimize(problem(rosen10.f), rosen10.x0, nil, &SCG{LambdaMin: 10, LambdaMax: 1})
+		r, err := gopt.Minimize(problem(rosen10.f), rosen10.x0, nil,
+			&SCG{LambdaMin: 10, LambdaMax: 1})
 		if err == nil || r.Status != gopt.Failure {
 			t.Errorf("status %v, error %v", r.Status, err)
 		}
-		if _, err := Minimize(plain(rosen10.f), rosen10.x0, Options{SCG: SCG{Sigma0: math.NaN()}}); err == nil {
+		if _, err := Minimize(plain(rosen10.f), rosen10.x0,
+			Options{SCG: SCG{Sigma0: math.NaN()}}); err == nil {
 			t.Error("NaN Sigma0 accepted")
 		}
 		if _, err := Minimize(plain(rosen10.f), rosen10.x0, Options{Method: "bfgs"}); err == nil {
@@ -209,7 +221,8 @@ func TestMethodNoSuccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Status != gopt.FunctionEvaluationLimit || !slices.Equal(r.X, x0) || r.F != rosen10.f.Func(x0) || len(r.Gradient) != len(x0) {
+	if r.Status != gopt.FunctionEvaluationLimit || !slices.Equal(r.X, x0) ||
+		r.F != rosen10.f.Func(x0) || len(r.Gradient) != len(x0) {
 		t.Errorf("limit before the first step: status %v, x %v, f %g", r.Status, r.X, r.F)
 	}
 }

@@ -118,8 +118,8 @@ func Minimize(f Func, x0 []float64, opt Options) (Result, error) {
 		maxIter = DefaultMaxIter
 	}
 	if opt.MaxFuncEvals > 0 && opt.MaxFuncEvals < 2 {
-		return Result{}, fmt.Errorf("optimize: MaxFuncEvals = %d leaves no evaluation after the start",
-			opt.MaxFuncEvals)
+		return Result{}, fmt.Errorf(
+			"optimize: MaxFuncEvals = %d leaves no evaluation after the start", opt.MaxFuncEvals)
 	}
 	switch opt.Method {
 	case "", MethodSCG:
@@ -127,8 +127,8 @@ func Minimize(f Func, x0 []float64, opt Options) (Result, error) {
 	case MethodLBFGS:
 		return minimizeLBFGS(f, x0, opt, maxIter)
 	}
-	return Result{}, fmt.Errorf("optimize: unknown method %q (want %q or %q)", opt.Method, MethodSCG,
-		MethodLBFGS)
+	return Result{}, fmt.Errorf("optimize: unknown method %q (want %q or %q)",
+		opt.Method, MethodSCG, MethodLBFGS)
 }
 
 func minimizeSCG(f Func, x0 []float64, opt Options, maxIter int) (Result, error) {
@@ -157,8 +157,8 @@ loop:
 		switch req {
 		case needFunc, needGrad:
 			if opt.MaxFuncEvals > 0 && res.FuncEvals >= opt.MaxFuncEvals {
-				end(gopt.FunctionEvaluationLimit, fmt.Sprintf("function evaluation limit %d reached",
-					opt.MaxFuncEvals))
+				end(gopt.FunctionEvaluationLimit,
+					fmt.Sprintf("function evaluation limit %d reached", opt.MaxFuncEvals))
 				break loop
 			}
 			res.FuncEvals++
@@ -176,8 +176,8 @@ loop:
 			}
 			c.setGrad(grad)
 		case report:
-			if opt.Callback != nil && opt.Callback(Iteration{Iter: c.iters, X: c.x, F: c.f, Lambda: c.lambda,
-				FuncEvals: res.FuncEvals}) {
+			if opt.Callback != nil && opt.Callback(Iteration{Iter: c.iters, X: c.x, F: c.f,
+				Lambda: c.lambda, FuncEvals: res.FuncEvals}) {
 				end(gopt.Success, "stopped by the callback")
 				break loop
 			}
@@ -207,7 +207,8 @@ loop:
 // converged reports whether s ends a run at a (local) minimum.
 func converged(s gopt.Status) bool {
 	switch s {
-	case gopt.MethodConverge, gopt.GradientThreshold, gopt.FunctionConvergence, gopt.StepConvergence:
+	case gopt.MethodConverge, gopt.GradientThreshold, gopt.FunctionConvergence,
+		gopt.StepConvergence:
 		return true
 	}
 	return false

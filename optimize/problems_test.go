@@ -56,22 +56,37 @@ func rep(n int, v ...float64) []float64 {
 
 var testProblems = []testProblem{
 	{"Beale", functions.Beale{}, []float64{1, 1}, minimum(functions.Beale{}, 0), 1e-7, 1e-14},
-	{"BiggsEXP6", functions.BiggsEXP6{}, []float64{1, 2, 1, 1, 1, 1}, minimum(functions.BiggsEXP6{}, 1), 1e-6, 1e-12},
+	{"BiggsEXP6", functions.BiggsEXP6{}, []float64{1, 2, 1, 1, 1, 1},
+		minimum(functions.BiggsEXP6{}, 1), 1e-6, 1e-12},
 	{"Box3D", functions.Box3D{}, []float64{0, 10, 20}, minimum(functions.Box3D{}, 0), 1e-7, 1e-14},
-	{"BrownBadlyScaled", functions.BrownBadlyScaled{}, []float64{1, 1}, minimum(functions.BrownBadlyScaled{}, 0), 1e-9, 1e-14},
-	{"ExtendedPowellSingular4", functions.ExtendedPowellSingular{}, []float64{3, -1, 0, 3}, minimum(functions.ExtendedPowellSingular{}, 0), 1e-3, 1e-12},
-	{"ExtendedPowellSingular8", functions.ExtendedPowellSingular{}, rep(8, 3, -1, 0, 3), minimum(functions.ExtendedPowellSingular{}, 1), 1e-3, 1e-12},
-	{"ExtendedRosenbrock2", functions.ExtendedRosenbrock{}, []float64{-1.2, 1}, minimum(functions.ExtendedRosenbrock{}, 0), 1e-6, 1e-14},
-	{"ExtendedRosenbrock4", functions.ExtendedRosenbrock{}, rep(4, -1.2, 1), minimum(functions.ExtendedRosenbrock{}, 2), 1e-6, 1e-14},
-	{"ExtendedRosenbrock10", functions.ExtendedRosenbrock{}, rep(10, -1.2, 1), minimum(functions.ExtendedRosenbrock{}, 8), 1e-6, 1e-14},
-	{"Gaussian", functions.Gaussian{}, []float64{0.4, 1, 0}, minimum(functions.Gaussian{}, 0), 1e-5, 1e-14},
-	{"HelicalValley", functions.HelicalValley{}, []float64{-1, 0, 0}, minimum(functions.HelicalValley{}, 0), 1e-7, 1e-14},
-	{"PenaltyI4", functions.PenaltyI{}, []float64{1, 2, 3, 4}, minimum(functions.PenaltyI{}, 0), 1e-6, 1e-14},
-	{"PowellBadlyScaled", functions.PowellBadlyScaled{}, []float64{0, 1}, minimum(functions.PowellBadlyScaled{}, 0), 1e-4, 1e-12},
-	{"Trigonometric10", functions.Trigonometric{}, rep(10, 0.1), minimum(functions.Trigonometric{}, 1), 1e-5, 1e-12},
-	{"VariablyDimensioned10", functions.VariablyDimensioned{}, []float64{0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0}, minimum(functions.VariablyDimensioned{}, 4), 1e-8, 1e-14},
+	{"BrownBadlyScaled", functions.BrownBadlyScaled{}, []float64{1, 1},
+		minimum(functions.BrownBadlyScaled{}, 0), 1e-9, 1e-14},
+	{"ExtendedPowellSingular4", functions.ExtendedPowellSingular{}, []float64{3, -1, 0, 3},
+		minimum(functions.ExtendedPowellSingular{}, 0), 1e-3, 1e-12},
+	{"ExtendedPowellSingular8", functions.ExtendedPowellSingular{}, rep(8, 3, -1, 0, 3),
+		minimum(functions.ExtendedPowellSingular{}, 1), 1e-3, 1e-12},
+	{"ExtendedRosenbrock2", functions.ExtendedRosenbrock{}, []float64{-1.2, 1},
+		minimum(functions.ExtendedRosenbrock{}, 0), 1e-6, 1e-14},
+	{"ExtendedRosenbrock4", functions.ExtendedRosenbrock{}, rep(4, -1.2, 1),
+		minimum(functions.ExtendedRosenbrock{}, 2), 1e-6, 1e-14},
+	{"ExtendedRosenbrock10", functions.ExtendedRosenbrock{}, rep(10, -1.2, 1),
+		minimum(functions.ExtendedRosenbrock{}, 8), 1e-6, 1e-14},
+	{"Gaussian", functions.Gaussian{}, []float64{0.4, 1, 0},
+		minimum(functions.Gaussian{}, 0), 1e-5, 1e-14},
+	{"HelicalValley", functions.HelicalValley{}, []float64{-1, 0, 0},
+		minimum(functions.HelicalValley{}, 0), 1e-7, 1e-14},
+	{"PenaltyI4", functions.PenaltyI{}, []float64{1, 2, 3, 4},
+		minimum(functions.PenaltyI{}, 0), 1e-6, 1e-14},
+	{"PowellBadlyScaled", functions.PowellBadlyScaled{}, []float64{0, 1},
+		minimum(functions.PowellBadlyScaled{}, 0), 1e-4, 1e-12},
+	{"Trigonometric10", functions.Trigonometric{}, rep(10, 0.1),
+		minimum(functions.Trigonometric{}, 1), 1e-5, 1e-12},
+	{"VariablyDimensioned10", functions.VariablyDimensioned{},
+		[]float64{0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0},
+		minimum(functions.VariablyDimensioned{}, 4), 1e-8, 1e-14},
 	{"Watson6", functions.Watson{}, rep(6, 0), minimum(functions.Watson{}, 0), 1e-5, 1e-12},
-	{"Wood", functions.Wood{}, []float64{-3, -1, -3, -1}, minimum(functions.Wood{}, 0), 1e-6, 1e-14},
+	{"Wood", functions.Wood{}, []float64{-3, -1, -3, -1},
+		minimum(functions.Wood{}, 0), 1e-6, 1e-14},
 }
 
 // tight are SCG settings for reaching the minima accurately: Netlab's 1e-4
@@ -91,7 +106,8 @@ func checkMinimum(t *testing.T, tp testProblem, how string, x []float64, f float
 	}
 	for i, v := range x {
 		if d := math.Abs(v-tp.min.X[i]) / math.Max(1, math.Abs(tp.min.X[i])); !(d <= tp.xTol) {
-			t.Errorf("%s: %s: x[%d] = %.17g, want %.17g (relative error %.2g > %g)", tp.name, how, i, v, tp.min.X[i], d, tp.xTol)
+			t.Errorf("%s: %s: x[%d] = %.17g, want %.17g (relative error %.2g > %g)",
+				tp.name, how, i, v, tp.min.X[i], d, tp.xTol)
 		}
 	}
 }
@@ -102,12 +118,14 @@ func TestSCGMinima(t *testing.T) {
 	for _, tp := range testProblems {
 		t.Run(tp.name, func(t *testing.T) {
 			m := tight
-			r, err := gopt.Minimize(problem(tp.f), tp.x0, &gopt.Settings{MajorIterations: tightMaxIter, Converger: gopt.NeverTerminate{}}, &m)
+			r, err := gopt.Minimize(problem(tp.f), tp.x0, &gopt.Settings{
+				MajorIterations: tightMaxIter, Converger: gopt.NeverTerminate{}}, &m)
 			if err != nil {
 				t.Fatalf("gonum Minimize: %v", err)
 			}
 			if r.Status != gopt.MethodConverge && r.Status != gopt.GradientThreshold {
-				t.Errorf("gonum Minimize: status %v, want MethodConverge or GradientThreshold", r.Status)
+				t.Errorf("gonum Minimize: status %v, want MethodConverge or GradientThreshold",
+					r.Status)
 			}
 			checkMinimum(t, tp, "gonum Minimize", r.X, r.F)
 
@@ -124,7 +142,8 @@ func TestSCGMinima(t *testing.T) {
 					p.Status, r.Status, p.Iterations, r.MajorIterations, p.F, r.F)
 			}
 			// The plain run evaluates f and ∇f at x0 in one call.
-			if p.FuncEvals != r.FuncEvaluations+r.GradEvaluations-1 || p.GradEvals != r.GradEvaluations {
+			if p.FuncEvals != r.FuncEvaluations+r.GradEvaluations-1 ||
+				p.GradEvals != r.GradEvaluations {
 				t.Errorf("plain run made %d calls (%d with gradient), gonum %d Func + %d Grad",
 					p.FuncEvals, p.GradEvals, r.FuncEvaluations, r.GradEvaluations)
 			}
@@ -166,7 +185,8 @@ func TestSCGNetlabDefaults(t *testing.T) {
 func TestLBFGSMinima(t *testing.T) {
 	for _, tp := range testProblems {
 		t.Run(tp.name, func(t *testing.T) {
-			r, err := Minimize(plain(tp.f), tp.x0, Options{Method: MethodLBFGS, MaxIter: tightMaxIter})
+			r, err := Minimize(plain(tp.f), tp.x0,
+				Options{Method: MethodLBFGS, MaxIter: tightMaxIter})
 			if err != nil {
 				t.Fatalf("Minimize: %v", err)
 			}
@@ -174,7 +194,8 @@ func TestLBFGSMinima(t *testing.T) {
 			if r.Iterations == 0 || r.FuncEvals < r.Iterations {
 				t.Errorf("%d iterations, %d calls", r.Iterations, r.FuncEvals)
 			}
-			t.Logf("%d iterations, %d calls, f − f* = %.2g, %v (%s)", r.Iterations, r.FuncEvals, r.F-tp.min.F, r.Status, r.Reason)
+			t.Logf("%d iterations, %d calls, f − f* = %.2g, %v (%s)",
+				r.Iterations, r.FuncEvals, r.F-tp.min.F, r.Status, r.Reason)
 		})
 	}
 }
@@ -225,22 +246,25 @@ func TestQuadraticConjugacy(t *testing.T) {
 			{"Netlab λ₀=1", SCG{TolX: 1e-10, TolF: 1e-20}, 4*n + 10},
 		} {
 			reached := -1
-			r, err := Minimize(f, make([]float64, n), Options{SCG: tc.s, MaxIter: 1000, Callback: func(it Iteration) bool {
-				if reached < 0 && dist(it.X, xStar) < 1e-6 {
-					reached = it.Iter
-				}
-				return false
-			}})
+			r, err := Minimize(f, make([]float64, n), Options{SCG: tc.s, MaxIter: 1000,
+				Callback: func(it Iteration) bool {
+					if reached < 0 && dist(it.X, xStar) < 1e-6 {
+						reached = it.Iter
+					}
+					return false
+				}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if reached < 0 || reached > tc.maxSteps {
-				t.Errorf("n = %d, %s: reached |x − x*| < 1e-6 after %d steps, want ≤ %d", n, tc.name, reached, tc.maxSteps)
+				t.Errorf("n = %d, %s: reached |x − x*| < 1e-6 after %d steps, want ≤ %d",
+					n, tc.name, reached, tc.maxSteps)
 			}
 			if d := dist(r.X, xStar); d > 1e-6 {
 				t.Errorf("n = %d, %s: final |x − x*| = %g", n, tc.name, d)
 			}
-			t.Logf("n = %d, %s: within 1e-6 after %d steps; %d steps, %d cycles in all, %v", n, tc.name, reached, r.Iterations, r.Cycles, r.Status)
+			t.Logf("n = %d, %s: within 1e-6 after %d steps; %d steps, %d cycles in all, %v",
+				n, tc.name, reached, r.Iterations, r.Cycles, r.Status)
 		}
 	}
 }
@@ -271,7 +295,8 @@ func ExampleMinimize() {
 		}
 		return rosen.Func(x)
 	}
-	r, err := Minimize(f, []float64{-1.2, 1, -1.2, 1}, Options{MaxIter: 1000, SCG: SCG{TolX: 1e-10, TolF: 1e-16}})
+	r, err := Minimize(f, []float64{-1.2, 1, -1.2, 1},
+		Options{MaxIter: 1000, SCG: SCG{TolX: 1e-10, TolF: 1e-16}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -80,20 +80,23 @@ func TestNaNRegion(t *testing.T) {
 			// Rosenbrock from the standard start: the first, huge step
 			// crosses the fence, fails like any uphill step, and the run
 			// goes on to the minimum.
-			name: "Rosenbrock2 overshoot", f: functions.ExtendedRosenbrock{}, x0: []float64{-1.2, 1},
+			name: "Rosenbrock2 overshoot", f: functions.ExtendedRosenbrock{},
+			x0:      []float64{-1.2, 1},
 			outside: func(x []float64) bool { return x[0] > 1.2 },
 			fWant:   0, fTol: 1e-12, lbfgsFTol: 1e-12,
 			opt: Options{MaxIter: 1000, SCG: tight},
 		},
 		{
-			name: "Rosenbrock10 fenced at the minimum", f: functions.ExtendedRosenbrock{}, x0: rep(10, -1.2, 1),
+			name: "Rosenbrock10 fenced at the minimum", f: functions.ExtendedRosenbrock{},
+			x0:      rep(10, -1.2, 1),
 			outside: func(x []float64) bool { return x[0] > 1.01 || x[1] > 1.01 },
 			fWant:   0, fTol: 1e-12, lbfgsFTol: 1e-12, lbfgsHits: true,
 			opt: Options{MaxIter: 1000, SCG: tight},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			check := func(how string, x []float64, f float64, g []float64, nan int, fTol float64, needNaN bool) {
+			check := func(how string, x []float64, f float64, g []float64, nan int, fTol float64,
+				needNaN bool) {
 				t.Helper()
 				if !allFinite(x) || math.IsNaN(f) || math.IsInf(f, 0) || !allFinite(g) {
 					t.Fatalf("%s: non-finite answer x = %v, f = %g, g = %v", how, x, f, g)
@@ -159,7 +162,8 @@ func TestNaNGradientOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	if badGrad == 0 || r.X[0] > 2.5 || !allFinite(r.Gradient) || math.Abs(r.F-0.25) > 1e-3 {
-		t.Errorf("%d NaN gradients; answer x = %v, f = %g, g = %v, %v", badGrad, r.X, r.F, r.Gradient, r.Status)
+		t.Errorf("%d NaN gradients; answer x = %v, f = %g, g = %v, %v",
+			badGrad, r.X, r.F, r.Gradient, r.Status)
 	}
 }
 
@@ -185,7 +189,8 @@ func TestNaNOnGradientCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	if failed == 0 || r.X[0] > 2.5 || math.Abs(r.F-0.25) > 1e-3 || r.Grad[0] == 0 {
-		t.Errorf("%d failed gradient calls; answer x = %v, f = %g, g = %v, %v", failed, r.X, r.F, r.Grad, r.Status)
+		t.Errorf("%d failed gradient calls; answer x = %v, f = %g, g = %v, %v",
+			failed, r.X, r.F, r.Grad, r.Status)
 	}
 }
 
@@ -193,7 +198,8 @@ func TestNaNStart(t *testing.T) {
 	nan := func(x, grad []float64) float64 { return math.NaN() }
 	for _, m := range []string{MethodSCG, MethodLBFGS} {
 		r, err := Minimize(nan, []float64{1, 2}, Options{Method: m})
-		if err == nil || !strings.Contains(err.Error(), "NaN") || !strings.Contains(err.Error(), "starting point") {
+		if err == nil || !strings.Contains(err.Error(), "NaN") ||
+			!strings.Contains(err.Error(), "starting point") {
 			t.Errorf("%s: error %v, want one naming NaN at the starting point", m, err)
 		}
 		if r.Status != gopt.Failure || r.Converged {
@@ -206,10 +212,12 @@ func TestNaNStart(t *testing.T) {
 		}
 		return 0
 	}
-	if _, err := Minimize(badGrad, []float64{1, 2}, Options{}); err == nil || !strings.Contains(err.Error(), "gradient entry 1") {
+	if _, err := Minimize(badGrad, []float64{1, 2}, Options{}); err == nil ||
+		!strings.Contains(err.Error(), "gradient entry 1") {
 		t.Errorf("infinite starting gradient: error %v", err)
 	}
-	r, err := gopt.Minimize(gopt.Problem{Func: func([]float64) float64 { return math.NaN() }, Grad: func(g, x []float64) {}}, []float64{1}, nil, &SCG{})
+	r, err := gopt.Minimize(gopt.Problem{Func: func([]float64) float64 { return math.NaN() },
+		Grad: func(g, x []float64) {}}, []float64{1}, nil, &SCG{})
 	if err == nil || r.Status != gopt.Failure {
 		t.Errorf("gonum Minimize from a NaN start: status %v, error %v", r.Status, err)
 	}
@@ -235,7 +243,8 @@ func TestLambdaExhausted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Status != gopt.Failure || r.Converged || !slices.Equal(r.X, x0) || r.F != 5 || r.Iterations != 0 {
+	if r.Status != gopt.Failure || r.Converged || !slices.Equal(r.X, x0) || r.F != 5 ||
+		r.Iterations != 0 {
 		t.Errorf("status %v, x %v, f %g, %d iterations", r.Status, r.X, r.F, r.Iterations)
 	}
 	// λ goes 1 → 4 → … → 1e100: about 167 failed cycles, then one more.
@@ -256,26 +265,31 @@ func TestPlainOptions(t *testing.T) {
 	t.Run("Callback", func(t *testing.T) {
 		var its []Iteration
 		r, err := Minimize(f, rosen10.x0, Options{Callback: func(it Iteration) bool {
-			its = append(its, Iteration{Iter: it.Iter, F: it.F, Lambda: it.Lambda, FuncEvals: it.FuncEvals})
+			its = append(its,
+				Iteration{Iter: it.Iter, F: it.F, Lambda: it.Lambda, FuncEvals: it.FuncEvals})
 			return it.Iter == 3
 		}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Iterations != 3 || len(its) != 3 || r.Status != gopt.Success || r.Converged || r.F != its[2].F {
-			t.Errorf("stopped after %d iterations (%d callbacks), %v, converged %v", r.Iterations, len(its), r.Status, r.Converged)
+		if r.Iterations != 3 || len(its) != 3 || r.Status != gopt.Success || r.Converged ||
+			r.F != its[2].F {
+			t.Errorf("stopped after %d iterations (%d callbacks), %v, converged %v",
+				r.Iterations, len(its), r.Status, r.Converged)
 		}
 		for i, it := range its {
 			if it.Iter != i+1 || !(it.Lambda > 0) || it.FuncEvals == 0 {
 				t.Errorf("callback %d: %+v", i, it)
 			}
 		}
-		l, err := Minimize(f, rosen10.x0, Options{Method: MethodLBFGS, Callback: func(it Iteration) bool { return it.Iter == 3 }})
+		l, err := Minimize(f, rosen10.x0, Options{Method: MethodLBFGS,
+			Callback: func(it Iteration) bool { return it.Iter == 3 }})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if l.Iterations != 3 || l.Status != gopt.Success || l.Converged {
-			t.Errorf("L-BFGS stopped after %d iterations, %v (%s)", l.Iterations, l.Status, l.Reason)
+			t.Errorf("L-BFGS stopped after %d iterations, %v (%s)",
+				l.Iterations, l.Status, l.Reason)
 		}
 	})
 	t.Run("MaxFuncEvals", func(t *testing.T) {
@@ -291,7 +305,8 @@ func TestPlainOptions(t *testing.T) {
 	})
 	t.Run("GradTol", func(t *testing.T) {
 		for _, m := range []string{MethodSCG, MethodLBFGS} {
-			r, err := Minimize(f, rosen10.x0, Options{Method: m, MaxIter: -1, GradTol: 1e-3, SCG: SCG{TolX: -1}})
+			r, err := Minimize(f, rosen10.x0,
+				Options{Method: m, MaxIter: -1, GradTol: 1e-3, SCG: SCG{TolX: -1}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,8 @@ func TestTransforms(t *testing.T) {
 	for _, tr := range []Transform{Softplus{}, Exp{}, Sigmoid{}, Identity{}} {
 		xs := []float64{-30, -5, -1, -1e-3, 0, 1e-3, 0.5, 2, 10, 30}
 		if tr.Name() == "sigmoid" {
-			// θ = 1 − ε near saturation holds only −log₁₀ε digits of x: test the well-posed range.
+			// θ = 1 − ε near saturation holds only −log₁₀ε digits of x: test the
+			// well-posed range.
 			xs = []float64{-30, -5, -1, -1e-3, 0, 1e-3, 0.5, 2, 5}
 		}
 		for _, x := range xs {
@@ -48,7 +49,10 @@ func TestTransformRanges(t *testing.T) {
 	for _, c := range []struct {
 		tr    Transform
 		theta float64
-	}{{Softplus{}, 0}, {Softplus{}, -1}, {Exp{}, math.Inf(1)}, {Sigmoid{}, 1}, {Sigmoid{}, 0}, {Identity{}, math.NaN()}} {
+	}{
+		{Softplus{}, 0}, {Softplus{}, -1}, {Exp{}, math.Inf(1)},
+		{Sigmoid{}, 1}, {Sigmoid{}, 0}, {Identity{}, math.NaN()},
+	} {
 		if _, err := c.tr.Inverse(c.theta); err == nil {
 			t.Errorf("%s.Inverse(%v): no error", c.tr.Name(), c.theta)
 		}

@@ -38,7 +38,8 @@ func sectorProbs(x *mat.Dense) ([][]float64, error) {
 func TestClassMapSurfaces(t *testing.T) {
 	x := mat.NewDense(4, 2, []float64{1, 0, -0.5, 0.8, -0.5, -0.8, 0.1, 0.1})
 	labels := []int{0, 1, 2, -1}
-	fig, err := ClassMap(sectorProbs, "sectors", x, labels, 3, Options{Grid: 21, XMin: -2, XMax: 2, YMin: -2, YMax: 2})
+	fig, err := ClassMap(sectorProbs, "sectors", x, labels, 3,
+		Options{Grid: 21, XMin: -2, XMax: 2, YMin: -2, YMax: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,8 @@ func TestClassMapSurfaces(t *testing.T) {
 		}
 	}
 	path := filepath.Join(t.TempDir(), "fig3.png")
-	if err := SaveGrid([][]*plot.Plot{fig.Panels, fig.Panels}, path, 16*vg.Centimeter, 14*vg.Centimeter); err != nil {
+	if err := SaveGrid([][]*plot.Plot{fig.Panels, fig.Panels}, path,
+		16*vg.Centimeter, 14*vg.Centimeter); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(path)
@@ -115,7 +117,8 @@ func TestClassMapErrors(t *testing.T) {
 	_, cases["NaN"] = ClassMap(nan, "", x, []int{0, 1}, 2, Options{})
 	_, cases["small grid"] = ClassMap(sectorProbs, "", x, []int{0, 1}, 3, Options{Grid: 2})
 	_, cases["nil"] = ClassMap(nil, "", x, []int{0, 1}, 3, Options{})
-	cases["ragged grid"] = SaveGrid([][]*plot.Plot{{plot.New()}, {}}, filepath.Join(t.TempDir(), "g.png"), vg.Inch, vg.Inch)
+	cases["ragged grid"] = SaveGrid([][]*plot.Plot{{plot.New()}, {}},
+		filepath.Join(t.TempDir(), "g.png"), vg.Inch, vg.Inch)
 	for name, err := range cases {
 		if err == nil {
 			t.Errorf("%s: no error", name)

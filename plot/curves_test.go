@@ -48,8 +48,8 @@ func TestLearningCurves(t *testing.T) {
 		for i, vs := range want[s.Name] {
 			m, sd := sampleMeanSD(vs)
 			if math.Abs(s.Y[i]-m) > 1e-12 || math.Abs(s.YErr[i]-sd) > 1e-12 {
-				t.Errorf("series %d at %g: %g ± %g, want %g ± %g", k, s.X[i], s.Y[i], s.YErr[i], m,
-					sd)
+				t.Errorf("series %d at %g: %g ± %g, want %g ± %g",
+					k, s.X[i], s.Y[i], s.YErr[i], m, sd)
 			}
 		}
 	}
@@ -89,7 +89,8 @@ func TestLearningCurvesInvalid(t *testing.T) {
 		want string
 	}{
 		{nil, nil, Options{}, "no points"},
-		{[]CurvePoint{{Strategy: "a", Labels: 10, Value: math.NaN()}}, nil, Options{}, "point 1 (a)"},
+		{[]CurvePoint{{Strategy: "a", Labels: 10, Value: math.NaN()}}, nil, Options{},
+			"point 1 (a)"},
 		{[]CurvePoint{{Strategy: "a", Labels: 10, Value: -1}}, nil, Options{LogY: true}, "point 1"},
 		{ok, []CurveReference{{Name: "full", Value: math.Inf(1)}}, Options{}, `reference "full"`},
 	} {

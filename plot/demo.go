@@ -29,7 +29,8 @@ func Demo(seed uint64) (*Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := engine.FitFixed(x, y, k, noise.NewProbit(), 100, engine.Options{Criterion: engine.ExpectedEntropy, Workers: 1})
+	m, err := engine.FitFixed(x, y, k, noise.NewProbit(), 100,
+		engine.Options{Criterion: engine.ExpectedEntropy, Workers: 1})
 	if err != nil {
 		return nil, err
 	}

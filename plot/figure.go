@@ -205,7 +205,8 @@ func checkGrid(rows [][]*plot.Plot) error {
 
 // drawGrid draws rows of panels as a table with their axes aligned by row and column.
 func drawGrid(dc draw.Canvas, rows [][]*plot.Plot) {
-	t := draw.Tiles{Rows: len(rows), Cols: len(rows[0]), PadX: 3 * vg.Millimeter, PadY: 5 * vg.Millimeter, PadTop: 3 * vg.Millimeter}
+	t := draw.Tiles{Rows: len(rows), Cols: len(rows[0]), PadX: 3 * vg.Millimeter,
+		PadY: 5 * vg.Millimeter, PadTop: 3 * vg.Millimeter}
 	aligned := plot.Align(rows, t, dc)
 	for i, r := range rows {
 		for j, p := range r {
@@ -233,7 +234,8 @@ func EncodeGrid(rows [][]*plot.Plot, w io.Writer, format string, width, height v
 
 // encodeCanvas checks the size and format, draws with paint on a canvas of that format and
 // writes it to w.
-func encodeCanvas(w io.Writer, format string, width, height vg.Length, paint func(draw.Canvas)) error {
+func encodeCanvas(w io.Writer, format string, width, height vg.Length,
+	paint func(draw.Canvas)) error {
 	if !(width > 0 && height > 0) || math.IsInf(float64(width+height), 0) {
 		return fmt.Errorf("plot: size %v × %v: both must be positive", width, height)
 	}
@@ -259,7 +261,8 @@ func saveCanvas(path string, width, height vg.Length, paint func(draw.Canvas)) e
 	switch format {
 	case "png", "svg", "pdf":
 	default:
-		return fmt.Errorf("plot: %s: unknown figure format %q (want .png, .svg or .pdf)", path, filepath.Ext(path))
+		return fmt.Errorf("plot: %s: unknown figure format %q (want .png, .svg or .pdf)",
+			path, filepath.Ext(path))
 	}
 	var buf bytes.Buffer
 	if err := encodeCanvas(&buf, format, width, height, paint); err != nil {
@@ -339,7 +342,8 @@ func ParseLength(s string) (vg.Length, error) {
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || !(v > 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("length %q: want a positive number with a unit cm, mm, in or pt (e.g. 12cm)", s)
+		return 0, fmt.Errorf(
+			"length %q: want a positive number with a unit cm, mm, in or pt (e.g. 12cm)", s)
 	}
 	if l := vg.Length(v) * unit; l <= 100*vg.Inch {
 		return l, nil
@@ -363,8 +367,9 @@ var (
 		color.RGBA{R: 255, G: 127, B: 14, A: 255}, color.RGBA{R: 140, G: 86, B: 75, A: 255},
 		color.RGBA{R: 227, G: 119, B: 194, A: 255}, color.RGBA{R: 23, G: 190, B: 207, A: 255},
 	}
-	glyphs = []draw.GlyphDrawer{draw.CrossGlyph{}, draw.RingGlyph{}, draw.PlusGlyph{}, draw.SquareGlyph{},
-		draw.TriangleGlyph{}, draw.PyramidGlyph{}, draw.BoxGlyph{}, draw.CircleGlyph{}}
+	glyphs = []draw.GlyphDrawer{draw.CrossGlyph{}, draw.RingGlyph{}, draw.PlusGlyph{},
+		draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}, draw.BoxGlyph{},
+		draw.CircleGlyph{}}
 )
 
 func lineStyle(c color.Color, style string) draw.LineStyle {

@@ -26,7 +26,8 @@ func Classification(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*F
 		return nil, err
 	}
 	if len(m.Noise.Classes()) != 2 {
-		return nil, fmt.Errorf("plot: classification figure of a %s model, which is not binary", m.Noise.Name())
+		return nil, fmt.Errorf("plot: classification figure of a %s model, which is not binary",
+			m.Noise.Name())
 	}
 	title := fmt.Sprintf("IVM %s classifier, %d active points", m.Noise.Name(), m.Size())
 	return s.classification(title)
@@ -56,10 +57,12 @@ func (s *setup) classification(title string) (*Figure, error) {
 	}
 	if s.dim == 2 {
 		fig.Surfaces = append(fig.Surfaces, surfaceOf("p(y=+1)", xs, ys, preds, prob))
-		if err := addContours(p, fig, 0, []float64{0.5}, "solid", lineStyle(red, "solid"), "p = 0.5", probitLink); err != nil {
+		if err := addContours(p, fig, 0, []float64{0.5}, "solid", lineStyle(red, "solid"),
+			"p = 0.5", probitLink); err != nil {
 			return nil, err
 		}
-		if err := addContours(p, fig, 0, []float64{0.25, 0.75}, "dashed", lineStyle(blue, "dashed"), "p = 0.25, 0.75", probitLink); err != nil {
+		if err := addContours(p, fig, 0, []float64{0.25, 0.75}, "dashed",
+			lineStyle(blue, "dashed"), "p = 0.25, 0.75", probitLink); err != nil {
 			return nil, err
 		}
 	} else {
@@ -72,7 +75,8 @@ func (s *setup) classification(title string) (*Figure, error) {
 			return nil, err
 		}
 		for _, lv := range []float64{0.25, 0.75} {
-			if _, err := addLine(p, "", xyOf(s.xr[:], []float64{lv, lv}), lineStyle(blue, "dashed")); err != nil {
+			if _, err := addLine(p, "", xyOf(s.xr[:], []float64{lv, lv}),
+				lineStyle(blue, "dashed")); err != nil {
 				return nil, err
 			}
 		}
@@ -84,8 +88,10 @@ func (s *setup) classification(title string) (*Figure, error) {
 			name string
 			gs   draw.GlyphStyle
 		}{
-			{is(-1), s.className(0, -1), draw.GlyphStyle{Color: green, Radius: vg.Points(2.5), Shape: draw.CrossGlyph{}}},
-			{is(1), s.className(1, 1), draw.GlyphStyle{Color: red, Radius: vg.Points(2.5), Shape: draw.RingGlyph{}}},
+			{is(-1), s.className(0, -1),
+				draw.GlyphStyle{Color: green, Radius: vg.Points(2.5), Shape: draw.CrossGlyph{}}},
+			{is(1), s.className(1, 1),
+				draw.GlyphStyle{Color: red, Radius: vg.Points(2.5), Shape: draw.RingGlyph{}}},
 			{unlabelled, "unlabelled", smallDot},
 		} {
 			if err := scatter(p, e.name, s.points(e.keep, height), e.gs, true); err != nil {
@@ -128,9 +134,11 @@ func NullCategory(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Fig
 		return nil, err
 	}
 	if len(m.Noise.Classes()) != 2 {
-		return nil, fmt.Errorf("plot: null category figure of a %s model, which is not binary", m.Noise.Name())
+		return nil, fmt.Errorf("plot: null category figure of a %s model, which is not binary",
+			m.Noise.Name())
 	}
-	fig, p := s.figure(fmt.Sprintf("IVM null category model, %d active points", m.Size()), "latent mean")
+	fig, p := s.figure(fmt.Sprintf("IVM null category model, %d active points", m.Size()),
+		"latent mean")
 	xs, ys, preds, err := s.predictGrid()
 	if err != nil {
 		return nil, err
@@ -149,10 +157,12 @@ func NullCategory(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Fig
 	edge := float64(noise.NullWidth) / 2
 	if s.dim == 2 {
 		fig.Surfaces = append(fig.Surfaces, surfaceOf("latent", xs, ys, preds, latent))
-		if err := addContours(p, fig, 0, []float64{0}, "solid", lineStyle(red, "solid"), "boundary", nil); err != nil {
+		if err := addContours(p, fig, 0, []float64{0}, "solid", lineStyle(red, "solid"),
+			"boundary", nil); err != nil {
 			return nil, err
 		}
-		if err := addContours(p, fig, 0, []float64{-edge, edge}, "dotted", lineStyle(blue, "dotted"), "null region", nil); err != nil {
+		if err := addContours(p, fig, 0, []float64{-edge, edge}, "dotted",
+			lineStyle(blue, "dotted"), "null region", nil); err != nil {
 			return nil, err
 		}
 	} else {
@@ -161,14 +171,17 @@ func NullCategory(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Fig
 			mv[i] = latent(q)
 		}
 		fig.Series = append(fig.Series, Series{Name: "latent", X: xs, Y: mv})
-		if _, err := addLine(p, "latent mean", xyOf(xs, mv), lineStyle(black, "solid")); err != nil {
+		if _, err := addLine(p, "latent mean", xyOf(xs, mv),
+			lineStyle(black, "solid")); err != nil {
 			return nil, err
 		}
-		if _, err := addLine(p, "boundary", xyOf(s.xr[:], []float64{0, 0}), lineStyle(red, "solid")); err != nil {
+		if _, err := addLine(p, "boundary", xyOf(s.xr[:], []float64{0, 0}),
+			lineStyle(red, "solid")); err != nil {
 			return nil, err
 		}
 		for _, lv := range []float64{-edge, edge} {
-			if _, err := addLine(p, "", xyOf(s.xr[:], []float64{lv, lv}), lineStyle(blue, "dotted")); err != nil {
+			if _, err := addLine(p, "", xyOf(s.xr[:], []float64{lv, lv}),
+				lineStyle(blue, "dotted")); err != nil {
 				return nil, err
 			}
 		}
@@ -180,15 +193,18 @@ func NullCategory(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Fig
 		return nil, err
 	}
 	if s.x != nil {
-		if err := scatter(p, "unlabelled", s.points(unlabelled, height), smallDot, true); err != nil {
+		if err := scatter(p, "unlabelled", s.points(unlabelled, height),
+			smallDot, true); err != nil {
 			return nil, err
 		}
 		if err := scatter(p, s.className(0, -1), s.points(is(-1), height),
-			draw.GlyphStyle{Color: green, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}, true); err != nil {
+			draw.GlyphStyle{Color: green, Radius: vg.Points(3), Shape: draw.CrossGlyph{}},
+			true); err != nil {
 			return nil, err
 		}
 		if err := scatter(p, s.className(1, 1), s.points(is(1), height),
-			draw.GlyphStyle{Color: red, Radius: vg.Points(3), Shape: draw.RingGlyph{}}, true); err != nil {
+			draw.GlyphStyle{Color: red, Radius: vg.Points(3), Shape: draw.RingGlyph{}},
+			true); err != nil {
 			return nil, err
 		}
 	}
@@ -208,9 +224,11 @@ func Ordinal(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Figure, 
 	classes := m.Noise.Classes()
 	nc := len(classes)
 	if nc < 3 {
-		return nil, fmt.Errorf("plot: ordinal figure of a %s model with %d classes", m.Noise.Name(), nc)
+		return nil, fmt.Errorf("plot: ordinal figure of a %s model with %d classes",
+			m.Noise.Name(), nc)
 	}
-	fig, p := s.figure(fmt.Sprintf("IVM ordinal model, %d categories, %d active points", nc, m.Size()), "category")
+	fig, p := s.figure(fmt.Sprintf("IVM ordinal model, %d categories, %d active points",
+		nc, m.Size()), "category")
 	xs, ys, preds, err := s.predictGrid()
 	if err != nil {
 		return nil, err
@@ -227,14 +245,17 @@ func Ordinal(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Figure, 
 	}
 	if s.dim == 2 {
 		for k := 0; k < nc-1; k++ {
-			fig.Surfaces = append(fig.Surfaces, surfaceOf(fmt.Sprintf("P(y>%g)", classes[k]), xs, ys, preds, above(k)))
+			fig.Surfaces = append(fig.Surfaces,
+				surfaceOf(fmt.Sprintf("P(y>%g)", classes[k]), xs, ys, preds, above(k)))
 		}
 		bname, qname := "boundaries", "quartiles"
 		for k := 0; k < nc-1; k++ {
-			if err := addContours(p, fig, k, []float64{0.5}, "solid", lineStyle(red, "solid"), bname, probitLink); err != nil {
+			if err := addContours(p, fig, k, []float64{0.5}, "solid", lineStyle(red, "solid"),
+				bname, probitLink); err != nil {
 				return nil, err
 			}
-			if err := addContours(p, fig, k, []float64{0.25, 0.75}, "dashed", lineStyle(blue, "dashed"), qname, probitLink); err != nil {
+			if err := addContours(p, fig, k, []float64{0.25, 0.75}, "dashed",
+				lineStyle(blue, "dashed"), qname, probitLink); err != nil {
 				return nil, err
 			}
 			bname, qname = "", ""
@@ -254,7 +275,8 @@ func Ordinal(m *engine.Model, x *mat.Dense, y []float64, opt Options) (*Figure, 
 	height := func(i int) float64 { return s.y[i] }
 	if s.x != nil {
 		for k, c := range classes {
-			gs := draw.GlyphStyle{Color: palette8[k%len(palette8)], Radius: vg.Points(2.5), Shape: glyphs[k%len(glyphs)]}
+			gs := draw.GlyphStyle{Color: palette8[k%len(palette8)], Radius: vg.Points(2.5),
+				Shape: glyphs[k%len(glyphs)]}
 			keep := func(i int) bool { return s.y != nil && s.y[i] == c }
 			if err := scatter(p, s.className(k, c), s.points(keep, height), gs, true); err != nil {
 				return nil, err
@@ -310,7 +332,8 @@ func (s *setup) regression(title string) (*Figure, error) {
 	ring := draw.GlyphStyle{Color: red, Radius: vg.Points(4.5), Shape: draw.RingGlyph{}}
 	dot := draw.GlyphStyle{Color: black, Radius: vg.Points(1.3), Shape: draw.CircleGlyph{}}
 	if s.dim == 1 {
-		mean, lo, hi := make([]float64, len(preds)), make([]float64, len(preds)), make([]float64, len(preds))
+		mean, lo, hi := make([]float64, len(preds)), make([]float64, len(preds)),
+			make([]float64, len(preds))
 		for i, q := range preds {
 			sd := math.Sqrt(math.Max(q.Var, 0))
 			mean[i], lo[i], hi[i] = q.Mean, q.Mean-2*sd, q.Mean+2*sd
@@ -345,7 +368,8 @@ func (s *setup) regression(title string) (*Figure, error) {
 		}
 		return s.finish(fig)
 	}
-	fig.Surfaces = append(fig.Surfaces, surfaceOf("mean", xs, ys, preds, func(q noise.Prediction) float64 { return q.Mean }))
+	fig.Surfaces = append(fig.Surfaces, surfaceOf("mean", xs, ys, preds,
+		func(q noise.Prediction) float64 { return q.Mean }))
 	g := fig.Surfaces[0].Grid
 	lo, hi := g.Min(), g.Max()
 	if !(hi > lo) {
@@ -359,10 +383,12 @@ func (s *setup) regression(title string) (*Figure, error) {
 	hm.Rasterized = true // no seams between the cells
 	p.Add(hm)
 	if s.opt.Title == "" {
-		p.Title.Text += fmt.Sprintf("\npredictive mean from %s (blue) to %s (red)", fmtG(lo), fmtG(hi))
+		p.Title.Text += fmt.Sprintf("\npredictive mean from %s (blue) to %s (red)",
+			fmtG(lo), fmtG(hi))
 	}
 	if s.x != nil {
-		if err := scatter(p, "data", s.points(func(int) bool { return true }, nil), dot, true); err != nil {
+		if err := scatter(p, "data", s.points(func(int) bool { return true }, nil),
+			dot, true); err != nil {
 			return nil, err
 		}
 	}

@@ -79,7 +79,8 @@ func (s *setup) check(x *mat.Dense, y []float64, opt Options) (*setup, error) {
 	var d int
 	var err error
 	if s.dim != 1 && s.dim != 2 {
-		return nil, fmt.Errorf("plot: the model has %d inputs; figures of models are drawn for 1 or 2 inputs", s.dim)
+		return nil, fmt.Errorf(
+			"plot: the model has %d inputs; figures of models are drawn for 1 or 2 inputs", s.dim)
 	}
 	if x != nil {
 		s.n, d = x.Dims()
@@ -186,10 +187,12 @@ func (s *setup) activeInputs() (*mat.Dense, error) {
 		return s.active, nil
 	}
 	if len(sh) != s.dim || len(f) != s.dim {
-		return nil, fmt.Errorf("plot: input scaling with %d shifts and %d factors for %d inputs", len(sh), len(f), s.dim)
+		return nil, fmt.Errorf("plot: input scaling with %d shifts and %d factors for %d inputs",
+			len(sh), len(f), s.dim)
 	}
 	for j := range f {
-		if f[j] == 0 || math.IsNaN(f[j]) || math.IsInf(f[j], 0) || math.IsNaN(sh[j]) || math.IsInf(sh[j], 0) {
+		if f[j] == 0 || math.IsNaN(f[j]) || math.IsInf(f[j], 0) || math.IsNaN(sh[j]) ||
+			math.IsInf(sh[j], 0) {
 			return nil, fmt.Errorf("plot: input %d scaled by (x − %g)·%g", j+1, sh[j], f[j])
 		}
 	}
@@ -218,7 +221,8 @@ func (s *setup) toModel(pts *mat.Dense) *mat.Dense {
 	return pts
 }
 
-func surfaceOf(name string, xs, ys []float64, preds []noise.Prediction, f func(noise.Prediction) float64) Surface {
+func surfaceOf(name string, xs, ys []float64, preds []noise.Prediction,
+	f func(noise.Prediction) float64) Surface {
 	z := make([]float64, len(preds))
 	for i, p := range preds {
 		z[i] = f(p)
@@ -237,7 +241,8 @@ func probitLink(p float64) float64 {
 // addContours draws surface si's level lines at levels in one style and colour, with one
 // legend entry named name (none when empty). With link (monotone increasing) the lines are
 // found on link of the surface at link(level).
-func addContours(p *plot.Plot, fig *Figure, si int, levels []float64, style string, col draw.LineStyle, name string, link func(float64) float64) error {
+func addContours(p *plot.Plot, fig *Figure, si int, levels []float64, style string,
+	col draw.LineStyle, name string, link func(float64) float64) error {
 	g := fig.Surfaces[si].Grid
 	if link != nil {
 		lg := &Grid{X: g.X, Y: g.Y, Z: make([]float64, len(g.Z))}
@@ -287,7 +292,8 @@ func (s *setup) points(keep func(i int) bool, h func(i int) float64) plotter.XYs
 // activePoints returns the active inputs as plot points. For 1-D inputs the height is the
 // active point's target when the data are the training data (the model's Active rows hold
 // its active inputs), else fallback at its input.
-func (s *setup) activePoints(height func(i int) float64, fallback func(x float64) float64) plotter.XYs {
+func (s *setup) activePoints(height func(i int) float64,
+	fallback func(x float64) float64) plotter.XYs {
 	if s.xa == nil {
 		return nil
 	}

@@ -34,7 +34,8 @@ type toy struct {
 	y    []float64
 }
 
-func fit(t testing.TB, name string, x *mat.Dense, y []float64, spec string, nm noise.Model, d int) toy {
+func fit(t testing.TB, name string, x *mat.Dense, y []float64, spec string, nm noise.Model,
+	d int) toy {
 	t.Helper()
 	_, dim := x.Dims()
 	k, err := kern.Parse(spec, dim)
@@ -103,14 +104,22 @@ func toyModels(t *testing.T) []toy {
 			o1[i] = math.Min(2, math.Floor((v+1.2)/0.8))
 		}
 		toysList = []toy{
-			fit(ft, "probit-2d", xc, yc, "rbf(gamma=10,variance=10)+bias+white(variance=0.01)", noise.NewProbit(), 60),
-			fit(ft, "gaussian-2d", xr, yr, "rbf(gamma=5,variance=1)+bias+white(variance=0.01)", noise.NewGaussian(0), 40),
-			fit(ft, "ordinal-2d", xo, yo, "lin(variance=1)+bias+white(variance=0.01)", noise.NewOrdinal(), 40),
-			fit(ft, "ncnm-2d", xn, yn, "rbf(gamma=3,variance=5)+bias+white(variance=0.01)", noise.NewNullCategory(), 50),
-			fit(ft, "gaussian-1d", x1, y1, "rbf(gamma=1,variance=1)+bias+white(variance=0.01)", noise.NewGaussian(0), 15),
-			fit(ft, "probit-1d", x1, c1, "rbf(gamma=1,variance=10)+bias+white(variance=0.01)", noise.NewProbit(), 15),
-			fit(ft, "ordinal-1d", x1, o1, "rbf(gamma=1,variance=10)+bias+white(variance=0.01)", noise.NewOrdinal(), 15),
-			fit(ft, "ncnm-1d", x1, n1, "rbf(gamma=1,variance=10)+bias+white(variance=0.01)", noise.NewNullCategory(), 15),
+			fit(ft, "probit-2d", xc, yc, "rbf(gamma=10,variance=10)+bias+white(variance=0.01)",
+				noise.NewProbit(), 60),
+			fit(ft, "gaussian-2d", xr, yr, "rbf(gamma=5,variance=1)+bias+white(variance=0.01)",
+				noise.NewGaussian(0), 40),
+			fit(ft, "ordinal-2d", xo, yo, "lin(variance=1)+bias+white(variance=0.01)",
+				noise.NewOrdinal(), 40),
+			fit(ft, "ncnm-2d", xn, yn, "rbf(gamma=3,variance=5)+bias+white(variance=0.01)",
+				noise.NewNullCategory(), 50),
+			fit(ft, "gaussian-1d", x1, y1, "rbf(gamma=1,variance=1)+bias+white(variance=0.01)",
+				noise.NewGaussian(0), 15),
+			fit(ft, "probit-1d", x1, c1, "rbf(gamma=1,variance=10)+bias+white(variance=0.01)",
+				noise.NewProbit(), 15),
+			fit(ft, "ordinal-1d", x1, o1, "rbf(gamma=1,variance=10)+bias+white(variance=0.01)",
+				noise.NewOrdinal(), 15),
+			fit(ft, "ncnm-1d", x1, n1, "rbf(gamma=1,variance=10)+bias+white(variance=0.01)",
+				noise.NewNullCategory(), 15),
 		}
 	})
 	if toysErr != nil {
@@ -156,7 +165,8 @@ func checkFiles(t *testing.T, fig *Figure, w, h vg.Length) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mt := regexp.MustCompile(`<svg[^>]*width="([0-9.]+)pt"[^>]*height="([0-9.]+)pt"`).FindSubmatch(b)
+	mt := regexp.MustCompile(`<svg[^>]*width="([0-9.]+)pt"` +
+		`[^>]*height="([0-9.]+)pt"`).FindSubmatch(b)
 	if mt == nil {
 		t.Fatalf("SVG header not found in %.200q", b)
 	}
@@ -193,7 +203,8 @@ func TestModelFiguresFiles(t *testing.T) {
 					t.Error(err)
 				}
 			}
-			if _, dim := ty.x.Dims(); dim == 2 && (len(fig.Surfaces) == 0 || fig.Surfaces[0].Grid == nil) {
+			if _, dim := ty.x.Dims(); dim == 2 &&
+				(len(fig.Surfaces) == 0 || fig.Surfaces[0].Grid == nil) {
 				t.Errorf("no surface")
 			}
 			bare, err := Model(ty.m, nil, nil, Options{Grid: 20, NoLegend: true})
@@ -219,7 +230,8 @@ func find(t *testing.T, ts []toy, name string) toy {
 
 // contourValues evaluates f at every point of the figure's contours at level and returns
 // the largest |f − level| and the number of points.
-func contourValues(fig *Figure, surface int, level float64, f func(x *mat.Dense) []float64) (worst float64, n int) {
+func contourValues(fig *Figure, surface int, level float64,
+	f func(x *mat.Dense) []float64) (worst float64, n int) {
 	for _, c := range fig.Contours {
 		if c.Surface != surface || c.Level != level {
 			continue
@@ -289,7 +301,8 @@ func TestScaledInputs(t *testing.T) {
 			xs.Set(i, j, (x.At(i, j)-shift[j])*factor[j])
 		}
 	}
-	ty := fit(t, "scaled", &xs, y, "rbf(gamma=1,variance=10)+bias+white(variance=0.01)", noise.NewProbit(), 40)
+	ty := fit(t, "scaled", &xs, y, "rbf(gamma=1,variance=10)+bias+white(variance=0.01)",
+		noise.NewProbit(), 40)
 	fig, err := Classification(ty.m, x, y, Options{InputShift: shift, InputFactor: factor})
 	if err != nil {
 		t.Fatal(err)
@@ -313,7 +326,8 @@ func TestScaledInputs(t *testing.T) {
 	if fig.Plot.X.Min > 0 || fig.Plot.X.Max < 1 {
 		t.Errorf("x axis [%g, %g] is not in the data's coordinates", fig.Plot.X.Min, fig.Plot.X.Max)
 	}
-	if _, err := Classification(ty.m, x, y, Options{InputShift: shift, InputFactor: []float64{1, 0}}); err == nil {
+	if _, err := Classification(ty.m, x, y,
+		Options{InputShift: shift, InputFactor: []float64{1, 0}}); err == nil {
 		t.Error("a zero scale factor was accepted")
 	}
 }
@@ -390,9 +404,11 @@ func TestRegression1DSeries(t *testing.T) {
 	preds := ty.m.Predict(mat.NewDense(len(xs), 1, append([]float64(nil), xs...)))
 	for i, p := range preds {
 		sd := math.Sqrt(p.Var)
-		if math.Abs(fig.Series[0].Y[i]-p.Mean) > 1e-12 || math.Abs(fig.Series[1].Y[i]-(p.Mean-2*sd)) > 1e-12 ||
+		if math.Abs(fig.Series[0].Y[i]-p.Mean) > 1e-12 ||
+			math.Abs(fig.Series[1].Y[i]-(p.Mean-2*sd)) > 1e-12 ||
 			math.Abs(fig.Series[2].Y[i]-(p.Mean+2*sd)) > 1e-12 {
-			t.Fatalf("point %d: series %g %g %g, model mean %g sd %g", i, fig.Series[0].Y[i], fig.Series[1].Y[i], fig.Series[2].Y[i], p.Mean, sd)
+			t.Fatalf("point %d: series %g %g %g, model mean %g sd %g",
+				i, fig.Series[0].Y[i], fig.Series[1].Y[i], fig.Series[2].Y[i], p.Mean, sd)
 		}
 	}
 	if xs[0] > 0 && xs[len(xs)-1] < 0 {
@@ -419,7 +435,8 @@ func TestGridLines(t *testing.T) {
 	}
 	l := lines[0]
 	if l[0] != l[len(l)-1] || len(l) < 20 {
-		t.Errorf("circle: not a closed loop of many points: %d points, ends %v %v", len(l), l[0], l[len(l)-1])
+		t.Errorf("circle: not a closed loop of many points: %d points, ends %v %v",
+			len(l), l[0], l[len(l)-1])
 	}
 	for _, p := range l {
 		if r := math.Hypot(p.X, p.Y); math.Abs(r-1) > 0.01 {
@@ -452,7 +469,8 @@ func TestErrors(t *testing.T) {
 	ty := find(t, ts, "probit-2d")
 	x3 := mat.NewDense(5, 3, nil)
 	k, _ := kern.Parse("rbf+bias", 3)
-	m3, err := engine.NewModel(k, noise.NewProbit(), mat.NewDense(1, 3, nil), nil, []float64{1}, []float64{1}, nil)
+	m3, err := engine.NewModel(k, noise.NewProbit(), mat.NewDense(1, 3, nil), nil,
+		[]float64{1}, []float64{1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,8 +495,9 @@ func TestErrors(t *testing.T) {
 }
 
 func TestParseLength(t *testing.T) {
-	for s, want := range map[string]vg.Length{"12cm": 12 * vg.Centimeter, "90mm": 90 * vg.Millimeter, "4in": 4 * vg.Inch,
-		"300pt": 300, "9": 9 * vg.Centimeter, " 4.5 IN ": 4.5 * vg.Inch} {
+	for s, want := range map[string]vg.Length{"12cm": 12 * vg.Centimeter,
+		"90mm": 90 * vg.Millimeter, "4in": 4 * vg.Inch, "300pt": 300, "9": 9 * vg.Centimeter,
+		" 4.5 IN ": 4.5 * vg.Inch} {
 		got, err := ParseLength(s)
 		if err != nil || math.Abs(float64(got-want)) > 1e-9 {
 			t.Errorf("ParseLength(%q) = %v, %v; want %v", s, got, err, want)
@@ -501,7 +520,8 @@ func TestPredictorLabels(t *testing.T) {
 			y[i] = 7
 		}
 	}
-	p := &ivm.Predictor{Task: ivm.Binary, Classes: []float64{3, 7}, Kind: &ivm.SingleKind{Model: ty.m}}
+	p := &ivm.Predictor{Task: ivm.Binary, Classes: []float64{3, 7},
+		Kind: &ivm.SingleKind{Model: ty.m}}
 	coded, names, err := CodeTargets(p, 0, y)
 	if err != nil {
 		t.Fatal(err)

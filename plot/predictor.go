@@ -71,7 +71,8 @@ func engineModels(p *ivm.Predictor) ([]*engine.Model, *dataset.Scaler) {
 // 0 … C−1 by their rank in p.Classes; multi-class +1 for Classes[k] and −1 for the rest;
 // regression targets unchanged. A label that is not one of p.Classes is an error. It also
 // returns the legend names of the model's classes (nil for regression).
-func CodeTargets(p *ivm.Predictor, k int, y []float64) (coded []float64, names []string, err error) {
+func CodeTargets(p *ivm.Predictor, k int, y []float64) (coded []float64, names []string,
+	err error) {
 	m, err := PredictorModel(p, k)
 	if err != nil {
 		return nil, nil, err
@@ -93,7 +94,8 @@ func CodeTargets(p *ivm.Predictor, k int, y []float64) (coded []float64, names [
 			names = append(names, g(c))
 		}
 	default:
-		return nil, nil, fmt.Errorf("plot: %d class labels for a model of %d classes", len(p.Classes), nc)
+		return nil, nil, fmt.Errorf("plot: %d class labels for a model of %d classes",
+			len(p.Classes), nc)
 	}
 	if y == nil {
 		return nil, names, nil
@@ -112,7 +114,9 @@ func CodeTargets(p *ivm.Predictor, k int, y []float64) (coded []float64, names [
 		}
 		switch {
 		case idx < 0:
-			return nil, nil, fmt.Errorf("plot: row %d has label %g, not one of the model's classes %v", i+1, v, p.Classes)
+			return nil, nil, fmt.Errorf(
+				"plot: row %d has label %g, not one of the model's classes %v",
+				i+1, v, p.Classes)
 		case len(models) > 1:
 			coded[i] = -1
 			if idx == k {

@@ -195,16 +195,19 @@ func Curves(series []Series, opt Options) (*Figure, error) {
 	fig := &Figure{Plot: p, Panels: []*plot.Plot{p}}
 	for k, s := range series {
 		if len(s.X) != len(s.Y) || len(s.X) == 0 {
-			return nil, fmt.Errorf("plot: series %q has %d x and %d y values", s.Name, len(s.X), len(s.Y))
+			return nil, fmt.Errorf("plot: series %q has %d x and %d y values",
+				s.Name, len(s.X), len(s.Y))
 		}
 		pts := make(plotter.XYs, len(s.X))
 		for i := range s.X {
 			x, y := s.X[i], s.Y[i]
 			if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) {
-				return nil, fmt.Errorf("plot: series %q, point %d: (%g, %g) is not finite", s.Name, i+1, x, y)
+				return nil, fmt.Errorf("plot: series %q, point %d: (%g, %g) is not finite",
+					s.Name, i+1, x, y)
 			}
 			if (opt.LogX && x <= 0) || (opt.LogY && y <= 0) {
-				return nil, fmt.Errorf("plot: series %q, point %d: (%g, %g) on a logarithmic axis", s.Name, i+1, x, y)
+				return nil, fmt.Errorf("plot: series %q, point %d: (%g, %g) on a logarithmic axis",
+					s.Name, i+1, x, y)
 			}
 			pts[i] = plotter.XY{X: x, Y: y}
 		}
@@ -232,13 +235,15 @@ func Curves(series []Series, opt Options) (*Figure, error) {
 			if err != nil {
 				return nil, err
 			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.2), Shape: glyphs[k%len(glyphs)]}
+			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.2),
+				Shape: glyphs[k%len(glyphs)]}
 			p.Add(sc)
 			p.Legend.Add(s.Name, l, sc)
 		} else {
 			p.Legend.Add(s.Name, l)
 		}
-		fig.Series = append(fig.Series, Series{Name: s.Name, X: append([]float64(nil), s.X...), Y: append([]float64(nil), s.Y...),
+		fig.Series = append(fig.Series, Series{Name: s.Name,
+			X: append([]float64(nil), s.X...), Y: append([]float64(nil), s.Y...),
 			YErr: append([]float64(nil), s.YErr...)})
 	}
 	// A logarithmic axis whose data span no range (one point) would be widened by ±1 when
@@ -397,12 +402,15 @@ func addBand(p *plot.Plot, fig *Figure, ti int, t Task) error {
 // axis the lower end is clipped at Y/10, since Y − YErr may not be positive.
 func errorBars(s Series, pts plotter.XYs, logY bool) (*plotter.YErrorBars, error) {
 	if len(s.YErr) != len(s.Y) {
-		return nil, fmt.Errorf("plot: series %q has %d error bars for %d points", s.Name, len(s.YErr), len(s.Y))
+		return nil, fmt.Errorf("plot: series %q has %d error bars for %d points",
+			s.Name, len(s.YErr), len(s.Y))
 	}
 	errs := make(plotter.YErrors, len(s.YErr))
 	for i, e := range s.YErr {
 		if !(e >= 0) || math.IsInf(e, 0) {
-			return nil, fmt.Errorf("plot: series %q, point %d: error bar %g is not a finite non-negative number", s.Name, i+1, e)
+			return nil, fmt.Errorf(
+				"plot: series %q, point %d: error bar %g is not a finite non-negative number",
+				s.Name, i+1, e)
 		}
 		low := e
 		if logY {

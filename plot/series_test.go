@@ -13,7 +13,8 @@ import (
 func TestTrace(t *testing.T) {
 	tr := []engine.IterTrace{
 		{Iter: 0, HeldOut: -0.5, KernelBefore: 100, KernelAfter: 80, KernelSteps: 10},
-		{Iter: 1, HeldOut: -0.4, KernelBefore: 82, KernelAfter: 79, KernelSteps: 5, NoiseBefore: 50, NoiseAfter: 45, NoiseSteps: 3},
+		{Iter: 1, HeldOut: -0.4, KernelBefore: 82, KernelAfter: 79, KernelSteps: 5,
+			NoiseBefore: 50, NoiseAfter: 45, NoiseSteps: 3},
 		{Iter: 2, HeldOut: -0.45, KernelBefore: 79, KernelAfter: 78, Rejected: true},
 		{Final: true, HeldOut: -0.4},
 	}
@@ -28,15 +29,18 @@ func TestTrace(t *testing.T) {
 	for _, s := range fig.Series {
 		got[s.Name] = s.Y
 	}
-	if fmt.Sprint(got["kernel after"]) != "[80 79 78]" || fmt.Sprint(got["noise before"]) != "[50]" ||
-		fmt.Sprint(got["held-out"]) != "[-0.5 -0.4 -0.45]" || fmt.Sprint(got["held-out final"]) != "[-0.4]" {
+	if fmt.Sprint(got["kernel after"]) != "[80 79 78]" ||
+		fmt.Sprint(got["noise before"]) != "[50]" ||
+		fmt.Sprint(got["held-out"]) != "[-0.5 -0.4 -0.45]" ||
+		fmt.Sprint(got["held-out final"]) != "[-0.4]" {
 		t.Errorf("series %v", got)
 	}
 	checkFiles(t, fig, 10*vg.Centimeter, 12*vg.Centimeter)
 	if _, err := Trace(nil, Options{}); err == nil {
 		t.Error("empty trace accepted")
 	}
-	if _, err := Trace([]engine.IterTrace{{Final: true, HeldOut: math.NaN()}}, Options{}); err == nil {
+	if _, err := Trace([]engine.IterTrace{{Final: true, HeldOut: math.NaN()}},
+		Options{}); err == nil {
 		t.Error("trace without values accepted")
 	}
 }
@@ -44,7 +48,8 @@ func TestTrace(t *testing.T) {
 func TestCurves(t *testing.T) {
 	s := []Series{{Name: "IVM", X: []float64{1, 10, 100}, Y: []float64{0.5, 0.1, 0.01}},
 		{Name: "random", X: []float64{1, 10, 100}, Y: []float64{0.6, 0.3, 0.1}}}
-	fig, err := Curves(s, Options{Title: "KL against time", XLabel: "seconds", YLabel: "KL", LogX: true, LogY: true})
+	fig, err := Curves(s, Options{Title: "KL against time", XLabel: "seconds", YLabel: "KL",
+		LogX: true, LogY: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +75,8 @@ func TestCurves(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFiles(t, fig, 12*vg.Centimeter, 8*vg.Centimeter)
-	for _, bad := range [][]Series{nil, {{Name: "a", X: []float64{1}, Y: nil}}, {{Name: "a", X: []float64{1}, Y: []float64{math.NaN()}}},
+	for _, bad := range [][]Series{nil, {{Name: "a", X: []float64{1}, Y: nil}},
+		{{Name: "a", X: []float64{1}, Y: []float64{math.NaN()}}},
 		{{Name: "a", X: []float64{0}, Y: []float64{1}}},
 		{{Name: "a", X: []float64{1, 2}, Y: []float64{1, 2}, YErr: []float64{1}}},
 		{{Name: "a", X: []float64{1}, Y: []float64{1}, YErr: []float64{-1}}},
@@ -108,7 +114,8 @@ func TestMultiTask(t *testing.T) {
 	}
 	checkFiles(t, fig, 12*vg.Centimeter, 15*vg.Centimeter)
 	tasks[1].Active = []int{10}
-	if _, err := MultiTask(tasks, Options{}); err == nil || !strings.Contains(err.Error(), "task 2") {
+	if _, err := MultiTask(tasks, Options{}); err == nil ||
+		!strings.Contains(err.Error(), "task 2") {
 		t.Errorf("bad active index: %v", err)
 	}
 }

@@ -243,7 +243,9 @@ func fitSoftmax(f *mat.Dense, cls []int) softmaxCalib {
 	best := softmaxCalib{loss: math.Inf(1)}
 	for _, eps := range calib.LabelNoiseLevels {
 		_, k := f.Dims()
-		loss := func(la float64) float64 { return mapLoss(temperatureMap(math.Exp(la), k), f, cls, eps) }
+		loss := func(la float64) float64 {
+			return mapLoss(temperatureMap(math.Exp(la), k), f, cls, eps)
+		}
 		la := calib.GoldenMin(loss, math.Log(0.25), math.Log(256), 1e-3)
 		if l := loss(la); l < best.loss-calib.LossTol || math.IsInf(best.loss, 1) {
 			best = softmaxCalib{math.Exp(la), eps, l}

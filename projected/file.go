@@ -44,8 +44,8 @@ func Decode(in *File, classes int) (*Model, error) {
 		return nil, fmt.Errorf("projected model of %d classes", classes)
 	}
 	if len(in.Centres) == 0 || len(in.Centres) != len(in.Weights) {
-		return nil, fmt.Errorf("projected model with %d centres and %d rows of weights", len(in.Centres),
-			len(in.Weights))
+		return nil, fmt.Errorf("projected model with %d centres and %d rows of weights",
+			len(in.Centres), len(in.Weights))
 	}
 	dim := len(in.Centres[0])
 	if dim < 1 || dim > engine.MaxInputDim {
@@ -56,18 +56,19 @@ func Decode(in *File, classes int) (*Model, error) {
 		if len(in.Centres[i]) != dim || len(in.Weights[i]) != classes {
 			return nil,
 				fmt.Errorf(
-					"projected model's row %d has %d centre values and %d weights, want %d and %d (one per class)",
+					"projected model's row %d has %d centre values and %d weights, "+
+						"want %d and %d (one per class)",
 					i+1, len(in.Centres[i]), len(in.Weights[i]), dim, classes)
 		}
 	}
 	if len(in.Mix) != classes || len(in.Offset) != classes {
-		return nil, fmt.Errorf("projected model of %d classes with %d rows of score map and %d offsets",
-			classes, len(in.Mix), len(in.Offset))
+		return nil, fmt.Errorf("projected model of %d classes with %d rows of score map "+
+			"and %d offsets", classes, len(in.Mix), len(in.Offset))
 	}
 	for i, r := range in.Mix {
 		if len(r) != classes {
-			return nil, fmt.Errorf("projected model's score map row %d has %d values, want %d", i+1, len(r),
-				classes)
+			return nil, fmt.Errorf("projected model's score map row %d has %d values, want %d",
+				i+1, len(r), classes)
 		}
 	}
 	dense := func(rows [][]float64, cols int) *mat.Dense {

@@ -234,8 +234,8 @@ func centreCount(n int, t Targets, best pick, asked, outside int) (int, []string
 	if m > outside {
 		if asked > 0 {
 			warnings = append(warnings,
-				fmt.Sprintf("%d centres asked for, %d rows outside the held-out ones: %d centres", m, outside,
-					outside))
+				fmt.Sprintf("%d centres asked for, %d rows outside the held-out ones: "+
+					"%d centres", m, outside, outside))
 		}
 		m = outside
 	}
@@ -313,9 +313,9 @@ func (res *Result) refit(sys *system, jit float64, t Targets) error {
 		m, _ := res.Model.Centres.Dims()
 		res.Warnings = append(res.Warnings,
 			fmt.Sprintf(
-				"the projected model's %d×%d system needed a jitter of %g times its mean diagonal: its "+
-					"centres are nearly dependent (few inputs); fewer centres (ActiveSize, -d) suit these data", m,
-				m, jit))
+				"the projected model's %d×%d system needed a jitter of %g times its mean "+
+					"diagonal: its centres are nearly dependent (few inputs); fewer centres "+
+					"(ActiveSize, -d) suit these data", m, m, jit))
 	}
 	if !res.Baseline.Beaten() {
 		res.useConstant(t)

@@ -52,8 +52,8 @@ func newModel(spec string, lambda float64, centres, weights *mat.Dense,
 		return nil, fmt.Errorf("projected model with %d centres and %d rows of weights", m, r)
 	}
 	if mr, mc := sm.mix.Dims(); mr != classes || mc != classes || len(sm.offset) != classes {
-		return nil, fmt.Errorf("projected model of %d classes with a %d×%d score map and %d offsets",
-			classes, mr, mc, len(sm.offset))
+		return nil, fmt.Errorf("projected model of %d classes with a %d×%d score map "+
+			"and %d offsets", classes, mr, mc, len(sm.offset))
 	}
 	if err := finite("projected model's score offset", sm.offset); err != nil {
 		return nil, err

@@ -38,7 +38,8 @@ func TestSystem(t *testing.T) {
 	centres := subset.Dense(x, distinctRows(x, rng.Perm(n), m))
 	rows := rng.Perm(n)
 	sys := newSystem(m, classes)
-	if err := sys.addRows(k, x, nil, rows, Targets{cls: cls, classes: classes}, centres, nil); err != nil {
+	if err := sys.addRows(k, x, nil, rows,
+		Targets{cls: cls, classes: classes}, centres, nil); err != nil {
 		t.Fatal(err)
 	}
 	const lambda = 0.01
@@ -116,7 +117,8 @@ func TestScoreMapGradient(t *testing.T) {
 		wp, wm := append([]float64(nil), w...), append([]float64(nil), w...)
 		wp[i] += h
 		wm[i] -= h
-		if fd := (obj(wp, nil) - obj(wm, nil)) / (2 * h); math.Abs(fd-grad[i]) > 1e-6*math.Max(1, math.Abs(fd)) {
+		if fd := (obj(wp, nil) - obj(wm, nil)) / (2 * h); math.Abs(fd-grad[i]) >
+			1e-6*math.Max(1, math.Abs(fd)) {
 			t.Errorf("∂/∂w[%d] = %.8g, finite difference %.8g", i, grad[i], fd)
 		}
 	}
@@ -151,9 +153,11 @@ func TestCalibrate(t *testing.T) {
 	}
 	temp := fitSoftmax(f, cls)
 	ft, ct := latents(2000)
-	mapped, tempered := mapLoss(sm, ft, ct, eps), mapLoss(temperatureMap(temp.a, 3), ft, ct, temp.eps)
+	mapped, tempered := mapLoss(sm, ft, ct, eps),
+		mapLoss(temperatureMap(temp.a, 3), ft, ct, temp.eps)
 	if !(mapped < tempered-0.05) {
-		t.Errorf("test log loss with the score map %.4f, with the temperature alone %.4f: want the map lower by 0.05", mapped, tempered)
+		t.Errorf("test log loss with the score map %.4f, with the temperature alone %.4f: "+
+			"want the map lower by 0.05", mapped, tempered)
 	}
 	if eps < calib.LabelNoiseLevels[0] || math.IsNaN(mapped) {
 		t.Errorf("label noise %v, loss %v", eps, mapped)
@@ -162,7 +166,11 @@ func TestCalibrate(t *testing.T) {
 
 func TestPowDense(t *testing.T) {
 	a := mat.NewDense(1, 3, []float64{0.25, 0.5, 1})
-	for step, want := range map[int][]float64{2: {0.25 * 0.25 * 0.25 * 0.25, 0.0625, 1}, -1: {0.5, math.Sqrt(0.5), 1}, 0: {0.25, 0.5, 1}} {
+	for step, want := range map[int][]float64{
+		2:  {0.25 * 0.25 * 0.25 * 0.25, 0.0625, 1},
+		-1: {0.5, math.Sqrt(0.5), 1},
+		0:  {0.25, 0.5, 1},
+	} {
 		if got := powDense(a, step).RawRowView(0); !floats.EqualApprox(got, want, 1e-15) {
 			t.Errorf("powDense(step %d) = %v, want %v", step, got, want)
 		}
@@ -183,7 +191,9 @@ func TestDistinctRows(t *testing.T) {
 }
 
 func TestCentres(t *testing.T) {
-	for n, want := range map[int]int{100: 5000, 10000: 5000, 20000: 5946, 60000: 7500, 1000000: 7500} {
+	for n, want := range map[int]int{
+		100: 5000, 10000: 5000, 20000: 5946, 60000: 7500, 1000000: 7500,
+	} {
 		if got := Centres(n, 10); got != want {
 			t.Errorf("Centres(%d) = %d, want %d", n, got, want)
 		}

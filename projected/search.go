@@ -112,8 +112,8 @@ func (ws *widthSearch) score(step int) (pick, error) {
 	}
 	if math.IsInf(best.loss, 1) {
 		return best,
-			fmt.Errorf("ivm: the projected process's system is not positive definite at γ = %g for any λ",
-				best.gamma)
+			fmt.Errorf("ivm: the projected process's system is not positive definite "+
+				"at γ = %g for any λ", best.gamma)
 	}
 	return best, nil
 }
@@ -215,7 +215,8 @@ func finalCentres(x mat.Matrix, pk pick, m int, rest []int) (*mat.Dense, error) 
 	if err != nil {
 		return nil, err
 	}
-	return subset.Dense(pool, distinctRows(pool, subset.All(len(rest[:min(len(rest), 2*m)])), m)), nil
+	return subset.Dense(pool,
+		distinctRows(pool, subset.All(len(rest[:min(len(rest), 2*m)])), m)), nil
 }
 
 // distinctRows returns the first k of the rows perm lists (rows of x) that repeat no row
@@ -230,7 +231,8 @@ func distinctRows(x *mat.Dense, perm []int, k int) []int {
 		}
 		row := x.RawRowView(r)
 		h := rowhash.Sum(1, row)
-		if slices.ContainsFunc(seen[h], func(q int) bool { return slices.Equal(x.RawRowView(q), row) }) {
+		if slices.ContainsFunc(seen[h],
+			func(q int) bool { return slices.Equal(x.RawRowView(q), row) }) {
 			continue
 		}
 		seen[h] = append(seen[h], r)

@@ -178,16 +178,16 @@ func (s *system) factor() (float64, error) {
 			}
 		}
 		var ok bool
-		if s.cholBuf, ok = rowdot.Cholesky(blas64.Symmetric{N: m, Stride: raw.Stride, Data: raw.Data,
-			Uplo: blas.Lower}, s.cholBuf); ok {
+		if s.cholBuf, ok = rowdot.Cholesky(blas64.Symmetric{N: m, Stride: raw.Stride,
+			Data: raw.Data, Uplo: blas.Lower}, s.cholBuf); ok {
 			return jit, nil
 		}
 	}
 	s.unfactor()
 	return 0,
 		fmt.Errorf(
-			"the projected process's %d×%d system is not positive definite, even with a jitter of %g "+
-				"times its mean diagonal", m, m, jitters[len(jitters)-1])
+			"the projected process's %d×%d system is not positive definite, "+
+				"even with a jitter of %g times its mean diagonal", m, m, jitters[len(jitters)-1])
 }
 
 // unfactor restores A's diagonal in g from the copy factor made; its strict upper

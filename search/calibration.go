@@ -154,7 +154,8 @@ func (s *searcher) calibration(out [][2][]float64) probMap {
 	gain, se := calib.PairedGain(s.rowLosses(out, soft), s.rowLosses(out, power))
 	if w := s.opt.Trace; w != nil {
 		fmt.Fprintf(w,
-			"search: calibration on %d rows: power %+v lowers the log loss of softmax %+v by %.5f ± %.5f\n",
+			"search: calibration on %d rows: power %+v lowers the log loss of softmax %+v "+
+				"by %.5f ± %.5f\n",
 			len(s.valClass), power, soft, gain, se)
 	}
 	if gain > 2*se {

@@ -66,8 +66,9 @@ func (s *searcher) finalSize(c *climb, folds []searchFold, finalCost float64) (*
 			gain, se := calib.PairedGain(cur, next)
 			if w := s.opt.Trace; w != nil {
 				fmt.Fprintf(w,
-					"search: final size d = %d, %d validation rows: %s → %s lowers the held-out log loss by "+
-						"%.5f ± %.5f\n", folds[0].d, len(cur), c.p.spec(), q.spec(), gain, se)
+					"search: final size d = %d, %d validation rows: %s → %s lowers "+
+						"the held-out log loss by %.5f ± %.5f\n",
+					folds[0].d, len(cur), c.p.spec(), q.spec(), gain, se)
 			}
 			if gain > se {
 				c.p, out, cur, moved = q, alt, next, true

@@ -197,8 +197,8 @@ func Kernel(x mat.Matrix, scalers []*dataset.Scaler, y []float64, task Task, d, 
 	}
 	if !task.Regression && !opt.ActiveSizeGiven && c.best < FlatLoss && dFinal > d {
 		if w := opt.Trace; w != nil {
-			fmt.Fprintf(w, "search: held-out log loss %.5f below %g: final d = %d, not %d\n", c.best,
-				FlatLoss, d, dFinal)
+			fmt.Fprintf(w, "search: held-out log loss %.5f below %g: final d = %d, not %d\n",
+				c.best, FlatLoss, d, dFinal)
 		}
 		dFinal = d
 	}

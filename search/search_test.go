@@ -77,7 +77,8 @@ func TestIncludeAllMatchesSelectingEveryPoint(t *testing.T) {
 	}
 	for i := range mus[0] {
 		if math.Abs(mus[0][i]-mus[1][i]) > 1e-8 {
-			t.Fatalf("posterior mean %d: %v in index order, %v in greedy order", i, mus[0][i], mus[1][i])
+			t.Fatalf("posterior mean %d: %v in index order, %v in greedy order",
+				i, mus[0][i], mus[1][i])
 		}
 	}
 }
@@ -107,7 +108,8 @@ func TestPatternFollowsRidge(t *testing.T) {
 		}
 	}
 	if c.at[1] < 8 || c.at[0] != -c.at[1]/2 {
-		t.Errorf("pattern search ended at lattice point %v, want along the ridge γ = variance^-½ with variance ≥ 2⁴", c.at)
+		t.Errorf("pattern search ended at lattice point %v, "+
+			"want along the ridge γ = variance^-½ with variance ≥ 2⁴", c.at)
 	}
 }
 
@@ -116,7 +118,8 @@ func TestPatternFollowsRidge(t *testing.T) {
 // regression's may.
 func TestSearchBoundsProbitVariance(t *testing.T) {
 	for _, regression := range []bool{false, true} {
-		s := &searcher{regression: regression, memo: map[searchParams]float64{}, outs: map[searchParams][][2][]float64{}}
+		s := &searcher{regression: regression, memo: map[searchParams]float64{},
+			outs: map[searchParams][][2][]float64{}}
 		evals, highest := 0, 0.0
 		c := &climb{s: s, evals: &evals, origin: searchParams{gamma: 1, variance: 1, white: 1}}
 		s.scoreFunc = func(p searchParams) float64 {
@@ -130,7 +133,9 @@ func TestSearchBoundsProbitVariance(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !regression && (highest > searchMaxVariance || c.p.variance < searchMaxVariance/4) {
-			t.Errorf("binary: scored variances up to %g, ended at %g; want the highest within (%g/4, %g]", highest, c.p.variance, float64(searchMaxVariance), float64(searchMaxVariance))
+			t.Errorf("binary: scored variances up to %g, ended at %g; "+
+				"want the highest within (%g/4, %g]", highest, c.p.variance,
+				float64(searchMaxVariance), float64(searchMaxVariance))
 		}
 		if regression && highest <= searchMaxVariance {
 			t.Errorf("regression: the search stopped at variance %g", highest)
@@ -144,11 +149,13 @@ func TestCalibrationLabelNoiseFloor(t *testing.T) {
 	s := &searcher{valClass: []int{1, 1, 1, 0, 0, 0, 1, 0}}
 	clean := [][2][]float64{{{0.9, 0.8, 0.95, 0.1, 0.2, 0.05, 0.7, 0.3}, nil}}
 	if c := s.calibration(clean); c.eps != calib.LabelNoiseLevels[0] || c.softmax {
-		t.Errorf("calibration %+v on outputs without a mistake, want the least label noise, %v, and no softmax (binary)", c, calib.LabelNoiseLevels[0])
+		t.Errorf("calibration %+v on outputs without a mistake, want the least label noise, %v, "+
+			"and no softmax (binary)", c, calib.LabelNoiseLevels[0])
 	}
 	wrong := [][2][]float64{{{0.9, 0.8, 0.95, 0.1, 0.2, 0.05, 0.7, 1 - 1e-12}, nil}}
 	if c := s.calibration(wrong); c.eps <= calib.LabelNoiseLevels[0] {
-		t.Errorf("label noise %v with a confident mistake, want more than %v", c.eps, calib.LabelNoiseLevels[0])
+		t.Errorf("label noise %v with a confident mistake, want more than %v",
+			c.eps, calib.LabelNoiseLevels[0])
 	}
 }
 
@@ -195,15 +202,19 @@ func TestCalibrationSoftmaxChoice(t *testing.T) {
 	if !cb.softmax {
 		t.Errorf("rows between two classes: calibration %+v, want the softmax", cb)
 	}
-	if got, power := s.logLoss(outputs(between), cb), s.logLoss(outputs(between), s.fitCalib(outputs(between), false)); got >= power {
-		t.Errorf("rows between two classes: log loss %v with %+v, not below the power family's %v", got, cb, power)
+	if got, power := s.logLoss(outputs(between), cb),
+		s.logLoss(outputs(between), s.fitCalib(outputs(between), false)); got >= power {
+		t.Errorf("rows between two classes: log loss %v with %+v, not below the power family's %v",
+			got, cb, power)
 	}
 	cf := s.calibration(outputs(flat))
 	if cf.softmax {
 		t.Errorf("mistakes between positive scores: calibration %+v, want the power family", cf)
 	}
-	if got, soft := s.logLoss(outputs(flat), cf), s.logLoss(outputs(flat), s.fitCalib(outputs(flat), true)); got >= soft {
-		t.Errorf("mistakes between positive scores: log loss %v with %+v, not below the softmax's %v", got, cf, soft)
+	if got, soft := s.logLoss(outputs(flat), cf),
+		s.logLoss(outputs(flat), s.fitCalib(outputs(flat), true)); got >= soft {
+		t.Errorf("mistakes between positive scores: log loss %v with %+v, "+
+			"not below the softmax's %v", got, cf, soft)
 	}
 }
 
@@ -226,7 +237,8 @@ func TestCoveringSharpness(t *testing.T) {
 		s.yVal[i] = rng.NormFloat64() / math.Sqrt(rng.ExpFloat64()) // heavy-tailed
 	}
 	if a := s.coveringSharpness([][2][]float64{{mu, vs}}); a >= 0.8 {
-		t.Errorf("heavy-tailed residuals: covering sharpness %v, want the intervals widened (a < 0.8)", a)
+		t.Errorf("heavy-tailed residuals: covering sharpness %v, "+
+			"want the intervals widened (a < 0.8)", a)
 	}
 }
 
@@ -268,12 +280,14 @@ func TestFinalValidationRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(s.folds) != 1 || s.xValExtra == nil {
-		t.Fatalf("%d folds, extra validation rows %v: want one fold with extra rows", len(s.folds), s.xValExtra != nil)
+		t.Fatalf("%d folds, extra validation rows %v: want one fold with extra rows",
+			len(s.folds), s.xValExtra != nil)
 	}
 	nVal, _ := s.folds[0].xVal.Dims()
 	nExtra, _ := s.xValExtra.Dims()
 	if nVal != searchMaxVal || nVal+nExtra != finalValRows(n) || len(s.valClassExtra) != nExtra {
-		t.Errorf("%d search + %d extra validation rows (%d classes), want %d + %d", nVal, nExtra, len(s.valClassExtra), searchMaxVal, finalValRows(n)-searchMaxVal)
+		t.Errorf("%d search + %d extra validation rows (%d classes), want %d + %d",
+			nVal, nExtra, len(s.valClassExtra), searchMaxVal, finalValRows(n)-searchMaxVal)
 	}
 	rowOf := func(m *mat.Dense, i int) int { return int(m.At(i, 0)) }
 	seen := map[int]bool{}
@@ -297,7 +311,8 @@ func TestFinalValidationRows(t *testing.T) {
 	}
 	fs := s.withFinalVal(s.foldsAt(1250, n))
 	if v, _ := fs.folds[0].xVal.Dims(); v != nVal+nExtra || len(fs.valClass) != v {
-		t.Errorf("final searcher validates %d rows with %d classes, want %d", v, len(fs.valClass), nVal+nExtra)
+		t.Errorf("final searcher validates %d rows with %d classes, want %d",
+			v, len(fs.valClass), nVal+nExtra)
 	}
 	if v, _ := s.folds[0].xVal.Dims(); v != nVal || len(s.valClass) != nVal {
 		t.Errorf("the search's own validation rows changed to %d", v)
@@ -306,7 +321,8 @@ func TestFinalValidationRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !mat.Equal(again.folds[0].xFit, s.folds[0].xFit) || !mat.Equal(again.xValExtra, s.xValExtra) {
+	if !mat.Equal(again.folds[0].xFit, s.folds[0].xFit) ||
+		!mat.Equal(again.xValExtra, s.xValExtra) {
 		t.Error("the rows drawn differ between two searchers of the same seed")
 	}
 }
@@ -338,7 +354,8 @@ func TestSearchInnerBytes(t *testing.T) {
 			}
 		}
 		if bound := InnerMemory(n); held > bound || held == 0 && bound < searchInnerBytes {
-			t.Errorf("n = %d: the folds hold %.0f bytes of inner products, bound %.0f", n, held, bound)
+			t.Errorf("n = %d: the folds hold %.0f bytes of inner products, bound %.0f",
+				n, held, bound)
 		}
 	}
 }

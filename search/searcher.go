@@ -28,7 +28,8 @@ import (
 type searcher struct {
 	regression bool
 	folds      []searchFold
-	// the folds the rows were dealt into: len(folds) for cross-validation, more for one held-out fold
+	// the folds the rows were dealt into: len(folds) for cross-validation, more for one
+	// held-out fold
 	nFolds   int
 	valClass []int     // classification: the index in classes of each validation row's label
 	yVal     []float64 // regression: the standardised validation targets
@@ -94,7 +95,8 @@ func (l *lazyInner) get() *kern.Inner {
 func CheckRows(n int) error {
 	if n < 2*searchFolds {
 		return fmt.Errorf(
-			"ivm: %d training rows are too few to choose a kernel; give one with -kernel and -iters 0", n)
+			"ivm: %d training rows are too few to choose a kernel; "+
+				"give one with -kernel and -iters 0", n)
 	}
 	return nil
 }

@@ -86,7 +86,8 @@ func TestServeAnswersAsPredictProbEveryFamily(t *testing.T) {
 		info := list.Models[i]
 		formats[info.Format] = true
 		t.Run(src.Name, func(t *testing.T) {
-			rows, tasks := readTestRows(t, filepath.Join(goldenDir, src.Name+".test.csv"), info.InputDim)
+			rows, tasks := readTestRows(t, filepath.Join(goldenDir, src.Name+".test.csv"),
+				info.InputDim)
 			body, _ := json.Marshal(map[string]any{"rows": rows, "tasks": tasks})
 			var got serve.PredictResponse
 			url := ts.URL + "/v1/models/" + src.Name + "/predict"
@@ -99,7 +100,8 @@ func TestServeAnswersAsPredictProbEveryFamily(t *testing.T) {
 				t.Fatalf("%d answers for %d lines", len(got.Predictions), len(lines)-1)
 			}
 			for i, line := range lines[1:] {
-				if served := asProbLine(t, lines[0], got.Classes, got.Predictions[i]); served != line {
+				if served := asProbLine(t, lines[0], got.Classes,
+					got.Predictions[i]); served != line {
 					t.Fatalf("row %d: served %q, ivm predict -prob wrote %q", i+1, served, line)
 				}
 			}
@@ -155,8 +157,8 @@ func asProbLine(t *testing.T, header string, classes []float64, p serve.Predicti
 		out = append(out, g(v))
 	}
 	if mean != len(p.LatentMean) || variance != len(p.LatentVariance) {
-		t.Fatalf("served %d latent means and %d variances, the file has %d and %d", len(p.LatentMean),
-			len(p.LatentVariance), mean, variance)
+		t.Fatalf("served %d latent means and %d variances, the file has %d and %d",
+			len(p.LatentMean), len(p.LatentVariance), mean, variance)
 	}
 	return strings.Join(out, " ")
 }

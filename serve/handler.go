@@ -216,7 +216,8 @@ func (h *Handler) handlePredict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.stats.rows.Add(int64(len(preds)))
-	writeJSON(w, http.StatusOK, PredictResponse{Model: m.Name, Classes: m.classes, Predictions: preds})
+	writeJSON(w, http.StatusOK,
+		PredictResponse{Model: m.Name, Classes: m.classes, Predictions: preds})
 }
 
 // readBody reads the whole body, refusing one over max bytes or one that does not arrive
@@ -307,8 +308,8 @@ func checkTasks(tasks []string, rows int, m *servedModel) *httpError {
 	}
 	for i, t := range tasks {
 		if !m.tasks[t] {
-			return badRequest("row %d: task %q is not in model %q (GET /v1/models/%s lists its tasks)", i+1,
-				t, m.Name, m.Name)
+			return badRequest("row %d: task %q is not in model %q "+
+				"(GET /v1/models/%s lists its tasks)", i+1, t, m.Name, m.Name)
 		}
 	}
 	return nil
@@ -350,7 +351,8 @@ func parseRow(raw json.RawMessage, dst []float64) error {
 		}
 	default:
 		return fmt.Errorf(
-			`a row is an array of the model's %d inputs or an object {"index": value} with 1-based indices`,
+			`a row is an array of the model's %d inputs or an object {"index": value} `+
+				`with 1-based indices`,
 			len(dst))
 	}
 	return nil
@@ -406,8 +408,8 @@ func (h *Handler) handleList(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) namedModel(w http.ResponseWriter, r *http.Request) *servedModel {
 	m := h.models.get(r.PathValue("name"))
 	if m == nil {
-		fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)",
-			r.PathValue("name"))})
+		fail(w, &httpError{http.StatusNotFound,
+			fmt.Sprintf("no model %q (GET /v1/models lists them)", r.PathValue("name"))})
 	}
 	return m
 }
@@ -423,7 +425,8 @@ func (h *Handler) acquire(w http.ResponseWriter, r *http.Request, m *servedModel
 	case h.compute <- struct{}{}:
 		return true
 	case <-r.Context().Done():
-		fail(w, &httpError{http.StatusServiceUnavailable, "the request ended while waiting for a worker"})
+		fail(w, &httpError{http.StatusServiceUnavailable,
+			"the request ended while waiting for a worker"})
 		return false
 	}
 }
@@ -472,7 +475,8 @@ func (h *Handler) logged(next http.Handler) http.Handler {
 		}
 		attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", rec.status),
-			slog.Float64("ms", float64(elapsed.Microseconds())/1000), slog.String("remote", r.RemoteAddr)}
+			slog.Float64("ms", float64(elapsed.Microseconds())/1000),
+			slog.String("remote", r.RemoteAddr)}
 		if rec.model != "" {
 			attrs = append(attrs, slog.String("model", rec.model), slog.Int("rows", rec.rows))
 		}
@@ -523,7 +527,8 @@ func (h *Handler) handleMetrics(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(&b, "ivm_requests_total{code=\"%d\"} %d\n", c, h.stats.byStatus[c])
 	}
 	fmt.Fprintf(&b,
-		"# TYPE ivm_request_seconds summary\nivm_request_seconds_sum %g\nivm_request_seconds_count %d\n",
+		"# TYPE ivm_request_seconds summary\nivm_request_seconds_sum %g\n"+
+			"ivm_request_seconds_count %d\n",
 		h.stats.seconds, count)
 	h.stats.mu.Unlock()
 	fmt.Fprintf(&b, "# TYPE ivm_rows_predicted_total counter\nivm_rows_predicted_total %d\n",

@@ -126,8 +126,8 @@ func TestServeConcurrentMatchesPredictAcrossReload(t *testing.T) {
 	dir := t.TempDir()
 	model, oldM := copyGolden(t, "multiclass_ovr", dir, "digits")
 	newModel, newM := copyGolden(t, "multiclass_ovo", dir, "digits-new")
-	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 100, Workers: 2, MaxInflight: 64}, 0,
-		serve.Source{Name: "digits", Path: model})
+	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 100, Workers: 2, MaxInflight: 64},
+		0, serve.Source{Name: "digits", Path: model})
 	const clients, requests = 16, 25
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients},
 		Timeout: 30 * time.Second}
@@ -145,7 +145,8 @@ func TestServeConcurrentMatchesPredictAcrossReload(t *testing.T) {
 				for i := range rows {
 					rows[i] = []float64{4 * rng.Float64(), 4*rng.Float64() - 2}
 				}
-				msg, usedNew := checkAnswer(client, ts.URL+"/v1/models/digits/predict", rows, oldM, newM)
+				msg, usedNew := checkAnswer(client, ts.URL+"/v1/models/digits/predict", rows,
+					oldM, newM)
 				mu.Lock()
 				if msg != "" {
 					failures = append(failures, msg)
@@ -167,7 +168,8 @@ func TestServeConcurrentMatchesPredictAcrossReload(t *testing.T) {
 	}
 	wg.Wait()
 	if len(failures) > 0 {
-		t.Fatalf("%d of %d requests failed, first: %s", len(failures), clients*requests, failures[0])
+		t.Fatalf("%d of %d requests failed, first: %s",
+			len(failures), clients*requests, failures[0])
 	}
 	if !strings.Contains(ts.logs.String(), `"msg":"model reloaded"`) || fromNew == 0 {
 		t.Errorf("no answer from the reloaded model (%d); log:\n%s", fromNew, ts.logs.String())
@@ -177,7 +179,8 @@ func TestServeConcurrentMatchesPredictAcrossReload(t *testing.T) {
 	if replaced, refused := ts.handler.Reload(); replaced != 0 || refused != 1 {
 		t.Errorf("reload of a corrupt file: %d replaced, %d refused", replaced, refused)
 	}
-	if msg, usedNew := checkAnswer(client, ts.URL+"/v1/models/digits/predict", [][]float64{{1, 2}}, oldM, newM); msg != "" || !usedNew {
+	if msg, usedNew := checkAnswer(client, ts.URL+"/v1/models/digits/predict",
+		[][]float64{{1, 2}}, oldM, newM); msg != "" || !usedNew {
 		t.Errorf("after a corrupt reload: %q (answered by the new model: %v)", msg, usedNew)
 	}
 	if !strings.Contains(ts.logs.String(), "reload refused: keeping the model loaded before") {
@@ -191,15 +194,18 @@ func TestServeConcurrentMatchesPredictAcrossReload(t *testing.T) {
 
 // checkAnswer posts rows and says what is wrong with the answer ("" if nothing), and whether
 // newM gave it (else oldM).
-func checkAnswer(c *http.Client, url string, rows [][]float64, oldM, newM family.Model) (string, bool) {
+func checkAnswer(c *http.Client, url string, rows [][]float64,
+	oldM, newM family.Model) (string, bool) {
 	resp, err := c.Post(url, "application/json", strings.NewReader(denseBody(rows)))
 	if err != nil {
 		return err.Error(), false
 	}
 	defer resp.Body.Close()
 	var got serve.PredictResponse
-	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != 200 || len(got.Predictions) != len(rows) {
-		return fmt.Sprintf("status %d, %d predictions for %d rows, %v", resp.StatusCode, len(got.Predictions), len(rows), err), false
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != 200 ||
+		len(got.Predictions) != len(rows) {
+		return fmt.Sprintf("status %d, %d predictions for %d rows, %v",
+			resp.StatusCode, len(got.Predictions), len(rows), err), false
 	}
 	x := mat.NewDense(len(rows), 2, nil)
 	for i, r := range rows {
@@ -239,10 +245,13 @@ func TestServeRefusesHostileRequests(t *testing.T) {
 		{"string", `{"rows": [[1, "2"]]}`, 400, "JSON string"},
 		{"too many rows", many, 413, "at most 10"},
 		{"not JSON", `rows=1`, 400, "not valid JSON"},
-		{"rows a number", `{"rows": 5}`, 400, `\"rows\" holds a JSON number: it must be an array of rows, each an array of numbers`},
+		{"rows a number", `{"rows": 5}`, 400,
+			`\"rows\" holds a JSON number: it must be an array of rows, each an array of numbers`},
 		{"rows flat", `{"rows": [1, 2, 3]}`, 400, "a row is an array"},
-		{"tasks a string", `{"rows": [[1, 2]], "tasks": "a"}`, 400, `\"tasks\" holds a JSON string`},
-		{"tasks for a single-task model", `{"rows": [[1, 2]], "tasks": ["a"]}`, 400, `model \"digits\" has no tasks`},
+		{"tasks a string", `{"rows": [[1, 2]], "tasks": "a"}`, 400,
+			`\"tasks\" holds a JSON string`},
+		{"tasks for a single-task model", `{"rows": [[1, 2]], "tasks": ["a"]}`, 400,
+			`model \"digits\" has no tasks`},
 		{"unknown field", `{"rows": [[1, 2]], "task": ["a"]}`, 400, `unknown field \"task\"`},
 		{"unknown model", "", 404, `no model \"nope\"`},
 	} {
@@ -275,7 +284,8 @@ func TestServeRefusesHostileRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(conn, "POST /v1/models/digits/predict HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"rows\": [")
+	fmt.Fprintf(conn, "POST /v1/models/digits/predict HTTP/1.1\r\nHost: x\r\n"+
+		"Content-Length: 100\r\n\r\n{\"rows\": [")
 	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil || resp.StatusCode != 408 {
@@ -304,7 +314,8 @@ func TestServeAdmissionLimit(t *testing.T) {
 		serve.Source{Name: "digits", Path: model})
 	url := ts.URL + "/v1/models/digits/predict"
 	body := `{"rows": [[1, 2]]}`
-	conn := startHalfRequest(t, ts.URL, body) // the first request holds the only place, reading its body
+	// the first request holds the only place, reading its body
+	conn := startHalfRequest(t, ts.URL, body)
 	client := &http.Client{Timeout: 10 * time.Second}
 	resp, err := client.Post(url, "application/json", strings.NewReader(body))
 	if err != nil {
@@ -312,7 +323,8 @@ func TestServeAdmissionLimit(t *testing.T) {
 	}
 	resp.Body.Close()
 	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
-		t.Errorf("second request while the first is in progress: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+		t.Errorf("second request while the first is in progress: %d, Retry-After %q",
+			resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
 	if first, err := finishHalfRequest(conn, body); err != nil || first.StatusCode != 200 {
 		t.Fatalf("the first request: %v %v", first, err)
@@ -332,8 +344,10 @@ func startHalfRequest(t *testing.T, url, body string) net.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	fmt.Fprintf(conn, "POST /v1/models/digits/predict HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:5])
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(metrics(t, url), "ivm_requests_in_flight 1\n"); time.Sleep(10 * time.Millisecond) {
+	fmt.Fprintf(conn, "POST /v1/models/digits/predict HTTP/1.1\r\nHost: x\r\n"+
+		"Content-Length: %d\r\n\r\n%s", len(body), body[:5])
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(metrics(t, url),
+		"ivm_requests_in_flight 1\n"); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the server did not start on the request")
 		}

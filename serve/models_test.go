@@ -126,7 +126,8 @@ func TestServeSSMTRWithoutTasks(t *testing.T) {
 		t.Errorf("GET /v1/models/sine: %+v", info)
 	}
 	var got serve.PredictResponse
-	if code := postJSON(t, ts.URL+"/v1/models/sine/predict", `{"rows": [[1.5]]}`, &got); code != 200 {
+	if code := postJSON(t, ts.URL+"/v1/models/sine/predict", `{"rows": [[1.5]]}`,
+		&got); code != 200 {
 		t.Fatalf("status %d: %+v", code, got)
 	}
 	want, _ := m.Predict(mat.NewDense(1, 1, []float64{1.5}), []string{""})
@@ -155,7 +156,8 @@ func TestLoadModelsRefuses(t *testing.T) {
 		{[]serve.Source{{Name: "f", Path: fifo}}, "not a regular file (a FIFO)"},
 		{[]serve.Source{{Name: "m", Path: filepath.Join(dir, "m.json")}}, "no such file"},
 		{[]serve.Source{{Name: "../x", Path: ok}}, `"../x" cannot be a model's name`},
-		{[]serve.Source{{Name: "a", Path: ok}, {Name: "a", Path: ok}}, `the name "a" is given twice`},
+		{[]serve.Source{{Name: "a", Path: ok}, {Name: "a", Path: ok}},
+			`the name "a" is given twice`},
 	} {
 		_, err := serve.LoadModels(c.sources, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -60,8 +60,9 @@ func (h *Handler) handleQuery(w http.ResponseWriter, r *http.Request) {
 	}
 	q, ok := m.model.(querier)
 	if !ok {
-		fail(w, &httpError{http.StatusNotImplemented, fmt.Sprintf("model %q (%s) cannot choose rows "+
-			"to query: query is for the single-task IVM's models", m.Name, m.model.Format())})
+		fail(w, &httpError{http.StatusNotImplemented,
+			fmt.Sprintf("model %q (%s) cannot choose rows to query: "+
+				"query is for the single-task IVM's models", m.Name, m.model.Format())})
 		return
 	}
 	body, herr := readBody(w, r, h.limits.MaxBody)

@@ -60,7 +60,8 @@ func readGolden(t *testing.T) []goldenRow {
 				t.Fatalf("golden.csv:%d: %v", line, err)
 			}
 		}
-		rows = append(rows, goldenRow{kind: fields[0], args: vals[:na], want: vals[na:], line: line})
+		rows = append(rows, goldenRow{kind: fields[0], args: vals[:na],
+			want: vals[na:], line: line})
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
@@ -94,7 +95,8 @@ func TestGolden(t *testing.T) {
 	check := func(name string, inRange bool, args []float64, got, want float64, line int) {
 		e := relErr(got, want)
 		if e > goldenTol {
-			t.Errorf("golden.csv:%d: %s%v = %.17g, want %.17g (rel err %.3g)", line, name, args, got, want, e)
+			t.Errorf("golden.csv:%d: %s%v = %.17g, want %.17g (rel err %.3g)",
+				line, name, args, got, want, e)
 		}
 		if !inRange {
 			name += " (far)"

@@ -150,7 +150,8 @@ func TestLogPhiDiffDerivatives(t *testing.T) {
 		w := math.Pow(10, -4+5*rng.Float64())
 		a, b := m+w/2, m-w/2
 		l, ra, rb := LogPhiDiffRatios(a, b)
-		if math.IsNaN(l) || math.IsInf(l, 0) || math.IsNaN(ra) || math.IsNaN(rb) || ra < 0 || rb < 0 {
+		if math.IsNaN(l) || math.IsInf(l, 0) || math.IsNaN(ra) || math.IsNaN(rb) ||
+			ra < 0 || rb < 0 {
 			t.Fatalf("LogPhiDiffRatios(%v, %v) = %v, %v, %v", a, b, l, ra, rb)
 		}
 		h := 1e-4 * math.Min(w, 1/(1+math.Max(math.Abs(a), math.Abs(b))))

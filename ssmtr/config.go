@@ -206,8 +206,8 @@ type Config struct {
 	AlphaPrior bool
 	// PriorPseudoTasks ν₀ and PriorScale s² regularise the prior covariance: Σ_θ is updated
 	// to (Σ_i d_i d_iᵀ + ν₀ s² I)/(m + ν₀), the maximum of the objective with an
-	// inverse-Wishart-like term ½tr(ν₀s²Σ⁻¹) + (ν₀/2)ln|Σ|. Without it the paper's update
-	// (ν₀ = 0) lets the alternating ascent collapse Σ_θ to 0 (the joint objective is
+	// inverse-Wishart-like term ½tr(ν₀s²Σ⁻¹) + (ν₀/2)ln|Σ|. Without it the paper's
+	// update (ν₀ = 0) lets the alternating ascent collapse Σ_θ to 0 (the joint objective is
 	// unbounded as all θ_i → m_θ) and is singular when tasks are fewer than parameters.
 	// 0 means 1 (ν₀: one pseudo-task; s²: log-parameters within about a factor e).
 	PriorPseudoTasks, PriorScale float64

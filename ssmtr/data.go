@@ -52,8 +52,8 @@ func splitRows(x *mat.Dense, y []float64, task []string) (*rowSplit, error) {
 	sp := &rowSplit{names: names, tasks: make([]taskData, len(names)), at: make([][2]int, n)}
 	for k, name := range names {
 		if len(lab[k]) == 0 {
-			return nil, fmt.Errorf("ssmtr: task %q has no labelled rows; every task needs at least one",
-				name)
+			return nil, fmt.Errorf(
+				"ssmtr: task %q has no labelled rows; every task needs at least one", name)
 		}
 		t := &sp.tasks[k]
 		t.X, t.U = dataset.RowsOf(x, lab[k]), dataset.RowsOf(x, unl[k])
@@ -74,11 +74,12 @@ func (sp *rowSplit) constraints(pairs []Pair, quads []Quad) error {
 		k, idx := -1, make([]int, len(rows))
 		for i, r := range rows {
 			if r < 0 || r >= len(sp.at) {
-				return 0, nil, fmt.Errorf("ssmtr: %s %d: row %d is not a row of x (0 to %d)", what, j, r,
-					len(sp.at)-1)
+				return 0, nil, fmt.Errorf("ssmtr: %s %d: row %d is not a row of x (0 to %d)",
+					what, j, r, len(sp.at)-1)
 			}
 			if k >= 0 && sp.at[r][0] != k {
-				return 0, nil, fmt.Errorf("ssmtr: %s %d: rows %v belong to different tasks", what, j, rows)
+				return 0, nil, fmt.Errorf("ssmtr: %s %d: rows %v belong to different tasks",
+					what, j, rows)
 			}
 			k, idx[i] = sp.at[r][0], sp.at[r][1]
 		}
@@ -96,7 +97,8 @@ func (sp *rowSplit) constraints(pairs []Pair, quads []Quad) error {
 		if err != nil {
 			return err
 		}
-		sp.tasks[k].Quads = append(sp.tasks[k].Quads, Quad{U: idx[0], V: idx[1], W: idx[2], Z: idx[3]})
+		sp.tasks[k].Quads = append(sp.tasks[k].Quads,
+			Quad{U: idx[0], V: idx[1], W: idx[2], Z: idx[3]})
 	}
 	return nil
 }

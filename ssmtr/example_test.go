@@ -57,10 +57,12 @@ func Example() {
 	}
 	again, _ := loaded.Predict(test, []string{"a", "b"})
 	for i, p := range preds {
-		fmt.Printf("task %s at x = 1: mean within 0.15 of the truth: %v, sd < 0.3: %v, same after loading: %v\n",
-			[]string{"a", "b"}[i], math.Abs(p.Mean-[]float64{1, 1.3}[i]*math.Sin(1)) < 0.15, math.Sqrt(p.Var) < 0.3, again[i].Mean == p.Mean && again[i].Var == p.Var)
+		fmt.Printf("task %s at x = 1: mean within 0.15 of the truth: %v, sd < 0.3: %v, "+
+			"as loaded: %v\n", []string{"a", "b"}[i],
+			math.Abs(p.Mean-[]float64{1, 1.3}[i]*math.Sin(1)) < 0.15, math.Sqrt(p.Var) < 0.3,
+			again[i].Mean == p.Mean && again[i].Var == p.Var)
 	}
 	// Output:
-	// task a at x = 1: mean within 0.15 of the truth: true, sd < 0.3: true, same after loading: true
-	// task b at x = 1: mean within 0.15 of the truth: true, sd < 0.3: true, same after loading: true
+	// task a at x = 1: mean within 0.15 of the truth: true, sd < 0.3: true, as loaded: true
+	// task b at x = 1: mean within 0.15 of the truth: true, sd < 0.3: true, as loaded: true
 }

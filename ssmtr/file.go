@@ -78,8 +78,8 @@ func (m *Model) Save(w io.Writer) error {
 	for k, tm := range m.Tasks {
 		n, _ := tm.x.Dims()
 		ft := fileTask{Name: m.Names[k], Theta: tm.Theta, Alpha: tm.Alpha, Sigma: tm.Sigma,
-			Epsilon: tm.Epsilon,
-			Mean:    tm.Mean, Scale: tm.Scale, NegLogEvidence: tm.NegLogEvidence, Condition: tm.Condition,
+			Epsilon: tm.Epsilon, Mean: tm.Mean, Scale: tm.Scale,
+			NegLogEvidence: tm.NegLogEvidence, Condition: tm.Condition,
 			X: make([][]float64, n), W: tm.w, A: make([]float64, 0, n*(n+1)/2)}
 		for i := 0; i < n; i++ {
 			ft.X[i] = tm.x.RawRowView(i)
@@ -126,7 +126,8 @@ func Load(r io.Reader) (*Model, error) {
 	if format != ModelFormat {
 		name, _, _ := strings.Cut(ModelFormat, "/")
 		if strings.HasPrefix(format, name+"/") {
-			return nil, fmt.Errorf("ssmtr: model format %q is not supported by this version (it reads %q)",
+			return nil, fmt.Errorf(
+				"ssmtr: model format %q is not supported by this version (it reads %q)",
 				format, ModelFormat)
 		}
 		return nil, fmt.Errorf("ssmtr: model format %q is not %q", format, ModelFormat)
@@ -157,9 +158,9 @@ func (f *fileModel) model() (*Model, error) {
 	if err := cfg.check(); err != nil {
 		return nil, fmt.Errorf("ssmtr: model file: %s", strings.TrimPrefix(err.Error(), "ssmtr: "))
 	}
-	m := &Model{Method: f.Method, Kernel: f.Kernel, Dim: f.Dim, Scaling: f.Scaling, Scaler: f.Scaler,
-		Targets: f.Targets,
-		Graph:   f.Graph, Objective: f.Objective, Training: f.Training}
+	m := &Model{Method: f.Method, Kernel: f.Kernel, Dim: f.Dim, Scaling: f.Scaling,
+		Scaler: f.Scaler, Targets: f.Targets, Graph: f.Graph, Objective: f.Objective,
+		Training: f.Training}
 	switch {
 	case f.Scaling == dataset.ScaleNone && f.Scaler != nil:
 		return nil, errors.New("ssmtr: model file: scaling none with a scaler")
@@ -213,15 +214,14 @@ func (ft *fileTask) taskModel(spec string, dim int) (*TaskModel, error) {
 		return nil, err
 	}
 	if !(ft.Sigma > 0 && ft.Scale > 0 && ft.Alpha >= 0 && ft.Epsilon >= 0 && ft.Condition >= 0) {
-		return nil,
-			fmt.Errorf(
-				"σ = %v, scale = %v, α = %v, ε = %v, condition %v: want σ, scale > 0 and α, ε ≥ 0",
-				ft.Sigma, ft.Scale, ft.Alpha, ft.Epsilon, ft.Condition)
+		return nil, fmt.Errorf("σ = %v, scale = %v, α = %v, ε = %v, condition %v: "+
+			"want σ, scale > 0 and α, ε ≥ 0",
+			ft.Sigma, ft.Scale, ft.Alpha, ft.Epsilon, ft.Condition)
 	}
 	n := len(ft.X)
 	if n == 0 || len(ft.W) != n || len(ft.A) != n*(n+1)/2 {
-		return nil, fmt.Errorf("%d training rows, %d weights and %d entries of A (want %d)", n, len(ft.W),
-			len(ft.A), n*(n+1)/2)
+		return nil, fmt.Errorf("%d training rows, %d weights and %d entries of A (want %d)",
+			n, len(ft.W), len(ft.A), n*(n+1)/2)
 	}
 	for i, row := range ft.X { // before allocating n×dim: dim is the file's word
 		if len(row) != dim {
@@ -242,9 +242,8 @@ func (ft *fileTask) taskModel(spec string, dim int) (*TaskModel, error) {
 		}
 	}
 	return &TaskModel{Theta: ft.Theta, Alpha: ft.Alpha, Sigma: ft.Sigma, Epsilon: ft.Epsilon,
-			Mean: ft.Mean, Scale: ft.Scale,
-			NegLogEvidence: ft.NegLogEvidence, Condition: ft.Condition, kernel: k, x: x, w: ft.W, amat: a},
-		nil
+		Mean: ft.Mean, Scale: ft.Scale, NegLogEvidence: ft.NegLogEvidence,
+		Condition: ft.Condition, kernel: k, x: x, w: ft.W, amat: a}, nil
 }
 
 // prior checks a file's prior against its model and builds it.
@@ -300,15 +299,15 @@ func checkFinite(f fileModel) error {
 	for _, t := range f.Tasks {
 		errs = append(errs, bad("task "+t.Name+" θ", t.Theta...), bad("task "+t.Name+" w", t.W...),
 			bad("task "+t.Name+" A", t.A...),
-			bad("task "+t.Name+" noise, scaling or evidence", t.Alpha, t.Sigma, t.Epsilon, t.Mean, t.Scale,
-				t.NegLogEvidence, t.Condition))
+			bad("task "+t.Name+" noise, scaling or evidence", t.Alpha, t.Sigma, t.Epsilon,
+				t.Mean, t.Scale, t.NegLogEvidence, t.Condition))
 		for i, row := range t.X {
 			errs = append(errs, bad(fmt.Sprintf("task %s row %d", t.Name, i+1), row...))
 		}
 	}
 	if p := f.Prior; p != nil {
-		errs = append(errs, bad("prior mean", p.Mean...), bad("prior noise", p.Sigma, p.Epsilon, p.Alpha,
-			p.PooledMean, p.PooledScale))
+		errs = append(errs, bad("prior mean", p.Mean...),
+			bad("prior noise", p.Sigma, p.Epsilon, p.Alpha, p.PooledMean, p.PooledScale))
 		for _, row := range p.Cov {
 			errs = append(errs, bad("prior covariance", row...))
 		}

@@ -15,7 +15,8 @@ import (
 // toyData draws tasks y = a_i sin(x1) + 0.3 x2 + noise on inputs of scale ~ 10 (so
 // that scaling matters): labelled rows, unlabelled rows (NaN), and test rows outside the
 // training data with their true noiseless targets.
-func toyData(seed uint64, tasks, l, u, nt int) (x *mat.Dense, y []float64, task []string, xt *mat.Dense, ft []float64, tt []string) {
+func toyData(seed uint64, tasks, l, u, nt int) (x *mat.Dense, y []float64, task []string,
+	xt *mat.Dense, ft []float64, tt []string) {
 	rng := rand.New(rand.NewPCG(seed, 9))
 	var rows, trows []float64
 	for i := 0; i < tasks; i++ {
@@ -86,7 +87,8 @@ func TestInductivePrediction(t *testing.T) {
 			t.Errorf("%v: nMSE %.4f on new rows, want < 0.1", meth, nmse)
 		}
 		if z2 > 3 {
-			t.Errorf("%v: mean squared z-score %.3f: the variance does not cover the errors", meth, z2)
+			t.Errorf("%v: mean squared z-score %.3f: the variance does not cover the errors",
+				meth, z2)
 		}
 	}
 }
@@ -136,12 +138,14 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range p1 {
-			if math.Float64bits(p1[i].Mean) != math.Float64bits(p2[i].Mean) || math.Float64bits(p1[i].Var) != math.Float64bits(p2[i].Var) {
+			if math.Float64bits(p1[i].Mean) != math.Float64bits(p2[i].Mean) ||
+				math.Float64bits(p1[i].Var) != math.Float64bits(p2[i].Var) {
 				t.Fatalf("%v row %d: %+v before saving, %+v after loading", meth, i, p1[i], p2[i])
 			}
 		}
 		if l.Training.File != "toy.csv" || l.Method != meth || (meth != SSTR) != (l.Prior != nil) {
-			t.Errorf("%v: loaded %v, training %+v, prior %v", meth, l.Method, l.Training, l.Prior != nil)
+			t.Errorf("%v: loaded %v, training %+v, prior %v",
+				meth, l.Method, l.Training, l.Prior != nil)
 		}
 	}
 }
@@ -270,10 +274,12 @@ func TestLoadBadFiles(t *testing.T) {
 	}
 	good := b.String()
 	for name, c := range map[string]struct{ file, want string }{
-		"version 2":     {strings.Replace(good, "ivm-ssmtr/1", "ivm-ssmtr/2", 1), `"ivm-ssmtr/2" is not supported by this version (it reads "ivm-ssmtr/1")`},
-		"other format":  {`{"format":"ivm-model/1"}`, `"ivm-model/1"`},
-		"not JSON":      {"hello", "not a model file"},
-		"bad method":    {strings.Replace(good, `"method":"ssmtr"`, `"method":"magic"`, 1), "magic"},
+		"version 2": {strings.Replace(good, "ivm-ssmtr/1", "ivm-ssmtr/2", 1),
+			`"ivm-ssmtr/2" is not supported by this version (it reads "ivm-ssmtr/1")`},
+		"other format": {`{"format":"ivm-model/1"}`, `"ivm-model/1"`},
+		"not JSON":     {"hello", "not a model file"},
+		"bad method": {strings.Replace(good, `"method":"ssmtr"`, `"method":"magic"`, 1),
+			"magic"},
 		"no tasks":      {strings.Replace(good, `"tasks":[`, `"tasks":[],"x":[`, 1), "no tasks"},
 		"bad kernel":    {strings.Replace(good, `"kernel":"rbf(`, `"kernel":"nope(`, 1), "kernel"},
 		"short weights": {strings.Replace(good, `"w":[`, `"w":[1,`, 1), "weights"},
@@ -309,7 +315,9 @@ func FuzzLoad(f *testing.F) {
 		}
 		f.Add(b.Bytes())
 	}
-	f.Add([]byte(`{"format":"ivm-ssmtr/1","method":"smtr","kernel":"rbf","dim":1,"scaling":"none","tasks":[{"name":"a","theta":[1,1],"sigma":1,"scale":1,"x":[[0]],"w":[1],"a":[0.5]}]}`))
+	f.Add([]byte(`{"format":"ivm-ssmtr/1","method":"smtr","kernel":"rbf","dim":1,` +
+		`"scaling":"none","tasks":[{"name":"a","theta":[1,1],"sigma":1,"scale":1,` +
+		`"x":[[0]],"w":[1],"a":[0.5]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Load(bytes.NewReader(data))
 		if err != nil {

@@ -117,8 +117,8 @@ func fitTasks(tasks []taskData, opt Config) (*Model, error) {
 	}
 	if opt.Method != SSTR {
 		m.Prior = &Prior{Names: fr.priorNames(), Mean: fr.mean, Cov: fr.cov, Kernel: spec, Dim: dim,
-			Method: opt.Method, Graph: opt.Graph, Targets: opt.Targets, PooledMean: pm, PooledScale: ps,
-			Sigma: math.Exp(z[lay.sigma(0)])}
+			Method: opt.Method, Graph: opt.Graph, Targets: opt.Targets,
+			PooledMean: pm, PooledScale: ps, Sigma: math.Exp(z[lay.sigma(0)])}
 		if opt.Method == SSMTRPI {
 			m.Prior.Epsilon = math.Exp(z[lay.eps])
 		}
@@ -139,7 +139,8 @@ func checkTasks(tasks []taskData) (int, error) {
 	dim := -1
 	for i, t := range tasks {
 		if t.X == nil {
-			return 0, fmt.Errorf("ssmtr: task %d (0-based, in the order given) has no labelled inputs", i)
+			return 0, fmt.Errorf(
+				"ssmtr: task %d (0-based, in the order given) has no labelled inputs", i)
 		}
 		l, d := t.X.Dims()
 		if dim < 0 {
@@ -149,7 +150,8 @@ func checkTasks(tasks []taskData) (int, error) {
 			return 0, fmt.Errorf("ssmtr: task %d has %d input columns, task 0 has %d", i, d, dim)
 		}
 		if len(t.Y) != l {
-			return 0, fmt.Errorf("ssmtr: task %d has %d labelled rows but %d targets", i, l, len(t.Y))
+			return 0, fmt.Errorf("ssmtr: task %d has %d labelled rows but %d targets",
+				i, l, len(t.Y))
 		}
 		for j, v := range t.Y {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -161,7 +163,8 @@ func checkTasks(tasks []taskData) (int, error) {
 		}
 		if t.U != nil {
 			if _, du := t.U.Dims(); du != dim {
-				return 0, fmt.Errorf("ssmtr: task %d unlabelled inputs have %d columns, want %d", i, du, dim)
+				return 0, fmt.Errorf("ssmtr: task %d unlabelled inputs have %d columns, want %d",
+					i, du, dim)
 			}
 			if err := finite(t.U); err != nil {
 				return 0, fmt.Errorf("ssmtr: task %d unlabelled inputs: %v", i, err)
@@ -251,19 +254,17 @@ func parseKernel(spec string, dim int) (*kern.Sum, error) {
 	names := k.ParamNames()
 	for i, kind := range k.ParamKinds() {
 		if kind != param.Positive {
-			return nil,
-				fmt.Errorf("ssmtr: kernel parameter %s is not positive-valued; the prior is on log-parameters",
-					names[i])
+			return nil, fmt.Errorf("ssmtr: kernel parameter %s is not positive-valued; "+
+				"the prior is on log-parameters", names[i])
 		}
 	}
 	if k.White() != 0 {
-		return nil,
-			errors.New(
-				"ssmtr: kernel has a white-noise term: the noise is the model's σ, remove white from the spec")
+		return nil, errors.New("ssmtr: kernel has a white-noise term: " +
+			"the noise is the model's σ, remove white from the spec")
 	}
 	if len(k.Ties()) > 0 {
-		return nil,
-			errors.New("ssmtr: kernel has tied parameters, which the per-task prior does not support")
+		return nil, errors.New(
+			"ssmtr: kernel has tied parameters, which the per-task prior does not support")
 	}
 	return k, nil
 }

@@ -12,7 +12,8 @@ import (
 
 // toyTask builds a task with n points in 2-D (the first l labelled), a graph when
 // withGraph, and the given constraints.
-func toyTask(t *testing.T, seed uint64, n, l int, spec string, withGraph bool, pairs []Pair, quads []Quad) *task {
+func toyTask(t *testing.T, seed uint64, n, l int, spec string, withGraph bool,
+	pairs []Pair, quads []Quad) *task {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
 	x := mat.NewDense(n, 2, nil)
@@ -57,10 +58,12 @@ func toyTask(t *testing.T, seed uint64, n, l int, spec string, withGraph bool, p
 
 // evalLog evaluates a task at z = [ln θ, ln α, ln σ, ln ε] with the exact or the Laplace
 // objective, returning F and the gradient in the same order.
-func evalLog(t *testing.T, tk *task, z []float64, graph, lap bool, wantGrad bool) (float64, []float64) {
+func evalLog(t *testing.T, tk *task, z []float64, graph, lap bool,
+	wantGrad bool) (float64, []float64) {
 	t.Helper()
 	p := tk.p
-	h := hyper{theta: make([]float64, p), alpha: math.Exp(z[p]), sigma2: math.Exp(2 * z[p+1]), eps: math.Exp(z[p+2])}
+	h := hyper{theta: make([]float64, p), alpha: math.Exp(z[p]), sigma2: math.Exp(2 * z[p+1]),
+		eps: math.Exp(z[p+2])}
 	for i := 0; i < p; i++ {
 		h.theta[i] = math.Exp(z[i])
 	}
@@ -98,7 +101,8 @@ func checkGrad(t *testing.T, name string, tk *task, z []float64, graph, lap bool
 		fd := (fp - fm) / (2 * h)
 		scale := math.Max(math.Abs(fd), 1e-3)
 		if rel := math.Abs(fd-g[i]) / scale; rel > 1e-6 || math.IsNaN(g[i]) {
-			t.Errorf("%s: d/dz[%d]: analytic %.12g, finite difference %.12g (rel %.2g)", name, i, g[i], fd, rel)
+			t.Errorf("%s: d/dz[%d]: analytic %.12g, finite difference %.12g (rel %.2g)",
+				name, i, g[i], fd, rel)
 		}
 	}
 }
@@ -107,7 +111,8 @@ func TestGradExact(t *testing.T) {
 	z := []float64{math.Log(0.7), math.Log(1.3), math.Log(2), math.Log(0.3), math.Log(0.5)}
 	checkGrad(t, "SMTR (no graph)", toyTask(t, 1, 14, 14, "rbf", false, nil, nil), z, false, false)
 	checkGrad(t, "SSMTR (graph)", toyTask(t, 2, 20, 7, "rbf", true, nil, nil), z, true, false)
-	zl := []float64{math.Log(0.2), math.Log(0.7), math.Log(1.3), math.Log(2), math.Log(0.3), math.Log(0.5)}
+	zl := []float64{math.Log(0.2), math.Log(0.7), math.Log(1.3), math.Log(2), math.Log(0.3),
+		math.Log(0.5)}
 	checkGrad(t, "SSMTR lin+rbf", toyTask(t, 3, 20, 7, "lin+rbf", true, nil, nil), zl, true, false)
 }
 
@@ -116,8 +121,10 @@ func TestGradLaplace(t *testing.T) {
 	pairs := []Pair{{0, 9, 0.3}, {10, 12, -0.5}, {11, 3, 0}, {14, 15, 1.2}, {16, 2, 0.1}}
 	quads := []Quad{{12, 13, 17, 18}, {10, 11, 11, 19}}
 	checkGrad(t, "SSMTRPI pairs", toyTask(t, 4, 20, 7, "rbf", true, pairs, nil), z, true, true)
-	checkGrad(t, "SSMTRPI pairs+quads", toyTask(t, 5, 20, 7, "rbf", true, pairs, quads), z, true, true)
-	checkGrad(t, "pairs without graph", toyTask(t, 6, 20, 7, "rbf", false, pairs, nil), z, false, true)
+	checkGrad(t, "SSMTRPI pairs+quads", toyTask(t, 5, 20, 7, "rbf", true, pairs, quads),
+		z, true, true)
+	checkGrad(t, "pairs without graph", toyTask(t, 6, 20, 7, "rbf", false, pairs, nil),
+		z, false, true)
 }
 
 // TestLaplaceExactWithoutConstraints: with Gaussian likelihood only, the Laplace
@@ -133,7 +140,8 @@ func TestLaplaceExactWithoutConstraints(t *testing.T) {
 		}
 		for i := range ge {
 			if math.Abs(ge[i]-gl[i]) > 1e-7*math.Max(1, math.Abs(ge[i])) {
-				t.Errorf("graph=%v: gradient %d: exact %.12g, Laplace %.12g", graph, i, ge[i], gl[i])
+				t.Errorf("graph=%v: gradient %d: exact %.12g, Laplace %.12g",
+					graph, i, ge[i], gl[i])
 			}
 		}
 	}

@@ -105,7 +105,8 @@ func SimilarityGraph(x *mat.Dense, k int) (*mat.SymDense, error) {
 				acc += t * t
 			}
 			if math.IsNaN(acc) || math.IsInf(acc, 0) {
-				return nil, fmt.Errorf("ssmtr: graph: rows %d and %d have a non-finite distance", i, j)
+				return nil, fmt.Errorf("ssmtr: graph: rows %d and %d have a non-finite distance",
+					i, j)
 			}
 			d2[i*n+j], d2[j*n+i] = acc, acc
 		}

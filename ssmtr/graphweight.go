@@ -20,8 +20,8 @@ import (
 func (m *Model) GraphWeights(x *mat.Dense, y []float64, task []string, alphas []float64) ([]*Model,
 	error) {
 	if m.Method == SSMTRPI {
-		return nil,
-			errors.New("ssmtr: GraphWeights needs a model without constraints (SSTR, SMTR or SSMTR)")
+		return nil, errors.New(
+			"ssmtr: GraphWeights needs a model without constraints (SSTR, SMTR or SSMTR)")
 	}
 	if x == nil {
 		return nil, errors.New("ssmtr: no inputs")
@@ -70,7 +70,8 @@ func (m *Model) graphTasks(tasks []taskData) (*graphView, error) {
 	g := &graphView{m: m, ts: make([]*task, len(tasks)), graph: opt.Graph}
 	for i, old := range m.Tasks {
 		if !fittedOn(old, tasks[i]) {
-			return nil, fmt.Errorf("ssmtr: task %q is not the data its model was fitted on", m.Names[i])
+			return nil, fmt.Errorf("ssmtr: task %q is not the data its model was fitted on",
+				m.Names[i])
 		}
 		var err error
 		if g.ts[i], err = newTask(tasks[i], i, opt, m.Kernel, old.Theta, old.Mean,

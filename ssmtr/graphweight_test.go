@@ -55,7 +55,8 @@ func taskNames(i, n int) []string {
 func TestGraphWeights(t *testing.T) {
 	tasks := synthTasks(3, 8, 30, 11)
 	x, y, names := flatten(tasks)
-	m, err := Fit(x, y, names, Config{Method: SMTR, Targets: Unscaled, Scaling: dataset.ScaleNone, OuterIters: 2, InnerIters: 20})
+	m, err := Fit(x, y, names, Config{Method: SMTR, Targets: Unscaled, Scaling: dataset.ScaleNone,
+		OuterIters: 2, InnerIters: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,8 @@ func TestGraphWeights(t *testing.T) {
 		}
 		for j := range a {
 			if math.Abs(a[j].Mean-b[j].Mean) > 1e-8*(1+math.Abs(a[j].Mean)) {
-				t.Fatalf("task %d point %d: α = 0 predicts %v, SMTR %v", i, j, b[j].Mean, a[j].Mean)
+				t.Fatalf("task %d point %d: α = 0 predicts %v, SMTR %v",
+					i, j, b[j].Mean, a[j].Mean)
 			}
 		}
 		if d := g0.Tasks[i].NegLogEvidence - m.Tasks[i].NegLogEvidence; math.Abs(d) > 1e-8 {
@@ -90,7 +92,8 @@ func TestGraphWeights(t *testing.T) {
 		if tm.Alpha != alpha {
 			t.Errorf("task %d: α %v, want %v", i, tm.Alpha, alpha)
 		}
-		h := hyper{theta: m.Tasks[i].Theta, alpha: alpha, sigma2: m.Tasks[i].Sigma * m.Tasks[i].Sigma, eps: 1}
+		h := hyper{theta: m.Tasks[i].Theta, alpha: alpha,
+			sigma2: m.Tasks[i].Sigma * m.Tasks[i].Sigma, eps: 1}
 		want, err := f.ts[i].exact(h, true, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -10,13 +10,14 @@ import (
 //
 // With H⁻¹ = (K̃⁻¹ + W)⁻¹ = K̃ − K̃V B⁻¹ VᵀK̃ and a = K̃⁻¹f̂:
 //
-//   - explicit part, through K̃: ∂F/∂K̃ = −½aaᵀ + ½VB⁻¹Vᵀ (the paper's matrix B of §4.1,
-//     rewritten without K̃⁻¹);
+//   - explicit part, through K̃: ∂F/∂K̃ = −½aaᵀ + ½VB⁻¹Vᵀ (the paper's matrix B of
+//     §4.1, rewritten without K̃⁻¹);
 //   - through σ and ε: the likelihood terms and ½ tr(H⁻¹ ∂W);
 //   - implicit part: f̂ moves with every hyperparameter, and F depends on f̂ through W
-//     (the probit's third derivative). With s₃ = ∂F/∂f̂ = ½ Σ_j (a_jᵀH⁻¹a_j) ∂c_j/∂f and
-//     q = (I + WK̃)⁻¹ s₃ = s₃ − VB⁻¹VᵀK̃s₃, the implicit term is qᵀ(∂K̃ a + K̃ ∂∇ℓ), which
-//     adds ½(qaᵀ + aqᵀ) to ∂F/∂K̃ (Rasmussen & Williams, §5.5.1, for non-diagonal W).
+//     (the probit's third derivative). With s₃ = ∂F/∂f̂ = ½ Σ_j (a_jᵀH⁻¹a_j)
+//     ∂c_j/∂f and q = (I + WK̃)⁻¹ s₃ = s₃ − VB⁻¹VᵀK̃s₃, the implicit term is
+//     qᵀ(∂K̃ a + K̃ ∂∇ℓ), which adds ½(qaᵀ + aqᵀ) to ∂F/∂K̃
+//     (Rasmussen & Williams, §5.5.1, for non-diagonal W).
 //
 // ∂F/∂K̃ = U Ĝ Uᵀ with U = [a, q, V] is carried to the base kernel through ∂K̃ =
 // Sᵀ∂K S, i.e. dK_eff = (SU) Ĝ (SU)ᵀ, costing O(n²k) instead of O(n³).
@@ -81,8 +82,8 @@ func (h hessInv) at(i, j int) float64 {
 	return s
 }
 
-// thirdOrder returns a_jᵀH⁻¹a_j per constraint and s₃ = ∂F/∂f̂, through which F depends on
-// f̂ by the probit's third derivative in W.
+// thirdOrder returns a_jᵀH⁻¹a_j per constraint and s₃ = ∂F/∂f̂, through which F depends
+// on f̂ by the probit's third derivative in W.
 func (t *task) thirdOrder(hinv hessInv, st *siteState, eps float64) (aha, s3 []float64) {
 	aha = make([]float64, len(t.cons)) // a_jᵀ H⁻¹ a_j
 	s3 = make([]float64, t.n)
@@ -104,8 +105,8 @@ func (t *task) thirdOrder(hinv hessInv, st *siteState, eps float64) (aha, s3 []f
 	return aha, s3
 }
 
-// implicitDir returns q = (I + WK̃)⁻¹ s₃ = s₃ − V B⁻¹ Vᵀ K̃ s₃ and K̃q, which carry the
-// implicit dependence of f̂ on the hyperparameters.
+// implicitDir returns q = (I + WK̃)⁻¹ s₃ = s₃ − V B⁻¹ Vᵀ K̃ s₃ and K̃q, which
+// carry the implicit dependence of f̂ on the hyperparameters.
 func (t *task) implicitDir(kt *mat.Dense, st *siteState, bch *mat.Cholesky,
 	s3 []float64) (q, kq []float64, err error) {
 	n, k := t.n, len(st.cols)
@@ -124,8 +125,8 @@ func (t *task) implicitDir(kt *mat.Dense, st *siteState, bch *mat.Cholesky,
 	return q, kqv.RawVector().Data, nil
 }
 
-// noiseGrad adds ∂F/∂ln σ and ∂F/∂ln ε to g: the likelihood terms, ½ tr(H⁻¹ ∂W) and the
-// implicit term through K̃q, at the mode f.
+// noiseGrad adds ∂F/∂ln σ and ∂F/∂ln ε to g: the likelihood terms, ½ tr(H⁻¹ ∂W) and
+// the implicit term through K̃q, at the mode f.
 func (t *task) noiseGrad(h hyper, hinv hessInv, st *siteState, f, aha, kq []float64,
 	g *hgrad) {
 	is := 1 / h.sigma2
@@ -162,8 +163,8 @@ func laplaceU(a, q []float64, cols []infer.SparseCol, n int) *mat.Dense {
 	return u
 }
 
-// laplaceGhat returns Ĝ of ∂F/∂K̃ = U Ĝ Uᵀ: −½ for aaᵀ, ½ for qaᵀ + aqᵀ and ½B⁻¹ for V's
-// block, from the Cholesky factor of B (k×k).
+// laplaceGhat returns Ĝ of ∂F/∂K̃ = U Ĝ Uᵀ: −½ for aaᵀ, ½ for qaᵀ + aqᵀ and
+// ½B⁻¹ for V's block, from the Cholesky factor of B (k×k).
 func laplaceGhat(bch *mat.Cholesky, k int) (*mat.Dense, error) {
 	m := k + 2
 	ghat := mat.NewDense(m, m, nil)

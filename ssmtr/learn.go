@@ -302,8 +302,8 @@ func (f *fitter) fitMultiTask(init []float64, trace *[]OuterStep) ([]float64, er
 		res, err := optimize.Minimize(obj, z, optimize.Options{Method: f.opt.Optimizer.String(),
 			MaxIter: f.opt.InnerIters})
 		if err != nil {
-			why := "the kernel parameters or the targets may be far from unit scale; standardise the " +
-				"inputs and targets or give -kernel parameters"
+			why := "the kernel parameters or the targets may be far from unit scale; " +
+				"standardise the inputs and targets or give -kernel parameters"
 			if f.stats.LastFailure != "" {
 				why = "the last failure: " + f.stats.LastFailure
 			}
@@ -323,8 +323,9 @@ func (f *fitter) fitMultiTask(init []float64, trace *[]OuterStep) ([]float64, er
 			Evaluations: res.FuncEvals, Reason: res.Reason})
 		if f.opt.Progress != nil {
 			h := lay.hyper(z, 0)
-			f.opt.Progress(Progress{Method: f.opt.Method, Outer: it + 1, Step: (*trace)[len(*trace)-1],
-				Sigma: math.Sqrt(h.sigma2), Epsilon: h.eps, PriorMean: append([]float64(nil), f.mean...)})
+			f.opt.Progress(Progress{Method: f.opt.Method, Outer: it + 1,
+				Step: (*trace)[len(*trace)-1], Sigma: math.Sqrt(h.sigma2), Epsilon: h.eps,
+				PriorMean: append([]float64(nil), f.mean...)})
 		}
 		f.last = j
 		if math.Abs(prev-j) <= f.opt.Tol*(1+math.Abs(j)) {

@@ -70,8 +70,8 @@ func (m *Model) Predict(x *mat.Dense, task []string) ([]noise.Prediction, error)
 	for r, name := range task {
 		k, ok := index[name]
 		if !ok {
-			return nil, fmt.Errorf("ssmtr: row %d: task %q is not one of the model's %d tasks", r+1, name,
-				len(m.Names))
+			return nil, fmt.Errorf("ssmtr: row %d: task %q is not one of the model's %d tasks",
+				r+1, name, len(m.Names))
 		}
 		if byTask[k] == nil {
 			order = append(order, k)
@@ -198,7 +198,8 @@ func (p *Prior) fitTask(t taskData, innerIters int) (*TaskModel, error) {
 	copy(z, p.Mean)
 	if lay.alpha && !p.AlphaPrior {
 		if !(p.Alpha > 0) {
-			return nil, fmt.Errorf("ssmtr: prior has no starting α for a new task (Alpha = %v)", p.Alpha)
+			return nil, fmt.Errorf("ssmtr: prior has no starting α for a new task (Alpha = %v)",
+				p.Alpha)
 		}
 		z[lay.p] = math.Log(p.Alpha)
 	}
@@ -309,7 +310,8 @@ func (tm *TaskModel) predict(x *mat.Dense, mean, variance []float64) error {
 
 // finish computes the predictive weights of a fitted task.
 func (t *task) finish(h hyper, method Method, mean, scale float64) (*TaskModel, error) {
-	tm := &TaskModel{Theta: h.theta, Sigma: math.Sqrt(h.sigma2), Mean: mean, Scale: scale, kernel: t.k}
+	tm := &TaskModel{Theta: h.theta, Sigma: math.Sqrt(h.sigma2), Mean: mean, Scale: scale,
+		kernel: t.k}
 	if err := t.posterior(tm, h, method); err != nil {
 		return nil, err
 	}

@@ -60,7 +60,8 @@ func TestDataDependentKernel(t *testing.T) {
 				t.Fatalf("K̃[%d,%d] = %.12g, eq. 6 gives %.12g", i, j, kt.At(i, j), eq6.At(i, j))
 			}
 			if d := math.Abs(kt.At(i, j) - eq5.At(i, j)); d > 1e-7 {
-				t.Fatalf("K̃[%d,%d] = %.12g, (K⁻¹+αL)⁻¹ gives %.12g", i, j, kt.At(i, j), eq5.At(i, j))
+				t.Fatalf("K̃[%d,%d] = %.12g, (K⁻¹+αL)⁻¹ gives %.12g",
+					i, j, kt.At(i, j), eq5.At(i, j))
 			}
 		}
 	}
@@ -148,7 +149,8 @@ func TestLaplaceMode(t *testing.T) {
 	kg.MulVec(kt, mat.NewVecDense(tk.n, st.grad))
 	for i := 0; i < tk.n; i++ {
 		if d := math.Abs(kg.AtVec(i) - mode.f[i]); d > 1e-8*(1+math.Abs(mode.f[i])) {
-			t.Fatalf("mode condition fails at %d: K̃∇ℓ = %.12g, f̂ = %.12g", i, kg.AtVec(i), mode.f[i])
+			t.Fatalf("mode condition fails at %d: K̃∇ℓ = %.12g, f̂ = %.12g",
+				i, kg.AtVec(i), mode.f[i])
 		}
 	}
 }
@@ -187,7 +189,8 @@ func TestPredictMatchesGP(t *testing.T) {
 			}
 		}
 		if math.Abs(2+3*m-mean[i]) > 1e-9 || math.Abs(9*(1.1-q)-vr[i]) > 1e-9 {
-			t.Fatalf("point %d: mean %.10g var %.10g, GP gives %.10g %.10g", i, mean[i], vr[i], 2+3*m, 9*(1.1-q))
+			t.Fatalf("point %d: mean %.10g var %.10g, GP gives %.10g %.10g",
+				i, mean[i], vr[i], 2+3*m, 9*(1.1-q))
 		}
 	}
 }
@@ -202,13 +205,15 @@ func TestFitPriorUpdate(t *testing.T) {
 		alphaPrior bool
 	}{{SMTR, false}, {SSMTR, false}, {SSMTR, true}} {
 		meth := v.meth
-		m, err := fitTasks(tasks, Config{Method: meth, OuterIters: 4, InnerIters: 40, Tol: 1e-12, AlphaPrior: v.alphaPrior})
+		m, err := fitTasks(tasks, Config{Method: meth, OuterIters: 4, InnerIters: 40, Tol: 1e-12,
+			AlphaPrior: v.alphaPrior})
 		if err != nil {
 			t.Fatal(err)
 		}
 		q := len(m.Prior.Mean)
 		if want := len(m.Tasks[0].Theta) + btoi(v.alphaPrior); q != want {
-			t.Fatalf("%v (AlphaPrior %v): prior of dimension %d, want %d", meth, v.alphaPrior, q, want)
+			t.Fatalf("%v (AlphaPrior %v): prior of dimension %d, want %d",
+				meth, v.alphaPrior, q, want)
 		}
 		if meth.graph() {
 			var s float64
@@ -216,7 +221,8 @@ func TestFitPriorUpdate(t *testing.T) {
 				s += math.Log(tm.Alpha) / float64(len(m.Tasks))
 			}
 			if math.Abs(math.Log(m.Prior.Alpha)-s) > 1e-9 {
-				t.Errorf("%v: Prior.Alpha %g, geometric mean of the tasks' α %g", meth, m.Prior.Alpha, math.Exp(s))
+				t.Errorf("%v: Prior.Alpha %g, geometric mean of the tasks' α %g",
+					meth, m.Prior.Alpha, math.Exp(s))
 			}
 		}
 		mean := make([]float64, q)
@@ -243,7 +249,8 @@ func TestFitPriorUpdate(t *testing.T) {
 		}
 		for i := 1; i < len(m.Trace); i++ {
 			if m.Trace[i].Objective > m.Trace[i-1].Objective+1e-8 {
-				t.Errorf("%v: J rose from %.10g to %.10g at outer iteration %d", meth, m.Trace[i-1].Objective, m.Trace[i].Objective, i+1)
+				t.Errorf("%v: J rose from %.10g to %.10g at outer iteration %d",
+					meth, m.Trace[i-1].Objective, m.Trace[i].Objective, i+1)
 			}
 		}
 	}
@@ -322,7 +329,9 @@ func TestMultiTaskObjectiveGrad(t *testing.T) {
 		meth       Method
 		alphaPrior bool
 	}
-	for _, v := range []variant{{SMTR, false}, {SSMTR, false}, {SSMTRPI, false}, {SSMTR, true}, {SSMTRPI, true}} {
+	for _, v := range []variant{
+		{SMTR, false}, {SSMTR, false}, {SSMTRPI, false}, {SSMTR, true}, {SSMTRPI, true},
+	} {
 		meth := v.meth
 		fr, _ := testFitter(t, tasks, Config{Method: meth, AlphaPrior: v.alphaPrior})
 		lay := fr.layout()
@@ -332,7 +341,8 @@ func TestMultiTaskObjectiveGrad(t *testing.T) {
 			z[i] = 0.3 * rng.NormFloat64()
 		}
 		if want := lay.p + btoi(v.alphaPrior && meth.graph()); lay.prior != want {
-			t.Fatalf("%v (AlphaPrior %v): %d dimensions under the prior, want %d", meth, v.alphaPrior, lay.prior, want)
+			t.Fatalf("%v (AlphaPrior %v): %d dimensions under the prior, want %d",
+				meth, v.alphaPrior, lay.prior, want)
 		}
 		fr.mean = []float64{0.1, -0.2, 0.3}[:lay.prior]
 		fr.cov = mat.NewSymDense(lay.prior, nil)
@@ -380,7 +390,8 @@ func TestMultiTaskObjectiveGrad(t *testing.T) {
 				zm[i] -= 1e-5
 				fd := (c.f(zp, nil) - c.f(zm, nil)) / 2e-5
 				if rel := math.Abs(fd-g[i]) / math.Max(math.Abs(fd), 1e-3); rel > 1e-6 {
-					t.Errorf("%v, %s: d/dz[%d]: analytic %.10g, finite difference %.10g", meth, c.name, i, g[i], fd)
+					t.Errorf("%v, %s: d/dz[%d]: analytic %.10g, finite difference %.10g",
+						meth, c.name, i, g[i], fd)
 				}
 			}
 		}
@@ -428,16 +439,19 @@ func TestNewTaskUnderPrior(t *testing.T) {
 	// started at the training tasks' geometric mean; with AlphaPrior it is the prior's
 	// last dimension.
 	for _, ap := range []bool{false, true} {
-		ms, err := fitTasks(tasks[:4], Config{Method: SSMTR, OuterIters: 2, InnerIters: 30, AlphaPrior: ap})
+		ms, err := fitTasks(tasks[:4],
+			Config{Method: SSMTR, OuterIters: 2, InnerIters: 30, AlphaPrior: ap})
 		if err != nil {
 			t.Fatal(err)
 		}
 		pr := ms.Prior
 		if want := len(tm.Theta) + btoi(ap); len(pr.Mean) != want || len(pr.Names) != want {
-			t.Errorf("AlphaPrior %v: prior has %d dimensions (%v), want %d", ap, len(pr.Mean), pr.Names, want)
+			t.Errorf("AlphaPrior %v: prior has %d dimensions (%v), want %d",
+				ap, len(pr.Mean), pr.Names, want)
 		}
 		if pr.AlphaPrior != ap || !(pr.Alpha > 0) {
-			t.Errorf("AlphaPrior %v: prior says AlphaPrior %v, Alpha %v", ap, pr.AlphaPrior, pr.Alpha)
+			t.Errorf("AlphaPrior %v: prior says AlphaPrior %v, Alpha %v",
+				ap, pr.AlphaPrior, pr.Alpha)
 		}
 		nt, err := pr.fitTask(tasks[4], 0)
 		if err != nil {
@@ -479,9 +493,11 @@ func TestBadInput(t *testing.T) {
 			ts[0].Pairs = []Pair{{0, 10, 0}}
 			return ts, Config{Method: SSMTRPI}
 		},
-		"white kernel":  func() ([]taskData, Config) { return good, Config{Kernel: "rbf+white"} },
-		"ARD scales":    func() ([]taskData, Config) { return good, Config{Kernel: "rbfard"} },
-		"bad optimizer": func() ([]taskData, Config) { return good, Config{Optimizer: Optimizer(7)} },
+		"white kernel": func() ([]taskData, Config) { return good, Config{Kernel: "rbf+white"} },
+		"ARD scales":   func() ([]taskData, Config) { return good, Config{Kernel: "rbfard"} },
+		"bad optimizer": func() ([]taskData, Config) {
+			return good, Config{Optimizer: Optimizer(7)}
+		},
 	}
 	for name, mk := range cases {
 		ts, opt := mk()
@@ -567,13 +583,15 @@ func TestMultiTaskFitReachesTiedOptimum(t *testing.T) {
 	for k := 0; k < p; k++ {
 		moved = math.Max(moved, math.Abs(res.X[k]-w0[k]))
 		if d := math.Abs(m.Prior.Mean[k] - res.X[k]); d > 0.05 {
-			t.Errorf("ln θ[%d]: m_θ = %.4f, tied optimum %.4f (start %.4f)", k, m.Prior.Mean[k], res.X[k], w0[k])
+			t.Errorf("ln θ[%d]: m_θ = %.4f, tied optimum %.4f (start %.4f)",
+				k, m.Prior.Mean[k], res.X[k], w0[k])
 		}
 	}
 	if d := math.Abs(math.Log(m.Tasks[0].Sigma) - res.X[p]); d > 0.05 {
 		t.Errorf("ln σ = %.4f, tied optimum %.4f", math.Log(m.Tasks[0].Sigma), res.X[p])
 	}
 	if moved < 0.3 {
-		t.Errorf("the tied optimum is within %.2f of the start in ln θ: the test would not tell a crawl", moved)
+		t.Errorf("the tied optimum is within %.2f of the start in ln θ: "+
+			"the test would not tell a crawl", moved)
 	}
 }

@@ -100,8 +100,9 @@ func parseFlags(args []string) (options, error) {
 		"at most K rows added a round, the model refitted between rounds (0: one round a budget)")
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0),
 		"(seed, strategy) runs side by side, each fit on one core")
-	fs.IntVar(&o.keep, "keep", 0, "from a model of this many labels on, update it with the new rows "+
-		"(Predictor.Update), its kernel kept, instead of fitting anew (0: fit every round)")
+	fs.IntVar(&o.keep, "keep", 0,
+		"from a model of this many labels on, update it with the new rows "+
+			"(Predictor.Update), its kernel kept, instead of fitting anew (0: fit every round)")
 	fs.BoolVar(&o.full, "full", true, "fit the full-data model as the reference")
 	if err := fs.Parse(args); err != nil {
 		return o, err

@@ -39,7 +39,8 @@ import (
 func main() {
 	kind := flag.String("kind", "gauss", "data set: gauss, moons, flips or digits")
 	n := flag.Int("n", 20000, "number of points (gauss, moons, flips)")
-	dim := flag.Int("dim", 20, "input dimension (gauss, flips; flips uses 10 when -dim is not given)")
+	dim := flag.Int("dim", 20,
+		"input dimension (gauss, flips; flips uses 10 when -dim is not given)")
 	sep := flag.Float64("sep", 0.25, "gauss: class means are ±sep in every dimension")
 	seed := flag.Uint64("seed", 1, "random seed of the sample")
 	noise := flag.Float64("noise", 0.3, "moons: sd of the Gaussian noise added to each coordinate")

@@ -88,8 +88,8 @@ func run(o options) error {
 	inProcessCPU := (cpuSelf() - cpu0) / time.Duration(calls)
 	fmt.Printf("load average %s", loadavg())
 	fmt.Printf(
-		"in process before: %d single-row Predict calls from %d goroutines (one per core): %s\n", calls,
-		runtime.GOMAXPROCS(0), before)
+		"in process before: %d single-row Predict calls from %d goroutines (one per core): %s\n",
+		calls, runtime.GOMAXPROCS(0), before)
 	fmt.Printf("server RSS before: %s\n", rss(o.pid))
 	serverCPU0, clientCPU0 := cpuOf(o.pid), cpuSelf()
 	hostile := startHostile(o.base + "/v1/models/" + o.name + "/predict")
@@ -116,8 +116,8 @@ func run(o options) error {
 	hostile.report(os.Stdout)
 	fmt.Printf("server RSS after: %s\n", rss(o.pid))
 	if res.errors > 0 || hostile.unexpected.Load() > 0 || res.fromNext == 0 {
-		return fmt.Errorf("%d errors, %d hostile requests answered wrongly, %d answers after the reload",
-			res.errors, hostile.unexpected.Load(), res.fromNext)
+		return fmt.Errorf("%d errors, %d hostile requests answered wrongly, "+
+			"%d answers after the reload", res.errors, hostile.unexpected.Load(), res.fromNext)
 	}
 	return nil
 }
@@ -151,8 +151,8 @@ type figures struct {
 }
 
 func (f figures) String() string {
-	return fmt.Sprintf("p50 %.3f ms, p99 %.3f ms, max %.1f ms, %.0f requests/s", ms(f.p50), ms(f.p99),
-		ms(f.max), f.perSecond)
+	return fmt.Sprintf("p50 %.3f ms, p99 %.3f ms, max %.1f ms, %.0f requests/s",
+		ms(f.p50), ms(f.p99), ms(f.max), f.perSecond)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -267,7 +267,8 @@ func load(o options, rows [][]float64, wantFirst, wantNext []noise.Prediction) (
 			default:
 				res.errors++
 				if len(res.firstErrors) < 5 {
-					res.firstErrors = append(res.firstErrors, fmt.Sprintf("request %d: %s", i, verdict))
+					res.firstErrors = append(res.firstErrors,
+						fmt.Sprintf("request %d: %s", i, verdict))
 				}
 			}
 			mu.Unlock()

@@ -27,9 +27,10 @@ func init() {
 
 func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("archipelago", "ivm archipelago [flags] TRAIN TEST\n\n"+
-		"The one-shot form of \"ivm train -method archipelago TRAIN MODEL\" then \"ivm predict TEST "+
-		"MODEL\"\n"+
-		"(the same fit and prediction, no model file): TRAIN holds labelled rows and unlabelled rows\n"+
+		"The one-shot form of \"ivm train -method archipelago TRAIN MODEL\" then "+
+		"\"ivm predict TEST MODEL\"\n"+
+		"(the same fit and prediction, no model file): TRAIN holds labelled rows and "+
+		"unlabelled rows\n"+
 		"(CSV label \"?\" or empty, libsvm \"?\"); TEST is labelled. Prints the test error and "+
 		"perplexity\n"+
 		"of Archipelago (and with -softmax of the softmax GP on the labelled rows).", stderr)
@@ -87,7 +88,8 @@ func cmdArchipelago(args []string, stdout, stderr io.Writer) error {
 		if method == archipelago.SoftmaxGP {
 			cfg.Progress = nil
 		}
-		panels, err := fitAndTest(cfg, train, test, trainLab, testLab, *figPath != "", *grid, stdout)
+		panels, err := fitAndTest(cfg, train, test, trainLab, testLab, *figPath != "", *grid,
+			stdout)
 		if err != nil {
 			return err
 		}
@@ -121,7 +123,8 @@ func readArchData(trainPath, testPath string, df dataFlags, maps bool, grid int)
 	n, dim := train.X.Dims()
 	ro.Dim = dim
 	if maps && dim != 2 {
-		return nil, nil, nil, nil, fmt.Errorf("-o: the maps need 2-D inputs, %s has %d", trainPath, dim)
+		return nil, nil, nil, nil, fmt.Errorf("-o: the maps need 2-D inputs, %s has %d",
+			trainPath, dim)
 	}
 	if err := checkArchMemory(*df.maxMem, n); err != nil {
 		return nil, nil, nil, nil, err
@@ -193,7 +196,8 @@ func checkSampler(sweeps, burn, ampMoves int) error {
 	case sweeps < 1 || sweeps > maxSweeps:
 		return fmt.Errorf("-sweeps %d: want 1 to %d", sweeps, maxSweeps)
 	case burn < 0 || burn >= sweeps:
-		return fmt.Errorf("-burn %d: want 0 (a third of -sweeps) to %d, below -sweeps", burn, sweeps-1)
+		return fmt.Errorf("-burn %d: want 0 (a third of -sweeps) to %d, below -sweeps",
+			burn, sweeps-1)
 	case ampMoves < -1:
 		return fmt.Errorf("-amp-moves %d: want -1 (none), 0 (the default, 20) or more", ampMoves)
 	}

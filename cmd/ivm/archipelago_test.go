@@ -39,11 +39,13 @@ func TestArchipelagoCommand(t *testing.T) {
 	train, test := filepath.Join(dir, "train.csv"), filepath.Join(dir, "test.csv")
 	writePinwheel(t, train, 8, 1, 1)
 	writePinwheel(t, test, 20, 20, 2)
-	code, out, errs := runCLI(t, "archipelago", "-sweeps", "60", "-burn", "20", "-seed", "3", "-progress", "-softmax", train, test)
+	code, out, errs := runCLI(t, "archipelago", "-sweeps", "60", "-burn", "20", "-seed", "3",
+		"-progress", "-softmax", train, test)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
-	for _, want := range []string{"archipelago: error", "perplexity", "softmax GP: error", "rejections"} {
+	for _, want := range []string{"archipelago: error", "perplexity", "softmax GP: error",
+		"rejections"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -52,11 +54,13 @@ func TestArchipelagoCommand(t *testing.T) {
 		t.Errorf("-progress printed %d sweep lines, want 60", n)
 	}
 	var e float64
-	if _, err := fmt.Sscanf(out[strings.Index(out, "error"):], "error %g", &e); err != nil || !(e >= 0 && e < 0.5) {
+	if _, err := fmt.Sscanf(out[strings.Index(out, "error"):], "error %g", &e); err != nil ||
+		!(e >= 0 && e < 0.5) {
 		t.Errorf("error %v (%v) from:\n%s", e, err, out)
 	}
 	// Same seed, same output.
-	_, out2, _ := runCLI(t, "archipelago", "-sweeps", "60", "-burn", "20", "-seed", "3", "-softmax", train, test)
+	_, out2, _ := runCLI(t, "archipelago", "-sweeps", "60", "-burn", "20", "-seed", "3", "-softmax",
+		train, test)
 	if out2 != out {
 		t.Errorf("same seed, different output:\n%s\n%s", out, out2)
 	}
@@ -65,7 +69,8 @@ func TestArchipelagoCommand(t *testing.T) {
 		t.Errorf("one argument: exit %d, want 2", code)
 	}
 	writePinwheel(t, test, 5, 2, 3) // test rows with "?" labels
-	if code, _, errs := runCLI(t, "archipelago", "-sweeps", "10", train, test); code != 1 || !strings.Contains(errs, "unlabelled") {
+	if code, _, errs := runCLI(t, "archipelago", "-sweeps", "10", train, test); code != 1 ||
+		!strings.Contains(errs, "unlabelled") {
 		t.Errorf("unlabelled test rows: exit %d, %s", code, errs)
 	}
 }
@@ -78,7 +83,8 @@ func TestArchipelagoMaps(t *testing.T) {
 	writePinwheel(t, train, 8, 1, 1)
 	writePinwheel(t, test, 10, 10, 2)
 	fig := filepath.Join(dir, "maps.png")
-	code, out, errs := runCLI(t, "archipelago", "-sweeps", "30", "-burn", "10", "-softmax", "-grid", "8", "-o", fig, train, test)
+	code, out, errs := runCLI(t, "archipelago", "-sweeps", "30", "-burn", "10", "-softmax",
+		"-grid", "8", "-o", fig, train, test)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
@@ -89,12 +95,14 @@ func TestArchipelagoMaps(t *testing.T) {
 	if _, h := pngSize(t, fig); h != 680 && h != 681 {
 		t.Errorf("figure %d pixels high, want two 9 cm rows", h)
 	}
-	if code, _, errs := runCLI(t, "archipelago", "-sweeps", "5", "-o", filepath.Join(dir, "m.jpg"), train, test); code != 1 || !strings.Contains(errs, ".png, .svg or .pdf") {
+	if code, _, errs := runCLI(t, "archipelago", "-sweeps", "5", "-o", filepath.Join(dir, "m.jpg"),
+		train, test); code != 1 || !strings.Contains(errs, ".png, .svg or .pdf") {
 		t.Errorf("-o m.jpg: exit %d, %s", code, errs)
 	}
 	three := filepath.Join(dir, "three.csv")
 	writeTestFile(t, three, "a,b,c,label\n0,0,0,1\n1,1,1,2\n0,1,0,?\n")
-	if code, _, errs := runCLI(t, "archipelago", "-sweeps", "5", "-o", fig, three, three); code != 1 || !strings.Contains(errs, "2-D") {
+	if code, _, errs := runCLI(t, "archipelago", "-sweeps", "5", "-o", fig, three,
+		three); code != 1 || !strings.Contains(errs, "2-D") {
 		t.Errorf("3-D inputs: exit %d, %s", code, errs)
 	}
 }
@@ -104,7 +112,8 @@ func TestArchipelagoMaps(t *testing.T) {
 // data flags read libsvm as well.
 func TestArchipelagoShorthandIsTrainPredict(t *testing.T) {
 	dir := t.TempDir()
-	train, test, model := filepath.Join(dir, "train.csv"), filepath.Join(dir, "test.csv"), filepath.Join(dir, "m.json")
+	train, test, model := filepath.Join(dir, "train.csv"), filepath.Join(dir, "test.csv"),
+		filepath.Join(dir, "m.json")
 	writePinwheel(t, train, 8, 2, 1)
 	writePinwheel(t, test, 10, 10, 2)
 	flags := []string{"-sweeps", "30", "-burn", "10", "-samples", "7", "-seed", "5"}
@@ -113,18 +122,22 @@ func TestArchipelagoShorthandIsTrainPredict(t *testing.T) {
 	if _, err := fmt.Sscanf(out, "archipelago: error %g  perplexity %g", &e, &perp); err != nil {
 		t.Fatalf("%v in %q", err, out)
 	}
-	mustRun(t, append(append([]string{"train", "-method", "archipelago", "-quiet"}, flags...), train, model)...)
+	mustRun(t, append(append([]string{"train", "-method", "archipelago", "-quiet"}, flags...),
+		train, model)...)
 	pred := mustRun(t, "predict", test, model)
 	var correct, total int
 	var perp2 float64
-	if _, err := fmt.Sscanf(pred[strings.Index(pred, "("):], "(%d/%d)", &correct, &total); err != nil {
+	if _, err := fmt.Sscanf(pred[strings.Index(pred, "("):], "(%d/%d)", &correct,
+		&total); err != nil {
 		t.Fatalf("%v in %q", err, pred)
 	}
-	if _, err := fmt.Sscanf(pred[strings.Index(pred, "Perplexity"):], "Perplexity = %g", &perp2); err != nil {
+	if _, err := fmt.Sscanf(pred[strings.Index(pred, "Perplexity"):], "Perplexity = %g",
+		&perp2); err != nil {
 		t.Fatalf("%v in %q", err, pred)
 	}
 	if math.Abs(1-float64(correct)/float64(total)-e) > 1e-4 || math.Abs(perp-perp2) > 1e-4 {
-		t.Errorf("shorthand: error %v perplexity %v; train + predict: %d/%d right, perplexity %v", e, perp, correct, total, perp2)
+		t.Errorf("shorthand: error %v perplexity %v; train + predict: %d/%d right, perplexity %v",
+			e, perp, correct, total, perp2)
 	}
 	// libsvm through the shared data flags.
 	var ltrain, ltest strings.Builder
@@ -144,7 +157,8 @@ func TestArchipelagoShorthandIsTrainPredict(t *testing.T) {
 	lt, ls := filepath.Join(dir, "train.libsvm"), filepath.Join(dir, "test.libsvm")
 	os.WriteFile(lt, []byte(ltrain.String()), 0o644)
 	os.WriteFile(ls, []byte(ltest.String()), 0o644)
-	if out2 := mustRun(t, append(append([]string{"archipelago", "-format", "libsvm"}, flags...), lt, ls)...); out2 != out {
+	if out2 := mustRun(t, append(append([]string{"archipelago", "-format", "libsvm"}, flags...),
+		lt, ls)...); out2 != out {
 		t.Errorf("libsvm gave\n%s\nCSV\n%s", out2, out)
 	}
 }

@@ -37,7 +37,8 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 		Learn: engine.LearnOptions{Iters: max(o.iters, 0)}}
 	cfg.SearchTrace = searchTrace()
 	fmt.Fprintf(stdout,
-		"USPS digits (shipped in data/usps): %d training and %d test images of %d pixels\n", n, nt, dim)
+		"USPS digits (shipped in data/usps): %d training and %d test images of %d pixels\n",
+		n, nt, dim)
 	fmt.Fprintf(stdout, "Task: digit %d (label 1) against the rest (label 0); %s\n", o.digit,
 		demoKernel(dim, o.iters))
 	var prog *progress
@@ -80,10 +81,11 @@ func parseDemoFlags(args []string, stderr io.Writer) (demoOptions, error) {
 	digit := fs.Int("digit", 3, "the USPS digit to tell from the others")
 	d := fs.Int("d", 0, "active set size (0: ivm train's default)")
 	iters := fs.Int("iters", -1,
-		"-1: choose the kernel as ivm train does by default (the held-out search);\nN > 0: N outer "+
-			"iterations of Algorithm 2; 0 keeps the default kernel fixed")
+		"-1: choose the kernel as ivm train does by default (the held-out search);\n"+
+			"N > 0: N outer iterations of Algorithm 2; 0 keeps the default kernel fixed")
 	figure := fs.String("figure", "ivm-demo.png",
-		"also write a figure of an IVM on the IVM paper's 2-D toy (.png, .svg or .pdf; empty: none)")
+		"also write a figure of an IVM on the IVM paper's 2-D toy "+
+			"(.png, .svg or .pdf; empty: none)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	if err := fs.Parse(args); err != nil {
 		return demoOptions{}, err
@@ -97,8 +99,8 @@ func parseDemoFlags(args []string, stderr io.Writer) (demoOptions, error) {
 	}
 	if *d < 0 || *iters < -1 {
 		return demoOptions{}, fmt.Errorf(
-			"-d %d, -iters %d: want a positive d (or 0: the default) and -iters -1 (the search), 0 "+
-				"(fixed) or more", *d, *iters)
+			"-d %d, -iters %d: want a positive d (or 0: the default) and -iters -1 "+
+				"(the search), 0 (fixed) or more", *d, *iters)
 	}
 	if err := checkIters("-iters", *iters); err != nil {
 		return demoOptions{}, err
@@ -164,15 +166,18 @@ func reportDemo(w io.Writer, p *ivm.Predictor, sc demoScore, o demoOptions) {
 	m, cal := models[0], calibrationOf(p)
 	nt := sc.n
 	fmt.Fprintf(w,
-		"Kernel: %s; inputs scaled (%v); probabilities tempered by a = %.3g, label noise ε = %.3g\n",
+		"Kernel: %s; inputs scaled (%v); probabilities tempered by a = %.3g, "+
+			"label noise ε = %.3g\n",
 		m.Kernel, cal.scaler.Method(), cal.sharpness, cal.labelNoise)
 	fmt.Fprintf(w,
-		"Training (%d active points): %.1f s; prediction of %d images: %.2f s; Go heap in use %.0f MB\n",
+		"Training (%d active points): %.1f s; prediction of %d images: %.2f s; "+
+			"Go heap in use %.0f MB\n",
 		m.Size(), sc.train.Seconds(), nt, sc.predict.Seconds(), float64(ms.HeapAlloc)/(1<<20))
 	fmt.Fprintf(w, "Accuracy = %.2f%% (%d/%d) (classification); mean test log probability %.4f\n",
 		100*float64(sc.correct)/float64(nt), sc.correct, nt, sc.logp/float64(nt))
 	fmt.Fprintf(w,
-		"The same from the command line: ivm train %sTRAIN MODEL; ivm predict -prob TEST MODEL OUT\n",
+		"The same from the command line: ivm train %sTRAIN MODEL; "+
+			"ivm predict -prob TEST MODEL OUT\n",
 		demoFlags(o.d, o.iters))
 }
 

@@ -51,16 +51,16 @@ func (a *archFlags) register(fs *flag.FlagSet) {
 	a.sweeps = fs.Int("sweeps", 600, "MCMC sweeps")
 	a.burn = fs.Int("burn", 0, "burn-in sweeps (0: a third of -sweeps)")
 	a.anneal = fs.Int("anneal", 0,
-		"burn-in sweeps over which the unlabelled rows' likelihood is phased in (0: 3/4 of -burn, -1: "+
-			"none)")
+		"burn-in sweeps over which the unlabelled rows' likelihood is phased in "+
+			"(0: 3/4 of -burn, -1: none)")
 	a.seed = fs.Uint64("seed", 1, "random seed of the chain and of the predictive draws")
 	a.ampMoves = fs.Int("amp-moves", 0,
-		"Metropolis moves per sweep on the log amplitude with the whitened functions fixed (0: 20, -1: "+
-			"none)")
+		"Metropolis moves per sweep on the log amplitude with the whitened functions fixed "+
+			"(0: 20, -1: none)")
 	a.ard = fs.Bool("ard", false, "one length-scale per input (ARD)")
 	a.samples = fs.Int("samples", 0,
-		fmt.Sprintf("posterior samples kept for prediction, evenly thinned after the burn-in (0: %d)",
-			archipelago.DefaultSamples))
+		fmt.Sprintf("posterior samples kept for prediction, evenly thinned after the burn-in "+
+			"(0: %d)", archipelago.DefaultSamples))
 	a.scale = fs.String("scale", "auto",
 		"input scaling, stored in the model: std (zero mean, unit variance), minmax ([-1, 1]), "+
 			"none;\nauto: none (the kernel and the base density start from the data's own spread)")
@@ -77,7 +77,8 @@ func (a *archFlags) config(method archipelago.Method) (archipelago.Config, error
 	}
 	scaling, err := dataset.ParseScaling(*a.scale)
 	if err != nil {
-		return archipelago.Config{}, fmt.Errorf("-scale %q: want std, minmax, none or auto", *a.scale)
+		return archipelago.Config{}, fmt.Errorf("-scale %q: want std, minmax, none or auto",
+			*a.scale)
 	}
 	return archipelago.Config{Method: method, Sweeps: *a.sweeps, Burn: *a.burn, Anneal: *a.anneal,
 		Seed: *a.seed,
@@ -92,13 +93,15 @@ func archProgress(w io.Writer, prefix string, every, sweeps int) func(archipelag
 		}
 		st := s.Stats
 		fmt.Fprintf(w,
-			"%ssweep %4d  M %4d  loglik %9.2f  β %.2f  θ %.2f  acc ins %.2f del %.2f move %.2f g %.2f θ "+
-				"%.2f σ² %.2f  %s\n",
+			"%ssweep %4d  M %4d  loglik %9.2f  β %.2f  θ %.2f  "+
+				"acc ins %.2f del %.2f move %.2f g %.2f θ %.2f σ² %.2f  %s\n",
 			prefix, s.Sweep, s.Rejections, s.LogLik, s.Beta, s.Theta,
 			archipelago.Rate(st.InsertAccepted, st.InsertTried),
 			archipelago.Rate(st.DeleteAccepted, st.DeleteTried),
-			archipelago.Rate(st.MoveAccepted, st.MoveTried), archipelago.Rate(st.GAccepted, st.GTried),
-			archipelago.Rate(st.HyperAccepted, st.HyperTried), archipelago.Rate(st.AmpAccepted, st.AmpTried),
+			archipelago.Rate(st.MoveAccepted, st.MoveTried),
+			archipelago.Rate(st.GAccepted, st.GTried),
+			archipelago.Rate(st.HyperAccepted, st.HyperTried),
+			archipelago.Rate(st.AmpAccepted, st.AmpTried),
 			s.Elapsed.Round(1e6))
 	}
 }
@@ -160,7 +163,8 @@ func trainArchipelago(method string, args []string, stdout, stderr io.Writer) er
 	}
 	if j := model.Chain.Stats.Jitter; j > 0 {
 		fmt.Fprintf(stderr,
-			"ivm train: warning: jitter up to %g added %d times to factorise the chain's covariance\n",
+			"ivm train: warning: jitter up to %g added %d times to factorise "+
+				"the chain's covariance\n",
 			model.Chain.Stats.MaxJitter, j)
 	}
 	if err := run.save(model, &model.Training, n); err != nil {
@@ -176,8 +180,8 @@ func trainArchipelago(method string, args []string, stdout, stderr io.Writer) er
 // archSummary describes a model in one line.
 func archSummary(m *archipelago.Model) string {
 	return fmt.Sprintf(
-		"%s, classes %s, %d posterior samples of %d sweeps (%d burn-in), %d labelled and %d unlabelled "+
-			"rows",
+		"%s, classes %s, %d posterior samples of %d sweeps (%d burn-in), "+
+			"%d labelled and %d unlabelled rows",
 		m.Method, floats(m.Classes), len(m.Samples), m.Chain.Sweeps, m.Chain.Burn, m.Chain.Labelled,
 		m.Chain.Unlabelled)
 }
@@ -206,7 +210,8 @@ func largestSample(m *archipelago.Model) int {
 // factor, and the cross-covariances of a chunk of rows, with the probabilities.
 func predictBytes(m *archipelago.Model, rows int) float64 {
 	n := float64(largestSample(m))
-	return 8 * (3*n*n + n*float64(min(rows, 512)) + float64(rows)*float64(len(m.Classes)+m.Inputs+8))
+	return 8 * (3*n*n + n*float64(min(rows, 512)) +
+		float64(rows)*float64(len(m.Classes)+m.Inputs+8))
 }
 
 func (a archModel) Predict(c predictCall) error {
@@ -288,8 +293,8 @@ func (a archModel) WriteInfo(w io.Writer, path string) {
 	what := map[archipelago.Method]string{
 		archipelago.Archipelago: "Archipelago, semi-supervised GP classifier by MCMC (Adams & " +
 			"Ghahramani 2009)",
-		archipelago.SoftmaxGP: "softmax GP classifier by MCMC on the labelled rows (Archipelago's " +
-			"comparator)"}[m.Method]
+		archipelago.SoftmaxGP: "softmax GP classifier by MCMC on the labelled rows " +
+			"(Archipelago's comparator)"}[m.Method]
 	fmt.Fprintf(w, "model file:  %s (%s)\n", path, archipelago.ModelFormat)
 	fmt.Fprintf(w, "method:      %s: %s\n", m.Method, what)
 	fmt.Fprintf(w, "classes:     %s\n", floats(m.Classes))
@@ -306,8 +311,8 @@ func (a archModel) WriteInfo(w io.Writer, path string) {
 	fmt.Fprintf(w, "kernel:      squared exponential, %s, nugget %g·σ²\n", scales, m.Nugget)
 	ch := m.Chain
 	fmt.Fprintf(w,
-		"chain:       %d sweeps, %d burn-in, thinned by %d: %d posterior samples over %d labelled and "+
-			"%d unlabelled rows\n",
+		"chain:       %d sweeps, %d burn-in, thinned by %d: %d posterior samples over "+
+			"%d labelled and %d unlabelled rows\n",
 		ch.Sweeps, ch.Burn, ch.Thin, len(m.Samples), ch.Labelled, ch.Unlabelled)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	pts := 0
@@ -315,7 +320,8 @@ func (a archModel) WriteInfo(w io.Writer, path string) {
 		lo, hi = math.Min(lo, s.Theta[0]), math.Max(hi, s.Theta[0])
 		pts = max(pts, s.Points(m.Rows))
 	}
-	fmt.Fprintf(w, "posterior:   ln σ² from %.3g to %.3g; up to %d points per sample", lo, hi, pts)
+	fmt.Fprintf(w, "posterior:   ln σ² from %.3g to %.3g; up to %d points per sample",
+		lo, hi, pts)
 	if m.Method == archipelago.Archipelago {
 		fmt.Fprintf(w, "; rejections %.1f ± %.1f (ESS %.0f of %d sweeps)", ch.RejectionsMean,
 			ch.RejectionsSD, ch.RejectionsESS, ch.Sweeps-ch.Burn)
@@ -363,8 +369,8 @@ func classIndices(classes, y []float64) []int {
 func (a archModel) Plot(c plotCall) (*ivmplot.Figure, error) {
 	m := a.m
 	if m.Inputs != 1 && m.Inputs != 2 {
-		return nil, fmt.Errorf("%s has %d inputs; ivm plot draws models of 1 or 2 inputs", c.ModelPath,
-			m.Inputs)
+		return nil, fmt.Errorf("%s has %d inputs; ivm plot draws models of 1 or 2 inputs",
+			c.ModelPath, m.Inputs)
 	}
 	grid := c.Grid
 	if grid == 0 {

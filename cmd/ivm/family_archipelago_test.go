@@ -30,7 +30,8 @@ func TestArchipelagoFamilyCLI(t *testing.T) {
 	writePinwheel(t, filepath.Join(dir, "test.csv"), 10, 10, 2)
 	for _, method := range []string{"archipelago", "softmax"} {
 		model := method + ".json"
-		r := runOK(t, dir, "train", "-method", method, "-sweeps", "30", "-burn", "10", "-samples", "5", "-seed", "4", "train.csv", model)
+		r := runOK(t, dir, "train", "-method", method, "-sweeps", "30", "-burn", "10",
+			"-samples", "5", "-seed", "4", "train.csv", model)
 		if !strings.Contains(r.stdout, model+": "+method+", classes 1 2 3, 5 posterior samples") {
 			t.Errorf("%s: train printed %q", method, r.stdout)
 		}
@@ -38,11 +39,14 @@ func TestArchipelagoFamilyCLI(t *testing.T) {
 			t.Errorf("%s: %d progress lines (every 5 %% of 30 sweeps: 30)", method, n)
 		}
 		r = runOK(t, dir, "predict", "-prob", "test.csv", model, "out.txt")
-		if !strings.Contains(r.stdout, "Accuracy = ") || !strings.Contains(r.stdout, "(classification)") || !strings.Contains(r.stdout, "Perplexity = ") {
+		if !strings.Contains(r.stdout, "Accuracy = ") ||
+			!strings.Contains(r.stdout, "(classification)") ||
+			!strings.Contains(r.stdout, "Perplexity = ") {
 			t.Errorf("%s: predict printed %q", method, r.stdout)
 		}
 		var correct, total int
-		if _, err := fmt.Sscanf(r.stdout[strings.Index(r.stdout, "("):], "(%d/%d)", &correct, &total); err != nil || total != 30 || correct < 20 {
+		if _, err := fmt.Sscanf(r.stdout[strings.Index(r.stdout, "("):], "(%d/%d)", &correct,
+			&total); err != nil || total != 30 || correct < 20 {
 			t.Errorf("%s: %d of %d right (%v):\n%s", method, correct, total, err, r.stdout)
 		}
 		out, err := os.ReadFile(filepath.Join(dir, "out.txt"))
@@ -50,7 +54,8 @@ func TestArchipelagoFamilyCLI(t *testing.T) {
 			t.Fatal(err)
 		}
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		if lines[0] != "label p(1) p(2) p(3)" || len(lines) != 31 || len(strings.Fields(lines[1])) != 4 {
+		if lines[0] != "label p(1) p(2) p(3)" || len(lines) != 31 ||
+			len(strings.Fields(lines[1])) != 4 {
 			t.Errorf("%s: predictions file starts %q, %d lines", method, lines[0], len(lines))
 		}
 		runOK(t, dir, "predict", "test.csv", model, "again.txt")
@@ -61,7 +66,9 @@ func TestArchipelagoFamilyCLI(t *testing.T) {
 			t.Errorf("%s: two predictions differ", method)
 		}
 		r = runOK(t, dir, "info", model)
-		for _, want := range []string{"(ivm-archipelago/1)", "method:      " + method, "classes:     1 2 3", "5 posterior samples", "training:    train.csv, 24 rows", "ivm train -method " + method} {
+		for _, want := range []string{"(ivm-archipelago/1)", "method:      " + method,
+			"classes:     1 2 3", "5 posterior samples", "training:    train.csv, 24 rows",
+			"ivm train -method " + method} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("%s: info lacks %q:\n%s", method, want, r.stdout)
 			}
@@ -75,7 +82,8 @@ func TestArchipelagoFamilyCLI(t *testing.T) {
 		}
 	}
 	// -quiet prints nothing; the model is the same as without it.
-	r := runOK(t, dir, "train", "-method", "archipelago", "-quiet", "-sweeps", "30", "-burn", "10", "-samples", "5", "-seed", "4", "train.csv", "quiet.json")
+	r := runOK(t, dir, "train", "-method", "archipelago", "-quiet", "-sweeps", "30", "-burn", "10",
+		"-samples", "5", "-seed", "4", "train.csv", "quiet.json")
 	if r.stdout != "" || r.stderr != "" {
 		t.Errorf("-quiet printed %q %q", r.stdout, r.stderr)
 	}
@@ -96,18 +104,22 @@ func TestArchipelagoFamilyLibsvm1D(t *testing.T) {
 		fmt.Fprintf(&train, "%s 1:%.4f\n", label, x)
 		fmt.Fprintf(&test, "%d 1:%.4f\n", c, float64(4*c-2)+0.4*rng.NormFloat64())
 	}
-	for name, text := range map[string]string{"train.libsvm": train.String(), "test.libsvm": test.String()} {
+	for name, text := range map[string]string{"train.libsvm": train.String(),
+		"test.libsvm": test.String()} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	runOK(t, dir, "train", "-method", "archipelago", "-quiet", "-format", "libsvm", "-scale", "std", "-sweeps", "40", "-burn", "20", "-samples", "5", "train.libsvm", "m.json")
+	runOK(t, dir, "train", "-method", "archipelago", "-quiet", "-format", "libsvm", "-scale", "std",
+		"-sweeps", "40", "-burn", "20", "-samples", "5", "train.libsvm", "m.json")
 	r := runOK(t, dir, "predict", "-format", "libsvm", "test.libsvm", "m.json")
 	if !strings.Contains(r.stdout, "Accuracy = ") {
 		t.Errorf("predict printed %q", r.stdout)
 	}
 	r = runOK(t, dir, "info", "m.json")
-	if !strings.Contains(r.stdout, "classes:     0 1") || !strings.Contains(r.stdout, "scaled (std)") || !strings.Contains(r.stdout, "8 labelled and 12 unlabelled") {
+	if !strings.Contains(r.stdout, "classes:     0 1") ||
+		!strings.Contains(r.stdout, "scaled (std)") ||
+		!strings.Contains(r.stdout, "8 labelled and 12 unlabelled") {
 		t.Errorf("info:\n%s", r.stdout)
 	}
 	runOK(t, dir, "plot", "-quiet", "-grid", "20", "-o", "m.png", "m.json")
@@ -130,7 +142,8 @@ func TestArchipelagoFamilyErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	runOK(t, dir, "train", "-method", "softmax", "-quiet", "-sweeps", "8", "-burn", "4", "train.csv", "m.json")
+	runOK(t, dir, "train", "-method", "softmax", "-quiet", "-sweeps", "8", "-burn", "4",
+		"train.csv", "m.json")
 	b, err := os.ReadFile(filepath.Join(dir, "m.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -148,20 +161,27 @@ func TestArchipelagoFamilyErrors(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"train", "-method", "archipelago", "oneclass.csv", "x.json"}, "need labelled rows of at least two classes"},
-		{[]string{"train", "-method", "archipelago", "-samples", "-1", "train.csv", "x.json"}, "-samples -1"},
-		{[]string{"train", "-method", "archipelago", "-scale", "log", "train.csv", "x.json"}, `-scale "log"`},
-		{[]string{"train", "-method", "softmax", "-sweeps", "10", "-burn", "10", "train.csv", "x.json"}, "-burn 10"},
-		{[]string{"train", "-method", "archipelago", "-max-mem", "1M", "big.csv", "x.json"}, "sampling over 300 training rows needs about"},
+		{[]string{"train", "-method", "archipelago", "oneclass.csv", "x.json"},
+			"need labelled rows of at least two classes"},
+		{[]string{"train", "-method", "archipelago", "-samples", "-1", "train.csv", "x.json"},
+			"-samples -1"},
+		{[]string{"train", "-method", "archipelago", "-scale", "log", "train.csv", "x.json"},
+			`-scale "log"`},
+		{[]string{"train", "-method", "softmax", "-sweeps", "10", "-burn", "10", "train.csv",
+			"x.json"}, "-burn 10"},
+		{[]string{"train", "-method", "archipelago", "-max-mem", "1M", "big.csv", "x.json"},
+			"sampling over 300 training rows needs about"},
 		{[]string{"train", "-method", "archipelago", "missing.csv", "x.json"}, "no such file"},
 		{[]string{"predict", "wide.csv", "m.json"}, "expected 2"},
-		{[]string{"predict", "train.csv", "v2.json"}, `"ivm-archipelago/2" is not supported by this version (it reads "ivm-archipelago/1")`},
+		{[]string{"predict", "train.csv", "v2.json"},
+			`"ivm-archipelago/2" is not supported by this version (it reads "ivm-archipelago/1")`},
 		{[]string{"info", "nan.json"}, "m"},
 		{[]string{"info", "rejections.json"}, "rejections"},
 	} {
 		r := runBinary(t, dir, "", nil, c.args...)
 		if r.code != 1 || !strings.Contains(r.stderr, c.msg) || strings.Count(r.stderr, "\n") != 1 {
-			t.Errorf("ivm %s: exit %d, stderr %q, want one line with %q", strings.Join(c.args, " "), r.code, r.stderr, c.msg)
+			t.Errorf("ivm %s: exit %d, stderr %q, want one line with %q", strings.Join(c.args, " "),
+				r.code, r.stderr, c.msg)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.json")); err == nil {

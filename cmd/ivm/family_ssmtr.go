@@ -29,7 +29,8 @@ func init() {
 		Train: trainSSMTR, Open: openSSMTR})
 }
 
-const ssmtrTrainHelp = `Fits one GP per task with the tasks' kernel parameters under a common prior (Zhang &
+const ssmtrTrainHelp = `Fits one GP per task with the tasks' kernel parameters under a common ` +
+	`prior (Zhang &
 Yeung, "Semi-supervised multi-task regression"): sstr (independent GPs), smtr, ssmtr (adds
 the unlabelled rows through a kNN-graph kernel) or ssmtrpi (adds pairwise constraints).
 
@@ -57,11 +58,13 @@ func registerSSMTRFlags(fs *flag.FlagSet, method string) *ssmtrFlags {
 	f.df.register(fs)
 	f.method = fs.String("method", method, "sstr, smtr, ssmtr or ssmtrpi")
 	f.kernel = fs.String("kernel", "",
-		`kernel spec without white noise (default: rbf, width from the median distance); e.g. "lin+rbf"`)
+		`kernel spec without white noise (default: rbf, width from the median distance); `+
+			`e.g. "lin+rbf"`)
 	f.k = fs.Int("k", ssmtr.DefaultNeighbours, "neighbours of the graph (ssmtr, ssmtrpi)")
 	f.lap = fs.String("laplacian", "normalized", "graph Laplacian: normalized or unnormalized")
 	f.alphaPrior = fs.Bool("alpha-prior", false,
-		"put the graph weights α_i under the tasks' common prior (default: free per task, as the paper)")
+		"put the graph weights α_i under the tasks' common prior "+
+			"(default: free per task, as the paper)")
 	f.targets = fs.String("targets", "per-task", "target standardisation: per-task, pooled or none")
 	f.scale = fs.String("scale", "std",
 		"input scaling, stored in the model: std (zero mean, unit variance; zscore is a synonym), "+
@@ -87,8 +90,8 @@ func (f *ssmtrFlags) config(stderr io.Writer) (ssmtr.Config, error) {
 		return cfg, err
 	}
 	if *f.outer < 0 || *f.inner < 0 || *f.k < 0 {
-		return cfg, fmt.Errorf("-iters %d, -kiters %d, -k %d: want 0 (the default) or more", *f.outer,
-			*f.inner, *f.k)
+		return cfg, fmt.Errorf("-iters %d, -kiters %d, -k %d: want 0 (the default) or more",
+			*f.outer, *f.inner, *f.k)
 	}
 	if err := checkIters("-iters", *f.outer); err != nil {
 		return cfg, err
@@ -219,13 +222,13 @@ func readConstraints[C ssmtr.Pair | ssmtr.Quad](path string, task []string,
 		for i := range rows {
 			r, err := strconv.Atoi(strings.TrimSpace(parts[i]))
 			if err != nil || r < 1 || r > len(task) {
-				return nil, fmt.Errorf("%s:%d: row %s is not a data row of TRAIN (1..%d)", path, line,
-					strings.TrimSpace(parts[i]), len(task))
+				return nil, fmt.Errorf("%s:%d: row %s is not a data row of TRAIN (1..%d)",
+					path, line, strings.TrimSpace(parts[i]), len(task))
 			}
 			rows[i] = r - 1
 			if task[rows[i]] != task[rows[0]] {
-				return nil, fmt.Errorf("%s:%d: rows belong to different tasks (%q and %q)", path, line,
-					task[rows[0]], task[rows[i]])
+				return nil, fmt.Errorf("%s:%d: rows belong to different tasks (%q and %q)",
+					path, line, task[rows[0]], task[rows[i]])
 			}
 		}
 		var d float64
@@ -251,7 +254,8 @@ func trainSSMTR(method string, args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	trainPath, modelPath := fs.Arg(0), fs.Arg(1)
-	run, err := startTraining([]string{trainPath, *f.pairs, *f.quads}, modelPath, args, stdout, stderr)
+	run, err := startTraining([]string{trainPath, *f.pairs, *f.quads}, modelPath, args,
+		stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -282,8 +286,8 @@ func warnSSMTRCondition(stderr io.Writer, m *ssmtr.Model) {
 	for k, t := range m.Tasks {
 		if t.Condition != 0 {
 			fmt.Fprintf(stderr,
-				"ivm: warning: task %q: the posterior's matrix has condition number %.3g; predictions may be "+
-					"inaccurate\n", m.Names[k], t.Condition)
+				"ivm: warning: task %q: the posterior's matrix has condition number %.3g; "+
+					"predictions may be inaccurate\n", m.Names[k], t.Condition)
 		}
 	}
 }
@@ -352,11 +356,12 @@ func (f ssmtrFile) WriteInfo(w io.Writer, path string) {
 	}
 	fmt.Fprintln(w)
 	if m.Method == ssmtr.SSMTR || m.Method == ssmtr.SSMTRPI {
-		fmt.Fprintf(w, "graph:       %d nearest neighbours, %v Laplacian\n", m.Graph.K, m.Graph.Laplacian)
+		fmt.Fprintf(w, "graph:       %d nearest neighbours, %v Laplacian\n", m.Graph.K,
+			m.Graph.Laplacian)
 	}
 	if p := m.Prior; p != nil {
-		fmt.Fprintf(w, "prior:       mean %s = %.4g; σ = %.4g", strings.Join(p.Names, ", "), p.Mean,
-			p.Sigma)
+		fmt.Fprintf(w, "prior:       mean %s = %.4g; σ = %.4g", strings.Join(p.Names, ", "),
+			p.Mean, p.Sigma)
 		if m.Method == ssmtr.SSMTRPI {
 			fmt.Fprintf(w, ", ε = %.4g", p.Epsilon)
 		}
@@ -384,7 +389,8 @@ func (f ssmtrFile) Predict(c predictCall) error {
 		return fmt.Errorf("%s: %w", c.TestPath, err)
 	}
 	if c.OutPath != "" {
-		if err := writeTaskPredictions(c.OutPath, nil, preds, nil, nil, c.Prob, c.Stdout); err != nil {
+		if err := writeTaskPredictions(c.OutPath, nil, preds, nil, nil, c.Prob,
+			c.Stdout); err != nil {
 			return err
 		}
 	}
@@ -402,8 +408,8 @@ func predictSSMTR(m *ssmtr.Model, data *dataset.Data) ([]noise.Prediction, error
 		if len(m.Names) != 1 {
 			return nil,
 				fmt.Errorf(
-					"the model has %d tasks: name the task column of the test rows (-task-col for CSV, "+
-						"task:NAME tokens for libsvm)", len(m.Names))
+					"the model has %d tasks: name the task column of the test rows "+
+						"(-task-col for CSV, task:NAME tokens for libsvm)", len(m.Names))
 		}
 		task = make([]string, len(data.Y))
 		for i := range task {
@@ -444,7 +450,8 @@ func printSSMTRMetrics(w io.Writer, data *dataset.Data, preds []noise.Prediction
 	if prior != nil {
 		v, _, _ := ssmtr.NMSE(ref, truth)
 		fmt.Fprintf(w,
-			"nMSE of the labelled mean (each task's prior mean; a model that learnt nothing) = %.6g\n", v)
+			"nMSE of the labelled mean "+
+				"(each task's prior mean; a model that learnt nothing) = %.6g\n", v)
 	}
 }
 
@@ -453,12 +460,13 @@ func printSSMTRMetrics(w io.Writer, data *dataset.Data, preds []noise.Prediction
 func (f ssmtrFile) Plot(c plotCall) (*ivmplot.Figure, error) {
 	m := f.m
 	if m.Dim != 1 {
-		return nil, fmt.Errorf("%s has %d inputs; ivm plot draws SSMTR models of one input", c.ModelPath,
-			m.Dim)
+		return nil, fmt.Errorf("%s has %d inputs; ivm plot draws SSMTR models of one input",
+			c.ModelPath, m.Dim)
 	}
 	if c.DataPath == "" {
 		return nil,
-			errors.New("an SSMTR model is drawn over its data: give the DATA file (with -task-col for CSV)")
+			errors.New("an SSMTR model is drawn over its data: give the DATA file " +
+				"(with -task-col for CSV)")
 	}
 	data, err := readPlotData(c.DataPath, c.Data, 1)
 	if err != nil {

@@ -25,15 +25,19 @@ func TestSSMTRTrainPredictInfo(t *testing.T) {
 	dir, train, test, pairs := mtregFiles(t)
 	for _, m := range []string{"sstr", "smtr", "ssmtr", "ssmtrpi"} {
 		model, out := filepath.Join(dir, m+".json"), filepath.Join(dir, m+".out")
-		got := mustRun(t, "train", "-method", m, "-task-col", "first", "-iters", "3", "-kiters", "40", "-pairs", pairs, train, model)
-		if !strings.Contains(got, strings.ToUpper(m)+" on 3 tasks (60 labelled, 30 unlabelled rows)") || !strings.Contains(got, "trained on 90 rows of 2 inputs") {
+		got := mustRun(t, "train", "-method", m, "-task-col", "first", "-iters", "3",
+			"-kiters", "40", "-pairs", pairs, train, model)
+		if !strings.Contains(got,
+			strings.ToUpper(m)+" on 3 tasks (60 labelled, 30 unlabelled rows)") ||
+			!strings.Contains(got, "trained on 90 rows of 2 inputs") {
 			t.Errorf("%s: train printed\n%s", m, got)
 		}
 		b, err := os.ReadFile(model)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(string(b), `{"format":"ivm-ssmtr/1",`) || !strings.Contains(string(b), `"file":"train.csv"`) {
+		if !strings.HasPrefix(string(b), `{"format":"ivm-ssmtr/1",`) ||
+			!strings.Contains(string(b), `"file":"train.csv"`) {
 			t.Errorf("%s: model file starts %.80q", m, b)
 		}
 		got = mustRun(t, "predict", "-task-col", "first", "-prob", test, model, out)
@@ -56,7 +60,8 @@ func TestSSMTRTrainPredictInfo(t *testing.T) {
 			}
 		}
 		got = mustRun(t, "info", model)
-		for _, want := range []string{"(" + strings.ToUpper(m) + ", ivm-ssmtr/1)", "task 10", "task 30", "training:    train.csv, 90 rows"} {
+		for _, want := range []string{"(" + strings.ToUpper(m) + ", ivm-ssmtr/1)", "task 10",
+			"task 30", "training:    train.csv, 90 rows"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("%s: info lacks %q:\n%s", m, want, got)
 			}
@@ -64,8 +69,10 @@ func TestSSMTRTrainPredictInfo(t *testing.T) {
 	}
 	// ivm mtreg gives the numbers of train then predict.
 	model := filepath.Join(dir, "ssmtr.json")
-	viaPredict := mtregFigure(t, mustRun(t, "predict", "-task-col", "first", test, model), "nMSE (per task, averaged) = ")
-	viaMtreg := mtregFigure(t, mustRun(t, "mtreg", "-quiet", "-method", "ssmtr", "-iters", "3", "-kiters", "40", train, test), "nMSE (per task, averaged) = ")
+	viaPredict := mtregFigure(t, mustRun(t, "predict", "-task-col", "first", test, model),
+		"nMSE (per task, averaged) = ")
+	viaMtreg := mtregFigure(t, mustRun(t, "mtreg", "-quiet", "-method", "ssmtr", "-iters", "3",
+		"-kiters", "40", train, test), "nMSE (per task, averaged) = ")
 	if viaPredict != viaMtreg {
 		t.Errorf("mtreg nMSE %v, train + predict %v", viaMtreg, viaPredict)
 	}
@@ -93,7 +100,8 @@ func TestSSMTRLibsvmPlotTaskCol(t *testing.T) {
 		fmt.Fprintf(&b, "%g,%s,%c\n", x, y, 'a'+rune(i%2))
 	}
 	os.WriteFile(csv, []byte(b.String()), 0o644)
-	mustRun(t, "train", "-quiet", "-method", "ssmtr", "-task-col", "last", "-label-col", "2", "-iters", "2", csv, model1)
+	mustRun(t, "train", "-quiet", "-method", "ssmtr", "-task-col", "last", "-label-col", "2",
+		"-iters", "2", csv, model1)
 	png := filepath.Join(dir, "one.png")
 	got = mustRun(t, "plot", "-task-col", "last", "-label-col", "2", "-o", png, model1, csv)
 	if !strings.Contains(got, "figure written to") {
@@ -104,7 +112,8 @@ func TestSSMTRLibsvmPlotTaskCol(t *testing.T) {
 	}
 	// mtreg takes the same -task-col values as train: first, last, N (and N as before).
 	for _, tc := range []string{"last", "3"} {
-		got := mustRun(t, "mtreg", "-quiet", "-task-col", tc, "-label-col", "2", "-iters", "2", csv, csv)
+		got := mustRun(t, "mtreg", "-quiet", "-task-col", tc, "-label-col", "2", "-iters", "2",
+			csv, csv)
 		if !strings.Contains(got, "on 2 tasks") {
 			t.Errorf("-task-col %s: %s", tc, got)
 		}
@@ -115,7 +124,8 @@ func TestSSMTRErrors(t *testing.T) {
 	dir := t.TempDir()
 	train, model := filepath.Join(dir, "train.csv"), filepath.Join(dir, "m.json")
 	mtregWriteCSV(t, train, 10, 3, 1)
-	mustRun(t, "train", "-quiet", "-method", "smtr", "-task-col", "first", "-iters", "1", "-kiters", "5", train, model)
+	mustRun(t, "train", "-quiet", "-method", "smtr", "-task-col", "first", "-iters", "1",
+		"-kiters", "5", train, model)
 	notask := filepath.Join(dir, "notask.csv")
 	os.WriteFile(notask, []byte("1,2,3\n4,5,6\n"), 0o644)
 	old := filepath.Join(dir, "old.json")
@@ -125,13 +135,15 @@ func TestSSMTRErrors(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"train", "-method", "ssmtr", "-scale", "log", train, model}, `unknown -scale "log"`},
+		{[]string{"train", "-method", "ssmtr", "-scale", "log", train, model},
+			`unknown -scale "log"`},
 		{[]string{"train", "-method", "ssmtr", "-targets", "all", train, model}, "all"},
 		{[]string{"train", "-method", "ssmtr", "-kernel", "rbf+white", train, model}, "white"},
 		{[]string{"train", "-method", "ssmtr", "-optimizer", "newton", train, model}, "newton"},
 		{[]string{"predict", notask, model}, "name the task column"},
 		{[]string{"predict", "-task-col", "2", train, model}, "is not one of the model's 3 tasks"},
-		{[]string{"predict", "-task-col", "first", train, old}, `"ivm-ssmtr/0" is not supported by this version (it reads "ivm-ssmtr/1")`},
+		{[]string{"predict", "-task-col", "first", train, old},
+			`"ivm-ssmtr/0" is not supported by this version (it reads "ivm-ssmtr/1")`},
 		{[]string{"plot", "-task-col", "first", model, train}, "2 inputs"},
 	} {
 		code, _, errs := runCLI(t, c.args...)

@@ -48,7 +48,9 @@ func FuzzTaskTraining(f *testing.F) {
 			return
 		}
 		n, _ := d.X.Dims()
-		m, err := multitask.Fit(d.X, d.Y, d.Task, multitask.Config{Kernel: "rbf(gamma=0.5)+bias+white(variance=0.1)", FixedKernel: true, ActiveSize: min(n, 3)})
+		m, err := multitask.Fit(d.X, d.Y, d.Task, multitask.Config{
+			Kernel:      "rbf(gamma=0.5)+bias+white(variance=0.1)",
+			FixedKernel: true, ActiveSize: min(n, 3)})
 		if err != nil {
 			return
 		}
@@ -86,14 +88,16 @@ func FuzzMtregInput(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, ok := fuzzRead(data, dataset.ReadOptions{Format: dataset.CSV, TaskCol: dataset.TaskFirst})
+		d, ok := fuzzRead(data,
+			dataset.ReadOptions{Format: dataset.CSV, TaskCol: dataset.TaskFirst})
 		if !ok {
 			return
 		}
 		if d.Task == nil {
 			return
 		}
-		m, err := ssmtr.Fit(d.X, d.Y, d.Task, ssmtr.Config{Method: ssmtr.SSMTR, OuterIters: 1, InnerIters: 3, Workers: 1})
+		m, err := ssmtr.Fit(d.X, d.Y, d.Task,
+			ssmtr.Config{Method: ssmtr.SSMTR, OuterIters: 1, InnerIters: 3, Workers: 1})
 		if err != nil {
 			return
 		}
@@ -102,7 +106,8 @@ func FuzzMtregInput(f *testing.F) {
 			t.Fatalf("a fitted model does not predict its own rows: %v", err)
 		}
 		for r, p := range preds {
-			if math.IsNaN(p.Mean) || math.IsInf(p.Mean, 0) || math.IsNaN(p.Var) || math.IsInf(p.Var, 0) {
+			if math.IsNaN(p.Mean) || math.IsInf(p.Mean, 0) ||
+				math.IsNaN(p.Var) || math.IsInf(p.Var, 0) {
 				t.Fatalf("row %d: prediction %+v from a fit that reported success", r+1, p)
 			}
 		}

@@ -28,7 +28,8 @@ import (
 //	go test ./cmd/ivm -run TestGoldenModels -update
 //
 // or -run TestGoldenModels/NAME -update for kind NAME alone.
-var updateGoldenFlag = flag.Bool("update", false, "rewrite testdata/golden from the current build (see golden_test.go)")
+var updateGoldenFlag = flag.Bool("update", false,
+	"rewrite testdata/golden from the current build (see golden_test.go)")
 
 const goldenDir = "testdata/golden"
 
@@ -61,7 +62,8 @@ var goldenKinds = []goldenKind{
 		train: []string{"-d", "40"}, info: "task:        binary, classes 2 7\n"},
 	// Algorithm 2 instead of the search: the file carries the learning trace.
 	{name: "binary_alg2", data: twoInputs(binaryNoisy), n: 120, nTest: 30,
-		train: []string{"-learn", "alg2", "-d", "30", "-iters", "2", "-kiters", "10"}, info: "learnt in 2 outer iterations"},
+		train: []string{"-learn", "alg2", "-d", "30", "-iters", "2", "-kiters", "10"},
+		info:  "learnt in 2 outer iterations"},
 	{name: "binary_blend", data: twoInputs(binaryNoisy), n: 120, nTest: 30,
 		info: "(a blend of 2 models, probabilities averaged)"},
 	{name: "binary_labels", data: sphere10, n: 120, nTest: 30,
@@ -74,8 +76,9 @@ var goldenKinds = []goldenKind{
 		train: []string{"-d", "40", "-multiclass", "ovr"}, info: "class 3      probit noise"},
 	// A kernel and a learning trace per class.
 	{name: "multiclass_ovr_alg2", data: twoInputs(class3), n: 120, nTest: 30,
-		train: []string{"-multiclass", "ovr", "-learn", "alg2", "-d", "30", "-iters", "2", "-kiters", "10"},
-		info:  "class 3      probit noise"},
+		train: []string{"-multiclass", "ovr", "-learn", "alg2", "-d", "30", "-iters", "2",
+			"-kiters", "10"},
+		info: "class 3      probit noise"},
 	// One of the pairs is a blend.
 	{name: "multiclass_ovo", data: twoInputs(class3), n: 120, nTest: 30,
 		info: "classes 2 and 3 (labels) gaussian noise"},
@@ -86,25 +89,32 @@ var goldenKinds = []goldenKind{
 	{name: "regression_ivm", data: twoInputs(sine), n: 800, nTest: 30,
 		train: []string{"-d", "30"}, info: "task:        regression"},
 	{name: "regression_projected", data: twoInputs(sine), n: 5200, nTest: 30,
-		train: []string{"-d", "50"}, info: "(projected: every row regressed through shared centres)"},
+		train: []string{"-d", "50"},
+		info:  "(projected: every row regressed through shared centres)"},
 	{name: "ordinal", data: twoInputs(class3), n: 120, nTest: 30,
-		train: []string{"-noise", "ordinal", "-d", "40", "-iters", "2"}, info: "task:        ordinal, classes 1 2 3"},
+		train: []string{"-noise", "ordinal", "-d", "40", "-iters", "2"},
+		info:  "task:        ordinal, classes 1 2 3"},
 	{name: "semisupervised", data: semi, n: 120, nTest: 30,
-		train: []string{"-noise", "ncnm", "-d", "40", "-iters", "2"}, info: "task:        semisupervised, classes -1 1"},
+		train: []string{"-noise", "ncnm", "-d", "40", "-iters", "2"},
+		info:  "task:        semisupervised, classes -1 1"},
 	{name: "part_ovr", data: twoInputs(class3), n: 120, nTest: 30, parts: 2,
 		train: []string{"-multiclass", "ovr", "-d", "30"}, info: "class 3      probit noise"},
 	{name: "part_ovr_merged", data: twoInputs(class3), n: 120, nTest: 30,
-		train: []string{"-multiclass", "ovr", "-d", "30"}, info: "class 3      probit noise", make: mergedParts},
+		train: []string{"-multiclass", "ovr", "-d", "30"}, info: "class 3      probit noise",
+		make: mergedParts},
 	// The part files hold a blended pair.
 	{name: "part_ovo", data: twoInputs(class3), n: 120, nTest: 30, parts: 2,
 		train: []string{"-multiclass", "ovo"}, info: "classes 2 and 3 (labels) gaussian noise"},
 	{name: "part_ovo_merged", data: twoInputs(class3), n: 120, nTest: 30,
-		train: []string{"-multiclass", "ovo"}, info: "classes 2 and 3 (labels) gaussian noise", make: mergedParts},
+		train: []string{"-multiclass", "ovo"}, info: "classes 2 and 3 (labels) gaussian noise",
+		make: mergedParts},
 	{name: "mtivm", data: threeTasks, n: 150, nTest: 30,
-		train:   []string{"-method", "mtivm", "-task-col", "first", "-d", "30", "-iters", "2", "-kiters", "10"},
+		train: []string{"-method", "mtivm", "-task-col", "first", "-d", "30", "-iters", "2",
+			"-kiters", "10"},
 		predict: []string{"-task-col", "first"}, info: "ivm-mtmodel/1"},
 	{name: "mtivm_regression", data: mtRegressionLabelled, n: 40, nTest: 10,
-		train:   []string{"-method", "mtivm", "-task-col", "first", "-noise", "gaussian", "-d", "30", "-iters", "2", "-kiters", "10"},
+		train: []string{"-method", "mtivm", "-task-col", "first", "-noise", "gaussian", "-d", "30",
+			"-iters", "2", "-kiters", "10"},
 		predict: []string{"-task-col", "first"}, info: "gaussian noise"},
 	{name: "sstr", data: mtRegression, n: 30, nTest: 10,
 		train:   []string{"-method", "sstr", "-task-col", "first", "-iters", "3", "-kiters", "40"},
@@ -120,11 +130,13 @@ var goldenKinds = []goldenKind{
 			"-pairs", "ssmtrpi.pairs.csv"},
 		predict: []string{"-task-col", "first"}, info: "SSMTRPI", make: withPairs},
 	{name: "archipelago", data: pinwheel, n: 12, nTest: 10,
-		train: []string{"-method", "archipelago", "-quiet", "-sweeps", "60", "-burn", "20", "-samples", "10", "-seed", "5"},
-		info:  "ivm-archipelago/1"},
+		train: []string{"-method", "archipelago", "-quiet", "-sweeps", "60", "-burn", "20",
+			"-samples", "10", "-seed", "5"},
+		info: "ivm-archipelago/1"},
 	{name: "softmax", data: pinwheel, n: 12, nTest: 10,
-		train: []string{"-method", "softmax", "-quiet", "-sweeps", "60", "-burn", "20", "-samples", "10", "-seed", "5"},
-		info:  "ivm-archipelago/1"},
+		train: []string{"-method", "softmax", "-quiet", "-sweeps", "60", "-burn", "20",
+			"-samples", "10", "-seed", "5"},
+		info: "ivm-archipelago/1"},
 }
 
 // TestGoldenModels predicts with every golden model file through the built binary and wants
@@ -146,7 +158,8 @@ func TestGoldenModels(t *testing.T) {
 				merge := []string{"merge", "-quiet"}
 				for i := range k.parts {
 					part := fmt.Sprintf("%s.part%d.json", k.name, i)
-					writeGolden(t, filepath.Join(dir, part), readGoldenModel(t, strings.TrimSuffix(part, ".json")))
+					writeGolden(t, filepath.Join(dir, part),
+						readGoldenModel(t, strings.TrimSuffix(part, ".json")))
 					goldenRun(t, dir, "info", part)
 					merge = append(merge, part)
 				}
@@ -156,7 +169,8 @@ func TestGoldenModels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			goldenRun(t, dir, append(append([]string{"predict", "-quiet", "-prob"}, k.predict...), test, model, "out.txt")...)
+			goldenRun(t, dir, append(append([]string{"predict", "-quiet", "-prob"}, k.predict...),
+				test, model, "out.txt")...)
 			got, err := os.ReadFile(filepath.Join(dir, "out.txt"))
 			if err != nil {
 				t.Fatal(err)
@@ -166,7 +180,8 @@ func TestGoldenModels(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got, want) {
-				t.Errorf("predict -prob of the golden %s model differs from %s.prob.txt:\n%s", k.name, k.name, firstDiff(got, want))
+				t.Errorf("predict -prob of the golden %s model differs from %s.prob.txt:\n%s",
+					k.name, k.name, firstDiff(got, want))
 			}
 			if info := goldenRun(t, dir, "info", model); info == "" {
 				t.Errorf("ivm info %s printed nothing", model)
@@ -295,7 +310,8 @@ func updateGolden(t *testing.T, k goldenKind) {
 	}
 	info := goldenRun(t, dir, "info", model)
 	if !strings.Contains(info, k.info) {
-		t.Fatalf("ivm info does not say %q: the build no longer writes this kind from its data and flags\n%s", k.info, info)
+		t.Fatalf("ivm info does not say %q: the build no longer writes this kind "+
+			"from its data and flags\n%s", k.info, info)
 	}
 	if k.parts == 0 {
 		size = writeGoldenModel(t, dir, k.name)
@@ -304,7 +320,8 @@ func updateGolden(t *testing.T, k goldenKind) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	goldenRun(t, dir, append(append([]string{"predict", "-quiet", "-prob"}, k.predict...), absTest, model, "out.txt")...)
+	goldenRun(t, dir, append(append([]string{"predict", "-quiet", "-prob"}, k.predict...),
+		absTest, model, "out.txt")...)
 	out, err := os.ReadFile(filepath.Join(dir, "out.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -470,7 +487,9 @@ func mtRegression(perTask int, seed uint64) string {
 }
 
 // mtRegressionLabelled is mtRegression's tasks with every target labelled (seeds 101, 102).
-func mtRegressionLabelled(perTask int, seed uint64) string { return mtRegression(perTask, 100+seed) }
+func mtRegressionLabelled(perTask int, seed uint64) string {
+	return mtRegression(perTask, 100+seed)
+}
 
 // pinwheel writes perClass rows of each of three spiral arms; in the training rows (seed
 // 1) the first three of each arm are labelled and the rest unlabelled.

@@ -72,20 +72,28 @@ func TestOutputIsNeverAnInput(t *testing.T) {
 		args  []string
 		msg   string
 	}{
-		{"", append(train, "a.csv", "/proc/self/cwd/a.csv"), "/proc/self/cwd/a.csv is both an input and an output (it is the input a.csv)"},
-		{"3>>a.csv", append(train, "a.csv", "/dev/fd/3"), "/dev/fd/3 is both an input and an output"},
+		{"", append(train, "a.csv", "/proc/self/cwd/a.csv"),
+			"/proc/self/cwd/a.csv is both an input and an output (it is the input a.csv)"},
+		{"3>>a.csv", append(train, "a.csv", "/dev/fd/3"),
+			"/dev/fd/3 is both an input and an output"},
 		{"3>>a.csv", append(train, "a.csv", "/proc/self/fd/3"), "/proc/self/fd/3 is both"},
 		{">>a.csv", append(train, "a.csv", "/dev/stdout"), "/dev/stdout is both"},
-		{">>a.csv", append(train, "a.csv", "-"), "standard output (-) is both an input and an output"},
+		{">>a.csv", append(train, "a.csv", "-"),
+			"standard output (-) is both an input and an output"},
 		{">>a.csv", append(train, "a.csv", link), "out-link is both"},
-		{"<a.csv >>a.csv", append(train, "-", "-"), "standard output (-) is both an input and an output (it is standard input)"},
+		{"<a.csv >>a.csv", append(train, "-", "-"),
+			"standard output (-) is both an input and an output (it is standard input)"},
 		{"3>>m.json", a("predict", "a.csv", "m.json", "/proc/self/fd/3"), "it is the input m.json"},
 		{">>a.csv", a("predict", "a.csv", "m.json", "/dev/stdout"), "it is the input a.csv"},
 		{">>m.json", a("predict", "a.csv", "m.json", "-"), "it is the input m.json"},
-		{">>p0.json", a("merge", "p0.json", "p1.json", "p2.json", "/dev/stdout"), "it is the input p0.json"},
-		{"3>>p2.json", a("merge", "p0.json", "p1.json", "p2.json", "/dev/fd/3"), "it is the input p2.json"},
-		{"", a("merge", "p0.json", "p1.json", "p2.json", "/proc/self/cwd/p1.json"), "it is the input p1.json"},
-		{"<a.csv", a("merge", "p0.json", "p1.json", "p2.json", "/dev/stdin"), "it is standard input"},
+		{">>p0.json", a("merge", "p0.json", "p1.json", "p2.json", "/dev/stdout"),
+			"it is the input p0.json"},
+		{"3>>p2.json", a("merge", "p0.json", "p1.json", "p2.json", "/dev/fd/3"),
+			"it is the input p2.json"},
+		{"", a("merge", "p0.json", "p1.json", "p2.json", "/proc/self/cwd/p1.json"),
+			"it is the input p1.json"},
+		{"<a.csv", a("merge", "p0.json", "p1.json", "p2.json", "/dev/stdin"),
+			"it is standard input"},
 		{"<mc.csv", a("predict", "a.csv", "m.json", "/proc/self/fd/0"), "it is standard input"},
 	} {
 		before := snapshot(t, dir)
@@ -114,7 +122,8 @@ func TestOutputUnderDevIsReplaced(t *testing.T) {
 	want, _ := os.ReadFile(filepath.Join(dir, "m.json"))
 	for _, out := range []string{filepath.Join(shm, "x.json"), "/proc/self/cwd/y.json"} {
 		for range 2 {
-			code, stderr := runRedirected(t, dir, "", "train", "-quiet", "-iters", "0", "a.csv", out)
+			code, stderr := runRedirected(t, dir, "", "train", "-quiet", "-iters", "0", "a.csv",
+				out)
 			if code != 0 {
 				t.Fatalf("ivm train a.csv %s: %s", out, stderr)
 			}
@@ -125,7 +134,8 @@ func TestOutputUnderDevIsReplaced(t *testing.T) {
 		}
 		got, _ := os.ReadFile(path)
 		if len(got) > len(want)+len(want)/2 || strings.Count(string(got), `"format"`) != 1 {
-			t.Errorf("%s written twice holds %d bytes, one model is about %d", out, len(got), len(want))
+			t.Errorf("%s written twice holds %d bytes, one model is about %d", out, len(got),
+				len(want))
 		}
 	}
 	writeTestFile(t, filepath.Join(dir, "log.txt"), "before\n")
@@ -133,7 +143,8 @@ func TestOutputUnderDevIsReplaced(t *testing.T) {
 		"/dev/fd/3")
 	b, _ := os.ReadFile(filepath.Join(dir, "log.txt"))
 	if code != 0 || !strings.HasPrefix(string(b), "before\n") || len(b) < 100 {
-		t.Errorf("predicting to /dev/fd/3 3>>log.txt: exit %d %s, the file holds %q", code, stderr, b)
+		t.Errorf("predicting to /dev/fd/3 3>>log.txt: exit %d %s, the file holds %q",
+			code, stderr, b)
 	}
 }
 
@@ -239,12 +250,14 @@ func TestPipedInputBoundedAndHashed(t *testing.T) {
 		{"cat a.csv", "-", "pipe.json"},
 		{"true", "fifo.csv", "fifo.json"},
 	} {
-		code, stderr, _ := runPiped(t, dir, c.from, "train", "-quiet", "-iters", "0", c.data, c.model)
+		code, stderr, _ := runPiped(t, dir, c.from, "train", "-quiet", "-iters", "0",
+			c.data, c.model)
 		var m struct{ Training struct{ SHA256 string } }
 		b, _ := os.ReadFile(filepath.Join(dir, c.model))
 		json.Unmarshal(b, &m)
 		if code != 0 || m.Training.SHA256 != want {
-			t.Errorf("ivm train %s: exit %d %s, sha256 %q, want %q", c.data, code, stderr, m.Training.SHA256, want)
+			t.Errorf("ivm train %s: exit %d %s, sha256 %q, want %q", c.data, code, stderr,
+				m.Training.SHA256, want)
 		}
 	}
 }

@@ -41,7 +41,8 @@ func TestScaleNoneIsWritten(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(src, f))
 		writeTestFile(t, filepath.Join(dir, f), string(b))
 	}
-	r := runBinary(t, dir, "", nil, "train", "-quiet", "-iters", "0", "-scale", "none", "a.csv", "m.json")
+	r := runBinary(t, dir, "", nil, "train", "-quiet", "-iters", "0", "-scale", "none",
+		"a.csv", "m.json")
 	if r.code != 0 {
 		t.Fatal(r.stderr)
 	}
@@ -94,16 +95,18 @@ func tamper(t *testing.T, dir string) []hostileCase {
 				return ok && !(name == "reg" && field == "classes")
 			})
 		}
-		edit("-seedneg.json", "field seed: want a whole number ≥ 0, got -5", func(m map[string]any) bool {
-			_, ok := m["seed"]
-			m["seed"] = -5
-			return ok
-		})
-		edit("-dimstr.json", "field input_dim: want a whole number, got string", func(m map[string]any) bool {
-			_, ok := m["input_dim"]
-			m["input_dim"] = "3"
-			return ok
-		})
+		edit("-seedneg.json", "field seed: want a whole number ≥ 0, got -5",
+			func(m map[string]any) bool {
+				_, ok := m["seed"]
+				m["seed"] = -5
+				return ok
+			})
+		edit("-dimstr.json", "field input_dim: want a whole number, got string",
+			func(m map[string]any) bool {
+				_, ok := m["input_dim"]
+				m["input_dim"] = "3"
+				return ok
+			})
 	}
 	return cases
 }
@@ -124,7 +127,8 @@ func nullFirstNumber(v any) bool {
 			}
 		}
 	case map[string]any:
-		for _, k := range a("classes", "site_mean", "scale", "kernel", "tasks", "samples", "active") {
+		for _, k := range a("classes", "site_mean", "scale", "kernel", "tasks", "samples",
+			"active") {
 			if e, ok := v[k]; ok && nullFirstNumber(e) {
 				return true
 			}

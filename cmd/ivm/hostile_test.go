@@ -78,7 +78,8 @@ func runBinary(t *testing.T, dir, shell string, env []string, args ...string) ru
 	bin := builtIVM(t)
 	var cmd *exec.Cmd
 	if shell != "" {
-		cmd = exec.Command("sh", append([]string{"-c", shell + `; exec "$0" "$@"`, bin}, args...)...)
+		cmd = exec.Command("sh",
+			append([]string{"-c", shell + `; exec "$0" "$@"`, bin}, args...)...)
 	} else {
 		cmd = exec.Command(bin, args...)
 	}
@@ -124,13 +125,21 @@ func hostileFixtures(t *testing.T, dir string) {
 		}
 		return -1
 	}
-	write("ok.csv", rows(60, 1, func(_ int, a, c float64) string { return fmt.Sprintf("%.4f,%.4f,%d\n", a, c, sign(a+c)) }))
-	write("big.csv", rows(60, 1e300, func(_ int, a, c float64) string { return fmt.Sprintf("%.6g,%.6g,%d\n", a, c, sign(a+c)) }))
+	write("ok.csv", rows(60, 1, func(_ int, a, c float64) string {
+		return fmt.Sprintf("%.4f,%.4f,%d\n", a, c, sign(a+c))
+	}))
+	write("big.csv", rows(60, 1e300, func(_ int, a, c float64) string {
+		return fmt.Sprintf("%.6g,%.6g,%d\n", a, c, sign(a+c))
+	}))
 	write("edge.csv", rows(40, 1, func(i int, a, c float64) string {
 		return fmt.Sprintf("%.6g,%.6g,%d\n", 1.7e308*float64(1-2*(i%2)), a, sign(a+c))
 	}))
-	write("reg.csv", rows(60, 1, func(_ int, a, c float64) string { return fmt.Sprintf("%.4f,%.4f,%.4f\n", a, c, math.Sin(a)+c) }))
-	write("ok.libsvm", rows(60, 1, func(_ int, a, c float64) string { return fmt.Sprintf("%d 1:%.4f 2:%.4f\n", sign(a+c), a, c) }))
+	write("reg.csv", rows(60, 1, func(_ int, a, c float64) string {
+		return fmt.Sprintf("%.4f,%.4f,%.4f\n", a, c, math.Sin(a)+c)
+	}))
+	write("ok.libsvm", rows(60, 1, func(_ int, a, c float64) string {
+		return fmt.Sprintf("%d 1:%.4f 2:%.4f\n", sign(a+c), a, c)
+	}))
 	write("mt.csv", rows(80, 1, func(i int, a, _ float64) string {
 		return fmt.Sprintf("%d,%.4f,%.4f\n", 1+i%2, a, math.Sin(a)+0.3*float64(i%2))
 	}))
@@ -148,8 +157,12 @@ func hostileFixtures(t *testing.T, dir string) {
 		}
 		return fmt.Sprintf("%d,%.6g,%s\n", 1+i%3, a, y)
 	}))
-	write("rows5k.csv", rows(5000, 1, func(i int, a, c float64) string { return fmt.Sprintf("%d,%.3f,%.3f\n", 1+i%2, a, c) }))
-	write("ybig.csv", rows(60, 1, func(_ int, a, c float64) string { return fmt.Sprintf("%.4f,%.6g\n", a, (a+0.1*c)*1e300) }))
+	write("rows5k.csv", rows(5000, 1, func(i int, a, c float64) string {
+		return fmt.Sprintf("%d,%.3f,%.3f\n", 1+i%2, a, c)
+	}))
+	write("ybig.csv", rows(60, 1, func(_ int, a, c float64) string {
+		return fmt.Sprintf("%.4f,%.6g\n", a, (a+0.1*c)*1e300)
+	}))
 	write("mtybig.csv", rows(60, 1, func(i int, a, c float64) string {
 		y := fmt.Sprintf("%.6g", (math.Sin(2*a)+0.2*float64(i%3)+0.1*c)*1e200)
 		if i%4 == 0 {
@@ -157,7 +170,9 @@ func hostileFixtures(t *testing.T, dir string) {
 		}
 		return fmt.Sprintf("%d,%.4f,%s\n", 1+i%3, a, y)
 	}))
-	write("mtcls.csv", rows(60, 1, func(i int, a, _ float64) string { return fmt.Sprintf("%d,%.4f,%d\n", 1+i%2, a, 5*(1+sign(a))) }))
+	write("mtcls.csv", rows(60, 1, func(i int, a, _ float64) string {
+		return fmt.Sprintf("%d,%.4f,%d\n", 1+i%2, a, 5*(1+sign(a)))
+	}))
 	write("mtreg-nolabel.csv", "1,0.1,?\n1,0.2,?\n2,0.3,1\n2,0.5,2\n")
 	write("pinwheel.csv", rows(40, 1, func(i int, a, c float64) string {
 		cls := i % 2
@@ -224,7 +239,9 @@ func hostileFixtures(t *testing.T, dir string) {
 	write("blank.csv", strings.Repeat("\n", 2<<20)+"1,2,1\n3,4,-1\n")
 	write("comment-run.csv", strings.Repeat("# a comment line\n", 1<<17)+"1,2,1\n")
 	write("spaces.json", strings.Repeat(" ", 2<<20)+"{}")
-	write("ytiny.csv", rows(60, 1, func(_ int, a, c float64) string { return fmt.Sprintf("%.4f,%.6g\n", a, (a+0.1*c)*1e-200) }))
+	write("ytiny.csv", rows(60, 1, func(_ int, a, c float64) string {
+		return fmt.Sprintf("%.4f,%.6g\n", a, (a+0.1*c)*1e-200)
+	}))
 	write("model.txt", "this is not a model\n")
 	write("array.json", "[1,2,3]\n")
 	write("trunc.json", `{"format":"ivm-model/1","task":"bin`)
@@ -255,7 +272,8 @@ func hostileFixtures(t *testing.T, dir string) {
 		{"train", "-quiet", "-iters", "0", "bin30.libsvm", "bin30.json"},
 		{"train", "-quiet", "-iters", "0", "-noise", "gaussian", "reg.csv", "reg.json"},
 		{"train", "-quiet", "-iters", "0", "-tasks", "-task-col", "first", "mt.csv", "mt.json"},
-		{"train", "-quiet", "-iters", "0", "-tasks", "-task-col", "first", "mtcls.csv", "mtcls.json"},
+		{"train", "-quiet", "-iters", "0", "-tasks", "-task-col", "first",
+			"mtcls.csv", "mtcls.json"},
 		{"train", "-quiet", "big.csv", "big.json"},
 		{"train", "-quiet", "-iters", "0", "ybig.csv", "ybig.json"},
 	} {
@@ -276,18 +294,34 @@ func hostileFixtures(t *testing.T, dir string) {
 		out, _ := json.Marshal(m)
 		write(name, string(out))
 	}
-	firstTask := func(m map[string]any) map[string]any { return m["tasks"].([]any)[0].(map[string]any) }
-	edit("ok.json", "neg-site.json", func(m map[string]any) { m["site_precision"].([]any)[0] = -2.5 })
-	edit("ok.json", "zero-site.json", func(m map[string]any) { m["site_precision"].([]any)[1] = 0.0 })
-	edit("ok.json", "dim-huge.json", func(m map[string]any) { m["input_dim"] = 4611686018427387904.0 })
+	firstTask := func(m map[string]any) map[string]any {
+		return m["tasks"].([]any)[0].(map[string]any)
+	}
+	edit("ok.json", "neg-site.json", func(m map[string]any) {
+		m["site_precision"].([]any)[0] = -2.5
+	})
+	edit("ok.json", "zero-site.json", func(m map[string]any) {
+		m["site_precision"].([]any)[1] = 0.0
+	})
+	edit("ok.json", "dim-huge.json", func(m map[string]any) {
+		m["input_dim"] = 4611686018427387904.0
+	})
 	edit("ok.json", "dim-3.json", func(m map[string]any) { m["input_dim"] = 3.0 })
 	edit("ok.json", "short-sites.json", func(m map[string]any) { m["site_mean"] = []any{1.0} })
-	edit("mt.json", "mt-dim62.json", func(m map[string]any) { m["input_dim"] = 4611686018427387904.0 })
+	edit("mt.json", "mt-dim62.json", func(m map[string]any) {
+		m["input_dim"] = 4611686018427387904.0
+	})
 	edit("mt.json", "mt-dim1e12.json", func(m map[string]any) { m["input_dim"] = 1e12 })
 	edit("mt.json", "mt-dim2.json", func(m map[string]any) { m["input_dim"] = 2.0 })
-	edit("mt.json", "mt-negsite.json", func(m map[string]any) { firstTask(m)["site_precision"].([]any)[0] = -2.5 })
-	edit("mt.json", "mt-row.json", func(m map[string]any) { m["active"].([]any)[0].(map[string]any)["row"] = -3.0 })
-	edit("mt.json", "mt-dup.json", func(m map[string]any) { m["tasks"].([]any)[1].(map[string]any)["name"] = firstTask(m)["name"] })
+	edit("mt.json", "mt-negsite.json", func(m map[string]any) {
+		firstTask(m)["site_precision"].([]any)[0] = -2.5
+	})
+	edit("mt.json", "mt-row.json", func(m map[string]any) {
+		m["active"].([]any)[0].(map[string]any)["row"] = -3.0
+	})
+	edit("mt.json", "mt-dup.json", func(m map[string]any) {
+		m["tasks"].([]any)[1].(map[string]any)["name"] = firstTask(m)["name"]
+	})
 	edit("mt.json", "mt-labels.json", func(m map[string]any) { m["labels"] = []any{3.0, 1.0} })
 	edit("mt.json", "mt-format.json", func(m map[string]any) { m["format"] = "ivm-mtmodel/9" })
 }
@@ -306,15 +340,22 @@ type hostileCase struct {
 // hostileCases are the cases, by command. "{d}" stands for the fixture folder.
 var hostileCases = map[string][]hostileCase{
 	"train": {
-		{args: a("train", "/dev/zero", "m.json"), code: 1, msg: "line 1 is longer than 16777216 bytes"},
-		{args: a("train", "bomb.csv.gz", "m.json"), code: 1, msg: "line 1 is longer than 16777216 bytes"},
-		{args: a("train", "-max-mem", "16M", "bombrows.csv.gz", "m.json"), code: 1, msg: "the input matrix passes the limit of 699050 values"},
-		{args: a("train", "index2m.libsvm", "m.json"), code: 1, msg: "line 45: 45 rows × 2000000 features exceeds the limit of 89478485 values"},
+		{args: a("train", "/dev/zero", "m.json"), code: 1,
+			msg: "line 1 is longer than 16777216 bytes"},
+		{args: a("train", "bomb.csv.gz", "m.json"), code: 1,
+			msg: "line 1 is longer than 16777216 bytes"},
+		{args: a("train", "-max-mem", "16M", "bombrows.csv.gz", "m.json"), code: 1,
+			msg: "the input matrix passes the limit of 699050 values"},
+		{args: a("train", "index2m.libsvm", "m.json"), code: 1,
+			msg: "line 45: 45 rows × 2000000 features exceeds the limit of 89478485 values"},
 		{args: a("train", "index2g.libsvm", "m.json"), code: 1, msg: "bad feature index"},
-		{args: a("train", "-max-mem", "256M", "index300k.libsvm", "m.json"), code: 1, msg: "rows × 300000 features exceeds the limit"},
+		{args: a("train", "-max-mem", "256M", "index300k.libsvm", "m.json"), code: 1,
+			msg: "rows × 300000 features exceeds the limit"},
 		{args: a("train", "longline.csv", "m.json"), code: 1, msg: "is not finite"},
-		{args: a("train", "-max-mem", "64M", "longline.csv", "m.json"), code: 1, msg: "line 1 is longer than 524288 bytes"},
-		{args: a("train", "cr.csv", "m.json"), code: 1, msg: "line 1: holds a carriage return inside the line"},
+		{args: a("train", "-max-mem", "64M", "longline.csv", "m.json"), code: 1,
+			msg: "line 1 is longer than 524288 bytes"},
+		{args: a("train", "cr.csv", "m.json"), code: 1,
+			msg: "line 1: holds a carriage return inside the line"},
 		{args: a("train", "utf16.csv", "m.json"), code: 1, msg: "UTF-16 text"},
 		{args: a("train", "utf16nobom.csv", "m.json"), code: 1, msg: "holds a NUL byte"},
 		{args: a("train", "binary.dat", "m.json"), code: 1, msg: "holds a NUL byte"},
@@ -328,124 +369,209 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("train", "hugeval.csv", "m.json"), code: 1, msg: "is not finite"},
 		{args: a("train", "missing.csv", "m.json"), code: 1, msg: "no such file or directory"},
 		{args: a("train", "sub", "m.json"), code: 1, msg: "sub: is a directory, not a data file"},
-		{args: a("train", "ok.csv", "ok.csv"), code: 1, msg: "ok.csv is both an input and an output"},
-		{args: a("train", "ok.csv", "ok-link.csv"), code: 1, msg: "ok-link.csv is both an input and an output"},
+		{args: a("train", "ok.csv", "ok.csv"), code: 1,
+			msg: "ok.csv is both an input and an output"},
+		{args: a("train", "ok.csv", "ok-link.csv"), code: 1,
+			msg: "ok-link.csv is both an input and an output"},
 		{args: a("train", "ok.csv", "./ok.csv"), code: 1, msg: "is both an input and an output"},
 		{args: a("train", "ok.csv", "sub"), code: 1, msg: "cannot write sub: it is a directory"},
 		{args: a("train", "ok.csv", "nodir/m.json"), code: 1, msg: "no such directory nodir"},
 		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "/dev/null"), code: 0},
-		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "-"), code: 0, out: `"format": "ivm-model/1"`},
-		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "/dev/stdout"), code: 0, out: `"format": "ivm-model/1"`},
-		{args: a("train", "-iters", "0", "ok.csv", "-"), code: 0, msg: "-: binary", out: `"format": "ivm-model/1"`},
-		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "m.json"), code: 0, creates: a("m.json")},
+		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "-"), code: 0,
+			out: `"format": "ivm-model/1"`},
+		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "/dev/stdout"), code: 0,
+			out: `"format": "ivm-model/1"`},
+		{args: a("train", "-iters", "0", "ok.csv", "-"), code: 0, msg: "-: binary",
+			out: `"format": "ivm-model/1"`},
+		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "m.json"), code: 0,
+			creates: a("m.json")},
 		{args: a("train", "-quiet", "big.csv", "m.json"), code: 0, creates: a("m.json")},
-		{args: a("train", "-quiet", "-scale", "minmax", "big.csv", "m.json"), code: 0, creates: a("m.json")},
-		{args: a("train", "-quiet", "-iters", "0", "edge.csv", "m.json"), code: 0, creates: a("m.json")},
-		{args: a("train", "ybig.csv", "m.json"), code: 1, msg: "and their squares overflow: rescale the target column"},
-		{args: a("train", "-quiet", "-iters", "0", "ybig.csv", "m.json"), code: 0, creates: a("m.json")},
-		{args: a("train", "-workers", "-1", "ok.csv", "m.json"), code: 1, msg: "-workers -1: want 0"},
-		{args: a("train", "-workers", "100000", "ok.csv", "m.json"), code: 1, msg: "-workers 100000: want 0"},
-		{args: a("train", "-max-mem", "1K", "ok.csv", "m.json"), code: 2, msg: `invalid value "1K" for flag -max-mem`},
-		{args: a("train", "-max-mem", "lots", "ok.csv", "m.json"), code: 2, msg: `invalid value "lots" for flag -max-mem`},
-		{args: a("train", "-max-mem", "8M", "rows5k.csv", "m.json"), code: 1, msg: "training on 5000 rows of 2 inputs needs about"},
-		{args: a("train", "-tasks", "-task-col", "first", "-max-mem", "16M", "rows5k.csv", "m.json"), code: 1, msg: "training on 5000 rows of 1 inputs needs about"},
-		{args: a("train", "-tasks", "ok.csv", "m.json"), code: 1, msg: "multi-task training needs a task label on every row"},
-		{args: a("train", "-tasks", "-task-col", "first", "-quiet", "-iters", "0", "mt.csv", "m.json"), code: 0, creates: a("m.json")},
-		{args: a("train", "-tasks", "-task-col", "first", "-quiet", "-iters", "1", "-kiters", "5", "-optimizer", "lbfgs", "mt.csv", "m.json"), code: 0, creates: a("m.json")},
-		{args: a("train", "-tasks", "-task-col", "first", "-seed", "3", "mt.csv", "m.json"), code: 1, msg: "-seed is not available with -tasks"},
-		{args: a("train", "-tasks", "-task-col", "first", "-heldout", "10", "mt.csv", "m.json"), code: 1, msg: "-heldout is not available with -tasks"},
-		{args: a("train", "-tasks", "-task-col", "first", "-refine", "mt.csv", "m.json"), code: 1, msg: "-refine is not available with -tasks"},
-		{args: a("train", "-tasks", "-task-col", "first", "-gamma", "split", "mt.csv", "m.json"), code: 1, msg: "-gamma is not available with -tasks"},
-		{args: a("train", "-tasks", "-task-col", "first", "-objective", "full", "mt.csv", "m.json"), code: 1, msg: "-objective full is not available with -tasks"},
-		{args: a("train", "-tasks", "-task-col", "first", "-quiet", "-iters", "1", "-kiters", "3", "-objective", "fixed", "mt.csv", "m.json"), code: 0, creates: a("m.json")},
-		{args: a("train", "-tasks", "-task-col", "first", "-quiet", "-iters", "0", "mt.csv", "-"), code: 0, out: `"ivm-mtmodel/1"`},
-		{args: a("train", "-tasks", "-task-col", "first", "mt.csv", "mt.csv"), code: 1, msg: "is both an input and an output"},
-		{args: a("train", "-kernel", "bias(1)", "ok.csv", "m.json"), code: 1, msg: "bias: arguments are named, e.g. bias(variance=1)"},
-		{args: a("train", "-kernel", "rbf(gamma=1e400)", "ok.csv", "m.json"), code: 1, msg: "rbf: gamma"},
+		{args: a("train", "-quiet", "-scale", "minmax", "big.csv", "m.json"), code: 0,
+			creates: a("m.json")},
+		{args: a("train", "-quiet", "-iters", "0", "edge.csv", "m.json"), code: 0,
+			creates: a("m.json")},
+		{args: a("train", "ybig.csv", "m.json"), code: 1,
+			msg: "and their squares overflow: rescale the target column"},
+		{args: a("train", "-quiet", "-iters", "0", "ybig.csv", "m.json"), code: 0,
+			creates: a("m.json")},
+		{args: a("train", "-workers", "-1", "ok.csv", "m.json"), code: 1,
+			msg: "-workers -1: want 0"},
+		{args: a("train", "-workers", "100000", "ok.csv", "m.json"), code: 1,
+			msg: "-workers 100000: want 0"},
+		{args: a("train", "-max-mem", "1K", "ok.csv", "m.json"), code: 2,
+			msg: `invalid value "1K" for flag -max-mem`},
+		{args: a("train", "-max-mem", "lots", "ok.csv", "m.json"), code: 2,
+			msg: `invalid value "lots" for flag -max-mem`},
+		{args: a("train", "-max-mem", "8M", "rows5k.csv", "m.json"), code: 1,
+			msg: "training on 5000 rows of 2 inputs needs about"},
+		{args: a("train", "-tasks", "-task-col", "first", "-max-mem", "16M",
+			"rows5k.csv", "m.json"), code: 1, msg: "training on 5000 rows of 1 inputs needs about"},
+		{args: a("train", "-tasks", "ok.csv", "m.json"), code: 1,
+			msg: "multi-task training needs a task label on every row"},
+		{args: a("train", "-tasks", "-task-col", "first", "-quiet", "-iters", "0",
+			"mt.csv", "m.json"), code: 0, creates: a("m.json")},
+		{args: a("train", "-tasks", "-task-col", "first", "-quiet", "-iters", "1", "-kiters", "5",
+			"-optimizer", "lbfgs", "mt.csv", "m.json"), code: 0, creates: a("m.json")},
+		{args: a("train", "-tasks", "-task-col", "first", "-seed", "3", "mt.csv", "m.json"),
+			code: 1, msg: "-seed is not available with -tasks"},
+		{args: a("train", "-tasks", "-task-col", "first", "-heldout", "10", "mt.csv", "m.json"),
+			code: 1, msg: "-heldout is not available with -tasks"},
+		{args: a("train", "-tasks", "-task-col", "first", "-refine", "mt.csv", "m.json"), code: 1,
+			msg: "-refine is not available with -tasks"},
+		{args: a("train", "-tasks", "-task-col", "first", "-gamma", "split", "mt.csv", "m.json"),
+			code: 1, msg: "-gamma is not available with -tasks"},
+		{args: a("train", "-tasks", "-task-col", "first", "-objective", "full", "mt.csv", "m.json"),
+			code: 1, msg: "-objective full is not available with -tasks"},
+		{args: a("train", "-tasks", "-task-col", "first", "-quiet", "-iters", "1", "-kiters", "3",
+			"-objective", "fixed", "mt.csv", "m.json"), code: 0, creates: a("m.json")},
+		{args: a("train", "-tasks", "-task-col", "first", "-quiet", "-iters", "0", "mt.csv", "-"),
+			code: 0, out: `"ivm-mtmodel/1"`},
+		{args: a("train", "-tasks", "-task-col", "first", "mt.csv", "mt.csv"), code: 1,
+			msg: "is both an input and an output"},
+		{args: a("train", "-kernel", "bias(1)", "ok.csv", "m.json"), code: 1,
+			msg: "bias: arguments are named, e.g. bias(variance=1)"},
+		{args: a("train", "-kernel", "rbf(gamma=1e400)", "ok.csv", "m.json"), code: 1,
+			msg: "rbf: gamma"},
 		{args: a("train", "-kernel", "rbf(", "ok.csv", "m.json"), code: 1, msg: "spec"},
 		{args: a("train", "-d", "-3", "ok.csv", "m.json"), code: 1, msg: "-d -3"},
 		{args: a("train", "-iters", "-5", "ok.csv", "m.json"), code: 1, msg: "-iters must be"},
 		{args: a("train", "-label-col", "0", "ok.csv", "m.json"), code: 1, msg: "bad label column"},
-		{args: a("train", "-label-col", "9", "ok.csv", "m.json"), code: 1, msg: "label column 9 out of range"},
+		{args: a("train", "-label-col", "9", "ok.csv", "m.json"), code: 1,
+			msg: "label column 9 out of range"},
 		{args: a("train", "-task-col", "0", "ok.csv", "m.json"), code: 1, msg: "bad task column"},
 		{args: a("train", "-format", "xml", "ok.csv", "m.json"), code: 1, msg: "unknown format"},
 		{args: a("train", "-noise", "magic", "ok.csv", "m.json"), code: 1, msg: `-noise "magic"`},
-		{args: a("train", "-optimizer", "newton", "ok.csv", "m.json"), code: 1, msg: `-optimizer "newton"`},
+		{args: a("train", "-optimizer", "newton", "ok.csv", "m.json"), code: 1,
+			msg: `-optimizer "newton"`},
 		{args: a("train", "ok.csv"), code: 2, msg: "Usage: ivm train"},
 		{args: a("train", "ok.csv", "m.json", "extra"), code: 2, msg: "Usage: ivm train"},
-		{args: a("train", "-bogus", "ok.csv", "m.json"), code: 2, msg: "flag provided but not defined: -bogus"},
+		{args: a("train", "-bogus", "ok.csv", "m.json"), code: 2,
+			msg: "flag provided but not defined: -bogus"},
 		// Issue 48: digit separators, endless blank lines, iteration caps, standard input,
 		// target scales, outputs that are inputs under another name.
-		{args: a("train", "underscore.csv", "m.json"), code: 1, msg: `feature "1_000" is not a number`},
-		{args: a("train", "blank.csv", "m.json"), code: 1, msg: "line 1048577: more than 1048576 bytes of blank or comment lines"},
-		{args: a("train", "comment-run.csv", "m.json"), code: 1, msg: "bytes of blank or comment lines in a row"},
-		{args: a("train", "-iters", "1000000000", "ok.csv", "m.json"), code: 1, msg: "-iters 1000000000: want at most 100000"},
-		{args: a("train", "-kiters", "1000000000", "ok.csv", "m.json"), code: 1, msg: "-kiters 1000000000: want at most"},
-		{args: a("train", "-method", "sstr", "-iters", "1000000000", "reg.csv", "m.json"), code: 1, msg: "-iters 1000000000: want at most"},
+		{args: a("train", "underscore.csv", "m.json"), code: 1,
+			msg: `feature "1_000" is not a number`},
+		{args: a("train", "blank.csv", "m.json"), code: 1,
+			msg: "line 1048577: more than 1048576 bytes of blank or comment lines"},
+		{args: a("train", "comment-run.csv", "m.json"), code: 1,
+			msg: "bytes of blank or comment lines in a row"},
+		{args: a("train", "-iters", "1000000000", "ok.csv", "m.json"), code: 1,
+			msg: "-iters 1000000000: want at most 100000"},
+		{args: a("train", "-kiters", "1000000000", "ok.csv", "m.json"), code: 1,
+			msg: "-kiters 1000000000: want at most"},
+		{args: a("train", "-method", "sstr", "-iters", "1000000000", "reg.csv", "m.json"), code: 1,
+			msg: "-iters 1000000000: want at most"},
 		{args: a("train", "-", "m.json"), code: 1, msg: "-: no data rows"},
-		{args: a("train", "-quiet", "ytiny.csv", "m.json"), code: 1, msg: "in magnitude and their squares underflow: rescale the target column"},
-		{args: a("train", "-method", "sstr", "ybig.csv", "m.json"), code: 1, msg: "and their squares overflow: rescale the target column"},
-		{args: a("train", "-quiet", "-method", "ssmtr", "-task-col", "first", "mtybig.csv", "m.json"), code: 1, msg: "squares overflow"},
-		{args: a("train", "ok.csv", "/proc/self/cwd/ok.csv"), code: 1, msg: "it is the input ok.csv"},
-		{args: a("train", "ok-link.csv", "/proc/self/cwd/ok.csv"), code: 1, msg: "it is the input ok-link.csv"},
-		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "/proc/self/cwd/m.json"), code: 0, creates: a("m.json")},
-		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "/dev/full"), code: 1, msg: "write /dev/full: no space left on device"},
+		{args: a("train", "-quiet", "ytiny.csv", "m.json"), code: 1,
+			msg: "in magnitude and their squares underflow: rescale the target column"},
+		{args: a("train", "-method", "sstr", "ybig.csv", "m.json"), code: 1,
+			msg: "and their squares overflow: rescale the target column"},
+		{args: a("train", "-quiet", "-method", "ssmtr", "-task-col", "first",
+			"mtybig.csv", "m.json"), code: 1, msg: "squares overflow"},
+		{args: a("train", "ok.csv", "/proc/self/cwd/ok.csv"), code: 1,
+			msg: "it is the input ok.csv"},
+		{args: a("train", "ok-link.csv", "/proc/self/cwd/ok.csv"), code: 1,
+			msg: "it is the input ok-link.csv"},
+		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "/proc/self/cwd/m.json"), code: 0,
+			creates: a("m.json")},
+		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "/dev/full"), code: 1,
+			msg: "write /dev/full: no space left on device"},
 		{args: a("train", "/dev/urandom", "m.json"), code: 1, msg: "ivm train: /dev/urandom: "},
-		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "/dev/stdin"), code: 0}, // /dev/null here: written in place
+		{args: a("train", "-quiet", "-iters", "0", "ok.csv", "/dev/stdin"),
+			code: 0}, // /dev/null here: written in place
 	},
 	"predict": {
-		{args: a("predict", "ok.csv", "/dev/zero"), code: 1, msg: "/dev/zero: not a readable model file: it starts with a NUL byte (binary data), not an object"},
+		{args: a("predict", "ok.csv", "/dev/zero"), code: 1,
+			msg: "/dev/zero: not a readable model file: it starts with a NUL byte (binary data), " +
+				"not an object"},
 		{args: a("predict", "/dev/zero", "ok.json"), code: 1, msg: "line 1 is longer than"},
-		{args: a("predict", "ok.csv", "sub"), code: 1, msg: "sub: is a directory, not a model file"},
-		{args: a("predict", "ok.csv", "ok.csv"), code: 1, msg: "it starts with a number (a data file?)"},
+		{args: a("predict", "ok.csv", "sub"), code: 1,
+			msg: "sub: is a directory, not a model file"},
+		{args: a("predict", "ok.csv", "ok.csv"), code: 1,
+			msg: "it starts with a number (a data file?)"},
 		{args: a("predict", "ok.csv", "model.txt"), code: 1, msg: `it starts with 't'`},
 		{args: a("predict", "ok.csv", "array.json"), code: 1, msg: "a JSON array, not an object"},
 		{args: a("predict", "ok.csv", "empty.csv"), code: 1, msg: "it is empty"},
 		{args: a("predict", "ok.csv", "trunc.json"), code: 1, msg: "it ends early (truncated?)"},
-		{args: a("predict", "ok.csv", "future.json"), code: 1, msg: "not supported by this version"},
+		{args: a("predict", "ok.csv", "future.json"), code: 1,
+			msg: "not supported by this version"},
 		{args: a("predict", "ok.csv", "missing.json"), code: 1, msg: "no such file or directory"},
-		{args: a("predict", "ok.csv", "neg-site.json"), code: 1, msg: "active point 0 has site precision -2.5, which the probit noise model (log-concave) cannot give"},
-		{args: a("predict", "ok.csv", "zero-site.json"), code: 1, msg: "active point 1 has site precision 0"},
+		{args: a("predict", "ok.csv", "neg-site.json"), code: 1,
+			msg: "active point 0 has site precision -2.5, which the probit noise model " +
+				"(log-concave) cannot give"},
+		{args: a("predict", "ok.csv", "zero-site.json"), code: 1,
+			msg: "active point 1 has site precision 0"},
 		{args: a("predict", "ok.csv", "dim-huge.json"), code: 1, msg: "input dimension"},
-		{args: a("predict", "ok.csv", "dim-3.json"), code: 1, msg: "kernel is for 2 inputs, the model has 3"},
+		{args: a("predict", "ok.csv", "dim-3.json"), code: 1,
+			msg: "kernel is for 2 inputs, the model has 3"},
 		{args: a("predict", "ok.csv", "short-sites.json"), code: 1, msg: "site means"},
-		{args: a("predict", "-task-col", "first", "mt.csv", "mt-dim62.json"), code: 1, msg: "input_dim 46116860184273880"},
-		{args: a("predict", "-task-col", "first", "mt.csv", "mt-dim1e12.json"), code: 1, msg: "input_dim 1000000000000"},
-		{args: a("predict", "-task-col", "first", "mt.csv", "mt-dim2.json"), code: 1, msg: "the kernel is for 1 inputs, input_dim says 2"},
-		{args: a("predict", "-task-col", "first", "mt.csv", "mt-negsite.json"), code: 1, msg: "site precision -2.5"},
+		{args: a("predict", "-task-col", "first", "mt.csv", "mt-dim62.json"), code: 1,
+			msg: "input_dim 46116860184273880"},
+		{args: a("predict", "-task-col", "first", "mt.csv", "mt-dim1e12.json"), code: 1,
+			msg: "input_dim 1000000000000"},
+		{args: a("predict", "-task-col", "first", "mt.csv", "mt-dim2.json"), code: 1,
+			msg: "the kernel is for 1 inputs, input_dim says 2"},
+		{args: a("predict", "-task-col", "first", "mt.csv", "mt-negsite.json"), code: 1,
+			msg: "site precision -2.5"},
 		{args: a("predict", "-task-col", "first", "mt.csv", "mt-row.json"), code: 1, msg: "row -3"},
-		{args: a("predict", "-task-col", "first", "mt.csv", "mt-dup.json"), code: 1, msg: "appears twice"},
-		{args: a("predict", "-task-col", "first", "mt.csv", "mt-labels.json"), code: 1, msg: "want two labels, the smaller first"},
-		{args: a("predict", "-task-col", "first", "mt.csv", "mt-format.json"), code: 1, msg: `model format "ivm-mtmodel/9" is not supported by this version (it reads "ivm-mtmodel/1")`},
-		{args: a("predict", "-task-col", "first", "mt.csv", "mtbad-task.json"), code: 1, msg: "field input_dim: missing"},
-		{args: a("predict", "mt.csv", "mt.json"), code: 1, msg: "multi-task model: name the task column with -task-col"},
-		{args: a("predict", "-task-col", "first", "mtreg.csv", "mt.json"), code: 1, msg: `task "3" is not in the model`},
-		{args: a("predict", "-task-col", "first", "mt.csv", "mt.json"), code: 0, out: "Mean squared error"},
-		{args: a("predict", "-task-col", "first", "mtcls.csv", "mtcls.json"), code: 0, out: "Accuracy = "},
-		{args: a("predict", "-task-col", "first", "mt.csv", "mtcls.json"), code: 0, msg: "no label of mt.csv is one of the model's classes (0 10)"},
-		{args: a("predict", "digits64.libsvm", "bin30.json"), code: 0, msg: "has features up to index 64, the model takes 30 inputs: 34 dropped", out: "Accuracy = 0% (0/40)"},
-		{args: a("predict", "digits64.libsvm", "bin30.json"), code: 0, msg: "no label of digits64.libsvm is one of the model's classes (-1 1)"},
-		{args: a("predict", "wide.csv", "ok.json"), code: 1, msg: "3 input columns besides the label, expected 2"},
-		{args: a("predict", "ok.csv", "ok.json", "ok.json"), code: 1, msg: "ok.json is both an input and an output"},
-		{args: a("predict", "ok.csv", "ok.json", "ok.csv"), code: 1, msg: "ok.csv is both an input and an output"},
-		{args: a("predict", "ok.csv", "ok.json", "ok-link.csv"), code: 1, msg: "ok-link.csv is both an input and an output"},
-		{args: a("predict", "ok.csv", "ok.json", "sub"), code: 1, msg: "cannot write sub: it is a directory"},
-		{args: a("predict", "ok.csv", "ok.json", "nodir/p.txt"), code: 1, msg: "no such directory nodir"},
+		{args: a("predict", "-task-col", "first", "mt.csv", "mt-dup.json"), code: 1,
+			msg: "appears twice"},
+		{args: a("predict", "-task-col", "first", "mt.csv", "mt-labels.json"), code: 1,
+			msg: "want two labels, the smaller first"},
+		{args: a("predict", "-task-col", "first", "mt.csv", "mt-format.json"), code: 1,
+			msg: `model format "ivm-mtmodel/9" is not supported by this version ` +
+				`(it reads "ivm-mtmodel/1")`},
+		{args: a("predict", "-task-col", "first", "mt.csv", "mtbad-task.json"), code: 1,
+			msg: "field input_dim: missing"},
+		{args: a("predict", "mt.csv", "mt.json"), code: 1,
+			msg: "multi-task model: name the task column with -task-col"},
+		{args: a("predict", "-task-col", "first", "mtreg.csv", "mt.json"), code: 1,
+			msg: `task "3" is not in the model`},
+		{args: a("predict", "-task-col", "first", "mt.csv", "mt.json"), code: 0,
+			out: "Mean squared error"},
+		{args: a("predict", "-task-col", "first", "mtcls.csv", "mtcls.json"), code: 0,
+			out: "Accuracy = "},
+		{args: a("predict", "-task-col", "first", "mt.csv", "mtcls.json"), code: 0,
+			msg: "no label of mt.csv is one of the model's classes (0 10)"},
+		{args: a("predict", "digits64.libsvm", "bin30.json"), code: 0,
+			msg: "has features up to index 64, the model takes 30 inputs: 34 dropped",
+			out: "Accuracy = 0% (0/40)"},
+		{args: a("predict", "digits64.libsvm", "bin30.json"), code: 0,
+			msg: "no label of digits64.libsvm is one of the model's classes (-1 1)"},
+		{args: a("predict", "wide.csv", "ok.json"), code: 1,
+			msg: "3 input columns besides the label, expected 2"},
+		{args: a("predict", "ok.csv", "ok.json", "ok.json"), code: 1,
+			msg: "ok.json is both an input and an output"},
+		{args: a("predict", "ok.csv", "ok.json", "ok.csv"), code: 1,
+			msg: "ok.csv is both an input and an output"},
+		{args: a("predict", "ok.csv", "ok.json", "ok-link.csv"), code: 1,
+			msg: "ok-link.csv is both an input and an output"},
+		{args: a("predict", "ok.csv", "ok.json", "sub"), code: 1,
+			msg: "cannot write sub: it is a directory"},
+		{args: a("predict", "ok.csv", "ok.json", "nodir/p.txt"), code: 1,
+			msg: "no such directory nodir"},
 		{args: a("predict", "ok.csv", "ok.json", "/dev/null"), code: 0, out: "Accuracy"},
 		{args: a("predict", "ok.csv", "ok.json", "-"), code: 0, msg: "Accuracy", out: "\n-1\n"},
 		{args: a("predict", "ok.csv", "ok.json", "/dev/stdout"), code: 0, out: "\n-1\n"},
 		{args: a("predict", "-quiet", "ok.csv", "ok.json", "/dev/stderr"), code: 0, msg: "\n-1\n"},
-		{args: a("predict", "ok.csv", "ok.json", "p.txt"), code: 0, out: "Accuracy", creates: a("p.txt")},
-		{args: a("predict", "-prob", "-task-col", "first", "mt.csv", "mt.json", "p.txt"), code: 0, creates: a("p.txt")},
+		{args: a("predict", "ok.csv", "ok.json", "p.txt"), code: 0, out: "Accuracy",
+			creates: a("p.txt")},
+		{args: a("predict", "-prob", "-task-col", "first", "mt.csv", "mt.json", "p.txt"), code: 0,
+			creates: a("p.txt")},
 		{args: a("predict", "-max-mem", "1M", "ok.csv", "ok.json"), code: 0, out: "Accuracy"},
 		{args: a("predict", "big.csv", "big.json"), code: 0, out: "Accuracy = "},
-		{args: a("predict", "ybig.csv", "ybig.json"), code: 0, out: "Squared correlation coefficient = 0.9"},
+		{args: a("predict", "ybig.csv", "ybig.json"), code: 0,
+			out: "Squared correlation coefficient = 0.9"},
 		{args: a("predict", "ok.csv", "ok.json", "a", "b"), code: 2, msg: "Usage: ivm predict"},
-		{args: a("predict", "ok.csv", "ok.json", "/proc/self/cwd/ok.json"), code: 1, msg: "it is the input ok.json"},
-		{args: a("predict", "ok.csv", "ok.json", "/proc/self/cwd/ok-link.csv"), code: 1, msg: "it is the input ok.csv"},
+		{args: a("predict", "ok.csv", "ok.json", "/proc/self/cwd/ok.json"), code: 1,
+			msg: "it is the input ok.json"},
+		{args: a("predict", "ok.csv", "ok.json", "/proc/self/cwd/ok-link.csv"), code: 1,
+			msg: "it is the input ok.csv"},
 		{args: a("predict", "-", "ok.json"), code: 1, msg: "-: no data rows"},
-		{args: a("predict", "ok.csv", "ok.json", "/dev/full"), code: 1, msg: "no space left on device"},
-		{args: a("predict", "ok.csv", "spaces.json"), code: 1, msg: "more than 1048576 bytes of white space before its first '{'"},
+		{args: a("predict", "ok.csv", "ok.json", "/dev/full"), code: 1,
+			msg: "no space left on device"},
+		{args: a("predict", "ok.csv", "spaces.json"), code: 1,
+			msg: "more than 1048576 bytes of white space before its first '{'"},
 	},
 	"info": {
 		{args: a("info", "/dev/zero"), code: 1, msg: "it starts with a NUL byte"},
@@ -472,53 +598,79 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("info", "ok.json", "mt.json"), code: 2, msg: "Usage: ivm info"},
 	},
 	"plot": {
-		{args: a("plot", "-grid", "1000000", "-o", "f.png", "ok.json"), code: 1, msg: "-grid 1000000: want 3 to 500"},
+		{args: a("plot", "-grid", "1000000", "-o", "f.png", "ok.json"), code: 1,
+			msg: "-grid 1000000: want 3 to 500"},
 		{args: a("plot", "-grid", "-1", "-o", "f.png", "ok.json"), code: 1, msg: "-grid -1"},
-		{args: a("plot", "-grid", "1", "-o", "f.png", "ok.json"), code: 1, msg: "-grid 1: want 3 to 500"},
-		{args: a("plot", "-h", "0.001mm", "-o", "f.png", "ok.json"), code: 1, msg: "-h 0.0001cm: a figure needs at least 1cm a side"},
+		{args: a("plot", "-grid", "1", "-o", "f.png", "ok.json"), code: 1,
+			msg: "-grid 1: want 3 to 500"},
+		{args: a("plot", "-h", "0.001mm", "-o", "f.png", "ok.json"), code: 1,
+			msg: "-h 0.0001cm: a figure needs at least 1cm a side"},
 		{args: a("plot", "-w", "0.5cm", "-o", "f.png", "ok.json"), code: 1, msg: "-w 0.5cm"},
-		{args: a("plot", "-w", "100000cm", "-o", "f.png", "ok.json"), code: 1, msg: "larger than 100 inches"},
-		{args: a("plot", "-h", "200cm", "-o", "f.png", "ok.json"), code: 1, msg: "at most 100cm a side"},
-		{args: a("plot", "-o", "f.txt", "ok.json"), code: 1, msg: "the figure's format comes from its extension"},
+		{args: a("plot", "-w", "100000cm", "-o", "f.png", "ok.json"), code: 1,
+			msg: "larger than 100 inches"},
+		{args: a("plot", "-h", "200cm", "-o", "f.png", "ok.json"), code: 1,
+			msg: "at most 100cm a side"},
+		{args: a("plot", "-o", "f.txt", "ok.json"), code: 1,
+			msg: "the figure's format comes from its extension"},
 		{args: a("plot", "-o", "sub", "ok.json"), code: 1, msg: "extension"},
 		{args: a("plot", "-o", "ok.json.png", "ok.json"), code: 0, creates: a("ok.json.png")},
 		{args: a("plot", "-o", "/dev/null", "ok.json"), code: 1, msg: "extension"},
 		{args: a("plot", "-quiet", "-o", "-", "ok.json"), code: 0, out: "\x89PNG"},
-		{args: a("plot", "-quiet", "-o", "f.png", "ok.json", "ok.csv"), code: 0, creates: a("f.png")},
+		{args: a("plot", "-quiet", "-o", "f.png", "ok.json", "ok.csv"), code: 0,
+			creates: a("f.png")},
 		{args: a("plot", "-quiet", "ok.json"), code: 0, creates: a("ok.png")},
 		{args: a("plot", "-o", "f.png", "/dev/zero"), code: 1, msg: "NUL byte"},
 		{args: a("plot", "-o", "f.png", "mt-dim62.json"), code: 1, msg: "input_dim"},
-		{args: a("plot", "-o", "f.png", "mt-dim2.json"), code: 1, msg: "the kernel is for 1 inputs"},
-		{args: a("plot", "-trace", "-o", "f.png", "mt.json"), code: 1, msg: "mt.json is a multi-task model: -trace and -model are for single-task models"},
-		{args: a("plot", "-model", "2", "-o", "f.png", "mt.json"), code: 1, msg: "-trace and -model are for single-task models"},
-		{args: a("plot", "-o", "f.png", "bin30.json"), code: 1, msg: "has 30 inputs; ivm plot draws models of 1 or 2 inputs"},
-		{args: a("plot", "-trace", "-o", "f.png", "ok.json"), code: 1, msg: "holds no learning trace"},
-		{args: a("plot", "-grid", "500", "-max-mem", "64M", "-o", "f.png", "ok.json"), code: 1, msg: "drawing ok.json needs about"},
+		{args: a("plot", "-o", "f.png", "mt-dim2.json"), code: 1,
+			msg: "the kernel is for 1 inputs"},
+		{args: a("plot", "-trace", "-o", "f.png", "mt.json"), code: 1,
+			msg: "mt.json is a multi-task model: -trace and -model are for single-task models"},
+		{args: a("plot", "-model", "2", "-o", "f.png", "mt.json"), code: 1,
+			msg: "-trace and -model are for single-task models"},
+		{args: a("plot", "-o", "f.png", "bin30.json"), code: 1,
+			msg: "has 30 inputs; ivm plot draws models of 1 or 2 inputs"},
+		{args: a("plot", "-trace", "-o", "f.png", "ok.json"), code: 1,
+			msg: "holds no learning trace"},
+		{args: a("plot", "-grid", "500", "-max-mem", "64M", "-o", "f.png", "ok.json"), code: 1,
+			msg: "drawing ok.json needs about"},
 		{args: a("plot", "-model", "5", "-o", "f.png", "ok.json"), code: 1, msg: "ok.json"},
-		{args: a("plot", "-o", "f.png", "ok.json", "wide.csv"), code: 1, msg: "wide.csv has 3 inputs, the model 2"},
-		{args: a("plot", "-o", "f.png", "ok.json", "/dev/zero"), code: 1, msg: "line 1 is longer than"},
-		{args: a("plot", "-o", "ok.csv.png", "-task-col", "first", "mt.json", "mt.csv"), code: 0, creates: a("ok.csv.png")},
+		{args: a("plot", "-o", "f.png", "ok.json", "wide.csv"), code: 1,
+			msg: "wide.csv has 3 inputs, the model 2"},
+		{args: a("plot", "-o", "f.png", "ok.json", "/dev/zero"), code: 1,
+			msg: "line 1 is longer than"},
+		{args: a("plot", "-o", "ok.csv.png", "-task-col", "first", "mt.json", "mt.csv"), code: 0,
+			creates: a("ok.csv.png")},
 		{args: a("plot", "-o", "f.png", "missing.json"), code: 1, msg: "no such file"},
 		{args: a("plot"), code: 2, msg: "Usage: ivm plot"},
 	},
 	"mtreg": {
-		{args: a("mtreg", "-quiet", "mtreg1e200.csv", "mtreg1e200.csv"), code: 0, out: "nMSE (per task, averaged) = 0.0"},
-		{args: a("mtreg", "-quiet", "mtreg.csv", "mtreg.csv"), code: 0, out: "nMSE (per task, averaged) = 0.0"},
+		{args: a("mtreg", "-quiet", "mtreg1e200.csv", "mtreg1e200.csv"), code: 0,
+			out: "nMSE (per task, averaged) = 0.0"},
+		{args: a("mtreg", "-quiet", "mtreg.csv", "mtreg.csv"), code: 0,
+			out: "nMSE (per task, averaged) = 0.0"},
 		{args: a("mtreg", "-quiet", "mtybig.csv", "mtybig.csv"), code: 0, out: "e+39"},
-		{args: a("mtreg", "-quiet", "mtybig.csv", "mtybig.csv"), code: 0, out: "nMSE (per task, averaged) = 0.0"},
-		{args: a("mtreg", "-quiet", "-method", "sstr", "mtreg.csv"), code: 0, out: "SSTR on 3 tasks"},
-		{args: a("mtreg", "-quiet", "-out", "-", "mtreg.csv"), code: 0, msg: "SSMTR on 3 tasks", out: "1,"},
+		{args: a("mtreg", "-quiet", "mtybig.csv", "mtybig.csv"), code: 0,
+			out: "nMSE (per task, averaged) = 0.0"},
+		{args: a("mtreg", "-quiet", "-method", "sstr", "mtreg.csv"), code: 0,
+			out: "SSTR on 3 tasks"},
+		{args: a("mtreg", "-quiet", "-out", "-", "mtreg.csv"), code: 0, msg: "SSMTR on 3 tasks",
+			out: "1,"},
 		{args: a("mtreg", "-quiet", "-out", "/dev/null", "mtreg.csv"), code: 0},
 		{args: a("mtreg", "-quiet", "-out", "p.csv", "mtreg.csv"), code: 0, creates: a("p.csv")},
-		{args: a("mtreg", "-out", "mtreg.csv", "mtreg.csv"), code: 1, msg: "mtreg.csv is both an input and an output"},
-		{args: a("mtreg", "-pairs", "ok.csv", "-out", "ok.csv", "mtreg.csv"), code: 1, msg: "ok.csv is both an input and an output"},
+		{args: a("mtreg", "-out", "mtreg.csv", "mtreg.csv"), code: 1,
+			msg: "mtreg.csv is both an input and an output"},
+		{args: a("mtreg", "-pairs", "ok.csv", "-out", "ok.csv", "mtreg.csv"), code: 1,
+			msg: "ok.csv is both an input and an output"},
 		{args: a("mtreg", "-out", "sub", "mtreg.csv"), code: 1, msg: "it is a directory"},
 		{args: a("mtreg", "-out", "nodir/p.csv", "mtreg.csv"), code: 1, msg: "no such directory"},
-		{args: a("mtreg", "-quiet", "mtreg-nolabel.csv"), code: 1, msg: `task "1" has no labelled rows; every task needs at least one`},
+		{args: a("mtreg", "-quiet", "mtreg-nolabel.csv"), code: 1,
+			msg: `task "1" has no labelled rows; every task needs at least one`},
 		{args: a("mtreg", "-task-col", "0", "mtreg.csv"), code: 1, msg: `bad task column "0"`},
-		{args: a("mtreg", "-task-col", "9", "mtreg.csv"), code: 1, msg: "task column 9 out of range"},
+		{args: a("mtreg", "-task-col", "9", "mtreg.csv"), code: 1,
+			msg: "task column 9 out of range"},
 		{args: a("mtreg", "-workers", "1000", "mtreg.csv"), code: 1, msg: "-workers 1000"},
-		{args: a("mtreg", "-iters", "-1", "mtreg.csv"), code: 1, msg: "-iters -1, -kiters 100, -k 7: want 0 (the default) or more"},
+		{args: a("mtreg", "-iters", "-1", "mtreg.csv"), code: 1,
+			msg: "-iters -1, -kiters 100, -k 7: want 0 (the default) or more"},
 		{args: a("mtreg", "-k", "-3", "mtreg.csv"), code: 1, msg: "-k -3"},
 		{args: a("mtreg", "-method", "magic", "mtreg.csv"), code: 1, msg: "magic"},
 		{args: a("mtreg", "-laplacian", "odd", "mtreg.csv"), code: 1, msg: "odd"},
@@ -528,39 +680,66 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("mtreg", "bomb.csv.gz"), code: 1, msg: "line 1 is longer than"},
 		{args: a("mtreg", "empty.csv"), code: 1, msg: "no data rows"},
 		{args: a("mtreg", "sub"), code: 1, msg: "is a directory"},
-		{args: a("mtreg", "-quiet", "mtreg.csv", "ok.csv"), code: 1, msg: "is not one of the model's 3 tasks"},
-		{args: a("mtreg", "-quiet", "mtreg.csv", "wide.csv"), code: 1, msg: "2 input columns besides the label and the task, expected 1"},
-		{args: a("mtreg", "-quiet", "-pairs", "missing.csv", "mtreg.csv"), code: 1, msg: "no such file"},
-		{args: a("mtreg", "-quiet", "-pairs", "pairs-bad.csv", "mtreg.csv"), code: 1, msg: "want 3 fields, got 2"},
-		{args: a("mtreg", "-quiet", "-pairs", "pairs-range.csv", "mtreg.csv"), code: 1, msg: "row 999 is not a data row"},
-		{args: a("mtreg", "-quiet", "-pairs", "pairs-task.csv", "mtreg.csv"), code: 1, msg: "rows belong to different tasks"},
-		{args: a("mtreg", "-max-mem", "16M", "rows5k.csv"), code: 1, msg: "fitting 2 tasks needs about"},
+		{args: a("mtreg", "-quiet", "mtreg.csv", "ok.csv"), code: 1,
+			msg: "is not one of the model's 3 tasks"},
+		{args: a("mtreg", "-quiet", "mtreg.csv", "wide.csv"), code: 1,
+			msg: "2 input columns besides the label and the task, expected 1"},
+		{args: a("mtreg", "-quiet", "-pairs", "missing.csv", "mtreg.csv"), code: 1,
+			msg: "no such file"},
+		{args: a("mtreg", "-quiet", "-pairs", "pairs-bad.csv", "mtreg.csv"), code: 1,
+			msg: "want 3 fields, got 2"},
+		{args: a("mtreg", "-quiet", "-pairs", "pairs-range.csv", "mtreg.csv"), code: 1,
+			msg: "row 999 is not a data row"},
+		{args: a("mtreg", "-quiet", "-pairs", "pairs-task.csv", "mtreg.csv"), code: 1,
+			msg: "rows belong to different tasks"},
+		{args: a("mtreg", "-max-mem", "16M", "rows5k.csv"), code: 1,
+			msg: "fitting 2 tasks needs about"},
 		{args: a("mtreg"), code: 2, msg: "Usage: ivm mtreg"},
 	},
 	"archipelago": {
-		{args: a("archipelago", "-grid", "1000000", "-o", "f.png", "pinwheel.csv", "pintest.csv"), code: 1, msg: "-grid 1000000: want 3 to 500"},
-		{args: a("archipelago", "-grid", "2", "-o", "f.png", "pinwheel.csv", "pintest.csv"), code: 1, msg: "-grid 2: want 3 to 500"},
-		{args: a("archipelago", "-sweeps", "0", "pinwheel.csv", "pintest.csv"), code: 1, msg: "-sweeps 0: want 1 to"},
-		{args: a("archipelago", "-sweeps", "1000000000", "pinwheel.csv", "pintest.csv"), code: 1, msg: "-sweeps 1000000000"},
-		{args: a("archipelago", "-sweeps", "10", "-burn", "20", "pinwheel.csv", "pintest.csv"), code: 1, msg: "-burn 20"},
-		{args: a("archipelago", "-amp-moves", "-2", "pinwheel.csv", "pintest.csv"), code: 1, msg: "-amp-moves -2"},
-		{args: a("archipelago", "-anneal", "-7", "pinwheel.csv", "pintest.csv"), code: 1, msg: "annealing over -7 sweeps"},
-		{args: a("archipelago", "oneclass-arch.csv", "pintest.csv"), code: 1, msg: "need labelled rows of at least two classes"},
-		{args: a("archipelago", "pinwheel.csv", "pintest-new.csv"), code: 1, msg: "row 1 has label 7, not a training class"},
-		{args: a("archipelago", "pinwheel.csv", "pintest-unl.csv"), code: 1, msg: "row 1 is unlabelled"},
+		{args: a("archipelago", "-grid", "1000000", "-o", "f.png", "pinwheel.csv", "pintest.csv"),
+			code: 1, msg: "-grid 1000000: want 3 to 500"},
+		{args: a("archipelago", "-grid", "2", "-o", "f.png", "pinwheel.csv", "pintest.csv"),
+			code: 1, msg: "-grid 2: want 3 to 500"},
+		{args: a("archipelago", "-sweeps", "0", "pinwheel.csv", "pintest.csv"), code: 1,
+			msg: "-sweeps 0: want 1 to"},
+		{args: a("archipelago", "-sweeps", "1000000000", "pinwheel.csv", "pintest.csv"), code: 1,
+			msg: "-sweeps 1000000000"},
+		{args: a("archipelago", "-sweeps", "10", "-burn", "20", "pinwheel.csv", "pintest.csv"),
+			code: 1, msg: "-burn 20"},
+		{args: a("archipelago", "-amp-moves", "-2", "pinwheel.csv", "pintest.csv"), code: 1,
+			msg: "-amp-moves -2"},
+		{args: a("archipelago", "-anneal", "-7", "pinwheel.csv", "pintest.csv"), code: 1,
+			msg: "annealing over -7 sweeps"},
+		{args: a("archipelago", "oneclass-arch.csv", "pintest.csv"), code: 1,
+			msg: "need labelled rows of at least two classes"},
+		{args: a("archipelago", "pinwheel.csv", "pintest-new.csv"), code: 1,
+			msg: "row 1 has label 7, not a training class"},
+		{args: a("archipelago", "pinwheel.csv", "pintest-unl.csv"), code: 1,
+			msg: "row 1 is unlabelled"},
 		{args: a("archipelago", "pinwheel.csv", "wide.csv"), code: 1, msg: "expected 2"},
-		{args: a("archipelago", "-o", "f.txt", "pinwheel.csv", "pintest.csv"), code: 1, msg: "extension"},
-		{args: a("archipelago", "-o", "pinwheel.csv.png", "pinwheel.csv.png", "pintest.csv"), code: 1, msg: "is both an input and an output"},
-		{args: a("archipelago", "-o", "nodir/f.png", "pinwheel.csv", "pintest.csv"), code: 1, msg: "no such directory"},
-		{args: a("archipelago", "-o", "f.png", "pin3d.csv", "pintest.csv"), code: 1, msg: "the maps need 2-D inputs"},
-		{args: a("archipelago", "-max-mem", "1M", "-o", "f.png", "pinwheel.csv", "pintest.csv"), code: 1, msg: "-grid 50 maps over 40 training rows needs about"},
+		{args: a("archipelago", "-o", "f.txt", "pinwheel.csv", "pintest.csv"), code: 1,
+			msg: "extension"},
+		{args: a("archipelago", "-o", "pinwheel.csv.png", "pinwheel.csv.png", "pintest.csv"),
+			code: 1, msg: "is both an input and an output"},
+		{args: a("archipelago", "-o", "nodir/f.png", "pinwheel.csv", "pintest.csv"), code: 1,
+			msg: "no such directory"},
+		{args: a("archipelago", "-o", "f.png", "pin3d.csv", "pintest.csv"), code: 1,
+			msg: "the maps need 2-D inputs"},
+		{args: a("archipelago", "-max-mem", "1M", "-o", "f.png", "pinwheel.csv", "pintest.csv"),
+			code: 1, msg: "-grid 50 maps over 40 training rows needs about"},
 		{args: a("archipelago", "/dev/zero", "pintest.csv"), code: 1, msg: "line 1 is longer than"},
-		{args: a("archipelago", "-max-mem", "16M", "rows5k.csv", "pintest.csv"), code: 1, msg: "sampling over 5000 training rows needs about"},
-		{args: a("archipelago", "pinwheel.csv", "/dev/zero"), code: 1, msg: "line 1 is longer than"},
+		{args: a("archipelago", "-max-mem", "16M", "rows5k.csv", "pintest.csv"), code: 1,
+			msg: "sampling over 5000 training rows needs about"},
+		{args: a("archipelago", "pinwheel.csv", "/dev/zero"), code: 1,
+			msg: "line 1 is longer than"},
 		{args: a("archipelago", "cr.csv", "pintest.csv"), code: 1, msg: "carriage return"},
-		{args: a("archipelago", "-sweeps", "12", "pinwheel.csv", "pintest.csv"), code: 0, out: "archipelago: error"},
-		{args: a("archipelago", "-sweeps", "12", "-grid", "5", "-o", "f.png", "pinwheel.csv", "pintest.csv"), code: 0, out: "maps: f.png", creates: a("f.png")},
-		{args: a("archipelago", "-sweeps", "12", "-grid", "5", "-o", "-", "pinwheel.csv", "pintest.csv"), code: 0, msg: "archipelago: error", out: "\x89PNG"},
+		{args: a("archipelago", "-sweeps", "12", "pinwheel.csv", "pintest.csv"), code: 0,
+			out: "archipelago: error"},
+		{args: a("archipelago", "-sweeps", "12", "-grid", "5", "-o", "f.png",
+			"pinwheel.csv", "pintest.csv"), code: 0, out: "maps: f.png", creates: a("f.png")},
+		{args: a("archipelago", "-sweeps", "12", "-grid", "5", "-o", "-",
+			"pinwheel.csv", "pintest.csv"), code: 0, msg: "archipelago: error", out: "\x89PNG"},
 		{args: a("archipelago", "pinwheel.csv"), code: 2, msg: "Usage: ivm archipelago"},
 	},
 	"demo": {
@@ -578,8 +757,10 @@ var hostileCases = map[string][]hostileCase{
 		{args: a("reproduce", "no-such-experiment"), code: 1, msg: "no-such-experiment"},
 		{args: a("reproduce", "-workers", "-1", "ref-opt"), code: 1, msg: "-workers -1"},
 		{args: a("reproduce", "-runs", "-1", "ref-opt"), code: 1, msg: "-runs -1"},
-		{args: a("reproduce", "-out", "ok.csv", "ref-opt"), code: 1, msg: "-out ok.csv: not a folder"},
-		{args: a("reproduce", "-out", "nodir", "ref-opt"), code: 1, msg: "-out nodir: no such folder"},
+		{args: a("reproduce", "-out", "ok.csv", "ref-opt"), code: 1,
+			msg: "-out ok.csv: not a folder"},
+		{args: a("reproduce", "-out", "nodir", "ref-opt"), code: 1,
+			msg: "-out nodir: no such folder"},
 		{args: a("reproduce", "ref-opt", "extra"), code: 2, msg: "Usage"},
 	},
 	"main": {
@@ -621,7 +802,9 @@ func TestHostileInputs(t *testing.T) {
 	var worst, slowest runResult
 	var worstArgs, slowestArgs []string
 	total := 0
-	for _, name := range []string{"train", "predict", "info", "plot", "mtreg", "archipelago", "demo", "reproduce", "main"} {
+	for _, name := range []string{
+		"train", "predict", "info", "plot", "mtreg", "archipelago", "demo", "reproduce", "main",
+	} {
 		clear, ok := 0, 0
 		for _, c := range hostileCases[name] {
 			total++
@@ -637,7 +820,8 @@ func TestHostileInputs(t *testing.T) {
 				os.Remove(filepath.Join(dir, f))
 			}
 			if after := snapshot(t, dir); !sameFiles(before, after) {
-				t.Errorf("ivm %s changed the folder: %s", strings.Join(c.args, " "), diffFiles(before, after))
+				t.Errorf("ivm %s changed the folder: %s", strings.Join(c.args, " "),
+					diffFiles(before, after))
 				before = after
 			}
 			if st, err := os.Stat("/dev/null"); err != nil || st.Mode()&os.ModeCharDevice == 0 {
@@ -649,10 +833,13 @@ func TestHostileInputs(t *testing.T) {
 				clear++
 			}
 		}
-		t.Logf("%-12s %3d cases: %3d clear errors, %3d OK", name, len(hostileCases[name]), clear, ok)
+		t.Logf("%-12s %3d cases: %3d clear errors, %3d OK",
+			name, len(hostileCases[name]), clear, ok)
 	}
-	t.Logf("%d cases; the largest peak RSS: %d MB in %.2f s (ivm %s)", total, worst.maxRSSKB>>10, worst.elapsed.Seconds(), strings.Join(worstArgs, " "))
-	t.Logf("the slowest: %.2f s, peak RSS %d MB (ivm %s)", slowest.elapsed.Seconds(), slowest.maxRSSKB>>10, strings.Join(slowestArgs, " "))
+	t.Logf("%d cases; the largest peak RSS: %d MB in %.2f s (ivm %s)",
+		total, worst.maxRSSKB>>10, worst.elapsed.Seconds(), strings.Join(worstArgs, " "))
+	t.Logf("the slowest: %.2f s, peak RSS %d MB (ivm %s)",
+		slowest.elapsed.Seconds(), slowest.maxRSSKB>>10, strings.Join(slowestArgs, " "))
 
 	// The inputs that crashed ivm by exhausting memory fail as cleanly in a process of
 	// 1 GiB of address space (ulimit -v) with a soft heap limit of 256 MiB. The binary links
@@ -661,7 +848,8 @@ func TestHostileInputs(t *testing.T) {
 	// out of what the limit measures.
 	t.Run("under a memory limit", func(t *testing.T) {
 		for _, c := range memoryLimitCases {
-			r := runBinary(t, dir, "ulimit -v 1048576", []string{"GOMEMLIMIT=256MiB", "MALLOC_ARENA_MAX=1"}, c.args...)
+			r := runBinary(t, dir, "ulimit -v 1048576",
+				[]string{"GOMEMLIMIT=256MiB", "MALLOC_ARENA_MAX=1"}, c.args...)
 			checkHostile(t, c, r)
 		}
 		if after := snapshot(t, dir); !sameFiles(before, after) {
@@ -673,13 +861,17 @@ func TestHostileInputs(t *testing.T) {
 // memoryLimitCases are the inputs that made ivm run out of memory (issue 30).
 var memoryLimitCases = []hostileCase{
 	{args: a("train", "/dev/zero", "m.json"), code: 1, msg: "line 1 is longer than 16777216 bytes"},
-	{args: a("train", "bomb.csv.gz", "m.json"), code: 1, msg: "line 1 is longer than 16777216 bytes"},
-	{args: a("train", "index2m.libsvm", "m.json"), code: 1, msg: "45 rows × 2000000 features exceeds the limit"},
+	{args: a("train", "bomb.csv.gz", "m.json"), code: 1,
+		msg: "line 1 is longer than 16777216 bytes"},
+	{args: a("train", "index2m.libsvm", "m.json"), code: 1,
+		msg: "45 rows × 2000000 features exceeds the limit"},
 	{args: a("predict", "ok.csv", "/dev/zero"), code: 1, msg: "NUL byte"},
-	{args: a("predict", "-task-col", "first", "mt.csv", "mt-dim1e12.json"), code: 1, msg: "input_dim 1000000000000"},
+	{args: a("predict", "-task-col", "first", "mt.csv", "mt-dim1e12.json"), code: 1,
+		msg: "input_dim 1000000000000"},
 	{args: a("info", "mt-dim62.json"), code: 1, msg: "input_dim"},
 	{args: a("plot", "-o", "f.png", "mt-dim1e12.json"), code: 1, msg: "input_dim"},
-	{args: a("archipelago", "-grid", "1000000", "-o", "f.png", "pinwheel.csv", "pintest.csv"), code: 1, msg: "-grid 1000000"},
+	{args: a("archipelago", "-grid", "1000000", "-o", "f.png", "pinwheel.csv", "pintest.csv"),
+		code: 1, msg: "-grid 1000000"},
 	{args: a("mtreg", "/dev/zero"), code: 1, msg: "line 1 is longer than"},
 }
 
@@ -689,7 +881,9 @@ var memoryLimitCases = []hostileCase{
 // to, so that train is caught reading it.
 func TestSignalsLeaveNothing(t *testing.T) {
 	bin := builtIVM(t)
-	signals := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE}
+	signals := []syscall.Signal{
+		syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE,
+	}
 	for _, sig := range signals {
 		dir := t.TempDir()
 		fifo, model := filepath.Join(dir, "train.csv"), filepath.Join(dir, "m.json")
@@ -703,18 +897,23 @@ func TestSignalsLeaveNothing(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, func() bool { m, _ := filepath.Glob(filepath.Join(dir, ".m.json.tmp-*")); return len(m) == 1 })
+		waitFor(t, func() bool {
+			m, _ := filepath.Glob(filepath.Join(dir, ".m.json.tmp-*"))
+			return len(m) == 1
+		})
 		cmd.Process.Signal(sig)
 		cmd.Wait()
 		if code := cmd.ProcessState.ExitCode(); code != 128+int(sig) {
 			t.Errorf("%v: exit %d, want %d; stderr %q", sig, code, 128+int(sig), errOut.String())
 		}
-		if !strings.HasPrefix(errOut.String(), "ivm: ") || strings.Count(errOut.String(), "\n") != 1 {
+		if !strings.HasPrefix(errOut.String(), "ivm: ") ||
+			strings.Count(errOut.String(), "\n") != 1 {
 			t.Errorf("%v: stderr %q, want one line", sig, errOut.String())
 		}
 		entries, _ := os.ReadDir(dir)
 		if len(entries) != 2 {
-			t.Errorf("%v: the folder holds %d files, want the FIFO and the old model", sig, len(entries))
+			t.Errorf("%v: the folder holds %d files, want the FIFO and the old model",
+				sig, len(entries))
 		}
 		if b, _ := os.ReadFile(model); string(b) != "the old model" {
 			t.Errorf("%v: the model was replaced by %q", sig, b)
@@ -747,7 +946,8 @@ func checkHostile(t *testing.T, c hostileCase, r runResult) {
 	case c.code != 0 && !strings.Contains(first, c.msg):
 		t.Errorf("%s: stderr line %q lacks %q", cmdline, first, c.msg)
 	case c.code == 1 && strings.Count(r.stderr, "\n") != 1:
-		t.Errorf("%s: %d lines on stderr, want one:\n%s", cmdline, strings.Count(r.stderr, "\n"), r.stderr)
+		t.Errorf("%s: %d lines on stderr, want one:\n%s",
+			cmdline, strings.Count(r.stderr, "\n"), r.stderr)
 	case !strings.Contains(r.stdout, c.out):
 		t.Errorf("%s: stdout lacks %q:\n%.300s", cmdline, c.out, r.stdout)
 	}
@@ -788,25 +988,28 @@ func diffFiles(a, b map[string]string) string {
 // A bug that panics, in a worker goroutine too, gives one line asking for a report and exit
 // status 3, not a goroutine dump.
 func TestInternalErrorIsOneLine(t *testing.T) {
-	register("panic-test", command{Synopsis: "ivm panic-test", Run: func([]string, io.Writer, io.Writer) error {
-		var panics pool.Catcher
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer panics.Catch()
-			var m map[string]int
-			//lint:ignore SA5000 the runtime panic is what the test is for
-			m["x"] = 1
-		}()
-		wg.Wait()
-		panics.Rethrow()
-		return nil
-	}})
+	register("panic-test", command{Synopsis: "ivm panic-test",
+		Run: func([]string, io.Writer, io.Writer) error {
+			var panics pool.Catcher
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer panics.Catch()
+				var m map[string]int
+				//lint:ignore SA5000 the runtime panic is what the test is for
+				m["x"] = 1
+			}()
+			wg.Wait()
+			panics.Rethrow()
+			return nil
+		}})
 	defer delete(commands, "panic-test")
 	var out, errOut bytes.Buffer
 	code := run([]string{"panic-test"}, &out, &errOut)
-	if code != exitInternal || strings.Count(errOut.String(), "\n") != 1 || !strings.Contains(errOut.String(), "ivm panic-test: internal error: assignment to entry in nil map; please report this bug") {
+	if code != exitInternal || strings.Count(errOut.String(), "\n") != 1 ||
+		!strings.Contains(errOut.String(), "ivm panic-test: internal error: "+
+			"assignment to entry in nil map; please report this bug") {
 		t.Errorf("exit %d, stderr %q", code, errOut.String())
 	}
 }
@@ -828,7 +1031,8 @@ func TestConcurrentWritersOneOutput(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			codes[w] = runBinary(t, dir, "", nil, "train", "-quiet", "-iters", "0", "-d", fmt.Sprint(5+w), "d.csv", "m.json").code
+			codes[w] = runBinary(t, dir, "", nil,
+				"train", "-quiet", "-iters", "0", "-d", fmt.Sprint(5+w), "d.csv", "m.json").code
 		}()
 	}
 	wg.Wait()

@@ -89,15 +89,18 @@ func writeSubmodel(w io.Writer, sm ivm.Submodel) {
 			cal.sharpness, cal.labelNoise)
 		if lg := cal.logistic; lg != nil {
 			fmt.Fprintf(w,
-				"             p(%v) = σ(%.4g·μ %+.4g), μ the regression of the labels coded ±1\n",
+				"             p(%v) = σ(%.4g·μ %+.4g), "+
+					"μ the regression of the labels coded ±1\n",
 				pp.Classes[1], lg.Slope, lg.Offset)
 		}
 	}
 	if m.Condition != 0 {
-		fmt.Fprintf(w, "             the active-set matrix has condition number %.3g\n", m.Condition)
+		fmt.Fprintf(w, "             the active-set matrix has condition number %.3g\n",
+			m.Condition)
 	}
 	if m.Jitter != 0 {
-		fmt.Fprintf(w, "             jitter %g was added to factorise the active-set matrix\n", m.Jitter)
+		fmt.Fprintf(w, "             jitter %g was added to factorise the active-set matrix\n",
+			m.Jitter)
 	}
 	if tr := sm.Trace; len(tr) > 0 {
 		iters := 0
@@ -108,7 +111,8 @@ func writeSubmodel(w io.Writer, sm ivm.Submodel) {
 		}
 		last := tr[len(tr)-1]
 		fmt.Fprintf(w,
-			"             learnt in %d outer iterations; final held-out log likelihood %.4f per point\n",
+			"             learnt in %d outer iterations; "+
+				"final held-out log likelihood %.4f per point\n",
 			iters, last.HeldOut)
 	}
 }
@@ -139,12 +143,12 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 		}
 		if p.Task == ivm.Regression {
 			fmt.Fprintf(w,
-				"calibration: predictive variance %.4g everywhere (the held-out residuals', widened to cover "+
-					"95 %%)\n", pr.NoiseVar)
+				"calibration: predictive variance %.4g everywhere "+
+					"(the held-out residuals', widened to cover 95 %%)\n", pr.NoiseVar)
 		} else {
 			fmt.Fprintln(w,
-				"calibration: p ∝ exp(f·Mix + Offset), a multinomial logistic map of the class latents f "+
-					"(fitted on held-out rows)")
+				"calibration: p ∝ exp(f·Mix + Offset), "+
+					"a multinomial logistic map of the class latents f (fitted on held-out rows)")
 		}
 	} else if cal.sharpness != 0 && cal.sharpness != 1 || cal.softmax {
 		what := "class probabilities p_c ∝ q_c^a"
@@ -152,19 +156,20 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 		case p.Task == ivm.Regression:
 			what = "predictive variance divided by a"
 		case cal.softmax:
-			what = "class probabilities p_c ∝ exp(a·μ_c/√(1+σ²_c)), a softmax of the one-vs-rest " +
-				"latents"
+			what = "class probabilities p_c ∝ exp(a·μ_c/√(1+σ²_c)), " +
+				"a softmax of the one-vs-rest latents"
 		}
 		fmt.Fprintf(w, "sharpness:   a = %.4g (%s, chosen on held-out rows)\n", cal.sharpness, what)
 	}
 	if cal.logistic != nil {
 		fmt.Fprintf(w,
-			"calibration: p(%v) = σ(%.4g·μ %+.4g), μ the model's regression of the labels coded ±1 "+
-				"(fitted to its leave-one-out means)\n",
+			"calibration: p(%v) = σ(%.4g·μ %+.4g), μ the model's regression of the labels "+
+				"coded ±1 (fitted to its leave-one-out means)\n",
 			p.Classes[1], cal.logistic.Slope, cal.logistic.Offset)
 	}
 	if cal.labelNoise != 0 {
-		fmt.Fprintf(w, "label noise: ε = %.3g (p_c = (1−ε)·p_c + ε/%d, chosen on held-out rows)\n",
+		fmt.Fprintf(w,
+			"label noise: ε = %.3g (p_c = (1−ε)·p_c + ε/%d, chosen on held-out rows)\n",
 			cal.labelNoise, len(p.Classes))
 	}
 	if b := p.Baseline; b != nil {
@@ -222,7 +227,8 @@ func relevanceLine(weight []float64) string {
 		parts = append(parts, fmt.Sprintf("%d: %.3g", j+1, weight[j]))
 	}
 	if rest := len(order) - relevanceShown; rest > 0 {
-		parts = append(parts, fmt.Sprintf("%d more, at most %.3g", rest, weight[order[relevanceShown]]))
+		parts = append(parts, fmt.Sprintf("%d more, at most %.3g", rest,
+			weight[order[relevanceShown]]))
 	}
 	return "input weights (1: the most relevant) " + strings.Join(parts, ", ")
 }

@@ -95,8 +95,8 @@ func (m memLimit) check(need float64, what string) error {
 		m = defaultMaxMem
 	}
 	if need > float64(m) {
-		return fmt.Errorf("%s needs about %s, more than -max-mem %s allows (raise -max-mem to go ahead)",
-			what, formatBytes(int64(min(need, 1<<62))), m.String())
+		return fmt.Errorf("%s needs about %s, more than -max-mem %s allows "+
+			"(raise -max-mem to go ahead)", what, formatBytes(int64(min(need, 1<<62))), m.String())
 	}
 	return nil
 }
@@ -126,7 +126,8 @@ func checkIters(name string, n int) error {
 // checkWorkers refuses a -workers value outside 0..maxWorkers.
 func checkWorkers(n int) error {
 	if n < 0 || n > maxWorkers {
-		return fmt.Errorf("-workers %d: want 0 (all %d cores) to %d", n, runtime.NumCPU(), maxWorkers)
+		return fmt.Errorf("-workers %d: want 0 (all %d cores) to %d", n, runtime.NumCPU(),
+			maxWorkers)
 	}
 	return nil
 }
@@ -246,7 +247,8 @@ func readModelFrom(f *os.File, path string, limit memLimit) ([]byte, error) {
 	if int64(len(b)) > maxBytes {
 		return nil,
 			fmt.Errorf(
-				"%s: larger than %s, the limit for a model file (-max-mem/%d; raise -max-mem to read it)", path,
+				"%s: larger than %s, the limit for a model file "+
+					"(-max-mem/%d; raise -max-mem to read it)", path,
 				formatBytes(maxBytes), modelFileShare)
 	}
 	return b, nil

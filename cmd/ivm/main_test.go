@@ -14,7 +14,8 @@ import (
 
 const refData = "../../testdata/ref/data/"
 
-const refKernel = "rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)+white(variance=0.1353352832366127)"
+const refKernel = "rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)+" +
+	"white(variance=0.1353352832366127)"
 
 // runCLI runs the command line and returns its exit status, stdout and stderr.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -51,7 +52,9 @@ func TestTrainPredictMatchesReference(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			model := filepath.Join(dir, c.name+".json")
-			mustRun(t, "train", "-quiet", "-scale", "none", "-iters", "0", "-criterion", "entropy", "-noise", c.noise, "-d", strconv.Itoa(c.d), "-kernel", refKernel, refData+c.train, model)
+			mustRun(t, "train", "-quiet", "-scale", "none", "-iters", "0", "-criterion", "entropy",
+				"-noise", c.noise, "-d", strconv.Itoa(c.d), "-kernel", refKernel,
+				refData+c.train, model)
 			out := mustRun(t, "predict", refData+c.test, model)
 			if strings.TrimSpace(out) != c.want {
 				t.Errorf("got %q, want %q", out, c.want)
@@ -63,7 +66,8 @@ func TestTrainPredictMatchesReference(t *testing.T) {
 func TestRegressionMeanSquaredError(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "reg.json")
-	mustRun(t, "train", "-quiet", "-scale", "none", "-iters", "0", "-criterion", "entropy", "-d", "100", "-kernel", refKernel, refData+"reg_train_2000.csv.gz", model)
+	mustRun(t, "train", "-quiet", "-scale", "none", "-iters", "0", "-criterion", "entropy",
+		"-d", "100", "-kernel", refKernel, refData+"reg_train_2000.csv.gz", model)
 	out := mustRun(t, "predict", refData+"reg_test_1000.csv.gz", model)
 	const prefix = "Mean squared error = "
 	if !strings.HasPrefix(out, prefix) {
@@ -106,7 +110,8 @@ func readLines(t *testing.T, path string) []string {
 func TestModelFileContents(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.json")
-	mustRun(t, "train", "-quiet", "-scale", "none", "-d", "100", "-iters", "0", "-criterion", "entropy", "-kernel", refKernel, refData+"class_train_500.csv.gz", model)
+	mustRun(t, "train", "-quiet", "-scale", "none", "-d", "100", "-iters", "0",
+		"-criterion", "entropy", "-kernel", refKernel, refData+"class_train_500.csv.gz", model)
 	b, err := os.ReadFile(model)
 	if err != nil {
 		t.Fatal(err)
@@ -129,8 +134,9 @@ func TestModelFileContents(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []int{1, 400, 209, 247, 295, 373, 339, 6, 227, 240}
-	if m.Format != "ivm-model/1" || m.Noise.Type != "probit" || len(m.Active) != 100 || len(m.Kernel) == 0 ||
-		m.KernelSpec == "" || len(m.Training.SHA256) != 64 || m.Training.Rows != 500 {
+	if m.Format != "ivm-model/1" || m.Noise.Type != "probit" || len(m.Active) != 100 ||
+		len(m.Kernel) == 0 || m.KernelSpec == "" || len(m.Training.SHA256) != 64 ||
+		m.Training.Rows != 500 {
 		t.Fatalf("model file: %+v", m)
 	}
 	for i, w := range want {
@@ -166,7 +172,8 @@ func TestArbitraryBinaryLabelsAndProbOutput(t *testing.T) {
 	os.WriteFile(train, []byte(tr.String()), 0o644)
 	os.WriteFile(test, []byte(te.String()), 0o644)
 	model := filepath.Join(dir, "m.json")
-	mustRun(t, "train", "-quiet", "-scale", "none", "-iters", "0", "-criterion", "entropy", "-d", "20", train, model)
+	mustRun(t, "train", "-quiet", "-scale", "none", "-iters", "0", "-criterion", "entropy",
+		"-d", "20", train, model)
 	out := mustRun(t, "predict", "-prob", test, model, filepath.Join(dir, "p.txt"))
 	if !strings.HasPrefix(out, "Accuracy = 100% (100/100)") {
 		t.Errorf("predict: %q", out)
@@ -186,7 +193,8 @@ func TestArbitraryBinaryLabelsAndProbOutput(t *testing.T) {
 		f := strings.Fields(l)
 		q, _ := strconv.ParseFloat(f[1], 64)
 		p, _ := strconv.ParseFloat(f[2], 64)
-		if len(f) != 5 || (f[0] != "3" && f[0] != "7") || !(p >= 0 && p <= 1) || math.Abs(p+q-1) > 1e-12 || (f[0] == "7") != (p > 0.5) {
+		if len(f) != 5 || (f[0] != "3" && f[0] != "7") || !(p >= 0 && p <= 1) ||
+			math.Abs(p+q-1) > 1e-12 || (f[0] == "7") != (p > 0.5) {
 			t.Errorf("line %q", l)
 		}
 	}
@@ -206,13 +214,16 @@ func TestTrainLearnsByDefault(t *testing.T) {
 		args     []string
 		progress []string
 	}{
-		{"default", nil, []string{": rbf(", "the labels regressed, scored leaving one row out", "held-out log loss", "done (500 of 500 active points selected; 1 of 1 problems done"}},
-		{"alg2", []string{"-iters", "8", "-d", "100"}, []string{"iteration 1/8", "final selection"}},
+		{"default", nil, []string{": rbf(", "the labels regressed, scored leaving one row out",
+			"held-out log loss", "done (500 of 500 active points selected; 1 of 1 problems done"}},
+		{"alg2", []string{"-iters", "8", "-d", "100"},
+			[]string{"iteration 1/8", "final selection"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			model := filepath.Join(dir, "m.json")
-			args := append(append([]string{"train"}, tc.args...), refData+"class_train_500.csv.gz", model)
+			args := append(append([]string{"train"}, tc.args...), refData+"class_train_500.csv.gz",
+				model)
 			code, _, errs := runCLI(t, args...)
 			if code != 0 {
 				t.Fatalf("%v: exit %d: %s", tc.args, code, errs)
@@ -225,7 +236,8 @@ func TestTrainLearnsByDefault(t *testing.T) {
 			out := mustRun(t, "predict", refData+"class_test_2000.csv.gz", model)
 			var correct, total int
 			var acc float64
-			if _, err := fmt.Sscanf(out, "Accuracy = %g%% (%d/%d)", &acc, &correct, &total); err != nil {
+			if _, err := fmt.Sscanf(out, "Accuracy = %g%% (%d/%d)", &acc, &correct,
+				&total); err != nil {
 				t.Fatalf("output %q: %v", out, err)
 			}
 			if acc < 92 {
@@ -258,7 +270,8 @@ func TestErrorsAreClearAndLeaveNoModel(t *testing.T) {
 	for _, c := range cases {
 		code, _, errs := runCLI(t, c.args...)
 		if code == 0 || !strings.Contains(errs, c.want) {
-			t.Errorf("ivm %v: exit %d, stderr %q; want an error mentioning %q", c.args, code, errs, c.want)
+			t.Errorf("ivm %v: exit %d, stderr %q; want an error mentioning %q", c.args, code, errs,
+				c.want)
 		}
 		if _, err := os.Stat(model); err == nil {
 			t.Fatalf("ivm %v left a model file", c.args)
@@ -269,7 +282,8 @@ func TestErrorsAreClearAndLeaveNoModel(t *testing.T) {
 	}
 	// An unknown model format is refused with a clear message.
 	os.WriteFile(model, []byte(`{"format":"ivm-model/9"}`), 0o644)
-	if code, _, errs := runCLI(t, "predict", reg, model); code == 0 || !strings.Contains(errs, "ivm-model/9") {
+	if code, _, errs := runCLI(t, "predict", reg, model); code == 0 ||
+		!strings.Contains(errs, "ivm-model/9") {
 		t.Errorf("unknown format: exit %d, %q", code, errs)
 	}
 }
@@ -277,7 +291,8 @@ func TestErrorsAreClearAndLeaveNoModel(t *testing.T) {
 func TestActiveSetLargerThanDataIsClamped(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.json")
-	code, _, errs := runCLI(t, "train", "-quiet", "-iters", "0", "-noise", "ordinal", "-d", "900", refData+"ord_train_500.csv.gz", model)
+	code, _, errs := runCLI(t, "train", "-quiet", "-iters", "0", "-noise", "ordinal", "-d", "900",
+		refData+"ord_train_500.csv.gz", model)
 	if code != 0 || !strings.Contains(errs, "warning") {
 		t.Errorf("d > N: exit %d, stderr %q", code, errs)
 	}
@@ -286,7 +301,8 @@ func TestActiveSetLargerThanDataIsClamped(t *testing.T) {
 func TestDemoRuns(t *testing.T) {
 	fig := filepath.Join(t.TempDir(), "demo.png")
 	out := mustRun(t, "demo", "-quiet", "-d", "100", "-iters", "1", "-digit", "0", "-figure", fig)
-	if !strings.Contains(out, "Accuracy = ") || !strings.Contains(out, "Kernel: rbf(") || !strings.Contains(out, "written to "+fig) {
+	if !strings.Contains(out, "Accuracy = ") || !strings.Contains(out, "Kernel: rbf(") ||
+		!strings.Contains(out, "written to "+fig) {
 		t.Fatalf("demo output %q", out)
 	}
 	f := strings.Fields(out[strings.Index(out, "Accuracy = ")+len("Accuracy = "):])
@@ -307,9 +323,11 @@ func TestTrainNCNMBiasAndGammaFlags(t *testing.T) {
 		want  []string
 	}{
 		{nil, []string{`"gamma":`, `"bias":-0.0447`}},
-		{[]string{"-bias", "zero", "-gamma", "split"}, []string{`"gammaneg":0.888`, `"gammapos":0.888`, `"bias":0`}},
+		{[]string{"-bias", "zero", "-gamma", "split"},
+			[]string{`"gammaneg":0.888`, `"gammapos":0.888`, `"bias":0`}},
 	} {
-		args := append([]string{"train", "-quiet", "-noise", "ncnm", "-iters", "0", "-d", "20", "-scale", "none"}, tc.flags...)
+		args := append([]string{"train", "-quiet", "-noise", "ncnm", "-iters", "0", "-d", "20",
+			"-scale", "none"}, tc.flags...)
 		mustRun(t, append(args, refData+"semi_train_500.csv.gz", model)...)
 		b, err := os.ReadFile(model)
 		if err != nil {

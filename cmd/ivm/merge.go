@@ -27,8 +27,9 @@ func parsePartFlag(s string, tasks bool) (ivm.Part, error) {
 		// so no split of the tasks gives the single run's model.
 		return ivm.Part{},
 			errors.New(
-				"-part is not available with -tasks: the multi-task IVM selects each active point across all " +
-					"tasks, so training a subset of the tasks would not give the single run's model")
+				"-part is not available with -tasks: the multi-task IVM selects each active " +
+					"point across all tasks, so training a subset of the tasks would not give " +
+					"the single run's model")
 	}
 	return ivm.ParsePart(s)
 }
@@ -42,7 +43,8 @@ func partSummary(p *ivm.Predictor) string {
 		lo, hi := p.Part.Range(len(pairs))
 		first, last := pairs[lo].Classes, pairs[hi-1].Classes
 		return fmt.Sprintf(
-			"part %v: one-vs-one pairs %d–%d of %d (classes %g and %g to %g and %g), for ivm merge",
+			"part %v: one-vs-one pairs %d–%d of %d (classes %g and %g to %g and %g), "+
+				"for ivm merge",
 			p.Part, lo+1, hi, len(pairs), first[0], first[1], last[0], last[1])
 	}
 	models, _ := modelsOf(p)
@@ -90,8 +92,8 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		if a, b := trainFlags(parts[0].Training.Args),
 			trainFlags(parts[i].Training.Args); !slices.Equal(a, b) {
 			return fmt.Errorf(
-				"%s was trained with flags %q, %s with %q: the parts of one model need the same flags (only "+
-					"-part, -workers and -quiet may differ)",
+				"%s was trained with flags %q, %s with %q: the parts of one model need the same "+
+					"flags (only -part, -workers and -quiet may differ)",
 				path, b, paths[0], a)
 		}
 	}
@@ -118,8 +120,8 @@ func readPartFile(path string, limit memLimit) (*ivm.Predictor, error) {
 		return nil, err
 	}
 	if mf.part == nil {
-		return nil, fmt.Errorf("%s: not a part file (%s); give the part files of ivm train -part", path,
-			ivm.PartFormat)
+		return nil, fmt.Errorf("%s: not a part file (%s); give the part files of ivm train -part",
+			path, ivm.PartFormat)
 	}
 	return mf.part, nil
 }
@@ -144,7 +146,8 @@ func singleRunArgs(partArgs []string, modelPath string) []string {
 		return partArgs
 	}
 	n := len(partArgs)
-	out := append([]string{partArgs[0]}, dropFlags(partArgs[1:n-2], map[string]bool{"part": true})...)
+	out := append([]string{partArgs[0]},
+		dropFlags(partArgs[1:n-2], map[string]bool{"part": true})...)
 	return append(out, partArgs[n-2], modelPath)
 }
 

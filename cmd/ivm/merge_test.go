@@ -19,7 +19,8 @@ func writeBlobsCSV(t *testing.T, path string, perClass int, seed uint64) {
 	var b strings.Builder
 	for i := 0; i < perClass; i++ {
 		for c := 1; c <= 5; c++ {
-			fmt.Fprintf(&b, "%.4f,%.4f,%.4f,%d\n", float64(c%3)*2+rng.NormFloat64(), float64(c/3)*2+rng.NormFloat64(), rng.NormFloat64(), c)
+			fmt.Fprintf(&b, "%.4f,%.4f,%.4f,%d\n", float64(c%3)*2+rng.NormFloat64(),
+				float64(c/3)*2+rng.NormFloat64(), rng.NormFloat64(), c)
 		}
 	}
 	writeTestFile(t, path, b.String())
@@ -38,7 +39,8 @@ func TestMergeOfPartProcessesEqualsSingleRun(t *testing.T) {
 	flags := []string{"train", "-quiet", "-d", "30", "-iters", "1", "-kiters", "5"}
 	whole, parts, merged := checkPartProcesses(t, bin, dir, train, flags)
 
-	if out := mustRun(t, "info", parts[1]); !strings.Contains(out, "part 1/3: classes 2 3 of 1 2 3 4 5") || !strings.Contains(out, "class 3 ") {
+	if out := mustRun(t, "info", parts[1]); !strings.Contains(out,
+		"part 1/3: classes 2 3 of 1 2 3 4 5") || !strings.Contains(out, "class 3 ") {
 		t.Errorf("ivm info of a part:\n%s", out)
 	}
 
@@ -48,7 +50,8 @@ func TestMergeOfPartProcessesEqualsSingleRun(t *testing.T) {
 	otherPart := filepath.Join(dir, "other0.json")
 	mustRun(t, append(flags, "-part", "0/3", other, otherPart)...)
 	flagPart := filepath.Join(dir, "flag0.json")
-	mustRun(t, "train", "-quiet", "-d", "31", "-iters", "1", "-kiters", "5", "-part", "0/3", train, flagPart)
+	mustRun(t, "train", "-quiet", "-d", "31", "-iters", "1", "-kiters", "5", "-part", "0/3",
+		train, flagPart)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -64,14 +67,16 @@ func TestMergeOfPartProcessesEqualsSingleRun(t *testing.T) {
 	} {
 		code, _, stderr := runCLI(t, c.args...)
 		if code == 0 || !strings.Contains(stderr, c.want) {
-			t.Errorf("ivm %s: exit %d, %q; want an error with %q", strings.Join(c.args, " "), code, stderr, c.want)
+			t.Errorf("ivm %s: exit %d, %q; want an error with %q", strings.Join(c.args, " "),
+				code, stderr, c.want)
 		}
 	}
 }
 
 // checkPartProcesses runs a training (flags) as one process and as 3 part processes at once,
 // merges the parts and checks that `predict -prob` writes the same bytes for both models.
-func checkPartProcesses(t *testing.T, bin, dir, train string, flags []string) (whole string, parts []string, merged string) {
+func checkPartProcesses(t *testing.T, bin, dir, train string,
+	flags []string) (whole string, parts []string, merged string) {
 	t.Helper()
 	runBin := func(args ...string) error {
 		out, err := exec.Command(bin, args...).CombinedOutput()
@@ -93,7 +98,8 @@ func checkPartProcesses(t *testing.T, bin, dir, train string, flags []string) (w
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = runBin(append(flags, "-part", fmt.Sprintf("%d/%d", i, k), "-workers", "1", train, parts[i])...)
+			errs[i] = runBin(append(flags, "-part", fmt.Sprintf("%d/%d", i, k), "-workers", "1",
+				train, parts[i])...)
 		}()
 	}
 	wg.Wait()
@@ -110,7 +116,8 @@ func checkPartProcesses(t *testing.T, bin, dir, train string, flags []string) (w
 	a, _ := os.ReadFile(want)
 	b, _ := os.ReadFile(got)
 	if len(a) == 0 || !bytes.Equal(a, b) {
-		t.Errorf("%v: the merged model's predictions differ from the single run's (%d and %d bytes)", flags, len(a), len(b))
+		t.Errorf("%v: the merged model's predictions differ from the single run's "+
+			"(%d and %d bytes)", flags, len(a), len(b))
 	}
 	return whole, parts, merged
 }

@@ -43,9 +43,10 @@ func TestMTIVMTrainPredictInfo(t *testing.T) {
 	testCSV, testSVM := writeTaskFiles(t, dir, "test", 60, 2)
 	for _, c := range []struct{ train, test string }{{trainCSV, testCSV}, {trainSVM, testSVM}} {
 		model := filepath.Join(dir, filepath.Base(c.train)+".json")
-		out := mustRun(t, "train", "-method", "mtivm", "-task-col", "first", "-scale", "std", "-d", "30", "-iters", "2", "-kiters", "10",
-			"-workers", "1", c.train, model)
-		if !strings.Contains(out, "probit noise") || !strings.Contains(out, "30 active points of 150 in 3 tasks") {
+		out := mustRun(t, "train", "-method", "mtivm", "-task-col", "first", "-scale", "std",
+			"-d", "30", "-iters", "2", "-kiters", "10", "-workers", "1", c.train, model)
+		if !strings.Contains(out, "probit noise") ||
+			!strings.Contains(out, "30 active points of 150 in 3 tasks") {
 			t.Errorf("train: %q", out)
 		}
 		pred := filepath.Join(dir, "pred.txt")
@@ -72,12 +73,14 @@ func TestMTIVMTrainPredictInfo(t *testing.T) {
 		}
 		for i, p := range preds {
 			f := strings.Fields(lines[i+1])
-			if f[0] != strconv.FormatFloat(p.Label, 'g', -1, 64) || f[1] != strconv.FormatFloat(p.Prob[1], 'g', -1, 64) {
+			if f[0] != strconv.FormatFloat(p.Label, 'g', -1, 64) ||
+				f[1] != strconv.FormatFloat(p.Prob[1], 'g', -1, 64) {
 				t.Fatalf("row %d: ivm predict wrote %q, the API predicts %+v", i+1, lines[i+1], p)
 			}
 		}
 		info := mustRun(t, "info", model)
-		for _, want := range []string{"(multi-task, ivm-mtmodel/1)", "shared by the 3 tasks), 30 active points", "scaled (std)",
+		for _, want := range []string{"(multi-task, ivm-mtmodel/1)",
+			"shared by the 3 tasks), 30 active points", "scaled (std)",
 			"training:    " + filepath.Base(c.train) + ", 150 rows"} {
 			if !strings.Contains(info, want) {
 				t.Errorf("info lacks %q:\n%s", want, info)
@@ -106,10 +109,13 @@ func TestMTIVMBadInput(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"train", "-method", "mtivm", "-task-col", "first", unlabelled, model}, "row 2 is unlabelled; only the ncnm noise model uses unlabelled rows"},
-		{[]string{"train", "-method", "mtivm", "-task-col", "first", ints, model}, "4 distinct integer targets"},
+		{[]string{"train", "-method", "mtivm", "-task-col", "first", unlabelled, model},
+			"row 2 is unlabelled; only the ncnm noise model uses unlabelled rows"},
+		{[]string{"train", "-method", "mtivm", "-task-col", "first", ints, model},
+			"4 distinct integer targets"},
 		{[]string{"train", "-method", "mtivm", noTasks, model}, "needs a task label on every row"},
-		{[]string{"train", "-method", "mtivm", "-task-col", "first", "-scale", "zscore", train, model}, `unknown scaling "zscore"`},
+		{[]string{"train", "-method", "mtivm", "-task-col", "first", "-scale", "zscore", train,
+			model}, `unknown scaling "zscore"`},
 	} {
 		code, _, errs := runCLI(t, c.args...)
 		if code != 1 || !strings.Contains(errs, c.msg) {
@@ -119,15 +125,19 @@ func TestMTIVMBadInput(t *testing.T) {
 			t.Fatalf("ivm %s left a model file", strings.Join(c.args, " "))
 		}
 	}
-	mustRun(t, "train", "-quiet", "-method", "mtivm", "-task-col", "first", "-iters", "0", "-d", "10", train, model)
+	mustRun(t, "train", "-quiet", "-method", "mtivm", "-task-col", "first", "-iters", "0",
+		"-d", "10", train, model)
 	other := write("other.csv", "task,x1,x2,y\nzz,100,0,5\n")
-	if code, _, errs := runCLI(t, "predict", "-task-col", "first", other, model); code != 1 || !strings.Contains(errs, `task "zz" is not in the model`) {
+	if code, _, errs := runCLI(t, "predict", "-task-col", "first", other, model); code != 1 ||
+		!strings.Contains(errs, `task "zz" is not in the model`) {
 		t.Errorf("unknown task: exit %d, %q", code, errs)
 	}
-	if code, _, errs := runCLI(t, "predict", train, model); code != 1 || !strings.Contains(errs, "-task-col") {
+	if code, _, errs := runCLI(t, "predict", train, model); code != 1 ||
+		!strings.Contains(errs, "-task-col") {
 		t.Errorf("no task column: exit %d, %q", code, errs)
 	}
-	if code, _, errs := runCLI(t, "predict", "-labels", "-task-col", "first", train, model); code != 1 || !strings.Contains(errs, "-labels is for single-task IVM models") {
+	if code, _, errs := runCLI(t, "predict", "-labels", "-task-col", "first", train,
+		model); code != 1 || !strings.Contains(errs, "-labels is for single-task IVM models") {
 		t.Errorf("-labels on a multi-task model: exit %d, %q", code, errs)
 	}
 }

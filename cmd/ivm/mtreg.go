@@ -18,7 +18,8 @@ func init() {
 		Order: 60, Run: cmdMtreg})
 }
 
-const mtregHelp = `A shorthand for "ivm train -method METHOD TRAIN MODEL" followed by "ivm predict TEST
+const mtregHelp = `A shorthand for "ivm train -method METHOD TRAIN MODEL" followed by ` +
+	`"ivm predict TEST
 MODEL": the same fit and the same predictions, without a model file. Fits one GP per task
 with the tasks' kernel parameters under a common prior (Zhang & Yeung, "Semi-supervised
 multi-task regression"): sstr (independent GPs), smtr, ssmtr (adds the unlabelled rows

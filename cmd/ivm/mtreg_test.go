@@ -87,7 +87,8 @@ func TestMtreg(t *testing.T) {
 	dir, train, test, pairs := mtregFiles(t)
 	preds := filepath.Join(dir, "pred.csv")
 	for _, m := range []string{"sstr", "smtr", "ssmtr", "ssmtrpi"} {
-		out := mustRun(t, "mtreg", "-quiet", "-method", m, "-iters", "3", "-kiters", "40", "-pairs", pairs, "-out", preds, train, test)
+		out := mustRun(t, "mtreg", "-quiet", "-method", m, "-iters", "3", "-kiters", "40",
+			"-pairs", pairs, "-out", preds, train, test)
 		if !strings.Contains(out, "on 3 tasks (60 labelled, 30 unlabelled rows)") {
 			t.Errorf("%s: summary missing:\n%s", m, out)
 		}
@@ -96,7 +97,8 @@ func TestMtreg(t *testing.T) {
 			t.Errorf("%s: nMSE %v, want < 0.2 on smooth tasks", m, v)
 		}
 		// The labelled mean scores about 1 (it is each task's prior mean).
-		if ref := mtregFigure(t, out, "(each task's prior mean; a model that learnt nothing) = "); !(ref > 0.8 && ref < 1.5) {
+		if ref := mtregFigure(t, out,
+			"(each task's prior mean; a model that learnt nothing) = "); !(ref > 0.8 && ref < 1.5) {
 			t.Errorf("%s: labelled-mean nMSE %v, want about 1", m, ref)
 		}
 		data, err := os.ReadFile(preds)
@@ -104,19 +106,23 @@ func TestMtreg(t *testing.T) {
 			t.Fatal(err)
 		}
 		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-		if len(lines) != 120 || !strings.HasPrefix(lines[0], "10,") || !strings.HasPrefix(lines[119], "30,") {
+		if len(lines) != 120 || !strings.HasPrefix(lines[0], "10,") ||
+			!strings.HasPrefix(lines[119], "30,") {
 			t.Errorf("%s: %d prediction lines, first %q", m, len(lines), lines[0])
 		}
 	}
 	// The graph weights are reported; -alpha-prior puts them under the common prior.
 	for _, flags := range [][]string{nil, {"-alpha-prior"}} {
-		args := append([]string{"mtreg", "-quiet", "-method", "ssmtr", "-iters", "2", "-kiters", "30"}, flags...)
+		args := append([]string{"mtreg", "-quiet", "-method", "ssmtr", "-iters", "2",
+			"-kiters", "30"}, flags...)
 		out := mustRun(t, append(args, train, test)...)
-		if !strings.Contains(out, "graph weight α: geometric mean") || !strings.Contains(out, "over 3 tasks") {
+		if !strings.Contains(out, "graph weight α: geometric mean") ||
+			!strings.Contains(out, "over 3 tasks") {
 			t.Errorf("%v: no α summary:\n%s", flags, out)
 		}
 		if hasAlpha := strings.Contains(out, "ln alpha"); hasAlpha != (flags != nil) {
-			t.Errorf("%v: prior names ln alpha: %v, want %v:\n%s", flags, hasAlpha, flags != nil, out)
+			t.Errorf("%v: prior names ln alpha: %v, want %v:\n%s", flags, hasAlpha, flags != nil,
+				out)
 		}
 	}
 	// Without TEST the unlabelled training rows are predicted.
@@ -155,14 +161,17 @@ func TestMtregLibsvmAndTaskCol(t *testing.T) {
 	dir := t.TempDir()
 	svm, csv := filepath.Join(dir, "train.svm"), filepath.Join(dir, "train.csv")
 	ssmtrWriteLibsvm(t, svm, 20, 4)
-	out := mustRun(t, "mtreg", "-quiet", "-method", "smtr", "-iters", "2", "-kiters", "30", svm, svm)
-	if !strings.Contains(out, "SMTR on 3 tasks (60 labelled, 0 unlabelled rows)") || mtregFigure(t, out, "nMSE (per task, averaged) = ") > 0.2 {
+	out := mustRun(t, "mtreg", "-quiet", "-method", "smtr", "-iters", "2", "-kiters", "30",
+		svm, svm)
+	if !strings.Contains(out, "SMTR on 3 tasks (60 labelled, 0 unlabelled rows)") ||
+		mtregFigure(t, out, "nMSE (per task, averaged) = ") > 0.2 {
 		t.Errorf("libsvm:\n%s", out)
 	}
 	mtregWriteCSV(t, csv, 20, 4, 5)
 	var ref float64
 	for i, tc := range []string{"1", "first"} {
-		out := mustRun(t, "mtreg", "-quiet", "-method", "sstr", "-task-col", tc, "-iters", "2", "-kiters", "30", csv, csv)
+		out := mustRun(t, "mtreg", "-quiet", "-method", "sstr", "-task-col", tc, "-iters", "2",
+			"-kiters", "30", csv, csv)
 		v := mtregFigure(t, out, "nMSE (per task, averaged) = ")
 		if i == 0 {
 			ref = v

@@ -217,10 +217,11 @@ func checkOutputs(inputs []string, outputs ...string) error {
 		for _, in := range append(slices.Clip(inputs), stdinPath) {
 			if in != "" && sameFile(in, os.Stdin, out) {
 				if in == out && out != stdoutPath {
-					return fmt.Errorf("%s is both an input and an output: refusing to overwrite it", out)
+					return fmt.Errorf("%s is both an input and an output: "+
+						"refusing to overwrite it", out)
 				}
-				return fmt.Errorf("%s is both an input and an output (it is %s): refusing to write to it",
-					outputName(out), inputName(in))
+				return fmt.Errorf("%s is both an input and an output (it is %s): "+
+					"refusing to write to it", outputName(out), inputName(in))
 			}
 		}
 		for _, w := range written {

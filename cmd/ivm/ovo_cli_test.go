@@ -30,7 +30,9 @@ func TestOneVsOneThroughTheBinary(t *testing.T) {
 		t.Error("-multiclass ovo wrote no pairs")
 	}
 	info := mustRun(t, "info", model)
-	for _, want := range []string{"(one-vs-one: 10 pairs, probabilities coupled)", "sharpness a = ", "scaled by each pair"} {
+	for _, want := range []string{
+		"(one-vs-one: 10 pairs, probabilities coupled)", "sharpness a = ", "scaled by each pair",
+	} {
 		if !strings.Contains(info, want) {
 			t.Errorf("info lacks %q:\n%s", want, info)
 		}
@@ -42,7 +44,8 @@ func TestOneVsOneThroughTheBinary(t *testing.T) {
 			pair := fmt.Sprintf("classes %d and %d", a, b)
 			switch {
 			case strings.Contains(info, pair+" probit noise"):
-			case strings.Contains(info, pair+" (labels) gaussian noise") && strings.Contains(info, pair+" (probit) probit noise"):
+			case strings.Contains(info, pair+" (labels) gaussian noise") &&
+				strings.Contains(info, pair+" (probit) probit noise"):
 				blended++
 			default:
 				t.Errorf("info lacks %s's model or models:\n%s", pair, info)
@@ -61,38 +64,47 @@ func TestOneVsOneThroughTheBinary(t *testing.T) {
 	}{
 		{[]string{"plot", "-trace", "-o", png, model}, "10 one-vs-one pairs"},
 		{[]string{"plot", "-o", png, model}, "3 inputs"},
-		{[]string{"plot", "-o", png, "-model", "11", model}, "-model 11: the file holds 10 one-vs-one pairs"},
+		{[]string{"plot", "-o", png, "-model", "11", model},
+			"-model 11: the file holds 10 one-vs-one pairs"},
 		{[]string{"plot", "-o", png, "-model", "3", model, train}, "3 inputs"},
-		{[]string{"train", "-multiclass", "ova", train, model}, `-multiclass "ova": want auto, ovr, ovo or projected`},
-		{[]string{"train", "-tasks", "-multiclass", "ovo", train, model}, "-multiclass is not available with -tasks"},
+		{[]string{"train", "-multiclass", "ova", train, model},
+			`-multiclass "ova": want auto, ovr, ovo or projected`},
+		{[]string{"train", "-tasks", "-multiclass", "ovo", train, model},
+			"-multiclass is not available with -tasks"},
 	} {
 		code, _, errs := runCLI(t, c.args...)
 		if code != 1 || !strings.Contains(errs, c.want) {
-			t.Errorf("ivm %s: exit %d, %q; want 1 and %q", strings.Join(c.args, " "), code, errs, c.want)
+			t.Errorf("ivm %s: exit %d, %q; want 1 and %q",
+				strings.Join(c.args, " "), code, errs, c.want)
 		}
 	}
 
 	part := filepath.Join(dir, "part.json")
 	mustRun(t, "train", "-quiet", "-part", "1/3", train, part)
-	if out := mustRun(t, "info", part); !strings.Contains(out, "part 1/3: one-vs-one pairs 4–6 of 10 (classes 1 and 5 to 2 and 4)") || !strings.Contains(out, "classes 2 and 3 ") {
+	if out := mustRun(t, "info", part); !strings.Contains(out,
+		"part 1/3: one-vs-one pairs 4–6 of 10 (classes 1 and 5 to 2 and 4)") ||
+		!strings.Contains(out, "classes 2 and 3 ") {
 		t.Errorf("ivm info of a one-vs-one part:\n%s", out)
 	}
 
 	probs := filepath.Join(dir, "probs.txt")
 	mustRun(t, "predict", "-quiet", "-prob", train, model, probs)
-	if head, _, _ := strings.Cut(readFile(t, probs), "\n"); !strings.HasSuffix(head, "latent_mean(4,5) latent_variance(4,5)") {
+	if head, _, _ := strings.Cut(readFile(t, probs), "\n"); !strings.HasSuffix(head,
+		"latent_mean(4,5) latent_variance(4,5)") {
 		t.Errorf("predict -prob header %q", head)
 	}
-	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 1000, Workers: 1, MaxInflight: 4}, testTimeouts, "blobs="+model)
+	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 1000, Workers: 1, MaxInflight: 4},
+		testTimeouts, "blobs="+model)
 	rows, _ := readRows(t, train, "none")
 	b, _ := json.Marshal(map[string]any{"rows": rows})
-	checkAgainstFile(t, &http.Client{Timeout: 10 * time.Second}, ts.url+"/v1/models/blobs/predict", string(b), probs, func(p serve.Prediction) []float64 {
-		out := append([]float64{p.Label}, p.Prob...)
-		for c := range p.LatentMean {
-			out = append(out, p.LatentMean[c], p.LatentVariance[c])
-		}
-		return out
-	})
+	checkAgainstFile(t, &http.Client{Timeout: 10 * time.Second}, ts.url+"/v1/models/blobs/predict",
+		string(b), probs, func(p serve.Prediction) []float64 {
+			out := append([]float64{p.Label}, p.Prob...)
+			for c := range p.LatentMean {
+				out = append(out, p.LatentMean[c], p.LatentVariance[c])
+			}
+			return out
+		})
 }
 
 // A one-vs-one model of unscaled inputs (-scale none: no pair has a scaler) trains,
@@ -106,7 +118,8 @@ func TestOneVsOneUnscaled(t *testing.T) {
 	if !strings.Contains(out, "one-vs-one pairs") || strings.Contains(out, "inputs scaled") {
 		t.Errorf("train printed\n%s", out)
 	}
-	if out := mustRun(t, "predict", train, model, filepath.Join(dir, "p.txt")); !strings.HasPrefix(out, "Accuracy = ") {
+	if out := mustRun(t, "predict", train, model,
+		filepath.Join(dir, "p.txt")); !strings.HasPrefix(out, "Accuracy = ") {
 		t.Errorf("predict printed %q", out)
 	}
 	if info := mustRun(t, "info", model); !strings.Contains(info, "not scaled; sharpness a = ") {

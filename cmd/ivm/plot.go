@@ -44,18 +44,23 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("plot", plotSynopsis, stderr)
 	var df dataFlags
 	df.register(fs)
-	out := fs.String("o", "", "output file, .png, .svg or .pdf (default: MODEL with .png, or -trace.png)")
+	out := fs.String("o", "",
+		"output file, .png, .svg or .pdf (default: MODEL with .png, or -trace.png)")
 	width := fs.String("w", "12cm", "figure width (cm, mm, in or pt)")
-	height := fs.String("h", "9cm", "figure height (cm, mm, in or pt); -trace: 4cm per panel + 2cm unless given")
+	height := fs.String("h", "9cm",
+		"figure height (cm, mm, in or pt); -trace: 4cm per panel + 2cm unless given")
 	trace := fs.Bool("trace", false, "draw the learning trace stored in MODEL instead of the model")
-	which := fs.Int("model", 0, "one-vs-rest model K (1-based; the class of Classes[K]) of a multi-class MODEL")
-	grid := fs.Int("grid", 0, "grid points per input at which the model is evaluated (default 80 for 2-D, 300 for 1-D)")
+	which := fs.Int("model", 0,
+		"one-vs-rest model K (1-based; the class of Classes[K]) of a multi-class MODEL")
+	grid := fs.Int("grid", 0,
+		"grid points per input at which the model is evaluated (default 80 for 2-D, 300 for 1-D)")
 	title := fs.String("title", "", "figure title (default: says what is drawn)")
 	noLegend := fs.Bool("no-legend", false, "leave the legend out")
 	quiet := fs.Bool("quiet", false, "print nothing on success")
 	var cf curveFlags
 	cf.register(fs)
-	if len(args) == 1 && (args[0] == "-h" || args[0] == "--h" || args[0] == "-help" || args[0] == "--help") {
+	if len(args) == 1 &&
+		(args[0] == "-h" || args[0] == "--h" || args[0] == "-help" || args[0] == "--help") {
 		// -h is the height flag; alone it asks for help, as with every other command.
 		fs.Usage()
 		return flag.ErrHelp
@@ -113,7 +118,8 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	}
 	hSet := false
 	fs.Visit(func(f *flag.Flag) { hSet = hSet || f.Name == "h" })
-	fig, minH, err := drawModel(mf, plotRequest{modelPath: modelPath, dataPath: fs.Arg(1), data: df, trace: *trace, which: *which,
+	fig, minH, err := drawModel(mf, plotRequest{
+		modelPath: modelPath, dataPath: fs.Arg(1), data: df, trace: *trace, which: *which,
 		grid: *grid, title: *title, noLegend: *noLegend, heightSet: hSet})
 	if err != nil {
 		return err
@@ -149,17 +155,21 @@ func drawModel(mf *modelFile, r plotRequest) (*ivmplot.Figure, vg.Length, error)
 			return nil, 0, fmt.Errorf("%s: ivm plot does not draw this kind of model", r.modelPath)
 		}
 		if r.trace || r.which != 0 {
-			return nil, 0, fmt.Errorf("%s: -trace and -model are for single-task IVM models", r.modelPath)
+			return nil, 0, fmt.Errorf("%s: -trace and -model are for single-task IVM models",
+				r.modelPath)
 		}
-		fig, err := pl.Plot(plotCall{ModelPath: r.modelPath, DataPath: r.dataPath, Data: r.data, Grid: r.grid,
+		fig, err := pl.Plot(plotCall{
+			ModelPath: r.modelPath, DataPath: r.dataPath, Data: r.data, Grid: r.grid,
 			Options: ivmplot.Options{Title: r.title, Grid: r.grid, NoLegend: r.noLegend}})
 		return fig, 0, err
 	}
 	if tm := mf.multi; tm != nil {
 		if r.trace || r.which != 0 {
-			return nil, 0, fmt.Errorf("%s is a multi-task model: -trace and -model are for single-task models", r.modelPath)
+			return nil, 0, fmt.Errorf("%s is a multi-task model: "+
+				"-trace and -model are for single-task models", r.modelPath)
 		}
-		fig, err := plotTasks(tm, r.dataPath, r.data, r.grid, ivmplot.Options{Title: r.title, NoLegend: r.noLegend})
+		fig, err := plotTasks(tm, r.dataPath, r.data, r.grid,
+			ivmplot.Options{Title: r.title, NoLegend: r.noLegend})
 		return fig, vg.Length(len(tm.Tasks)) * 4 * vg.Centimeter, err
 	}
 	pred := mf.single
@@ -179,7 +189,8 @@ func drawModel(mf *modelFile, r plotRequest) (*ivmplot.Figure, vg.Length, error)
 				return ivmplot.Predictions(pred, class, x, y, opt)
 			})
 		if err == nil && len(fig.Panels) > 1 && !r.heightSet {
-			return fig, vg.Length(len(fig.Panels)) * 8 * vg.Centimeter, nil // a class map and its entropy
+			// a class map and its entropy
+			return fig, vg.Length(len(fig.Panels)) * 8 * vg.Centimeter, nil
 		}
 		return fig, 0, err
 	}
@@ -211,7 +222,8 @@ func drawModel(mf *modelFile, r plotRequest) (*ivmplot.Figure, vg.Length, error)
 			tr = traces[k]
 		}
 		if len(tr) == 0 {
-			return nil, 0, fmt.Errorf("%s holds no learning trace (was it trained with -iters 0, a fixed kernel?)", r.modelPath)
+			return nil, 0, fmt.Errorf("%s holds no learning trace "+
+				"(was it trained with -iters 0, a fixed kernel?)", r.modelPath)
 		}
 		fig, err := ivmplot.Trace(tr, opt)
 		if err != nil || r.heightSet {
@@ -334,7 +346,8 @@ func pickModel(p *ivm.Predictor, k int) (int, error) {
 	case k == 0 && n == 1:
 		return 0, nil
 	case k == 0:
-		return 0, fmt.Errorf("the file holds %d one-vs-rest models (classes %v); pick one with -model K (1 to %d)", n, p.Classes, n)
+		return 0, fmt.Errorf("the file holds %d one-vs-rest models (classes %v); "+
+			"pick one with -model K (1 to %d)", n, p.Classes, n)
 	case k < 1 || k > n:
 		return 0, fmt.Errorf("-model %d: the file holds %d model(s)", k, n)
 	}
@@ -347,7 +360,8 @@ func pickPair(p *ivm.Predictor, k int) (int, error) {
 	n := len(pairs)
 	switch {
 	case k == 0:
-		return 0, fmt.Errorf("the file holds %d one-vs-one pairs of classes %v (classes %g and %g first); pick one with -model K (1 to %d; ivm info lists them)",
+		return 0, fmt.Errorf("the file holds %d one-vs-one pairs of classes %v "+
+			"(classes %g and %g first); pick one with -model K (1 to %d; ivm info lists them)",
 			n, p.Classes, pairs[0].Classes[0], pairs[0].Classes[1], n)
 	case k < 1 || k > n:
 		return 0, fmt.Errorf("-model %d: the file holds %d one-vs-one pairs", k, n)
@@ -364,7 +378,8 @@ func pickMember(p *ivm.Predictor, k int) (int, error) {
 	n := len(membersOf(p))
 	switch {
 	case k == 0:
-		return 0, fmt.Errorf("the file blends %d models (%s); pick one with -model K (1 to %d)", n, strings.Join(names, ", "), n)
+		return 0, fmt.Errorf("the file blends %d models (%s); pick one with -model K (1 to %d)",
+			n, strings.Join(names, ", "), n)
 	case k < 1 || k > n:
 		return 0, fmt.Errorf("-model %d: the file blends %d models", k, n)
 	}
@@ -425,7 +440,8 @@ const minFigureSide = vg.Centimeter
 // checkFigure checks the figure's path and size before any work.
 func checkFigure(path string, w, h vg.Length) error {
 	if w > maxFigureSide || h > maxFigureSide {
-		return fmt.Errorf("figure size %.4gcm × %.4gcm: at most 100cm a side", w.Points()/vg.Centimeter.Points(), h.Points()/vg.Centimeter.Points())
+		return fmt.Errorf("figure size %.4gcm × %.4gcm: at most 100cm a side",
+			w.Points()/vg.Centimeter.Points(), h.Points()/vg.Centimeter.Points())
 	}
 	for _, side := range []struct {
 		flag string
@@ -449,7 +465,8 @@ func figureFormat(path string) (string, error) {
 	case ".png", ".svg", ".pdf":
 		return ext[1:], nil
 	}
-	return "", fmt.Errorf("-o %s: the figure's format comes from its extension: .png, .svg or .pdf (or - for PNG on standard output)", path)
+	return "", fmt.Errorf("-o %s: the figure's format comes from its extension: "+
+		".png, .svg or .pdf (or - for PNG on standard output)", path)
 }
 
 // saveFigure writes fig to path as an outputFile.
@@ -460,7 +477,8 @@ func saveFigure(path string, stdout io.Writer, fig *ivmplot.Figure, w, h vg.Leng
 }
 
 // encodeFigure writes a figure that encode draws to path as an outputFile.
-func encodeFigure(path string, stdout io.Writer, encode func(w io.Writer, format string) error) error {
+func encodeFigure(path string, stdout io.Writer,
+	encode func(w io.Writer, format string) error) error {
 	format, err := figureFormat(path)
 	if err != nil {
 		return err

@@ -146,8 +146,8 @@ func (t *curveTable) setHeader(fields []string, line int) error {
 	for _, need := range []string{"set", "strategy", "labels"} {
 		if !slices.Contains(fields, need) {
 			return fmt.Errorf("%s:%d: the header %q has no column %q "+
-				"(want bench/active's table: set, strategy, seed, labels, figures…)", t.path, line,
-				strings.Join(fields, " "), need)
+				"(want bench/active's table: set, strategy, seed, labels, figures…)",
+				t.path, line, strings.Join(fields, " "), need)
 		}
 	}
 	t.columns = fields

@@ -17,9 +17,11 @@ import (
 // trained on, with its task column): one panel per task with the task's points, the
 // predictive mean ± 2 sd, and the points that task gave to the active set circled (the
 // extensions paper's Fig. 7).
-func plotTasks(m *multitask.Model, dataPath string, df dataFlags, grid int, opt ivmplot.Options) (*ivmplot.Figure, error) {
+func plotTasks(m *multitask.Model, dataPath string, df dataFlags, grid int,
+	opt ivmplot.Options) (*ivmplot.Figure, error) {
 	if dataPath == "" {
-		return nil, errors.New("a multi-task model is drawn over its training data: give the DATA file (with -task-col for CSV)")
+		return nil, errors.New("a multi-task model is drawn over its training data: " +
+			"give the DATA file (with -task-col for CSV)")
 	}
 	data, err := readPlotData(dataPath, df, 1)
 	if err != nil && df.taskCol == "none" {
@@ -32,15 +34,17 @@ func plotTasks(m *multitask.Model, dataPath string, df dataFlags, grid int, opt 
 		return nil, err
 	}
 	if data.Task == nil {
-		return nil, fmt.Errorf("%s has no task labels (-task-col for CSV, task:NAME tokens for libsvm)", dataPath)
+		return nil, fmt.Errorf("%s has no task labels "+
+			"(-task-col for CSV, task:NAME tokens for libsvm)", dataPath)
 	}
 	names := make([]string, len(m.Tasks))
 	for i, tm := range m.Tasks {
 		names[i] = tm.Name
 	}
-	tasks, err := taskPanels(data, data.Task, names, grid, func(ti int, gm *mat.Dense) ([]noise.Prediction, error) {
-		return m.PredictTask(ti, gm)
-	})
+	tasks, err := taskPanels(data, data.Task, names, grid,
+		func(ti int, gm *mat.Dense) ([]noise.Prediction, error) {
+			return m.PredictTask(ti, gm)
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +61,8 @@ func plotTasks(m *multitask.Model, dataPath string, df dataFlags, grid int, opt 
 				continue // an unlabelled active row (null-category noise): not drawn
 			}
 			if !ok {
-				return nil, fmt.Errorf("%s: row %d, active in task %s, is not in that task here: is it the training file?", dataPath, r+1, tm.Name)
+				return nil, fmt.Errorf("%s: row %d, active in task %s, is not in that task here: "+
+					"is it the training file?", dataPath, r+1, tm.Name)
 			}
 			tasks[ti].Active = append(tasks[ti].Active, k)
 		}

@@ -58,7 +58,8 @@ func TestPlotCommand(t *testing.T) {
 	}
 	data := writeCSV(t, dir, "toy.csv", x, y)
 	model := filepath.Join(dir, "toy.json")
-	mustRun(t, "train", "-quiet", "-iters", "0", "-d", "30", "-kernel", "rbf(gamma=10,variance=10)+bias+white(variance=0.01)", data, model)
+	mustRun(t, "train", "-quiet", "-iters", "0", "-d", "30",
+		"-kernel", "rbf(gamma=10,variance=10)+bias+white(variance=0.01)", data, model)
 
 	// Default output: MODEL with .png, 12 × 9 cm at 96 dpi.
 	out := mustRun(t, "plot", model, data)
@@ -123,7 +124,8 @@ func TestPlotCommand(t *testing.T) {
 	} {
 		code, _, errs := runCLI(t, c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {
-			t.Errorf("ivm %s: exit %d, stderr %q; want exit %d and %q", strings.Join(c.args, " "), code, errs, c.code, c.want)
+			t.Errorf("ivm %s: exit %d, stderr %q; want exit %d and %q",
+				strings.Join(c.args, " "), code, errs, c.code, c.want)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "three.png")); err == nil {
@@ -149,7 +151,8 @@ func TestPlotWhole(t *testing.T) {
 			if classes == 2 && a*a+b*b > 1.2 {
 				y[i] = 1
 			} else if classes > 2 {
-				y[i] = float64(int((math.Atan2(b, a)+math.Pi)/(2*math.Pi)*float64(classes)) % classes)
+				y[i] = float64(
+					int((math.Atan2(b, a)+math.Pi)/(2*math.Pi)*float64(classes)) % classes)
 			}
 		}
 		return x, y
@@ -209,8 +212,8 @@ func TestPlotWhole(t *testing.T) {
 	proj := filepath.Join(dir, "projected.json")
 	tasks, _ := writeTaskFiles(t, dir, "tasks", 60, 1)
 	mt := filepath.Join(dir, "mt.json")
-	mustRun(t, "train", "-quiet", "-method", "mtivm", "-task-col", "first", "-d", "10", "-iters", "0",
-		tasks, mt)
+	mustRun(t, "train", "-quiet", "-method", "mtivm", "-task-col", "first", "-d", "10",
+		"-iters", "0", tasks, mt)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -245,7 +248,8 @@ func writeCurveTable(t *testing.T, path string) {
 			for seed := 1; seed <= 3; seed++ {
 				for _, n := range []int{20, 40, 80} {
 					v := 1/float64(n) + 0.01*r.Float64()
-					fmt.Fprintf(&b, "%s\t%s\t%d\t%d\t%s\t%g\n", set, s, seed, n, figures(cls, v), 1.5)
+					fmt.Fprintf(&b, "%s\t%s\t%d\t%d\t%s\t%g\n",
+						set, s, seed, n, figures(cls, v), 1.5)
 				}
 			}
 		}

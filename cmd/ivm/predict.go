@@ -24,15 +24,16 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 	labels := fs.Bool("labels", false,
 		"labels from the latent means alone, without variances or probabilities (as svm-predict "+
 			"without -b):\n"+
-			"on large models several times faster; binary and regression labels are the same, one-vs-rest "+
-			"takes the class of the largest\n"+
+			"on large models several times faster; binary and regression labels are the same, "+
+			"one-vs-rest takes the class of the largest\n"+
 			"latent mean and one-vs-one the pairs' votes, which can differ on near ties "+
 			"(ivm.Predictor.PredictLabels)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *labels && *prob {
-		return errors.New("-labels writes labels alone and -prob the probabilities: give one of them")
+		return errors.New("-labels writes labels alone and -prob the probabilities: " +
+			"give one of them")
 	}
 	if fs.NArg() < 2 || fs.NArg() > 3 {
 		fs.Usage()
@@ -64,20 +65,20 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: -labels is for single-task IVM models", modelPath)
 	}
 	if mf.family != nil {
-		return mf.family.Predict(predictCall{TestPath: testPath, ModelPath: modelPath, OutPath: outPath,
-			Read: opt,
+		return mf.family.Predict(predictCall{
+			TestPath: testPath, ModelPath: modelPath, OutPath: outPath, Read: opt,
 			Prob: *prob, Quiet: *quiet, Report: report, Stdout: stdout, Stderr: stderr})
 	}
 	if mf.multi != nil {
-		return predictTaskFile(testPath, modelPath, outPath, opt, mf.multi, *prob, *quiet, report, stdout,
-			stderr)
+		return predictTaskFile(testPath, modelPath, outPath, opt, mf.multi, *prob, *quiet, report,
+			stdout, stderr)
 	}
 	p := mf.single
 	for c, sm := range p.Submodels() {
 		if m := sm.Model; m.Jitter != 0 {
 			fmt.Fprintf(stderr,
-				"ivm predict: warning: model %d of %s needed jitter %g to factorise its active-set matrix; "+
-					"predictions may be inaccurate\n", c+1, modelPath, m.Jitter)
+				"ivm predict: warning: model %d of %s needed jitter %g to factorise its "+
+					"active-set matrix; predictions may be inaccurate\n", c+1, modelPath, m.Jitter)
 		}
 	}
 	data, err := readTest(testPath, opt, p.InputDim(), stderr)
@@ -125,8 +126,8 @@ func readTest(path string, opt dataset.ReadOptions, dim int, stderr io.Writer) (
 func warnDropped(stderr io.Writer, path string, data *dataset.Data, dim int) {
 	if data.MaxIndex > dim {
 		fmt.Fprintf(stderr,
-			"ivm predict: warning: %s has features up to index %d, the model takes %d inputs: %d dropped, "+
-				"as svm-predict does\n",
+			"ivm predict: warning: %s has features up to index %d, the model takes %d inputs: "+
+				"%d dropped, as svm-predict does\n",
 			path, data.MaxIndex, dim, data.MaxIndex-dim)
 	}
 }
@@ -156,12 +157,12 @@ func warnUnknownLabels(stderr io.Writer, path string, y, classes []float64) {
 	case n == 0:
 	case n == labelled:
 		fmt.Fprintf(stderr,
-			"ivm predict: warning: no label of %s is one of the model's classes (%s): is it the right "+
-				"test file?\n", path, floats(classes))
+			"ivm predict: warning: no label of %s is one of the model's classes (%s): "+
+				"is it the right test file?\n", path, floats(classes))
 	default:
 		fmt.Fprintf(stderr,
-			"ivm predict: warning: %d of the %d labelled rows of %s have a label that is not one of the "+
-				"model's classes (%s)\n", n, labelled, path, floats(classes))
+			"ivm predict: warning: %d of the %d labelled rows of %s have a label that is not "+
+				"one of the model's classes (%s)\n", n, labelled, path, floats(classes))
 	}
 }
 

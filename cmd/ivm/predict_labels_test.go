@@ -20,10 +20,12 @@ func TestPredictLabelsFlag(t *testing.T) {
 		return strings.Fields(string(b))
 	}
 	bin := filepath.Join(dir, "bin.json")
-	mustRun(t, "train", "-quiet", "-scale", "none", "-iters", "0", "-d", "100", "-kernel", refKernel, refData+"class_train_500.csv.gz", bin)
+	mustRun(t, "train", "-quiet", "-scale", "none", "-iters", "0", "-d", "100",
+		"-kernel", refKernel, refData+"class_train_500.csv.gz", bin)
 	full, fast := filepath.Join(dir, "full.txt"), filepath.Join(dir, "fast.txt")
 	want := mustRun(t, "predict", refData+"class_test_2000.csv.gz", bin, full)
-	if got := mustRun(t, "predict", "-labels", refData+"class_test_2000.csv.gz", bin, fast); got != want {
+	if got := mustRun(t, "predict", "-labels",
+		refData+"class_test_2000.csv.gz", bin, fast); got != want {
 		t.Errorf("binary: -labels printed %q, without it %q", got, want)
 	}
 	if a, b := read(full), read(fast); strings.Join(a, " ") != strings.Join(b, " ") {
@@ -35,7 +37,8 @@ func TestPredictLabelsFlag(t *testing.T) {
 	ovr := filepath.Join(dir, "ovr.json")
 	mustRun(t, "train", "-quiet", "-multiclass", "ovr", "-iters", "0", "-d", "40", train, ovr)
 	mustRun(t, "predict", train, ovr, full)
-	if out := mustRun(t, "predict", "-labels", train, ovr, fast); !strings.HasPrefix(out, "Accuracy = ") {
+	if out := mustRun(t, "predict", "-labels",
+		train, ovr, fast); !strings.HasPrefix(out, "Accuracy = ") {
 		t.Errorf("one-vs-rest: -labels printed %q", out)
 	}
 	a, b := read(full), read(fast)

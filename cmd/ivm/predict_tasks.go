@@ -43,9 +43,8 @@ func predictTaskFile(testPath, modelPath, outPath string, opt dataset.ReadOption
 func predictTasks(data *dataset.Data, m *multitask.Model, outPath string, prob, quiet bool, report,
 	stdout io.Writer) error {
 	if data.Task == nil {
-		return errors.New(
-			"a multi-task model needs the task of every test row (-task-col for CSV, task:NAME tokens for " +
-				"libsvm)")
+		return errors.New("a multi-task model needs the task of every test row " +
+			"(-task-col for CSV, task:NAME tokens for libsvm)")
 	}
 	preds, mu, vs, err := m.PredictLatent(data.X, data.Task)
 	if err != nil {

@@ -91,8 +91,8 @@ func (p *progress) logSearch(pr ivm.Progress) {
 		if pr.Pair {
 			what = fmt.Sprintf(" %s (%d/%d)", problemName(pr), pr.Problem+1, pr.Problems)
 		}
-		fmt.Fprintf(p.w, "\r%s:%s choosing the kernel: %d scored, last %.4f %.0fs\033[K", p.prefix, what,
-			pr.Search, pr.SearchScore, time.Since(p.start).Seconds())
+		fmt.Fprintf(p.w, "\r%s:%s choosing the kernel: %d scored, last %.4f %.0fs\033[K",
+			p.prefix, what, pr.Search, pr.SearchScore, time.Since(p.start).Seconds())
 		p.drawn = true
 		return
 	}
@@ -115,8 +115,8 @@ func (p *progress) logDone(pr ivm.Progress) {
 		lead += problemName(pr) + " "
 	}
 	if pr.Rows > 0 {
-		fmt.Fprintf(p.w, "%sdone (%d rows through %d centres, %s since the search)\n", lead, pr.Rows,
-			pr.ActiveSize, time.Since(p.searchEnd).Round(time.Second))
+		fmt.Fprintf(p.w, "%sdone (%d rows through %d centres, %s since the search)\n",
+			lead, pr.Rows, pr.ActiveSize, time.Since(p.searchEnd).Round(time.Second))
 		return
 	}
 	done := 0.0
@@ -130,7 +130,8 @@ func (p *progress) logDone(pr ivm.Progress) {
 	elapsed := time.Since(from)
 	left := time.Duration(float64(elapsed) * (float64(len(p.frac)) - done) / max(done, 1e-9))
 	fmt.Fprintf(p.w,
-		"%sdone (%d of %d active points selected; %.0f of %d problems done, %s so far, about %s left)\n",
+		"%sdone (%d of %d active points selected; %.0f of %d problems done, "+
+			"%s so far, about %s left)\n",
 		lead, pr.Included, pr.ActiveSize, done, len(p.frac), elapsed.Round(time.Second),
 		left.Round(time.Second))
 }
@@ -171,7 +172,8 @@ func (p *progress) draw(pr ivm.Progress) {
 	what := fmt.Sprintf("selection %d/%d, %d/%d active", pr.Selection, pr.Selections, pr.Included,
 		pr.ActiveSize)
 	if pr.Rows > 0 {
-		what = fmt.Sprintf("fitting: %d/%d rows through %d centres", pr.RowsDone, pr.Rows, pr.ActiveSize)
+		what = fmt.Sprintf("fitting: %d/%d rows through %d centres",
+			pr.RowsDone, pr.Rows, pr.ActiveSize)
 	}
 	if pr.Problems > 1 {
 		what = fmt.Sprintf("%s (%d/%d): ", problemName(pr), pr.Problem+1, pr.Problems) + what
@@ -198,17 +200,18 @@ func (p *progress) logTrace(pr ivm.Progress) {
 		lead += problemName(pr) + ": "
 	}
 	if tr.Final {
-		fmt.Fprintf(p.w, "%sfinal selection: held-out log likelihood %.4f per point\n", lead, tr.HeldOut)
+		fmt.Fprintf(p.w, "%sfinal selection: held-out log likelihood %.4f per point\n",
+			lead, tr.HeldOut)
 		return
 	}
 	iters := pr.Iters
 	fmt.Fprintf(p.w,
-		"%siteration %d/%d: held-out log likelihood %.4f per point at its start; kernel objective %.6g "+
-			"-> %.6g in %d steps",
+		"%siteration %d/%d: held-out log likelihood %.4f per point at its start; "+
+			"kernel objective %.6g -> %.6g in %d steps",
 		lead, tr.Iter+1, iters, tr.HeldOut, tr.KernelBefore, tr.KernelAfter, tr.KernelSteps)
 	if tr.NoiseSteps > 0 {
-		fmt.Fprintf(p.w, "; noise objective %.6g -> %.6g in %d steps", tr.NoiseBefore, tr.NoiseAfter,
-			tr.NoiseSteps)
+		fmt.Fprintf(p.w, "; noise objective %.6g -> %.6g in %d steps",
+			tr.NoiseBefore, tr.NoiseAfter, tr.NoiseSteps)
 	}
 	if tr.Rejected {
 		fmt.Fprintf(p.w, "; its new parameters rejected (held-out likelihood fell), learning stops")

@@ -23,11 +23,12 @@ func cmdQuery(args []string, stdout, stderr io.Writer) error {
 	var df dataFlags
 	df.register(fs)
 	k := fs.Int("n", 10, "how many rows to query")
-	score := fs.String("score", "epig", "what a classifier's rows are scored by: epig (what a "+
-		"label would tell about the pool's labels) or bald (about the row's own latent)")
+	score := fs.String("score", "epig",
+		"what a classifier's rows are scored by: epig (what a label would tell about the pool's "+
+			"labels) or bald (about the row's own latent)")
 	prob := fs.Bool("prob", false,
-		"write each class's probability after the label (regression: the predictive variance after "+
-			"the mean), with a header line")
+		"write each class's probability after the label (regression: the predictive variance "+
+			"after the mean), with a header line")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -95,9 +95,9 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	signal.Notify(hup, syscall.SIGHUP)
 	releaseSignals() // after serve's own handlers are in place, so no signal finds none
 	defer signal.Stop(hup)
-	log.Info("serving", "addr", ln.Addr().String(), "models", models.Names(), "workers", lim.Workers,
-		"max_inflight", lim.MaxInflight, "max_rows", lim.MaxRows, "max_body", lim.MaxBody,
-		"updates", *updates)
+	log.Info("serving", "addr", ln.Addr().String(), "models", models.Names(),
+		"workers", lim.Workers, "max_inflight", lim.MaxInflight, "max_rows", lim.MaxRows,
+		"max_body", lim.MaxBody, "updates", *updates)
 	return runServer(ctx, ln, serve.NewHandler(models, lim, log), log, t, hup)
 }
 
@@ -129,8 +129,8 @@ func runServer(ctx context.Context, ln net.Listener, h *serve.Handler, log *slog
 		case <-reload:
 			h.Reload()
 		case <-ctx.Done():
-			log.Info("shutting down: no new connections; waiting for the requests in flight", "timeout",
-				t.Shutdown.String())
+			log.Info("shutting down: no new connections; waiting for the requests in flight",
+				"timeout", t.Shutdown.String())
 			sctx, cancel := context.WithTimeout(context.Background(), t.Shutdown)
 			defer cancel()
 			if err := hs.Shutdown(sctx); err != nil {
@@ -164,19 +164,16 @@ func parseModelArgs(args []string) ([]serve.Source, error) {
 			src = serve.Source{Name: name, Path: path}
 		} else if _, err := os.Stat(a); ok && err != nil {
 			// NAME=FILE with a bad NAME, not a file whose name holds '='.
-			return nil,
-				fmt.Errorf("%s: NAME %q is not a model name: use letters, digits, '.', '_' and '-', "+
-					"starting with a letter or digit", a, name)
+			return nil, fmt.Errorf("%s: NAME %q is not a model name: "+
+				"use letters, digits, '.', '_' and '-', starting with a letter or digit", a, name)
 		}
 		if !serve.ValidName(src.Name) {
-			return nil,
-				fmt.Errorf(
-					"%s: %q cannot be a model's name in a URL (letters, digits, '.', '_', '-'); name it with "+
-						"NAME=FILE", a, src.Name)
+			return nil, fmt.Errorf("%s: %q cannot be a model's name in a URL "+
+				"(letters, digits, '.', '_', '-'); name it with NAME=FILE", a, src.Name)
 		}
 		if prev, dup := seen[src.Name]; dup {
-			return nil, fmt.Errorf("%s and %s would both be served as %q; name one with NAME=FILE", prev, a,
-				src.Name)
+			return nil, fmt.Errorf("%s and %s would both be served as %q; name one with NAME=FILE",
+				prev, a, src.Name)
 		}
 		seen[src.Name] = a
 		out = append(out, src)

@@ -58,7 +58,8 @@ type testServer struct {
 	logs   *syncBuffer
 }
 
-var testTimeouts = serveTimeouts{Read: 2 * time.Second, Write: 10 * time.Second, Idle: 10 * time.Second, Shutdown: 10 * time.Second}
+var testTimeouts = serveTimeouts{Read: 2 * time.Second, Write: 10 * time.Second,
+	Idle: 10 * time.Second, Shutdown: 10 * time.Second}
 
 func startServer(t *testing.T, lim serve.Limits, to serveTimeouts, models ...string) *testServer {
 	t.Helper()
@@ -82,7 +83,8 @@ func startServerOf(t *testing.T, reg *serve.Models, lim serve.Limits,
 		t.Fatal(err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	ts := &testServer{url: "http://" + ln.Addr().String(), stop: stop, done: make(chan error, 1), reload: make(chan os.Signal), logs: &syncBuffer{}}
+	ts := &testServer{url: "http://" + ln.Addr().String(), stop: stop, done: make(chan error, 1),
+		reload: make(chan os.Signal), logs: &syncBuffer{}}
 	log := slog.New(slog.NewJSONHandler(ts.logs, nil))
 	h := serve.NewHandler(reg, lim, log)
 	go func() { ts.done <- runServer(ctx, ln, h, log, to, ts.reload) }()
@@ -144,20 +146,24 @@ func samePrediction(got serve.Prediction, want noise.Prediction) bool {
 		}
 		return true
 	}
-	return got.Label == want.Label && eq(got.Prob, want.Prob) && eq(got.LatentMean, want.Latent) && eq(got.LatentVariance, want.LatentVar)
+	return got.Label == want.Label && eq(got.Prob, want.Prob) && eq(got.LatentMean, want.Latent) &&
+		eq(got.LatentVariance, want.LatentVar)
 }
 
 // checkAnswer posts rows and says what is wrong with the answer ("" if nothing), and whether
 // newP gave it (else oldP).
-func checkAnswer(c *http.Client, url string, rows [][]float64, oldP, newP *ivm.Predictor) (string, bool) {
+func checkAnswer(c *http.Client, url string, rows [][]float64,
+	oldP, newP *ivm.Predictor) (string, bool) {
 	resp, err := c.Post(url, "application/json", strings.NewReader(denseBody(rows)))
 	if err != nil {
 		return err.Error(), false
 	}
 	defer resp.Body.Close()
 	var got serve.PredictResponse
-	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != 200 || len(got.Predictions) != len(rows) {
-		return fmt.Sprintf("status %d, %d predictions for %d rows, %v", resp.StatusCode, len(got.Predictions), len(rows), err), false
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != 200 ||
+		len(got.Predictions) != len(rows) {
+		return fmt.Sprintf("status %d, %d predictions for %d rows, %v",
+			resp.StatusCode, len(got.Predictions), len(rows), err), false
 	}
 	x := mat.NewDense(len(rows), 3, nil)
 	for i, r := range rows {
@@ -197,10 +203,12 @@ func TestServeAnswersAsPredictProb(t *testing.T) {
 	dir := t.TempDir()
 	model, train, _ := trainedModel(t, dir, "digits", 30)
 	mt := filepath.Join(dir, "sine.json")
-	mustRun(t, "train", "-quiet", "-tasks", "-task-col", "first", "-kernel", "rbf(gamma=1,variance=1)+white(variance=0.01)", "-noise", "gaussian",
+	mustRun(t, "train", "-quiet", "-tasks", "-task-col", "first",
+		"-kernel", "rbf(gamma=1,variance=1)+white(variance=0.01)", "-noise", "gaussian",
 		"-d", "15", "-iters", "0", refData+"mtivm_toysine.csv.gz", mt)
 	mtc, mtcTrain := trainedTaskClassifier(t, dir)
-	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 1000, Workers: 1, MaxInflight: 8}, testTimeouts, model, "sine="+mt, "speakers="+mtc)
+	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 1000, Workers: 1, MaxInflight: 8},
+		testTimeouts, model, "sine="+mt, "speakers="+mtc)
 	client := &http.Client{Timeout: 10 * time.Second}
 
 	probs := filepath.Join(dir, "probs.txt")
@@ -216,30 +224,36 @@ func TestServeAnswersAsPredictProb(t *testing.T) {
 	}
 	for _, body := range []any{map[string]any{"rows": data}, map[string]any{"rows": sparse}} {
 		b, _ := json.Marshal(body)
-		checkAgainstFile(t, client, ts.url+"/v1/models/digits/predict", string(b), probs, func(p serve.Prediction) []float64 {
-			out := append([]float64{p.Label}, p.Prob...)
-			for c := range p.LatentMean {
-				out = append(out, p.LatentMean[c], p.LatentVariance[c])
-			}
-			return out
-		})
+		checkAgainstFile(t, client, ts.url+"/v1/models/digits/predict", string(b), probs,
+			func(p serve.Prediction) []float64 {
+				out := append([]float64{p.Label}, p.Prob...)
+				for c := range p.LatentMean {
+					out = append(out, p.LatentMean[c], p.LatentVariance[c])
+				}
+				return out
+			})
 	}
 
 	mtProbs := filepath.Join(dir, "mt.txt")
-	mustRun(t, "predict", "-quiet", "-prob", "-task-col", "first", refData+"mtivm_toysine.csv.gz", mt, mtProbs)
+	mustRun(t, "predict", "-quiet", "-prob", "-task-col", "first",
+		refData+"mtivm_toysine.csv.gz", mt, mtProbs)
 	sine, tasks := readRows(t, refData+"mtivm_toysine.csv.gz", "first")
 	b, _ := json.Marshal(map[string]any{"rows": sine, "tasks": tasks})
-	checkAgainstFile(t, client, ts.url+"/v1/models/sine/predict", string(b), mtProbs, func(p serve.Prediction) []float64 {
-		return []float64{*p.Mean, *p.Variance}
-	})
+	checkAgainstFile(t, client, ts.url+"/v1/models/sine/predict", string(b), mtProbs,
+		func(p serve.Prediction) []float64 {
+			return []float64{*p.Mean, *p.Variance}
+		})
 	mtcProbs := filepath.Join(dir, "mtc.txt")
 	mustRun(t, "predict", "-quiet", "-prob", "-task-col", "first", mtcTrain, mtc, mtcProbs)
 	speakers, names := readRows(t, mtcTrain, "first")
 	b, _ = json.Marshal(map[string]any{"rows": speakers, "tasks": names})
-	checkAgainstFile(t, client, ts.url+"/v1/models/speakers/predict", string(b), mtcProbs, func(p serve.Prediction) []float64 {
-		return []float64{p.Label, p.Prob[1], p.LatentMean[0], p.LatentVariance[0]} // the file has p(5) alone
-	})
-	code, body := post(t, client, ts.url+"/v1/models/sine/predict", `{"rows": [[1]], "tasks": ["7"]}`)
+	checkAgainstFile(t, client, ts.url+"/v1/models/speakers/predict", string(b), mtcProbs,
+		func(p serve.Prediction) []float64 {
+			// the file has p(5) alone
+			return []float64{p.Label, p.Prob[1], p.LatentMean[0], p.LatentVariance[0]}
+		})
+	code, body := post(t, client, ts.url+"/v1/models/sine/predict",
+		`{"rows": [[1]], "tasks": ["7"]}`)
 	if code != 400 || !strings.Contains(string(body), `task \"7\" is not in model`) {
 		t.Errorf("unknown task: %d %s", code, body)
 	}
@@ -250,7 +264,9 @@ func TestServeAnswersAsPredictProb(t *testing.T) {
 	var list struct{ Models []serve.ModelInfo }
 	json.NewDecoder(resp.Body).Decode(&list)
 	resp.Body.Close()
-	if len(list.Models) != 3 || !slices.Equal(list.Models[2].Classes, []float64{0, 5}) || list.Models[0].Task != "multiclass" || list.Models[1].Format != "ivm-mtmodel/1" || len(list.Models[1].Tasks) != 3 || len(list.Models[0].Info) < 3 {
+	if len(list.Models) != 3 || !slices.Equal(list.Models[2].Classes, []float64{0, 5}) ||
+		list.Models[0].Task != "multiclass" || list.Models[1].Format != "ivm-mtmodel/1" ||
+		len(list.Models[1].Tasks) != 3 || len(list.Models[0].Info) < 3 {
 		t.Errorf("GET /v1/models: %+v", list.Models)
 	}
 }
@@ -259,24 +275,28 @@ func TestServeAnswersAsPredictProb(t *testing.T) {
 // `predict -prob`'s lines, the class latents without variances.
 func TestServeProjectedModel(t *testing.T) {
 	dir := t.TempDir()
-	train, model, probs := filepath.Join(dir, "train.csv"), filepath.Join(dir, "proj.json"), filepath.Join(dir, "probs.txt")
+	train, model, probs := filepath.Join(dir, "train.csv"), filepath.Join(dir, "proj.json"),
+		filepath.Join(dir, "probs.txt")
 	writeBlobsCSV(t, train, 20, 4)
 	mustRun(t, "train", "-quiet", "-multiclass", "projected", train, model)
 	mustRun(t, "predict", "-quiet", "-prob", train, model, probs)
-	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 1000, Workers: 1, MaxInflight: 8}, testTimeouts, model)
+	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 1000, Workers: 1, MaxInflight: 8},
+		testTimeouts, model)
 	data, _ := readRows(t, train, "none")
 	b, _ := json.Marshal(map[string]any{"rows": data})
-	checkAgainstFile(t, &http.Client{Timeout: 10 * time.Second}, ts.url+"/v1/models/proj/predict", string(b), probs, func(p serve.Prediction) []float64 {
-		if p.LatentVariance != nil {
-			t.Fatalf("latent variances %v served for a projected model", p.LatentVariance)
-		}
-		return append(append([]float64{p.Label}, p.Prob...), p.LatentMean...)
-	})
+	checkAgainstFile(t, &http.Client{Timeout: 10 * time.Second}, ts.url+"/v1/models/proj/predict",
+		string(b), probs, func(p serve.Prediction) []float64 {
+			if p.LatentVariance != nil {
+				t.Fatalf("latent variances %v served for a projected model", p.LatentVariance)
+			}
+			return append(append([]float64{p.Label}, p.Prob...), p.LatentMean...)
+		})
 }
 
 // checkAgainstFile posts body and compares every answer, as fields picks them, with the
 // lines of a `predict -prob` file (after its header), number for number.
-func checkAgainstFile(t *testing.T, c *http.Client, url, body, path string, fields func(serve.Prediction) []float64) {
+func checkAgainstFile(t *testing.T, c *http.Client, url, body, path string,
+	fields func(serve.Prediction) []float64) {
 	t.Helper()
 	code, resp := post(t, c, url, body)
 	var got serve.PredictResponse
@@ -293,7 +313,8 @@ func checkAgainstFile(t *testing.T, c *http.Client, url, body, path string, fiel
 			parts = append(parts, strconv.FormatFloat(v, 'g', -1, 64))
 		}
 		if strings.Join(parts, " ") != line {
-			t.Fatalf("row %d: served %q, ivm predict -prob wrote %q", i+1, strings.Join(parts, " "), line)
+			t.Fatalf("row %d: served %q, ivm predict -prob wrote %q",
+				i+1, strings.Join(parts, " "), line)
 		}
 	}
 }
@@ -302,7 +323,8 @@ func checkAgainstFile(t *testing.T, c *http.Client, url, body, path string, fiel
 func readRows(t *testing.T, path, taskCol string) ([][]float64, []string) {
 	t.Helper()
 	limit := memLimit(defaultMaxMem)
-	opt, err := (&dataFlags{format: "auto", labelCol: "last", taskCol: taskCol, maxMem: &limit}).options()
+	opt, err := (&dataFlags{format: "auto", labelCol: "last", taskCol: taskCol,
+		maxMem: &limit}).options()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +344,8 @@ func readRows(t *testing.T, path, taskCol string) ([][]float64, []string) {
 func TestServeShutdownFinishesRequestInFlight(t *testing.T) {
 	dir := t.TempDir()
 	model, _, _ := trainedModel(t, dir, "digits", 30)
-	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 10, Workers: 1, MaxInflight: 8}, testTimeouts, model)
+	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 10, Workers: 1, MaxInflight: 8},
+		testTimeouts, model)
 	body := `{"rows": [[1, 2, 3]]}`
 	conn := startHalfRequest(t, ts, body) // the server is reading the body
 	ts.stop()
@@ -386,12 +409,14 @@ func TestServeBinarySignals(t *testing.T) {
 	copyFile(t, newModel, model)
 	cmd.Process.Signal(syscall.SIGHUP)
 	// "reload done" is logged after the new models are swapped in ("model reloaded" before).
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(logs.String(), `"msg":"reload done"`); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(logs.String(),
+		`"msg":"reload done"`); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no reload after SIGHUP:\n%s", logs.String())
 		}
 	}
-	if msg, usedNew := checkAnswer(client, url, [][]float64{{1, 2, 3}}, newP, newP); msg != "" || !usedNew {
+	if msg, usedNew := checkAnswer(client, url,
+		[][]float64{{1, 2, 3}}, newP, newP); msg != "" || !usedNew {
 		t.Errorf("after SIGHUP: %s", msg)
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
@@ -413,8 +438,10 @@ func startHalfRequest(t *testing.T, ts *testServer, body string) net.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	fmt.Fprintf(conn, "POST /v1/models/digits/predict HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:5])
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(metrics(t, ts), "ivm_requests_in_flight 1\n"); time.Sleep(10 * time.Millisecond) {
+	fmt.Fprintf(conn, "POST /v1/models/digits/predict HTTP/1.1\r\n"+
+		"Host: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:5])
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(metrics(t, ts),
+		"ivm_requests_in_flight 1\n"); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the server did not start on the request")
 		}
@@ -456,6 +483,7 @@ func trainedTaskClassifier(t *testing.T, dir string) (string, string) {
 	}
 	train, model := filepath.Join(dir, "speakers.csv"), filepath.Join(dir, "speakers.json")
 	writeTestFile(t, train, b.String())
-	mustRun(t, "train", "-quiet", "-tasks", "-task-col", "first", "-kernel", "rbf+bias+white", "-d", "20", "-iters", "0", train, model)
+	mustRun(t, "train", "-quiet", "-tasks", "-task-col", "first", "-kernel", "rbf+bias+white",
+		"-d", "20", "-iters", "0", train, model)
 	return model, train
 }

@@ -14,7 +14,8 @@ import (
 func TestTrainTasksSineToy(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "mt.json")
-	mustRun(t, "train", "-quiet", "-tasks", "-task-col", "first", "-kernel", "rbf(gamma=1,variance=1)", "-noise", "gaussian",
+	mustRun(t, "train", "-quiet", "-tasks", "-task-col", "first",
+		"-kernel", "rbf(gamma=1,variance=1)", "-noise", "gaussian",
 		"-d", "15", "-iters", "0", refData+"mtivm_toysine.csv.gz", model)
 	b, err := os.ReadFile(model)
 	if err != nil {
@@ -38,7 +39,8 @@ func TestTrainTasksSineToy(t *testing.T) {
 			three++
 		}
 	}
-	if got, want := strings.Join(tasks, " "), "1 1 2 3 3 3 3 3 2 3 2 3 3 3 3"; m.Format != "ivm-mtmodel/1" || got != want || three < 9 {
+	if got, want := strings.Join(tasks, " "),
+		"1 1 2 3 3 3 3 3 2 3 2 3 3 3 3"; m.Format != "ivm-mtmodel/1" || got != want || three < 9 {
 		t.Errorf("format %q, task order %q (want %q), %d from task 3", m.Format, got, want, three)
 	}
 	out := mustRun(t, "predict", "-task-col", "first", refData+"mtivm_toysine.csv.gz", model)
@@ -47,12 +49,14 @@ func TestTrainTasksSineToy(t *testing.T) {
 	}
 	// Fig. 7 of the extensions paper: one panel per task, the points each task gave circled.
 	fig := filepath.Join(dir, "mt.png")
-	mustRun(t, "plot", "-quiet", "-task-col", "first", "-o", fig, model, refData+"mtivm_toysine.csv.gz")
+	mustRun(t, "plot", "-quiet", "-task-col", "first", "-o", fig, model,
+		refData+"mtivm_toysine.csv.gz")
 	if w, h := pngSize(t, fig); w < 400 || h < 400 {
 		t.Errorf("multi-task figure: %dx%d", w, h)
 	}
 	info := mustRun(t, "info", model)
-	if !strings.Contains(info, "shared by the 3 tasks), 15 active points") || !strings.Contains(info, "task 3       gaussian noise") {
+	if !strings.Contains(info, "shared by the 3 tasks), 15 active points") ||
+		!strings.Contains(info, "task 3       gaussian noise") {
 		t.Errorf("info:\n%s", info)
 	}
 }
@@ -63,8 +67,10 @@ func TestTrainTasksSineToy(t *testing.T) {
 func TestTrainTasksNoiseStep(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "mt.json")
-	mustRun(t, "train", "-quiet", "-tasks", "-task-col", "first", "-kernel", "rbf(gamma=1,variance=1)", "-noise", "gaussian",
-		"-d", "15", "-iters", "2", "-kiters", "10", "-niters", "10", "-last-iterate", refData+"mtivm_toysine.csv.gz", model)
+	mustRun(t, "train", "-quiet", "-tasks", "-task-col", "first",
+		"-kernel", "rbf(gamma=1,variance=1)", "-noise", "gaussian",
+		"-d", "15", "-iters", "2", "-kiters", "10", "-niters", "10", "-last-iterate",
+		refData+"mtivm_toysine.csv.gz", model)
 	b, err := os.ReadFile(model)
 	if err != nil {
 		t.Fatal(err)

@@ -52,12 +52,14 @@ func TestTrainTasksSine(t *testing.T) {
 	}
 	// Reference: task order 1 1 2 3 3 3 3 3 2 3 2 3 3 3 3; within-task rows (1-based)
 	// task 1: 1 16; task 2: 1 3 21; task 3: 1 2 4 5 22 13 11 15 6 10; 30 rows per task.
-	want := []string{"1:0", "1:15", "2:30", "3:60", "3:61", "3:63", "3:64", "3:81", "2:32", "3:72", "2:50", "3:70", "3:74", "3:65", "3:69"}
+	want := []string{"1:0", "1:15", "2:30", "3:60", "3:61", "3:63", "3:64", "3:81", "2:32", "3:72",
+		"2:50", "3:70", "3:74", "3:65", "3:69"}
 	var got []string
 	for _, a := range f.Active {
 		got = append(got, fmt.Sprintf("%s:%d", a.Task, a.Row))
 		if data.Task[a.Row] != a.Task {
-			t.Errorf("active row %d belongs to task %q in the file, model says %q", a.Row, data.Task[a.Row], a.Task)
+			t.Errorf("active row %d belongs to task %q in the file, model says %q",
+				a.Row, data.Task[a.Row], a.Task)
 		}
 	}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
@@ -74,8 +76,10 @@ func TestTrainTasksSine(t *testing.T) {
 		t.Fatal(err)
 	}
 	var mse float64
-	if _, err := fmt.Sscanf(out.String(), "Mean squared error = %g", &mse); err != nil || !(mse < 0.05) {
-		t.Errorf("prediction summary %q (want a mean squared error below 0.05 on the training file)", out.String())
+	if _, err := fmt.Sscanf(out.String(), "Mean squared error = %g", &mse); err != nil ||
+		!(mse < 0.05) {
+		t.Errorf("prediction summary %q "+
+			"(want a mean squared error below 0.05 on the training file)", out.String())
 	}
 	lines := strings.Split(strings.TrimSpace(readFile(t, pred)), "\n")
 	if len(lines) != 91 || lines[0] != "mean variance" {
@@ -83,13 +87,15 @@ func TestTrainTasksSine(t *testing.T) {
 	}
 	// A row of a task the model does not know is an error naming it.
 	data.Task[5] = "nope"
-	if err := predictTasks(data, m, "", false, true, &out, &out); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+	if err := predictTasks(data, m, "", false, true, &out, &out); err == nil ||
+		!strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("unknown task: error %v", err)
 	}
 	// A single-task model file is not taken for a multi-task one.
 	other := filepath.Join(dir, "single.json")
 	writeTestFile(t, other, `{"format":"ivm-model/1"}`)
-	if _, _, _, err := readTaskModel(other); err == nil || !strings.Contains(err.Error(), "lacks its kernel") {
+	if _, _, _, err := readTaskModel(other); err == nil ||
+		!strings.Contains(err.Error(), "lacks its kernel") {
 		t.Errorf("single-task model: error %v, want the single-task loader's", err)
 	}
 }
@@ -117,7 +123,8 @@ func TestTrainTasksClassification(t *testing.T) {
 	}
 	model := filepath.Join(dir, "m.json")
 	var out, errOut bytes.Buffer
-	o := taskTrainOptions{Noise: "auto", ActiveSize: 40, Iters: 2, KernelIters: 20, Kernel: "rbf+bias+white"}
+	o := taskTrainOptions{Noise: "auto", ActiveSize: 40, Iters: 2, KernelIters: 20,
+		Kernel: "rbf+bias+white"}
 	if err := trainTasksTo(data, path, model, o, &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
@@ -153,7 +160,8 @@ func TestTrainTasksClassification(t *testing.T) {
 }
 
 // trainTasksTo runs trainTasks on data read from trainPath, writing the model to path.
-func trainTasksTo(data *dataset.Data, trainPath, path string, o taskTrainOptions, stdout, stderr io.Writer) error {
+func trainTasksTo(data *dataset.Data, trainPath, path string, o taskTrainOptions,
+	stdout, stderr io.Writer) error {
 	run, err := startTraining([]string{trainPath}, path, []string{"-tasks"}, stdout, stderr)
 	if err != nil {
 		return err
@@ -164,7 +172,8 @@ func trainTasksTo(data *dataset.Data, trainPath, path string, o taskTrainOptions
 
 // readTaskModel reads path if it is a multi-task model file; ok is false, with no error,
 // for a single-task model.
-func readTaskModel(path string) (m *multitask.Model, meta *multitask.ModelMeta, ok bool, err error) {
+func readTaskModel(path string) (m *multitask.Model, meta *multitask.ModelMeta,
+	ok bool, err error) {
 	mf, err := readModel(path, defaultMaxMem)
 	if err != nil || mf.multi == nil {
 		return nil, nil, false, err
@@ -206,7 +215,8 @@ func TestTrainTasksScaling(t *testing.T) {
 		task := fmt.Sprintf("t%d", i%3)
 		fmt.Fprintf(&raw, "%s,%.17g,%.17g,%.17g\n", task, x[0], x[1], ys[i])
 		fmt.Fprintf(&std, "%s,%.17g,%.17g,%.17g\n", task,
-			(x[0]-mean[0])/math.Sqrt(sq[0]-mean[0]*mean[0]), (x[1]-mean[1])/math.Sqrt(sq[1]-mean[1]*mean[1]), ys[i])
+			(x[0]-mean[0])/math.Sqrt(sq[0]-mean[0]*mean[0]),
+			(x[1]-mean[1])/math.Sqrt(sq[1]-mean[1]*mean[1]), ys[i])
 	}
 	dir := t.TempDir()
 	read := func(name, text string) *dataset.Data {
@@ -224,7 +234,8 @@ func TestTrainTasksScaling(t *testing.T) {
 		o := taskTrainOptions{Noise: "gaussian", ActiveSize: 30, FixedKernel: true,
 			Kernel: "rbf(gamma=1,variance=1)+white(variance=0.01)", Scale: scale, Quiet: true}
 		var out, errOut bytes.Buffer
-		if err := trainTasksTo(data, filepath.Join(dir, file), model, o, &out, &errOut); err != nil {
+		if err := trainTasksTo(data, filepath.Join(dir, file), model, o,
+			&out, &errOut); err != nil {
 			t.Fatalf("-scale %s: %v", scale, err)
 		}
 		m, _, ok, err := readTaskModel(model)
@@ -241,13 +252,15 @@ func TestTrainTasksScaling(t *testing.T) {
 	if m.Scaler == nil || m.Scaler.Kind != dataset.ScaleStd {
 		t.Fatalf("-scale std: model scaler %+v", m.Scaler)
 	}
-	if out := mustRun(t, "info", filepath.Join(dir, "m-std.json")); !strings.Contains(out, "scaled (std)") {
+	if out := mustRun(t, "info",
+		filepath.Join(dir, "m-std.json")); !strings.Contains(out, "scaled (std)") {
 		t.Errorf("ivm info does not say the inputs are scaled:\n%s", out)
 	}
 	byHand, _ := predict(stdData, "std.csv", "none")
 	for i := range scaled {
 		if math.Abs(scaled[i]-byHand[i]) > 1e-6*(1+math.Abs(byHand[i])) {
-			t.Fatalf("prediction %d: %v with -scale std, %v on inputs standardised by hand", i, scaled[i], byHand[i])
+			t.Fatalf("prediction %d: %v with -scale std, %v on inputs standardised by hand",
+				i, scaled[i], byHand[i])
 		}
 	}
 	if _, m := predict(rawData, "raw.csv", "auto"); m.Scaler != nil {

@@ -29,8 +29,8 @@ func (f *dataFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.labelCol, "label-col", "last",
 		"CSV target column: first, last or a 1-based number")
 	fs.StringVar(&f.taskCol, "task-col", "none",
-		"CSV task column for multi-task data: none, first, last or a 1-based number\n(libsvm rows name "+
-			"their task with a task:NAME token)")
+		"CSV task column for multi-task data: none, first, last or a 1-based number\n"+
+			"(libsvm rows name their task with a task:NAME token)")
 	f.maxMem = registerMaxMem(fs)
 }
 
@@ -132,8 +132,8 @@ func trainingTargets(y []float64, cfg *ivm.Config, path string) ([]float64, erro
 		task, labels, ok := ivm.ProbitTask(y)
 		if !ok {
 			return nil, fmt.Errorf(
-				"%s: probit needs two distinct labels (or 3 to 50 integer class labels); found %d distinct "+
-					"targets", path, labels)
+				"%s: probit needs two distinct labels (or 3 to 50 integer class labels); "+
+					"found %d distinct targets", path, labels)
 		}
 		cfg.Task = task
 	}
@@ -150,8 +150,8 @@ func planTraining(cfg *ivm.Config, n, dim int, y []float64, path string, maxMem 
 		return plan, fmt.Errorf("%s: %w%s", path, err, hugeTargetsHint(y))
 	}
 	if cfg.ActiveSize > plan.ActiveSize {
-		fmt.Fprintf(stderr, "ivm train: warning: -d %d exceeds the %d training points; using d = %d\n",
-			cfg.ActiveSize, n, plan.ActiveSize)
+		fmt.Fprintf(stderr, "ivm train: warning: -d %d exceeds the %d training points; "+
+			"using d = %d\n", cfg.ActiveSize, n, plan.ActiveSize)
 		cfg.ActiveSize = plan.ActiveSize
 	}
 	what := fmt.Sprintf("training on %d rows of %d inputs", n, dim)
@@ -203,8 +203,8 @@ const slowStartWork = 5e9
 // as a dense matrix that wide.
 func noteSlowStart(stderr io.Writer, n, dim int, search bool) {
 	if search && float64(n)*float64(n)*float64(dim) > slowStartWork {
-		fmt.Fprintf(stderr, "ivm train: %d rows of %d inputs (held dense: %s): the kernel search first "+
-			"computes the rows' inner products over every input, which takes a while\n",
+		fmt.Fprintf(stderr, "ivm train: %d rows of %d inputs (held dense: %s): the kernel search "+
+			"first computes the rows' inner products over every input, which takes a while\n",
 			n, dim, formatBytes(8*int64(n)*int64(dim)))
 	}
 }
@@ -222,13 +222,13 @@ func warnTrained(stderr io.Writer, p *ivm.Predictor) {
 		}
 		if m := sm.Model; m.Jitter != 0 {
 			fmt.Fprintf(stderr,
-				"ivm train: warning: jitter %g added to %s's active-set matrix to factorise it\n", m.Jitter,
-				name)
+				"ivm train: warning: jitter %g added to %s's active-set matrix to factorise it\n",
+				m.Jitter, name)
 		}
 		if m := sm.Model; m.Condition != 0 {
 			fmt.Fprintf(stderr,
-				"ivm train: warning: %s's active-set matrix has condition number %.3g; predictions may be "+
-					"inaccurate\n", name, m.Condition)
+				"ivm train: warning: %s's active-set matrix has condition number %.3g; "+
+					"predictions may be inaccurate\n", name, m.Condition)
 		}
 	}
 }
@@ -254,8 +254,8 @@ func refuseTaskFlags(fs *flag.FlagSet) error {
 		}
 		if f.Name == "objective" && f.Value.String() == "full" && err == nil {
 			// Unset, the objective is the multi-task learner's own, ep.
-			err = errors.New(
-				"-objective full is not available with -tasks (the multi-task learner has ep and fixed)")
+			err = errors.New("-objective full is not available with -tasks " +
+				"(the multi-task learner has ep and fixed)")
 		}
 	})
 	return err
@@ -313,8 +313,8 @@ func summary(p *ivm.Predictor) string {
 		}
 		sm := p.Submodels()[0]
 		m, pp := sm.Model, sm.Pair
-		s := fmt.Sprintf(
-			"%v (%d one-vs-one pairs, probabilities coupled), %s noise; %s: kernel %s, %d active points",
+		s := fmt.Sprintf("%v (%d one-vs-one pairs, probabilities coupled), %s noise; "+
+			"%s: kernel %s, %d active points",
 			p.Task, len(pairs), m.Noise.Name(), sm.Name, m.Kernel, m.Size())
 		if sc := calibrationOf(pp).scaler; sc != nil {
 			s += fmt.Sprintf(", inputs scaled (%v)", sc.Kind)
@@ -327,12 +327,12 @@ func summary(p *ivm.Predictor) string {
 	if members := membersOf(p); len(members) > 0 {
 		var parts []string
 		for _, sm := range p.Submodels() {
-			parts = append(parts, fmt.Sprintf("%s: %s noise, kernel %s", sm.Name, sm.Model.Noise.Name(),
-				sm.Model.Kernel))
+			parts = append(parts, fmt.Sprintf("%s: %s noise, kernel %s",
+				sm.Name, sm.Model.Noise.Name(), sm.Model.Kernel))
 		}
 		first := p.Submodels()[0].Model
-		s := fmt.Sprintf("%v, a blend of %d models (probabilities averaged; %s), %d active points each",
-			p.Task, len(members), strings.Join(parts, "; "), first.Size())
+		s := fmt.Sprintf("%v, a blend of %d models (probabilities averaged; %s), "+
+			"%d active points each", p.Task, len(members), strings.Join(parts, "; "), first.Size())
 		if sc := calibrationOf(members[0]).scaler; sc != nil {
 			s += fmt.Sprintf(", inputs scaled (%v)", sc.Kind)
 		}
@@ -345,8 +345,8 @@ func summary(p *ivm.Predictor) string {
 		if p.Task == ivm.Regression {
 			what = "every row"
 		}
-		return fmt.Sprintf(
-			"%v (projected: %s regressed through %d shared centres), kernel %s, λ %.3g, inputs scaled (%v)",
+		return fmt.Sprintf("%v (projected: %s regressed through %d shared centres), "+
+			"kernel %s, λ %.3g, inputs scaled (%v)",
 			p.Task, what, m, pr.Kernel, pr.Lambda, k.Scaler.Method())
 	}
 	models, _ := modelsOf(p)
@@ -411,9 +411,8 @@ func hugeTargetsHint(y []float64) string {
 	if big < hugeTargets {
 		return ""
 	}
-	return fmt.Sprintf(
-		" (the targets reach %.3g and their squares overflow: rescale the target column, or keep the "+
-			"kernel fixed with -iters 0)", big)
+	return fmt.Sprintf(" (the targets reach %.3g and their squares overflow: "+
+		"rescale the target column, or keep the kernel fixed with -iters 0)", big)
 }
 
 // fileSHA256 returns the hex SHA-256 of a file (model provenance).

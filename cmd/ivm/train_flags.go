@@ -51,17 +51,18 @@ func newIVMFlags(stderr io.Writer) *ivmFlags {
 func (f *ivmFlags) registerModel() {
 	fs := f.fs
 	fs.StringVar(&f.method, "method", "ivm", "model family: "+methodNames()+
-		"\n(ivm: the IVM; mtivm: the multi-task IVM, as -tasks; the others: \"ivm train -method NAME "+
-		"-h\" for their flags)")
+		"\n(ivm: the IVM; mtivm: the multi-task IVM, as -tasks; "+
+		"the others: \"ivm train -method NAME -h\" for their flags)")
 	fs.StringVar(&f.noise, "noise", "auto",
-		"noise model: auto, probit, gaussian, ordinal or ncnm (auto: probit for two labels\n(up to 700 "+
-			"rows, or the labels ±1 regressed with Gaussian noise and a logistic map where that "+
-			"predicts\nleft-out rows better, or the mean of both where they predict them about as well), "+
-			"probit per class\nor pair of classes for 3 to 50 integer labels, gaussian otherwise;\nwith "+
-			"ncnm, label 0 (libsvm) or ? (CSV) marks an unlabelled row)")
+		"noise model: auto, probit, gaussian, ordinal or ncnm (auto: probit for two labels\n"+
+			"(up to 700 rows, or the labels ±1 regressed with Gaussian noise and a logistic "+
+			"map where that predicts\nleft-out rows better, or the mean of both where they "+
+			"predict them about as well), probit per class\nor pair of classes for 3 to 50 "+
+			"integer labels, gaussian otherwise;\nwith ncnm, label 0 (libsvm) or ? (CSV) marks "+
+			"an unlabelled row)")
 	fs.IntVar(&f.d, "d", 0,
-		"active set size (0: N when that is cheap, else min(N, max(200, 8·sqrt(N)), 1250); see "+
-			"ivm.DefaultActiveSize)")
+		"active set size (0: N when that is cheap, else min(N, max(200, 8·sqrt(N)), 1250); "+
+			"see ivm.DefaultActiveSize)")
 	fs.StringVar(&f.scale, "scale", "auto",
 		"input scaling, stored in the model: std (zero mean, unit variance), minmax ([-1, 1]), "+
 			"none;\nauto: chosen by the search between std and minmax (and relevance, learnt, for "+
@@ -71,12 +72,13 @@ func (f *ivmFlags) registerModel() {
 			"rbf(gamma=1,variance=1)+bias(variance=0.135)+white(variance=0.135);\ndefault "+
 			ivm.DefaultKernel(1)+" for up to 32 inputs, "+ivm.DefaultKernel(33)+" above")
 	fs.StringVar(&f.multiclass, "multiclass", "auto",
-		"multi-class decomposition: ovr (one model per class against the rest), ovo (one binary model "+
-			"per pair\nof classes, its own kernel searched, the pairs' probabilities coupled as libsvm's "+
-			"-b 1), projected (every\nclass's code regressed through -d shared centres, default 5 000: "+
+		"multi-class decomposition: ovr (one model per class against the rest), "+
+			"ovo (one binary model per pair\nof classes, its own kernel searched, "+
+			"the pairs' probabilities coupled as libsvm's -b 1), projected (every\n"+
+			"class's code regressed through -d shared centres, default 5 000: "+
 			"one fit for all classes), or auto: ovo with\nthe default search on up to 5 000 rows "+
-			"(ovr where two classes have under 6 rows), projected above\n(ovr with -part; "+
-			"ivm.AutoDecomposition); above 5 000 rows binary and\n"+
+			"(ovr where two classes have under 6 rows), projected above\n"+
+			"(ovr with -part; ivm.AutoDecomposition); above 5 000 rows binary and\n"+
 			"regression tasks are projected models too (not with -noise probit)")
 	fs.StringVar(&f.part, "part", "",
 		"train only slice i/K (0 ≤ i < K) of a multi-class task's binary problems (one-vs-rest "+
@@ -95,22 +97,23 @@ func (f *ivmFlags) registerModel() {
 func (f *ivmFlags) registerLearning() {
 	fs := f.fs
 	fs.StringVar(&f.learn, "learn", "auto",
-		"how the kernel is chosen: search (rbf+bias+white, its width, variance, the input scaling "+
-			"and\nthe selection criterion by held-out log loss; one kernel for all classes), alg2 (the "+
-			"papers' Algorithm 2 per class),\nor auto: search for binary, multi-class and regression "+
-			"tasks without -kernel or -iters, alg2 otherwise")
+		"how the kernel is chosen: search (rbf+bias+white, its width, variance, the input "+
+			"scaling and\nthe selection criterion by held-out log loss; one kernel for all "+
+			"classes), alg2 (the papers' Algorithm 2 per class),\nor auto: search for binary, "+
+			"multi-class and regression tasks without -kernel or -iters, alg2 otherwise")
 	fs.IntVar(&f.iters, "iters", 0,
-		"outer iterations of parameter learning (Algorithm 2); 0 keeps the kernel fixed;\nunset or "+
-			"-1: the task's default, 8 (the papers'), 15 for -noise ncnm (the extensions paper's)")
+		"outer iterations of parameter learning (Algorithm 2); 0 keeps the kernel fixed;\n"+
+			"unset or -1: the task's default, 8 (the papers'), 15 for -noise ncnm "+
+			"(the extensions paper's)")
 	fs.IntVar(&f.kiters, "kiters", 0,
-		"optimiser iterations on the kernel per outer iteration (unset: the library's default, 100; "+
-			"0: none)")
+		"optimiser iterations on the kernel per outer iteration "+
+			"(unset: the library's default, 100; 0: none)")
 	fs.IntVar(&f.niters, "niters", 0,
 		"optimiser iterations on the noise parameters per outer iteration (0: none)")
 	fs.StringVar(&f.objective, "objective", "",
-		"kernel objective: full (EP evidence of the active labels plus the predictive likelihood of "+
-			"the others), ep (the first term alone) or fixed (the reference's eq. 32); empty: full, "+
-			"ep with -tasks")
+		"kernel objective: full (EP evidence of the active labels plus the predictive "+
+			"likelihood of the others), ep (the first term alone) or fixed (the reference's "+
+			"eq. 32); empty: full, ep with -tasks")
 	fs.StringVar(&f.transform, "transform", "",
 		"transform of positive kernel parameters: softplus (the papers) or exp (the reference "+
 			"toolbox); unset: the kernel spec's, softplus unless it says transform=exp")
@@ -119,11 +122,12 @@ func (f *ivmFlags) registerLearning() {
 			"likelihood")
 	fs.StringVar(&f.criterion, "criterion", "auto",
 		"selection score: expected (entropy reduction averaged over the labels' predictive "+
-			"probabilities; robust to label noise), entropy (the papers' and the reference's), or auto: "+
-			"expected for classification, entropy otherwise")
+			"probabilities; robust to label noise), entropy (the papers' and the reference's), "+
+			"or auto: expected for classification, entropy otherwise")
 	fs.BoolVar(&f.refine, "refine", false, "refine the final active set by swaps and EP sweeps")
 	fs.IntVar(&f.heldOut, "heldout", 0,
-		"inactive points in the learning objective's predictive term (0: the library's default, 500)")
+		"inactive points in the learning objective's predictive term "+
+			"(0: the library's default, 500)")
 	fs.StringVar(&f.optimizer, "optimizer", "scg",
 		"optimiser for learning: scg (scaled conjugate gradients, the papers') or lbfgs")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the held-out subsets drawn during learning")
@@ -133,12 +137,13 @@ func (f *ivmFlags) registerLearning() {
 // parameters.
 func (f *ivmFlags) registerNoiseStart() {
 	f.fs.StringVar(&f.bias, "bias", "fraction",
-		"start of the probit or ncnm bias: fraction (Φ⁻¹ of the labelled positive fraction, the "+
-			"reference toolbox's)\nor zero (the papers' likelihoods have none); it moves only with -niters")
+		"start of the probit or ncnm bias: fraction "+
+			"(Φ⁻¹ of the labelled positive fraction, the reference toolbox's)\n"+
+			"or zero (the papers' likelihoods have none); it moves only with -niters")
 	f.fs.StringVar(&f.gamma, "gamma", "shared",
-		"ncnm: the probabilities that a point of class -1 or +1 is unlabelled, shared (one γ, the "+
-			"papers')\nor split (γ- and γ+); both start at the unlabelled fraction and move only with "+
-			"-niters")
+		"ncnm: the probabilities that a point of class -1 or +1 is unlabelled, "+
+			"shared (one γ, the papers')\nor split (γ- and γ+); both start at the unlabelled "+
+			"fraction and move only with -niters")
 }
 
 // parse reads the command line: the flags, then TRAIN and MODEL. -method mtivm is -tasks.
@@ -176,8 +181,9 @@ func (f *ivmFlags) config() (ivm.Config, error) {
 	}
 	cfg := ivm.Config{Kernel: f.kernel, ActiveSize: f.d, Workers: f.workers,
 		FixedKernel: f.given("iters") && f.iters == 0,
-		Learn: engine.LearnOptions{Iters: max(f.iters, 0), KernelIters: f.kiters, NoiseIters: f.niters,
-			LastIterate: f.lastIterate, Refine: f.refine, HeldOut: f.heldOut, Seed: f.seed}}
+		Learn: engine.LearnOptions{Iters: max(f.iters, 0), KernelIters: f.kiters,
+			NoiseIters: f.niters, LastIterate: f.lastIterate, Refine: f.refine,
+			HeldOut: f.heldOut, Seed: f.seed}}
 	if f.given("kiters") && f.kiters == 0 {
 		cfg.Learn.KernelIters = -1 // no kernel steps
 	}

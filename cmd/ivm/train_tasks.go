@@ -51,9 +51,8 @@ type taskTrainOptions struct {
 // the training file}.
 func trainTasks(data *dataset.Data, run *trainingRun, o taskTrainOptions, stderr io.Writer) error {
 	if data == nil || data.Task == nil {
-		return errors.New(
-			"multi-task training needs a task label on every row (-task-col for CSV, task:NAME tokens for " +
-				"libsvm)")
+		return errors.New("multi-task training needs a task label on every row " +
+			"(-task-col for CSV, task:NAME tokens for libsvm)")
 	}
 	n, dim := data.X.Dims()
 	cfg, err := o.config()
@@ -69,8 +68,8 @@ func trainTasks(data *dataset.Data, run *trainingRun, o taskTrainOptions, stderr
 		d = multitask.DefaultActiveSize(n)
 	}
 	if d > n {
-		fmt.Fprintf(stderr, "ivm train: warning: -d %d exceeds the %d training points; using d = %d\n", d,
-			n, n)
+		fmt.Fprintf(stderr, "ivm train: warning: -d %d exceeds the %d training points; "+
+			"using d = %d\n", d, n, n)
 		d = n
 	}
 	// The inputs, a scaled copy and the learning objective's M and two d×N companions.
@@ -105,10 +104,9 @@ func trainTasks(data *dataset.Data, run *trainingRun, o taskTrainOptions, stderr
 // config translates the train command's flags into the multi-task learner's settings.
 func (o taskTrainOptions) config() (multitask.Config, error) {
 	cfg := multitask.Config{ActiveSize: o.ActiveSize, Kernel: o.Kernel, FixedKernel: o.FixedKernel,
-		Iters:       o.Iters,
-		KernelIters: o.KernelIters, NoiseIters: o.NoiseIters, LastIterate: o.LastIterate,
-		Workers:   o.Workers,
-		Objective: o.Objective, Transform: o.Transform, Criterion: o.Criterion, Optimizer: o.Optimizer}
+		Iters: o.Iters, KernelIters: o.KernelIters, NoiseIters: o.NoiseIters,
+		LastIterate: o.LastIterate, Workers: o.Workers, Objective: o.Objective,
+		Transform: o.Transform, Criterion: o.Criterion, Optimizer: o.Optimizer}
 	var err error
 	if cfg.Noise, err = multitask.ParseNoise(o.Noise); err != nil {
 		return cfg, err
@@ -122,12 +120,12 @@ func (o taskTrainOptions) config() (multitask.Config, error) {
 // printTaskProgress reports an outer iteration of learning, or the final selection.
 func printTaskProgress(w io.Writer, p multitask.Progress) {
 	if p.Final {
-		fmt.Fprintf(w, "ivm train: final selection: held-out log likelihood %.4f per point; kernel %s\n",
-			p.HeldOut, p.Kernel)
+		fmt.Fprintf(w, "ivm train: final selection: held-out log likelihood %.4f per point; "+
+			"kernel %s\n", p.HeldOut, p.Kernel)
 		return
 	}
 	fmt.Fprintf(w,
-		"ivm train: iteration %d/%d: held-out log likelihood %.4f per point; objective %.6g -> %.6g in "+
-			"%d steps; active points per task %v\n",
+		"ivm train: iteration %d/%d: held-out log likelihood %.4f per point; "+
+			"objective %.6g -> %.6g in %d steps; active points per task %v\n",
 		p.Iter+1, p.Iters, p.HeldOut, p.Before, p.After, p.Steps, p.ActivePerTask)
 }

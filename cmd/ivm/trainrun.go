@@ -36,7 +36,8 @@ func startTraining(inputs []string, modelPath string, args []string, stdout,
 	if err != nil {
 		return nil, err
 	}
-	r := &trainingRun{out: out, summary: stdout, trainPath: inputs[0], args: args, start: time.Now()}
+	r := &trainingRun{out: out, summary: stdout, trainPath: inputs[0], args: args,
+		start: time.Now()}
 	if modelPath == stdoutPath {
 		r.summary = stderr
 	}
@@ -76,7 +77,8 @@ func trainingProvenance(trainPath string, rows int, cmdline []string,
 	if err != nil {
 		return dataset.Provenance{}, err
 	}
-	return dataset.Provenance{File: filepath.Base(trainPath), SHA256: hash, Rows: rows, Args: cmdline,
+	return dataset.Provenance{
+		File: filepath.Base(trainPath), SHA256: hash, Rows: rows, Args: cmdline,
 		Time: start.UTC().Format(time.RFC3339), Seconds: time.Since(start).Seconds()}, nil
 }
 

@@ -30,8 +30,8 @@ func cmdUpdate(args []string, stdout, stderr io.Writer) error {
 	df.register(fs)
 	d := fs.Int("d", 0, "active set size of each model after the update (0: each model's own, "+
 		"or train's size for all the rows where it was train's; larger grows it)")
-	swaps := fs.Int("swaps", 0, "most swaps of an active point for a new row per model (0: a fifth "+
-		"of d where d stays, none where it grows; -1: none)")
+	swaps := fs.Int("swaps", 0, "most swaps of an active point for a new row per model "+
+		"(0: a fifth of d where d stays, none where it grows; -1: none)")
 	relearn := fs.Bool("relearn", false, "relearn the kernel (refused: needs the training file)")
 	quiet := fs.Bool("quiet", false, "do not print the summary")
 	if err := fs.Parse(args); err != nil {

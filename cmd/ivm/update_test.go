@@ -86,7 +86,8 @@ func TestUpdateCommandRefuses(t *testing.T) {
 	} {
 		code, _, errs := runCLI(t, append([]string{"update"}, c.args...)...)
 		if code == 0 || !strings.Contains(errs, c.want) {
-			t.Errorf("ivm update %v: exit %d, %q; want an error saying %q", c.args, code, errs, c.want)
+			t.Errorf("ivm update %v: exit %d, %q; want an error saying %q", c.args, code, errs,
+				c.want)
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Fatalf("ivm update %v wrote %s", c.args, out)

@@ -45,11 +45,13 @@ func TestUSPSCommandLineMatchesAPI(t *testing.T) {
 	trainPath, testPath := write("usps.train", train), write("usps.test", test)
 	model, predPath := filepath.Join(dir, "usps.model"), filepath.Join(dir, "usps.pred")
 	start := time.Now()
-	mustRun(t, "train", "-quiet", "-scale", "none", "-iters", "0", "-d", "200", "-kernel", uspsKernel, trainPath, model)
+	mustRun(t, "train", "-quiet", "-scale", "none", "-iters", "0", "-d", "200",
+		"-kernel", uspsKernel, trainPath, model)
 	t.Logf("ivm train: %.1f s", time.Since(start).Seconds())
 	out := mustRun(t, "predict", "-prob", testPath, model, predPath)
 
-	p, err := ivm.Fit(train.X, train.Y, ivm.Config{Scale: dataset.ScaleNone, FixedKernel: true, ActiveSize: 200, Kernel: uspsKernel})
+	p, err := ivm.Fit(train.X, train.Y, ivm.Config{Scale: dataset.ScaleNone, FixedKernel: true,
+		ActiveSize: 200, Kernel: uspsKernel})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +74,8 @@ func TestUSPSCommandLineMatchesAPI(t *testing.T) {
 		}
 		for c, v := range q.Prob {
 			if f[1+c] != strconv.FormatFloat(v, 'g', -1, 64) {
-				t.Fatalf("row %d class %d: probability %s on the command line, %v from the API", i+1, c, f[1+c], v)
+				t.Fatalf("row %d class %d: probability %s on the command line, %v from the API",
+					i+1, c, f[1+c], v)
 			}
 		}
 		if q.Label == test.Y[i] {
@@ -80,7 +83,8 @@ func TestUSPSCommandLineMatchesAPI(t *testing.T) {
 		}
 	}
 	acc := 100 * float64(correct) / float64(len(preds))
-	want := "Accuracy = " + strconv.FormatFloat(acc, 'g', 6, 64) + "% (" + strconv.Itoa(correct) + "/2007) (classification)"
+	want := "Accuracy = " + strconv.FormatFloat(acc, 'g', 6, 64) + "% (" + strconv.Itoa(correct) +
+		"/2007) (classification)"
 	if strings.TrimSpace(out) != want {
 		t.Errorf("ivm predict printed %q, the API's predictions give %q", out, want)
 	}

@@ -13,7 +13,8 @@ func TestEnum(t *testing.T) {
 	if v, err := Parse("ivm", "optimizer", names, ""); v != 0 || err != nil {
 		t.Errorf(`Parse("") = %d, %v, want the zero value`, v, err)
 	}
-	if _, err := Parse("ivm", "optimizer", names, "newton"); err == nil || !strings.Contains(err.Error(), "want auto, scg, lbfgs") {
+	if _, err := Parse("ivm", "optimizer", names, "newton"); err == nil ||
+		!strings.Contains(err.Error(), "want auto, scg, lbfgs") {
 		t.Errorf("Parse(newton): %v", err)
 	}
 	if s := String("Optimizer", names, 7); s != "Optimizer(7)" {

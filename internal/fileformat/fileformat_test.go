@@ -14,7 +14,8 @@ func TestOf(t *testing.T) {
 	}{
 		{`{"format": "ivm-model/1", "models": [1, 2]}`, "ivm-model/1", false},
 		{`{"task": {"a": [1, {"b": 2}]}, "format": "ivm-ssmtr/1"}`, "ivm-ssmtr/1", false},
-		{`{"format": "ivm-model/1", "models": [1, `, "ivm-model/1", false}, // what follows is the loader's to refuse
+		// what follows is the loader's to refuse
+		{`{"format": "ivm-model/1", "models": [1, `, "ivm-model/1", false},
 		{`{"format": 3}`, "", true},
 		{`[1, 2]`, "", true},
 		{`{"task": "x"`, "", true},

@@ -68,18 +68,15 @@ func archipelagoOnly(only string) (problems []string, perClass []int, allRows bo
 		}
 		if n, err := strconv.Atoi(f); err == nil {
 			if !slices.Contains([]int{1, 2, 4, 8}, n) {
-				return nil, nil, false,
-					fmt.Errorf("archipelago: -only %q: %d labels per class is not a Table-1 column (1, 2, 4, 8)",
-						only, n)
+				return nil, nil, false, fmt.Errorf("archipelago: -only %q: %d labels per class "+
+					"is not a Table-1 column (1, 2, 4, 8)", only, n)
 			}
 			perClass = append(perClass, n)
 			continue
 		}
 		if !slices.Contains([]string{"Toy3", "Toy4", "Toy5", "Wine", "Oil"}, f) {
-			return nil, nil, false,
-				fmt.Errorf(
-					"archipelago: -only %q: %q is neither a problem (Toy3, Toy4, Toy5, Wine, Oil), a label "+
-						"count nor allrows", only, f)
+			return nil, nil, false, fmt.Errorf("archipelago: -only %q: %q is neither a "+
+				"problem (Toy3, Toy4, Toy5, Wine, Oil), a label count nor allrows", only, f)
 		}
 		problems = append(problems, f)
 	}

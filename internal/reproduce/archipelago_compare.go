@@ -54,7 +54,8 @@ func oneVsRest(kind ivmKind, x *mat.Dense, labels []int, nClass int, xs *mat.Den
 	}
 	for i, l := range labels {
 		if l < -1 || l >= nClass {
-			return nil, nil, fmt.Errorf("archipelago: label %d of row %d outside −1..%d", l, i, nClass-1)
+			return nil, nil, fmt.Errorf("archipelago: label %d of row %d outside −1..%d",
+				l, i, nClass-1)
 		}
 	}
 	if nClass < 2 {

@@ -40,10 +40,12 @@ func (p *archProblem) Labelling(perClass int, rng *rand.Rand) ([]int, error) {
 	}
 	for k, archRows := range byClass {
 		if len(archRows) < perClass {
-			return nil, fmt.Errorf("archipelago: %s class %d has %d training rows, %d wanted labelled",
-				p.Name, k, len(archRows), perClass)
+			return nil, fmt.Errorf("archipelago: %s class %d has %d training rows, "+
+				"%d wanted labelled", p.Name, k, len(archRows), perClass)
 		}
-		rng.Shuffle(len(archRows), func(i, j int) { archRows[i], archRows[j] = archRows[j], archRows[i] })
+		rng.Shuffle(len(archRows), func(i, j int) {
+			archRows[i], archRows[j] = archRows[j], archRows[i]
+		})
 		for _, i := range archRows[:perClass] {
 			out[i] = k
 		}
@@ -80,7 +82,8 @@ const archPinwheelTrain = 50
 // is the paper's size); 0 keeps every training row of the file (50 per class).
 func loadPinwheel(dir string, k, trainTotal int) (*archProblem, error) {
 	if trainTotal < 0 || (trainTotal > 0 && trainTotal < k) {
-		return nil, fmt.Errorf("archipelago: %d pinwheel training points for %d classes", trainTotal, k)
+		return nil, fmt.Errorf("archipelago: %d pinwheel training points for %d classes",
+			trainTotal, k)
 	}
 	d, err := dataset.ReadFile(filepath.Join(dir, fmt.Sprintf("pinwheel_k%d.csv.gz", k)),
 		dataset.ReadOptions{TaskCol: dataset.TaskFirst, LabelCol: 2})

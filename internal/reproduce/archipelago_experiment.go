@@ -99,9 +99,9 @@ func archTable1(w io.Writer, opt archTableOptions) error {
 			}
 			archWriteCell(w, c)
 			m, _ := meanSDNoNaN(c.Rejections)
-			fmt.Fprintf(w,
-				"%-13s   (%d train, %d test; %d chain(s) per labelling; Arch mean rejections %.0f; wall %s, "+
-					"CPU %s)\n", "", len(p.TrainY), len(p.TestY), max(co.Chains, 1), m,
+			fmt.Fprintf(w, "%-13s   (%d train, %d test; %d chain(s) per labelling; "+
+				"Arch mean rejections %.0f; wall %s, CPU %s)\n",
+				"", len(p.TrainY), len(p.TestY), max(co.Chains, 1), m,
 				c.Wall.Round(time.Second), (cpuTime() - cpu0).Round(time.Second))
 			for _, n := range c.Notes {
 				fmt.Fprintf(w, "%-13s   note: %s\n", "", n)

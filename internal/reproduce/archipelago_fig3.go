@@ -21,9 +21,10 @@ import (
 // whose errors the table counts. Quick uses short chains and a coarse grid.
 func init() {
 	register(Experiment{
-		Name:  "archipelago-fig3",
-		Title: "Archipelago Fig. 3: predictive modes and entropy on the pinwheels, one label per class",
-		Run:   runArchipelagoFig3,
+		Name: "archipelago-fig3",
+		Title: "Archipelago Fig. 3: predictive modes and entropy on the pinwheels, " +
+			"one label per class",
+		Run: runArchipelagoFig3,
 	})
 }
 
@@ -48,8 +49,8 @@ func runArchipelagoFig3(w io.Writer, c Config) error {
 	}); err != nil {
 		return err
 	}
-	fmt.Fprintln(w,
-		"Archipelago Fig. 3: one labelled point per class (the first labelling of the Table-1 cell)")
+	fmt.Fprintln(w, "Archipelago Fig. 3: one labelled point per class "+
+		"(the first labelling of the Table-1 cell)")
 	for _, l := range lines {
 		fmt.Fprintln(w, l)
 	}

@@ -208,8 +208,8 @@ func archRunLabelling(p *archProblem, labels []int, methods []string, so archipe
 						rej += float64(s.Rejections) / float64(len(ch.Samples)*chains)
 					}
 					if ch.Stats.Jitter > 0 {
-						notes = append(notes, fmt.Sprintf("Arch: jitter added %d times (max %.2g)", ch.Stats.Jitter,
-							ch.Stats.MaxJitter))
+						notes = append(notes, fmt.Sprintf("Arch: jitter added %d times (max %.2g)",
+							ch.Stats.Jitter, ch.Stats.MaxJitter))
 					}
 				}
 				pc, err := ch.Predict(p.Test, cs.Seed)

@@ -15,7 +15,8 @@ const archTestdata = "../../archipelago/testdata"
 // Errors and ordinary perplexities print with three decimals; a perplexity from a
 // probability at the 1e−300 floor prints in exponent form, not as a hundred digits.
 func TestFmtStat(t *testing.T) {
-	for v, want := range map[float64]string{0.0761: "0.076", 2.379: "2.379", 999999: "999999.000", 2.52e109: "2.52e+109"} {
+	for v, want := range map[float64]string{0.0761: "0.076", 2.379: "2.379",
+		999999: "999999.000", 2.52e109: "2.52e+109"} {
 		if got := archFmtStat(v); got != want {
 			t.Errorf("fmtStat(%g) = %q, want %q", v, got, want)
 		}
@@ -42,7 +43,8 @@ func TestStratifiedSplitSizes(t *testing.T) {
 		}
 		tr, te := stratifiedSplit(y, len(c.sizes), c.nTrain, c.total, rand.New(rand.NewPCG(1, 2)))
 		if len(tr) != c.nTrain || len(tr)+len(te) != c.total {
-			t.Errorf("sizes %v: %d train + %d test, want %d + %d", c.sizes, len(tr), len(te), c.nTrain, c.total-c.nTrain)
+			t.Errorf("sizes %v: %d train + %d test, want %d + %d",
+				c.sizes, len(tr), len(te), c.nTrain, c.total-c.nTrain)
 		}
 		seen := map[int]bool{}
 		for _, i := range append(append([]int(nil), tr...), te...) {
@@ -58,8 +60,10 @@ func TestStratifiedSplitSizes(t *testing.T) {
 					got++
 				}
 			}
-			if want := float64(n) * float64(c.nTrain) / float64(len(y)); math.Abs(float64(got)-want) >= 1 {
-				t.Errorf("sizes %v: class %d has %d training rows, want %.2f ± 1", c.sizes, k, got, want)
+			if want := float64(n) * float64(c.nTrain) /
+				float64(len(y)); math.Abs(float64(got)-want) >= 1 {
+				t.Errorf("sizes %v: class %d has %d training rows, want %.2f ± 1",
+					c.sizes, k, got, want)
 			}
 		}
 	}
@@ -96,7 +100,8 @@ func TestRunChainAndLabellings(t *testing.T) {
 	if _, err := archRunChain("PrGP", p, a[0], archipelago.Options{Sweeps: 5}); err == nil {
 		t.Error("RunChain accepted PrGP")
 	}
-	if ch, err := archRunChain("SmGP", p, a[0], archipelago.Options{Sweeps: 6, Burn: 2}); err != nil || len(ch.Samples) == 0 {
+	if ch, err := archRunChain("SmGP", p, a[0],
+		archipelago.Options{Sweeps: 6, Burn: 2}); err != nil || len(ch.Samples) == 0 {
 		t.Errorf("SmGP chain: %v", err)
 	}
 }
@@ -110,7 +115,8 @@ func TestLoadPinwheelTrainTotal(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(p.TrainY) != c.n || len(p.TestY) != 120 {
-			t.Fatalf("total %d: %d training and %d test rows, want %d and 120", c.total, len(p.TrainY), len(p.TestY), c.n)
+			t.Fatalf("total %d: %d training and %d test rows, want %d and 120",
+				c.total, len(p.TrainY), len(p.TestY), c.n)
 		}
 		count := make([]int, 3)
 		for _, y := range p.TrainY {
@@ -149,7 +155,8 @@ func TestPooledChains(t *testing.T) {
 	}
 	so := archipelago.Options{Sweeps: 20, Burn: 10}
 	seed := archChainSeed(5, 0)
-	if extraChainSeed(seed, 0) != seed || extraChainSeed(seed, 1) == seed || extraChainSeed(seed, 1) == extraChainSeed(seed, 2) {
+	if extraChainSeed(seed, 0) != seed || extraChainSeed(seed, 1) == seed ||
+		extraChainSeed(seed, 1) == extraChainSeed(seed, 2) {
 		t.Fatal("chain seeds: the first must be the labelling's, the others distinct")
 	}
 	var avg [][]float64
@@ -183,7 +190,8 @@ func TestPooledChains(t *testing.T) {
 		t.Fatal(err)
 	}
 	if math.Abs(got["SmGP"][0]-wantErr) > 1e-12 || math.Abs(got["SmGP"][1]-wantPerp) > 1e-9 {
-		t.Errorf("pooled chains: error %v perplexity %v, want %v %v", got["SmGP"][0], got["SmGP"][1], wantErr, wantPerp)
+		t.Errorf("pooled chains: error %v perplexity %v, want %v %v",
+			got["SmGP"][0], got["SmGP"][1], wantErr, wantPerp)
 	}
 	one, _, _, err := archRunLabelling(p, labs[0], []string{"SmGP"}, so, seed, 1)
 	if err != nil {
@@ -224,7 +232,8 @@ func TestOneVsRestComparators(t *testing.T) {
 			t.Errorf("IVM kind %d error %.3f", kind, e)
 		}
 	}
-	if _, _, err := oneVsRest(ivmProbit, p.Train, lab[1:], p.Classes, p.Test, ivmOptions{}); err == nil {
+	if _, _, err := oneVsRest(ivmProbit, p.Train, lab[1:], p.Classes, p.Test,
+		ivmOptions{}); err == nil {
 		t.Error("one label short accepted")
 	}
 }

@@ -28,7 +28,8 @@ func TestArchipelagoRegistered(t *testing.T) {
 // allowed.
 func TestArchipelagoOnly(t *testing.T) {
 	p, n, all, err := archipelagoOnly("Toy3, 1,Wine,8")
-	if err != nil || strings.Join(p, " ") != "Toy3 Wine" || len(n) != 2 || n[0] != 1 || n[1] != 8 || all {
+	if err != nil || strings.Join(p, " ") != "Toy3 Wine" || len(n) != 2 || n[0] != 1 ||
+		n[1] != 8 || all {
 		t.Errorf("got %v %v %v %v", p, n, all, err)
 	}
 	p, n, all, err = archipelagoOnly("Oil")

@@ -21,11 +21,12 @@ func init() {
 		Title: "Multi-task IVM on the sine toy (extensions paper Fig. 7)", Run: runMTIVMSine,
 		NeedsRef: true})
 	register(Experiment{Name: "mtivm-regression",
-		Title: "Multi-task IVM vs random sub-sampling on GP-sampled tasks (learning-to-learn paper " +
-			"§5.1, Fig. 4)", Run: runMTIVMRegression})
+		Title: "Multi-task IVM vs random sub-sampling on GP-sampled tasks " +
+			"(learning-to-learn paper §5.1, Fig. 4)", Run: runMTIVMRegression})
 	register(Experiment{Name: "mtivm-vowel",
-		Title: "Vowel speakers as tasks (learning-to-learn paper §5.2, Fig. 5; extensions paper Fig. 8)",
-		Run:   runMTIVMVowel})
+		Title: "Vowel speakers as tasks (learning-to-learn paper §5.2, Fig. 5; " +
+			"extensions paper Fig. 8)",
+		Run: runMTIVMVowel})
 }
 
 // sineReferenceOrder is the task of each inclusion in the reference toolbox's run
@@ -95,15 +96,13 @@ func regressionBudgets(only string) (active, sub []int, err error) {
 	for _, item := range strings.Split(only, ",") {
 		item = strings.TrimSpace(item)
 		if len(item) < 2 || (item[0] != 'd' && item[0] != 's') {
-			return nil, nil,
-				fmt.Errorf(
-					"mtivm-regression: -only item %q is not dN (MT-IVM active set) or sN (sub-sample per task)",
-					item)
+			return nil, nil, fmt.Errorf("mtivm-regression: -only item %q is not dN "+
+				"(MT-IVM active set) or sN (sub-sample per task)", item)
 		}
 		n, err := strconv.Atoi(item[1:])
 		if err != nil || n <= 0 {
-			return nil, nil,
-				fmt.Errorf("mtivm-regression: -only item %q: the size must be a positive integer", item)
+			return nil, nil, fmt.Errorf("mtivm-regression: -only item %q: the size must be "+
+				"a positive integer", item)
 		}
 		if item[0] == 'd' {
 			active = append(active, n)
@@ -125,24 +124,24 @@ func runMTIVMRegression(w io.Writer, c Config) error {
 			"the number of test points (nats per point); mean ± sd over the runs; CPU = process "+
 			"user+system time")
 	fmt.Fprintln(w,
-		"MT-IVM learns the white variance by Algorithm 2's noise step (RegressionConfig.NoiseIters), "+
-			"sub-sampling as a kernel parameter of the exact GP")
+		"MT-IVM learns the white variance by Algorithm 2's noise step "+
+			"(RegressionConfig.NoiseIters), sub-sampling as a kernel parameter of the exact GP")
 	WriteRegression(w, pts)
 	fmt.Fprintln(w,
 		"\nat equal CPU time (MT-IVM interpolated at each sub-sampling budget's CPU time):")
 	for _, r := range CompareAtCPU(pts) {
 		if !r.OK {
-			fmt.Fprintf(w, "  subsample %4d/task: CPU %8.2f s, KL %.4f; MT-IVM has no budget that cheap\n",
-				r.Size, r.CPU, r.SubsampleKL)
+			fmt.Fprintf(w, "  subsample %4d/task: CPU %8.2f s, KL %.4f; "+
+				"MT-IVM has no budget that cheap\n", r.Size, r.CPU, r.SubsampleKL)
 			continue
 		}
-		fmt.Fprintf(w, "  subsample %4d/task: CPU %8.2f s, KL %.4f; MT-IVM KL %.4f; MT-IVM lower: %v\n",
-			r.Size, r.CPU, r.SubsampleKL, r.MTIVMKL, r.MTIVMIsLower)
+		fmt.Fprintf(w, "  subsample %4d/task: CPU %8.2f s, KL %.4f; MT-IVM KL %.4f; "+
+			"MT-IVM lower: %v\n", r.Size, r.CPU, r.SubsampleKL, r.MTIVMKL, r.MTIVMIsLower)
 	}
 	for _, th := range []float64{0.1, 0.01, 0.002} {
-		fmt.Fprintf(w,
-			"points to reach mean KL < %g nats/point: MT-IVM %d, sub-sampling %d (0: not reached)\n", th,
-			PointsToReach(pts, "mtivm", th), PointsToReach(pts, "subsample", th))
+		fmt.Fprintf(w, "points to reach mean KL < %g nats/point: MT-IVM %d, "+
+			"sub-sampling %d (0: not reached)\n",
+			th, PointsToReach(pts, "mtivm", th), PointsToReach(pts, "subsample", th))
 	}
 	path, err := writeRegressionFigure(pts, outDir(c))
 	if err != nil {
@@ -170,7 +169,8 @@ func MTIVMVowel(c Config, lastIterate bool) ([]VowelPoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	vc := VowelConfig{Seed: uint64(c.Seed), Workers: c.Workers, Log: c.Log, LastIterate: lastIterate}
+	vc := VowelConfig{Seed: uint64(c.Seed), Workers: c.Workers, Log: c.Log,
+		LastIterate: lastIterate}
 	if c.Quick {
 		vc.HeldOut = []int{0, 5, 10}
 		vc.ActiveSizes = []int{28, 112}
@@ -197,24 +197,23 @@ func writeVowelReach(w io.Writer, pts []VowelPoint) {
 	for _, p := range pts {
 		if pe, _ := sampleMeanSD(p.Err); p.Method == "mtivm" && pe <= e {
 			pc, _ := sampleMeanSD(p.CPU)
-			fmt.Fprintf(w,
-				"MT-IVM reaches the single IVM's final error (%.2f %% at d = %d, %.2f CPU s) at d = %d: %.2f "+
-					"%% in %.2f CPU s (%.1f × less)\n",
+			fmt.Fprintf(w, "MT-IVM reaches the single IVM's final error (%.2f %% at d = %d, "+
+				"%.2f CPU s) at d = %d: %.2f %% in %.2f CPU s (%.1f × less)\n",
 				100*e, final.Size, cpu, p.Size, 100*pe, pc, cpu/pc)
 			return
 		}
 	}
-	fmt.Fprintf(w,
-		"MT-IVM does not reach the single IVM's final error (%.2f %% at d = %d) at any budget\n", 100*e,
-		final.Size)
+	fmt.Fprintf(w, "MT-IVM does not reach the single IVM's final error (%.2f %% at d = %d) "+
+		"at any budget\n", 100*e, final.Size)
 }
 
 // runMTIVMVowel prints the experiment under both protocols, the papers' first.
 func runMTIVMVowel(w io.Writer, c Config) error {
 	fmt.Fprintln(w,
-		"test error on each held-out speaker's other 55 points (model from 11 points, one per vowel, "+
-			"with the kernel learnt from the 14 other speakers; six draws of the 11, so every example is "+
-			"a training example once); time to learn the 11 one-vs-rest kernels")
+		"test error on each held-out speaker's other 55 points (model from 11 points, "+
+			"one per vowel, with the kernel learnt from the 14 other speakers; six draws of "+
+			"the 11, so every example is a training example once); time to learn the 11 "+
+			"one-vs-rest kernels")
 	var protocols [][]VowelPoint
 	for _, last := range []bool{true, false} {
 		pts, err := MTIVMVowel(c, last)
@@ -226,8 +225,8 @@ func runMTIVMVowel(w io.Writer, c Config) error {
 			fmt.Fprintln(w, "\nevery outer iteration accepted (the papers' Algorithm 2):")
 		} else {
 			fmt.Fprintln(w,
-				"\nwith the held-out safeguard (an outer iteration kept only if the training speakers' "+
-					"held-out points are predicted about as well):")
+				"\nwith the held-out safeguard (an outer iteration kept only if the training "+
+					"speakers' held-out points are predicted about as well):")
 		}
 		WriteVowel(w, pts)
 		writeVowelReach(w, pts)
@@ -235,7 +234,8 @@ func runMTIVMVowel(w io.Writer, c Config) error {
 	fmt.Fprintln(w,
 		"(the papers: MT-IVM reaches about 10 % error roughly 10 times faster than the single IVM)")
 	path, err := writeVowelFigure(protocols,
-		[]string{"every outer iteration accepted (the papers' protocol)", "with the held-out safeguard"},
+		[]string{"every outer iteration accepted (the papers' protocol)",
+			"with the held-out safeguard"},
 		outDir(c))
 	if err != nil {
 		return err

@@ -62,13 +62,15 @@ func regressionFigures(pts []RegressionPoint) (time, points *plot.Figure, err er
 		byPoints.add(p.Method, float64(p.Points), kl, sd)
 	}
 	if time, err = plot.Curves(byTime.list(),
-		plot.Options{Title: "KL divergence against training time", XLabel: "mean CPU seconds per fit",
-			YLabel: "KL(θ‖θ̂), nats per test point", LogX: true, LogY: true}); err != nil {
+		plot.Options{Title: "KL divergence against training time",
+			XLabel: "mean CPU seconds per fit", YLabel: "KL(θ‖θ̂), nats per test point",
+			LogX: true, LogY: true}); err != nil {
 		return nil, nil, err
 	}
 	points, err = plot.Curves(byPoints.list(),
-		plot.Options{Title: "KL divergence against data points used", XLabel: "points used (all tasks)",
-			YLabel: "KL(θ‖θ̂), nats per test point", LogX: true, LogY: true})
+		plot.Options{Title: "KL divergence against data points used",
+			XLabel: "points used (all tasks)", YLabel: "KL(θ‖θ̂), nats per test point",
+			LogX: true, LogY: true})
 	return time, points, err
 }
 
@@ -98,14 +100,16 @@ func vowelFigure(pts []VowelPoint, title string) (*plot.Figure, error) {
 		ms.add(p.Method, cpu, 100*e, -1)
 	}
 	return plot.Curves(ms.list(), plot.Options{Title: title,
-		XLabel: "mean CPU seconds per held-out speaker (11 kernels)", YLabel: "test error %", LogX: true})
+		XLabel: "mean CPU seconds per held-out speaker (11 kernels)", YLabel: "test error %",
+		LogX: true})
 }
 
 // writeVowelFigure saves one vowelFigure panel per protocol, one above the other, as
 // mtivm_vowel_fig5.png in dir and returns the path.
 func writeVowelFigure(protocols [][]VowelPoint, titles []string, dir string) (string, error) {
 	if len(protocols) != len(titles) {
-		return "", fmt.Errorf("reproduce: %d vowel protocols with %d titles", len(protocols), len(titles))
+		return "", fmt.Errorf("reproduce: %d vowel protocols with %d titles",
+			len(protocols), len(titles))
 	}
 	var rows [][]*gplot.Plot
 	for i, pts := range protocols {

@@ -13,22 +13,29 @@ import (
 // against points used, one curve per method in the order the points come.
 func TestRegressionFigures(t *testing.T) {
 	pts := []RegressionPoint{
-		{Method: "mtivm", Size: 400, Points: 400, KL: []float64{0.01, 0.03}, CPU: []float64{2, 4}},
-		{Method: "mtivm", Size: 500, Points: 500, KL: []float64{0.002, 0.004}, CPU: []float64{3, 5}},
-		{Method: "subsample", Size: 150, Points: 600, KL: []float64{0.005, 0.005}, CPU: []float64{1, 1}},
+		{Method: "mtivm", Size: 400, Points: 400, KL: []float64{0.01, 0.03},
+			CPU: []float64{2, 4}},
+		{Method: "mtivm", Size: 500, Points: 500, KL: []float64{0.002, 0.004},
+			CPU: []float64{3, 5}},
+		{Method: "subsample", Size: 150, Points: 600, KL: []float64{0.005, 0.005},
+			CPU: []float64{1, 1}},
 	}
 	tf, pf, err := regressionFigures(pts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tf.Series) != 2 || tf.Series[0].Name != "MT-IVM" || tf.Series[1].Name != "random sub-sampling" {
+	if len(tf.Series) != 2 || tf.Series[0].Name != "MT-IVM" ||
+		tf.Series[1].Name != "random sub-sampling" {
 		t.Fatalf("series %+v", tf.Series)
 	}
 	mt := tf.Series[0]
-	want := struct{ x, y, e []float64 }{[]float64{3, 4}, []float64{0.02, 0.003}, []float64{0.01 * math.Sqrt2, 0.001 * math.Sqrt2}}
+	want := struct{ x, y, e []float64 }{[]float64{3, 4}, []float64{0.02, 0.003},
+		[]float64{0.01 * math.Sqrt2, 0.001 * math.Sqrt2}}
 	for i := range want.x {
-		if math.Abs(mt.X[i]-want.x[i]) > 1e-12 || math.Abs(mt.Y[i]-want.y[i]) > 1e-12 || math.Abs(mt.YErr[i]-want.e[i]) > 1e-12 {
-			t.Errorf("MT-IVM point %d: (%g, %g ± %g), want (%g, %g ± %g)", i, mt.X[i], mt.Y[i], mt.YErr[i], want.x[i], want.y[i], want.e[i])
+		if math.Abs(mt.X[i]-want.x[i]) > 1e-12 || math.Abs(mt.Y[i]-want.y[i]) > 1e-12 ||
+			math.Abs(mt.YErr[i]-want.e[i]) > 1e-12 {
+			t.Errorf("MT-IVM point %d: (%g, %g ± %g), want (%g, %g ± %g)",
+				i, mt.X[i], mt.Y[i], mt.YErr[i], want.x[i], want.y[i], want.e[i])
 		}
 	}
 	if got := pf.Series[1].X; len(got) != 1 || got[0] != 600 {
@@ -53,7 +60,8 @@ func TestVowelFigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Series) != 3 || f.Series[0].Y[0] != 40 || f.Series[0].X[1] != 4 || f.Series[2].Name != "single IVM (tasks ignored)" {
+	if len(f.Series) != 3 || f.Series[0].Y[0] != 40 || f.Series[0].X[1] != 4 ||
+		f.Series[2].Name != "single IVM (tasks ignored)" {
 		t.Errorf("series %+v", f.Series)
 	}
 	path, err := writeVowelFigure([][]VowelPoint{pts, pts}, []string{"a", "b"}, t.TempDir())

@@ -164,7 +164,8 @@ func RunRegression(c RegressionConfig) ([]RegressionPoint, error) {
 		for i := range out {
 			pt := &out[i]
 			start, fitTasks := RegressionStartKernel, tasks
-			noiseStep := pt.Method == "mtivm" && c.NoiseIters > 0 // negative: the paper's white kernel
+			noiseStep := pt.Method == "mtivm" &&
+				c.NoiseIters > 0 // negative: the paper's white kernel
 			if noiseStep {
 				// Fresh noise models: the noise step changes them, and the tasks are shared
 				// by every fit of the run.
@@ -191,7 +192,8 @@ func RunRegression(c RegressionConfig) ([]RegressionPoint, error) {
 					opt.NoiseIters = c.NoiseIters
 				}
 			} else {
-				opt.PerTask, opt.Seed, opt.Iters, opt.KernelIters = pt.Size, uint64(run), 1, c.SubsampleIters
+				opt.PerTask, opt.Seed, opt.Iters, opt.KernelIters =
+					pt.Size, uint64(run), 1, c.SubsampleIters
 			}
 			cpu0, _ := rusage.CPU()
 			t0 := time.Now()
@@ -206,8 +208,8 @@ func RunRegression(c RegressionConfig) ([]RegressionPoint, error) {
 				fitTasks[0].Noise.Params(v[:])
 				w, err := kern.NewWhite(v[0])
 				if err != nil {
-					return nil, fmt.Errorf("run %d, %s %d: learnt noise variance: %w", run+1, pt.Method, pt.Size,
-						err)
+					return nil, fmt.Errorf("run %d, %s %d: learnt noise variance: %w",
+						run+1, pt.Method, pt.Size, err)
 				}
 				learnt = kern.NewSum(append(k.Parts(), w)...)
 			}
@@ -230,14 +232,14 @@ func RunRegression(c RegressionConfig) ([]RegressionPoint, error) {
 // WriteRegression prints the table behind Fig. 4: per method and budget, the points used,
 // the mean ± sd of the KL divergence per test point and the mean CPU and wall times.
 func WriteRegression(w io.Writer, pts []RegressionPoint) {
-	fmt.Fprintf(w, "%-10s %6s %7s %22s %10s %10s\n", "method", "size", "points", "KL nats/test point",
-		"CPU s", "wall s")
+	fmt.Fprintf(w, "%-10s %6s %7s %22s %10s %10s\n",
+		"method", "size", "points", "KL nats/test point", "CPU s", "wall s")
 	for _, p := range pts {
 		kl, sd := sampleMeanSD(p.KL)
 		cpu, _ := sampleMeanSD(p.CPU)
 		wall, _ := sampleMeanSD(p.Wall)
-		fmt.Fprintf(w, "%-10s %6d %7d %12.4f ± %-7.4f %10.2f %10.2f\n", p.Method, p.Size, p.Points, kl,
-			sd, cpu, wall)
+		fmt.Fprintf(w, "%-10s %6d %7d %12.4f ± %-7.4f %10.2f %10.2f\n",
+			p.Method, p.Size, p.Points, kl, sd, cpu, wall)
 	}
 }
 

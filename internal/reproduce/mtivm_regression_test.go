@@ -18,12 +18,15 @@ func TestCompareAtCPU(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 	if math.Abs(got[1].MTIVMKL-0.012) > 1e-12 || got[1].MTIVMIsLower {
-		t.Errorf("at 6 s: MT-IVM KL %v, want 0.012 (interpolated), not lower than 0.01", got[1].MTIVMKL)
+		t.Errorf("at 6 s: MT-IVM KL %v, want 0.012 (interpolated), not lower than 0.01",
+			got[1].MTIVMKL)
 	}
 	if got[2].MTIVMKL != 0.004 || got[2].MTIVMIsLower {
 		t.Errorf("at 40 s: %+v", got[2])
 	}
-	if PointsToReach(pts, "mtivm", 0.01) != 800 || PointsToReach(pts, "subsample", 0.01) != 2400 || PointsToReach(pts, "mtivm", 0.001) != 0 {
+	if PointsToReach(pts, "mtivm", 0.01) != 800 ||
+		PointsToReach(pts, "subsample", 0.01) != 2400 ||
+		PointsToReach(pts, "mtivm", 0.001) != 0 {
 		t.Error("PointsToReach")
 	}
 }

@@ -32,8 +32,8 @@ type SineResult struct {
 // ReadSine reads the sine toy (CSV with columns task,x,y) into tasks with Gaussian noise
 // (σ² = 1e−6, each task's bias the mean of its targets).
 func ReadSine(r io.Reader) ([]multitask.Task, error) {
-	data, err := dataset.Read(r, dataset.ReadOptions{Format: dataset.CSV, TaskCol: dataset.TaskFirst,
-		Header: dataset.HeaderAuto})
+	data, err := dataset.Read(r, dataset.ReadOptions{Format: dataset.CSV,
+		TaskCol: dataset.TaskFirst, Header: dataset.HeaderAuto})
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func WriteSine(w io.Writer, r *SineResult) {
 	}
 	fmt.Fprintln(w)
 	if r.Learnt != nil {
-		write("after shared-kernel learning (fixed-site objective, every iteration accepted): "+r.Kernel,
-			r.Learnt, r.LearntPerTask)
+		write("after shared-kernel learning (fixed-site objective, every iteration "+
+			"accepted): "+r.Kernel, r.Learnt, r.LearntPerTask)
 	}
 }

@@ -74,7 +74,8 @@ func TestMTIVMRegressionOnly(t *testing.T) {
 		t.Errorf("points %+v", pts)
 	}
 	var out bytes.Buffer
-	if err := runMTIVMRegression(&out, Config{Quick: true, Only: "d250", Out: t.TempDir(), Log: io.Discard}); err != nil {
+	if err := runMTIVMRegression(&out, Config{Quick: true, Only: "d250", Out: t.TempDir(),
+		Log: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
 }

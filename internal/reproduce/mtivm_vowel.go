@@ -52,9 +52,8 @@ func ReadVowel(r io.Reader) (*Vowel, error) {
 		}
 	}
 	if len(cols) != 10 || data.TaskName != "speaker" {
-		return nil,
-			fmt.Errorf("reproduce: vowel data: want a speaker column and features x1…x10, have %q and %q",
-				data.TaskName, data.Names)
+		return nil, fmt.Errorf("reproduce: vowel data: want a speaker column and "+
+			"features x1…x10, have %q and %q", data.TaskName, data.Names)
 	}
 	n, _ := data.X.Dims()
 	v := &Vowel{X: mat.NewDense(n, len(cols), nil), Speaker: make([]int, n), Class: make([]int, n)}
@@ -173,8 +172,8 @@ func RunVowel(v *Vowel, c VowelConfig) ([]VowelPoint, error) {
 			pt.Err = append(pt.Err, e)
 			pt.CPU = append(pt.CPU, cpu)
 			pt.Wall = append(pt.Wall, wall)
-			fmt.Fprintf(c.Log, "speaker %2d %-9s %4d: error %5.1f %%, CPU %6.2f s, wall %6.2f s\n", s,
-				pt.Method, pt.Size, 100*e, cpu, wall)
+			fmt.Fprintf(c.Log, "speaker %2d %-9s %4d: error %5.1f %%, CPU %6.2f s, wall %6.2f s\n",
+				s, pt.Method, pt.Size, 100*e, cpu, wall)
 		}
 	}
 	return out, nil
@@ -206,9 +205,9 @@ func vowelSpeaker(v *Vowel, c VowelConfig, s int, method string, size int) (errR
 			return err
 		}
 		tasks := vowelTasks(x, v, s, cl)
-		opt := multitask.LearnOptions{Iters: c.Iters, KernelIters: c.KernelIters, Objective: c.Objective,
-			Criterion:   c.Criterion,
-			LastIterate: c.LastIterate, Workers: 1, Seed: c.Seed + uint64(100*s+cl)}
+		opt := multitask.LearnOptions{Iters: c.Iters, KernelIters: c.KernelIters,
+			Objective: c.Objective, Criterion: c.Criterion, LastIterate: c.LastIterate,
+			Workers: 1, Seed: c.Seed + uint64(100*s+cl)}
 		switch method {
 		case "mtivm":
 			opt.ActiveSize = size
@@ -370,7 +369,7 @@ func WriteVowel(w io.Writer, pts []VowelPoint) {
 		e, sd := sampleMeanSD(p.Err)
 		cpu, _ := sampleMeanSD(p.CPU)
 		wall, _ := sampleMeanSD(p.Wall)
-		fmt.Fprintf(w, "%-10s %5d %7d %8.2f ± %-7.2f %10.2f %10.2f\n", p.Method, p.Size, p.Points, 100*e,
-			100*sd, cpu, wall)
+		fmt.Fprintf(w, "%-10s %5d %7d %8.2f ± %-7.2f %10.2f %10.2f\n",
+			p.Method, p.Size, p.Points, 100*e, 100*sd, cpu, wall)
 	}
 }

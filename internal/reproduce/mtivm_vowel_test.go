@@ -47,14 +47,16 @@ func TestReadVowel(t *testing.T) {
 // each of the six draws of the 11 (330 test decisions in all).
 func TestVowelOneSpeaker(t *testing.T) {
 	v := readVowelFixture(t)
-	pts, err := RunVowel(v, VowelConfig{HeldOut: []int{3}, ActiveSizes: []int{28}, Subsample: []int{}, Pooled: []int{}, Iters: 2, KernelIters: 50})
+	pts, err := RunVowel(v, VowelConfig{HeldOut: []int{3}, ActiveSizes: []int{28},
+		Subsample: []int{}, Pooled: []int{}, Iters: 2, KernelIters: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(pts) != 1 || len(pts[0].Err) != 1 {
 		t.Fatalf("results %+v", pts)
 	}
-	t.Logf("held-out speaker 3, MT-IVM d = 28: error %.1f %%, CPU %.2f s", 100*pts[0].Err[0], pts[0].CPU[0])
+	t.Logf("held-out speaker 3, MT-IVM d = 28: error %.1f %%, CPU %.2f s",
+		100*pts[0].Err[0], pts[0].CPU[0])
 	if wrong := pts[0].Err[0] * 330; math.Abs(wrong-math.Round(wrong)) > 1e-9 {
 		t.Errorf("error %v is not a count of 330 decisions (six draws of 55)", pts[0].Err[0])
 	}
@@ -63,12 +65,14 @@ func TestVowelOneSpeaker(t *testing.T) {
 	}
 	// Every iteration accepted (the papers' Algorithm 2): at this budget the safeguard keeps
 	// the starting kernel, so accepting the learnt one must change the result.
-	last, err := RunVowel(v, VowelConfig{HeldOut: []int{3}, ActiveSizes: []int{28}, Subsample: []int{}, Pooled: []int{}, Iters: 2, KernelIters: 50, LastIterate: true})
+	last, err := RunVowel(v, VowelConfig{HeldOut: []int{3}, ActiveSizes: []int{28},
+		Subsample: []int{}, Pooled: []int{}, Iters: 2, KernelIters: 50, LastIterate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("with every iteration accepted: error %.1f %%", 100*last[0].Err[0])
 	if last[0].Err[0] == pts[0].Err[0] {
-		t.Errorf("LastIterate gave the safeguard's error %v: the option does not reach Learn", pts[0].Err[0])
+		t.Errorf("LastIterate gave the safeguard's error %v: the option does not reach Learn",
+			pts[0].Err[0])
 	}
 }

@@ -160,8 +160,8 @@ func ncnmToySeed(toy ncnmToy, seed uint64, row *NCNMToyRow, s int) error {
 		return fmt.Errorf("null category model: %w", err)
 	}
 	if s == 0 {
-		row.firstLabelled, row.firstNCNM, row.firstX, row.firstObserved, row.firstLabels = pl, pn, x, obs,
-			truth
+		row.firstLabelled, row.firstNCNM, row.firstX, row.firstObserved, row.firstLabels =
+			pl, pn, x, obs, truth
 	}
 	return nil
 }
@@ -234,9 +234,8 @@ func runNCNMToy(w io.Writer, c Config) error {
 	if err := ncnmToyFigure(rows[0], path); err != nil {
 		return err
 	}
-	fmt.Fprintf(w,
-		"figure (the paper's data, seed %d: labelled-only IVM left, null category model right): %s\n",
-		c.Seed, path)
+	fmt.Fprintf(w, "figure (the paper's data, seed %d: labelled-only IVM left, "+
+		"null category model right): %s\n", c.Seed, path)
 	return nil
 }
 
@@ -245,8 +244,8 @@ func writeNCNMToy(w io.Writer, rows []NCNMToyRow) {
 		"Null category noise model toy (extensions paper §4.4): 400 points, each labelled with "+
 			"probability 0.1; 2000 test points per seed")
 	fmt.Fprintln(w,
-		"% test error and mean training-data density along the decision boundary, mean ± sd over the "+
-			"seeds")
+		"% test error and mean training-data density along the decision boundary, mean ± sd "+
+			"over the seeds")
 	fmt.Fprintf(w, "%-10s %-15s %9s %18s %18s %8s %16s %16s\n", "toy", "kernel", "labelled",
 		"labelled-only %", "NCNM %", "gap", "density (lab.)", "density (NCNM)")
 	for _, r := range rows {
@@ -259,12 +258,12 @@ func writeNCNMToy(w io.Writer, rows []NCNMToyRow) {
 		en, sn := sampleMeanSD(r.ErrNCNM)
 		dl, _ := sampleMeanSD(r.DensLabelled)
 		dn, _ := sampleMeanSD(r.DensNCNM)
-		fmt.Fprintf(w, "%-10s %-15s %9.1f %10.2f ± %5.2f %10.2f ± %5.2f %8.2f %16.4f %16.4f\n", r.Toy,
-			r.Kernel, ml, el, sl, en, sn, el-en, dl, dn)
+		fmt.Fprintf(w, "%-10s %-15s %9.1f %10.2f ± %5.2f %10.2f ± %5.2f %8.2f %16.4f %16.4f\n",
+			r.Toy, r.Kernel, ml, el, sl, en, sn, el-en, dl, dn)
 	}
 	fmt.Fprintln(w,
-		"paper: the authors' toolbox generator (four Gaussian parts, two per class); crescents: two "+
-			"interlocking arcs (toys.Interlocking)")
+		"paper: the authors' toolbox generator (four Gaussian parts, two per class); "+
+			"crescents: two interlocking arcs (toys.Interlocking)")
 }
 
 // ncnmToyFigure draws Fig. 5 from one seed: the labelled-only IVM (its training data the

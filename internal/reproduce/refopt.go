@@ -23,17 +23,24 @@ const refKernel = "rbf(gamma=1,variance=1)+bias(variance=0.1353352832366127)" +
 	"+white(variance=0.1353352832366127)"
 
 var refOptRuns = []refOptRun{
-	{"class500_d100_opt", "class_train_500.csv", "class_test_2000.csv", "probit", refKernel, 100, 0},
-	{"class500_d200_opt", "class_train_500.csv", "class_test_2000.csv", "probit", refKernel, 200, 0},
-	{"class5000_d100_opt", "class_train_5000.csv", "class_test_2000.csv", "probit", refKernel, 100, 0},
-	{"class5000_d200_opt", "class_train_5000.csv", "class_test_2000.csv", "probit", refKernel, 200, 0},
-	{"reg2000_d100_opt", "reg_train_2000.csv", "reg_test_1000.csv", "gaussian", refKernel, 100, 0},
-	{"ord500_d100_opt", "ord_train_500.csv", "ord_test_1000.csv", "ordinal", refKernel, 100, 100},
+	{"class500_d100_opt", "class_train_500.csv", "class_test_2000.csv",
+		"probit", refKernel, 100, 0},
+	{"class500_d200_opt", "class_train_500.csv", "class_test_2000.csv",
+		"probit", refKernel, 200, 0},
+	{"class5000_d100_opt", "class_train_5000.csv", "class_test_2000.csv",
+		"probit", refKernel, 100, 0},
+	{"class5000_d200_opt", "class_train_5000.csv", "class_test_2000.csv",
+		"probit", refKernel, 200, 0},
+	{"reg2000_d100_opt", "reg_train_2000.csv", "reg_test_1000.csv",
+		"gaussian", refKernel, 100, 0},
+	{"ord500_d100_opt", "ord_train_500.csv", "ord_test_1000.csv",
+		"ordinal", refKernel, 100, 100},
 }
 
 func init() {
-	register(Experiment{Name: "ref-opt", Title: "Kernel learning on the reference toolbox's opt runs",
-		Run: runRefOpt, NeedsRef: true})
+	register(Experiment{Name: "ref-opt",
+		Title: "Kernel learning on the reference toolbox's opt runs",
+		Run:   runRefOpt, NeedsRef: true})
 }
 
 // RefOptResult is one row of the ref-opt table.
@@ -62,8 +69,8 @@ func RefOpt(c Config) ([]RefOptResult, error) {
 		}
 		out = append(out, res)
 		if c.Log != nil {
-			fmt.Fprintf(c.Log, "%s: %s %.4f (reference %.4f) in %.1f s\n", r.name, res.Metric, res.Ours,
-				res.Reference, res.Seconds)
+			fmt.Fprintf(c.Log, "%s: %s %.4f (reference %.4f) in %.1f s\n",
+				r.name, res.Metric, res.Ours, res.Reference, res.Seconds)
 		}
 	}
 	return out, nil
@@ -141,11 +148,11 @@ func runRefOpt(w io.Writer, c Config) error {
 	}
 	fmt.Fprintln(w,
 		"Kernel learning (Algorithm 2, ivm train's defaults) on the reference toolbox's opt runs")
-	fmt.Fprintf(w, "%-20s %-6s %10s %10s %9s %9s  %s\n", "run", "metric", "ivm", "reference", "ivm s",
-		"ref s", "learnt kernel")
+	fmt.Fprintf(w, "%-20s %-6s %10s %10s %9s %9s  %s\n",
+		"run", "metric", "ivm", "reference", "ivm s", "ref s", "learnt kernel")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%-20s %-6s %10.4f %10.4f %9.2f %9.2f  %s\n", r.Run, r.Metric, r.Ours, r.Reference,
-			r.Seconds, r.RefSeconds, r.Kernel)
+		fmt.Fprintf(w, "%-20s %-6s %10.4f %10.4f %9.2f %9.2f  %s\n",
+			r.Run, r.Metric, r.Ours, r.Reference, r.Seconds, r.RefSeconds, r.Kernel)
 	}
 	return nil
 }

@@ -20,9 +20,11 @@ func TestRefOptQuick(t *testing.T) {
 		t.Fatalf("%d runs, want 3", len(rows))
 	}
 	for _, r := range rows {
-		t.Logf("%s: %s %.4f (reference %.4f), %.1f s, %s", r.Run, r.Metric, r.Ours, r.Reference, r.Seconds, r.Kernel)
+		t.Logf("%s: %s %.4f (reference %.4f), %.1f s, %s",
+			r.Run, r.Metric, r.Ours, r.Reference, r.Seconds, r.Kernel)
 		if r.Ours > r.Reference {
-			t.Errorf("%s: %s %.4f, worse than the reference's %.4f", r.Run, r.Metric, r.Ours, r.Reference)
+			t.Errorf("%s: %s %.4f, worse than the reference's %.4f",
+				r.Run, r.Metric, r.Ours, r.Reference)
 		}
 		switch r.Run {
 		case "class500_d100_opt":

@@ -54,9 +54,8 @@ func runSSMTR(w io.Writer, c Config, data string) error {
 		return err
 	}
 	if data == "sarcos" {
-		fmt.Fprintf(w,
-			"SARCOS inverse dynamics, GPML test file (4449 rows): 7 torques as tasks, %d points drawn per "+
-				"task,\n", map[bool]int{true: 1000, false: 2000}[c.Quick])
+		fmt.Fprintf(w, "SARCOS inverse dynamics, GPML test file (4449 rows): 7 torques as "+
+			"tasks, %d points drawn per task,\n", map[bool]int{true: 1000, false: 2000}[c.Quick])
 	} else {
 		fmt.Fprintf(w, "School data (school_mtl): 139 schools as tasks,\n")
 	}

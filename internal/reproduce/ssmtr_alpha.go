@@ -9,8 +9,8 @@ import (
 
 func init() {
 	register(Experiment{Name: "ssmtr-alpha",
-		Title: "Diagnostic: SSMTR's graph weight chosen by the evidence and by the unlabelled targets " +
-			"(school; -only sarcos)", Run: runSSMTRAlpha})
+		Title: "Diagnostic: SSMTR's graph weight chosen by the evidence and by the " +
+			"unlabelled targets (school; -only sarcos)", Run: runSSMTRAlpha})
 }
 
 // ssmtrAlphas is the grid of graph weights the diagnostic scans.
@@ -43,14 +43,13 @@ func runSSMTRAlpha(w io.Writer, c Config) error {
 }
 
 func writeSSMTRAlpha(w io.Writer, data string, seed uint64, res []GraphScanSplit) {
-	fmt.Fprintf(w,
-		"SSMTR's graph weight on the %s data (seed %d): SMTR fitted, then each task's kernel of eq. 6 "+
-			"with a common α\n", data, seed)
+	fmt.Fprintf(w, "SSMTR's graph weight on the %s data (seed %d): SMTR fitted, then each "+
+		"task's kernel of eq. 6 with a common α\n", data, seed)
 	fmt.Fprintln(w,
-		"transductive nMSE per task, averaged over tasks; −ln p summed over tasks; \"on the test "+
-			"points\" is chosen on the unlabelled targets themselves")
-	fmt.Fprintf(w, "%-6s %8s %22s %12s %24s %18s\n", "split", "SMTR", "α by the evidence", "−ln p",
-		"best α on test points", "best α per task")
+		"transductive nMSE per task, averaged over tasks; −ln p summed over tasks; "+
+			"\"on the test points\" is chosen on the unlabelled targets themselves")
+	fmt.Fprintf(w, "%-6s %8s %22s %12s %24s %18s\n", "split", "SMTR", "α by the evidence",
+		"−ln p", "best α on test points", "best α per task")
 	var sums [4]float64
 	preferSmallest := 0
 	for s, r := range res {
@@ -82,8 +81,8 @@ func writeSSMTRAlpha(w io.Writer, data string, seed uint64, res []GraphScanSplit
 	fmt.Fprintln(w, "(the kernel parameters are SMTR's; an SSMTR fit refits them with α)")
 	fmt.Fprintln(w, "−ln p over the grid, split 1:")
 	for k, a := range ssmtrAlphas {
-		fmt.Fprintf(w, "  α %-6s −ln p %9.2f  nMSE %.4f\n", fmtAlpha(a), res[0].NegLogEvidence[k],
-			res[0].Trans[k])
+		fmt.Fprintf(w, "  α %-6s −ln p %9.2f  nMSE %.4f\n",
+			fmtAlpha(a), res[0].NegLogEvidence[k], res[0].Trans[k])
 	}
 }
 

@@ -29,17 +29,21 @@ func TestSSMTRAlphaQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := e.Run(&out, Config{DataDir: dir, Quick: true, Workers: 2, Log: io.Discard}); err != nil {
+	if err := e.Run(&out, Config{DataDir: dir, Quick: true, Workers: 2,
+		Log: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
 	t.Log("\n" + out.String())
-	if !strings.Contains(out.String(), "the evidence is largest at the smallest α (1e-8) on 1 of 1 splits") {
+	if !strings.Contains(out.String(),
+		"the evidence is largest at the smallest α (1e-8) on 1 of 1 splits") {
 		t.Error("the evidence does not prefer the smallest weight on split 1")
 	}
-	if err := e.Run(io.Discard, Config{DataDir: t.TempDir(), Quick: true, Log: io.Discard}); err == nil {
+	if err := e.Run(io.Discard, Config{DataDir: t.TempDir(), Quick: true,
+		Log: io.Discard}); err == nil {
 		t.Error("missing data: no error")
 	}
-	if err := e.Run(io.Discard, Config{DataDir: dir, Quick: true, Only: "mnist", Log: io.Discard}); err == nil {
+	if err := e.Run(io.Discard, Config{DataDir: dir, Quick: true, Only: "mnist",
+		Log: io.Discard}); err == nil {
 		t.Error("unknown data set: no error")
 	}
 }

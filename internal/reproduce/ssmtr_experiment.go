@@ -74,8 +74,8 @@ func LoadSARCOS(path string) (*mat.Dense, *mat.Dense, error) {
 	}
 	n, c := d.X.Dims()
 	if c != 27 {
-		return nil, nil, fmt.Errorf("ssmtr: %s: want 28 columns (21 inputs, 7 torques), got %d", path,
-			c+1)
+		return nil, nil, fmt.Errorf("ssmtr: %s: want 28 columns (21 inputs, 7 torques), got %d",
+			path, c+1)
 	}
 	x := mat.NewDense(n, 21, nil)
 	y := mat.NewDense(n, 7, nil)
@@ -102,16 +102,16 @@ func LoadSchool(path string) ([]*mat.Dense, [][]float64, error) {
 	}
 	n, c := d.X.Dims()
 	if c != 29 {
-		return nil, nil, fmt.Errorf("ssmtr: %s: want 30 columns (task, y, 27 attributes, bias), got %d",
-			path, c+1)
+		return nil, nil, fmt.Errorf("ssmtr: %s: want 30 columns (task, y, 27 attributes, "+
+			"bias), got %d", path, c+1)
 	}
 	rows := map[int][]int{}
 	maxTask := 0
 	for i := 0; i < n; i++ {
 		t := int(d.X.At(i, 0))
 		if float64(t) != d.X.At(i, 0) || t < 1 {
-			return nil, nil, fmt.Errorf("ssmtr: %s: row %d: task %v is not a positive integer", path, i+1,
-				d.X.At(i, 0))
+			return nil, nil, fmt.Errorf("ssmtr: %s: row %d: task %v is not a positive integer",
+				path, i+1, d.X.At(i, 0))
 		}
 		rows[t] = append(rows[t], i)
 		maxTask = max(maxTask, t)
@@ -151,8 +151,8 @@ func SplitTask(x *mat.Dense, y []float64, p Protocol, rng *rand.Rand) (Split, er
 	l := max(1, int(math.Round(p.LabelFrac*float64(n))))
 	u := int(math.Round(p.UnlabelFrac * float64(n)))
 	if l+u >= n {
-		return Split{},
-			fmt.Errorf("ssmtr: task of %d points leaves no test point (%d labelled, %d unlabelled)", n, l, u)
+		return Split{}, fmt.Errorf("ssmtr: task of %d points leaves no test point "+
+			"(%d labelled, %d unlabelled)", n, l, u)
 	}
 	perm := rng.Perm(n)
 	pick := func(idx []int) (*mat.Dense, []float64) {
@@ -287,8 +287,8 @@ func RunSplit(splits []Split, methods []ssmtr.Method, opt ssmtr.Config) ([]Metho
 			}
 			yte[i] = s.YT
 		}
-		r := MethodResult{Method: meth, Wall: time.Since(w0), CPU: cpuTime() - c0, Objective: m.Objective,
-			Evaluations: m.Stats.Evaluations, OuterIters: len(m.Trace)}
+		r := MethodResult{Method: meth, Wall: time.Since(w0), CPU: cpuTime() - c0,
+			Objective: m.Objective, Evaluations: m.Stats.Evaluations, OuterIters: len(m.Trace)}
 		r.Trans, r.TransPooled, _ = ssmtr.NMSE(ptr, ytr)
 		r.Induct, r.InductPool, _ = ssmtr.NMSE(pte, yte)
 		out = append(out, r)

@@ -11,7 +11,8 @@ import (
 
 // reducedRun runs the four methods on nsplit splits and returns the mean transductive and
 // inductive nMSE of each.
-func reducedRun(t *testing.T, draw func(rng *rand.Rand) ([]Split, error), p Protocol, nsplit int) (trans, induct [4]float64) {
+func reducedRun(t *testing.T, draw func(rng *rand.Rand) ([]Split, error), p Protocol,
+	nsplit int) (trans, induct [4]float64) {
 	t.Helper()
 	methods := []ssmtr.Method{ssmtr.SSTR, ssmtr.SMTR, ssmtr.SSMTR, ssmtr.SSMTRPI}
 	for s := 0; s < nsplit; s++ {
@@ -19,7 +20,8 @@ func reducedRun(t *testing.T, draw func(rng *rand.Rand) ([]Split, error), p Prot
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := RunSplit(splits, methods, ssmtr.Config{Targets: p.Targets, AlphaPrior: p.AlphaPrior, OuterIters: 3, InnerIters: 30})
+		res, err := RunSplit(splits, methods, ssmtr.Config{Targets: p.Targets,
+			AlphaPrior: p.AlphaPrior, OuterIters: 3, InnerIters: 30})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +57,9 @@ func TestSARCOSReduced(t *testing.T) {
 	}
 	p := SARCOSProtocol
 	p.LabelFrac, p.UnlabelFrac, p.Pairs = 0.06, 0.16, 7*40
-	tr, _ := reducedRun(t, func(rng *rand.Rand) ([]Split, error) { return SARCOSSplits(x, y, 250, p, rng) }, p, 2)
+	tr, _ := reducedRun(t, func(rng *rand.Rand) ([]Split, error) {
+		return SARCOSSplits(x, y, 250, p, rng)
+	}, p, 2)
 	if tr[1] > tr[0] {
 		t.Errorf("SMTR %.4f is worse than SSTR %.4f", tr[1], tr[0])
 	}
@@ -99,10 +103,12 @@ func TestSchoolReduced(t *testing.T) {
 	t.Logf("mean y   transductive %.4f inductive %.4f", ref[0], ref[1])
 	for k := 1; k < 4; k++ {
 		if !(tr[k] < tr[0]) || !(in[k] < in[0]) {
-			t.Errorf("%v (%.4f/%.4f) does not beat SSTR (%.4f/%.4f)", ssmtr.Method(k), tr[k], in[k], tr[0], in[0])
+			t.Errorf("%v (%.4f/%.4f) does not beat SSTR (%.4f/%.4f)",
+				ssmtr.Method(k), tr[k], in[k], tr[0], in[0])
 		}
 		if !(tr[k] < ref[0]) || !(in[k] < ref[1]) {
-			t.Errorf("%v (%.4f/%.4f) does not beat the prior mean (%.4f/%.4f)", ssmtr.Method(k), tr[k], in[k], ref[0], ref[1])
+			t.Errorf("%v (%.4f/%.4f) does not beat the prior mean (%.4f/%.4f)",
+				ssmtr.Method(k), tr[k], in[k], ref[0], ref[1])
 		}
 	}
 	if !(tr[3] < 0.95*tr[2]) {
@@ -148,7 +154,8 @@ func TestPriorMeanNMSE(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		got, want float64
-	}{{"trans", tr, 1.5}, {"induct", in, 1.5}, {"trans pooled", trp, 12.0 / 10}, {"induct pooled", inp, 18.0 / 10}} {
+	}{{"trans", tr, 1.5}, {"induct", in, 1.5}, {"trans pooled", trp, 12.0 / 10},
+		{"induct pooled", inp, 18.0 / 10}} {
 		if math.Abs(c.got-c.want) > 1e-12 {
 			t.Errorf("per-task %s = %v, want %v", c.name, c.got, c.want)
 		}

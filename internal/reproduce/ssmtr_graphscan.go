@@ -63,7 +63,8 @@ func scanSplit(splits []Split, opt ssmtr.Config, alphas []float64) (GraphScanSpl
 		truth[i] = sp.YU
 	}
 	x, y, task, _ := splitData(splits)
-	opt.Scaling = dataset.ScaleNone // as RunSplit: the splits' inputs are as the protocol leaves them
+	// as RunSplit: the splits' inputs are as the protocol leaves them
+	opt.Scaling = dataset.ScaleNone
 	m, err := ssmtr.Fit(x, y, task, opt)
 	if err != nil {
 		return GraphScanSplit{}, err

@@ -23,7 +23,8 @@ func TestGraphWeightScanSchool(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := res[0]
-	t.Logf("SMTR %.4f; α %v: nMSE %.4f, −ln p %.2f; per-school best %.4f", r.SMTR, alphas, r.Trans, r.NegLogEvidence, r.PerTaskBest)
+	t.Logf("SMTR %.4f; α %v: nMSE %.4f, −ln p %.2f; per-school best %.4f",
+		r.SMTR, alphas, r.Trans, r.NegLogEvidence, r.PerTaskBest)
 	if math.Abs(r.Trans[0]-r.SMTR) > 1e-4 {
 		t.Errorf("α = 1e-8 gives %.6f, SMTR %.6f", r.Trans[0], r.SMTR)
 	}
@@ -33,7 +34,8 @@ func TestGraphWeightScanSchool(t *testing.T) {
 	if !(r.PerTaskBest <= r.Trans[0]+1e-12) {
 		t.Errorf("per-school best %.4f above the α = 1e-8 figure %.4f", r.PerTaskBest, r.Trans[0])
 	}
-	if _, err := GraphWeightScan(ExperimentConfig{Data: "school", DataDir: dir, Splits: 1}, nil); err == nil {
+	if _, err := GraphWeightScan(ExperimentConfig{Data: "school", DataDir: dir, Splits: 1},
+		nil); err == nil {
 		t.Error("no weights: no error")
 	}
 }

@@ -128,7 +128,8 @@ func RunExperiment(c ExperimentConfig) (*ExperimentResult, error) {
 		if c.Log != nil {
 			fmt.Fprintf(c.Log, "split %d/%d:", s+1, c.Splits)
 			for _, m := range r {
-				fmt.Fprintf(c.Log, " %v %.4f/%.4f (%.1fs)", m.Method, m.Trans, m.Induct, m.Wall.Seconds())
+				fmt.Fprintf(c.Log, " %v %.4f/%.4f (%.1fs)",
+					m.Method, m.Trans, m.Induct, m.Wall.Seconds())
 			}
 			fmt.Fprintln(c.Log)
 		}
@@ -171,21 +172,19 @@ func summarise(rs []MethodResult, pooled bool) (trans, induct [2]float64) {
 
 // Write prints the table next to the paper's.
 func (r *ExperimentResult) Write(w io.Writer, paper PaperTable) {
-	fmt.Fprintf(w,
-		"nMSE over %d random splits (%d tasks); per-task nMSE averaged over tasks, mean ± sd over "+
-			"splits\n\n", len(r.Splits), r.Tasks)
+	fmt.Fprintf(w, "nMSE over %d random splits (%d tasks); per-task nMSE averaged over "+
+		"tasks, mean ± sd over splits\n\n", len(r.Splits), r.Tasks)
 	fmt.Fprintf(w, "%-8s  %-17s  %-17s    %-17s  %-17s\n", "Method", "Transductive", "Inductive",
 		"paper transd.", "paper induct.")
 	for k, m := range r.Methods {
 		t, i := r.Summary(k, false)
 		p := paper[m]
-		fmt.Fprintf(w, "%-8v  %s    %s      %.4f ± %.4f    %.4f ± %.4f\n", m, fig(t), fig(i), p[0].Mean,
-			p[0].SD, p[1].Mean, p[1].SD)
+		fmt.Fprintf(w, "%-8v  %s    %s      %.4f ± %.4f    %.4f ± %.4f\n",
+			m, fig(t), fig(i), p[0].Mean, p[0].SD, p[1].Mean, p[1].SD)
 	}
 	t, i := r.priorMeanSummary(false)
-	fmt.Fprintf(w,
-		"%-8s  %s    %s      (every point predicted by the labelled mean, the models' prior mean)\n",
-		"mean y", fig(t), fig(i))
+	fmt.Fprintf(w, "%-8s  %s    %s      (every point predicted by the labelled mean, "+
+		"the models' prior mean)\n", "mean y", fig(t), fig(i))
 	fmt.Fprintf(w, "\nPooled nMSE (Σ_t SSE_t / Σ_t n_t var_t), mean ± sd over splits\n")
 	for k, m := range r.Methods {
 		t, i := r.Summary(k, true)
@@ -193,8 +192,8 @@ func (r *ExperimentResult) Write(w io.Writer, paper PaperTable) {
 	}
 	t, i = r.priorMeanSummary(true)
 	fmt.Fprintf(w, "%-8s  %s    %s\n", "mean y", fig(t), fig(i))
-	fmt.Fprintf(w,
-		"\nTime per split (fit + predict), mean over splits; CPU is the process's user+system time\n")
+	fmt.Fprintf(w, "\nTime per split (fit + predict), mean over splits; "+
+		"CPU is the process's user+system time\n")
 	fmt.Fprintf(w, "(all goroutines), wall time is noisy on a shared machine\n")
 	for k, m := range r.Methods {
 		var wall, cpu time.Duration

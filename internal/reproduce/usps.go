@@ -21,8 +21,9 @@ import (
 
 func init() {
 	register(Experiment{Name: "usps-table1",
-		Title: "IVM paper Table 1: USPS, ten one-vs-rest IVMs, rbf / mlp / rbf-ARD on the base kernel",
-		Run:   runUSPSTable1})
+		Title: "IVM paper Table 1: USPS, ten one-vs-rest IVMs, rbf / mlp / rbf-ARD on the " +
+			"base kernel",
+		Run: runUSPSTable1})
 }
 
 // paperTable1 is the IVM paper's Table 1: % test error of each digit's binary classifier
@@ -111,8 +112,8 @@ func uspsTable1(c Config, done func(USPSRow)) ([]USPSRow, error) {
 			}
 		}
 		if len(sel) == 0 {
-			return nil, fmt.Errorf("usps-table1: -only %q names none of the kernels rbf, mlp, rbfard",
-				c.Only)
+			return nil, fmt.Errorf("usps-table1: -only %q names none of the kernels "+
+				"rbf, mlp, rbfard", c.Only)
 		}
 		kernels = sel
 	}
@@ -133,8 +134,8 @@ func uspsTable1(c Config, done func(USPSRow)) ([]USPSRow, error) {
 		if c.Log != nil {
 			cfg.Progress = func(p ivm.Progress) {
 				if p.Trace != nil && !p.Trace.Final {
-					fmt.Fprintf(c.Log, "usps-table1 %s: digit %g, iteration %d/%d, held-out %.4f\n", k.name,
-						p.Class, p.Trace.Iter+1, iters, p.Trace.HeldOut)
+					fmt.Fprintf(c.Log, "usps-table1 %s: digit %g, iteration %d/%d, "+
+						"held-out %.4f\n", k.name, p.Class, p.Trace.Iter+1, iters, p.Trace.HeldOut)
 				}
 			}
 		}
@@ -191,8 +192,8 @@ func runUSPSTable1(w io.Writer, c Config) error {
 
 func writeUSPSTable1(w io.Writer, rows []USPSRow, quick bool) {
 	fmt.Fprintln(w,
-		"USPS (IVM paper Table 1): % test error of each digit against the rest, and of the ten-class "+
-			"classifier")
+		"USPS (IVM paper Table 1): % test error of each digit against the rest, and of the "+
+			"ten-class classifier")
 	fmt.Fprintf(w, "%-14s", "kernel")
 	for k := 0; k < 10; k++ {
 		fmt.Fprintf(w, " %6d", k)
@@ -212,9 +213,8 @@ func writeUSPSTable1(w io.Writer, rows []USPSRow, quick bool) {
 		fmt.Fprintf(w, " %8.2f\n", paper[10])
 	}
 	for _, r := range rows {
-		fmt.Fprintf(w,
-			"%s: ten-class error %.2f %% by the largest probability (above), %.2f %% by the largest "+
-				"latent mean\n", r.Kernel, r.Errors[10], r.ByMean)
+		fmt.Fprintf(w, "%s: ten-class error %.2f %% by the largest probability (above), "+
+			"%.2f %% by the largest latent mean\n", r.Kernel, r.Errors[10], r.ByMean)
 		limit := "GOMEMLIMIT as set"
 		if r.LimitMB > 0 {
 			limit = fmt.Sprintf("Go's soft memory limit %.0f MB", r.LimitMB)
@@ -225,8 +225,8 @@ func writeUSPSTable1(w io.Writer, rows []USPSRow, quick bool) {
 	}
 	if quick {
 		fmt.Fprintln(w,
-			"(quick: 1000 training images, d = 100, one short iteration; the paper's figures are for the "+
-				"full protocol)")
+			"(quick: 1000 training images, d = 100, one short iteration; the paper's figures "+
+				"are for the full protocol)")
 	}
 }
 

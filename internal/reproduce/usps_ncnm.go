@@ -22,8 +22,9 @@ import (
 
 func init() {
 	register(Experiment{Name: "usps-ncnm",
-		Title: "Extensions paper Tables 1–2: semi-supervised USPS with the null category noise model",
-		Run:   runUSPSNCNM})
+		Title: "Extensions paper Tables 1–2: semi-supervised USPS with the null category " +
+			"noise model",
+		Run: runUSPSNCNM})
 }
 
 // ncnmFractions are the labelled fractions r of the extensions paper's Tables 1 and 2.
@@ -92,10 +93,8 @@ func ncnmOnly(only string) (kinds []string, fractions []float64, err error) {
 		}
 		r, perr := strconv.ParseFloat(f, 64)
 		if perr != nil || !slices.Contains(ncnmFractions, r) {
-			return nil, nil,
-				fmt.Errorf(
-					"usps-ncnm: -only %q: %q is neither learnt (Table 1), fixed (Table 2) nor one of the "+
-						"paper's fractions %v", only, f, ncnmFractions)
+			return nil, nil, fmt.Errorf("usps-ncnm: -only %q: %q is neither learnt (Table 1), "+
+				"fixed (Table 2) nor one of the paper's fractions %v", only, f, ncnmFractions)
 		}
 		fractions = append(fractions, r)
 	}
@@ -161,19 +160,19 @@ func USPSNCNM(c Config) ([]NCNMResult, error) {
 	supervised := make([]string, len(classes))
 	if slices.Contains(kinds, "fixed") {
 		start := time.Now()
-		sup, err := ivm.Fit(x, y, ivm.Config{Task: ivm.MultiClass, Kernel: ncnmKernel, ActiveSize: d,
-			Scale:     dataset.ScaleNone,
-			Criterion: engine.CriterionEntropy, Workers: c.Workers,
-			Learn: engine.LearnOptions{Iters: supIters, NoiseIters: 20, Objective: engine.FixedSites,
-				LastIterate: true}})
+		sup, err := ivm.Fit(x, y, ivm.Config{Task: ivm.MultiClass, Kernel: ncnmKernel,
+			ActiveSize: d, Scale: dataset.ScaleNone, Criterion: engine.CriterionEntropy,
+			Workers: c.Workers,
+			Learn: engine.LearnOptions{Iters: supIters, NoiseIters: 20,
+				Objective: engine.FixedSites, LastIterate: true}})
 		if err != nil {
 			return nil, fmt.Errorf("usps-ncnm: supervised kernels: %w", err)
 		}
 		for k, m := range ivmModels(sup) {
 			s, ok := m.Kernel.(fmt.Stringer)
 			if !ok {
-				return nil, fmt.Errorf("usps-ncnm: supervised kernel %s cannot be written as a spec",
-					m.Kernel.Name())
+				return nil, fmt.Errorf("usps-ncnm: supervised kernel %s cannot be written "+
+					"as a spec", m.Kernel.Name())
 			}
 			supervised[k] = s.String()
 		}
@@ -194,8 +193,8 @@ func USPSNCNM(c Config) ([]NCNMResult, error) {
 				for i := range labelled {
 					labelled[i] = rng.Float64() < r
 				}
-				errs, err := ncnmRun(x, y, test.X, test.Y, labelled, classes, kind, supervised, d, iters,
-					workers)
+				errs, err := ncnmRun(x, y, test.X, test.Y, labelled, classes, kind, supervised,
+					d, iters, workers)
 				if err != nil {
 					return nil, fmt.Errorf("usps-ncnm %s r = %g run %d: %w", kind, r, run+1, err)
 				}
@@ -213,7 +212,8 @@ func USPSNCNM(c Config) ([]NCNMResult, error) {
 // ncnmRun trains the ten one-vs-rest null category models of one labelling and returns
 // their binary test errors and the ten-class error.
 func ncnmRun(x *mat.Dense, y []float64, xt *mat.Dense, yt []float64, labelled []bool,
-	classes []float64, kind string, supervised []string, d, iters, workers int) ([12]float64, error) {
+	classes []float64, kind string, supervised []string,
+	d, iters, workers int) ([12]float64, error) {
 	var errs [12]float64
 	nt := len(yt)
 	probs := make([][]float64, len(classes))
@@ -290,8 +290,8 @@ func writeUSPSNCNM(w io.Writer, res []NCNMResult, quick bool) {
 		if r.Kernel == "fixed" {
 			table, what = 2, "kernel from a fully supervised IVM"
 		}
-		fmt.Fprintf(w,
-			"Semi-supervised USPS, null category noise model (extensions paper Table %d: %s)\n", table, what)
+		fmt.Fprintf(w, "Semi-supervised USPS, null category noise model "+
+			"(extensions paper Table %d: %s)\n", table, what)
 		fmt.Fprintf(w, "%% test error, mean ± sd over the runs; %.0f s\n", r.Seconds)
 		fmt.Fprintf(w, "%-13s", "r")
 		for k := 0; k < 10; k++ {
@@ -337,7 +337,7 @@ func writeUSPSNCNM(w io.Writer, res []NCNMResult, quick bool) {
 	}
 	if quick {
 		fmt.Fprintln(w,
-			"(quick: 1000 training images, r = 0.25, one run, d = 100, one iteration; the paper's figures "+
-				"are for the full protocol)")
+			"(quick: 1000 training images, r = 0.25, one run, d = 100, one iteration; the "+
+				"paper's figures are for the full protocol)")
 	}
 }

@@ -38,7 +38,8 @@ func TestUSPSNCNMQuick(t *testing.T) {
 	}
 	var out bytes.Buffer
 	writeUSPSNCNM(&out, res, true)
-	if s := out.String(); !strings.Contains(s, "Table 1") || !strings.Contains(s, "Table 2") || !strings.Contains(s, "6.10 ± 0.41") {
+	if s := out.String(); !strings.Contains(s, "Table 1") || !strings.Contains(s, "Table 2") ||
+		!strings.Contains(s, "6.10 ± 0.41") {
 		t.Errorf("table:\n%s", s)
 	}
 }

@@ -61,9 +61,9 @@ func USPSTable3(c Config) ([][11]float64, error) {
 		if run > 0 {
 			x, y = permuteRows(x0, y0, uint64(run+1))
 		}
-		p, err := ivm.Fit(x, y, ivm.Config{Task: ivm.MultiClass, Scale: dataset.ScaleNone, ActiveSize: d1,
-			Workers: c.Workers,
-			Kernel:  "rbf(gamma=0.0078125)+lin(variance=0.01)+bias+white",
+		p, err := ivm.Fit(x, y, ivm.Config{Task: ivm.MultiClass, Scale: dataset.ScaleNone,
+			ActiveSize: d1, Workers: c.Workers,
+			Kernel: "rbf(gamma=0.0078125)+lin(variance=0.01)+bias+white",
 			Learn: engine.LearnOptions{Iters: iters, KernelIters: kIters, NoiseIters: nIters,
 				Objective: engine.FixedSites, LastIterate: true}})
 		if err != nil {
@@ -125,9 +125,8 @@ func runUSPSTable3(w io.Writer, c Config) error {
 }
 
 func writeUSPSTable3(w io.Writer, runs [][11]float64, quick bool) {
-	fmt.Fprintf(w,
-		"USPS with virtual informative vectors (extensions paper Table 3): %% test error, mean ± sd "+
-			"over %d runs\n", len(runs))
+	fmt.Fprintf(w, "USPS with virtual informative vectors (extensions paper Table 3): "+
+		"%% test error, mean ± sd over %d runs\n", len(runs))
 	fmt.Fprintf(w, "%-8s", "")
 	for k := 0; k < 10; k++ {
 		fmt.Fprintf(w, " %13d", k)
@@ -151,7 +150,8 @@ func writeUSPSTable3(w io.Writer, runs [][11]float64, quick bool) {
 	}
 	fmt.Fprintln(w)
 	if quick {
-		fmt.Fprintln(w, "(quick: 400 training images, d = 40 then 80, one short iteration, one run)")
+		fmt.Fprintln(w,
+			"(quick: 400 training images, d = 40 then 80, one short iteration, one run)")
 	}
 }
 

@@ -18,8 +18,8 @@ import (
 
 func init() {
 	register(Experiment{Name: "usps-widths",
-		Title: "Diagnostic: the usps-table1 rbf row's learnt widths scaled, and what the test set " +
-			"would choose", Run: runUSPSWidths})
+		Title: "Diagnostic: the usps-table1 rbf row's learnt widths scaled, and what the " +
+			"test set would choose", Run: runUSPSWidths})
 }
 
 // WidthScan is the result of USPSWidths.
@@ -73,7 +73,8 @@ func USPSWidths(c Config) (*WidthScan, error) {
 	for _, m := range ivmModels(p) {
 		s, ok := m.Kernel.(fmt.Stringer)
 		if !ok {
-			return nil, fmt.Errorf("usps-widths: kernel %s cannot be written as a spec", m.Kernel.Name())
+			return nil, fmt.Errorf("usps-widths: kernel %s cannot be written as a spec",
+				m.Kernel.Name())
 		}
 		res.Kernels = append(res.Kernels, s.String())
 		for f, fac := range factors {
@@ -101,9 +102,9 @@ func USPSWidths(c Config) (*WidthScan, error) {
 				yk[i] = 1
 			}
 		}
-		m, err := ivm.Fit(x, yk, ivm.Config{Task: ivm.Binary, Kernel: specs[f][k], FixedKernel: true,
-			ActiveSize: d,
-			Scale:      dataset.ScaleNone, Workers: 1, Criterion: engine.CriterionEntropy})
+		m, err := ivm.Fit(x, yk, ivm.Config{Task: ivm.Binary, Kernel: specs[f][k],
+			FixedKernel: true, ActiveSize: d, Scale: dataset.ScaleNone, Workers: 1,
+			Criterion: engine.CriterionEntropy})
 		if err != nil {
 			return err
 		}
@@ -193,9 +194,8 @@ func runUSPSWidths(w io.Writer, c Config) error {
 	}
 	fmt.Fprintf(w, "each digit at its own best factor %v: ten-class %.2f %%\n", r.BestFactor,
 		r.PerDigitBest)
-	fmt.Fprintf(w,
-		"(factors chosen on the test set: an optimistic bound, not a method; paper's Table 1 rbf: 4.58 "+
-			"%%); %.0f s\n", r.Seconds)
+	fmt.Fprintf(w, "(factors chosen on the test set: an optimistic bound, not a method; "+
+		"paper's Table 1 rbf: 4.58 %%); %.0f s\n", r.Seconds)
 	if c.Quick {
 		fmt.Fprintln(w, "(quick: 1000 training images, d = 100, one short iteration)")
 	}

@@ -12,7 +12,8 @@ func TestScaleGamma(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(got, "rbf(gamma=0.02,variance=2)") || !strings.Contains(got, "lin(variance=0.5)") {
+	if !strings.Contains(got, "rbf(gamma=0.02,variance=2)") ||
+		!strings.Contains(got, "lin(variance=0.5)") {
 		t.Errorf("scaled spec %q", got)
 	}
 	if _, err := scaleGamma("lin+bias", 3, 2); err == nil {
@@ -32,7 +33,8 @@ func TestUSPSWidthsQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(r.Kernels) != 10 || len(r.Errors) != 2 || len(r.TenClass) != 2 || r.Test != 2007 {
-		t.Fatalf("shape: %d kernels, %d rows, %d ten-class figures, %d test images", len(r.Kernels), len(r.Errors), len(r.TenClass), r.Test)
+		t.Fatalf("shape: %d kernels, %d rows, %d ten-class figures, %d test images",
+			len(r.Kernels), len(r.Errors), len(r.TenClass), r.Test)
 	}
 	for f, e := range r.TenClass {
 		// 1000 training images, d = 100: about 9 % at the learnt widths; chance is 90 %.
@@ -48,7 +50,8 @@ func TestUSPSWidthsQuick(t *testing.T) {
 	for k, b := range r.BestFactor {
 		for f := range r.Factors {
 			if r.Errors[f][k] < r.Errors[b][k] {
-				t.Errorf("digit %d: best factor %d has %d errors, factor %d %d", k, b, r.Errors[b][k], f, r.Errors[f][k])
+				t.Errorf("digit %d: best factor %d has %d errors, factor %d %d",
+					k, b, r.Errors[b][k], f, r.Errors[f][k])
 			}
 		}
 	}
@@ -60,7 +63,8 @@ func TestUSPSWidthsQuick(t *testing.T) {
 	if err := e.Run(&out, Config{Quick: true, Workers: 2, Log: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "ten-class") || !strings.Contains(out.String(), "optimistic bound") {
+	if !strings.Contains(out.String(), "ten-class") ||
+		!strings.Contains(out.String(), "optimistic bound") {
 		t.Errorf("output:\n%s", out.String())
 	}
 }

@@ -16,7 +16,8 @@ import (
 func TestBLASDgemm(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	trans := []blas.Transpose{blas.NoTrans, blas.Trans}
-	for _, sh := range []struct{ m, n, k int }{{5, 7, 3}, {17, 16, 4}, {40, 33, 65}, {70, 19, 130}} {
+	for _, sh := range []struct{ m, n, k int }{{5, 7, 3}, {17, 16, 4}, {40, 33, 65},
+		{70, 19, 130}} {
 		for _, tA := range trans {
 			for _, tB := range trans {
 				for _, ab := range [][2]float64{{1, 0}, {-1, 1}, {0.5, -2}, {2, 0}} {
@@ -36,14 +37,18 @@ func TestBLASDgemm(t *testing.T) {
 							c.Data[i] = math.NaN() // beta = 0: C is not read
 						}
 					}
-					want := blas64.General{Rows: c.Rows, Cols: c.Cols, Stride: c.Stride, Data: append([]float64(nil), c.Data...)}
-					gonum.Implementation{}.Dgemm(tA, tB, sh.m, sh.n, sh.k, ab[0], a.Data, a.Stride, b.Data, b.Stride, ab[1], want.Data, want.Stride)
-					BLAS{}.Dgemm(tA, tB, sh.m, sh.n, sh.k, ab[0], a.Data, a.Stride, b.Data, b.Stride, ab[1], c.Data, c.Stride)
+					want := blas64.General{Rows: c.Rows, Cols: c.Cols, Stride: c.Stride,
+						Data: append([]float64(nil), c.Data...)}
+					gonum.Implementation{}.Dgemm(tA, tB, sh.m, sh.n, sh.k, ab[0], a.Data, a.Stride,
+						b.Data, b.Stride, ab[1], want.Data, want.Stride)
+					BLAS{}.Dgemm(tA, tB, sh.m, sh.n, sh.k, ab[0], a.Data, a.Stride,
+						b.Data, b.Stride, ab[1], c.Data, c.Stride)
 					for i := range sh.m {
 						for j := range sh.n {
 							got, w := c.Data[i*c.Stride+j], want.Data[i*want.Stride+j]
 							if !(math.Abs(got-w) <= 1e-12*float64(sh.k)*math.Max(1, math.Abs(w))) {
-								t.Fatalf("%v %v %v alpha, beta %v: c[%d][%d] = %v, gonum %v", sh, tA, tB, ab, i, j, got, w)
+								t.Fatalf("%v %v %v alpha, beta %v: c[%d][%d] = %v, gonum %v",
+									sh, tA, tB, ab, i, j, got, w)
 							}
 						}
 					}

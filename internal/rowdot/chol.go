@@ -63,7 +63,8 @@ func Cholesky(a blas64.Symmetric, buf []float64) ([]float64, bool) {
 				}
 			}
 			below := blas64.General{Rows: rest - b, Cols: b, Stride: s, Data: d[(k0+b)*s+k0:]}
-			u := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: b, Stride: b, Data: diagT}
+			u := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: b, Stride: b,
+				Data: diagT}
 			solveBuf = SolveUpperRight(below, u, solveBuf)
 		}
 	}

@@ -31,7 +31,8 @@ func randSPD(r *rand.Rand, n, stride int) blas64.Symmetric {
 func TestCholesky(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	var buf []float64
-	for _, n := range []int{1, 5, cholBlock, cholBlock + 1, 97, 200, 301, 800} { // 800: ABt splits its rows across goroutines
+	// 800: ABt splits its rows across goroutines
+	for _, n := range []int{1, 5, cholBlock, cholBlock + 1, 97, 200, 301, 800} {
 		for _, uplo := range []blas.Uplo{blas.Upper, blas.Lower} {
 			a := randSPD(r, n, n+2)
 			a.Uplo = uplo
@@ -54,7 +55,8 @@ func TestCholesky(t *testing.T) {
 						}
 					case uplo == blas.Upper: // the lower triangle holds Uᵀ
 						if g != a.Data[j*a.Stride+i] {
-							t.Fatalf("n %d: lower [%d][%d] = %v, not Uᵀ's %v", n, i, j, g, a.Data[j*a.Stride+i])
+							t.Fatalf("n %d: lower [%d][%d] = %v, not Uᵀ's %v",
+								n, i, j, g, a.Data[j*a.Stride+i])
 						}
 					default: // the upper triangle is left alone
 						if g != o {

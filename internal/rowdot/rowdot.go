@@ -113,7 +113,8 @@ func rowsPanel(c, a, b blas64.General, i0, i1, j0, j1 int, acc *[blockRows * blo
 				for r := range blockRows {
 					ai := a.Data[(i+r)*a.Stride : (i+r)*a.Stride+k]
 					for s := range blockCols {
-						acc[r*blockCols+s] = tail(acc[r*blockCols+s], ai, b.Data[(j+s)*b.Stride:(j+s)*b.Stride+k], k4)
+						acc[r*blockCols+s] = tail(acc[r*blockCols+s], ai,
+							b.Data[(j+s)*b.Stride:(j+s)*b.Stride+k], k4)
 					}
 				}
 			}

@@ -11,7 +11,8 @@ import (
 )
 
 func randGeneral(r *rand.Rand, rows, cols, stride int) blas64.General {
-	g := blas64.General{Rows: rows, Cols: cols, Stride: stride, Data: make([]float64, max(0, (rows-1)*stride+cols))}
+	g := blas64.General{Rows: rows, Cols: cols, Stride: stride,
+		Data: make([]float64, max(0, (rows-1)*stride+cols))}
 	for i := range g.Data {
 		g.Data[i] = r.NormFloat64()
 	}
@@ -22,7 +23,8 @@ func randGeneral(r *rand.Rand, rows, cols, stride int) blas64.General {
 // rows, products large enough to be split across goroutines, and cache blocking.
 var shapes = []struct{ m, n, k, pad int }{
 	{1, 1, 1, 0}, {1, 5, 3, 2}, {3, 2, 9, 0}, {4, 3, 4, 0}, {4, 3, 7, 1}, {5, 4, 8, 3},
-	{8, 6, 16, 0}, {13, 11, 29, 5}, {64, 33, 100, 0}, {301, 97, 130, 7}, {97, 301, 130, 7}, {1024, 100, 90, 0}, {2, 1030, 90, 1},
+	{8, 6, 16, 0}, {13, 11, 29, 5}, {64, 33, 100, 0}, {301, 97, 130, 7}, {97, 301, 130, 7},
+	{1024, 100, 90, 0}, {2, 1030, 90, 1},
 	{53, 37, 20001, 3}, // rows long enough for several panels of b and blocks of a
 }
 
@@ -33,9 +35,11 @@ func TestABtMatchesDot(t *testing.T) {
 	for _, sh := range shapes {
 		a := randGeneral(r, sh.m, sh.k, sh.k+sh.pad)
 		b := randGeneral(r, sh.n, sh.k, sh.k+2*sh.pad)
-		c := blas64.General{Rows: sh.m, Cols: sh.n, Stride: sh.n + sh.pad, Data: make([]float64, sh.m*(sh.n+sh.pad))}
+		c := blas64.General{Rows: sh.m, Cols: sh.n, Stride: sh.n + sh.pad,
+			Data: make([]float64, sh.m*(sh.n+sh.pad))}
 		ABt(c, a, b)
-		ref := blas64.General{Rows: sh.m, Cols: sh.n, Stride: sh.n, Data: make([]float64, sh.m*sh.n)}
+		ref := blas64.General{Rows: sh.m, Cols: sh.n, Stride: sh.n,
+			Data: make([]float64, sh.m*sh.n)}
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, ref)
 		for i := range sh.m {
 			for j := range sh.n {
@@ -45,9 +49,11 @@ func TestABtMatchesDot(t *testing.T) {
 					t.Fatalf("%v: c[%d][%d] = %v, gonum's Dgemm %v", sh, i, j, got, want)
 				}
 				if useAsm {
-					exact := dot(a.Data[i*a.Stride:i*a.Stride+sh.k], b.Data[j*b.Stride:j*b.Stride+sh.k])
+					exact := dot(a.Data[i*a.Stride:i*a.Stride+sh.k],
+						b.Data[j*b.Stride:j*b.Stride+sh.k])
 					if got != exact {
-						t.Fatalf("%v: c[%d][%d] = %v, dot %v (not the same bits)", sh, i, j, got, exact)
+						t.Fatalf("%v: c[%d][%d] = %v, dot %v (not the same bits)",
+							sh, i, j, got, exact)
 					}
 				}
 			}
@@ -69,7 +75,8 @@ func TestABtSymmetric(t *testing.T) {
 	for i := range 203 {
 		for j := range i {
 			if math.Abs(c.Data[i*203+j]-c.Data[j*203+i]) > tol {
-				t.Fatalf("c[%d][%d] = %v but c[%d][%d] = %v", i, j, c.Data[i*203+j], j, i, c.Data[j*203+i])
+				t.Fatalf("c[%d][%d] = %v but c[%d][%d] = %v",
+					i, j, c.Data[i*203+j], j, i, c.Data[j*203+i])
 			}
 		}
 	}
@@ -118,7 +125,8 @@ func BenchmarkABt(bm *testing.B) {
 		f    func()
 	}{
 		{"gram", func() { ABt(c, a, b) }},
-		{"gram-transposed", func() { ABt(ct, b, a) }}, // the same product, the larger operand second
+		// the same product, the larger operand second
+		{"gram-transposed", func() { ABt(ct, b, a) }},
 		{"gonum", func() { blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, c) }},
 	} {
 		bm.Run(impl.name, func(bm *testing.B) {

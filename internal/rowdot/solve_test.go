@@ -28,10 +28,13 @@ func TestSolveUpperRight(t *testing.T) {
 				u.Data[i*u.Stride+j] /= float64(d)
 			}
 		}
-		tri := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: d, Stride: u.Stride, Data: u.Data}
+		tri := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: d, Stride: u.Stride,
+			Data: u.Data}
 		z := randGeneral(r, n, d, d+2)
-		want := blas64.General{Rows: n, Cols: d, Stride: z.Stride, Data: append([]float64(nil), z.Data...)}
-		gonum.Implementation{}.Dtrsm(blas.Right, blas.Upper, blas.NoTrans, blas.NonUnit, n, d, 1, u.Data, u.Stride, want.Data, want.Stride)
+		want := blas64.General{Rows: n, Cols: d, Stride: z.Stride,
+			Data: append([]float64(nil), z.Data...)}
+		gonum.Implementation{}.Dtrsm(blas.Right, blas.Upper, blas.NoTrans, blas.NonUnit, n, d, 1,
+			u.Data, u.Stride, want.Data, want.Stride)
 		buf := SolveUpperRight(z, tri, nil)
 		for i := 0; i < n; i++ {
 			for j := 0; j < d; j++ {

@@ -33,7 +33,8 @@ func TestMeanSD(t *testing.T) {
 		ss += (x - mean) * (x - mean)
 	}
 	if m, sd := MeanSD(v, 1); m != mean || sd != math.Sqrt(ss/4) {
-		t.Errorf("MeanSD(%v) = %v, %v; the plain formulas give %v, %v", v, m, sd, mean, math.Sqrt(ss/4))
+		t.Errorf("MeanSD(%v) = %v, %v; the plain formulas give %v, %v",
+			v, m, sd, mean, math.Sqrt(ss/4))
 	}
 }
 
@@ -41,7 +42,8 @@ func TestScale(t *testing.T) {
 	for _, c := range []struct {
 		v    []float64
 		want float64
-	}{{nil, 1}, {[]float64{0, 0}, 1}, {[]float64{-3, 1}, 4}, {[]float64{4}, 8}, {[]float64{1.7e308}, math.Ldexp(1, 1023)}, {[]float64{0.3}, 0.5}} {
+	}{{nil, 1}, {[]float64{0, 0}, 1}, {[]float64{-3, 1}, 4}, {[]float64{4}, 8},
+		{[]float64{1.7e308}, math.Ldexp(1, 1023)}, {[]float64{0.3}, 0.5}} {
 		if got := Scale(c.v); got != c.want {
 			t.Errorf("Scale(%v) = %g, want %g", c.v, got, c.want)
 		}

@@ -82,8 +82,8 @@ func describe(err error, b []byte, t reflect.Type) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syntax) && strings.Contains(syntax.Error(), "after top-level value"):
-		return &Error{Msg: fmt.Sprintf("data after the JSON object at byte %d (two files joined, or "+
-			"a stray byte at the end?)", syntax.Offset)}
+		return &Error{Msg: fmt.Sprintf("data after the JSON object at byte %d "+
+			"(two files joined, or a stray byte at the end?)", syntax.Offset)}
 	case errors.As(err, &syntax) && syntax.Offset >= int64(len(bytes.TrimRight(b, " \t\r\n"))):
 		return io.ErrUnexpectedEOF
 	case errors.As(err, &syntax):

@@ -35,9 +35,11 @@ func TestDecode(t *testing.T) {
 		{"\xef\xbb\xbf{\"format\":\"a\"}", ""},
 		{`{"format":"a"}{"format":"b"}`, "data after the JSON object"},
 		{`{"format":"a"}x`, "data after the JSON object"},
-		{`{"format":"a","models":[{"values":[1,null]}]}`, "field models[0].values[1]: want a number, got null"},
+		{`{"format":"a","models":[{"values":[1,null]}]}`,
+			"field models[0].values[1]: want a number, got null"},
 		{`{"format":"a","seed":null}`, "field seed: want a whole number ≥ 0, got null"},
-		{`{"format":"a","kernel":[1,null]}`, "field kernel[1]: want a number or an object, got null"},
+		{`{"format":"a","kernel":[1,null]}`,
+			"field kernel[1]: want a number or an object, got null"},
 		{`{"format":"a","seed":-5}`, "field seed: want a whole number ≥ 0, got -5"},
 		{`{"format":"a","models":"x"}`, "field models: want an array, got string"},
 		{`{"models":[]}`, "field format: missing"},
@@ -49,12 +51,14 @@ func TestDecode(t *testing.T) {
 		if err == nil {
 			err = d.Require("format")
 		}
-		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+		if c.want == "" && err != nil ||
+			c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%s: %v, want %q", c.in, err, c.want)
 		}
 	}
 	var f file
-	if _, err := Decode([]byte(`{"format":"a","models":[{"val`), &f); !errors.Is(err, io.ErrUnexpectedEOF) {
+	if _, err := Decode([]byte(`{"format":"a","models":[{"val`),
+		&f); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("truncated: %v", err)
 	}
 	if _, err := Decode([]byte(" \n"), &f); err != io.EOF {

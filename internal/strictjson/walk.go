@@ -184,7 +184,8 @@ func deref(t reflect.Type) reflect.Type {
 	if t == nil || t == rawType || t.Kind() == reflect.Interface {
 		return nil
 	}
-	if reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textType) {
+	if reflect.PointerTo(t).Implements(unmarshalerType) ||
+		reflect.PointerTo(t).Implements(textType) {
 		return nil
 	}
 	return t

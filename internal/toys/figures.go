@@ -17,7 +17,8 @@ import (
 // boundaries are arcs around the origin.
 func PolarOrdinal(perClass, categories int, rng *rand.Rand) (*mat.Dense, []float64, error) {
 	if perClass < 1 || categories < 3 {
-		return nil, nil, fmt.Errorf("%d points of %d categories: want at least 1 and 3", perClass, categories)
+		return nil, nil, fmt.Errorf("%d points of %d categories: want at least 1 and 3",
+			perClass, categories)
 	}
 	n := perClass * categories
 	x := mat.NewDense(n, 2, nil)

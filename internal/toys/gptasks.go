@@ -33,8 +33,8 @@ func MultiTaskInputs(n, dim int, rng *rand.Rand) *mat.Dense {
 	return x
 }
 
-// KernelKL returns KL(N(0, k0) ‖ N(0, k1)) = ½[tr(K₁⁻¹K₀) − n + ln|K₁| − ln|K₀|] for
-// the covariances the two kernels give the rows of x.
+// KernelKL returns KL(N(0, k0) ‖ N(0, k1)) = ½[tr(K₁⁻¹K₀) − n + ln|K₁| − ln|K₀|]
+// for the covariances the two kernels give the rows of x.
 func KernelKL(k0, k1 kern.Kernel, x *mat.Dense) (float64, error) {
 	n, _ := x.Dims()
 	c0, c1 := mat.NewDense(n, n, nil), mat.NewDense(n, n, nil)

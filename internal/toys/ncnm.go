@@ -50,9 +50,8 @@ func Interlocking(n int, pLabel float64, rng *rand.Rand) (x *mat.Dense, truth,
 func Crescent(part int, pLabel float64, rng *rand.Rand) (x *mat.Dense, truth, observed []float64,
 	err error) {
 	if part < 1 || !(pLabel >= 0 && pLabel <= 1) {
-		return nil, nil, nil,
-			fmt.Errorf("toys: crescent data of %d points per part labelled with probability %g", part,
-				pLabel)
+		return nil, nil, nil, fmt.Errorf("toys: crescent data of %d points per part "+
+			"labelled with probability %g", part, pLabel)
 	}
 	c := math.Sqrt2 / 2
 	centres := [4][2]float64{{-4, -4}, {0, -4}, {4, 4}, {0, 4}}

@@ -42,7 +42,8 @@ func TestToyCrescentMoments(t *testing.T) {
 			t.Errorf("part %d: mean (%.3f, %.3f), want (%g, %g)", p, mx, my, w.mx, w.my)
 		}
 		if math.Abs(vx-2.5) > 0.12 || math.Abs(vy-2.5) > 0.12 || math.Abs(cxy-w.cov) > 0.12 {
-			t.Errorf("part %d: variances %.3f, %.3f, covariance %.3f; want 2.5, 2.5, %g", p, vx, vy, cxy, w.cov)
+			t.Errorf("part %d: variances %.3f, %.3f, covariance %.3f; want 2.5, 2.5, %g",
+				p, vx, vy, cxy, w.cov)
 		}
 	}
 	if math.IsNaN(obs[0]) || math.IsNaN(obs[2*part]) {

@@ -103,10 +103,8 @@ func SampleNormal(cov mat.Symmetric, rng *rand.Rand) (f []float64, jitter float6
 			}
 		}
 		if !ok {
-			return nil, 0,
-				fmt.Errorf(
-					"toys: covariance matrix is not positive definite even with a diagonal jitter of %g (%g "+
-						"× its mean diagonal)", jitter, MaxJitter)
+			return nil, 0, fmt.Errorf("toys: covariance matrix is not positive definite "+
+				"even with a diagonal jitter of %g (%g × its mean diagonal)", jitter, MaxJitter)
 		}
 	}
 	var l mat.TriDense
@@ -201,8 +199,8 @@ func TwoGaussianMixture(n int, rng *rand.Rand) (*mat.Dense, error) {
 func Regression(n int, scales [2]float64, rng *rand.Rand) (*mat.Dense, []float64, error) {
 	for d, a := range scales {
 		if !(a >= 0) || math.IsInf(a, 0) {
-			return nil, nil,
-				fmt.Errorf("toys: Regression: input scale %d is %v, want a finite number ≥ 0", d+1, a)
+			return nil, nil, fmt.Errorf("toys: Regression: input scale %d is %v, "+
+				"want a finite number ≥ 0", d+1, a)
 		}
 	}
 	x, err := TwoGaussianMixture(n, rng)

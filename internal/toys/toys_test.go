@@ -222,7 +222,8 @@ func TestTwoGaussianMixture(t *testing.T) {
 		for d := range 2 {
 			m, v := meanVar(column(x, d)[rows[0]:rows[1]])
 			if math.Abs(m-want) > 0.05 || math.Abs(v-0.25) > 0.03 {
-				t.Errorf("component %d, input %d: mean %.3f variance %.3f, want %g and 0.25", comp, d, m, v, want)
+				t.Errorf("component %d, input %d: mean %.3f variance %.3f, want %g and 0.25",
+					comp, d, m, v, want)
 			}
 		}
 	}
@@ -254,7 +255,9 @@ func TestToyRegression(t *testing.T) {
 			for i := range idx {
 				idx[i] = i
 			}
-			sort.Slice(idx, func(a, b int) bool { return x.At(idx[a], other) < x.At(idx[b], other) })
+			sort.Slice(idx, func(a, b int) bool {
+				return x.At(idx[a], other) < x.At(idx[b], other)
+			})
 			pairs := 0
 			for a := 1; a < n; a++ {
 				i, j := idx[a-1], idx[a]
@@ -263,7 +266,8 @@ func TestToyRegression(t *testing.T) {
 				}
 				pairs++
 				if d := math.Abs(y[i] - y[j]); d > 0.25 {
-					t.Errorf("scales %v: points %d and %d differ by %.3f along input %d but %g in y", scales, i, j, x.At(i, irr)-x.At(j, irr), irr+1, d)
+					t.Errorf("scales %v: points %d and %d differ by %.3f along input %d "+
+						"but %g in y", scales, i, j, x.At(i, irr)-x.At(j, irr), irr+1, d)
 				}
 			}
 			if pairs == 0 {
@@ -397,7 +401,8 @@ func TestToyOrdinal(t *testing.T) {
 		for d := range 2 {
 			m, v := meanVar(column(rows, d))
 			if math.Abs(m-want[d]) > 0.2 || math.Abs(v-1) > 0.2 {
-				t.Errorf("category %d input %d: mean %.3f variance %.3f, want %g and 1", k, d+1, m, v, want[d])
+				t.Errorf("category %d input %d: mean %.3f variance %.3f, want %g and 1",
+					k, d+1, m, v, want[d])
 			}
 		}
 	}
@@ -444,6 +449,7 @@ func TestToyClassificationMixture(t *testing.T) {
 	mp, vp := meanVar(x1pos)
 	mn, vn := meanVar(x1neg)
 	if math.Abs(mp) > 0.15 || math.Abs(mn) > 0.15 || math.Abs(vp-1) > 0.2 || math.Abs(vn-1) > 0.2 {
-		t.Errorf("first input: positive mean %.3f var %.3f, negative mean %.3f var %.3f; want 0 and 1", mp, vp, mn, vn)
+		t.Errorf("first input: positive mean %.3f var %.3f, negative mean %.3f var %.3f; "+
+			"want 0 and 1", mp, vp, mn, vn)
 	}
 }

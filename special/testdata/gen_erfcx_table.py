@@ -15,6 +15,7 @@ from mpmath import mp, mpf
 
 mp.dps = 40
 NI, K0, DEG = 100, 20, 6
+WIDTH = 100  # maximum line length of the output, as for the rest of the Go source
 
 
 def erfcx_of_y(y):
@@ -41,7 +42,17 @@ def main():
            "// t = %dy - k - 1/2." % NI,
            "var erfcxTable = [%d][%d]float64{" % (NI - K0, DEG + 1)]
     for k in range(K0, NI):
-        out.append("\t{" + ", ".join(repr(v) for v in coeffs(k)) + "},")
+        # Wrap each row at WIDTH columns (a tab counts as 4), continuation lines one tab deeper.
+        line = "\t{"
+        vals = [repr(v) for v in coeffs(k)]
+        for i, v in enumerate(vals):
+            item = v + ("}," if i == len(vals) - 1 else ",")
+            if line != "\t{" and len(line.expandtabs(4)) + 1 + len(item) > WIDTH:
+                out.append(line)
+                line = "\t\t" + item
+            else:
+                line += ("" if line == "\t{" else " ") + item
+        out.append(line)
     out.append("}")
     dst = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "erfcx_table.go")
     with open(dst, "w") as f:

@@ -58,7 +58,9 @@ func run(dir string, seed uint64) error {
 		{"fig3-right.csv", func() (*mat.Dense, []float64, error) {
 			return toys.ClassificationGP(500, rng())
 		}},
-		{"fig4-left.csv", func() (*mat.Dense, []float64, error) { return toys.Ordinal(30, 7, rng()) }},
+		{"fig4-left.csv", func() (*mat.Dense, []float64, error) {
+			return toys.Ordinal(30, 7, rng())
+		}},
 		{"fig4-right.csv", func() (*mat.Dense, []float64, error) {
 			return toys.PolarOrdinal(30, 7, rng())
 		}},
@@ -78,7 +80,8 @@ func run(dir string, seed uint64) error {
 		if d == 1 {
 			names = []string{"x"}
 		}
-		if err := write(filepath.Join(dir, f.name), &dataset.Data{X: x, Y: y, Names: names, LabelName: "y"}); err != nil {
+		if err := write(filepath.Join(dir, f.name),
+			&dataset.Data{X: x, Y: y, Names: names, LabelName: "y"}); err != nil {
 			return err
 		}
 	}
