@@ -21,9 +21,9 @@ import (
 // size, kernel, noise model and calibration.
 type UpdateOptions struct {
 	// ActiveSize is each model's active set size after the update: 0 keeps each model's own,
-	// unless it is the size Fit chooses for the rows the model has seen, which grows to the
-	// size Fit would choose for those and the new rows (grownActiveSize); a larger one grows
-	// them (to at most their active and new rows).
+	// unless it is the size Fit chooses for the rows the model has seen, which grows by the
+	// new rows' share of the size Fit would choose for all the rows (grownActiveSize); a
+	// larger one grows them (to at most their active and new rows).
 	ActiveSize int
 	// MaxSwaps caps each model's swaps of an active point for a new row: 0 means a fifth of
 	// its active set size where the set does not grow and none where it does, a negative
@@ -91,7 +91,8 @@ func (p *Predictor) checkUpdate(x mat.Matrix, y []float64, opt UpdateOptions) er
 		switch {
 		case math.IsNaN(v) && p.Task == SemiSupervised:
 		case math.IsNaN(v) || math.IsInf(v, 0):
-			return fmt.Errorf("ivm: new row %d has target %v; a %v model is updated with labelled rows",
+			return fmt.Errorf("ivm: new row %d has target %v; "+
+				"a %v model is updated with labelled rows",
 				i, v, p.Task)
 		case p.Task != Regression && !slices.Contains(p.Classes, v):
 			return fmt.Errorf("ivm: new row %d has label %v, not one of the model's classes %v; "+
@@ -153,20 +154,26 @@ func (up *updateRun) extend(m *engine.Model, xs *mat.Dense, yc []float64,
 }
 
 // grownActiveSize is the active set size an update gives a model of d active points fitted
-// to nOld rows, nAll with the new, one of problems binary models: where d is the size Fit
+// to nOld rows, nAll with the new, one of problems binary models. Where d is the size Fit
 // chooses for nOld rows (DefaultActiveSize for a kernel given, SearchActiveSize for one
-// searched), the size it would choose for nAll, so that the model updated is the size of one
-// fitted to all the rows; else d, a size the user chose.
+// searched), the new rows get their share of the size Fit would choose for all the rows,
+// d_all·(nAll − nOld)/nAll points, and the model grows at least to d_all: the old points
+// were chosen without the new rows, so a model of d_all points that keeps them all covers
+// the new rows more thinly than Fit would. Else d, a size the user chose, is kept.
 func grownActiveSize(d, nOld, nAll, problems int) int {
+	var all int
 	switch {
-	case nOld <= 0:
+	case nOld <= 0 || nAll <= nOld:
 		return d
 	case d == DefaultActiveSize(nOld, problems):
-		return max(d, DefaultActiveSize(nAll, problems))
+		all = DefaultActiveSize(nAll, problems)
 	case d == SearchActiveSize(nOld, problems):
-		return max(d, SearchActiveSize(nAll, problems))
+		all = SearchActiveSize(nAll, problems)
+	default:
+		return d
 	}
-	return d
+	share := int(math.Round(float64(all) * float64(nAll-nOld) / float64(nAll)))
+	return max(all, d+share)
 }
 
 // update extends the model with the rows' targets coded as Fit codes them.

@@ -1,13 +1,16 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/noise"
 )
 
@@ -24,6 +27,11 @@ type ExtendOptions struct {
 	// SwapTol ends the swaps when the least informative active point's loss and the best
 	// candidate's gain come within SwapTol bits of each other; 0 means 1e−3.
 	SwapTol float64
+	// Candidates caps the new rows an Extend that grows without swaps (MaxSwaps < 0) takes
+	// as candidates: a pool of them, half those the model's posterior scores best and half
+	// drawn at random from the others (pooledRows). 0 means four per point added and at
+	// least 1 000; a negative value, every new row.
+	Candidates int
 	// Criterion and Workers are as for a Selector (Options).
 	Criterion Criterion
 	Workers   int
@@ -50,10 +58,11 @@ type ExtendStats struct {
 // The model's posterior is rebuilt from its sites alone, so no old training row is needed:
 // a selector over the old active inputs and the new rows holds the old sites (the factors
 // recomputed in one block, O(d²·(d + N_new))); the best new rows are added up to
-// ActiveSize, then the least informative active point is swapped for the best candidate
-// while that gains more than SwapTol bits, each step O(d·(d + N_new)). An old active point
-// swapped out is dropped for good: the file does not hold its target to score it by. The
-// sites of the points kept are unchanged (no EP), as the selection of Fit leaves them.
+// ActiveSize (from a pool of Candidates rows, where no swap is to be made), then the
+// least informative active point is swapped for the best candidate while that gains more
+// than SwapTol bits, each step O(d·(d + N_new)). An old active point swapped out is dropped
+// for good: the file does not hold its target to score it by. The sites of the points kept
+// are unchanged (no EP), as the selection of Fit leaves them.
 func Extend(m *Model, x *mat.Dense, y []float64, opt ExtendOptions) (*Model, ExtendStats,
 	error) {
 	var st ExtendStats
@@ -71,7 +80,11 @@ func Extend(m *Model, x *mat.Dense, y []float64, opt ExtendOptions) (*Model, Ext
 			"ivm: the model has %d active points; an update cannot shrink it to %d", d, target)
 	}
 	target = min(target, s.n)
+	var rows []int // the new rows the selector holds (nil: all)
 	if st.Added = target - d; st.Added > 0 {
+		if s, rows, err = narrowed(s, m, x, y, opt, st.Added); err != nil {
+			return nil, st, err
+		}
 		if err := s.Select(st.Added); err != nil {
 			return nil, st, err
 		}
@@ -83,13 +96,109 @@ func Extend(m *Model, x *mat.Dense, y []float64, opt ExtendOptions) (*Model, Ext
 	if err != nil {
 		return nil, st, err
 	}
-	out.Active = extendedRows(m.Active, s.Active(), d, opt.FirstRow)
+	out.Active = extendedRows(m.Active, s.Active(), rows, d, opt.FirstRow)
 	return out, st, nil
+}
+
+// The default of ExtendOptions.Candidates: candidatesPerInclusion per point added, at least
+// minCandidates. Below minCandidates rows, scoring them all costs little.
+const (
+	candidatesPerInclusion = 4
+	minCandidates          = 1000
+)
+
+// narrowed returns selector s, or, where the update grows by added points without swaps and
+// more new rows than opt.Candidates allows are candidates, a selector over those of them
+// pooledRows chooses, with their numbers among the new rows.
+func narrowed(s *Selector, m *Model, x *mat.Dense, y []float64, opt ExtendOptions,
+	added int) (*Selector, []int, error) {
+	d := m.Size()
+	keep := opt.Candidates
+	if keep == 0 {
+		keep = max(candidatesPerInclusion*added, minCandidates)
+	}
+	keep = max(keep, added)
+	if opt.MaxSwaps >= 0 || opt.Candidates < 0 || keep >= s.n-d {
+		return s, nil, nil
+	}
+	scores := make([]float64, s.n-d)
+	for j := range scores {
+		c := s.scoreRange(d+j, d+j+1)
+		if c.err != nil {
+			return nil, nil, c.err
+		}
+		scores[j] = c.delta
+	}
+	rows := pooledRows(scores, keep, uint64(opt.FirstRow))
+	opt.Columns = nil // its columns are over all the new rows
+	ns, err := newExtendSelector(m, subset.Dense(x, rows), subset.Of(y, rows), opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	ns.holdColumns(s, rows)
+	return ns, rows, ns.err
+}
+
+// pooledRows returns, in ascending order, keep of the rows scored: the half scored best and
+// the rest drawn at random (seeded by seed) from the others. The rows scored best alone
+// miss the regions that a poor model scores low; rows drawn at random alone miss the hard
+// rows that high-dimensional classes need (bench/RESULTS.md, "Update").
+func pooledRows(scores []float64, keep int, seed uint64) []int {
+	rows := make([]int, len(scores))
+	for j := range rows {
+		rows[j] = j
+	}
+	// Stable, so that equal scores keep the lower rows, as the selection's ties do.
+	slices.SortStableFunc(rows, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
+	rest := rows[keep/2:]
+	rand.New(rand.NewPCG(seed, uint64(len(scores)))).Shuffle(len(rest), func(i, j int) {
+		rest[i], rest[j] = rest[j], rest[i]
+	})
+	rows = rows[:keep]
+	slices.Sort(rows)
+	return rows
+}
+
+// holdColumns is holdSites for a selector over the site-only rows of src, which holds the
+// sites, and its new rows rows alone: it takes src's factor and the rows' columns of M, μ
+// and ς instead of recomputing them, and scores the rows.
+func (s *Selector) holdColumns(src *Selector, rows []int) {
+	d := src.size
+	s.grow(d)
+	s.lfac = append(s.lfac[:0], src.lfac...)
+	s.m = s.m[:d*s.n]
+	for k := range d {
+		s.active[k] = true
+		s.order = append(s.order, k)
+	}
+	s.steps = append(s.steps, src.steps...)
+	s.size = d
+	for r := range d {
+		dst, from := s.m[r*s.n+d:(r+1)*s.n], src.m[r*src.n+d:(r+1)*src.n]
+		for k, j := range rows {
+			dst[k] = from[j]
+		}
+	}
+	for k, j := range rows {
+		s.mu[d+k], s.varsigma[d+k] = src.mu[d+j], src.varsigma[d+j]
+	}
+	s.scoreAll()
 }
 
 // extendSelector checks the new rows and returns a selector over m's active inputs
 // (site-only rows) and the new rows, holding m's sites.
 func extendSelector(m *Model, x *mat.Dense, y []float64, opt ExtendOptions) (*Selector, error) {
+	s, err := newExtendSelector(m, x, y, opt)
+	if err != nil {
+		return nil, err
+	}
+	return s, s.holdSites(m)
+}
+
+// newExtendSelector checks the new rows and returns a selector over m's active inputs
+// (site-only rows) and the new rows, holding nothing yet.
+func newExtendSelector(m *Model, x *mat.Dense, y []float64, opt ExtendOptions) (*Selector,
+	error) {
 	if m == nil || x == nil {
 		return nil, errors.New("ivm: Extend needs a model and new rows")
 	}
@@ -134,7 +243,7 @@ func extendSelector(m *Model, x *mat.Dense, y []float64, opt ExtendOptions) (*Se
 			s.shared = opt.Columns
 		}
 	}
-	return s, s.holdSites(m)
+	return s, nil
 }
 
 // checkTargets refuses targets the noise model nm cannot take without its Init, which
@@ -247,17 +356,21 @@ func (s *Selector) expectedRemoval() (pos int, loss float64) {
 }
 
 // extendedRows numbers the active points of an extended model: old point k keeps
-// oldActive[k], new row j becomes firstRow + j; nil where the model recorded no rows.
-func extendedRows(oldActive, order []int, d, firstRow int) []int {
+// oldActive[k], the selector's new row j becomes firstRow + rows[j] (firstRow + j where
+// rows is nil); nil where the model recorded no rows.
+func extendedRows(oldActive, order, rows []int, d, firstRow int) []int {
 	if oldActive == nil {
 		return nil
 	}
 	out := make([]int, len(order))
 	for k, i := range order {
-		if i >= d {
-			out[k] = firstRow + i - d
-		} else {
+		switch {
+		case i < d:
 			out[k] = oldActive[i]
+		case rows != nil:
+			out[k] = firstRow + rows[i-d]
+		default:
+			out[k] = firstRow + i - d
 		}
 	}
 	return out

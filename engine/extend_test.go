@@ -62,7 +62,7 @@ func TestExtendKeepsThePosterior(t *testing.T) {
 func TestExtendContinuesTheSelection(t *testing.T) {
 	m, xNew, yNew, k := oldAndNew(t, 30)
 	got, st, err := engine.Extend(m, xNew, yNew,
-		engine.ExtendOptions{ActiveSize: 45, MaxSwaps: -1, FirstRow: 250})
+		engine.ExtendOptions{ActiveSize: 45, MaxSwaps: -1, Candidates: -1, FirstRow: 250})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,8 @@ func TestExtendContinuesTheSelection(t *testing.T) {
 	for j, st := range s.Steps() {
 		if j < d {
 			if math.Abs(st.SiteM-m.SiteM[j]) > 1e-9*math.Max(1, math.Abs(st.SiteM)) {
-				t.Fatalf("old point %d: site mean %v again, %v in the model", j, st.SiteM, m.SiteM[j])
+				t.Fatalf("old point %d: site mean %v again, %v in the model", j, st.SiteM,
+					m.SiteM[j])
 			}
 			continue
 		}
@@ -106,6 +107,49 @@ func TestExtendContinuesTheSelection(t *testing.T) {
 			t.Fatalf("inclusion %d: row %d site %v extended; row %d site %v selected", j,
 				got.Active[j], got.SiteM[j], want, st.SiteM)
 		}
+	}
+}
+
+// An Extend that grows without swaps chooses from a pool of the new rows (four per point
+// added, at least 1 000; half of them the rows the model scores best): the first inclusion,
+// the best of all, is the exact continuation's, each new point keeps its row's number, and
+// the model predicts held-out rows as well as the one chosen from every new row.
+func TestExtendNarrowsTheCandidates(t *testing.T) {
+	x, y, k := refProblem(t, "class_train_5000.csv")
+	n, _ := x.Dims()
+	xOld, yOld := splitRows(x, y, 0, 500)
+	xNew, yNew := splitRows(x, y, 500, n)
+	nm := noise.NewProbit()
+	nm.ZeroBias = true
+	m, err := engine.FitFixed(xOld, yOld, k, nm, 60, engine.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := engine.ExtendOptions{ActiveSize: 360, MaxSwaps: -1, FirstRow: 500,
+		Criterion: engine.ExpectedEntropy}
+	got, _, err := engine.Extend(m, xNew, yNew, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Candidates = -1
+	exact, _, err := engine.Extend(m, xNew, yNew, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Active[60] != exact.Active[60] || got.SiteM[60] != exact.SiteM[60] {
+		t.Errorf("first new point: row %d, site %v; exact: row %d, site %v", got.Active[60],
+			got.SiteM[60], exact.Active[60], exact.SiteM[60])
+	}
+	for j := 60; j < got.Size(); j++ {
+		if !mat.Equal(got.XActive.RowView(j), xNew.RowView(got.Active[j]-500)) {
+			t.Fatalf("new point %d: its inputs are not row %d's", j, got.Active[j])
+		}
+	}
+	xt, yt := readXY(t, "class_test_2000.csv")
+	a, b := accuracy(got, xt, yt), accuracy(exact, xt, yt)
+	t.Logf("held-out accuracy %.4f from the pool, %.4f from all", a, b)
+	if a < b-0.01 {
+		t.Errorf("held-out accuracy %.4f from the pool, %.4f from all", a, b)
 	}
 }
 
@@ -188,7 +232,8 @@ func TestExtendRefuses(t *testing.T) {
 		{"targets", xNew, yNew[1:], engine.ExtendOptions{}, "targets for"},
 		{"NaN", xNew, nan, engine.ExtendOptions{}, "new row 3 has target NaN"},
 		{"shrink", xNew, yNew, engine.ExtendOptions{ActiveSize: 5}, "cannot shrink"},
-		{"label", xNew, make([]float64, nNew), engine.ExtendOptions{}, "the probit noise model takes"},
+		{"label", xNew, make([]float64, nNew), engine.ExtendOptions{},
+			"the probit noise model takes"},
 	} {
 		_, _, err := engine.Extend(m, c.x, c.y, c.opt)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

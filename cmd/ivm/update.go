@@ -29,7 +29,8 @@ func cmdUpdate(args []string, stdout, stderr io.Writer) error {
 	var df dataFlags
 	df.register(fs)
 	d := fs.Int("d", 0, "active set size of each model after the update (0: each model's own, "+
-		"or train's size for all the rows where it was train's; larger grows it)")
+		"grown by the new rows' share of train's size for all the rows where it was train's; "+
+		"larger grows it)")
 	swaps := fs.Int("swaps", 0, "most swaps of an active point for a new row per model "+
 		"(0: a fifth of d where d stays, none where it grows; -1: none)")
 	relearn := fs.Bool("relearn", false, "relearn the kernel (refused: needs the training file)")
