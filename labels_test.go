@@ -185,3 +185,21 @@ func hasLabels(p *Predictor) bool {
 	}
 	return asSingle(p) != nil && asSingle(p).Logistic != nil
 }
+
+// An update that would relearn the kernel of a label regression is refused: its logistic map
+// was fitted to the old kernel's outputs.
+func TestRelearnRefusesLabelRegression(t *testing.T) {
+	x, y := twoBlobs(200, 1)
+	p, err := Fit(x, y, Config{labelsAlways: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xn, yn := twoBlobs(50, 2)
+	_, err = p.Update(xn, yn, UpdateOptions{Relearn: true})
+	if err == nil || !strings.Contains(err.Error(), "regresses its labels") {
+		t.Fatalf("relearning a label regression: %v", err)
+	}
+	if _, err := p.Update(xn, yn, UpdateOptions{}); err != nil {
+		t.Fatalf("the update keeping the kernel: %v", err)
+	}
+}

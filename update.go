@@ -34,6 +34,13 @@ type UpdateOptions struct {
 	Criterion engine.CriterionChoice
 	// Workers is the number of goroutines; 0 means runtime.GOMAXPROCS(0).
 	Workers int
+	// Relearn learns each model's kernel parameters again (engine.Relearn: Algorithm 2 on
+	// the model's sites and the new rows, every new row a candidate, no swaps), for a
+	// binary, multi-class or regression model. Its probabilities become those of a model
+	// whose kernel Algorithm 2 learnt (ivm train -kernel-choice alg2): sharpness 1, no
+	// softmax; the label noise is kept. A binary model that regresses its labels (Logistic)
+	// is refused: its map from the latent to probabilities was fitted to the old kernel.
+	Relearn bool
 }
 
 // ErrNotUpdatable is the error of Update for a model whose kind holds no active set that new
@@ -71,7 +78,8 @@ func (p *Predictor) Update(x mat.Matrix, y []float64, opt UpdateOptions) (*Predi
 	q.Training.Args = slices.Clone(p.Training.Args)
 	n, _ := x.Dims()
 	q.Training.Updates = append(slices.Clone(p.Training.Updates), dataset.Update{Rows: n,
-		Time: start.UTC().Format(time.RFC3339), Seconds: time.Since(start).Seconds()})
+		Time: start.UTC().Format(time.RFC3339), Seconds: time.Since(start).Seconds(),
+		Relearn: opt.Relearn})
 	return &q, nil
 }
 
@@ -86,6 +94,10 @@ func (p *Predictor) checkUpdate(x mat.Matrix, y []float64, opt UpdateOptions) er
 	}
 	if opt.ActiveSize < 0 {
 		return fmt.Errorf("ivm: active set size %d", opt.ActiveSize)
+	}
+	if opt.Relearn && p.Task != Binary && p.Task != MultiClass && p.Task != Regression {
+		return fmt.Errorf("ivm: relearning the kernel of a %v model is not supported; "+
+			"train again on the old and new rows", p.Task)
 	}
 	for i, v := range y {
 		switch {
@@ -146,12 +158,22 @@ func (up *updateRun) extend(m *engine.Model, xs *mat.Dense, yc []float64,
 	if size > m.Size() && swaps == 0 {
 		swaps = -1 // a swap costs several inclusions (bench/RESULTS.md, "Update")
 	}
-	out, _, err := engine.Extend(m, xs, yc, engine.ExtendOptions{
-		ActiveSize: max(size, 0), MaxSwaps: swaps,
+	opt := engine.ExtendOptions{ActiveSize: max(size, 0), MaxSwaps: swaps,
 		Criterion: up.opt.Criterion.Resolve(auto), Workers: workers, FirstRow: up.first,
-		Columns: up.columns})
+		Columns: up.columns}
+	if up.opt.Relearn {
+		out, _, err := engine.Relearn(m, xs, yc, opt, engine.LoopOptions{Iters: relearnIters,
+			Workers: workers})
+		return out, err
+	}
+	out, _, err := engine.Extend(m, xs, yc, opt)
 	return out, err
 }
+
+// relearnIters is the number of Algorithm 2's outer iterations of an update that relearns
+// the kernel: half the papers' eight, as good in half the time (bench/RESULTS.md,
+// "Relearning the kernel").
+const relearnIters = 4
 
 // grownActiveSize is the active set size an update gives a model of d active points fitted
 // to nOld rows, nAll with the new, one of problems binary models. Where d is the size Fit
@@ -179,6 +201,11 @@ func grownActiveSize(d, nOld, nAll, problems int) int {
 // update extends the model with the rows' targets coded as Fit codes them.
 func (k *SingleKind) update(p *Predictor, x mat.Matrix, y []float64,
 	up *updateRun) (Kind, error) {
+	if up.opt.Relearn && k.Logistic != nil {
+		return nil, errors.New("ivm: relearning the kernel of a binary model that regresses " +
+			"its labels is not supported: its map to probabilities was fitted to the old " +
+			"kernel; train again on the old and new rows")
+	}
 	xs, err := k.Scaler.Apply(x)
 	if err != nil {
 		return nil, err
@@ -190,6 +217,9 @@ func (k *SingleKind) update(p *Predictor, x mat.Matrix, y []float64,
 	}
 	q := *k
 	q.Model = m
+	if up.opt.Relearn {
+		q.Sharpness = 1 // the search's a fitted the old kernel's outputs
+	}
 	return &q, nil
 }
 
@@ -222,6 +252,9 @@ func (k *OneVsRestKind) update(p *Predictor, x mat.Matrix, y []float64,
 	}
 	q := *k
 	q.Models = models
+	if up.opt.Relearn {
+		q.Sharpness, q.Softmax = 1, false // the search's calibration fitted the old kernels
+	}
 	return &q, nil
 }
 

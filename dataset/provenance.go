@@ -25,6 +25,8 @@ type Update struct {
 	Args    []string `json:"args,omitempty"`
 	Time    string   `json:"time,omitempty"`
 	Seconds float64  `json:"seconds,omitempty"`
+	// Relearn says the update learnt the kernel's parameters again (ivm.UpdateOptions).
+	Relearn bool `json:"relearn,omitempty"`
 }
 
 // SourceLastUpdate completes the record of the last update, which the update itself appends

@@ -273,3 +273,54 @@ func TestExtendSharedColumns(t *testing.T) {
 		}
 	}
 }
+
+// Relearn learns the kernel again from the model's sites and the new rows: a model whose
+// kernel is far too narrow for its data (fitted to 100 rows) predicts held-out rows better
+// after Relearn with the other 400 rows than after Extend with them, its old points keep
+// their sites, and the model it was given is unchanged.
+func TestRelearnWidensANarrowKernel(t *testing.T) {
+	x, y, _ := refProblem(t, "class_train_500.csv")
+	_, dim := x.Dims()
+	k, err := kern.Parse("rbf(gamma=100,variance=1)+bias+white(variance=0.01)", dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xOld, yOld := splitRows(x, y, 0, 100)
+	xNew, yNew := splitRows(x, y, 100, 500)
+	nm := noise.NewProbit()
+	nm.ZeroBias = true
+	m, err := engine.FitFixed(xOld, yOld, k, nm, 20, engine.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := k.String()
+	opt := engine.ExtendOptions{ActiveSize: 60, MaxSwaps: -1, FirstRow: 100,
+		Criterion: engine.ExpectedEntropy}
+	fixed, _, err := engine.Extend(m, xNew, yNew, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, res, err := engine.Relearn(m, xNew, yNew, opt, engine.LoopOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.String() != before || m.Kernel != k {
+		t.Fatalf("the model's kernel changed: %v, was %v", m.Kernel, before)
+	}
+	if got.Size() != 60 || got.Kernel.(*kern.Sum).String() == before {
+		t.Fatalf("%d active points, kernel %v", got.Size(), got.Kernel)
+	}
+	for j := range 20 {
+		if got.SiteM[j] != m.SiteM[j] || got.SiteBeta[j] != m.SiteBeta[j] {
+			t.Fatalf("old point %d: site %v, %v; the model's %v, %v", j, got.SiteM[j],
+				got.SiteBeta[j], m.SiteM[j], m.SiteBeta[j])
+		}
+	}
+	xt, yt := readXY(t, "class_test_2000.csv")
+	a, b := accuracy(got, xt, yt), accuracy(fixed, xt, yt)
+	t.Logf("relearnt %v (outer iteration %d kept): held-out accuracy %.4f; fixed kernel %.4f",
+		got.Kernel, res.Best, a, b)
+	if a < b+0.02 {
+		t.Errorf("held-out accuracy %.4f relearnt, %.4f with the kernel kept", a, b)
+	}
+}

@@ -53,7 +53,7 @@ type heldOutTerm struct {
 func newHeldOutTerm(s *Selector, max int, rng *rand.Rand, nfree int) *heldOutTerm {
 	var idx []int
 	for j, a := range s.active {
-		if !a {
+		if !a && !s.isSiteOnly(j) {
 			idx = append(idx, j)
 		}
 	}

@@ -185,7 +185,7 @@ func newActiveTerm(s *Selector, sum *kern.Sum, opt ObjectiveOptions) *activeTerm
 	for k, st := range s.steps {
 		t.xa.SetRow(k, s.X.RawRowView(st.Index))
 		t.m0[k], t.b0[k] = st.SiteM, st.SiteBeta
-		if s.exact != nil {
+		if s.exact != nil && !s.isSiteOnly(st.Index) {
 			// Exact sites are the noise model's: after a noise step they differ from the
 			// ones the selection used.
 			t.m0[k], t.b0[k] = s.exact.Site(st.Index, s.Y[st.Index])
@@ -198,12 +198,13 @@ func newActiveTerm(s *Selector, sum *kern.Sum, opt ObjectiveOptions) *activeTerm
 			t.heldOut = newHeldOutTerm(s, opt.HeldOut, opt.Rand, sum.NumFree())
 		}
 	}
-	if t.kind != FixedSites && !s.Noise.LogConcave() {
+	if t.kind != FixedSites && (!s.Noise.LogConcave() || s.siteOnly != nil) {
 		// EP on the active set is not reliable for a noise model that is not log-concave:
 		// sites whose precision comes out negative are floored, and the "evidence" can
 		// then exceed one by far (it does on the null category toy). Such models
 		// (null category) use the selection's sites for the active term, as the papers do,
-		// and keep FullData's predictive term over the inactive points.
+		// and keep FullData's predictive term over the inactive points. So do the sites of
+		// an extended model's old points (Relearn), whose targets EP would need.
 		t.kind = FixedSites
 	}
 	// The d×d buffers of the EP objectives and of the predictive term, only when used

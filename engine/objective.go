@@ -163,7 +163,7 @@ func (w *fixedSitesWork) eval(k *kern.Sum, xActive *mat.Dense, siteM, siteBeta,
 func (s *Selector) HeldOutLogLik() float64 {
 	sum, n := 0.0, 0
 	for j, a := range s.active {
-		if !a {
+		if !a && !s.isSiteOnly(j) {
 			sum += s.logZ[j]
 			n++
 		}

@@ -326,7 +326,7 @@ func (s *Selector) IncludeAll() error {
 	s.unscored = true
 	defer func() { s.unscored = false }()
 	for i := 0; i < s.n; i++ {
-		if s.active[i] || s.siteOnly != nil && s.siteOnly[i] {
+		if s.active[i] || s.isSiteOnly(i) {
 			continue
 		}
 		s.logZ[i], s.g[i], s.nu[i] = s.Noise.Moments(i, s.Y[i], s.mu[i], s.varsigma[i])
@@ -340,6 +340,9 @@ func (s *Selector) IncludeAll() error {
 	s.setBest(candidate{idx: -1})
 	return s.err
 }
+
+// isSiteOnly reports whether row i is known by its site alone (see siteOnly).
+func (s *Selector) isSiteOnly(i int) bool { return s.siteOnly != nil && s.siteOnly[i] }
 
 // grow makes room for total inclusions without reallocating during selection.
 func (s *Selector) grow(total int) {
@@ -364,7 +367,7 @@ func (s *Selector) Include(i int) error {
 	if s.active[i] {
 		return fmt.Errorf("ivm: point %d is already active", i)
 	}
-	if s.siteOnly != nil && s.siteOnly[i] {
+	if s.isSiteOnly(i) {
 		return fmt.Errorf("ivm: point %d has no target to include it by", i)
 	}
 	g, nu := s.g[i], s.nu[i]

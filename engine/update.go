@@ -79,7 +79,7 @@ func (s *Selector) scoreRange(lo, hi int) candidate {
 	// decides them.
 	bestR := math.Inf(1)
 	for j := lo; j < hi; j++ {
-		if s.active[j] || s.siteOnly != nil && s.siteOnly[j] {
+		if s.active[j] || s.isSiteOnly(j) {
 			continue
 		}
 		lz, g, nu := s.Noise.Moments(j, s.Y[j], s.mu[j], s.varsigma[j])

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -15,12 +14,6 @@ func init() {
 		Run: cmdUpdate})
 }
 
-// errRelearn explains why -relearn is refused: relearning needs the targets of the rows
-// the kernel was learnt from, and a model file holds its active points' sites, not them.
-var errRelearn = errors.New("-relearn: the kernel was learnt from the training rows' labels, " +
-	"and the model file holds its active points' sites, not their labels; to relearn it, " +
-	"train again on the old and new rows (ivm train)")
-
 // cmdUpdate is ivm update: MODEL's IVM models take NEWROWS' labelled rows as candidates for
 // their active sets (kernel, noise model and calibration kept), and the updated model,
 // its provenance recording the update, is written to OUT.
@@ -33,7 +26,8 @@ func cmdUpdate(args []string, stdout, stderr io.Writer) error {
 		"larger grows it)")
 	swaps := fs.Int("swaps", 0, "most swaps of an active point for a new row per model "+
 		"(0: a fifth of d where d stays, none where it grows; -1: none)")
-	relearn := fs.Bool("relearn", false, "relearn the kernel (refused: needs the training file)")
+	relearn := fs.Bool("relearn", false, "learn the kernel's parameters again (Algorithm 2 on "+
+		"the model's sites and the new rows; slower, calibration reset to alg2's)")
 	quiet := fs.Bool("quiet", false, "do not print the summary")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -41,9 +35,6 @@ func cmdUpdate(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 3 {
 		fs.Usage()
 		return errUsage
-	}
-	if *relearn {
-		return errRelearn
 	}
 	modelPath, rowsPath, outPath := fs.Arg(0), fs.Arg(1), fs.Arg(2)
 	opt, err := df.options()
@@ -67,7 +58,8 @@ func cmdUpdate(args []string, stdout, stderr io.Writer) error {
 	if p.Task == ivm.SemiSupervised {
 		y = unlabelledZeros(y) // as train reads them
 	}
-	q, err := p.Update(data.X, y, ivm.UpdateOptions{ActiveSize: *d, MaxSwaps: *swaps})
+	q, err := p.Update(data.X, y, ivm.UpdateOptions{ActiveSize: *d, MaxSwaps: *swaps,
+		Relearn: *relearn})
 	if err != nil {
 		return fmt.Errorf("%s: %w", rowsPath, err)
 	}
