@@ -177,8 +177,12 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 		if !b.Beaten() {
 			verdict = "NO BETTER than the constant predictor (predictions near the base rate)"
 		}
+		when := ""
+		if n := len(p.Training.Updates); n > 0 {
+			when = fmt.Sprintf(", the model as trained, before its %d update(s)", n)
+		}
 		fmt.Fprintf(w, "held out:    log loss %.4f per row against the constant predictor's %.4f "+
-			"(± %.4f, %d rows): %s\n", b.Model, b.Prior, b.SE, b.Rows, verdict)
+			"(± %.4f, %d rows%s): %s\n", b.Model, b.Prior, b.SE, b.Rows, when, verdict)
 	}
 	for _, sm := range p.Submodels() {
 		writeSubmodel(w, sm)

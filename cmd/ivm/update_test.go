@@ -68,6 +68,24 @@ func TestUpdateRelearn(t *testing.T) {
 	}
 }
 
+// ivm info says that the held-out figure of a default model is the model's as trained, once
+// the model has been updated.
+func TestInfoHeldOutBeforeUpdates(t *testing.T) {
+	dir := t.TempDir()
+	first, rest := splitCSV(t, dir, refData+"class_train_500.csv.gz", 100)
+	model, updated := filepath.Join(dir, "m.json"), filepath.Join(dir, "u.json")
+	mustRun(t, "train", "-quiet", first, model)
+	mustRun(t, "update", "-quiet", model, rest, updated)
+	if info := mustRun(t, "info", model); !strings.Contains(info, "held out:") ||
+		strings.Contains(info, "before its") {
+		t.Errorf("ivm info of the model trained:\n%s", info)
+	}
+	if info := mustRun(t, "info", updated); !strings.Contains(info,
+		"the model as trained, before its 1 update(s)") {
+		t.Errorf("ivm info of the model updated:\n%s", info)
+	}
+}
+
 // splitCSV writes the first n rows of the data file src and the rest as first.csv and
 // rest.csv in dir.
 func splitCSV(t *testing.T, dir, src string, n int) (first, rest string) {
