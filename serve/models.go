@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sync"
 	"sync/atomic"
@@ -21,6 +20,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/family"
+	"github.com/ivmlab/ivm/internal/atomicfile"
 	"github.com/ivmlab/ivm/internal/fileformat"
 	"github.com/ivmlab/ivm/noise"
 )
@@ -398,52 +398,10 @@ func saveUpdated(base *servedModel, updated family.Model) (string, *httpError) {
 			"model %q: the updated model cannot be written (%v); the update was not applied",
 			base.Name, err)}
 	}
-	if err := writeFileAtomic(base.Path, buf.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(base.Path, buf.Bytes()); err != nil {
 		return "", &httpError{http.StatusInternalServerError, fmt.Sprintf(
 			"model %q: %v; the update was not applied", base.Name, err)}
 	}
 	sum := sha256.Sum256(buf.Bytes())
 	return hex.EncodeToString(sum[:]), nil
-}
-
-// writeFileAtomic replaces the file at path (the file a symbolic link leads to) by data: it
-// is written to a temporary file beside it with the file's permissions, synced and renamed
-// over it, so that a crash or a reload never finds a half-written model file.
-func writeFileAtomic(path string, data []byte) error {
-	target, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	st, err := os.Stat(target)
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	err = writeSynced(f, data, st.Mode().Perm())
-	if err == nil {
-		err = os.Rename(f.Name(), target)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	return nil
-}
-
-// writeSynced writes data to f, gives it permissions perm, syncs and closes it.
-func writeSynced(f *os.File, data []byte, perm os.FileMode) error {
-	_, err := f.Write(data)
-	if err == nil {
-		err = f.Chmod(perm)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/ivmlab/ivm/internal/atomicfile"
 )
 
 // stdoutPath is the OUTPUT or MODEL argument that means standard output.
@@ -60,7 +60,8 @@ func createOutput(path string, stdout io.Writer) (*outputFile, error) {
 			return nil, fmt.Errorf("cannot write %s: %w", path, err)
 		}
 	}
-	f, tmp, err := createTemp(target, perm)
+	// The signal handler removes the temporary file (catchSignals).
+	f, tmp, err := atomicfile.CreateTemp(target, perm, pending.create)
 	if err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", path, errors.Unwrap(err))
 	}
@@ -124,24 +125,6 @@ func fdPathPattern(abs string) bool {
 		strings.Trim(proc, "0123456789") == "")
 }
 
-// createTemp creates a new hidden file ".BASE.tmp-RANDOM" beside path with permissions perm
-// (less the umask) and registers it for removal on a signal.
-func createTemp(path string, perm fs.FileMode) (*os.File, string, error) {
-	for {
-		var b [6]byte
-		rand.Read(b[:])
-		name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-"+
-			hex.EncodeToString(b[:]))
-		f, err := pending.create(name, perm)
-		if err == nil {
-			return f, name, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return nil, "", err
-		}
-	}
-}
-
 func (o *outputFile) Write(p []byte) (int, error) { return o.w.Write(p) }
 
 // commit finishes the output: a temporary file is synced, closed and renamed into place.
@@ -154,15 +137,7 @@ func (o *outputFile) commit() error {
 		return o.f.Close()
 	}
 	defer pending.remove(o.tmp)
-	err := o.f.Sync()
-	if cerr := o.f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(o.tmp, o.target)
-	}
-	if err != nil {
-		os.Remove(o.tmp)
+	if err := atomicfile.Commit(o.f, o.tmp, o.target); err != nil {
 		return fmt.Errorf("cannot write %s: %w", o.path, err)
 	}
 	return nil
@@ -302,7 +277,7 @@ var pending = &pendingFiles{names: map[string]bool{}}
 func (p *pendingFiles) create(name string, perm fs.FileMode) (*os.File, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	f, err := atomicfile.CreateExcl(name, perm)
 	if err == nil {
 		p.names[name] = true
 	}
