@@ -71,15 +71,10 @@ func Extend(m *Model, x *mat.Dense, y []float64, opt ExtendOptions) (*Model, Ext
 		return nil, st, err
 	}
 	d := m.Size()
-	target := opt.ActiveSize
-	switch {
-	case target == 0:
-		target = d
-	case target < d:
-		return nil, st, fmt.Errorf(
-			"ivm: the model has %d active points; an update cannot shrink it to %d", d, target)
+	target, err := extendedSize(d, opt.ActiveSize, s.n)
+	if err != nil {
+		return nil, st, err
 	}
-	target = min(target, s.n)
 	var rows []int // the new rows the selector holds (nil: all)
 	if st.Added = target - d; st.Added > 0 {
 		if s, rows, err = narrowed(s, m, x, y, opt, st.Added); err != nil {
@@ -98,6 +93,19 @@ func Extend(m *Model, x *mat.Dense, y []float64, opt ExtendOptions) (*Model, Ext
 	}
 	out.Active = extendedRows(m.Active, s.Active(), rows, d, opt.FirstRow)
 	return out, st, nil
+}
+
+// extendedSize is the active set size of an update of a model of d active points to size
+// (0: d) with n rows in all: at most n, never less than d.
+func extendedSize(d, size, n int) (int, error) {
+	switch {
+	case size == 0:
+		return d, nil
+	case size < d:
+		return 0, fmt.Errorf(
+			"ivm: the model has %d active points; an update cannot shrink it to %d", d, size)
+	}
+	return min(size, n), nil
 }
 
 // The default of ExtendOptions.Candidates: candidatesPerInclusion per point added, at least

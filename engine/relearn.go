@@ -39,16 +39,11 @@ func Relearn(m *Model, x *mat.Dense, y []float64, opt ExtendOptions,
 	if err != nil {
 		return nil, nil, err
 	}
-	target := opt.ActiveSize
-	if target == 0 {
-		target = m.Size()
+	target, err := extendedSize(m.Size(), opt.ActiveSize, sel.n)
+	if err != nil {
+		return nil, nil, err
 	}
-	if target < m.Size() {
-		return nil, nil, fmt.Errorf(
-			"ivm: the model has %d active points; an update cannot shrink it to %d",
-			m.Size(), target)
-	}
-	task := &extendTask{model: &held, sel: sel, added: min(target, sel.n) - m.Size()}
+	task := &extendTask{model: &held, sel: sel, added: target - m.Size()}
 	res, err := RunLearn(task, k, lo)
 	if err != nil {
 		return nil, nil, err
