@@ -10,7 +10,8 @@ import (
 // at or below its own layer, and only the layers above the façade may import the root.
 var importLayers = [][]string{
 	{"internal/enum", "internal/pool", "internal/safestat", "internal/rowhash", "internal/rusage",
-		"internal/strictjson", "internal/fileformat", "internal/rowdot", "special", "param",
+		"internal/strictjson", "internal/fileformat", "internal/rowdot", "internal/atomicfile",
+		"special", "param",
 		"optimize", "dataset", "internal/subset", "data", "internal/reftest"},
 	{"kern", "noise", "internal/toys"},
 	{"infer", "engine"},
