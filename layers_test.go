@@ -11,8 +11,7 @@ import (
 var importLayers = [][]string{
 	{"internal/enum", "internal/pool", "internal/safestat", "internal/rowhash", "internal/rusage",
 		"internal/strictjson", "internal/fileformat", "internal/rowdot", "internal/atomicfile",
-		"special", "param",
-		"optimize", "dataset", "internal/subset", "data", "internal/reftest"},
+		"special", "param", "optimize", "dataset", "internal/subset", "data", "internal/reftest"},
 	{"kern", "noise", "internal/toys"},
 	{"infer", "engine"},
 	{"family", "calib"},
