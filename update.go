@@ -95,9 +95,10 @@ func (p *Predictor) checkUpdate(x mat.Matrix, y []float64, opt UpdateOptions) er
 	if opt.ActiveSize < 0 {
 		return fmt.Errorf("ivm: active set size %d", opt.ActiveSize)
 	}
-	if opt.Relearn && p.Task != Binary && p.Task != MultiClass && p.Task != Regression {
-		return fmt.Errorf("ivm: relearning the kernel of a %v model is not supported; "+
-			"train again on the old and new rows", p.Task)
+	if opt.Relearn {
+		if err := relearnRefusal(p); err != nil {
+			return err
+		}
 	}
 	for i, v := range y {
 		switch {
@@ -109,6 +110,31 @@ func (p *Predictor) checkUpdate(x mat.Matrix, y []float64, opt UpdateOptions) er
 		case p.Task != Regression && !slices.Contains(p.Classes, v):
 			return fmt.Errorf("ivm: new row %d has label %v, not one of the model's classes %v; "+
 				"a new class needs a model trained on it", i, v, p.Classes)
+		}
+	}
+	return nil
+}
+
+// relearnRefusal says why the kernels of p cannot be relearnt (nil where they can): its task,
+// or a label regression among its models, whose map to probabilities fits its old kernel.
+func relearnRefusal(p *Predictor) error {
+	if p.Task != Binary && p.Task != MultiClass && p.Task != Regression {
+		return fmt.Errorf("ivm: relearning the kernel of a %v model is not supported; "+
+			"train again on the old and new rows", p.Task)
+	}
+	for _, sm := range p.Submodels() {
+		holder := p
+		if sm.Pair != nil {
+			holder = sm.Pair
+		}
+		if sk, ok := holder.Kind.(*SingleKind); ok && sk.Logistic != nil {
+			name := ""
+			if sm.Name != "" {
+				name = ", " + sm.Name + ","
+			}
+			return fmt.Errorf("ivm: relearning the kernel of a binary model that regresses "+
+				"its labels%s is not supported: its map to probabilities was fitted to the "+
+				"old kernel; train again on the old and new rows", name)
 		}
 	}
 	return nil
@@ -201,11 +227,6 @@ func grownActiveSize(d, nOld, nAll, problems int) int {
 // update extends the model with the rows' targets coded as Fit codes them.
 func (k *SingleKind) update(p *Predictor, x mat.Matrix, y []float64,
 	up *updateRun) (Kind, error) {
-	if up.opt.Relearn && k.Logistic != nil {
-		return nil, errors.New("ivm: relearning the kernel of a binary model that regresses " +
-			"its labels is not supported: its map to probabilities was fitted to the old " +
-			"kernel; train again on the old and new rows")
-	}
 	xs, err := k.Scaler.Apply(x)
 	if err != nil {
 		return nil, err
