@@ -2,11 +2,14 @@ package ivm
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ivmlab/ivm/dataset"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -186,20 +189,44 @@ func hasLabels(p *Predictor) bool {
 	return asSingle(p) != nil && asSingle(p).Logistic != nil
 }
 
-// An update that would relearn the kernel of a label regression is refused: its logistic map
-// was fitted to the old kernel's outputs.
-func TestRelearnRefusesLabelRegression(t *testing.T) {
+// Relearning a label regression, which holds every row as an active point whose site is
+// its label, fits it again on those rows and the new ones: the model is the one Fit makes of
+// them all, on the inputs as the model's scaling makes them, with the new rows numbered after
+// the old.
+func TestRelearnRefitsLabelRegression(t *testing.T) {
 	x, y := twoBlobs(200, 1)
 	p, err := Fit(x, y, Config{labelsAlways: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	xn, yn := twoBlobs(50, 2)
-	_, err = p.Update(xn, yn, UpdateOptions{Relearn: true})
-	if err == nil || !strings.Contains(err.Error(), "regresses its labels") {
-		t.Fatalf("relearning a label regression: %v", err)
+	q, err := p.Update(xn, yn, UpdateOptions{Relearn: true})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := p.Update(xn, yn, UpdateOptions{}); err != nil {
-		t.Fatalf("the update keeping the kernel: %v", err)
+	sk := asSingle(p)
+	all := mat.NewDense(250, 2, nil)
+	all.Stack(x, xn)
+	xs, err := sk.Scaler.Apply(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Fit(xs, append(append([]float64(nil), y...), yn...),
+		Config{Scale: dataset.ScaleNone, labelsAlways: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ws := asSingle(q), asSingle(want)
+	if got == nil || got.Logistic == nil || *got.Logistic != *ws.Logistic ||
+		fmt.Sprint(got.Model.Kernel) != fmt.Sprint(ws.Model.Kernel) || got.Scaler != sk.Scaler {
+		t.Fatalf("relearnt %+v, kernel %v; Fit on every row: %+v, kernel %v", got,
+			got.Model.Kernel, ws, ws.Model.Kernel)
+	}
+	if m := got.Model; m.Size() != 250 || slices.Max(m.Active) != 249 ||
+		!slices.Contains(m.Active, 0) {
+		t.Errorf("%d active points, rows %v", m.Size(), m.Active)
+	}
+	if u := q.Training.Updates; len(u) != 1 || !u[0].Relearn {
+		t.Errorf("updates recorded %+v", u)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/multiclass"
+	"github.com/ivmlab/ivm/noise"
 )
 
 // UpdateOptions configures Predictor.Update. The zero value keeps each model's active set
@@ -39,7 +40,8 @@ type UpdateOptions struct {
 	// binary, multi-class or regression model. Its probabilities become those of a model
 	// whose kernel Algorithm 2 learnt (ivm train -kernel-choice alg2): sharpness 1, no
 	// softmax; the label noise is kept. A binary model that regresses its labels (Logistic)
-	// is refused: its map from the latent to probabilities was fitted to the old kernel.
+	// holds every row it has seen with its label as its site, and is fitted again on them
+	// and the new rows as Fit fits one.
 	Relearn bool
 }
 
@@ -115,27 +117,11 @@ func (p *Predictor) checkUpdate(x mat.Matrix, y []float64, opt UpdateOptions) er
 	return nil
 }
 
-// relearnRefusal says why the kernels of p cannot be relearnt (nil where they can): its task,
-// or a label regression among its models, whose map to probabilities fits its old kernel.
+// relearnRefusal says why the kernels of p cannot be relearnt (nil where they can): its task.
 func relearnRefusal(p *Predictor) error {
 	if p.Task != Binary && p.Task != MultiClass && p.Task != Regression {
 		return fmt.Errorf("ivm: relearning the kernel of a %v model is not supported; "+
 			"train again on the old and new rows", p.Task)
-	}
-	for _, sm := range p.Submodels() {
-		holder := p
-		if sm.Pair != nil {
-			holder = sm.Pair
-		}
-		if sk, ok := holder.Kind.(*SingleKind); ok && sk.Logistic != nil {
-			name := ""
-			if sm.Name != "" {
-				name = ", " + sm.Name + ","
-			}
-			return fmt.Errorf("ivm: relearning the kernel of a binary model that regresses "+
-				"its labels%s is not supported: its map to probabilities was fitted to the "+
-				"old kernel; train again on the old and new rows", name)
-		}
 	}
 	return nil
 }
@@ -227,6 +213,9 @@ func grownActiveSize(d, nOld, nAll, problems int) int {
 // update extends the model with the rows' targets coded as Fit codes them.
 func (k *SingleKind) update(p *Predictor, x mat.Matrix, y []float64,
 	up *updateRun) (Kind, error) {
+	if up.opt.Relearn && k.Logistic != nil {
+		return k.relearnLabels(p, x, y, up)
+	}
 	xs, err := k.Scaler.Apply(x)
 	if err != nil {
 		return nil, err
@@ -242,6 +231,63 @@ func (k *SingleKind) update(p *Predictor, x mat.Matrix, y []float64,
 		q.Sharpness = 1 // the search's a fitted the old kernel's outputs
 	}
 	return &q, nil
+}
+
+// relearnLabels relearns a label regression: it holds every row it has seen as an active
+// point whose exact Gaussian site is the row's label coded ±1 less the noise model's bias,
+// so it is fitted again as Fit fits one, on those rows and the new rows x (labels y of p's
+// classes), with the inputs as its scaling makes them: the kernel by the marginal likelihood
+// and the logistic map by the leave-one-out means (exactgp.FitLabels).
+func (k *SingleKind) relearnLabels(p *Predictor, x mat.Matrix, y []float64,
+	up *updateRun) (Kind, error) {
+	m := k.Model
+	g, ok := m.Noise.(*noise.Gaussian)
+	d := m.Size()
+	if !ok || up.seen > 0 && d != up.seen {
+		return nil, fmt.Errorf("ivm: the label regression holds %d of the %d rows it has seen; "+
+			"relearning it needs them all: train again on the old and new rows", d, up.seen)
+	}
+	xs, err := k.Scaler.Apply(x)
+	if err != nil {
+		return nil, err
+	}
+	n, dim := xs.Dims()
+	all := mat.NewDense(d+n, dim, nil)
+	all.Slice(0, d, 0, dim).(*mat.Dense).Copy(m.XActive)
+	all.Slice(d, d+n, 0, dim).(*mat.Dense).Copy(xs)
+	labels := make([]float64, d, d+n)
+	for i, s := range m.SiteM {
+		v := s + g.Bias
+		if math.Abs(math.Abs(v)-1) > 1e-6 {
+			return nil, fmt.Errorf("ivm: active point %d's site %v is not a label coded ±1", i, v)
+		}
+		labels[i] = p.Classes[0]
+		if v > 0 {
+			labels[i] = p.Classes[1]
+		}
+	}
+	// Past exactgp.MaxRows rows Fit makes it a probit model, as it would for as many rows.
+	q, err := Fit(all, append(labels, y...), Config{Scale: dataset.ScaleNone,
+		labelsAlways: true, Workers: up.opt.Workers})
+	if err != nil {
+		return nil, err
+	}
+	fitted, ok := q.Kind.(*SingleKind)
+	if !ok {
+		return nil, fmt.Errorf("ivm: the labels refitted gave a %T, not one model", q.Kind)
+	}
+	out := *fitted
+	out.Scaler = k.Scaler
+	if m.Active != nil {
+		for i, r := range out.Model.Active {
+			if r < d {
+				out.Model.Active[i] = m.Active[r]
+			} else {
+				out.Model.Active[i] = up.first + r - d
+			}
+		}
+	}
+	return &out, nil
 }
 
 // update extends each class's model with the labels coded for that class, the classes side
