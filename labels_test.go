@@ -189,44 +189,49 @@ func hasLabels(p *Predictor) bool {
 	return asSingle(p) != nil && asSingle(p).Logistic != nil
 }
 
-// Relearning a label regression, which holds every row as an active point whose site is
-// its label, fits it again on those rows and the new ones: the model is the one Fit makes of
-// them all, on the inputs as the model's scaling makes them, with the new rows numbered after
-// the old.
-func TestRelearnRefitsLabelRegression(t *testing.T) {
+// Relearning a model that holds every row as an active point whose site tells its label (a
+// label regression's is the label coded ±1, a probit site's mean lies on the label's side of
+// the latent mean at its inclusion) fits it again on those rows and the new ones: the model
+// is the one Fit makes of them all, on the inputs as the model's scaling makes them, with
+// the new rows numbered after the old.
+func TestRelearnRefitsHeldRows(t *testing.T) {
 	x, y := twoBlobs(200, 1)
-	p, err := Fit(x, y, Config{labelsAlways: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	xn, yn := twoBlobs(50, 2)
-	q, err := p.Update(xn, yn, UpdateOptions{Relearn: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sk := asSingle(p)
 	all := mat.NewDense(250, 2, nil)
 	all.Stack(x, xn)
-	xs, err := sk.Scaler.Apply(all)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := Fit(xs, append(append([]float64(nil), y...), yn...),
-		Config{Scale: dataset.ScaleNone, labelsAlways: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, ws := asSingle(q), asSingle(want)
-	if got == nil || got.Logistic == nil || *got.Logistic != *ws.Logistic ||
-		fmt.Sprint(got.Model.Kernel) != fmt.Sprint(ws.Model.Kernel) || got.Scaler != sk.Scaler {
-		t.Fatalf("relearnt %+v, kernel %v; Fit on every row: %+v, kernel %v", got,
-			got.Model.Kernel, ws, ws.Model.Kernel)
-	}
-	if m := got.Model; m.Size() != 250 || slices.Max(m.Active) != 249 ||
-		!slices.Contains(m.Active, 0) {
-		t.Errorf("%d active points, rows %v", m.Size(), m.Active)
-	}
-	if u := q.Training.Updates; len(u) != 1 || !u[0].Relearn {
-		t.Errorf("updates recorded %+v", u)
+	for _, cfg := range []Config{{labelsAlways: true}, {Task: Binary}} {
+		p, err := Fit(x, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := p.Update(xn, yn, UpdateOptions{Relearn: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sk := asSingle(p)
+		xs, err := sk.Scaler.Apply(all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Scale = dataset.ScaleNone
+		want, err := Fit(xs, append(append([]float64(nil), y...), yn...), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ws := asSingle(q), asSingle(want)
+		if got == nil || (got.Logistic == nil) != (sk.Logistic == nil) ||
+			got.Logistic != nil && *got.Logistic != *ws.Logistic ||
+			fmt.Sprint(got.Model.Kernel) != fmt.Sprint(ws.Model.Kernel) ||
+			got.Sharpness != ws.Sharpness || got.Scaler != sk.Scaler {
+			t.Fatalf("relearnt %+v, kernel %v; Fit on every row: %+v, kernel %v", got,
+				got.Model.Kernel, ws, ws.Model.Kernel)
+		}
+		if m := got.Model; m.Size() != ws.Model.Size() || slices.Max(m.Active) > 249 ||
+			slices.Max(m.Active) < 200 {
+			t.Errorf("%d active points (Fit: %d), rows %v", m.Size(), ws.Model.Size(), m.Active)
+		}
+		if u := q.Training.Updates; len(u) != 1 || !u[0].Relearn {
+			t.Errorf("updates recorded %+v", u)
+		}
 	}
 }

@@ -35,13 +35,13 @@ type UpdateOptions struct {
 	Criterion engine.CriterionChoice
 	// Workers is the number of goroutines; 0 means runtime.GOMAXPROCS(0).
 	Workers int
-	// Relearn learns each model's kernel parameters again (engine.Relearn: Algorithm 2 on
-	// the model's sites and the new rows, every new row a candidate, no swaps), for a
-	// binary, multi-class or regression model. Its probabilities become those of a model
-	// whose kernel Algorithm 2 learnt (ivm train -kernel-choice alg2): sharpness 1, no
-	// softmax; the label noise is kept. A binary model that regresses its labels (Logistic)
-	// holds every row it has seen with its label as its site, and is fitted again on them
-	// and the new rows as Fit fits one.
+	// Relearn learns each model's kernel again, for a binary, multi-class or regression
+	// model. A model that holds every row it has seen as an active point, whose sites tell
+	// their targets (a label regression, a probit model or a regression: heldTargets), is
+	// fitted again as Fit fits one on those rows and the new ones. Another runs Algorithm 2
+	// on its sites and the new rows (engine.Relearn, every new row a candidate, no swaps),
+	// and its probabilities become those of a model whose kernel Algorithm 2 learnt (ivm
+	// train -kernel-choice alg2): sharpness 1, no softmax, the label noise kept.
 	Relearn bool
 }
 
@@ -213,8 +213,15 @@ func grownActiveSize(d, nOld, nAll, problems int) int {
 // update extends the model with the rows' targets coded as Fit codes them.
 func (k *SingleKind) update(p *Predictor, x mat.Matrix, y []float64,
 	up *updateRun) (Kind, error) {
-	if up.opt.Relearn && k.Logistic != nil {
-		return k.relearnLabels(p, x, y, up)
+	if up.opt.Relearn {
+		if kind, ok, err := k.refitHeld(p, x, y, up); ok {
+			return kind, err
+		}
+		if k.Logistic != nil {
+			return nil, fmt.Errorf("ivm: the label regression holds %d of the %d rows it has "+
+				"seen; relearning it needs them all: train again on the old and new rows",
+				k.Model.Size(), up.seen)
+		}
 	}
 	xs, err := k.Scaler.Apply(x)
 	if err != nil {
@@ -233,48 +240,40 @@ func (k *SingleKind) update(p *Predictor, x mat.Matrix, y []float64,
 	return &q, nil
 }
 
-// relearnLabels relearns a label regression: it holds every row it has seen as an active
-// point whose exact Gaussian site is the row's label coded ±1 less the noise model's bias,
-// so it is fitted again as Fit fits one, on those rows and the new rows x (labels y of p's
-// classes), with the inputs as its scaling makes them: the kernel by the marginal likelihood
-// and the logistic map by the leave-one-out means (exactgp.FitLabels).
-func (k *SingleKind) relearnLabels(p *Predictor, x mat.Matrix, y []float64,
-	up *updateRun) (Kind, error) {
+// refitHeld relearns a model that holds every row it has seen as an active point whose
+// target its site tells (heldTargets): it is fitted again as Fit fits one, on those rows and
+// the new rows x (targets y), with the inputs as its scaling makes them, and stays the model
+// it was (a label regression, a probit model or a regression). ok is false where the model
+// does not hold them all or its sites do not tell its targets.
+func (k *SingleKind) refitHeld(p *Predictor, x mat.Matrix, y []float64,
+	up *updateRun) (kind Kind, ok bool, err error) {
 	m := k.Model
-	g, ok := m.Noise.(*noise.Gaussian)
 	d := m.Size()
+	targets, ok := k.heldTargets(p)
 	if !ok || up.seen > 0 && d != up.seen {
-		return nil, fmt.Errorf("ivm: the label regression holds %d of the %d rows it has seen; "+
-			"relearning it needs them all: train again on the old and new rows", d, up.seen)
+		return nil, false, nil
 	}
 	xs, err := k.Scaler.Apply(x)
 	if err != nil {
-		return nil, err
+		return nil, true, err
 	}
 	n, dim := xs.Dims()
 	all := mat.NewDense(d+n, dim, nil)
 	all.Slice(0, d, 0, dim).(*mat.Dense).Copy(m.XActive)
 	all.Slice(d, d+n, 0, dim).(*mat.Dense).Copy(xs)
-	labels := make([]float64, d, d+n)
-	for i, s := range m.SiteM {
-		v := s + g.Bias
-		if math.Abs(math.Abs(v)-1) > 1e-6 {
-			return nil, fmt.Errorf("ivm: active point %d's site %v is not a label coded ±1", i, v)
-		}
-		labels[i] = p.Classes[0]
-		if v > 0 {
-			labels[i] = p.Classes[1]
-		}
+	cfg := Config{Task: p.Task, Scale: dataset.ScaleNone, Workers: up.opt.Workers}
+	if k.Logistic != nil {
+		// Past exactgp.MaxRows rows Fit makes it a probit model, as for as many rows.
+		cfg.Task, cfg.labelsAlways = TaskAuto, true
 	}
-	// Past exactgp.MaxRows rows Fit makes it a probit model, as it would for as many rows.
-	q, err := Fit(all, append(labels, y...), Config{Scale: dataset.ScaleNone,
-		labelsAlways: true, Workers: up.opt.Workers})
+	q, err := Fit(all, append(targets, y...), cfg)
 	if err != nil {
-		return nil, err
+		return nil, true, err
 	}
-	fitted, ok := q.Kind.(*SingleKind)
-	if !ok {
-		return nil, fmt.Errorf("ivm: the labels refitted gave a %T, not one model", q.Kind)
+	fitted, isSingle := q.Kind.(*SingleKind)
+	if !isSingle {
+		return nil, true, fmt.Errorf("ivm: the model fitted again is a %T, not one model",
+			q.Kind)
 	}
 	out := *fitted
 	out.Scaler = k.Scaler
@@ -287,7 +286,41 @@ func (k *SingleKind) relearnLabels(p *Predictor, x mat.Matrix, y []float64,
 			}
 		}
 	}
-	return &out, nil
+	return &out, true, nil
+}
+
+// heldTargets returns the targets of the model's active points where its sites tell them:
+// a Gaussian site is the target less the noise model's bias (a label regression's labels
+// are coded ±1), and a probit site's mean lies above the latent mean at the point's
+// inclusion for the label +1, below it for −1 (engine.Model.InclusionMeans).
+func (k *SingleKind) heldTargets(p *Predictor) ([]float64, bool) {
+	m := k.Model
+	label := func(positive bool) float64 {
+		if positive {
+			return p.Classes[len(p.Classes)-1]
+		}
+		return p.Classes[0]
+	}
+	out := make([]float64, m.Size(), m.Size()+1)
+	switch nm := m.Noise.(type) {
+	case *noise.Gaussian:
+		for i, s := range m.SiteM {
+			out[i] = s + nm.Bias
+			if k.Logistic != nil {
+				if math.Abs(math.Abs(out[i])-1) > 1e-6 {
+					return nil, false
+				}
+				out[i] = label(out[i] > 0)
+			}
+		}
+		return out, p.Task == Regression || k.Logistic != nil
+	case *noise.Probit:
+		for i, mu := range m.InclusionMeans() {
+			out[i] = label(m.SiteM[i] > mu)
+		}
+		return out, p.Task == Binary
+	}
+	return nil, false
 }
 
 // update extends each class's model with the labels coded for that class, the classes side

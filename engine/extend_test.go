@@ -324,3 +324,34 @@ func TestRelearnWidensANarrowKernel(t *testing.T) {
 		t.Errorf("held-out accuracy %.4f relearnt, %.4f with the kernel kept", a, b)
 	}
 }
+
+// The latent mean at each active point's inclusion, recovered from the model alone, is the
+// selection's, and a probit site's mean lies above it for the label +1 and below for −1.
+func TestInclusionMeansTellTheLabels(t *testing.T) {
+	x, y, k := refProblem(t, "class_train_500.csv")
+	s, err := engine.NewSelector(x, y, k, noise.NewProbit(), engine.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	means := make([]float64, 0, 80)
+	for range 80 {
+		i, _, _ := s.Best()
+		means = append(means, s.Mean()[i])
+		if err := s.Include(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := s.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, mu := range m.InclusionMeans() {
+		if math.Abs(mu-means[j]) > 1e-8*math.Max(1, math.Abs(mu)) {
+			t.Fatalf("point %d: mean %v at inclusion, %v recovered", j, means[j], mu)
+		}
+		if label := math.Copysign(1, m.SiteM[j]-mu); label != y[m.Active[j]] {
+			t.Fatalf("point %d: label %v, site mean %v against %v", j, y[m.Active[j]],
+				m.SiteM[j], mu)
+		}
+	}
+}

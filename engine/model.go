@@ -286,3 +286,22 @@ func subRows(x mat.Matrix, lo, hi int) mat.Matrix {
 	}
 	return out
 }
+
+// InclusionMeans returns the latent mean each active point had when it was included (bias
+// excluded): the posterior mean given the sites of the points included before it, from
+// which the inclusion set its site. With A = LLᵀ in inclusion order and z = L⁻¹m, it is
+// Σ_{j<k} L_kj z_j, the forward solve's partial sum (row k of L below the diagonal is
+// L_{<k}⁻¹K_{<k,k}). A probit site's mean lies above it for a label +1, below for −1.
+func (m *Model) InclusionMeans() []float64 {
+	d, u := m.Size(), m.upper
+	mu, z := make([]float64, d), make([]float64, d)
+	for k := range d {
+		s := 0.0
+		for j := range k {
+			s += u.Data[j*u.Stride+k] * z[j] // L_kj = U_jk
+		}
+		mu[k] = s
+		z[k] = (m.SiteM[k] - s) / u.Data[k*u.Stride+k]
+	}
+	return mu
+}
