@@ -235,3 +235,55 @@ func TestRelearnRefitsHeldRows(t *testing.T) {
 		}
 	}
 }
+
+// threeBlobs returns n rows of two inputs in three classes around the corners of a triangle.
+func threeBlobs(n int, seed uint64) (*mat.Dense, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	x := mat.NewDense(n, 2, nil)
+	y := make([]float64, n)
+	for i := range y {
+		c := i % 3
+		y[i] = float64(c)
+		a := 2 * math.Pi * float64(c) / 3
+		x.Set(i, 0, 1.5*math.Cos(a)+rng.NormFloat64())
+		x.Set(i, 1, 1.5*math.Sin(a)+rng.NormFloat64())
+	}
+	return x, y
+}
+
+// A one-vs-one model's pairs are relearnt side by side (run under -race in CI), each fitted
+// again on its rows and the new ones, and the model relearnt predicts held-out rows about as
+// well as one trained on all the rows.
+func TestRelearnPairsParallel(t *testing.T) {
+	x, y := threeBlobs(150, 1)
+	xn, yn := threeBlobs(150, 2)
+	xt, yt := threeBlobs(3000, 3)
+	p, err := Fit(x, y, Config{Workers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := p.Update(xn, yn, UpdateOptions{Relearn: true, Workers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ovo, ok := q.Kind.(*OneVsOneKind)
+	if !ok {
+		t.Fatalf("kind %T, want one-vs-one", q.Kind)
+	}
+	for j, pp := range ovo.Pairs {
+		if pp.Training.Rows != 200 {
+			t.Errorf("pair %d: %d rows, want its 100 and the 100 new", j, pp.Training.Rows)
+		}
+	}
+	all := mat.NewDense(300, 2, nil)
+	all.Stack(x, xn)
+	full, err := Fit(all, append(append([]float64(nil), y...), yn...), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lq, lf := testLogLoss(t, q, xt, yt), testLogLoss(t, full, xt, yt)
+	t.Logf("test log loss: relearnt %.4f, trained on all rows %.4f", lq, lf)
+	if lq > lf+0.02 {
+		t.Errorf("test log loss %.4f relearnt, %.4f trained on all rows", lq, lf)
+	}
+}
