@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/internal/subset"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -285,5 +286,50 @@ func TestRelearnPairsParallel(t *testing.T) {
 	t.Logf("test log loss: relearnt %.4f, trained on all rows %.4f", lq, lf)
 	if lq > lf+0.02 {
 		t.Errorf("test log loss %.4f relearnt, %.4f trained on all rows", lq, lf)
+	}
+}
+
+// A one-vs-rest model whose classes' models hold every row is relearnt by fitting it again:
+// a row's class is the one whose model's site says +1, and the model is Fit's on all rows.
+func TestRelearnRefitsOneVsRest(t *testing.T) {
+	x, y := threeBlobs(150, 1)
+	xn, yn := threeBlobs(60, 2)
+	p, err := Fit(x, y, Config{Decomposition: OneVsRest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ovr, ok := p.Kind.(*OneVsRestKind)
+	if !ok || ovr.Models[0].Size() != 150 {
+		t.Fatalf("kind %T: want one-vs-rest models of every row", p.Kind)
+	}
+	q, err := p.Update(xn, yn, UpdateOptions{Relearn: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := mat.NewDense(210, 2, nil)
+	all.Stack(x, xn)
+	xs, err := ovr.Scaler.Apply(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The held rows come in the first class's inclusion order.
+	order := slices.Clone(ovr.Models[0].Active)
+	for j := range 60 {
+		order = append(order, 150+j)
+	}
+	ys := append(append([]float64(nil), y...), yn...)
+	want, err := Fit(subset.Dense(xs, order), subset.Of(ys, order), Config{Task: MultiClass,
+		Scale: dataset.ScaleNone, Decomposition: OneVsRest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ws := q.Kind.(*OneVsRestKind), want.Kind.(*OneVsRestKind)
+	if got.Sharpness != ws.Sharpness || got.Softmax != ws.Softmax || got.Scaler != ovr.Scaler ||
+		fmt.Sprint(got.Models[1].Kernel) != fmt.Sprint(ws.Models[1].Kernel) {
+		t.Fatalf("relearnt a = %v, softmax %v, kernel %v; Fit: %v, %v, %v", got.Sharpness,
+			got.Softmax, got.Models[1].Kernel, ws.Sharpness, ws.Softmax, ws.Models[1].Kernel)
+	}
+	if m := got.Models[2]; slices.Max(m.Active) != 209 || m.Size() != ws.Models[2].Size() {
+		t.Errorf("class 2: %d active points, rows up to %d", m.Size(), slices.Max(m.Active))
 	}
 }

@@ -37,8 +37,9 @@ type UpdateOptions struct {
 	Workers int
 	// Relearn learns each model's kernel again, for a binary, multi-class or regression
 	// model. A model that holds every row it has seen as an active point, whose sites tell
-	// their targets (a label regression, a probit model or a regression: heldTargets), is
-	// fitted again as Fit fits one on those rows and the new ones. Another runs Algorithm 2
+	// their targets (a label regression, a probit model, a regression, a one-vs-rest model
+	// of such probit models: refitHeld), is fitted again as Fit fits one on those rows and
+	// the new ones. Another runs Algorithm 2
 	// on its sites and the new rows (engine.Relearn, every new row a candidate, no swaps),
 	// and its probabilities become those of a model whose kernel Algorithm 2 learnt (ivm
 	// train -kernel-choice alg2): sharpness 1, no softmax, the label noise kept.
@@ -115,6 +116,95 @@ func (p *Predictor) checkUpdate(x mat.Matrix, y []float64, opt UpdateOptions) er
 		}
 	}
 	return nil
+}
+
+// refitHeld relearns a one-vs-rest model whose classes' models each hold every row it has
+// seen (SingleKind.refitHeld): a row's class is the one whose model's site says +1. It is
+// fitted again as Fit fits one, on those rows and the new ones, with the inputs as its
+// scaling makes them. ok is false where a class's model holds fewer points or the rows'
+// classes cannot be told.
+func (k *OneVsRestKind) refitHeld(p *Predictor, x mat.Matrix, y []float64,
+	up *updateRun) (kind Kind, ok bool, err error) {
+	first := k.Models[0]
+	d := first.Size()
+	if first.Active == nil || up.seen > 0 && d != up.seen {
+		return nil, false, nil
+	}
+	pos := make(map[int]int, d) // a row's position in the first class's model
+	for i, r := range first.Active {
+		pos[r] = i
+	}
+	labels := make([]float64, d, d+len(y))
+	for i := range labels {
+		labels[i] = math.NaN()
+	}
+	for c, m := range k.Models {
+		if _, probit := m.Noise.(*noise.Probit); !probit || m.Size() != d || m.Active == nil {
+			return nil, false, nil
+		}
+		for j, mu := range m.InclusionMeans() {
+			i, found := pos[m.Active[j]]
+			if !found {
+				return nil, false, nil
+			}
+			if m.SiteM[j] > mu {
+				if !math.IsNaN(labels[i]) {
+					return nil, false, nil // two classes claim the row
+				}
+				labels[i] = p.Classes[c]
+			}
+		}
+	}
+	if slices.ContainsFunc(labels, math.IsNaN) {
+		return nil, false, nil
+	}
+	all, err := heldAndNew(first.XActive, k.Scaler, x)
+	if err != nil {
+		return nil, true, err
+	}
+	q, err := Fit(all, append(labels, y...), Config{Task: MultiClass, Scale: dataset.ScaleNone,
+		Decomposition: OneVsRest, Workers: up.opt.Workers})
+	if err != nil {
+		return nil, true, err
+	}
+	fitted, isOVR := q.Kind.(*OneVsRestKind)
+	if !isOVR {
+		return nil, true, fmt.Errorf("ivm: the model fitted again is a %T, not one-vs-rest",
+			q.Kind)
+	}
+	out := *fitted
+	out.Scaler = k.Scaler
+	for _, m := range out.Models {
+		renumberRefit(m.Active, first.Active, up.first)
+	}
+	return &out, true, nil
+}
+
+// heldAndNew stacks a model's active inputs xa, scaled, and the new rows x scaled by sc.
+func heldAndNew(xa *mat.Dense, sc *dataset.Scaler, x mat.Matrix) (*mat.Dense, error) {
+	xs, err := sc.Apply(x)
+	if err != nil {
+		return nil, err
+	}
+	var all mat.Dense
+	all.Stack(xa, xs)
+	return &all, nil
+}
+
+// renumberRefit numbers the active rows of a model fitted again on the held rows, numbered
+// held (nil: the numbers are kept), and then the new rows: row r of that fit is held[r],
+// or first + r − len(held) for a new row.
+func renumberRefit(active, held []int, first int) {
+	if held == nil {
+		return
+	}
+	for i, r := range active {
+		if r < len(held) {
+			active[i] = held[r]
+		} else {
+			active[i] = first + r - len(held)
+		}
+	}
 }
 
 // relearnRefusal says why the kernels of p cannot be relearnt (nil where they can): its task.
@@ -253,14 +343,10 @@ func (k *SingleKind) refitHeld(p *Predictor, x mat.Matrix, y []float64,
 	if !ok || up.seen > 0 && d != up.seen {
 		return nil, false, nil
 	}
-	xs, err := k.Scaler.Apply(x)
+	all, err := heldAndNew(m.XActive, k.Scaler, x)
 	if err != nil {
 		return nil, true, err
 	}
-	n, dim := xs.Dims()
-	all := mat.NewDense(d+n, dim, nil)
-	all.Slice(0, d, 0, dim).(*mat.Dense).Copy(m.XActive)
-	all.Slice(d, d+n, 0, dim).(*mat.Dense).Copy(xs)
 	cfg := Config{Task: p.Task, Scale: dataset.ScaleNone, Workers: up.opt.Workers}
 	if k.Logistic != nil {
 		// Past exactgp.MaxRows rows Fit makes it a probit model, as for as many rows.
@@ -277,15 +363,7 @@ func (k *SingleKind) refitHeld(p *Predictor, x mat.Matrix, y []float64,
 	}
 	out := *fitted
 	out.Scaler = k.Scaler
-	if m.Active != nil {
-		for i, r := range out.Model.Active {
-			if r < d {
-				out.Model.Active[i] = m.Active[r]
-			} else {
-				out.Model.Active[i] = up.first + r - d
-			}
-		}
-	}
+	renumberRefit(out.Model.Active, m.Active, up.first)
 	return &out, true, nil
 }
 
@@ -327,6 +405,11 @@ func (k *SingleKind) heldTargets(p *Predictor) ([]float64, bool) {
 // by side.
 func (k *OneVsRestKind) update(p *Predictor, x mat.Matrix, y []float64,
 	up *updateRun) (Kind, error) {
+	if up.opt.Relearn {
+		if kind, ok, err := k.refitHeld(p, x, y, up); ok {
+			return kind, err
+		}
+	}
 	xs, err := k.Scaler.Apply(x)
 	if err != nil {
 		return nil, err
