@@ -45,6 +45,10 @@ func TestSkipToObject(t *testing.T) {
 		{"\x7f", "byte 0x7f"},
 		{"model", `it starts with 'm'`},
 		{strings.Repeat(" ", maxLeadingSpace+2) + "{}", "bytes of white space"},
+		{"{ \n\"format\": 1}", ""},
+		{"{", ""}, // the decoder reports the early end
+		{"{\x9c\x01", "its '{' is followed by byte 0x9c (binary data)"},
+		{"{ x", "its '{' is followed by 'x'"},
 	} {
 		br := bufio.NewReader(strings.NewReader(c.in))
 		err := SkipToObject(br)
