@@ -127,7 +127,7 @@ func (k *OneVsRestKind) refitHeld(p *Predictor, x mat.Matrix, y []float64,
 	up *updateRun) (kind Kind, ok bool, err error) {
 	first := k.Models[0]
 	d := first.Size()
-	if first.Active == nil || up.seen > 0 && d != up.seen {
+	if first.Active == nil || d != up.seen {
 		return nil, false, nil
 	}
 	pos := make(map[int]int, d) // a row's position in the first class's model
@@ -340,7 +340,9 @@ func (k *SingleKind) refitHeld(p *Predictor, x mat.Matrix, y []float64,
 	m := k.Model
 	d := m.Size()
 	targets, ok := k.heldTargets(p)
-	if !ok || up.seen > 0 && d != up.seen {
+	// A label regression holds every row by construction; another model only where the
+	// rows it has seen are counted (older files' pairs do not count theirs).
+	if !ok || d != up.seen && (up.seen > 0 || k.Logistic == nil) {
 		return nil, false, nil
 	}
 	all, err := heldAndNew(m.XActive, k.Scaler, x)
