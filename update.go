@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"runtime"
 	"slices"
 	"time"
@@ -134,7 +135,7 @@ func (k *OneVsRestKind) refitHeld(p *Predictor, x mat.Matrix, y []float64,
 	for i, r := range first.Active {
 		pos[r] = i
 	}
-	labels := make([]float64, d, d+len(y))
+	labels := make([]float64, d)
 	for i := range labels {
 		labels[i] = math.NaN()
 	}
@@ -158,21 +159,12 @@ func (k *OneVsRestKind) refitHeld(p *Predictor, x mat.Matrix, y []float64,
 	if slices.ContainsFunc(labels, math.IsNaN) {
 		return nil, false, nil
 	}
-	all, err := heldAndNew(first.XActive, k.Scaler, x)
+	fitted, err := fitAgain(first.XActive, labels, k.Scaler, x, y, Config{Task: MultiClass,
+		Decomposition: OneVsRest, Workers: up.opt.Workers}, k)
 	if err != nil {
 		return nil, true, err
 	}
-	q, err := Fit(all, append(labels, y...), Config{Task: MultiClass, Scale: dataset.ScaleNone,
-		Decomposition: OneVsRest, Workers: up.opt.Workers})
-	if err != nil {
-		return nil, true, err
-	}
-	fitted, isOVR := q.Kind.(*OneVsRestKind)
-	if !isOVR {
-		return nil, true, fmt.Errorf("ivm: the model fitted again is a %T, not one-vs-rest",
-			q.Kind)
-	}
-	out := *fitted
+	out := *fitted.(*OneVsRestKind)
 	out.Scaler = k.Scaler
 	for _, m := range out.Models {
 		renumberRefit(m.Active, first.Active, up.first)
@@ -180,15 +172,26 @@ func (k *OneVsRestKind) refitHeld(p *Predictor, x mat.Matrix, y []float64,
 	return &out, true, nil
 }
 
-// heldAndNew stacks a model's active inputs xa, scaled, and the new rows x scaled by sc.
-func heldAndNew(xa *mat.Dense, sc *dataset.Scaler, x mat.Matrix) (*mat.Dense, error) {
+// fitAgain fits cfg, with no scaling of its own, to a model's active inputs xa (scaled) with
+// their targets and the new rows x scaled by sc with theirs, and returns the kind, which
+// must be of was's type.
+func fitAgain(xa *mat.Dense, targets []float64, sc *dataset.Scaler, x mat.Matrix,
+	y []float64, cfg Config, was Kind) (Kind, error) {
 	xs, err := sc.Apply(x)
 	if err != nil {
 		return nil, err
 	}
 	var all mat.Dense
 	all.Stack(xa, xs)
-	return &all, nil
+	cfg.Scale = dataset.ScaleNone
+	q, err := Fit(&all, append(slices.Clip(targets), y...), cfg)
+	if err != nil {
+		return nil, err
+	}
+	if reflect.TypeOf(q.Kind) != reflect.TypeOf(was) {
+		return nil, fmt.Errorf("ivm: the model fitted again is a %T, not a %T", q.Kind, was)
+	}
+	return q.Kind, nil
 }
 
 // renumberRefit numbers the active rows of a model fitted again on the held rows, numbered
@@ -273,8 +276,7 @@ func (up *updateRun) extend(m *engine.Model, xs *mat.Dense, yc []float64,
 }
 
 // relearnIters is the number of Algorithm 2's outer iterations of an update that relearns
-// the kernel: half the papers' eight, as good in half the time (bench/RESULTS.md,
-// "Relearning the kernel").
+// the kernel: half the papers' eight (bench/RESULTS.md, "Relearning the kernel", compares).
 const relearnIters = 4
 
 // grownActiveSize is the active set size an update gives a model of d active points fitted
@@ -345,25 +347,16 @@ func (k *SingleKind) refitHeld(p *Predictor, x mat.Matrix, y []float64,
 	if !ok || d != up.seen && (up.seen > 0 || k.Logistic == nil) {
 		return nil, false, nil
 	}
-	all, err := heldAndNew(m.XActive, k.Scaler, x)
-	if err != nil {
-		return nil, true, err
-	}
-	cfg := Config{Task: p.Task, Scale: dataset.ScaleNone, Workers: up.opt.Workers}
+	cfg := Config{Task: p.Task, Workers: up.opt.Workers}
 	if k.Logistic != nil {
 		// Past exactgp.MaxRows rows Fit makes it a probit model, as for as many rows.
 		cfg.Task, cfg.labelsAlways = TaskAuto, true
 	}
-	q, err := Fit(all, append(targets, y...), cfg)
+	fitted, err := fitAgain(m.XActive, targets, k.Scaler, x, y, cfg, k)
 	if err != nil {
 		return nil, true, err
 	}
-	fitted, isSingle := q.Kind.(*SingleKind)
-	if !isSingle {
-		return nil, true, fmt.Errorf("ivm: the model fitted again is a %T, not one model",
-			q.Kind)
-	}
-	out := *fitted
+	out := *fitted.(*SingleKind)
 	out.Scaler = k.Scaler
 	renumberRefit(out.Model.Active, m.Active, up.first)
 	return &out, true, nil
@@ -381,7 +374,7 @@ func (k *SingleKind) heldTargets(p *Predictor) ([]float64, bool) {
 		}
 		return p.Classes[0]
 	}
-	out := make([]float64, m.Size(), m.Size()+1)
+	out := make([]float64, m.Size())
 	switch nm := m.Noise.(type) {
 	case *noise.Gaussian:
 		for i, s := range m.SiteM {
