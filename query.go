@@ -3,9 +3,9 @@ package ivm
 // Active learning: which rows of an unlabelled pool would tell the model most.
 //
 // Each of a predictor's binary models (or its regression) is a query unit; a multi-class
-// predictor's score is the sum over its units. A regression scores a row by the information
-// an observation brings about its latent (query_score.go); a classifier, by what its label
-// tells about the labels of the pool (EPIG, query_targets.go) or, by BALD, about its latent.
+// predictor's score is the sum over its units. A row is scored by what its label tells about
+// the labels of the pool (EPIG, query_targets.go) or, by BALD, about its own latent (for a
+// regression, the information an observation brings about it: query_score.go).
 // The batch is chosen greedily: after each choice every other row's latent variance is
 // updated as if the chosen row had been included with the site its label would give (the
 // engine's ADF update, ς ← ς − ν c², c the posterior covariance), so that K rows are not K
@@ -37,33 +37,55 @@ type Query struct {
 	// Row is the row's index in the pool (0-based).
 	Row int
 	// Score is the information its label would bring, in nats, given the rows chosen
-	// before it (summed over a multi-class predictor's binary models): a classifier's about
-	// the labels of the pool, per row, a regression's about the row's latent.
+	// before it (summed over a multi-class predictor's binary models): about the labels of
+	// the pool, per row, or with ScoreBALD about the row's latent.
 	Score float64
 	// Prediction is the predictor's current prediction at the row (Predict's).
 	Prediction noise.Prediction
 }
 
-// QueryScore is what a classifier's query scores a row by; a regression's is always the
-// information an observation brings about the row's latent.
+// QueryScore is what a query scores a row by.
 type QueryScore int
 
 const (
-	// ScoreEPIG, the default, scores a row by what its label would tell about the labels of
-	// the rest of the pool (the expected predictive information gain, query_targets.go).
-	ScoreEPIG QueryScore = iota
+	// ScoreAuto, the default, is ScoreBALD for a classifier of queryManyClasses classes or
+	// more and ScoreEPIG otherwise.
+	ScoreAuto QueryScore = iota
+	// ScoreEPIG scores a row by what its label would tell about the labels of the rest of the
+	// pool (the expected predictive information gain, query_targets.go); a regression's
+	// labels are its observations.
+	ScoreEPIG
 	// ScoreBALD scores a row by what its label would tell about its own latent (the mutual
-	// information of Houlsby et al.'s BALD): it favours the pool's most isolated rows, whose
-	// labels tell little about the rest, and the rows a many-class model is least sure of.
+	// information of Houlsby et al.'s BALD; for a regression, ranked as the predictive
+	// variance): it favours the pool's most isolated rows, whose labels tell little about the
+	// rest.
 	ScoreBALD
 )
 
-var queryScoreNames = []string{"epig", "bald"}
+var queryScoreNames = []string{"auto", "epig", "bald"}
+
+// queryManyClasses is the fewest classes ScoreAuto scores by BALD. EPIG sums what a label
+// tells each binary model, and a one-vs-one model's pairs grow as K²: on sets of 10 and 11
+// classes (digit images, vowels) BALD's rows brought the model nearer the full-data model's
+// log loss, on 2 to 6 classes EPIG's (bench/RESULTS.md, "Active learning"). 8 is between
+// them, at the geometric mean of their pair counts.
+const queryManyClasses = 8
+
+// resolve is the score s means for predictor p.
+func (s QueryScore) resolve(p *Predictor) QueryScore {
+	switch {
+	case s != ScoreAuto:
+		return s
+	case p.Task == MultiClass && len(p.Classes) >= queryManyClasses:
+		return ScoreBALD
+	}
+	return ScoreEPIG
+}
 
 // String returns the name ParseQueryScore accepts.
 func (s QueryScore) String() string { return enum.String("QueryScore", queryScoreNames, int(s)) }
 
-// ParseQueryScore parses "epig" (or "") or "bald".
+// ParseQueryScore parses "auto" (or ""), "epig" or "bald".
 func ParseQueryScore(s string) (QueryScore, error) {
 	v, err := enum.Parse("ivm", "query score", queryScoreNames, s)
 	return QueryScore(v), err
@@ -71,21 +93,22 @@ func ParseQueryScore(s string) (QueryScore, error) {
 
 // QueryOptions are Query's options; the zero value is the default.
 type QueryOptions struct {
-	// Score is what a classifier's rows are scored by.
+	// Score is what the rows are scored by.
 	Score QueryScore
 }
 
 // Query returns the k rows of the unlabelled pool x whose labels would tell p most, best
 // first (all the rows when the pool has fewer than k), by the expected information gain
 // under p's own predictive distribution with the greedy batch rule described in query.go.
-// A classifier's score is the mean over evenly spaced pool rows of the information a binary
-// model's label brings about theirs (EPIG), so that rows whose labels would inform the rest
-// of the pool come before isolated ones, or with opt.Score ScoreBALD the mutual information
-// between its label and its latent; a regression's, the entropy reduction ½ ln(1 +
-// σ²_f/σ²_n) of a Gaussian observation, which ranks as the predictive variance does.
-// One-vs-one pairs weigh their information by the probability that the row is of one of the
-// pair's classes; a blend queries through its probit model. Ordinal, semi-supervised and
-// projected predictors are refused: see queryUnits.
+// A row's score is the mean over evenly spaced pool rows of the information its label
+// brings about theirs (EPIG), so that rows whose labels would inform the rest of the pool
+// come before isolated ones, or by BALD (opt.Score ScoreBALD, and by default for a classifier
+// of many classes: ScoreAuto) the mutual information between its label and its own latent (a
+// regression's: the entropy reduction ½ ln(1 + σ²_f/σ²_n) of a Gaussian observation, which
+// ranks as the predictive variance does). One-vs-one pairs weigh their information by the
+// probability that the row is of one of the pair's classes; a blend queries through its
+// probit model. Ordinal, semi-supervised and projected predictors are refused: see
+// queryUnits.
 func (p *Predictor) Query(x mat.Matrix, k int, opt QueryOptions) ([]Query, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("ivm: query of %d rows: ask for at least one", k)
@@ -106,7 +129,7 @@ func (p *Predictor) Query(x mat.Matrix, k int, opt QueryOptions) ([]Query, error
 	}
 	// The information about the pool's labels has no cheap bound: a large pool is sampled.
 	// The information about a row's own latent is bounded, and spares a large pool's rows.
-	epig := opt.Score == ScoreEPIG && !units[0].link.regression
+	epig := opt.Score.resolve(p) == ScoreEPIG
 	pool, cand := x, []int(nil)
 	if epig {
 		if cand = queryCandidates(units, n); cand != nil {

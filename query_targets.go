@@ -1,10 +1,10 @@
 package ivm
 
-// A classifier's query scores a row by what its label would tell about the labels of the
-// pool (the expected predictive information gain, EPIG: Bickford Smith et al., "Prediction-
-// oriented Bayesian active learning", 2023), not about its own latent: the information a
-// label brings about its own latent is largest where the pool is thinnest, and rows chosen
-// for it are outliers whose labels tell little about the rest. The pool is represented by
+// A query scores a row by what its label would tell about the labels of the pool (the
+// expected predictive information gain, EPIG: Bickford Smith et al., "Prediction-oriented
+// Bayesian active learning", 2023), not about its own latent: the information a label brings
+// about its own latent is largest where the pool is thinnest, and rows chosen for it are
+// outliers whose labels tell little about the rest. The pool is represented by
 // queryTargets evenly spaced rows; each unit keeps their projections and their coordinates
 // on the chosen rows, so that the covariance of any row with them given the active set and
 // the chosen rows is a kernel value less two inner products.
@@ -19,12 +19,12 @@ import (
 	"github.com/ivmlab/ivm/special"
 )
 
-// queryTargets is how many pool rows stand for the pool in a classifier's scores: a row's
+// queryTargets is how many pool rows stand for the pool in EPIG's scores: a row's
 // score costs this many covariances, and the mean over them of the information its label
 // brings about theirs varies by a few per cent from one evenly spaced sample to another.
 const queryTargets = 256
 
-// queryWork bounds the flops a classifier's query spends scoring its candidates: a larger
+// queryWork bounds the flops an EPIG query spends scoring its candidates: a larger
 // pool is scored at an evenly spaced sample of its rows, as many as the bound allows (about
 // 8 000 rows for one model of 1 500 active points, 45 000 for 500).
 const queryWork = 2.5e10
@@ -113,7 +113,8 @@ func (u *queryUnit) targetCovs(xs, proj *mat.Dense, ws [][]float64) *mat.Dense {
 // itself is left out: its own information would favour the rows that happen to be targets,
 // most where the kernel is narrow and the others' information small.
 //
-// The chosen rows' labels are not known: including their sites leaves each latent's mean
+// A regression's labels are Gaussian observations (observationInformation). A probit's: the
+// chosen rows' labels are not known: including their sites leaves each latent's mean
 // where it was and moves it by an unknown δ of variance spread, so a label's entropy given
 // them is its entropy at mean m + δ averaged over δ. Given row r's label y as well, a target's
 // mean and variance move by the ADF update of a probit site at r. The information is the
@@ -122,17 +123,35 @@ func (u *queryUnit) targetCovs(xs, proj *mat.Dense, ws [][]float64) *mat.Dense {
 func (u *queryUnit) targetInformation(r int, vs, spread float64, covs []float64) float64 {
 	l, t := &u.link, u.targets
 	vr := max(0, vs-l.white)
-	label := newProbitLabel(u.mean[r]+l.shift, vr+spread+l.probitVar)
+	var label probitLabel
+	if !l.regression {
+		label = newProbitLabel(u.mean[r]+l.shift, vr+spread+l.probitVar)
+	}
 	total := 0.0
 	for j, tr := range t.rows {
 		if tr == r {
 			continue
 		}
-		info := label.information(u.mean[tr]+l.shift, max(0, t.vs[j]-l.white), covs[j],
-			l.probitVar, t.spread[j])
+		vt := max(0, t.vs[j]-l.white)
+		var info float64
+		if l.regression {
+			info = l.observationInformation(vr, vt, covs[j])
+		} else {
+			info = label.information(u.mean[tr]+l.shift, vt, covs[j], l.probitVar, t.spread[j])
+		}
 		total += u.weightAt(tr) * info
 	}
 	return u.weightAt(r) * total / float64(len(t.rows))
+}
+
+// observationInformation is what a regression's observation at a row whose learnable latent
+// has variance v1 tells about one at a row of variance v2, their covariance c: two Gaussian
+// observations of correlation ρ share −½ ln(1 − ρ²) nats, whatever the values observed, so
+// the chosen rows' unknown observations need no averaging.
+func (l *queryLink) observationInformation(v1, v2, c float64) float64 {
+	noise := l.white + l.noiseVar
+	rho2 := c * c / ((v1 + noise) * (v2 + noise))
+	return -0.5 * math.Log1p(-min(rho2, 1-1e-12))
 }
 
 // probitLabel is a probit label y = sign(g + ε) of a latent g of mean m and marginal
@@ -176,7 +195,7 @@ func spreadEntropy(m, s2, spread float64) float64 {
 	return math.Ln2 * math.Sqrt(a/(a+spread)) * math.Exp(-m*m/(2*(a+spread)))
 }
 
-// queryCandidates are the pool rows a classifier's query scores: all of them, or when
+// queryCandidates are the pool rows an EPIG query scores: all of them, or when
 // scoring them all would take more than queryWork flops, as many evenly spaced rows as it
 // allows. A row costs each unit d² flops to solve, 2d a target to project and about 160 a
 // target for the kernel value and the entropies.

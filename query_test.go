@@ -44,7 +44,13 @@ func rows(vs ...[]float64) *mat.Dense {
 
 func queried(t *testing.T, p *Predictor, pool *mat.Dense, k int) []Query {
 	t.Helper()
-	qs, err := p.Query(pool, k, QueryOptions{})
+	return queriedBy(t, p, pool, k, ScoreEPIG)
+}
+
+// queriedBy is queried scored by score.
+func queriedBy(t *testing.T, p *Predictor, pool *mat.Dense, k int, score QueryScore) []Query {
+	t.Helper()
+	qs, err := p.Query(pool, k, QueryOptions{Score: score})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,9 +105,9 @@ func TestQueryBinaryBoundaryAndSpread(t *testing.T) {
 	}
 }
 
-// soleScore is the query score of a pool of one row.
-func soleScore(t *testing.T, p *Predictor, row []float64) float64 {
-	return queried(t, p, rows(row), 1)[0].Score
+// soleScore is the query score by score of a pool of one row.
+func soleScore(t *testing.T, p *Predictor, row []float64, score QueryScore) float64 {
+	return queriedBy(t, p, rows(row), 1, score)[0].Score
 }
 
 // mirroredBlobs is twoBlobs(n) with each row's mirror images in x₁ (the other class) and
@@ -123,8 +129,8 @@ func mirroredBlobs(n int) (*mat.Dense, []float64) {
 	return x, y
 }
 
-// A regression queries rows far from its training data first, and one of each far region
-// before a second copy of either.
+// Scored by BALD, a regression queries rows far from its training data first, and one of
+// each far region before a second copy of either.
 func TestQueryRegressionFarAndSpread(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 5))
 	x := mat.NewDense(150, 1, nil)
@@ -135,11 +141,11 @@ func TestQueryRegressionFarAndSpread(t *testing.T) {
 	}
 	p := fixedFit(t, x, y, Config{Task: Regression})
 	top, other := []float64{4}, []float64{-4}
-	if soleScore(t, p, top) < soleScore(t, p, other) {
+	if soleScore(t, p, top, ScoreBALD) < soleScore(t, p, other, ScoreBALD) {
 		top, other = other, top
 	}
 	pool := rows([]float64{0}, top, []float64{0.5}, top, other, top, []float64{-0.5})
-	qs := queried(t, p, pool, 3)
+	qs := queriedBy(t, p, pool, 3, ScoreBALD)
 	if got := queryRows(qs[:2]); got[0] != 1 || got[1] != 4 {
 		t.Errorf("rows %v: want a copy of %v, then %v: %+v", queryRows(qs), top, other, qs)
 	}
@@ -148,6 +154,44 @@ func TestQueryRegressionFarAndSpread(t *testing.T) {
 	}
 	if math.IsNaN(qs[0].Prediction.Var) || qs[0].Prediction.Var <= 0 {
 		t.Errorf("prediction %+v", qs[0].Prediction)
+	}
+}
+
+// Scored by EPIG, a regression's row is scored by what its observation tells about the pool's
+// other rows' observations: two copies of a row share −½ ln(1 − ρ²) nats, ρ² = v²/(v + σ²)²
+// with v the learnable latent variance and σ² the noise (white included), averaged over the
+// two targets; a far row whose observation tells the pool nothing comes after a copy.
+func TestQueryRegressionEPIG(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 6))
+	x := mat.NewDense(150, 1, nil)
+	y := make([]float64, 150)
+	for i := range y {
+		x.Set(i, 0, 2*rng.Float64()-1)
+		y[i] = math.Sin(3*x.At(i, 0)) + 0.1*rng.NormFloat64()
+	}
+	p := fixedFit(t, x, y, Config{Task: Regression})
+	pool := rows([]float64{1.3}, []float64{1.3})
+	units, err := p.queryUnits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.queryLatents(units, pool, true); err != nil {
+		t.Fatal(err)
+	}
+	vs := make([]float64, 1)
+	if _, err := units[0].conditionalVars(pool, []int{0}, vs); err != nil {
+		t.Fatal(err)
+	}
+	l := units[0].link
+	v, noise := vs[0]-l.white, l.white+l.noiseVar
+	want := -0.5 * math.Log(1-v*v/((v+noise)*(v+noise))) / 2
+	if got := queried(t, p, pool, 1)[0].Score; math.Abs(got-want) > 1e-9*want || !(want > 0) {
+		t.Errorf("score of a copy: %g, want %g", got, want)
+	}
+	qs := queried(t, p, rows([]float64{1.3}, []float64{-9}, []float64{1.3}), 3)
+	if qs[2].Row != 1 || !(qs[1].Score < qs[0].Score) || !(qs[2].Score < 1e-3*qs[1].Score) {
+		t.Errorf("query %+v: want both copies before the far row, the second's score below "+
+			"the first's", qs)
 	}
 }
 
@@ -522,9 +566,54 @@ func TestQueryScores(t *testing.T) {
 	if _, err := ParseQueryScore("entropy"); err == nil {
 		t.Error("ParseQueryScore(entropy): no error")
 	}
-	for _, s := range []QueryScore{ScoreEPIG, ScoreBALD} {
+	for _, s := range []QueryScore{ScoreAuto, ScoreEPIG, ScoreBALD} {
 		if got, err := ParseQueryScore(s.String()); err != nil || got != s {
 			t.Errorf("ParseQueryScore(%q) = %v, %v", s, got, err)
+		}
+	}
+}
+
+// The default score is BALD for a classifier of queryManyClasses classes or more and EPIG
+// otherwise: an 8-class model's default query is its BALD query.
+func TestQueryScoreAuto(t *testing.T) {
+	classes := func(k int) []float64 {
+		c := make([]float64, k)
+		for i := range c {
+			c[i] = float64(i)
+		}
+		return c
+	}
+	for _, c := range []struct {
+		p    *Predictor
+		want QueryScore
+	}{
+		{&Predictor{Task: Binary, Classes: classes(2)}, ScoreEPIG},
+		{&Predictor{Task: Regression}, ScoreEPIG},
+		{&Predictor{Task: MultiClass, Classes: classes(queryManyClasses - 1)}, ScoreEPIG},
+		{&Predictor{Task: MultiClass, Classes: classes(queryManyClasses)}, ScoreBALD},
+	} {
+		if got := ScoreAuto.resolve(c.p); got != c.want {
+			t.Errorf("%v of %d classes: %v, want %v", c.p.Task, len(c.p.Classes), got, c.want)
+		}
+		if got := ScoreEPIG.resolve(c.p); got != ScoreEPIG {
+			t.Errorf("ScoreEPIG resolved to %v", got)
+		}
+	}
+	rng := rand.New(rand.NewPCG(8, 8))
+	x := mat.NewDense(160, 2, nil)
+	y := make([]float64, 160)
+	for i := range y {
+		y[i] = float64(i % queryManyClasses)
+		a := 2 * math.Pi * y[i] / queryManyClasses
+		x.SetRow(i, []float64{3*math.Cos(a) + rng.NormFloat64(), 3*math.Sin(a) + rng.NormFloat64()})
+	}
+	p := fixedFit(t, x, y, Config{Decomposition: OneVsRest})
+	pool, _ := twoBlobs(40, 9)
+	auto := queriedBy(t, p, pool, 5, ScoreAuto)
+	bald := queriedBy(t, p, pool, 5, ScoreBALD)
+	for i := range auto {
+		if auto[i].Row != bald[i].Row || auto[i].Score != bald[i].Score {
+			t.Fatalf("default query %+v, BALD's %+v", auto, bald)
 		}
 	}
 }

@@ -36,7 +36,7 @@ type queryUnit struct {
 	chosenX, proj, w [][]float64
 	nu               []float64
 
-	// targets, a classifier's: the pool rows its scores are about (query_targets.go).
+	// targets, EPIG's: the pool rows its scores are about (query_targets.go).
 	targets *targetSet
 }
 
@@ -47,8 +47,8 @@ func (u *queryUnit) weightAt(i int) float64 {
 	return u.weight[i]
 }
 
-// score is the unit's weighed score at pool row r, given its latent variance vs and, for a
-// classifier, its coordinates w on the chosen rows and covariances with the targets.
+// score is the unit's weighed score at pool row r, given its latent variance vs and, scored
+// by EPIG, its coordinates w on the chosen rows and covariances with the targets.
 func (u *queryUnit) score(r int, vs float64, w, covs []float64) float64 {
 	if u.targets != nil {
 		return u.targetInformation(r, vs, floats.Dot(w, w), covs)
@@ -57,8 +57,8 @@ func (u *queryUnit) score(r int, vs float64, w, covs []float64) float64 {
 }
 
 // conditioned is what conditionalVars finds of some pool rows: their scaled inputs,
-// projections (engine.Model.Projections), coordinates ws on the chosen rows and, for a
-// classifier's unit, covariances with its targets (targetCovs; nil otherwise).
+// projections (engine.Model.Projections), coordinates ws on the chosen rows and, scored by
+// EPIG, covariances with the unit's targets (targetCovs; nil otherwise).
 type conditioned struct {
 	xs, proj *mat.Dense
 	ws       [][]float64
@@ -193,8 +193,8 @@ func (p *Predictor) queryLatents(units []*queryUnit, x mat.Matrix,
 }
 
 // priorLatents sets the unit's latent variances at the pool rows x to their priors, bounds
-// at level 0 (rank 0), and leaves their means to be set as they are solved: a classifier's
-// rows are all solved, and their kernel values give both.
+// at level 0 (rank 0), and leaves their means to be set as they are solved: EPIG solves
+// every row, and their kernel values give both.
 func (u *queryUnit) priorLatents(x mat.Matrix) error {
 	xs, err := u.scaler.Apply(x)
 	if err != nil {

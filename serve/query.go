@@ -26,8 +26,8 @@ type QueryRequest struct {
 	Rows []json.RawMessage `json:"rows"`
 	// N is how many rows to choose (default 10; all of them for a smaller pool).
 	N *int `json:"n"`
-	// Score is what a classifier's rows are scored by: "epig" (the default) or "bald", as
-	// ivm query's -score.
+	// Score is what the rows are scored by: "auto" (the default), "epig" or "bald", as ivm
+	// query's -score.
 	Score string `json:"score"`
 }
 

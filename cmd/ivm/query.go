@@ -23,9 +23,10 @@ func cmdQuery(args []string, stdout, stderr io.Writer) error {
 	var df dataFlags
 	df.register(fs)
 	k := fs.Int("n", 10, "how many rows to query")
-	score := fs.String("score", "epig",
-		"what a classifier's rows are scored by: epig (what a label would tell about the pool's "+
-			"labels) or bald (about the row's own latent)")
+	score := fs.String("score", "auto",
+		"what rows are scored by: epig (what a label would tell about the pool's labels), bald "+
+			"(about the row's own latent; a regression's: its predictive variance) or auto "+
+			"(bald for 8 classes or more, else epig)")
 	prob := fs.Bool("prob", false,
 		"write each class's probability after the label (regression: the predictive variance "+
 			"after the mean), with a header line")
