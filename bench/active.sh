@@ -9,7 +9,7 @@
 #   ACTIVE_FLAGS="-keep 60" ACTIVE_OUT=bench/out/active-keep bash bench/active.sh
 #                                                 more bench/active flags, another directory
 #
-# Sets (pools of 1 400 to 7 291 training rows, each with its own test rows):
+# Sets (pools of 693 to 7 291 training rows, each with its own test rows):
 #   usps10     10 classes: the USPS digits (data/usps, 7 291 / 2 007; a start of 2 rows a class,
 #              whose defaults are one-vs-rest until every pair of classes has 6 rows)
 #   usps3      binary: USPS digit 3 against the rest (data/usps, 7 291 / 2 007; bench/gen -kind
@@ -18,16 +18,18 @@
 #   satellite  6 classes: mlbench's Satellite (bench/suite.py, 4 504 / 1 931)
 #   friedman1  regression: mlbench's Friedman #1 (bench/suite.py, 1 400 / 600)
 #   mathach    regression: nlme's MathAchieve (bench/suite.py, 5 029 / 2 156)
+#   digits     10 classes: scikit-learn's 8×8 digits (bench/suite.py, 1 257 / 540)
+#   vowel      11 classes: Deterding's vowels (bench/suite.py, 693 / 297; a start of 22 rows)
 #
 # For each set, bench/active (go run ./bench/active; see its doc comment) runs 5 seeds: each
 # draws 20 labelled rows (3 of each class for a classifier), then labels rows up to 30, 40, 60,
-# 80, 100, 125, 150, 200, 250 and 300, each round adding the rows between two budgets, by three
-# strategies from the same 20: "active", the rows `ivm query -n K MODEL POOL` picks from the
-# unlabelled training rows; "mix50", half of them Query's and half drawn at random; "random",
-# drawn uniformly. At every budget the model is trained anew with no flags (`ivm train`; -noise
-# gaussian for regression, whose targets may be integers) on the labelled rows and scored on the
-# test rows: accuracy and log loss, or MSE and NLPD. The full-data model (all training rows, no
-# flags) is the reference.
+# 80, 100, 125, 150, 200, 250 and 300 in rounds of at most 10 rows (bench/active's -batch), the
+# model trained again after each, by three strategies from the same 20: "active", the rows
+# `ivm query -n K MODEL POOL` picks from the unlabelled training rows; "mix50", half of them
+# Query's and half drawn at random; "random", drawn uniformly. At every budget the model is
+# trained anew with no flags (`ivm train`; -noise gaussian for regression, whose targets may be
+# integers) on the labelled rows and scored on the test rows: accuracy and log loss, or MSE and
+# NLPD. The full-data model (all training rows, no flags) is the reference.
 #
 # Installs from Debian what it needs (one `apt-get update`, then `apt-get install -y`):
 # python3-sklearn (numpy for bench/suite.py and bench/active.py), time, r-base-core, r-cran-mlbench, r-cran-kernlab, r-cran-nlme (a set whose
@@ -48,7 +50,7 @@ seeds=${ACTIVE_SEEDS:-5}
 workers=${ACTIVE_WORKERS:-2}
 strategies=${ACTIVE_STRATEGIES:-active,mix50,random}
 read -r -a extra <<<"${ACTIVE_FLAGS:-}"
-all_sets="usps3 spambase satellite friedman1 mathach usps10"
+all_sets="usps3 spambase satellite friedman1 mathach usps10 digits vowel"
 sets=("$@")
 ((${#sets[@]})) || read -r -a sets <<<"$all_sets"
 for s in "${sets[@]}"; do
@@ -64,7 +66,7 @@ go build -o "$out/active" ./bench/active
 # The sets' files: USPS from the repository, the others from bench/suite.py.
 have_r=0
 Rscript -e 'suppressMessages(library(mlbench)); suppressMessages(library(kernlab)); suppressMessages(library(nlme))' >/dev/null 2>&1 && have_r=1
-r_sets=()
+r_sets=() py_sets=()
 for s in "${sets[@]}"; do
 	if [ "$s" = usps10 ]; then # the CSV files (label first) as libsvm rows
 		for part in train test; do
@@ -75,22 +77,27 @@ for s in "${sets[@]}"; do
 	elif [ "$s" = usps3 ]; then
 		go run ./bench/gen -kind digits -in data/usps/usps_train.csv.gz -digit 3 >"$out/usps3.train"
 		go run ./bench/gen -kind digits -in data/usps/usps_test.csv.gz -digit 3 >"$out/usps3.test"
+	elif [ "$s" = digits ] || [ "$s" = vowel ]; then # scikit-learn's, and the repository's
+		py_sets+=("$s")
 	elif [ "$have_r" = 1 ]; then
 		r_sets+=("$s")
 	else
 		echo "active.sh: $s skipped (R, mlbench, kernlab or nlme missing)" >&2
 	fi
 done
-((${#r_sets[@]} == 0)) || bench_py bench/suite.py prep "$out" "${r_sets[@]}" >/dev/null
+sets_py=("${r_sets[@]}" "${py_sets[@]}")
+((${#sets_py[@]} == 0)) || bench_py bench/suite.py prep "$out" "${sets_py[@]}" >/dev/null
 
 for s in "${sets[@]}"; do
 	[ -f "$out/$s.train" ] || continue
-	reg=() metric=logloss logy=()
-	case $s in friedman1 | mathach) reg=(-regression) metric=mse ;; esac
+	flags=() metric=logloss logy=()
+	case $s in friedman1 | mathach) flags=(-regression) metric=mse ;; esac
+	# vowel's 11 classes need a start of 22 rows, two a class.
+	[ "$s" = vowel ] && flags=(-budgets 22,30,40,60,80,100,125,150,200,250,300)
 	[ "$s" = friedman1 ] && logy=(-logy) # its MSE falls tenfold
 	echo "== $s" >&2
 	bench_time "$out/$s.time" "$out/$s.log" nice -n 10 "$out/active" -train "$out/$s.train" \
-		-test "$out/$s.test" -name "$s" "${reg[@]}" -seeds "$seeds" -workers "$workers" \
+		-test "$out/$s.test" -name "$s" "${flags[@]}" -seeds "$seeds" -workers "$workers" \
 		-strategies "$strategies" -out "$out/$s.tsv" -picks "$out/$s.picks.tsv" "${extra[@]}"
 	grep -v ' done (' "$out/$s.log" >"$out/$s.txt"
 	cat "$out/$s.txt"

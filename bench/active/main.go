@@ -10,11 +10,13 @@
 // round, it fits a model on the labelled rows with ivm.Fit (the defaults: `ivm train`),
 // scores it on the test file (accuracy and log loss, or MSE and NLPD), and adds rows until
 // the next budget: for strategy "active", those Query picks from the rest of the training
-// rows (`ivm query -n K MODEL POOL`); for "bald", those Query picks by the information about
-// their own latents (`ivm query -score bald`); for "random", rows drawn uniformly from the
-// rest; for "mixP", P % of them (rounded) drawn uniformly and the others Query's. All strategies
-// share each seed's first rows. -batch K splits the rows added between two budgets into
-// rounds of at most K, the model refitted after each. -keep N fits anew only until a model
+// rows (`ivm query -n K MODEL POOL`, its default score); for "epig" and "bald", those Query
+// picks by EPIG (`ivm query -score epig`) or by the information about their own latents
+// (`-score bald`); for "random", rows drawn uniformly from the rest; for "mixP", P % of them
+// (rounded) drawn uniformly and the others Query's. All strategies share each seed's first
+// rows. The rows added between two budgets come in rounds of at most
+// -batch K rows (10 by default; 0: one round a budget), the model refitted after each: a
+// query then sees the labels of the round before. -keep N fits anew only until a model
 // of N labels or more, and then updates that model with each round's rows
 // (Predictor.Update: `ivm update`), its kernel and calibration kept. The full-data model
 // (every training row, the defaults) is fitted once as the reference.
@@ -94,9 +96,9 @@ func parseFlags(args []string) (options, error) {
 	budgets := fs.String("budgets", "20,30,40,60,80,100,125,150,200,250,300",
 		"labels at which the model is scored; the first is the start")
 	strategies := fs.String("strategies", "active,random",
-		"active (Query), bald (Query by BALD), random, mixP (P % of each round's rows random, "+
-			"the others Query's)")
-	fs.IntVar(&o.batch, "batch", 0,
+		"active (Query), epig and bald (Query by EPIG, by BALD), random, mixP (P % of each "+
+			"round's rows random, the others Query's)")
+	fs.IntVar(&o.batch, "batch", 10,
 		"at most K rows added a round, the model refitted between rounds (0: one round a budget)")
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0),
 		"(seed, strategy) runs side by side, each fit on one core")
@@ -386,8 +388,11 @@ func (pr *problem) round(c *curveRun, k int, o options) error {
 	}
 	t := time.Now()
 	opt := ivm.QueryOptions{}
-	if c.strategy == "bald" {
+	switch c.strategy {
+	case "bald":
 		opt.Score = ivm.ScoreBALD
+	case "epig":
+		opt.Score = ivm.ScoreEPIG
 	}
 	pick, scores, fellBack, err := pr.choose(p, opt, share, c.rest, k, c.rng)
 	if err != nil {
@@ -487,19 +492,19 @@ func (pr *problem) rows(idx []int) (*mat.Dense, []float64) {
 	return dataset.RowsOf(pr.x, idx), y
 }
 
-// randomShare is the share of a round's rows that strategy draws at random: active and bald
-// 0, random 1, mixP P/100.
+// randomShare is the share of a round's rows that strategy draws at random: active, epig and
+// bald 0, random 1, mixP P/100.
 func randomShare(strategy string) (float64, error) {
 	switch strategy {
-	case "active", "bald":
+	case "active", "epig", "bald":
 		return 0, nil
 	case "random":
 		return 1, nil
 	}
 	p, err := strconv.Atoi(strings.TrimPrefix(strategy, "mix"))
 	if !strings.HasPrefix(strategy, "mix") || err != nil || p < 1 || p > 99 {
-		return 0, fmt.Errorf("-strategies: %q is not active, bald, random or mixP (P from 1 to 99)",
-			strategy)
+		return 0, fmt.Errorf("-strategies: %q is not active, epig, bald, random or mixP (P from 1 "+
+			"to 99)", strategy)
 	}
 	return float64(p) / 100, nil
 }
@@ -599,7 +604,7 @@ func writeTable(o options, pr *problem, results []result) error {
 		return err
 	}
 	w := bufio.NewWriter(f)
-	fmt.Fprintf(w, "# bench/active %s\n", strings.Join(o.args, " "))
+	fmt.Fprintf(w, "# bench/active %s\n# %s\n", strings.Join(o.args, " "), roundsOf(o.batch))
 	fmt.Fprintln(w, strings.Join(columns, "\t"))
 	for _, r := range results {
 		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%.3f\t%.3f\t%d\n", pr.name, r.strategy,

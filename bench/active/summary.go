@@ -37,8 +37,8 @@ func summarise(w io.Writer, o options, pr *problem, results []result) error {
 	if pr.classify {
 		task = fmt.Sprintf("%d classes", len(pr.classes))
 	}
-	fmt.Fprintf(w, "%s (%s, %d training rows, %d test rows), %d seeds; mean ± sd\n", pr.name,
-		task, n, nt, o.seeds)
+	fmt.Fprintf(w, "%s (%s, %d training rows, %d test rows), %d seeds, %s; mean ± sd\n",
+		pr.name, task, n, nt, o.seeds, roundsOf(o.batch))
 	ms := metricsOf(pr.classify)
 	for _, m := range ms {
 		fmt.Fprintf(w, "%-7s", "labels")
@@ -134,4 +134,12 @@ func target2(w io.Writer, s string, budgets []int, full float64,
 	}
 	fmt.Fprintf(w, "%s: target 2 %s: at 150 labels %s − full %.4g, random − full %.4g, "+
 		"ratio %.3f (≤ 0.75 wanted)\n", s, verdict, s, a, r, a/r)
+}
+
+// roundsOf says how the rows between two budgets are added, for batch -batch.
+func roundsOf(batch int) string {
+	if batch == 0 {
+		return "one round a budget"
+	}
+	return fmt.Sprintf("rounds of at most %d rows", batch)
 }
