@@ -14,10 +14,10 @@
 // picks by EPIG (`ivm query -score epig`) or by the information about their own latents
 // (`-score bald`); for "random", rows drawn uniformly from the rest; for "mixP", P % of them
 // (rounded) drawn uniformly and the others Query's. All strategies share each seed's first
-// rows. The rows added between two budgets come in rounds of at most
-// -batch K rows (10 by default; 0: one round a budget), the model refitted after each: a
-// query then sees the labels of the round before. -keep N fits anew only until a model
-// of N labels or more, and then updates that model with each round's rows
+// rows. The rows added between two budgets come in rounds of at most -batch K rows (10 by
+// default; 0: one round a budget), the model refitted after each: a query then sees the
+// labels of the round before. -keep N fits anew only until a model of N labels or more,
+// and then updates that model with each round's rows
 // (Predictor.Update: `ivm update`), its kernel and calibration kept. The full-data model
 // (every training row, the defaults) is fitted once as the reference.
 //
