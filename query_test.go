@@ -298,6 +298,11 @@ func TestQueryKinds(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "projected") {
 		t.Errorf("projected: %v", err)
 	}
+	// The refusal's remedy: one-vs-rest makes a binary task one IVM model, which queries.
+	one := fixedFit(t, x, y, Config{Decomposition: OneVsRest})
+	if asSingle(one) == nil || !(queried(t, one, pool, 2)[0].Score > 0) {
+		t.Errorf("a binary task with one-vs-rest: kind %T", one.Kind)
+	}
 }
 
 // Invalid queries are refused, naming the cause.

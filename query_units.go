@@ -143,7 +143,8 @@ func (p *Predictor) queryUnits() ([]*queryUnit, error) {
 	case *ProjectedKind:
 		return nil, errors.New("ivm: query needs the latent variances, and a projected model " +
 			"keeps none (the factor of its system is not saved): query needs IVM models " +
-			"(ivm train -multiclass ovr or ovo; Config.Decomposition OneVsRest or OneVsOne)")
+			"(ivm train -multiclass ovr, which for a binary or regression task is one IVM " +
+			"model, or ovo; Config.Decomposition OneVsRest or OneVsOne)")
 	case *OneVsOneKind:
 		return pairUnits(k), nil
 	case *SingleKind:
