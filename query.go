@@ -64,11 +64,9 @@ const (
 
 var queryScoreNames = []string{"auto", "epig", "bald"}
 
-// queryManyClasses is the fewest classes ScoreAuto scores by BALD. EPIG sums what a label
-// tells each binary model, and a one-vs-one model's pairs grow as K²: on sets of 10 and 11
-// classes (digit images, vowels) BALD's rows brought the model nearer the full-data model's
-// log loss, on 2 to 6 classes EPIG's (bench/RESULTS.md, "Active learning"). 8 is between
-// them, at the geometric mean of their pair counts.
+// queryManyClasses is the fewest classes ScoreAuto scores by BALD: EPIG sums what a label
+// tells each binary model, and a one-vs-one model's pairs, most of which a row's label does
+// not concern, grow as the square of the classes (bench/RESULTS.md, "Active learning").
 const queryManyClasses = 8
 
 // resolve is the score s means for predictor p.

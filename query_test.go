@@ -129,17 +129,23 @@ func mirroredBlobs(n int) (*mat.Dense, []float64) {
 	return x, y
 }
 
-// Scored by BALD, a regression queries rows far from its training data first, and one of
-// each far region before a second copy of either.
-func TestQueryRegressionFarAndSpread(t *testing.T) {
-	rng := rand.New(rand.NewPCG(4, 5))
+// sineRegression is a regression of sin(3x) and a little noise at 150 rows of x in [−1, 1],
+// its kernel fixed, the rows drawn from seed.
+func sineRegression(t *testing.T, seed uint64) *Predictor {
+	rng := rand.New(rand.NewPCG(4, seed))
 	x := mat.NewDense(150, 1, nil)
 	y := make([]float64, 150)
 	for i := range y {
 		x.Set(i, 0, 2*rng.Float64()-1)
 		y[i] = math.Sin(3*x.At(i, 0)) + 0.1*rng.NormFloat64()
 	}
-	p := fixedFit(t, x, y, Config{Task: Regression})
+	return fixedFit(t, x, y, Config{Task: Regression})
+}
+
+// Scored by BALD, a regression queries rows far from its training data first, and one of
+// each far region before a second copy of either.
+func TestQueryRegressionFarAndSpread(t *testing.T) {
+	p := sineRegression(t, 5)
 	top, other := []float64{4}, []float64{-4}
 	if soleScore(t, p, top, ScoreBALD) < soleScore(t, p, other, ScoreBALD) {
 		top, other = other, top
@@ -162,14 +168,7 @@ func TestQueryRegressionFarAndSpread(t *testing.T) {
 // with v the learnable latent variance and σ² the noise (white included), averaged over the
 // two targets; a far row whose observation tells the pool nothing comes after a copy.
 func TestQueryRegressionEPIG(t *testing.T) {
-	rng := rand.New(rand.NewPCG(4, 6))
-	x := mat.NewDense(150, 1, nil)
-	y := make([]float64, 150)
-	for i := range y {
-		x.Set(i, 0, 2*rng.Float64()-1)
-		y[i] = math.Sin(3*x.At(i, 0)) + 0.1*rng.NormFloat64()
-	}
-	p := fixedFit(t, x, y, Config{Task: Regression})
+	p := sineRegression(t, 6)
 	pool := rows([]float64{1.3}, []float64{1.3})
 	units, err := p.queryUnits()
 	if err != nil {

@@ -143,12 +143,12 @@ func (k *OneVsRestKind) refitHeld(p *Predictor, x mat.Matrix, y []float64,
 		if _, probit := m.Noise.(*noise.Probit); !probit || m.Size() != d || m.Active == nil {
 			return nil, false, nil
 		}
-		for j, mu := range m.InclusionMeans() {
+		for j, positive := range positiveSites(m) {
 			i, found := pos[m.Active[j]]
 			if !found {
 				return nil, false, nil
 			}
-			if m.SiteM[j] > mu {
+			if positive {
 				if !math.IsNaN(labels[i]) {
 					return nil, false, nil // two classes claim the row
 				}
@@ -276,7 +276,8 @@ func (up *updateRun) extend(m *engine.Model, xs *mat.Dense, yc []float64,
 }
 
 // relearnIters is the number of Algorithm 2's outer iterations of an update that relearns
-// the kernel: half the papers' eight (bench/RESULTS.md, "Relearning the kernel", compares).
+// the kernel: fewer than the papers' eight, for each costs a selection and the update starts
+// from a kernel already learnt (bench/RESULTS.md, "Relearning the kernel").
 const relearnIters = 4
 
 // grownActiveSize is the active set size an update gives a model of d active points fitted
@@ -364,8 +365,7 @@ func (k *SingleKind) refitHeld(p *Predictor, x mat.Matrix, y []float64,
 
 // heldTargets returns the targets of the model's active points where its sites tell them:
 // a Gaussian site is the target less the noise model's bias (a label regression's labels
-// are coded ±1), and a probit site's mean lies above the latent mean at the point's
-// inclusion for the label +1, below it for −1 (engine.Model.InclusionMeans).
+// are coded ±1), and a probit site tells its label's sign (positiveSites).
 func (k *SingleKind) heldTargets(p *Predictor) ([]float64, bool) {
 	m := k.Model
 	label := func(positive bool) float64 {
@@ -388,12 +388,23 @@ func (k *SingleKind) heldTargets(p *Predictor) ([]float64, bool) {
 		}
 		return out, p.Task == Regression || k.Logistic != nil
 	case *noise.Probit:
-		for i, mu := range m.InclusionMeans() {
-			out[i] = label(m.SiteM[i] > mu)
+		for i, positive := range positiveSites(m) {
+			out[i] = label(positive)
 		}
 		return out, p.Task == Binary
 	}
 	return nil, false
+}
+
+// positiveSites says for each active point of a probit model whether its label was +1: its
+// site's mean lies above the latent mean at its inclusion for +1, below it for −1
+// (engine.Model.InclusionMeans).
+func positiveSites(m *engine.Model) []bool {
+	out := make([]bool, m.Size())
+	for i, mu := range m.InclusionMeans() {
+		out[i] = m.SiteM[i] > mu
+	}
+	return out
 }
 
 // update extends each class's model with the labels coded for that class, the classes side
