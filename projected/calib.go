@@ -35,13 +35,17 @@ type scoreMap struct {
 
 // scores returns the class scores of latents f (one row).
 func (sm scoreMap) scores(f []float64) []float64 {
+	return sm.scoresTo(make([]float64, len(sm.offset)), f)
+}
+
+// scoresTo writes the class scores of latents f into z and returns it.
+func (sm scoreMap) scoresTo(z, f []float64) []float64 {
 	k := len(sm.offset)
-	z := make([]float64, k)
+	copy(z, sm.offset)
 	mix := sm.mix.RawMatrix()
 	for j, v := range f {
 		floats.AddScaled(z, v, mix.Data[j*mix.Stride:j*mix.Stride+k])
 	}
-	floats.Add(z, sm.offset)
 	return z
 }
 
@@ -62,8 +66,9 @@ func mapLoss(sm scoreMap, f *mat.Dense, cls []int, eps float64) float64 {
 // mapRowLosses is −ln p(class) of each row of f under map sm and label noise eps.
 func mapRowLosses(sm scoreMap, f *mat.Dense, cls []int, eps float64) []float64 {
 	out := make([]float64, len(cls))
+	z := make([]float64, len(sm.offset))
 	for i, c := range cls {
-		z := sm.scores(f.RawRowView(i))
+		sm.scoresTo(z, f.RawRowView(i))
 		calib.Softmax(z, 1)
 		calib.MixUniform(z, eps)
 		out[i] = -math.Log(z[c])
@@ -100,7 +105,7 @@ func scoreMapObjective(f *mat.Dense, cls []int, x0 scoreMap, rho float64) func(w
 		sum := 0.0
 		for i, c := range cls {
 			fi := f.RawRowView(i)
-			copy(z, sm.scores(fi))
+			sm.scoresTo(z, fi)
 			calib.Softmax(z, 1)
 			sum -= math.Log(z[c])
 			if grad == nil {

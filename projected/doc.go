@@ -9,8 +9,9 @@
 // where one-vs-rest IVMs select and learn once per class. Fit searches the rbf kernel's
 // width, λ and the input scaling on held-out rows, fits the class probabilities (a softmax
 // of the latents through a score map, with label noise) or a regression's predictive
-// variance to them, and compares the model with the constant predictor there (a
-// calib.Baseline); Encode and Decode are its part of a model file.
+// variance to training rows' leave-one-out latents, and compares the model with the
+// constant predictor there (a calib.Baseline); Encode and Decode are its part of a model
+// file.
 //
 // The package knows no Predictor: the root package ivm turns its Config into Options, picks
 // the candidate input scalings and turns the Model's latents and scores into its

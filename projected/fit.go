@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -18,8 +19,8 @@ import (
 )
 
 const (
-	// valRows bounds the rows held out to choose the kernel, λ and the calibration: a fifth
-	// of the training rows, at most 2 000.
+	// valRows bounds the rows held out to choose the kernel and λ: a fifth of the training
+	// rows, at most 2 000.
 	valRows = 2000
 	// searchRows and searchCentres bound the search's fits: each candidate kernel is fitted
 	// on at most 8 000 rows through 2 000 centres, whatever the size of the data.
@@ -35,6 +36,9 @@ const (
 	// saturatedFactor bounds the final centres, as a multiple of the search's, where half
 	// the search's centres did as well as all of them (centresSaturated).
 	saturatedFactor = 2
+	// calRows bounds the rows whose leave-one-out latents calibrate the final model: a score
+	// map of many classes needs thousands (bench/RESULTS.md, "Leave-one-out calibration").
+	calRows = 10000
 	// jitterWarn is the jitter (relative to the mean diagonal) above which the final fit
 	// warns that its centres are nearly dependent.
 	jitterWarn = 1e-6
@@ -105,11 +109,11 @@ type Result struct {
 // most valRows) are held out at random; on them the search chooses the input scaling among
 // scalings, γ of an rbf kernel (doubling or halving from 2·StartGamma while the held-out
 // log loss falls) and λ. The final model's centres are drawn from the other rows; it is
-// fitted on them, its class probabilities (the score map and label noise, calib.go) or its
-// predictive variance are fitted to the held-out rows, where it is compared with the
-// constant predictor (and becomes it unless it beats it), and then the held-out rows are
-// added to its system, which is solved again. report, if not nil, is called with Fit's
-// progress, by one goroutine at a time.
+// fitted on every row. Its class probabilities (the score map and label noise, calib.go) or
+// its predictive variance are fitted to the leave-one-out latents of the held-out rows and
+// more (calibrationRows), which the system gives exactly, and there it is compared with the
+// constant predictor (and becomes it unless it beats it). report, if not nil, is called with
+// Fit's progress, by one goroutine at a time.
 func Fit(x mat.Matrix, t Targets, scalings []Scaling, opts Options,
 	report func(Progress)) (*Result, error) {
 	n, _ := x.Dims()
@@ -257,59 +261,63 @@ func fitFinal(x mat.Matrix, t Targets, pk pick, m int, val, rest []int,
 		return nil, err
 	}
 	m, _ = centres.Dims()
-	sys := t.system(m)
-	rowsDone := func(offset int) func(int) {
-		return func(done int) {
-			if report != nil {
-				report(Progress{Rows: n, RowsDone: offset + done, Centres: m})
-			}
+	rowsDone := func(done int) {
+		if report != nil {
+			report(Progress{Rows: n, RowsDone: done, Centres: m})
 		}
 	}
-	if err := sys.addRows(k, x, pk.scaler, rest, t, centres, rowsDone(0)); err != nil {
+	sys := t.system(m)
+	every := append(slices.Clone(rest), val...)
+	if err := sys.addRows(k, x, pk.scaler, every, t, centres, rowsDone); err != nil {
 		return nil, err
 	}
-	kmm := func(dst *mat.Dense, lo, hi int) { k.K(dst, centres.Slice(lo, hi, 0, dim), centres) }
-	w, jit, err := sys.solve(pk.lambda, kmm)
+	w, jit, err := sys.solve(pk.lambda, func(dst *mat.Dense, lo, hi int) {
+		k.K(dst, centres.Slice(lo, hi, 0, dim), centres)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("ivm: %w", err)
 	}
 	res := &Result{Model: &Model{Kernel: spec, Lambda: pk.lambda, Centres: centres, Weights: w,
 		k: k}, Scaler: pk.scaler}
-	xv, err := subset.Scaled(x, pk.scaler, val)
-	if err != nil {
+	if err := res.calibrateLeftOut(sys, x, t, val, rest); err != nil {
 		return nil, err
 	}
-	if err := res.calibrateHeldOut(res.Model.Latents(xv), t, val, rest); err != nil {
-		return nil, err
-	}
-	sys.unfactor() // A again, to which the held-out rows are added
-	if err := sys.addRows(k, x, pk.scaler, val, t, centres, rowsDone(len(rest))); err != nil {
-		return nil, err
-	}
-	if err := res.refit(sys, jit, t); err != nil {
-		return nil, err
-	}
+	res.checkFinal(jit, t)
 	if report != nil {
 		report(Progress{Rows: n, RowsDone: n, Centres: m, Done: true})
 	}
 	return res, nil
 }
 
-// refit solves sys, which holds every training row of targets t, for res's model's final
-// weights, warns where it or the first solve (whose jitter was jit) needed a large jitter,
-// and turns the model into the constant predictor where it did not beat that on the
-// held-out rows.
-func (res *Result) refit(sys *system, jit float64, t Targets) error {
-	jit2, err := sys.factor()
-	if err == nil {
-		res.Model.Weights, err = sys.weights()
-	}
+// calibrateLeftOut calibrates res's model, whose factorised system of every row is sys, on
+// the leave-one-out latents of the held-out rows val and more of rest (calibrationRows).
+func (res *Result) calibrateLeftOut(sys *system, x mat.Matrix, t Targets,
+	val, rest []int) error {
+	pr := res.Model
+	cal, others := calibrationRows(val, rest)
+	xc, err := subset.Scaled(x, res.Scaler, cal)
 	if err != nil {
-		return fmt.Errorf("ivm: %w", err)
+		return err
 	}
+	f := sys.leaveOneOut(xc, t.codes(cal), pr.Weights,
+		func(dst, xr *mat.Dense) { pr.k.K(dst, xr, pr.Centres) })
+	return res.calibrateHeldOut(f, t, cal, others)
+}
+
+// calibrationRows returns the rows whose leave-one-out latents calibrate the final model:
+// the held-out rows val and as many of rest as make calRows, leaving at least a fifth of the
+// rows for the constant predictor the model is compared with (others).
+func calibrationRows(val, rest []int) (cal, others []int) {
+	extra := max(0, min(calRows-len(val), len(rest)-(len(val)+len(rest))/5))
+	return append(slices.Clone(val), rest[:extra]...), rest[extra:]
+}
+
+// checkFinal warns where the final system needed a large jitter (jit) and turns the model
+// into the constant predictor where it did not beat that on the held-out rows.
+func (res *Result) checkFinal(jit float64, t Targets) {
 	// A jitter far below λ changes nothing the user would notice; a large one means the
 	// centres repeat each other.
-	if jit = max(jit, jit2); jit > jitterWarn {
+	if jit > jitterWarn {
 		m, _ := res.Model.Centres.Dims()
 		res.Warnings = append(res.Warnings,
 			fmt.Sprintf(
@@ -320,7 +328,6 @@ func (res *Result) refit(sys *system, jit float64, t Targets) error {
 	if !res.Baseline.Beaten() {
 		res.useConstant(t)
 	}
-	return nil
 }
 
 // useConstant turns res's model into the constant predictor, and says so: the training

@@ -93,6 +93,72 @@ func TestSystem(t *testing.T) {
 	}
 }
 
+// TestLeaveOneOut checks the leave-one-out latents against systems solved again without
+// each row, for classes and for a regression, with more rows than a block.
+func TestLeaveOneOut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n, m, dim := blockRows+40, 30, 3
+	x := mat.NewDense(n, dim, nil)
+	cls, y := make([]int, n), make([]float64, n)
+	for i := range n {
+		for j := range dim {
+			x.Set(i, j, rng.NormFloat64())
+		}
+		cls[i] = rng.IntN(3)
+		y[i] = math.Sin(x.At(i, 0)) + 0.3*rng.NormFloat64()
+	}
+	k, err := kern.Parse("rbf(gamma=0.5,variance=1)", dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	centres := subset.Dense(x, distinctRows(x, rng.Perm(n), m))
+	kmm := func(dst *mat.Dense, lo, hi int) { k.K(dst, centres.Slice(lo, hi, 0, dim), centres) }
+	kxc := func(dst, xr *mat.Dense) { k.K(dst, xr, centres) }
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	for name, tg := range map[string]Targets{"classes": {cls: cls, classes: 3},
+		"regression": {y: y}} {
+		solveWithout := func(drop int) *mat.Dense {
+			sys := tg.system(m)
+			rows := slices.Delete(slices.Clone(all), drop, drop+1)
+			if err := sys.addRows(k, x, nil, rows, tg, centres, nil); err != nil {
+				t.Fatal(err)
+			}
+			w, _, err := sys.solve(0.1, kmm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w
+		}
+		sys := tg.system(m)
+		if err := sys.addRows(k, x, nil, all, tg, centres, nil); err != nil {
+			t.Fatal(err)
+		}
+		w, _, err := sys.solve(0.1, kmm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loo := sys.leaveOneOut(x, tg.codes(all), w, kxc)
+		pr := &Model{Centres: centres, k: k}
+		for _, i := range []int{0, 7, blockRows + 3, n - 1} {
+			pr.Weights = solveWithout(i)
+			want := pr.Latents(mat.DenseCopyOf(x.Slice(i, i+1, 0, dim)))
+			pr.Weights = w
+			inSample := pr.Latents(mat.DenseCopyOf(x.Slice(i, i+1, 0, dim)))
+			got := loo.RawRowView(i)
+			if !floats.EqualApprox(got, want.RawRowView(0), 1e-8) {
+				t.Errorf("%s: row %d's leave-one-out latents %v, solved without it %v",
+					name, i, got, want.RawRowView(0))
+			}
+			if floats.EqualApprox(got, inSample.RawRowView(0), 1e-3) {
+				t.Errorf("%s: row %d's leave-one-out latents are its in-sample ones", name, i)
+			}
+		}
+	}
+}
+
 // TestScoreMapGradient checks the score map's objective gradient by central differences.
 func TestScoreMapGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))

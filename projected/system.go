@@ -237,3 +237,45 @@ func (s *system) clone() *system {
 	return &system{g: mat.DenseCopyOf(s.g), r: mat.DenseCopyOf(s.r), sum: slices.Clone(s.sum),
 		real: s.real}
 }
+
+// leaveOneOut returns the latents of the scaled rows xs (targets' codes y, rows × classes)
+// as the system, factorised, would give them had each row been left out of it: for a
+// penalised least-squares fit f = Hy, f₋ᵢ = yᵢ − (yᵢ − fᵢ)/(1 − hᵢᵢ), with
+// hᵢᵢ = k_iᵀA⁻¹k_i = ‖L⁻¹k_i‖². Its L is moved into g's upper triangle as Lᵀ, so A is
+// lost: the system is of no further use. kxc computes kernel rows against the centres.
+func (s *system) leaveOneOut(xs *mat.Dense, y, w *mat.Dense,
+	kxc func(dst, x *mat.Dense)) *mat.Dense {
+	m, _ := s.g.Dims()
+	raw := s.g.RawMatrix()
+	for i := range m {
+		for j := i + 1; j < m; j++ {
+			raw.Data[i*raw.Stride+j] = raw.Data[j*raw.Stride+i]
+		}
+	}
+	u := blas64.Triangular{N: m, Stride: raw.Stride, Data: raw.Data, Uplo: blas.Upper,
+		Diag: blas.NonUnit}
+	n, dim := xs.Dims()
+	_, classes := w.Dims()
+	out := mat.NewDense(max(n, 1), classes, nil)
+	kb := mat.NewDense(max(min(blockRows, n), 1), m, nil)
+	var buf []float64
+	for lo := 0; lo < n; lo += blockRows {
+		hi := min(n, lo+blockRows)
+		kv := kb.Slice(0, hi-lo, 0, m).(*mat.Dense)
+		inParts(hi-lo, func(plo, phi int) {
+			kxc(kv.Slice(plo, phi, 0, m).(*mat.Dense), xs.Slice(lo+plo, lo+phi, 0, dim).(*mat.Dense))
+		})
+		f := out.Slice(lo, hi, 0, classes).(*mat.Dense)
+		f.Mul(kv, w)
+		buf = rowdot.SolveUpperRight(kv.RawMatrix(), u, buf)
+		for i := range hi - lo {
+			v := kv.RawRowView(i)
+			h := min(floats.Dot(v, v), 1-1e-9)
+			fi, yi := f.RawRowView(i), y.RawRowView(lo+i)
+			for c := range fi {
+				fi[c] = yi[c] - (yi[c]-fi[c])/(1-h)
+			}
+		}
+	}
+	return out
+}

@@ -130,3 +130,20 @@ func (t Targets) loss(f *mat.Dense, rows []int) float64 {
 	}
 	return stat.Mean(t.rowLosses(f, rows), nil)
 }
+
+// codes returns the targets of rows as the system regresses them (rows × classes): each
+// class's code, +1 for the row's class and −1 for the others, or the standardised target.
+func (t Targets) codes(rows []int) *mat.Dense {
+	if t.regression() {
+		return mat.NewDense(max(len(rows), 1), 1, subset.Of(t.y, rows))
+	}
+	y := mat.NewDense(max(len(rows), 1), t.classes, nil)
+	for i, r := range rows {
+		row := y.RawRowView(i)
+		for c := range row {
+			row[c] = -1
+		}
+		row[t.cls[r]] = 1
+	}
+	return y
+}
