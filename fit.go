@@ -423,10 +423,11 @@ func (p *modelFit) search(x mat.Matrix, y []float64, cfg *Config, d, dFinal int,
 		scalers = append(scalers, mm)
 		if _, dim := x.Dims(); task == Regression && dim > 1 {
 			// A candidate only: where its fit fails the others remain.
-			if rel, pr, err := exactgp.RelevanceScaler(x, y, p.Scaler, cfg.Learn.Seed); err == nil {
-				scalers = append(scalers, rel)
-				report(pr)
-				before = pr.Evals
+			if rel, err := exactgp.RelevanceScaler(x, y, p.Scaler, cfg.Learn.Seed,
+				0); err == nil {
+				scalers = append(scalers, rel.Scaler)
+				report(rel.Report)
+				before = rel.Report.Evals
 			}
 		}
 	}

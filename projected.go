@@ -40,7 +40,11 @@ func (p *projectedFit) fitProjected(x mat.Matrix, y []float64, cfg *Config) erro
 	if err != nil {
 		return err
 	}
-	scalings, err := projectedScalings(x, y, cfg, p.Task == Regression)
+	classes := len(p.Classes)
+	if p.Task == Regression {
+		classes = 0
+	}
+	scalings, err := projectedScalings(x, p.relevanceTargets(y), cfg, classes)
 	if err != nil {
 		return err
 	}
@@ -66,6 +70,20 @@ func (p *Predictor) projectedTargets(y []float64) (projected.Targets, error) {
 		return projected.RealTargets(y)
 	}
 	return projected.ClassTargets(subset.ClassIndices(y, p.Classes), len(p.Classes))
+}
+
+// relevanceTargets are the targets the relevance scaling's exact GP regresses: a
+// regression's own, or each row's class index. The inputs that tell the classes apart are
+// those a regression of their indices finds relevant (of ordered classes the more so).
+func (p *Predictor) relevanceTargets(y []float64) []float64 {
+	if p.Task == Regression {
+		return y
+	}
+	out := make([]float64, len(y))
+	for i, c := range subset.ClassIndices(y, p.Classes) {
+		out[i] = float64(c)
+	}
+	return out
 }
 
 // projectedProgress is a projected fit's progress as Fit reports it: one problem, its

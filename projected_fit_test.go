@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ivmlab/ivm/dataset"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -98,6 +99,63 @@ func TestFitProjected(t *testing.T) {
 	if asProjected(back) == nil || !strings.Contains(file, `"projected"`) ||
 		strings.Contains(file, `"models"`) {
 		t.Error("the file does not hold the projected model alone")
+	}
+}
+
+// TestFitProjectedRelevance: classes told apart by one input of six, in bands too narrow
+// for a width shared by all six. The projected search learns per-input widths from the
+// class indices, searches them (their gain over one width is large) and chooses them; with
+// the inputs alike (all six carry the class) it leaves them out.
+func TestFitProjectedRelevance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	bands := func(n int, alike bool) (*mat.Dense, []float64) {
+		x, y := mat.NewDense(n, 6, nil), make([]float64, n)
+		for i := range n {
+			for j := range 6 {
+				x.Set(i, j, 2*rng.Float64()-1)
+			}
+			s := x.At(i, 0)
+			if alike {
+				s = floats.Sum(x.RawRowView(i)) / 6
+			}
+			y[i] = float64(int(math.Floor(3*s+3)) % 3)
+		}
+		return x, y
+	}
+	for _, alike := range []bool{false, true} {
+		x, y := bands(900, alike)
+		var reports []Progress
+		p, err := Fit(x, y, Config{Decomposition: Projected, ActiveSize: 300,
+			Progress: func(pr Progress) { reports = append(reports, pr) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		relevance := false
+		for _, r := range reports {
+			relevance = relevance || strings.Contains(r.SearchKernel, "relevance scaling")
+		}
+		if got := asProjected(p).Scaler.Kind == dataset.ScaleRelevance; relevance == alike ||
+			got == alike {
+			t.Errorf("inputs alike %v: relevance scaling searched %v, chosen %v", alike,
+				relevance, got)
+		}
+		if alike {
+			continue
+		}
+		xt, yt := bands(1000, false)
+		labels, err := p.PredictLabels(xt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		right := 0
+		for i, l := range labels {
+			if l.Label == yt[i] {
+				right++
+			}
+		}
+		if right < 900 {
+			t.Errorf("%d of 1000 test rows right, want 900", right)
+		}
 	}
 }
 

@@ -1,6 +1,8 @@
 package ivm
 
 import (
+	"errors"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/dataset"
@@ -11,11 +13,13 @@ import (
 
 // projectedScalings are the input scalings the projected model's search compares, each
 // with the width its search starts from (search.StartGamma, as the kernel search's): those of
-// projectedScalers and, for a regression of several inputs with ScaleAuto, per-input widths
-// as the regression search weighs its inputs (the relevance scaling; a candidate only,
-// learnt beside the others' searches).
+// projectedScalers and, for several inputs with ScaleAuto, per-input widths as the
+// regression search weighs its inputs, fitted to the targets y (the relevance scaling; a
+// candidate only, learnt beside the others' searches). A classification (classes > 0; 0: a
+// regression) has it for at most relevanceMaxInputs inputs and relevanceMaxClasses classes,
+// and searches it where the widths differ (relevanceMinGain).
 func projectedScalings(x mat.Matrix, y []float64, cfg *Config,
-	regression bool) ([]projected.Scaling, error) {
+	classes int) ([]projected.Scaling, error) {
 	scalers, err := projectedScalers(x, cfg.Scale)
 	if err != nil {
 		return nil, err
@@ -24,17 +28,50 @@ func projectedScalings(x mat.Matrix, y []float64, cfg *Config,
 	for i, sc := range scalers {
 		out[i] = projected.Scaling{Scaler: sc, StartGamma: search.StartGamma(x, sc)}
 	}
-	if _, dim := x.Dims(); regression && cfg.Scale == dataset.ScaleAuto && dim > 1 {
+	_, dim := x.Dims()
+	regression := classes == 0
+	if cfg.Scale == dataset.ScaleAuto && dim > 1 && (regression ||
+		dim <= relevanceMaxInputs && classes <= relevanceMaxClasses) {
 		out = append(out, projected.Scaling{Learn: func() (*dataset.Scaler, float64, error) {
-			rel, _, err := exactgp.RelevanceScaler(x, y, scalers[0], cfg.Learn.Seed)
+			refine := exactgp.RelevanceRefineRows
+			if regression {
+				refine = 0 // searched anyway; refining cost more than it gained (RESULTS.md)
+			}
+			rel, err := exactgp.RelevanceScaler(x, y, scalers[0], cfg.Learn.Seed, refine)
 			if err != nil {
 				return nil, 0, err
 			}
-			return rel, search.StartGamma(x, rel), nil
+			if !regression && rel.Gain < relevanceMinGain {
+				return nil, 0, errAlike
+			}
+			return rel.Scaler, search.StartGamma(x, rel.Scaler), nil
 		}})
 	}
 	return out, nil
 }
+
+// relevanceMaxInputs is the most inputs a classification's projected search learns a
+// relevance scaling for, as the default kernel's per-input widths (engine.DefaultKernel):
+// an image's hundreds of pixels matter alike, and a width each costs the fit and its search
+// much for nothing.
+const relevanceMaxInputs = 32
+
+// relevanceMaxClasses is the most classes a projected search learns a relevance scaling
+// for: the exact GP regresses the class indices, which stand for a few classes but put
+// many arbitrarily near and far (letter's 26 and shuttle's 7 classes gained the scaling
+// marginal likelihood, yet their searches never chose it: bench/RESULTS.md, "Per-input
+// widths for classes").
+const relevanceMaxClasses = 3
+
+// relevanceMinGain is the least log marginal likelihood per row that a classification's
+// per-input widths must gain over one width (exactgp.Relevance.Gain) for their scaling to
+// be searched: below it the inputs matter about alike, the standardised scaling is that
+// case, and a search of the other would cost as much again (bench/RESULTS.md, "Per-input
+// widths for classes").
+const relevanceMinGain = 0.01
+
+// errAlike leaves out a relevance scaling whose inputs matter about alike.
+var errAlike = errors.New("ivm: the inputs matter about alike")
 
 // projectedScalers are the scalings the projected model's search compares: the one
 // asked for, and with ScaleAuto (standardising) the training range's too.

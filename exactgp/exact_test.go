@@ -1,12 +1,15 @@
 package exactgp
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/kern"
 )
 
@@ -132,5 +135,48 @@ func TestExactLearnsRelevance(t *testing.T) {
 	// The targets here are not standardised: the noise variance is 0.01.
 	if fit.noise < 0.005 || fit.noise > 0.02 {
 		t.Errorf("noise variance %v, want about 0.01", fit.noise)
+	}
+}
+
+// RelevanceScaler on more rows than its first fit weights the one input that matters most,
+// reports a gain over one width and refines the fit on all the rows; where the inputs matter
+// alike it reports next to no gain.
+func TestRelevanceScalerGain(t *testing.T) {
+	const n = 500
+	unequal, y := exactData(n, 3, 21)
+	alike := mat.NewDense(n, 3, nil)
+	same := make([]float64, n)
+	rng := rand.New(rand.NewPCG(22, 1))
+	for i := range same {
+		for d := range 3 {
+			alike.Set(i, d, 4*rng.Float64()-2)
+		}
+		same[i] = math.Sin(alike.At(i, 0)+alike.At(i, 1)+alike.At(i, 2)) + 0.1*rng.NormFloat64()
+	}
+	var gains [2]float64
+	for i, c := range []struct {
+		x *mat.Dense
+		y []float64
+	}{{unequal, y}, {alike, same}} {
+		std, err := dataset.FitScaler(c.x, dataset.ScaleStd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, err := RelevanceScaler(c.x, c.y, std, 5, RelevanceRefineRows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 && !strings.Contains(rel.Report.Kernel, fmt.Sprintf("on %d rows", n)) {
+			t.Errorf("report %q: want the fit refined on all %d rows", rel.Report.Kernel, n)
+		}
+		gains[i] = rel.Gain
+		if i == 0 && !(rel.Scaler.Weight[0] == 1 && rel.Scaler.Weight[1] < 0.2) {
+			t.Errorf("weights %v: want the first input's 1, the others' below 0.2",
+				rel.Scaler.Weight)
+		}
+	}
+	if !(gains[0] > 0.05 && gains[1] < 0.01) {
+		t.Errorf("gains over one width %v: want above 0.05 for one relevant input of three, "+
+			"below 0.01 for three alike", gains)
 	}
 }
