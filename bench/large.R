@@ -1,8 +1,10 @@
 # Writes the large public sets of bench/large.sh as CSV files (target first) into the
-# directory given as the first argument. Needs r-cran-aer, r-cran-ggplot2, r-cran-mlbench.
+# directory given as the first argument. Needs r-cran-aer, r-cran-ggplot2, r-cran-mlbench,
+# r-cran-mlmrev, r-cran-cardata, r-cran-dplyr, r-cran-lme4 and r-cran-modeldata.
 args <- commandArgs(trailingOnly = TRUE)
 out <- function(d, name) write.csv(d, file.path(args[1], paste0(name, ".csv")), row.names = FALSE)
-suppressMessages({library(AER); library(ggplot2); library(mlbench)})
+suppressMessages({library(AER); library(ggplot2); library(mlbench); library(mlmRev)
+  library(carData); library(dplyr); library(lme4); library(modeldata)})
 data(Fertility); f <- Fertility
 out(data.frame(morekids = as.integer(f$morekids == "yes"), g1 = as.integer(f$gender1 == "male"),
   g2 = as.integer(f$gender2 == "male"), age = f$age, afam = as.integer(f$afam == "yes"),
@@ -28,3 +30,30 @@ out(data.frame(smoker = as.integer(b$smoker == "yes"), ban = as.integer(b$ban ==
 data(CPSSW8); w <- CPSSW8
 out(data.frame(le = log(w$earnings), female = as.integer(w$gender == "female"), age = w$age,
   region = as.integer(w$region), edu = w$education), "cpssw8")
+data(Chem97); c <- Chem97
+out(data.frame(score = as.integer(factor(c$score)), female = as.integer(c$gender == "F"),
+  age = c$age, gcse = c$gcsescore, gcnt = c$gcsecnt), "chem97")
+data(GSSvocab); g <- GSSvocab
+out(data.frame(vocab = g$vocab, year = as.integer(as.character(g$year)),
+  female = as.integer(g$gender == "female"), native = as.integer(g$nativeBorn == "yes"),
+  age = g$age, educ = g$educ), "gssvocab")
+data(MplsStops); m <- MplsStops
+m <- m[m$problem == "suspicious" | m$problem == "traffic", ]
+out(data.frame(search = as.integer(m$vehicleSearch == "YES"),
+  susp = as.integer(m$problem == "suspicious"), race = as.integer(m$race),
+  gender = as.integer(m$gender), lat = m$lat, long = m$long,
+  precinct = as.integer(m$policePrecinct), hour = as.POSIXlt(m$date)$hour,
+  wday = as.POSIXlt(m$date)$wday), "mplsstops")
+data(InstEval); e <- InstEval
+out(data.frame(y = as.integer(e$y), studage = as.integer(e$studage),
+  lectage = as.integer(e$lectage), service = as.integer(e$service == "1"),
+  dept = as.integer(e$dept)), "insteval")
+data(storms); st <- as.data.frame(storms)
+out(data.frame(status = as.integer(factor(st$status)), year = st$year, month = st$month,
+  day = st$day, hour = st$hour, lat = st$lat, long = st$long), "storms")
+data(Vocab); v <- Vocab
+out(data.frame(vocab = v$vocabulary, year = v$year, female = as.integer(v$sex == "Female"),
+  educ = v$education), "vocab")
+data(check_times); ct <- as.data.frame(check_times)
+ct <- ct[, sapply(ct, is.numeric)]
+out(data.frame(lt = log(ct$check_time), ct[, setdiff(names(ct), "check_time")]), "checktimes")

@@ -5,7 +5,9 @@
 # 95 % coverage for regression), training CPU and peak RSS.
 #
 #   bash bench/large.sh [DIR] [SET...]     sets: fertility60k fertility smokeban cps1988
-#                                          cpssw8 diamonds shuttle letter (default: all)
+#                                          cpssw8 diamonds shuttle letter chem97 gssvocab
+#                                          mplsstops insteval storms vocab checktimes
+#                                          (default: all)
 #   LARGE_LIBSVM=0 bash bench/large.sh     without libsvm (its fits take the longest)
 #   LARGE_LIBSVM_TIMEOUT=S                 seconds one svm-train may take (default 1800)
 #
@@ -19,6 +21,13 @@
 #   diamonds      ggplot2's diamonds, log price (regression, 9 inputs): 40 000 / 13 940
 #   shuttle       mlbench's Shuttle (7 classes, 80 % one): 43 500 / 14 500
 #   letter        mlbench's LetterRecognition (26 classes, 16 inputs): 15 000 / 5 000
+#   chem97        mlmRev's Chem97, A-level score (6 ordered classes, 4 inputs): 25 000 / 6 022
+#   gssvocab      carData's GSSvocab, vocabulary 0-10 (regression, 5 inputs): 22 000 / 5 360
+#   mplsstops     carData's MplsStops, vehicle searched (binary, 8 inputs): 40 000 / 3 638
+#   insteval      lme4's InstEval, rating 1-5 (5 classes, 4 inputs, little signal): 60 000 / 13 421
+#   storms        dplyr's storms, status (3 classes; date, hour and place): 9 000 / 2 859
+#   vocab         carData's Vocab, vocabulary (regression, 3 inputs): 24 000 / 6 351
+#   checktimes    modeldata's check_times, log time (regression, 23 inputs): 10 500 / 3 126
 #
 # ivm: `ivm train -quiet TRAIN MODEL` (regression sets add -noise gaussian, their targets
 # being numbers) and `ivm predict -prob`; its CPU is the training process's (GNU time).
@@ -30,19 +39,27 @@ cd "$(dirname "$0")/.."
 dir=${1:-bench/out/large}
 shift || true
 sets=("$@")
-((${#sets[@]})) || sets=(fertility60k fertility smokeban cps1988 cpssw8 diamonds shuttle letter)
+((${#sets[@]})) || sets=(fertility60k fertility smokeban cps1988 cpssw8 diamonds shuttle letter
+	chem97 gssvocab mplsstops insteval storms vocab checktimes)
 mkdir -p "$dir"
-bench_install r-base-core r-cran-aer r-cran-ggplot2 r-cran-mlbench libsvm-tools python3-sklearn time bc
-[ -f "$dir/cpssw8.csv" ] || Rscript bench/large.R "$dir"
+bench_install r-base-core r-cran-aer r-cran-ggplot2 r-cran-mlbench r-cran-mlmrev r-cran-cardata \
+	r-cran-dplyr r-cran-lme4 r-cran-modeldata libsvm-tools python3-sklearn time bc
+[ -f "$dir/checktimes.csv" ] || Rscript bench/large.R "$dir"
 go build -o "$dir/ivm" ./cmd/ivm
 
 declare -A src=([fertility60k]=fertility [fertility]=fertility [smokeban]=smokeban
 	[cpssw8]=cpssw8 [cps1988]=cps1988
-	[diamonds]=diamonds [shuttle]=shuttle [letter]=letter)
+	[diamonds]=diamonds [shuttle]=shuttle [letter]=letter [chem97]=chem97 [gssvocab]=gssvocab
+	[mplsstops]=mplsstops [insteval]=insteval [storms]=storms [vocab]=vocab
+	[checktimes]=checktimes)
 declare -A sizes=([fertility60k]="60000 20000" [fertility]="200000 60000" [smokeban]="7000 3000"
 	[cpssw8]="45000 16395" [cps1988]="19700 9000"
-	[diamonds]="40000 14000" [shuttle]="43500 14500" [letter]="15000 5000")
-declare -A kind=([cps1988]=reg [cpssw8]=reg [diamonds]=reg)
+	[diamonds]="40000 14000" [shuttle]="43500 14500" [letter]="15000 5000"
+	[chem97]="25000 6022" [gssvocab]="22000 6867" [mplsstops]="40000 11920"
+	[insteval]="60000 13421" [storms]="9000 2859" [vocab]="24000 6351"
+	[checktimes]="10500 3126")
+declare -A kind=([cps1988]=reg [cpssw8]=reg [diamonds]=reg [gssvocab]=reg [vocab]=reg
+	[checktimes]=reg)
 
 results="$dir/results.txt"
 : >"$results"
