@@ -256,7 +256,7 @@ func fitFinal(x mat.Matrix, t Targets, pk pick, m int, val, rest []int,
 	if err != nil {
 		return nil, err
 	}
-	centres, err := finalCentres(x, pk, m, rest)
+	centres, centreRows, err := finalCentres(x, pk, m, rest)
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +279,7 @@ func fitFinal(x mat.Matrix, t Targets, pk pick, m int, val, rest []int,
 	}
 	res := &Result{Model: &Model{Kernel: spec, Lambda: pk.lambda, Centres: centres, Weights: w,
 		k: k}, Scaler: pk.scaler}
-	if err := res.calibrateLeftOut(sys, x, t, val, rest); err != nil {
+	if err := res.calibrateLeftOut(sys, x, t, calibrationRows(val, rest, centreRows)); err != nil {
 		return nil, err
 	}
 	res.checkFinal(jit, t)
@@ -290,26 +290,51 @@ func fitFinal(x mat.Matrix, t Targets, pk pick, m int, val, rest []int,
 }
 
 // calibrateLeftOut calibrates res's model, whose factorised system of every row is sys, on
-// the leave-one-out latents of the held-out rows val and more of rest (calibrationRows).
-func (res *Result) calibrateLeftOut(sys *system, x mat.Matrix, t Targets,
-	val, rest []int) error {
+// the leave-one-out latents of the rows cal, and compares it with the constant predictor
+// fitted to the others.
+func (res *Result) calibrateLeftOut(sys *system, x mat.Matrix, t Targets, cal []int) error {
 	pr := res.Model
-	cal, others := calibrationRows(val, rest)
 	xc, err := subset.Scaled(x, res.Scaler, cal)
 	if err != nil {
 		return err
 	}
 	f := sys.leaveOneOut(xc, t.codes(cal), pr.Weights,
 		func(dst, xr *mat.Dense) { pr.k.K(dst, xr, pr.Centres) })
-	return res.calibrateHeldOut(f, t, cal, others)
+	return res.calibrateHeldOut(f, t, cal, others(t.rows(), cal))
 }
 
 // calibrationRows returns the rows whose leave-one-out latents calibrate the final model:
-// the held-out rows val and as many of rest as make calRows, leaving at least a fifth of the
-// rows for the constant predictor the model is compared with (others).
-func calibrationRows(val, rest []int) (cal, others []int) {
-	extra := max(0, min(calRows-len(val), len(rest)-(len(val)+len(rest))/5))
-	return append(slices.Clone(val), rest[:extra]...), rest[extra:]
+// the held-out rows val and as many of rest as make calRows, none of them a centre (a
+// centre's latent left out still has a kernel column of its own, as no test row does),
+// leaving at least a fifth of the rows for the constant predictor it is compared with.
+func calibrationRows(val, rest, centres []int) []int {
+	isCentre := make(map[int]bool, len(centres))
+	for _, r := range centres {
+		isCentre[r] = true
+	}
+	cal := slices.Clone(val)
+	keep := (len(val) + len(rest)) * 4 / 5
+	for i := len(rest) - 1; i >= 0 && len(cal) < min(calRows, keep); i-- {
+		if !isCentre[rest[i]] {
+			cal = append(cal, rest[i])
+		}
+	}
+	return cal
+}
+
+// others returns the rows 0…n−1 not in rows.
+func others(n int, rows []int) []int {
+	in := make([]bool, n)
+	for _, r := range rows {
+		in[r] = true
+	}
+	out := make([]int, 0, n-len(rows))
+	for r, ok := range in {
+		if !ok {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // checkFinal warns where the final system needed a large jitter (jit) and turns the model

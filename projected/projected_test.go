@@ -159,6 +159,31 @@ func TestLeaveOneOut(t *testing.T) {
 	}
 }
 
+// TestCalibrationRows: the held-out rows and then rows of the rest from its end, never a
+// centre, at most calRows, and a fifth of the rows left for the constant predictor.
+func TestCalibrationRows(t *testing.T) {
+	for _, n := range []int{100, 3000, 40000} {
+		perm := rand.New(rand.NewPCG(uint64(n), 1)).Perm(n)
+		nv := min(n/5, valRows)
+		val, rest := perm[:nv], perm[nv:]
+		centres := rest[:min(len(rest), n/3)]
+		cal := calibrationRows(val, rest, centres)
+		if !slices.Equal(cal[:nv], val) {
+			t.Errorf("n %d: the calibration rows do not begin with the held-out rows", n)
+		}
+		for _, r := range cal {
+			if slices.Contains(centres, r) {
+				t.Fatalf("n %d: row %d is a centre", n, r)
+			}
+		}
+		want := min(calRows, n*4/5, nv+len(rest)-len(centres))
+		if len(cal) != want || len(others(n, cal)) != n-want {
+			t.Errorf("n %d: %d calibration rows, %d others; want %d", n, len(cal),
+				len(others(n, cal)), want)
+		}
+	}
+}
+
 // TestScoreMapGradient checks the score map's objective gradient by central differences.
 func TestScoreMapGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))

@@ -205,18 +205,19 @@ func kernelSpec(gamma float64) string {
 	return "rbf(gamma=" + strconv.FormatFloat(gamma, 'g', -1, 64) + ",variance=1)"
 }
 
-// finalCentres returns the final fit's m centres, scaled rows of x: the first m distinct
-// rows of rest, which is in random order. (The IVM's information-gain selection from a
+// finalCentres returns the final fit's m centres, scaled rows of x, and their rows: the
+// first m distinct rows of rest, which is in random order. (The IVM's information-gain selection from a
 // pool of 4m rows was measured against them at the same m and kept out: equal on
 // classification at several times the cost, mixed on regression; bench/RESULTS.md.)
-func finalCentres(x mat.Matrix, pk pick, m int, rest []int) (*mat.Dense, error) {
+func finalCentres(x mat.Matrix, pk pick, m int, rest []int) (*mat.Dense, []int, error) {
 	// The inputs are scaled a block at a time, never all at once.
-	pool, err := subset.Scaled(x, pk.scaler, rest[:min(len(rest), 2*m)])
+	drawn := rest[:min(len(rest), 2*m)]
+	pool, err := subset.Scaled(x, pk.scaler, drawn)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return subset.Dense(pool,
-		distinctRows(pool, subset.All(len(rest[:min(len(rest), 2*m)])), m)), nil
+	idx := distinctRows(pool, subset.All(len(drawn)), m)
+	return subset.Dense(pool, idx), subset.Of(drawn, idx), nil
 }
 
 // distinctRows returns the first k of the rows perm lists (rows of x) that repeat no row
