@@ -58,9 +58,7 @@ const relevanceMaxInputs = 32
 
 // relevanceMaxClasses is the most classes a projected search learns a relevance scaling
 // for: the exact GP regresses the class indices, which stand for a few classes but put
-// many arbitrarily near and far (letter's 26 and shuttle's 7 classes gained the scaling
-// marginal likelihood, yet their searches never chose it: bench/RESULTS.md, "Per-input
-// widths for classes").
+// many near and far at random (bench/RESULTS.md, "Per-input widths for classes").
 const relevanceMaxClasses = 3
 
 // relevanceMinGain is the least log marginal likelihood per row that a classification's

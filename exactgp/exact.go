@@ -381,10 +381,10 @@ func fitExact(e *exactGP, ard bool) (*exactFit, error) {
 			"is not positive definite", n)
 	}
 	fit.evals = int(evals.Load())
-	if len(th) > len(iso) {
-		ard := e.eval(th, nil)
+	if len(th) > len(iso) { // fitARD ran, and left e.ard set
+		perInput := e.eval(th, nil)
 		e.ard = false
-		fit.gain = max(0, (e.eval(iso, nil)-ard)/float64(n))
+		fit.gain = max(0, (e.eval(iso, nil)-perInput)/float64(n))
 		e.ard = true
 	}
 	return fit, nil
@@ -514,8 +514,8 @@ const (
 	relevanceRefineIter = 30
 	// relevanceRefineGain is the least gain per row over one width (Relevance.Gain) on the
 	// first rows for which a fit is refined: a tenth of what the projected search asks of
-	// the refined fit, for the first rows' neighbours are few (storms: 0.005 on 400 rows,
-	// 0.05 on 1 000); where the inputs matter alike the refinement is not paid for.
+	// the refined fit, for 400 rows hold few neighbours; where the inputs matter alike the
+	// refinement is not paid for (bench/RESULTS.md, "Per-input widths for classes").
 	relevanceRefineGain = 0.001
 	// relevanceGainIter bounds the iterations of the one-width fit that isotropicGain
 	// compares with.
@@ -541,10 +541,10 @@ const RelevanceRefineRows = 1000
 // by its relevance to the regression targets y: ℓ_min/ℓ_d, from the exact GP's per-input
 // length scales (fitARD) on at most relevanceRows rows drawn with seed, then, where refine
 // is more and they gain at least relevanceRefineGain over one width, refined on up to
-// refine rows. The search, whose kernel has one width for every
-// input, then weighs this scaling against the others on its held-out rows: where most
-// inputs do not matter (one relevant input among eight, 2 000 synthetic rows) standardised
-// inputs drown the one that does and the search's best kernel predicted about the mean.
+// refine rows. The search, whose kernel has one width for every input, then weighs this
+// scaling against the others on its held-out rows: where most inputs do not matter (one
+// relevant input among eight, 2 000 synthetic rows) standardised inputs drown the one that
+// does and the search's best kernel predicted about the mean.
 func RelevanceScaler(x mat.Matrix, y []float64, std *dataset.Scaler,
 	seed uint64, refine int) (Relevance, error) {
 	n, _ := x.Dims()

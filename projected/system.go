@@ -263,14 +263,15 @@ func (s *system) leaveOneOut(xs *mat.Dense, y, w *mat.Dense,
 		hi := min(n, lo+blockRows)
 		kv := kb.Slice(0, hi-lo, 0, m).(*mat.Dense)
 		inParts(hi-lo, func(plo, phi int) {
-			kxc(kv.Slice(plo, phi, 0, m).(*mat.Dense), xs.Slice(lo+plo, lo+phi, 0, dim).(*mat.Dense))
+			kxc(kv.Slice(plo, phi, 0, m).(*mat.Dense),
+				xs.Slice(lo+plo, lo+phi, 0, dim).(*mat.Dense))
 		})
 		f := out.Slice(lo, hi, 0, classes).(*mat.Dense)
 		f.Mul(kv, w)
 		buf = rowdot.SolveUpperRight(kv.RawMatrix(), u, buf)
 		for i := range hi - lo {
 			v := kv.RawRowView(i)
-			h := min(floats.Dot(v, v), 1-1e-9)
+			h := min(floats.Dot(v, v), 1-1e-9) // below 1 but for rounding: λK_mm > 0
 			fi, yi := f.RawRowView(i), y.RawRowView(lo+i)
 			for c := range fi {
 				fi[c] = yi[c] - (yi[c]-fi[c])/(1-h)
