@@ -35,7 +35,7 @@ func projectedScalings(x mat.Matrix, y []float64, cfg *Config,
 		out = append(out, projected.Scaling{Learn: func() (*dataset.Scaler, float64, error) {
 			refine := exactgp.RelevanceRefineRows
 			if regression {
-				refine = 0 // searched anyway; refining cost more than it gained (RESULTS.md)
+				refine = 0 // searched anyway, and refining cost more than it gained
 			}
 			rel, err := exactgp.RelevanceScaler(x, y, scalers[0], cfg.Learn.Seed, refine)
 			if err != nil {

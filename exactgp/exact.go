@@ -352,8 +352,9 @@ type exactFit struct {
 	evals int
 	// looMean and looVar are the leave-one-out predictive means and variances.
 	looMean, looVar []float64
-	// gain is the objective per row the per-input scales gain over the one-scale optimum.
-	gain float64
+	// objective is e's objective at th; gain is the objective per row the per-input scales
+	// gain over the one-scale optimum.
+	objective, gain float64
 }
 
 // fitExact maximises the marginal likelihood of e's standardised targets given its scaled
@@ -382,9 +383,8 @@ func fitExact(e *exactGP, ard bool) (*exactFit, error) {
 	}
 	fit.evals = int(evals.Load())
 	if len(th) > len(iso) { // fitARD ran, and left e.ard set
-		perInput := e.eval(th, nil)
 		e.ard = false
-		fit.gain = max(0, (e.eval(iso, nil)-perInput)/float64(n))
+		fit.gain = max(0, (e.eval(iso, nil)-fit.objective)/float64(n))
 		e.ard = true
 	}
 	return fit, nil
@@ -418,7 +418,8 @@ var errNotPD = errors.New("ivm: the kernel matrix is not positive definite")
 
 // fitAt returns the fit at the parameters th, with its leave-one-out predictions.
 func (e *exactGP) fitAt(th []float64) (*exactFit, error) {
-	if math.IsInf(e.eval(th, nil), 0) {
+	objective := e.eval(th, nil)
+	if math.IsInf(objective, 0) {
 		return nil, errNotPD
 	}
 	// The leave-one-out predictions need only K⁻¹'s diagonal, (K⁻¹)_ii = Σ_k (U⁻¹)_ik².
@@ -427,7 +428,7 @@ func (e *exactGP) fitAt(th []float64) (*exactFit, error) {
 	signal, bias, noise := exactVariances(th)
 	fit := &exactFit{signal: signal, bias: bias, noise: noise,
 		length: e.lengths(th), th: slices.Clone(th), looMean: make([]float64, n),
-		looVar: make([]float64, n)}
+		looVar: make([]float64, n), objective: objective}
 	for i, y := range e.y {
 		row := e.uinv[i*n+i : (i+1)*n]
 		v := 1 / floats.Dot(row, row)
@@ -563,7 +564,7 @@ func RelevanceScaler(x mat.Matrix, y []float64, std *dataset.Scaler,
 			return Relevance{}, err
 		}
 		if refined, ok := more.refine(fit); ok {
-			e, fit, gain = more, refined, more.isotropicGain(refined.th)
+			e, fit, gain = more, refined, more.isotropicGain(refined)
 		}
 	}
 	lmin := slices.Min(fit.length)
@@ -608,16 +609,15 @@ func (e *exactGP) refine(fit *exactFit) (*exactFit, bool) {
 	return refined, true
 }
 
-// isotropicGain is the objective per row that e's per-input parameters th gain over a
-// single length scale, fitted from th's common one for at most relevanceGainIter
-// iterations (0 where that fit fails): a gain a little overstated where that fit has not
-// converged, and cheap.
-func (e *exactGP) isotropicGain(th []float64) float64 {
+// isotropicGain is the objective per row that fit, of e's rows, gains over a single length
+// scale, fitted from fit's common one for at most relevanceGainIter iterations (0 where that
+// fit fails): a gain a little overstated where that fit has not converged, and cheap.
+func (e *exactGP) isotropicGain(fit *exactFit) float64 {
 	iso := newExactGP(e.x, e.y)
 	var evals atomic.Int64
-	thIso, err := iso.minimise(slices.Clone(th[:4]), relevanceGainIter, &evals)
+	thIso, err := iso.minimise(slices.Clone(fit.th[:4]), relevanceGainIter, &evals)
 	if err != nil {
 		return 0
 	}
-	return max(0, (iso.eval(thIso, nil)-e.eval(th, nil))/float64(len(e.y)))
+	return max(0, (iso.eval(thIso, nil)-fit.objective)/float64(len(e.y)))
 }

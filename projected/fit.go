@@ -279,7 +279,8 @@ func fitFinal(x mat.Matrix, t Targets, pk pick, m int, val, rest []int,
 	}
 	res := &Result{Model: &Model{Kernel: spec, Lambda: pk.lambda, Centres: centres, Weights: w,
 		k: k}, Scaler: pk.scaler}
-	if err := res.calibrateLeftOut(sys, x, t, calibrationRows(val, rest, centreRows)); err != nil {
+	cal := calibrationRows(val, rest, centreRows)
+	if err := res.calibrateLeftOut(sys, x, t, cal); err != nil {
 		return nil, err
 	}
 	res.checkFinal(jit, t)

@@ -503,8 +503,8 @@ func randomShare(strategy string) (float64, error) {
 	}
 	p, err := strconv.Atoi(strings.TrimPrefix(strategy, "mix"))
 	if !strings.HasPrefix(strategy, "mix") || err != nil || p < 1 || p > 99 {
-		return 0, fmt.Errorf("-strategies: %q is not active, epig, bald, random or mixP (P from 1 "+
-			"to 99)", strategy)
+		return 0, fmt.Errorf("-strategies: %q is not active, epig, bald, random or mixP "+
+			"(P from 1 to 99)", strategy)
 	}
 	return float64(p) / 100, nil
 }
