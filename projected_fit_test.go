@@ -206,9 +206,15 @@ func TestLoadRefusesMalformedProjected(t *testing.T) {
 		"score map": {func(f, pj map[string]any) { pj["score_mix"] = pj["score_mix"].([]any)[1:] },
 			"score map"},
 		"score offset": {func(f, pj map[string]any) { pj["score_offset"] = []any{} }, "offsets"},
-		"lambda":       {func(f, pj map[string]any) { pj["lambda"] = -1.0 }, "λ"},
-		"kernel":       {func(f, pj map[string]any) { pj["kernel_spec"] = "nonsense(" }, "kernel"},
-		"no softmax":   {func(f, pj map[string]any) { delete(f, "softmax") }, "softmax"},
+		"log weights": {func(f, pj map[string]any) {
+			pj["score_log_weight"], pj["score_log_floor"] = []any{1.0, 1.0}, 1e-3
+		}, "log weights"},
+		"log floor": {func(f, pj map[string]any) {
+			pj["score_log_weight"], pj["score_log_floor"] = []any{1.0, 1.0, 1.0, 1.0}, 0.0
+		}, "log floor"},
+		"lambda":     {func(f, pj map[string]any) { pj["lambda"] = -1.0 }, "λ"},
+		"kernel":     {func(f, pj map[string]any) { pj["kernel_spec"] = "nonsense(" }, "kernel"},
+		"no softmax": {func(f, pj map[string]any) { delete(f, "softmax") }, "softmax"},
 		"two classes": {func(f, pj map[string]any) { f["classes"] = []any{1.0, 2.0} },
 			"per class"},
 		"other models": {func(f, pj map[string]any) { f["models"] = []any{map[string]any{}} },

@@ -23,15 +23,33 @@ import (
 // chooses among scoreRidges, or the temperature alone where that predicts the other fold
 // better. Where classes are confused it lowers the test log loss well below the temperature
 // alone's (bench/RESULTS.md records the runs).
+//
+// The same cross-validation may add the latents' log probabilities to the map's inputs,
+// z_c = (f·Mix)_c + b_c·ln q_c(f) + Offset_c with q(f) = max((f + 1)/2, logFloor), the
+// codes' estimate of each class's probability and b = LogWeight: a linear map of f cannot
+// follow probabilities of a few per cent, whose odds differ tenfold where f barely moves (a
+// rare class, a class the inputs tell apart only weakly), and a power of q can. One weight
+// a class, not a second matrix: the matrix's k² more weights cost a 26-class map several
+// times the fit for nothing (bench/RESULTS.md).
 
 // scoreRidges are the penalties ρ the cross-validation chooses from.
 var scoreRidges = []float64{1e-4, 1e-3, 1e-2}
 
-// scoreMap is a projected model's map from latents to class scores (Model.Mix and Offset).
+// logFloor is the least class probability q(f) the log inputs tell apart: below a few rows
+// in a thousand the codes' regression does not estimate a probability.
+const logFloor = 1e-3
+
+// scoreMap is a projected model's map from latents to class scores (Model.Mix, Offset,
+// LogWeight and LogFloor).
 type scoreMap struct {
-	mix    *mat.Dense // classes × classes
-	offset []float64
+	mix       *mat.Dense // classes × classes
+	offset    []float64
+	logWeight []float64 // a weight a class, or nil: no log inputs
+	floor     float64   // q's floor where logWeight is set
 }
+
+// logProb is ln q(f), the log input of latent f with the given floor.
+func logProb(f, floor float64) float64 { return math.Log(max((f+1)/2, floor)) }
 
 // scores returns the class scores of latents f (one row).
 func (sm scoreMap) scores(f []float64) []float64 {
@@ -46,6 +64,9 @@ func (sm scoreMap) scoresTo(z, f []float64) []float64 {
 	for j, v := range f {
 		floats.AddScaled(z, v, mix.Data[j*mix.Stride:j*mix.Stride+k])
 	}
+	for c, b := range sm.logWeight {
+		z[c] += b * logProb(f[c], sm.floor)
+	}
 	return z
 }
 
@@ -55,7 +76,7 @@ func temperatureMap(a float64, k int) scoreMap {
 	for c := range k {
 		mix.Set(c, c, a)
 	}
-	return scoreMap{mix, make([]float64, k)}
+	return scoreMap{mix: mix, offset: make([]float64, k)}
 }
 
 // mapLoss is the mean −ln p(class) of the rows of f under map sm and label noise eps.
@@ -76,36 +97,62 @@ func mapRowLosses(sm scoreMap, f *mat.Dense, cls []int, eps float64) []float64 {
 	return out
 }
 
-// fitScoreMap fits the map to latents f of classes cls with penalty rho towards a·I.
-func fitScoreMap(f *mat.Dense, cls []int, a, rho float64) (scoreMap, error) {
-	_, k := f.Dims()
-	x0 := temperatureMap(a, k)
-	w0 := append(append([]float64(nil), x0.mix.RawMatrix().Data...), x0.offset...)
-	r, err := optimize.Minimize(scoreMapObjective(f, cls, x0, rho), w0,
+// fitScoreMap fits the map to latents f of classes cls with penalty rho towards a·I, with
+// the log inputs where logs is set.
+func fitScoreMap(f *mat.Dense, cls []int, a, rho float64, logs bool) (scoreMap, error) {
+	n, k := f.Dims()
+	var l *mat.Dense
+	size := k*k + k // Mix row-major, then Offset, then (logs) LogWeight
+	if logs {
+		l = mat.NewDense(n, k, nil)
+		for i := range n {
+			for c, v := range f.RawRowView(i) {
+				l.Set(i, c, logProb(v, logFloor))
+			}
+		}
+		size += k
+	}
+	w0 := make([]float64, size)
+	for c := range k {
+		w0[c*k+c] = a
+	}
+	r, err := optimize.Minimize(scoreMapObjective(f, l, cls, w0, rho), w0,
 		optimize.Options{Method: optimize.MethodLBFGS, MaxIter: 500, GradTol: 1e-7})
 	if err != nil {
 		return scoreMap{}, err
 	}
-	return scoreMap{mat.NewDense(k, k, r.X[:k*k]), r.X[k*k:]}, nil
+	sm := scoreMap{mix: mat.NewDense(k, k, r.X[:k*k]), offset: r.X[k*k : k*k+k]}
+	if logs {
+		sm.logWeight, sm.floor = r.X[k*k+k:], logFloor
+	}
+	return sm, nil
 }
 
-// scoreMapObjective is fitScoreMap's objective of the map's parameters w (Mix row-major, then
-// Offset): the mean −ln p(class) of latents f plus rho(‖Mix − x0.mix‖² + ‖Offset‖²),
-// and its gradient into grad when grad is not nil. The offsets are drawn towards 0 too: a class
-// absent from the rows would otherwise have its offset driven without bound.
-func scoreMapObjective(f *mat.Dense, cls []int, x0 scoreMap, rho float64) func(w,
+// scoreMapObjective is fitScoreMap's objective of the map's parameters w (Mix row-major,
+// Offset, then LogWeight where l, the log inputs of the rows of latents f, is not nil):
+// the mean −ln p(class) of the rows plus rho‖w − w0‖², and its gradient into grad when grad
+// is not nil. The offsets are drawn towards 0 too: a class absent from the rows would
+// otherwise have its offset driven without bound.
+func scoreMapObjective(f, l *mat.Dense, cls []int, w0 []float64, rho float64) func(w,
 	grad []float64) float64 {
 	n, k := f.Dims()
 	z := make([]float64, k)
 	return func(w, grad []float64) float64 {
-		sm := scoreMap{mat.NewDense(k, k, w[:k*k]), w[k*k:]}
 		if grad != nil {
 			clear(grad)
 		}
 		sum := 0.0
 		for i, c := range cls {
 			fi := f.RawRowView(i)
-			sm.scoresTo(z, fi)
+			copy(z, w[k*k:k*k+k])
+			for j, v := range fi {
+				floats.AddScaled(z, v, w[j*k:(j+1)*k])
+			}
+			if l != nil {
+				for j, v := range l.RawRowView(i) {
+					z[j] += w[k*k+k+j] * v
+				}
+			}
 			calib.Softmax(z, 1)
 			sum -= math.Log(z[c])
 			if grad == nil {
@@ -115,14 +162,16 @@ func scoreMapObjective(f *mat.Dense, cls []int, x0 scoreMap, rho float64) func(w
 			for j, v := range fi {
 				floats.AddScaled(grad[j*k:(j+1)*k], v/float64(n), z)
 			}
-			floats.AddScaled(grad[k*k:], 1/float64(n), z)
+			floats.AddScaled(grad[k*k:k*k+k], 1/float64(n), z)
+			if l != nil {
+				for j, v := range l.RawRowView(i) {
+					grad[k*k+k+j] += z[j] * v / float64(n)
+				}
+			}
 		}
 		pen := 0.0
 		for i, v := range w {
-			d := v // the offsets, drawn towards 0
-			if i < k*k {
-				d -= x0.mix.RawMatrix().Data[i]
-			}
+			d := v - w0[i]
 			pen += d * d
 			if grad != nil {
 				grad[i] += 2 * rho * d
@@ -161,18 +210,20 @@ func calibrate(f *mat.Dense, cls []int) (scoreMap, float64, []float64, error) {
 	if err != nil {
 		return scoreMap{}, 0, nil, err
 	}
-	best, chosen := floats.Sum(bestRows), math.Inf(1)
-	for _, rho := range scoreRidges {
-		rows, err := cv(func(g *mat.Dense, c []int) (scoreMap, error) {
-			return fitScoreMap(g, c, temp.a, rho)
-		})
-		if err == nil && floats.Sum(rows) < best {
-			best, bestRows, chosen = floats.Sum(rows), rows, rho
+	best, chosen, logs := floats.Sum(bestRows), math.Inf(1), false
+	for _, withLogs := range []bool{false, true} {
+		for _, rho := range scoreRidges {
+			rows, err := cv(func(g *mat.Dense, c []int) (scoreMap, error) {
+				return fitScoreMap(g, c, temp.a, rho, withLogs)
+			})
+			if err == nil && floats.Sum(rows) < best {
+				best, bestRows, chosen, logs = floats.Sum(rows), rows, rho, withLogs
+			}
 		}
 	}
 	sm := temperatureMap(temp.a, k)
 	if !math.IsInf(chosen, 1) {
-		if sm, err = fitScoreMap(f, cls, temp.a, chosen); err != nil {
+		if sm, err = fitScoreMap(f, cls, temp.a, chosen, logs); err != nil {
 			return scoreMap{}, 0, nil, err
 		}
 	}
@@ -206,7 +257,7 @@ func (res *Result) calibrateHeldOut(f *mat.Dense, t Targets, val, rest []int) er
 	if err != nil {
 		return fmt.Errorf("ivm: calibrating the projected model: %w", err)
 	}
-	pr.Mix, pr.Offset = sm.mix, sm.offset
+	pr.setScoreMap(sm)
 	res.LabelNoise = eps
 	res.Baseline = calib.NewBaseline(heldOut, t.priorLosses(val, rest))
 	return nil

@@ -16,6 +16,8 @@ type File struct {
 	Lambda     float64     `json:"lambda"`
 	Mix        [][]float64 `json:"score_mix"`
 	Offset     []float64   `json:"score_offset"`
+	LogWeight  []float64   `json:"score_log_weight,omitempty"`
+	LogFloor   float64     `json:"score_log_floor,omitempty"`
 	Centres    [][]float64 `json:"centres"`
 	Weights    [][]float64 `json:"weights"`
 	NoiseVar   float64     `json:"noise_variance,omitempty"`
@@ -32,8 +34,8 @@ func Encode(pr *Model) *File {
 		return out
 	}
 	return &File{KernelSpec: pr.Kernel, Lambda: pr.Lambda, Mix: rows(pr.Mix),
-		Offset: pr.Offset, Centres: rows(pr.Centres), Weights: rows(pr.Weights),
-		NoiseVar: pr.NoiseVar}
+		Offset: pr.Offset, LogWeight: pr.LogWeight, LogFloor: pr.LogFloor,
+		Centres: rows(pr.Centres), Weights: rows(pr.Weights), NoiseVar: pr.NoiseVar}
 }
 
 // Decode rebuilds a projected model of the given number of classes (a regression: 1) from
@@ -79,7 +81,8 @@ func Decode(in *File, classes int) (*Model, error) {
 		return out
 	}
 	pr, err := newModel(in.KernelSpec, in.Lambda, dense(in.Centres, dim),
-		dense(in.Weights, classes), scoreMap{dense(in.Mix, classes), in.Offset})
+		dense(in.Weights, classes), scoreMap{mix: dense(in.Mix, classes), offset: in.Offset,
+			logWeight: in.LogWeight, floor: in.LogFloor})
 	if err != nil {
 		return nil, err
 	}

@@ -372,10 +372,11 @@ func (res *Result) useConstant(t Targets) {
 	if t.regression() {
 		pr.NoiseVar = 1
 	} else {
-		pr.Mix = mat.NewDense(k, k, nil)
+		offset := make([]float64, k)
 		for c, f := range calib.ClassPriors(t.cls, k) {
-			pr.Offset[c] = math.Log(f)
+			offset[c] = math.Log(f)
 		}
+		pr.setScoreMap(scoreMap{mix: mat.NewDense(k, k, nil), offset: offset})
 		res.LabelNoise = 0
 		what = "the class frequencies"
 	}

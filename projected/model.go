@@ -25,9 +25,12 @@ type Model struct {
 	Centres, Weights *mat.Dense
 	// Mix (classes × classes) and Offset map the latents f to the class scores
 	// z = f·Mix + Offset, whose softmax p ∝ exp(z) are the class probabilities before
-	// the label noise (calib.go).
-	Mix    *mat.Dense
-	Offset []float64
+	// the label noise (calib.go). Where LogWeight (one a class) is set, score c adds
+	// LogWeight_c·ln q_c(f), q(f) = max((f + 1)/2, LogFloor) elementwise.
+	Mix       *mat.Dense
+	Offset    []float64
+	LogWeight []float64
+	LogFloor  float64
 	// NoiseVar is a regression's predictive variance, the same at every input (0 for
 	// classification): the system's factor is not kept, so the latent's own variance is
 	// folded into it, as the held-out residuals measured it.
@@ -58,6 +61,19 @@ func newModel(spec string, lambda float64, centres, weights *mat.Dense,
 	if err := finite("projected model's score offset", sm.offset); err != nil {
 		return nil, err
 	}
+	if sm.logWeight != nil {
+		if len(sm.logWeight) != classes {
+			return nil, fmt.Errorf("projected model of %d classes with %d log weights",
+				classes, len(sm.logWeight))
+		}
+		if !(sm.floor > 0 && sm.floor < 1) {
+			return nil, fmt.Errorf("projected model's log floor %v: want a value in (0, 1)",
+				sm.floor)
+		}
+		if err := finite("projected model's log weight", sm.logWeight); err != nil {
+			return nil, err
+		}
+	}
 	if !(lambda > 0) || math.IsInf(lambda, 1) {
 		return nil, fmt.Errorf("projected model's λ %v: want a positive finite value", lambda)
 	}
@@ -71,8 +87,14 @@ func newModel(spec string, lambda float64, centres, weights *mat.Dense,
 	if err != nil {
 		return nil, fmt.Errorf("projected model's kernel: %w", err)
 	}
-	return &Model{Kernel: spec, Lambda: lambda, Centres: centres, Weights: weights,
-		Mix: sm.mix, Offset: sm.offset, k: k}, nil
+	pr := &Model{Kernel: spec, Lambda: lambda, Centres: centres, Weights: weights, k: k}
+	pr.setScoreMap(sm)
+	return pr, nil
+}
+
+// setScoreMap makes sm the model's map from latents to class scores.
+func (pr *Model) setScoreMap(sm scoreMap) {
+	pr.Mix, pr.Offset, pr.LogWeight, pr.LogFloor = sm.mix, sm.offset, sm.logWeight, sm.floor
 }
 
 // finite returns an error naming the first of vs that is NaN or ±Inf.
@@ -104,9 +126,15 @@ func (pr *Model) Latents(xs *mat.Dense) *mat.Dense {
 	return out
 }
 
-// Scores returns the class scores z = f·Mix + Offset of one row of latents f, whose
+// Scores returns the class scores z (f·Mix + Offset, and LogWeight_c·ln q_c(f)) of one row
+// of latents f, whose
 // softmax is a classification's probabilities before the label noise; a regression's one
 // score is its predictive mean.
 func (pr *Model) Scores(f []float64) []float64 {
-	return scoreMap{pr.Mix, pr.Offset}.scores(f)
+	return pr.scoreMap().scores(f)
+}
+
+// scoreMap returns the model's map from latents to class scores.
+func (pr *Model) scoreMap() scoreMap {
+	return scoreMap{mix: pr.Mix, offset: pr.Offset, logWeight: pr.LogWeight, floor: pr.LogFloor}
 }

@@ -184,34 +184,83 @@ func TestCalibrationRows(t *testing.T) {
 	}
 }
 
-// TestScoreMapGradient checks the score map's objective gradient by central differences.
+// TestScoreMapGradient checks the score map's objective gradient by central differences,
+// with the log inputs and without.
 func TestScoreMapGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	n, k := 40, 4
-	f := mat.NewDense(n, k, nil)
-	cls := make([]int, n)
-	for i := range n {
-		for c := range k {
-			f.Set(i, c, rng.NormFloat64())
+	random := func(r, c int) *mat.Dense {
+		a := mat.NewDense(r, c, nil)
+		for i := range r {
+			for j := range c {
+				a.Set(i, j, rng.NormFloat64())
+			}
 		}
+		return a
+	}
+	cls := make([]int, n)
+	for i := range cls {
 		cls[i] = rng.IntN(k)
 	}
-	obj := scoreMapObjective(f, cls, temperatureMap(2, k), 0.1)
-	w := make([]float64, k*k+k)
-	for i := range w {
-		w[i] = rng.NormFloat64()
-	}
-	grad := make([]float64, len(w))
-	obj(w, grad)
-	const h = 1e-6
-	for i := range w {
-		wp, wm := append([]float64(nil), w...), append([]float64(nil), w...)
-		wp[i] += h
-		wm[i] -= h
-		if fd := (obj(wp, nil) - obj(wm, nil)) / (2 * h); math.Abs(fd-grad[i]) >
-			1e-6*math.Max(1, math.Abs(fd)) {
-			t.Errorf("∂/∂w[%d] = %.8g, finite difference %.8g", i, grad[i], fd)
+	f := random(n, k)
+	for _, l := range []*mat.Dense{nil, random(n, k)} {
+		size := k*k + k
+		if l != nil {
+			size += k
 		}
+		w0, w := random(1, size).RawRowView(0), random(1, size).RawRowView(0)
+		obj := scoreMapObjective(f, l, cls, w0, 0.1)
+		grad := make([]float64, len(w))
+		obj(w, grad)
+		const h = 1e-6
+		for i := range w {
+			wp, wm := append([]float64(nil), w...), append([]float64(nil), w...)
+			wp[i] += h
+			wm[i] -= h
+			if fd := (obj(wp, nil) - obj(wm, nil)) / (2 * h); math.Abs(fd-grad[i]) >
+				1e-6*math.Max(1, math.Abs(fd)) {
+				t.Errorf("logs %v: ∂/∂w[%d] = %.8g, finite difference %.8g", l != nil, i,
+					grad[i], fd)
+			}
+		}
+	}
+}
+
+// TestCalibrateLogInputs: two classes whose regressed probabilities q run from a few per
+// thousand to a third, a rare class whose odds change tenfold where the latents barely move.
+// The calibration chooses the log inputs, which predict rows it did not see better than
+// the best linear map of the latents.
+func TestCalibrateLogInputs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	latents := func(n int) (*mat.Dense, []int) {
+		f := mat.NewDense(n, 2, nil)
+		cls := make([]int, n)
+		for i := range n {
+			q := math.Exp(-6 + 5*rng.Float64()) // P(class 1), 0.0025 to 0.37
+			if rng.Float64() < q {
+				cls[i] = 1
+			}
+			f.SetRow(i, []float64{1 - 2*q, 2*q - 1})
+		}
+		return f, cls
+	}
+	f, cls := latents(4000)
+	sm, eps, _, err := calibrate(f, cls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sm.logWeight == nil {
+		t.Fatal("the calibration left out the log inputs")
+	}
+	linear, err := fitScoreMap(f, cls, fitSoftmax(f, cls).a, 1e-4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft, ct := latents(20000)
+	withLogs, without := mapLoss(sm, ft, ct, eps), mapLoss(linear, ft, ct, eps)
+	if withLogs > without-0.003 {
+		t.Errorf("test log loss %.4f with the log inputs, %.4f without: want 0.003 lower",
+			withLogs, without)
 	}
 }
 
@@ -360,5 +409,57 @@ func TestSearchesAtOnce(t *testing.T) {
 			t.Errorf("%d rows of %d inputs, limit %d: %d searches at once, want %d", c.n, c.dim,
 				c.limit, got, c.want)
 		}
+	}
+}
+
+// A rare class whose odds grow steadily along one input (P from 0.2 % to 50 %): the fitted
+// model carries the log inputs of its calibration, and its probabilities predict new rows
+// better than the class frequencies by most of what the true probabilities do.
+func TestFitRareClassLogInputs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	draw := func(n int) (*mat.Dense, []int, []float64) {
+		x, cls, p := mat.NewDense(n, 1, nil), make([]int, n), make([]float64, n)
+		for i := range n {
+			v := 6 * rng.Float64()
+			x.Set(i, 0, v)
+			p[i] = 1 / (1 + math.Exp(6-v))
+			if rng.Float64() < p[i] {
+				cls[i] = 1
+			}
+		}
+		return x, cls, p
+	}
+	x, cls, _ := draw(6000)
+	tg, err := ClassTargets(cls, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Fit(x, tg, []Scaling{{StartGamma: 0.5}}, Options{Seed: 1, Centres: 200}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := res.Model
+	if pr.LogWeight == nil {
+		t.Fatal("the model has no log inputs")
+	}
+	xt, ct, pt := draw(20000)
+	f := pr.Latents(xt)
+	var model, truth, prior float64
+	freq := 0.0
+	for _, c := range cls {
+		freq += float64(c) / float64(len(cls))
+	}
+	for i, c := range ct {
+		z := pr.Scores(f.RawRowView(i))
+		calib.Softmax(z, 1)
+		q := []float64{1 - pt[i], pt[i]}
+		model -= math.Log(z[c])
+		truth -= math.Log(q[c])
+		prior -= math.Log([]float64{1 - freq, freq}[c])
+	}
+	if gap := (model - truth) / (prior - truth); gap > 0.05 {
+		t.Errorf("test log loss %.4f, the truth's %.4f, the prior's %.4f: %.0f %% of the "+
+			"way from the truth to the prior, want at most 5 %%", model/20000, truth/20000,
+			prior/20000, 100*gap)
 	}
 }

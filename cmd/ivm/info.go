@@ -145,6 +145,10 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 			fmt.Fprintf(w,
 				"calibration: predictive variance %.4g everywhere "+
 					"(the held-out residuals', widened to cover 95 %%)\n", pr.NoiseVar)
+		} else if pr.LogWeight != nil {
+			fmt.Fprintf(w, "calibration: p_c ∝ exp((f·Mix)_c + b_c·ln q_c + Offset_c), "+
+				"q = max((f + 1)/2, %.3g), a multinomial logistic map of the class latents f "+
+				"and their log probabilities (fitted on held-out rows)\n", pr.LogFloor)
 		} else {
 			fmt.Fprintln(w,
 				"calibration: p ∝ exp(f·Mix + Offset), "+
