@@ -81,6 +81,10 @@ func FuzzLoad(f *testing.F) {
 		`"projected":{"kernel_spec":"rbf","lambda":1,"centres":[[0]],"weights":[[1,2,3]],` +
 		`"score_mix":[[1,0,0],[0,1,0],[0,0,1]],"score_offset":[0,0,0],` +
 		`"score_log_weight":[1,0.5,2],"score_log_floor":0.001}}`))
+	f.Add([]byte(`{"format":"ivm-model/1","task":"multiclass","classes":[1,2,3],"softmax":true,` +
+		`"scale":{"kind":"std","shift":[1],"factor":[2],"log":[0.5]},` +
+		`"projected":{"kernel_spec":"rbf","lambda":1,"centres":[[0]],"weights":[[1,2,3]],` +
+		`"score_mix":[[1,0,0],[0,1,0],[0,0,1]],"score_offset":[0,0,0]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ivm.Load(bytes.NewReader(data))
 		// A *bytes.Buffer is decoded in place, by another route: it must agree.

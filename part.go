@@ -409,5 +409,5 @@ func sameScaler(a, b *dataset.Scaler) bool {
 		return a == b
 	}
 	return a.Kind == b.Kind && slices.Equal(a.Shift, b.Shift) && slices.Equal(a.Factor, b.Factor) &&
-		slices.Equal(a.Weight, b.Weight)
+		slices.Equal(a.Weight, b.Weight) && slices.Equal(a.Log, b.Log)
 }

@@ -72,7 +72,8 @@ const relevanceMinGain = 0.01
 var errAlike = errors.New("ivm: the inputs matter about alike")
 
 // projectedScalers are the scalings the projected model's search compares: the one
-// asked for, and with ScaleAuto (standardising) the training range's too.
+// asked for, and with ScaleAuto (standardising) the training range's too, and where some
+// columns have a long tail, the standardised logarithms of those (dataset.FitLogScaler).
 func projectedScalers(x mat.Matrix, kind dataset.Scaling) ([]*dataset.Scaler, error) {
 	sc, err := dataset.FitScaler(x, kind)
 	if err != nil {
@@ -85,6 +86,13 @@ func projectedScalers(x mat.Matrix, kind dataset.Scaling) ([]*dataset.Scaler, er
 			return nil, err
 		}
 		out = append(out, mm)
+		logs, err := dataset.FitLogScaler(x)
+		if err != nil {
+			return nil, err
+		}
+		if logs != nil {
+			out = append(out, logs)
+		}
 	}
 	return out, nil
 }

@@ -3,9 +3,12 @@ package dataset
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/ivmlab/ivm/internal/safestat"
 )
@@ -72,11 +75,15 @@ func ParseScaling(s string) (Scaling, error) {
 // A relevance scaler (ScaleRelevance) also records Weight, each column's relevance weight
 // in (0, 1] (1 for the most relevant): its Factor is the standardising factor times the
 // weight. Weight says which inputs the model uses; Apply needs only Factor.
+//
+// Where Log is set (FitLogScaler), a column j with Log[j] > 0 is first mapped to
+// ln(1 + max(x, 0)/Log[j]) (Transformed), and Shift and Factor apply to that.
 type Scaler struct {
 	Kind   Scaling   `json:"kind"`
 	Shift  []float64 `json:"shift"`
 	Factor []float64 `json:"factor"`
 	Weight []float64 `json:"weight,omitempty"`
+	Log    []float64 `json:"log,omitempty"`
 }
 
 // Method is the scaling s does: its Kind, or ScaleNone for a nil Scaler.
@@ -85,6 +92,21 @@ func (s *Scaler) Method() Scaling {
 		return ScaleNone
 	}
 	return s.Kind
+}
+
+// String names the scaling s does: its Kind, and which columns it takes the logarithm of.
+func (s *Scaler) String() string {
+	name := s.Method().String()
+	var cols []string
+	for j, u := range s.Log {
+		if u > 0 {
+			cols = append(cols, strconv.Itoa(j+1))
+		}
+	}
+	if len(cols) > 0 {
+		name += " of ln(1 + x/u) in columns " + strings.Join(cols, ", ")
+	}
+	return name
 }
 
 // FitScaler computes the scaling of kind for the columns of x. It returns nil for
@@ -127,6 +149,79 @@ func FitScaler(x mat.Matrix, kind Scaling) (*Scaler, error) {
 		}
 	}
 	return s, nil
+}
+
+// logSkew is the least skewness of a column of non-negative values that FitLogScaler takes
+// the logarithm of: counts and readings with a long right tail (flow cytometry's
+// intensities, a package's dependencies), whose few large values would otherwise set the
+// kernel's width for the many small ones.
+const logSkew = 2
+
+// FitLogScaler computes a standardising scaling of the columns of x whose long-tailed
+// columns of values ≥ 0 (skewness above logSkew) are first mapped to ln(1 + x/u), u the
+// first percentile of the column's positive values: its unit, a count's 1. It returns nil
+// where no column is long-tailed.
+func FitLogScaler(x mat.Matrix) (*Scaler, error) {
+	n, dim := x.Dims()
+	if n == 0 {
+		return nil, fmt.Errorf("ivm: no rows to compute a scaling from")
+	}
+	s := &Scaler{Kind: ScaleStd, Shift: make([]float64, dim), Factor: make([]float64, dim),
+		Log: make([]float64, dim)}
+	col := make([]float64, n)
+	logged := false
+	for j := 0; j < dim; j++ {
+		mat.Col(col, j, x)
+		if u := logUnit(col); u > 0 {
+			s.Log[j], logged = u, true
+			for i, v := range col {
+				col[i] = s.Transformed(j, v)
+			}
+		}
+		shift, spread, err := columnShiftSpread(col, ScaleStd)
+		if err != nil {
+			return nil, fmt.Errorf("ivm: input column %d: %w", j+1, err)
+		}
+		s.Shift[j], s.Factor[j] = shift, 1/spread
+		if spread == 0 || math.IsInf(s.Factor[j], 0) {
+			s.Factor[j] = 1
+		}
+	}
+	if !logged {
+		return nil, nil
+	}
+	return s, nil
+}
+
+// logUnit returns the unit u of a long-tailed column of values ≥ 0 (FitLogScaler), or 0 for
+// any other column.
+func logUnit(col []float64) float64 {
+	var pos []float64
+	for _, v := range col {
+		if v < 0 || bad(v) {
+			return 0
+		}
+		if v > 0 {
+			pos = append(pos, v)
+		}
+	}
+	if len(pos) < 2 || !(stat.Skew(col, nil) > logSkew) {
+		return 0
+	}
+	slices.Sort(pos)
+	if pos[0] == pos[len(pos)-1] {
+		return 0 // two values: the logarithm would only rescale them
+	}
+	return stat.Quantile(0.01, stat.Empirical, pos, nil)
+}
+
+// Transformed is value v of column j before its shift and factor: ln(1 + max(v, 0)/Log[j])
+// for a logged column, else v.
+func (s *Scaler) Transformed(j int, v float64) float64 {
+	if s.Log == nil || s.Log[j] == 0 {
+		return v
+	}
+	return math.Log1p(max(v, 0) / s.Log[j])
 }
 
 // columnShiftSpread returns a column's centre and spread for kind: the mean and standard
@@ -172,10 +267,11 @@ func (s *Scaler) Apply(x mat.Matrix) (*mat.Dense, error) {
 	for i := 0; i < n; i++ {
 		row := out.RawRowView(i)
 		for j := range row {
-			v := (x.At(i, j) - s.Shift[j]) * s.Factor[j]
+			xv := s.Transformed(j, x.At(i, j))
+			v := (xv - s.Shift[j]) * s.Factor[j]
 			if bad(v) {
 				// x − shift overflowed (values near ±1e308): scale each first.
-				v = x.At(i, j)*s.Factor[j] - s.Shift[j]*s.Factor[j]
+				v = xv*s.Factor[j] - s.Shift[j]*s.Factor[j]
 			}
 			if math.IsInf(v, 0) || math.IsNaN(v) {
 				return nil, fmt.Errorf("ivm: row %d column %d: value %g does not scale to "+
@@ -215,6 +311,15 @@ func (s *Scaler) Check(dim int) error {
 		if !(w > 0 && w <= 1) {
 			return fmt.Errorf("ivm: relevance weight of column %d is %g, want one in (0, 1]",
 				j+1, w)
+		}
+	}
+	if s.Log != nil && len(s.Log) != dim {
+		return fmt.Errorf("ivm: log units for %d columns, the model has %d inputs",
+			len(s.Log), dim)
+	}
+	for j, u := range s.Log {
+		if !(u >= 0) || math.IsInf(u, 1) {
+			return fmt.Errorf("ivm: log unit of column %d is %g, want a finite value ≥ 0", j+1, u)
 		}
 	}
 	return nil

@@ -83,3 +83,69 @@ func TestScalingNames(t *testing.T) {
 		}
 	}
 }
+
+// FitLogScaler takes the logarithm of long-tailed columns of values ≥ 0 only (not of a
+// symmetric column, one with a negative value, or a 0/1 column however rare its ones), in
+// units of the first percentile of their positive values; the columns it logs come out
+// standardised, test values below 0 are taken as 0, the scaler passes a model file's check,
+// and a scaler whose log units are not finite and ≥ 0 does not.
+func TestFitLogScaler(t *testing.T) {
+	const n = 1000
+	x := mat.NewDense(n, 4, nil)
+	for i := range n {
+		u := (float64(i) + 0.5) / n
+		x.SetRow(i, []float64{
+			math.Exp(10*u) - 1,    // long-tailed: 0 to 22 000
+			u,                     // uniform
+			math.Exp(10*u) - 2,    // long-tailed, but one value below 0
+			float64(i % 50 / 49)}) // 0/1, 2 % ones
+	}
+	s, err := FitLogScaler(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s == nil {
+		t.Fatal("no scaler")
+	}
+	if s.Log[0] <= 0 || s.Log[1] != 0 || s.Log[2] != 0 || s.Log[3] != 0 {
+		t.Fatalf("log units %v, want one for column 1 only", s.Log)
+	}
+	if want := x.At(n/100, 0); math.Abs(s.Log[0]-want) > 0.1*want {
+		t.Errorf("log unit %g, want about %g", s.Log[0], want)
+	}
+	if err := s.Check(4); err != nil {
+		t.Fatalf("the fitted scaler fails its own check: %v", err)
+	}
+	xs, err := s.Apply(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := mat.Col(nil, 0, xs)
+	if m, sd := meanSD(col); math.Abs(m) > 1e-9 || math.Abs(sd-1) > 1e-3 {
+		t.Errorf("the logged column's mean %g and sd %g, want 0 and 1", m, sd)
+	}
+	neg, err := s.Apply(mat.NewDense(1, 4, []float64{-5, 0, 0, 0}))
+	if err != nil || neg.At(0, 0) != (0-s.Shift[0])*s.Factor[0] {
+		t.Errorf("a negative test value scales to %v (%v), want that of 0", neg.At(0, 0), err)
+	}
+	for _, bad := range []float64{-1, math.Inf(1), math.NaN()} {
+		c := *s
+		c.Log = []float64{bad, 0, 0, 0}
+		if c.Check(4) == nil {
+			t.Errorf("a log unit of %v passed the check", bad)
+		}
+	}
+	if s, err := FitLogScaler(x.Slice(0, n, 1, 4)); err != nil || s != nil {
+		t.Errorf("no long-tailed column: scaler %v, %v; want none", s, err)
+	}
+}
+
+func meanSD(v []float64) (mean, sd float64) {
+	for _, x := range v {
+		mean += x / float64(len(v))
+	}
+	for _, x := range v {
+		sd += (x - mean) * (x - mean) / float64(len(v)-1)
+	}
+	return mean, math.Sqrt(sd)
+}

@@ -296,6 +296,9 @@ func StartGamma(x mat.Matrix, sc *dataset.Scaler) float64 {
 		f := 1.0
 		if sc != nil {
 			f = sc.Factor[j] // the scaled column is (x − shift)·factor
+			for i, v := range col {
+				col[i] = sc.Transformed(j, v)
+			}
 		}
 		total += stat.Variance(col, nil) * f * f
 	}

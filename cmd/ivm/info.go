@@ -246,7 +246,7 @@ func relevanceLine(weight []float64) string {
 func writeKindInfo(w io.Writer, p *ivm.Predictor) {
 	scaling := ", not scaled"
 	if sc := calibrationOf(p).scaler; sc != nil {
-		scaling = fmt.Sprintf(", scaled (%v) as at training", sc.Kind)
+		scaling = fmt.Sprintf(", scaled (%v) as at training", sc)
 	}
 	switch k := p.Kind.(type) {
 	case *ivm.OneVsOneKind:

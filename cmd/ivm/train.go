@@ -347,7 +347,7 @@ func summary(p *ivm.Predictor) string {
 		}
 		return fmt.Sprintf("%v (projected: %s regressed through %d shared centres), "+
 			"kernel %s, λ %.3g, inputs scaled (%v)",
-			p.Task, what, m, pr.Kernel, pr.Lambda, k.Scaler.Method())
+			p.Task, what, m, pr.Kernel, pr.Lambda, k.Scaler)
 	}
 	models, _ := modelsOf(p)
 	m := models[0]

@@ -66,7 +66,8 @@ func (f *ivmFlags) registerModel() {
 	fs.StringVar(&f.scale, "scale", "auto",
 		"input scaling, stored in the model: std (zero mean, unit variance), minmax ([-1, 1]), "+
 			"none;\nauto: chosen by the search between std and minmax (and relevance, learnt, for "+
-			"regression), std with -learn alg2, none with -tasks")
+			"regression;\nabove 5 000 rows also for up to 3 classes, and the logarithms of "+
+			"long-tailed inputs),\nstd with -learn alg2, none with -tasks")
 	fs.StringVar(&f.kernel, "kernel", "",
 		"kernel: components joined by +, each with optional natural-scale parameters,\ne.g. "+
 			"rbf(gamma=1,variance=1)+bias(variance=0.135)+white(variance=0.135);\ndefault "+
