@@ -1,10 +1,12 @@
 # Writes the large public sets of bench/large.sh as CSV files (target first) into the
 # directory given as the first argument. Needs r-cran-aer, r-cran-ggplot2, r-cran-mlbench,
-# r-cran-mlmrev, r-cran-cardata, r-cran-dplyr, r-cran-lme4 and r-cran-modeldata.
+# r-cran-mlmrev, r-cran-cardata, r-cran-dplyr, r-cran-lme4, r-cran-modeldata, r-cran-forcats,
+# r-cran-latticeextra, r-cran-ks and r-cran-mets.
 args <- commandArgs(trailingOnly = TRUE)
 out <- function(d, name) write.csv(d, file.path(args[1], paste0(name, ".csv")), row.names = FALSE)
 suppressMessages({library(AER); library(ggplot2); library(mlbench); library(mlmRev)
-  library(carData); library(dplyr); library(lme4); library(modeldata)})
+  library(carData); library(dplyr); library(lme4); library(modeldata); library(forcats)
+  library(latticeExtra); library(ks); library(mets)})
 data(Fertility); f <- Fertility
 out(data.frame(morekids = as.integer(f$morekids == "yes"), g1 = as.integer(f$gender1 == "male"),
   g2 = as.integer(f$gender2 == "male"), age = f$age, afam = as.integer(f$afam == "yes"),
@@ -57,3 +59,28 @@ out(data.frame(vocab = v$vocabulary, year = v$year, female = as.integer(v$sex ==
 data(check_times); ct <- as.data.frame(check_times)
 ct <- ct[, sapply(ct, is.numeric)]
 out(data.frame(lt = log(ct$check_time), ct[, setdiff(names(ct), "check_time")]), "checktimes")
+data(prt); p <- prt
+out(data.frame(cancer = p$cancer, country = as.integer(p$country), time = p$time,
+  mz = as.integer(p$zyg == "MZ")), "prt")
+data(twinstut); w <- twinstut
+out(data.frame(stutter = as.integer(w$stutter == "yes"), zyg = as.integer(w$zyg),
+  male = as.integer(w$sex == "male"), age = w$age, nr = w$nr), "twinstut")
+data(hsct); h <- hsct
+out(data.frame(label = h$label, h[, 1:4]), "hsct")
+data(gvhd10); g <- gvhd10
+out(data.frame(days = as.integer(g$Days), g[, 1:7]), "gvhd10")
+data(gss_cat); s <- as.data.frame(gss_cat); s <- s[s$marital != "No answer", ]
+out(data.frame(marital = as.integer(droplevels(s$marital)), year = s$year, age = s$age,
+  race = as.integer(s$race), rincome = as.integer(s$rincome), party = as.integer(s$partyid),
+  relig = as.integer(s$relig), denom = as.integer(s$denom)), "gsscat")
+data(star, package = "mlmRev"); t <- star
+out(data.frame(math = t$math, gr = as.integer(t$gr), cltype = as.integer(t$cltype),
+  hdeg = as.integer(t$hdeg), clad = as.integer(t$clad), exp = t$exp,
+  trace = as.integer(t$trace), read = t$read, ses = as.integer(t$ses),
+  schtype = as.integer(t$schtype), sx = as.integer(t$sx), eth = as.integer(t$eth),
+  birthq = as.integer(t$birthq), yrs = t$yrs, sch = as.integer(t$sch)), "star")
+data(air); a <- air; d <- as.Date(as.character(a$date))
+out(data.frame(co2 = log(a$co2), hour = as.integer(a$time) - 1,
+  yday = as.integer(format(d, "%j")), wday = as.integer(format(d, "%u")),
+  year = as.integer(format(d, "%Y")), no = a$no, no2 = a$no2, pm10 = a$pm10, temp = a$temp,
+  humi = a$humi), "air")

@@ -7,6 +7,7 @@
 #   bash bench/large.sh [DIR] [SET...]     sets: fertility60k fertility smokeban cps1988
 #                                          cpssw8 diamonds shuttle letter chem97 gssvocab
 #                                          mplsstops insteval storms vocab checktimes
+#                                          prt twinstut hsct gvhd10 gsscat star air
 #                                          (default: all)
 #   LARGE_LIBSVM=0 bash bench/large.sh     without libsvm (its fits take the longest)
 #   LARGE_LIBSVM_TIMEOUT=S                 seconds one svm-train may take (default 1800)
@@ -28,6 +29,18 @@
 #   storms        dplyr's storms, status (3 classes; date, hour and place): 9 000 / 2 859
 #   vocab         carData's Vocab, vocabulary (regression, 3 inputs): 24 000 / 6 351
 #   checktimes    modeldata's check_times, log time (regression, 23 inputs): 10 500 / 3 126
+#   prt           mets' prt, prostate cancer in twins (binary, 3 inputs, 3.5 % positive):
+#                 22 000 / 7 222
+#   twinstut      mets' twinstut, stuttering (binary, 4 inputs, 5.6 % positive): 25 000 / 7 894
+#   hsct          ks' hsct, a cell's population from 4 flow-cytometry markers (5 classes):
+#                 30 000 / 9 128
+#   gvhd10        latticeExtra's gvhd10, the day of a blood sample from 7 flow-cytometry
+#                 markers (7 classes): 80 000 / 33 896
+#   gsscat        forcats' gss_cat, marital status (5 classes; year, age and five coded
+#                 answers): 16 000 / 5 397
+#   star          mlmRev's star, a pupil's maths score (regression, 14 inputs, the school a
+#                 code): 18 000 / 4 825
+#   air           ks' air, log CO2 (regression; hour, day, year and 6 readings): 16 000 / 4 772
 #
 # ivm: `ivm train -quiet TRAIN MODEL` (regression sets add -noise gaussian, their targets
 # being numbers) and `ivm predict -prob`; its CPU is the training process's (GNU time).
@@ -40,26 +53,31 @@ dir=${1:-bench/out/large}
 shift || true
 sets=("$@")
 ((${#sets[@]})) || sets=(fertility60k fertility smokeban cps1988 cpssw8 diamonds shuttle letter
-	chem97 gssvocab mplsstops insteval storms vocab checktimes)
+	chem97 gssvocab mplsstops insteval storms vocab checktimes prt twinstut hsct gvhd10 gsscat
+	star air)
 mkdir -p "$dir"
 bench_install r-base-core r-cran-aer r-cran-ggplot2 r-cran-mlbench r-cran-mlmrev r-cran-cardata \
-	r-cran-dplyr r-cran-lme4 r-cran-modeldata libsvm-tools python3-sklearn time bc
-[ -f "$dir/checktimes.csv" ] || Rscript bench/large.R "$dir"
+	r-cran-dplyr r-cran-lme4 r-cran-modeldata r-cran-forcats r-cran-latticeextra r-cran-ks \
+	r-cran-mets libsvm-tools python3-sklearn time bc
+[ -f "$dir/air.csv" ] || Rscript bench/large.R "$dir"
 go build -o "$dir/ivm" ./cmd/ivm
 
 declare -A src=([fertility60k]=fertility [fertility]=fertility [smokeban]=smokeban
 	[cpssw8]=cpssw8 [cps1988]=cps1988
 	[diamonds]=diamonds [shuttle]=shuttle [letter]=letter [chem97]=chem97 [gssvocab]=gssvocab
 	[mplsstops]=mplsstops [insteval]=insteval [storms]=storms [vocab]=vocab
-	[checktimes]=checktimes)
+	[checktimes]=checktimes [prt]=prt [twinstut]=twinstut [hsct]=hsct [gvhd10]=gvhd10
+	[gsscat]=gsscat [star]=star [air]=air)
 declare -A sizes=([fertility60k]="60000 20000" [fertility]="200000 60000" [smokeban]="7000 3000"
 	[cpssw8]="45000 16395" [cps1988]="19700 9000"
 	[diamonds]="40000 14000" [shuttle]="43500 14500" [letter]="15000 5000"
 	[chem97]="25000 6022" [gssvocab]="22000 6867" [mplsstops]="40000 11920"
 	[insteval]="60000 13421" [storms]="9000 2859" [vocab]="24000 6351"
-	[checktimes]="10500 3126")
+	[checktimes]="10500 3126" [prt]="22000 7222" [twinstut]="25000 7894"
+	[hsct]="30000 9128" [gvhd10]="80000 33896" [gsscat]="16000 6000" [star]="18000 5000"
+	[air]="16000 5000")
 declare -A kind=([cps1988]=reg [cpssw8]=reg [diamonds]=reg [gssvocab]=reg [vocab]=reg
-	[checktimes]=reg)
+	[checktimes]=reg [star]=reg [air]=reg)
 
 results="$dir/results.txt"
 : >"$results"
