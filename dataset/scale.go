@@ -127,19 +127,29 @@ func FitScaler(x mat.Matrix, kind Scaling) (*Scaler, error) {
 	if kind != ScaleMinMax && kind != ScaleStd {
 		return nil, fmt.Errorf("ivm: unknown scaling %v", kind)
 	}
+	s := &Scaler{Kind: kind}
+	if err := s.fitColumns(x); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// fitColumns sets s's Shift and Factor for the columns of x, as its Kind and Log (where
+// set) ask.
+func (s *Scaler) fitColumns(x mat.Matrix) error {
 	n, dim := x.Dims()
 	if n == 0 {
-		return nil, fmt.Errorf("ivm: no rows to compute a scaling from")
+		return fmt.Errorf("ivm: no rows to compute a scaling from")
 	}
-	s := &Scaler{Kind: kind, Shift: make([]float64, dim), Factor: make([]float64, dim)}
+	s.Shift, s.Factor = make([]float64, dim), make([]float64, dim)
 	col := make([]float64, n)
 	for j := 0; j < dim; j++ {
 		for i := range col {
-			col[i] = x.At(i, j)
+			col[i] = s.Transformed(j, x.At(i, j))
 		}
-		shift, spread, err := columnShiftSpread(col, kind)
+		shift, spread, err := columnShiftSpread(col, s.Kind)
 		if err != nil {
-			return nil, fmt.Errorf("ivm: input column %d: %w", j+1, err)
+			return fmt.Errorf("ivm: input column %d: %w", j+1, err)
 		}
 		s.Shift[j], s.Factor[j] = shift, 1/spread
 		if spread == 0 || math.IsInf(s.Factor[j], 0) {
@@ -148,7 +158,7 @@ func FitScaler(x mat.Matrix, kind Scaling) (*Scaler, error) {
 			s.Factor[j] = 1
 		}
 	}
-	return s, nil
+	return nil
 }
 
 // logSkew is the least skewness of a column of non-negative values that FitLogScaler takes
@@ -163,32 +173,17 @@ const logSkew = 2
 // where no column is long-tailed.
 func FitLogScaler(x mat.Matrix) (*Scaler, error) {
 	n, dim := x.Dims()
-	if n == 0 {
-		return nil, fmt.Errorf("ivm: no rows to compute a scaling from")
-	}
-	s := &Scaler{Kind: ScaleStd, Shift: make([]float64, dim), Factor: make([]float64, dim),
-		Log: make([]float64, dim)}
+	s := &Scaler{Kind: ScaleStd, Log: make([]float64, dim)}
 	col := make([]float64, n)
-	logged := false
-	for j := 0; j < dim; j++ {
+	for j := range dim {
 		mat.Col(col, j, x)
-		if u := logUnit(col); u > 0 {
-			s.Log[j], logged = u, true
-			for i, v := range col {
-				col[i] = s.Transformed(j, v)
-			}
-		}
-		shift, spread, err := columnShiftSpread(col, ScaleStd)
-		if err != nil {
-			return nil, fmt.Errorf("ivm: input column %d: %w", j+1, err)
-		}
-		s.Shift[j], s.Factor[j] = shift, 1/spread
-		if spread == 0 || math.IsInf(s.Factor[j], 0) {
-			s.Factor[j] = 1
-		}
+		s.Log[j] = logUnit(col)
 	}
-	if !logged {
+	if !slices.ContainsFunc(s.Log, func(u float64) bool { return u > 0 }) {
 		return nil, nil
+	}
+	if err := s.fitColumns(x); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
