@@ -39,3 +39,53 @@ func TestRelevanceScalingCLI(t *testing.T) {
 		t.Errorf("info: exit %d, printed\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A projected model whose scaling takes the logarithm of its first input and whose score
+// map weighs the classes' log probabilities (as ivm train writes them for long-tailed
+// inputs and rare classes): info names both, and predict applies both, as computed here.
+func TestLogScalingAndWeightsCLI(t *testing.T) {
+	dir := t.TempDir()
+	model := `{"format":"ivm-model/1","task":"binary","classes":[0,1],"softmax":true,` +
+		`"scale":{"kind":"std","shift":[1,0],"factor":[2,1],"log":[0.5,0]},` +
+		`"projected":{"kernel_spec":"rbf(gamma=1,variance=1)","lambda":1,` +
+		`"centres":[[0,0]],"weights":[[-0.6,0.6]],` +
+		`"score_mix":[[1,0],[0,1]],"score_offset":[0,-1],` +
+		`"score_log_weight":[0.5,2],"score_log_floor":0.001}}`
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("m.json", model)
+	write("test.csv", "1.5,0.5,1\n-3,2,0\n")
+	r := runOK(t, dir, "info", "m.json")
+	for _, want := range []string{"scaled (std of ln(1 + x/u) in columns 1)",
+		"b_c·ln q_c", "max((f + 1)/2, 0.001)"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("info does not say %q:\n%s", want, r.stdout)
+		}
+	}
+	r = runOK(t, dir, "predict", "-prob", "test.csv", "m.json", "-")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("predict printed\n%s", r.stdout)
+	}
+	for i, x := range [][2]float64{{1.5, 0.5}, {-3, 2}} {
+		// Scaled inputs, latents, the score map and its softmax, as the file says.
+		s0 := (math.Log1p(max(x[0], 0)/0.5) - 1) * 2
+		k := math.Exp(-0.5 * (s0*s0 + x[1]*x[1]))
+		f := []float64{-0.6 * k, 0.6 * k}
+		z := []float64{f[0], f[1] - 1}
+		for c, b := range []float64{0.5, 2} {
+			z[c] += b * math.Log(max((f[c]+1)/2, 0.001))
+		}
+		p1 := 1 / (1 + math.Exp(z[0]-z[1]))
+		var got [2]float64
+		if _, err := fmt.Sscan(lines[i+1], new(float64), &got[0], &got[1]); err != nil {
+			t.Fatalf("line %q: %v", lines[i+1], err)
+		}
+		if math.Abs(got[1]-p1) > 1e-6 {
+			t.Errorf("row %d: p(1) = %v, want %v", i+1, got[1], p1)
+		}
+	}
+}
