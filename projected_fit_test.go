@@ -291,3 +291,31 @@ func labelAccuracy(t *testing.T, p *Predictor, x mat.Matrix, y []float64) float6
 	}
 	return float64(right) / float64(len(y))
 }
+
+// The projected search scores the logarithms of long-tailed inputs beside std and minmax
+// where a table of few inputs has such a column, and not for an image's many pixels.
+func TestProjectedScalersLogs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, c := range []struct {
+		dim  int
+		want []bool // each scaler's Log set
+	}{{3, []bool{false, false, true}}, {relevanceMaxInputs + 1, []bool{false, false}}} {
+		x := mat.NewDense(500, c.dim, nil)
+		for i := range 500 {
+			for j := range c.dim {
+				x.Set(i, j, math.Exp(3*rng.NormFloat64())) // long-tailed, > 0
+			}
+		}
+		scalers, err := projectedScalers(x, dataset.ScaleAuto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]bool, len(scalers))
+		for i, sc := range scalers {
+			got[i] = sc.Log != nil
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%d inputs: scalers with logs %v, want %v", c.dim, got, c.want)
+		}
+	}
+}

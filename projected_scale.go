@@ -73,7 +73,9 @@ var errAlike = errors.New("ivm: the inputs matter about alike")
 
 // projectedScalers are the scalings the projected model's search compares: the one
 // asked for, and with ScaleAuto (standardising) the training range's too, and where some
-// columns have a long tail, the standardised logarithms of those (dataset.FitLogScaler).
+// of at most relevanceMaxInputs columns have a long tail, the standardised logarithms of
+// those (dataset.FitLogScaler): an image's rarely lit border pixels are long-tailed too, and
+// their search would cost much for nothing.
 func projectedScalers(x mat.Matrix, kind dataset.Scaling) ([]*dataset.Scaler, error) {
 	sc, err := dataset.FitScaler(x, kind)
 	if err != nil {
@@ -86,12 +88,14 @@ func projectedScalers(x mat.Matrix, kind dataset.Scaling) ([]*dataset.Scaler, er
 			return nil, err
 		}
 		out = append(out, mm)
-		logs, err := dataset.FitLogScaler(x)
-		if err != nil {
-			return nil, err
-		}
-		if logs != nil {
-			out = append(out, logs)
+		if _, dim := x.Dims(); dim <= relevanceMaxInputs {
+			logs, err := dataset.FitLogScaler(x)
+			if err != nil {
+				return nil, err
+			}
+			if logs != nil {
+				out = append(out, logs)
+			}
 		}
 	}
 	return out, nil
