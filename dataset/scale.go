@@ -219,6 +219,15 @@ func (s *Scaler) Transformed(j int, v float64) float64 {
 	return math.Log1p(max(v, 0) / s.Log[j])
 }
 
+// Unscaled is the input value of column j that s scales to v: Apply's inverse.
+func (s *Scaler) Unscaled(j int, v float64) float64 {
+	t := v/s.Factor[j] + s.Shift[j]
+	if s.Log == nil || s.Log[j] == 0 {
+		return t
+	}
+	return s.Log[j] * math.Expm1(t)
+}
+
 // columnShiftSpread returns a column's centre and spread for kind: the mean and standard
 // deviation (ScaleStd, computed so that columns near ±1e300 do not overflow the sum of
 // squares), or the midpoint and half-range (ScaleMinMax, halved before the difference is

@@ -124,6 +124,12 @@ func TestFitLogScaler(t *testing.T) {
 	if m, sd := meanSD(col); math.Abs(m) > 1e-9 || math.Abs(sd-1) > 1e-3 {
 		t.Errorf("the logged column's mean %g and sd %g, want 0 and 1", m, sd)
 	}
+	for _, i := range []int{0, n / 2, n - 1} {
+		if got, want := s.Unscaled(0, xs.At(i, 0)), x.At(i, 0); math.Abs(got-want) >
+			1e-9*math.Max(1, want) {
+			t.Errorf("row %d: Unscaled gives %g, want the input %g", i, got, want)
+		}
+	}
 	neg, err := s.Apply(mat.NewDense(1, 4, []float64{-5, 0, 0, 0}))
 	if err != nil || neg.At(0, 0) != (0-s.Shift[0])*s.Factor[0] {
 		t.Errorf("a negative test value scales to %v (%v), want that of 0", neg.At(0, 0), err)

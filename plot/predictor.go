@@ -27,6 +27,10 @@ func Predictor(p *ivm.Predictor, k int, x *mat.Dense, y []float64, opt Options) 
 		return nil, err
 	}
 	if _, sc := engineModels(p); sc != nil && opt.InputFactor == nil {
+		if sc.Log != nil {
+			return nil, errors.New("plot: the model takes the logarithm of inputs, " +
+				"which a figure in the inputs' own units cannot undo")
+		}
 		opt.InputShift, opt.InputFactor = sc.Shift, sc.Factor
 	}
 	coded, names, err := CodeTargets(p, k, y)
@@ -308,7 +312,7 @@ func unscaled(pts *mat.Dense, sc *dataset.Scaler) *mat.Dense {
 	r, c := out.Dims()
 	for i := 0; i < r; i++ {
 		for j := 0; j < c; j++ {
-			out.Set(i, j, out.At(i, j)/sc.Factor[j]+sc.Shift[j])
+			out.Set(i, j, sc.Unscaled(j, out.At(i, j)))
 		}
 	}
 	return &out
