@@ -58,14 +58,13 @@ const relevanceMaxInputs = 32
 
 // relevanceMaxClasses is the most classes a projected search learns a relevance scaling
 // for: the exact GP regresses the class indices, which stand for a few classes but put
-// many near and far at random (bench/RESULTS.md, "Per-input widths for classes").
+// many near and far at random.
 const relevanceMaxClasses = 3
 
 // relevanceMinGain is the least log marginal likelihood per row that a classification's
 // per-input widths must gain over one width (exactgp.Relevance.Gain) for their scaling to
 // be searched: below it the inputs matter about alike, the standardised scaling is that
-// case, and a search of the other would cost as much again (bench/RESULTS.md, "Per-input
-// widths for classes").
+// case, and a search of the other would cost as much again.
 const relevanceMinGain = 0.01
 
 // errAlike leaves out a relevance scaling whose inputs matter about alike.

@@ -516,7 +516,7 @@ const (
 	// relevanceRefineGain is the least gain per row over one width (Relevance.Gain) on the
 	// first rows for which a fit is refined: a tenth of what the projected search asks of
 	// the refined fit, for 400 rows hold few neighbours; where the inputs matter alike the
-	// refinement is not paid for (bench/RESULTS.md, "Per-input widths for classes").
+	// refinement is not paid for.
 	relevanceRefineGain = 0.001
 	// relevanceGainIter bounds the iterations of the one-width fit that isotropicGain
 	// compares with.

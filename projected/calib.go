@@ -29,8 +29,8 @@ import (
 // codes' estimate of each class's probability and b = LogWeight: a linear map of f cannot
 // follow probabilities of a few per cent, whose odds differ tenfold where f barely moves (a
 // rare class, a class the inputs tell apart only weakly), and a power of q can. One weight
-// a class, not a second matrix: the matrix's k² more weights cost a 26-class map several
-// times the fit for nothing (bench/RESULTS.md).
+// a class, not a second matrix: k² more weights make a many-class map's fit several times
+// as long and predict no better.
 
 // scoreRidges are the penalties ρ the cross-validation chooses from.
 var scoreRidges = []float64{1e-4, 1e-3, 1e-2}
@@ -130,8 +130,8 @@ func fitScoreMap(f *mat.Dense, cls []int, a, rho float64, logs bool) (scoreMap, 
 
 // scoreMapObjective is fitScoreMap's objective of the map's parameters w (Mix row-major,
 // Offset, then LogWeight where l, the log inputs of the rows of latents f, is not nil):
-// the mean −ln p(class) of the rows plus rho‖w − w0‖², and its gradient into grad when grad
-// is not nil. The offsets are drawn towards 0 too: a class absent from the rows would
+// the mean −ln p(class) of the rows plus rho‖w − w0‖², and its gradient into grad
+// when grad is not nil. The offsets are drawn towards 0 too: a class absent from the rows would
 // otherwise have its offset driven without bound.
 func scoreMapObjective(f, l *mat.Dense, cls []int, w0 []float64, rho float64) func(w,
 	grad []float64) float64 {

@@ -37,7 +37,7 @@ const (
 	// the search's centres did as well as all of them (centresSaturated).
 	saturatedFactor = 2
 	// calRows bounds the rows whose leave-one-out latents calibrate the final model: a score
-	// map of many classes needs thousands (bench/RESULTS.md, "Leave-one-out calibration").
+	// map of many classes needs thousands of rows to be fitted.
 	calRows = 10000
 	// jitterWarn is the jitter (relative to the mean diagonal) above which the final fit
 	// warns that its centres are nearly dependent.

@@ -206,10 +206,9 @@ func kernelSpec(gamma float64) string {
 }
 
 // finalCentres returns the final fit's m centres, scaled rows of x, and their rows: the
-// first m distinct rows of rest, which is in random order. (The IVM's information-gain
-// selection from a pool of 4m rows was measured against them at the same m and kept out:
-// equal on classification at several times the cost, mixed on regression;
-// bench/RESULTS.md.)
+// first m distinct rows of rest, which is in random order. Not the IVM's information-gain
+// selection: at the same m it did no better on classes, mixed on regression, and cost
+// several times as much.
 func finalCentres(x mat.Matrix, pk pick, m int, rest []int) (*mat.Dense, []int, error) {
 	// The inputs are scaled a block at a time, never all at once.
 	drawn := rest[:min(len(rest), 2*m)]

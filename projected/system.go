@@ -241,8 +241,8 @@ func (s *system) clone() *system {
 // leaveOneOut returns the latents of the scaled rows xs (targets' codes y, rows × classes)
 // as the system, factorised, would give them had each row been left out of it: for a
 // penalised least-squares fit f = Hy, f₋ᵢ = yᵢ − (yᵢ − fᵢ)/(1 − hᵢᵢ), with
-// hᵢᵢ = k_iᵀA⁻¹k_i = ‖L⁻¹k_i‖². Its L is moved into g's upper triangle as Lᵀ, so A is
-// lost: the system is of no further use. kxc computes kernel rows against the centres.
+// hᵢᵢ = k_iᵀA⁻¹k_i = ‖L⁻¹k_i‖². Its L is moved into g's upper triangle as Lᵀ,
+// so A is lost: the system is of no further use. kxc computes kernel rows against the centres.
 func (s *system) leaveOneOut(xs *mat.Dense, y, w *mat.Dense,
 	kxc func(dst, x *mat.Dense)) *mat.Dense {
 	m, _ := s.g.Dims()
