@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/internal/safestat"
 )
 
 // Columns near the float64 limits scale to unit spread: the sum of squares and the range
@@ -121,7 +123,7 @@ func TestFitLogScaler(t *testing.T) {
 		t.Fatal(err)
 	}
 	col := mat.Col(nil, 0, xs)
-	if m, sd := meanSD(col); math.Abs(m) > 1e-9 || math.Abs(sd-1) > 1e-3 {
+	if m, sd := safestat.MeanSD(col, 0); math.Abs(m) > 1e-9 || math.Abs(sd-1) > 1e-3 {
 		t.Errorf("the logged column's mean %g and sd %g, want 0 and 1", m, sd)
 	}
 	for _, i := range []int{0, n / 2, n - 1} {
@@ -144,14 +146,4 @@ func TestFitLogScaler(t *testing.T) {
 	if s, err := FitLogScaler(x.Slice(0, n, 1, 4)); err != nil || s != nil {
 		t.Errorf("no long-tailed column: scaler %v, %v; want none", s, err)
 	}
-}
-
-func meanSD(v []float64) (mean, sd float64) {
-	for _, x := range v {
-		mean += x / float64(len(v))
-	}
-	for _, x := range v {
-		sd += (x - mean) * (x - mean) / float64(len(v)-1)
-	}
-	return mean, math.Sqrt(sd)
 }
