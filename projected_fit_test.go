@@ -212,6 +212,23 @@ func TestLoadRefusesMalformedProjected(t *testing.T) {
 		"log floor": {func(f, pj map[string]any) {
 			pj["score_log_weight"], pj["score_log_floor"] = []any{1.0, 1.0, 1.0, 1.0}, 0.0
 		}, "log floor"},
+		"additive knots": {func(f, pj map[string]any) {
+			pj["additive"] = additiveJSON(f, 0, 1, 1, 2)
+		}, "3 knots and 2 rows"},
+		"additive input": {func(f, pj map[string]any) {
+			pj["additive"] = additiveJSON(f, 3, 1, 1, 3)
+		}, "below 3"},
+		"additive variance": {func(f, pj map[string]any) {
+			pj["additive"] = additiveJSON(f, 0, 0, 1, 3)
+		}, "additive variance"},
+		"additive gamma": {func(f, pj map[string]any) {
+			pj["additive"] = additiveJSON(f, 0, 1, -1, 3)
+		}, "positive finite γ"},
+		"additive weights": {func(f, pj map[string]any) {
+			a := additiveJSON(f, 0, 1, 1, 3)
+			a["weights"].([]any)[1] = []any{1.0}
+			pj["additive"] = a
+		}, "additive weight row 2"},
 		"lambda":     {func(f, pj map[string]any) { pj["lambda"] = -1.0 }, "λ"},
 		"kernel":     {func(f, pj map[string]any) { pj["kernel_spec"] = "nonsense(" }, "kernel"},
 		"no softmax": {func(f, pj map[string]any) { delete(f, "softmax") }, "softmax"},
@@ -242,6 +259,22 @@ func TestLoadRefusesMalformedProjected(t *testing.T) {
 			t.Errorf("%s: Load gave %v, want an error naming %q", name, err, c.want)
 		}
 	}
+}
+
+// additiveJSON is a projected model file's additive part of three knots on the given input,
+// with rows zero weights (one a class of f).
+func additiveJSON(f map[string]any, input int, variance, gamma float64, rows int) map[string]any {
+	classes := len(f["classes"].([]any))
+	weights := make([]any, rows)
+	for i := range weights {
+		weights[i] = make([]any, classes)
+		for c := range classes {
+			weights[i].([]any)[c] = 0.0
+		}
+	}
+	return map[string]any{"variance": variance, "weights": weights,
+		"inputs": []any{map[string]any{"input": input, "gamma": gamma,
+			"knots": []any{-1.0, 0.0, 1.0}}}}
 }
 
 // TestFitProjectedFewInputs: many centres in two inputs are nearly dependent, so the system

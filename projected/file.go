@@ -21,21 +21,26 @@ type File struct {
 	Centres    [][]float64 `json:"centres"`
 	Weights    [][]float64 `json:"weights"`
 	NoiseVar   float64     `json:"noise_variance,omitempty"`
+	// Additive is the kernel's additive part, where it has one.
+	Additive *AdditiveFile `json:"additive,omitempty"`
 }
 
 // Encode returns pr's file form, whose rows share pr's storage.
 func Encode(pr *Model) *File {
-	rows := func(a *mat.Dense) [][]float64 {
-		r, _ := a.Dims()
-		out := make([][]float64, r)
-		for i := range out {
-			out[i] = a.RawRowView(i)
-		}
-		return out
-	}
-	return &File{KernelSpec: pr.Kernel, Lambda: pr.Lambda, Mix: rows(pr.Mix),
+	return &File{KernelSpec: pr.Kernel, Lambda: pr.Lambda, Mix: denseRows(pr.Mix),
 		Offset: pr.Offset, LogWeight: pr.LogWeight, LogFloor: pr.LogFloor,
-		Centres: rows(pr.Centres), Weights: rows(pr.Weights), NoiseVar: pr.NoiseVar}
+		Centres: denseRows(pr.Centres), Weights: denseRows(pr.Weights), NoiseVar: pr.NoiseVar,
+		Additive: encodeAdditive(pr.Additive)}
+}
+
+// denseRows returns a's rows, which share its storage.
+func denseRows(a *mat.Dense) [][]float64 {
+	r, _ := a.Dims()
+	out := make([][]float64, r)
+	for i := range out {
+		out[i] = a.RawRowView(i)
+	}
+	return out
 }
 
 // Decode rebuilds a projected model of the given number of classes (a regression: 1) from
@@ -91,5 +96,10 @@ func Decode(in *File, classes int) (*Model, error) {
 			in.NoiseVar)
 	}
 	pr.NoiseVar = in.NoiseVar
+	if in.Additive != nil {
+		if pr.Additive, err = decodeAdditive(in.Additive, dim, classes); err != nil {
+			return nil, err
+		}
+	}
 	return pr, nil
 }

@@ -127,6 +127,9 @@ func Fit(x mat.Matrix, t Targets, scalings []Scaling, opts Options,
 	if err != nil {
 		return nil, err
 	}
+	if best, err = withAdditive(x, t, best, val, rest); err != nil {
+		return nil, err
+	}
 	m, warnings := centreCount(n, t, best, opts.Centres, len(rest))
 	res, err := fitFinal(x, t, best, m, val, rest, report)
 	if err != nil {
@@ -266,19 +269,20 @@ func fitFinal(x mat.Matrix, t Targets, pk pick, m int, val, rest []int,
 			report(Progress{Rows: n, RowsDone: done, Centres: m})
 		}
 	}
-	sys := t.system(m)
+	pr := &Model{Kernel: spec, Lambda: pk.lambda, Centres: centres, Additive: pk.additive, k: k}
+	sys := t.system(pr.featureCount())
 	every := append(slices.Clone(rest), val...)
-	if err := sys.addRows(k, x, pk.scaler, every, t, centres, rowsDone); err != nil {
+	if err := sys.addRows(pr, x, pk.scaler, every, t, rowsDone); err != nil {
 		return nil, err
 	}
-	w, jit, err := sys.solve(pk.lambda, func(dst *mat.Dense, lo, hi int) {
-		k.K(dst, centres.Slice(lo, hi, 0, dim), centres)
-	})
+	if pr.Additive != nil {
+		pr.Additive = pr.Additive.withVariance(pr.Additive.Variance)
+	}
+	jit, err := pr.solve(sys)
 	if err != nil {
 		return nil, fmt.Errorf("ivm: %w", err)
 	}
-	res := &Result{Model: &Model{Kernel: spec, Lambda: pk.lambda, Centres: centres, Weights: w,
-		k: k}, Scaler: pk.scaler}
+	res := &Result{Model: pr, Scaler: pk.scaler}
 	cal := calibrationRows(val, rest, centreRows)
 	if err := res.calibrateLeftOut(sys, x, t, cal); err != nil {
 		return nil, err
@@ -299,8 +303,7 @@ func (res *Result) calibrateLeftOut(sys *system, x mat.Matrix, t Targets, cal []
 	if err != nil {
 		return err
 	}
-	f := sys.leaveOneOut(xc, t.codes(cal), pr.Weights,
-		func(dst, xr *mat.Dense) { pr.k.K(dst, xr, pr.Centres) })
+	f := sys.leaveOneOut(xc, t.codes(cal), pr.allWeights(), pr.featureRows)
 	return res.calibrateHeldOut(f, t, cal, others(t.rows(), cal))
 }
 
@@ -368,6 +371,7 @@ func (res *Result) useConstant(t Targets) {
 	// One centre of zero weight: the file need not carry centres that play no part.
 	pr.Centres = mat.DenseCopyOf(pr.Centres.Slice(0, 1, 0, dim))
 	pr.Weights = mat.NewDense(1, k, nil)
+	pr.Additive = nil
 	what := "the targets' mean and variance"
 	if t.regression() {
 		pr.NoiseVar = 1

@@ -35,6 +35,8 @@ type Model struct {
 	// classification): the system's factor is not kept, so the latent's own variance is
 	// folded into it, as the held-out residuals measured it.
 	NoiseVar float64
+	// Additive, if not nil, is the kernel's additive part, with its own weights.
+	Additive *Additive
 	k        kern.Kernel
 }
 
@@ -42,6 +44,9 @@ type Model struct {
 // of the targets as given.
 func (pr *Model) toTargetUnits(mean, sd float64) {
 	pr.Weights.Scale(sd, pr.Weights)
+	if pr.Additive != nil {
+		pr.Additive.Weights.Scale(sd, pr.Additive.Weights)
+	}
 	pr.Offset[0] = pr.Offset[0]*sd + mean
 	pr.NoiseVar *= sd * sd
 }
@@ -110,20 +115,80 @@ func finite(name string, vs []float64) error {
 // blockRows is how many rows' kernel values the projected model holds at once.
 const blockRows = 2048
 
-// Latents returns f(x) = K(x, C)·W, a row of class latents (a regression: one column) per
-// row of the scaled inputs xs, made blockRows rows at a time.
+// Latents returns f(x) = K(x, C)·W (and the additive part's), a row of class latents (a
+// regression: one column) per row of the scaled inputs xs, made blockRows rows at a time.
 func (pr *Model) Latents(xs *mat.Dense) *mat.Dense {
 	n, dim := xs.Dims()
-	m, classes := pr.Weights.Dims()
+	_, classes := pr.Weights.Dims()
+	m := pr.featureCount()
+	w := pr.allWeights()
 	out := mat.NewDense(max(n, 1), classes, nil)
 	kb := mat.NewDense(max(min(blockRows, n), 1), m, nil)
 	for lo := 0; lo < n; lo += blockRows {
 		hi := min(n, lo+blockRows)
 		kv := kb.Slice(0, hi-lo, 0, m).(*mat.Dense)
-		pr.k.K(kv, xs.Slice(lo, hi, 0, dim), pr.Centres)
-		out.Slice(lo, hi, 0, classes).(*mat.Dense).Mul(kv, pr.Weights)
+		pr.featureRows(kv, xs.Slice(lo, hi, 0, dim).(*mat.Dense))
+		out.Slice(lo, hi, 0, classes).(*mat.Dense).Mul(kv, w)
 	}
 	return out
+}
+
+// featureCount is the number of the model's features: its centres and its additive knots.
+func (pr *Model) featureCount() int {
+	m, _ := pr.Centres.Dims()
+	return m + pr.Additive.Knots()
+}
+
+// featureRows writes the features of the scaled rows xs into dst (rows × features()): the
+// kernel against the centres, then the additive part's.
+func (pr *Model) featureRows(dst, xs *mat.Dense) {
+	m, _ := pr.Centres.Dims()
+	rows, _ := xs.Dims()
+	pr.k.K(dst.Slice(0, rows, 0, m).(*mat.Dense), xs, pr.Centres)
+	if a := pr.Additive.Knots(); a > 0 {
+		pr.Additive.features(dst.Slice(0, rows, m, m+a).(*mat.Dense), xs)
+	}
+}
+
+// allWeights is the features' weights: W above the additive part's.
+func (pr *Model) allWeights() *mat.Dense {
+	if pr.Additive == nil {
+		return pr.Weights
+	}
+	var w mat.Dense
+	w.Stack(pr.Weights, pr.Additive.Weights)
+	return &w
+}
+
+// solve solves sys, which holds K_fnK_nf and K_fnY for the model's features f, with the
+// prior of its weights (λK_mm, and the additive part's) and sets the model's weights; it
+// returns the jitter the factorisation needed.
+func (pr *Model) solve(sys *system) (float64, error) {
+	m, dim := pr.Centres.Dims()
+	if pr.Additive != nil {
+		pr.Additive.addPrior(sys.g, m, pr.Lambda)
+	}
+	w, jit, err := sys.solve(pr.Lambda, func(dst *mat.Dense, lo, hi int) {
+		dst.Zero() // the additive part's prior is in the system already
+		if lo < m {
+			pr.k.K(dst.Slice(0, min(hi, m)-lo, 0, m).(*mat.Dense),
+				pr.Centres.Slice(lo, min(hi, m), 0, dim), pr.Centres)
+		}
+	})
+	if err == nil {
+		pr.splitWeights(w)
+	}
+	return jit, err
+}
+
+// splitWeights sets W and the additive part's weights from the features' weights w.
+func (pr *Model) splitWeights(w *mat.Dense) {
+	m, _ := pr.Centres.Dims()
+	r, c := w.Dims()
+	pr.Weights = mat.DenseCopyOf(w.Slice(0, m, 0, c))
+	if pr.Additive != nil {
+		pr.Additive.Weights = mat.DenseCopyOf(w.Slice(m, r, 0, c))
+	}
 }
 
 // Scores returns the class scores z (f·Mix + Offset, and LogWeight_c·ln q_c(f)) of one row

@@ -38,8 +38,8 @@ func TestSystem(t *testing.T) {
 	centres := subset.Dense(x, distinctRows(x, rng.Perm(n), m))
 	rows := rng.Perm(n)
 	sys := newSystem(m, classes)
-	if err := sys.addRows(k, x, nil, rows,
-		Targets{cls: cls, classes: classes}, centres, nil); err != nil {
+	if err := sys.addRows(&Model{Centres: centres, k: k}, x, nil, rows,
+		Targets{cls: cls, classes: classes}, nil); err != nil {
 		t.Fatal(err)
 	}
 	const lambda = 0.01
@@ -123,7 +123,7 @@ func TestLeaveOneOut(t *testing.T) {
 		solveWithout := func(drop int) *mat.Dense {
 			sys := tg.system(m)
 			rows := slices.Delete(slices.Clone(all), drop, drop+1)
-			if err := sys.addRows(k, x, nil, rows, tg, centres, nil); err != nil {
+			if err := sys.addRows(&Model{Centres: centres, k: k}, x, nil, rows, tg, nil); err != nil {
 				t.Fatal(err)
 			}
 			w, _, err := sys.solve(0.1, kmm)
@@ -133,7 +133,7 @@ func TestLeaveOneOut(t *testing.T) {
 			return w
 		}
 		sys := tg.system(m)
-		if err := sys.addRows(k, x, nil, all, tg, centres, nil); err != nil {
+		if err := sys.addRows(&Model{Centres: centres, k: k}, x, nil, all, tg, nil); err != nil {
 			t.Fatal(err)
 		}
 		w, _, err := sys.solve(0.1, kmm)

@@ -29,6 +29,9 @@ type pick struct {
 	// of them predicted the held-out rows as well, to within a standard error.
 	centres   int
 	saturated bool
+	// additive, if not nil, is the additive part (its knots and variance, no weights) that
+	// beat the rbf alone at this width.
+	additive *Additive
 }
 
 // widthSearch is one scaling's search: the rows it fits (fit) and scores (val), and the
@@ -49,29 +52,11 @@ type widthSearch struct {
 // so the inputs' distances are computed once.
 func search(x mat.Matrix, t Targets, s Scaling, val, rest []int,
 	report func(pick)) (pick, error) {
-	ws := &widthSearch{t: t, scaler: s.Scaler, fit: rest[:min(len(rest), searchRows)], val: val}
-	xf, err := subset.Scaled(x, s.Scaler, ws.fit)
-	if err != nil {
+	ws := &widthSearch{t: t, scaler: s.Scaler, gamma: 2 * s.StartGamma,
+		fit: rest[:min(len(rest), searchRows)], val: val}
+	if _, _, err := ws.kernels(x); err != nil {
 		return pick{}, err
 	}
-	xv, err := subset.Scaled(x, s.Scaler, val)
-	if err != nil {
-		return pick{}, err
-	}
-	_, dim := xf.Dims()
-	centres := subset.Dense(xf, distinctRows(xf, subset.All(len(ws.fit)),
-		searchCentresFor(t.classes)))
-	ws.gamma = 2 * s.StartGamma
-	k, err := kern.Parse(kernelSpec(ws.gamma), dim)
-	if err != nil {
-		return pick{}, err
-	}
-	m, _ := centres.Dims()
-	ws.kf, ws.kv, ws.kmm = mat.NewDense(len(ws.fit), m, nil), mat.NewDense(len(val), m, nil),
-		mat.NewDense(m, m, nil)
-	k.K(ws.kf, xf, centres)
-	k.K(ws.kv, xv, centres)
-	k.K(ws.kmm, centres, centres)
 	pk, err := lineSearch(func(step int) (pick, error) {
 		pk, err := ws.score(step)
 		if err == nil {
@@ -79,10 +64,35 @@ func search(x mat.Matrix, t Targets, s Scaling, val, rest []int,
 		}
 		return pk, err
 	})
-	if err == nil && m >= 2*MinRows {
+	if _, m := ws.kf.Dims(); err == nil && m >= 2*MinRows {
 		pk.saturated, err = ws.centresSaturated(pk)
 	}
 	return pk, err
+}
+
+// kernels scales ws's rows, draws its centres from the rows it fits and computes its kernel
+// matrices at its width; it returns the scaled rows it fits and scores.
+func (ws *widthSearch) kernels(x mat.Matrix) (xf, xv *mat.Dense, err error) {
+	if xf, err = subset.Scaled(x, ws.scaler, ws.fit); err != nil {
+		return nil, nil, err
+	}
+	if xv, err = subset.Scaled(x, ws.scaler, ws.val); err != nil {
+		return nil, nil, err
+	}
+	_, dim := xf.Dims()
+	centres := subset.Dense(xf, distinctRows(xf, subset.All(len(ws.fit)),
+		searchCentresFor(ws.t.classes)))
+	k, err := kern.Parse(kernelSpec(ws.gamma), dim)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, _ := centres.Dims()
+	ws.kf, ws.kv, ws.kmm = mat.NewDense(len(ws.fit), m, nil),
+		mat.NewDense(len(ws.val), m, nil), mat.NewDense(m, m, nil)
+	k.K(ws.kf, xf, centres)
+	k.K(ws.kv, xv, centres)
+	k.K(ws.kmm, centres, centres)
+	return xf, xv, nil
 }
 
 // score returns the best λ at the width step doublings from the start, with its held-out

@@ -40,17 +40,34 @@ func Bytes(n, dim, m, classes int) float64 {
 	}
 	m = min(m, n)
 	atOnce := searchesAtOnce(n, dim, classes, 0)
-	search := searchBytes(n, dim, classes) * float64(atOnce)
-	fm := float64(m)
+	search := max(searchBytes(n, dim, classes, false)*float64(atOnce),
+		searchBytes(n, dim, classes, true))
+	fm := float64(m + additiveBound(dim))
 	final := 8 * (fm*fm + fm*(2*blockRows+panelRows) + 3*fm*float64(dim))
 	return max(search, final)
 }
 
-// searchBytes estimates what one scaling's search allocates (search).
-func searchBytes(n, dim, classes int) float64 {
+// searchBytes estimates what one scaling's search allocates: its rows, kernel matrices and
+// systems; with additive, what withAdditive allocates after the searches instead.
+func searchBytes(n, dim, classes int, additive bool) float64 {
 	nf := float64(min(n, searchRows))
+	nv := float64(min(n/5, valRows))
 	ms := float64(min(n, searchCentresFor(classes)))
-	return 8 * (nf*float64(dim) + nf*ms + 4*ms*ms + 3*blockRows*ms)
+	kernels := nf*float64(dim) + nf*ms + nv*ms + ms*ms
+	if additive {
+		ma := ms + float64(additiveBound(dim))
+		return 8 * (kernels + nv*ma + 2*ma*ma + additiveBlock*ma)
+	}
+	return 8 * (kernels + 3*ms*ms + 3*blockRows*ms)
+}
+
+// additiveBound is the most knots an additive part of dim inputs may have (0 where the
+// search offers none).
+func additiveBound(dim int) int {
+	if dim > additiveMaxInputs {
+		return 0
+	}
+	return min(dim*maxDistinct, maxAdditiveKnots)
 }
 
 // parallelBytes bounds the memory of the scalings' searches run side by side: two of them
@@ -64,7 +81,7 @@ const parallelBytes = 768 << 20
 // limit (debug.SetMemoryLimit; ivm train sets it from -max-mem), the rest being left to the
 // inputs and the collector's slack.
 func searchesAtOnce(n, dim, classes, workers int) int {
-	two := 2 * searchBytes(n, dim, classes)
+	two := 2 * searchBytes(n, dim, classes, false)
 	if two > parallelBytes || two > float64(debug.SetMemoryLimit(-1))/2 {
 		return 1
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/internal/rowdot"
 	"github.com/ivmlab/ivm/internal/subset"
-	"github.com/ivmlab/ivm/kern"
 )
 
 // system accumulates the projected process's K_mnK_nm (g, its upper triangle)
@@ -114,10 +113,11 @@ func rowsOf(a blas64.General, lo, hi int) blas64.General {
 }
 
 // addRows accumulates rows idx of x, scaled by sc (targets t, indexed like x's rows),
-// through kernel k and the centres, reporting the rows done after each block.
-func (s *system) addRows(k kern.Kernel, x mat.Matrix, sc *dataset.Scaler, idx []int,
-	t Targets, centres *mat.Dense, report func(done int)) error {
-	m, _ := centres.Dims()
+// through the model's features (the kernel at its centres, and its additive part),
+// reporting the rows done after each block.
+func (s *system) addRows(pr *Model, x mat.Matrix, sc *dataset.Scaler, idx []int,
+	t Targets, report func(done int)) error {
+	m := pr.featureCount()
 	kb := mat.NewDense(max(min(blockRows, len(idx)), 1), m, nil)
 	for lo := 0; lo < len(idx); lo += blockRows {
 		hi := min(len(idx), lo+blockRows)
@@ -128,7 +128,8 @@ func (s *system) addRows(k kern.Kernel, x mat.Matrix, sc *dataset.Scaler, idx []
 		kv := kb.Slice(0, hi-lo, 0, m).(*mat.Dense)
 		_, dim := xv.Dims()
 		inParts(hi-lo, func(plo, phi int) {
-			k.K(kv.Slice(plo, phi, 0, m).(*mat.Dense), xv.Slice(plo, phi, 0, dim), centres)
+			pr.featureRows(kv.Slice(plo, phi, 0, m).(*mat.Dense),
+				xv.Slice(plo, phi, 0, dim).(*mat.Dense))
 		})
 		t.add(s, kv, idx[lo:hi])
 		if report != nil {
@@ -230,6 +231,17 @@ func (s *system) solve(lambda float64, kmm func(dst *mat.Dense, lo, hi int)) (*m
 	}
 	w, err := s.weights()
 	return w, jit, err
+}
+
+// leading returns a copy of the system of its first m features.
+func (s *system) leading(m int) *system {
+	_, cols := s.r.Dims()
+	out := &system{g: mat.DenseCopyOf(s.g.Slice(0, m, 0, m)),
+		r: mat.DenseCopyOf(s.r.Slice(0, m, 0, cols)), real: s.real}
+	if s.sum != nil {
+		out.sum = slices.Clone(s.sum[:m])
+	}
+	return out
 }
 
 // clone returns a copy of the system.

@@ -15,6 +15,7 @@ import (
 	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/multitask"
 	"github.com/ivmlab/ivm/noise"
+	"github.com/ivmlab/ivm/projected"
 )
 
 func init() {
@@ -140,6 +141,11 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 			fmt.Fprintf(w,
 				"model:       %d centres (training rows drawn at random), kernel %s, λ %.4g (the "+
 					"targets' noise variance, in the kernel's units)\n", m, pr.Kernel, pr.Lambda)
+			if a := pr.Additive; a != nil {
+				fmt.Fprintf(w, "additive:    + %.4g·Σ_j k_j(x_j), an rbf of each of inputs %s "+
+					"alone through %d knots on their axes (a sum of one-input effects)\n",
+					a.Variance, additiveInputs(a), a.Knots())
+			}
 		}
 		if p.Task == ivm.Regression {
 			fmt.Fprintf(w,
@@ -320,4 +326,20 @@ func membersOf(p *ivm.Predictor) []*ivm.Predictor {
 		return k.Members
 	}
 	return nil
+}
+
+// additiveInputs lists the 1-based inputs of an additive part, the first eight of them.
+func additiveInputs(a *projected.Additive) string {
+	var b strings.Builder
+	for i, in := range a.Inputs {
+		if i == 8 {
+			fmt.Fprintf(&b, " and %d more", len(a.Inputs)-8)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, in.Input+1)
+	}
+	return b.String()
 }

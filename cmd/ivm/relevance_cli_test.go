@@ -89,3 +89,42 @@ func TestLogScalingAndWeightsCLI(t *testing.T) {
 		}
 	}
 }
+
+// A projected regression with an additive part (as ivm train writes one for targets that
+// are close to a sum of one-input effects): info describes it, and predict adds it to the
+// rbf's latent, as computed here.
+func TestAdditiveCLI(t *testing.T) {
+	dir := t.TempDir()
+	model := `{"format":"ivm-model/1","task":"regression",` +
+		`"projected":{"kernel_spec":"rbf(gamma=1,variance=1)","lambda":1,` +
+		`"centres":[[0,0]],"weights":[[0.5]],"score_mix":[[1]],"score_offset":[2],` +
+		`"noise_variance":0.25,"additive":{"variance":0.1,` +
+		`"inputs":[{"input":1,"gamma":4,"knots":[0,1]}],"weights":[[1],[-3]]}}}`
+	for name, text := range map[string]string{"m.json": model,
+		"test.csv": "0.5,0.25,1\n-1,2,0\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := runOK(t, dir, "info", "m.json")
+	if want := "an rbf of each of inputs 2 alone through 2 knots"; !strings.Contains(r.stdout,
+		want) {
+		t.Errorf("info does not say %q:\n%s", want, r.stdout)
+	}
+	r = runOK(t, dir, "predict", "test.csv", "m.json", "-")
+	lines := strings.Fields(r.stdout)
+	if len(lines) < 2 {
+		t.Fatalf("predict printed\n%s", r.stdout)
+	}
+	for i, x := range [][2]float64{{0.5, 0.25}, {-1, 2}} {
+		rbf := 0.5 * math.Exp(-0.5*(x[0]*x[0]+x[1]*x[1]))
+		add := math.Exp(-2*x[1]*x[1]) - 3*math.Exp(-2*(x[1]-1)*(x[1]-1))
+		var got float64
+		if _, err := fmt.Sscan(lines[i], &got); err != nil {
+			t.Fatalf("line %q: %v", lines[i], err)
+		}
+		if want := rbf + add + 2; math.Abs(got-want) > 1e-6 {
+			t.Errorf("row %d: prediction %v, want %v", i+1, got, want)
+		}
+	}
+}

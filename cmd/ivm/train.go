@@ -345,9 +345,14 @@ func summary(p *ivm.Predictor) string {
 		if p.Task == ivm.Regression {
 			what = "every row"
 		}
+		kernel := pr.Kernel
+		if a := pr.Additive; a != nil {
+			kernel += fmt.Sprintf(" + an additive part of %d inputs (%d knots, variance %g)",
+				len(a.Inputs), a.Knots(), a.Variance)
+		}
 		return fmt.Sprintf("%v (projected: %s regressed through %d shared centres), "+
 			"kernel %s, λ %.3g, inputs scaled (%v)",
-			p.Task, what, m, pr.Kernel, pr.Lambda, k.Scaler)
+			p.Task, what, m, kernel, pr.Lambda, k.Scaler)
 	}
 	models, _ := modelsOf(p)
 	m := models[0]

@@ -1,0 +1,356 @@
+package projected
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/ivmlab/ivm/calib"
+	"github.com/ivmlab/ivm/engine"
+)
+
+const (
+	// additiveMaxInputs bounds the inputs of a model the search offers an additive part:
+	// beyond a few dozen inputs (images) each input alone tells little.
+	additiveMaxInputs = 32
+	// An input of at most maxDistinct values has a knot at each (a code of schools or
+	// regions: an effect for each); one of more values has maxKnots at its quantiles. Past
+	// maxAdditiveKnots in all, every input has fewer quantiles: the knots add to every row's
+	// cost, and to the search's memory.
+	maxDistinct      = 100
+	maxKnots         = 24
+	maxAdditiveKnots = 400
+	// additiveBlock is the rows additiveGain takes in at a time.
+	additiveBlock = 512
+)
+
+// additiveVariances are the variances σ² of the additive part the search scores.
+var additiveVariances = []float64{0.01, 0.1, 1}
+
+// Additive is the additive part of a projected model's kernel, σ²·Σ_j k_j(x_j, x'_j) beside
+// the rbf of all the inputs, each k_j an rbf of input j alone seen through knots on its axis.
+// Tabular targets are often close to a sum of one-input effects (a price against carats, an
+// effect per school), which one width for all the inputs draws poorly.
+type Additive struct {
+	// Variance is σ², in units of the rbf's variance.
+	Variance float64
+	// Inputs are the inputs with knots, in increasing order of Input.
+	Inputs []AdditiveInput
+	// Weights holds a row of class weights per knot, the inputs' knots in order.
+	Weights *mat.Dense
+}
+
+// AdditiveInput is one input's part of an additive kernel: k_j(a, b) = exp(−½γ(a − b)²) of
+// the scaled input's values (as kern's rbf), seen through the knots.
+type AdditiveInput struct {
+	Input int       `json:"input"`
+	Gamma float64   `json:"gamma"`
+	Knots []float64 `json:"knots"`
+}
+
+// newAdditive returns an additive part of variance σ² whose knots are those of the scaled
+// rows xs (without weights): for each input of two values or more, its distinct values or
+// maxKnots quantiles (axisKnots), with γ twice the inverse square of the knots' median
+// spacing, so that neighbouring knots are correlated by e⁻¹.
+func newAdditive(xs *mat.Dense, variance float64) *Additive {
+	a := additiveKnots(xs, maxDistinct, maxKnots)
+	if a.Knots() > maxAdditiveKnots {
+		_, dim := xs.Dims()
+		q := max(2, min(maxKnots, maxAdditiveKnots/dim))
+		a = additiveKnots(xs, q, q)
+	}
+	a.Variance = variance
+	return a
+}
+
+// additiveKnots returns the knots of each input of xs of two values or more: its distinct
+// values where it has at most distinct of them, else q quantiles.
+func additiveKnots(xs *mat.Dense, distinct, q int) *Additive {
+	n, dim := xs.Dims()
+	a := &Additive{}
+	col := make([]float64, n)
+	for j := range dim {
+		mat.Col(col, j, xs)
+		knots := axisKnots(col, distinct, q)
+		if len(knots) < 2 {
+			continue
+		}
+		gaps := make([]float64, len(knots)-1)
+		for i := range gaps {
+			gaps[i] = knots[i+1] - knots[i]
+		}
+		slices.Sort(gaps)
+		gap := gaps[len(gaps)/2]
+		a.Inputs = append(a.Inputs, AdditiveInput{Input: j, Gamma: 2 / (gap * gap), Knots: knots})
+	}
+	return a
+}
+
+// axisKnots returns the sorted distinct values of col where there are at most most of
+// them, else q of its quantiles (those distinct).
+func axisKnots(col []float64, most, q int) []float64 {
+	sorted := slices.Clone(col)
+	slices.Sort(sorted)
+	distinct := slices.Compact(slices.Clone(sorted))
+	if len(distinct) <= most {
+		return distinct
+	}
+	knots := make([]float64, 0, q)
+	for i := range q {
+		v := stat.Quantile(float64(i)/float64(q-1), stat.LinInterp, sorted, nil)
+		if len(knots) == 0 || v > knots[len(knots)-1] {
+			knots = append(knots, v)
+		}
+	}
+	return knots
+}
+
+// Knots is the number of knots of every input, the additive part's columns.
+func (a *Additive) Knots() int {
+	if a == nil {
+		return 0
+	}
+	s := 0
+	for _, in := range a.Inputs {
+		s += len(in.Knots)
+	}
+	return s
+}
+
+// features writes the additive part's kernel values of the scaled rows xs into dst
+// (rows × size()): each input's values against its knots, in order.
+func (a *Additive) features(dst, xs *mat.Dense) {
+	rows, _ := xs.Dims()
+	for i := range rows {
+		x, out := xs.RawRowView(i), dst.RawRowView(i)
+		c := 0
+		for _, in := range a.Inputs {
+			for _, k := range in.Knots {
+				out[c] = knotKernel(in.Gamma, x[in.Input]-k)
+				c++
+			}
+		}
+	}
+}
+
+// knotCutoff is the exponent past which knotKernel is 0: a value of e⁻³⁰⁰ or more, and the
+// product of two, is a normal float; subnormal ones, from knots far apart, would slow the
+// system's products twofold.
+const knotCutoff = 300
+
+// knotKernel is exp(−½γd²), or 0 past knotCutoff.
+func knotKernel(gamma, d float64) float64 {
+	if e := 0.5 * gamma * d * d; e <= knotCutoff {
+		return math.Exp(-e)
+	}
+	return 0
+}
+
+// addPrior adds λ/σ² times the knots' kernel matrices, block by input, to the additive
+// part's rows and columns of g (from offset on; its upper triangle suffices), the prior
+// precision of the knots' weights scaled as the system's λK_mm is.
+func (a *Additive) addPrior(g *mat.Dense, offset int, lambda float64) {
+	for _, in := range a.Inputs {
+		for i, u := range in.Knots {
+			row := g.RawRowView(offset + i)
+			for j := i; j < len(in.Knots); j++ {
+				row[offset+j] += lambda / a.Variance * knotKernel(in.Gamma, u-in.Knots[j])
+			}
+		}
+		offset += len(in.Knots)
+	}
+}
+
+// withVariance returns a copy of a's knots with variance σ², without weights.
+func (a *Additive) withVariance(variance float64) *Additive {
+	return &Additive{Variance: variance, Inputs: a.Inputs}
+}
+
+// check validates a file's additive part for dim inputs and classes columns of weights.
+func (a *Additive) check(dim, classes int) error {
+	if !(a.Variance > 0) || math.IsInf(a.Variance, 1) {
+		return fmt.Errorf("projected model's additive variance %v: want a positive finite value",
+			a.Variance)
+	}
+	last := -1
+	for i, in := range a.Inputs {
+		if in.Input <= last || in.Input >= dim {
+			return fmt.Errorf("projected model's additive part %d is of input %d: want inputs "+
+				"in increasing order, below %d", i+1, in.Input, dim)
+		}
+		last = in.Input
+		if !(in.Gamma > 0) || math.IsInf(in.Gamma, 1) || len(in.Knots) == 0 {
+			return fmt.Errorf("projected model's additive part %d has γ %v and %d knots: "+
+				"want a positive finite γ and a knot or more", i+1, in.Gamma, len(in.Knots))
+		}
+		if err := finite("projected model's additive knot", in.Knots); err != nil {
+			return err
+		}
+	}
+	if r, c := a.Weights.Dims(); r != a.Knots() || c != classes {
+		return fmt.Errorf("projected model's additive part has %d knots and %d×%d weights",
+			a.Knots(), r, c)
+	}
+	return finite("projected model's additive weight", a.Weights.RawMatrix().Data)
+}
+
+// AdditiveFile is an additive part as a model file holds it.
+type AdditiveFile struct {
+	Variance float64         `json:"variance"`
+	Inputs   []AdditiveInput `json:"inputs"`
+	Weights  [][]float64     `json:"weights"`
+}
+
+// encodeAdditive returns a's file form (nil for none).
+func encodeAdditive(a *Additive) *AdditiveFile {
+	if a == nil {
+		return nil
+	}
+	return &AdditiveFile{Variance: a.Variance, Inputs: a.Inputs, Weights: denseRows(a.Weights)}
+}
+
+// decodeAdditive rebuilds an additive part of dim inputs and classes from its file form,
+// checking its sizes before it allocates.
+func decodeAdditive(in *AdditiveFile, dim, classes int) (*Additive, error) {
+	if len(in.Inputs) > min(dim, engine.MaxInputDim) {
+		return nil, fmt.Errorf("projected model's additive part has %d inputs, the model %d",
+			len(in.Inputs), dim)
+	}
+	knots := 0
+	for _, p := range in.Inputs {
+		knots += len(p.Knots)
+	}
+	if knots == 0 {
+		return nil, fmt.Errorf("projected model's additive part has no knots")
+	}
+	if knots != len(in.Weights) {
+		return nil, fmt.Errorf("projected model's additive part has %d knots and %d rows "+
+			"of weights", knots, len(in.Weights))
+	}
+	w := mat.NewDense(knots, classes, nil)
+	for i, r := range in.Weights {
+		if len(r) != classes {
+			return nil, fmt.Errorf("projected model's additive weight row %d has %d values, "+
+				"want %d", i+1, len(r), classes)
+		}
+		w.SetRow(i, r)
+	}
+	a := &Additive{Variance: in.Variance, Inputs: in.Inputs, Weights: w}
+	return a, a.check(dim, classes)
+}
+
+// withAdditive returns the search's pick best with an additive part where one beats it
+// (additiveGain), on the rows and centres its search fitted and held out, for at most
+// additiveMaxInputs inputs. It is scored once, at the best scaling and width: each scaling's
+// own would cost as much again as its search's widths.
+func withAdditive(x mat.Matrix, t Targets, best pick, val, rest []int) (pick, error) {
+	if _, dim := x.Dims(); dim > additiveMaxInputs {
+		return best, nil
+	}
+	ws := &widthSearch{t: t, scaler: best.scaler, gamma: best.gamma,
+		fit: rest[:min(len(rest), searchRows)], val: val}
+	xf, xv, err := ws.kernels(x)
+	if err != nil {
+		return best, err
+	}
+	if add, lambda, loss := ws.additiveGain(best.lambda, xf, xv); add != nil {
+		best.additive, best.lambda, best.loss = add, lambda, loss
+	}
+	return best, nil
+}
+
+// additiveGain scores the additive parts of the variances additiveVariances beside the rbf
+// of ws's kernels, at the search's λ (and the best variance, where it gains, at λ's
+// neighbours on the grid),
+// and returns the best with its λ and held-out loss where it beats the rbf alone at λ by
+// more than a standard error of the rows' paired differences (else nil). xf and xv are the
+// scaled rows ws fits and scores.
+func (ws *widthSearch) additiveGain(lambda float64, xf, xv *mat.Dense) (*Additive, float64,
+	float64) {
+	base := newAdditive(xf, 1)
+	a := base.Knots()
+	if a == 0 {
+		return nil, 0, 0
+	}
+	_, m := ws.kf.Dims()
+	vt := mat.NewDense(len(ws.val), m+a, nil)
+	base.features(vt.Slice(0, len(ws.val), m, m+a).(*mat.Dense), xv)
+	vt.Slice(0, len(ws.val), 0, m).(*mat.Dense).Copy(ws.kv)
+	sys := ws.t.system(m + a)
+	kb := mat.NewDense(min(additiveBlock, len(ws.fit)), m+a, nil)
+	for lo := 0; lo < len(ws.fit); lo += additiveBlock {
+		hi := min(len(ws.fit), lo+additiveBlock)
+		kv := kb.Slice(0, hi-lo, 0, m+a).(*mat.Dense)
+		kv.Slice(0, hi-lo, 0, m).(*mat.Dense).Copy(ws.kf.Slice(lo, hi, 0, m))
+		base.features(kv.Slice(0, hi-lo, m, m+a).(*mat.Dense),
+			xf.Slice(lo, hi, 0, xf.RawMatrix().Cols).(*mat.Dense))
+		ws.t.add(sys, kv, ws.fit[lo:hi])
+	}
+	prior := func(dst *mat.Dense, lo, hi int) { // K_mm's rows, zero for the knots
+		dst.Zero()
+		if lo < m {
+			dst.Slice(0, min(hi, m)-lo, 0, m).(*mat.Dense).Copy(ws.kmm.Slice(lo, min(hi, m), 0, m))
+		}
+	}
+	// The rbf alone is the system's first m features: its rows' losses come from a block.
+	rbf, err := ws.heldOutRows(sys.leading(m), lambda, prior, vt.Slice(0, len(ws.val), 0, m))
+	if err != nil {
+		return nil, 0, 0
+	}
+	var best *Additive
+	var bestLambda float64
+	var bestRows []float64
+	try := func(variance, l float64) {
+		cand := base.withVariance(variance)
+		s := sys.clone()
+		cand.addPrior(s.g, m, l)
+		rows, err := ws.heldOutRows(s, l, prior, vt)
+		if err == nil && (bestRows == nil || stat.Mean(rows, nil) < stat.Mean(bestRows, nil)) {
+			best, bestLambda, bestRows = cand, l, rows
+		}
+	}
+	// The variances at the rbf's λ, then the best of them, if it gains, at λ's neighbours.
+	for _, variance := range additiveVariances {
+		try(variance, lambda)
+	}
+	if best != nil && stat.Mean(bestRows, nil) < stat.Mean(rbf, nil) {
+		variance := best.Variance
+		for _, l := range nearLambdas(lambda) {
+			if l != lambda {
+				try(variance, l)
+			}
+		}
+	}
+	if best == nil {
+		return nil, 0, 0
+	}
+	if gain, se := calib.PairedGain(rbf, bestRows); gain <= se {
+		return nil, 0, 0
+	}
+	return best, bestLambda, stat.Mean(bestRows, nil)
+}
+
+// heldOutRows solves sys at λ with the prior rows kmm and returns each held-out row's loss
+// of its latents at the feature rows vt.
+func (ws *widthSearch) heldOutRows(sys *system, lambda float64,
+	kmm func(dst *mat.Dense, lo, hi int), vt mat.Matrix) ([]float64, error) {
+	w, _, err := sys.solve(lambda, kmm)
+	if err != nil {
+		return nil, err
+	}
+	var f mat.Dense
+	f.Mul(vt, w)
+	return ws.t.rowLosses(&f, ws.val), nil
+}
+
+// nearLambdas are λ and its neighbours in lambdas.
+func nearLambdas(lambda float64) []float64 {
+	i := slices.Index(lambdas, lambda)
+	if i < 0 {
+		return []float64{lambda}
+	}
+	return lambdas[max(i-1, 0):min(i+2, len(lambdas))]
+}
