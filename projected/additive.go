@@ -263,8 +263,7 @@ func withAdditive(x mat.Matrix, t Targets, best pick, val, rest []int) (pick, er
 }
 
 // additiveGain scores the additive parts of the variances additiveVariances beside the rbf
-// of ws's kernels, at the search's λ (and the best variance, where it gains, at λ's
-// neighbours on the grid),
+// of ws's kernels, at the search's λ (and the best variance at λ's neighbours on the grid),
 // and returns the best with its λ and held-out loss where it beats the rbf alone at λ by
 // more than a standard error of the rows' paired differences (else nil). xf and xv are the
 // scaled rows ws fits and scores.
@@ -312,11 +311,12 @@ func (ws *widthSearch) additiveGain(lambda float64, xf, xv *mat.Dense) (*Additiv
 			best, bestLambda, bestRows = cand, l, rows
 		}
 	}
-	// The variances at the rbf's λ, then the best of them, if it gains, at λ's neighbours.
+	// The variances at the rbf's λ, then the best of them at λ's neighbours: the knots may
+	// want the noise read otherwise.
 	for _, variance := range additiveVariances {
 		try(variance, lambda)
 	}
-	if best != nil && stat.Mean(bestRows, nil) < stat.Mean(rbf, nil) {
+	if best != nil {
 		variance := best.Variance
 		for _, l := range nearLambdas(lambda) {
 			if l != lambda {
