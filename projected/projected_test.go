@@ -123,7 +123,8 @@ func TestLeaveOneOut(t *testing.T) {
 		solveWithout := func(drop int) *mat.Dense {
 			sys := tg.system(m)
 			rows := slices.Delete(slices.Clone(all), drop, drop+1)
-			if err := sys.addRows(&Model{Centres: centres, k: k}, x, nil, rows, tg, nil); err != nil {
+			pr := &Model{Centres: centres, k: k}
+			if err := sys.addRows(pr, x, nil, rows, tg, nil); err != nil {
 				t.Fatal(err)
 			}
 			w, _, err := sys.solve(0.1, kmm)
