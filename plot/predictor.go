@@ -252,6 +252,9 @@ func describe(p *ivm.Predictor) string {
 	switch k := p.Kind.(type) {
 	case *ivm.ProjectedKind:
 		m, _ := k.Projected.Centres.Dims()
+		if a := k.Projected.Additive; a != nil {
+			return fmt.Sprintf("Projected model, %d centres and %d knots", m, a.Knots())
+		}
 		return fmt.Sprintf("Projected model, %d centres", m)
 	case *ivm.BlendKind:
 		var names []string
