@@ -1,6 +1,7 @@
 package projected
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/internal/pool"
 )
 
 const (
@@ -294,43 +296,67 @@ func (ws *widthSearch) additiveGain(lambda float64, xf, xv *mat.Dense) (*Additiv
 			dst.Slice(0, min(hi, m)-lo, 0, m).(*mat.Dense).Copy(ws.kmm.Slice(lo, min(hi, m), 0, m))
 		}
 	}
-	// The rbf alone is the system's first m features: its rows' losses come from a block.
-	rbf, err := ws.heldOutRows(sys.leading(m), lambda, prior, vt.Slice(0, len(ws.val), 0, m))
-	if err != nil {
+	// The rbf alone (variance 0: the system's first m features) and the variances at the
+	// rbf's λ, then the best of them at λ's neighbours: the knots may want the noise read
+	// otherwise. Each is solved on its own copy of the system, two at a time.
+	cands := []additiveCandidate{{lambda: lambda}}
+	for _, v := range additiveVariances {
+		cands = append(cands, additiveCandidate{variance: v, lambda: lambda})
+	}
+	if len(cands) == 1 {
 		return nil, 0, 0
 	}
-	var best *Additive
-	var bestLambda float64
-	var bestRows []float64
-	try := func(variance, l float64) {
-		cand := base.withVariance(variance)
-		s := sys.clone()
-		cand.addPrior(s.g, m, l)
-		rows, err := ws.heldOutRows(s, l, prior, vt)
-		if err == nil && (bestRows == nil || stat.Mean(rows, nil) < stat.Mean(bestRows, nil)) {
-			best, bestLambda, bestRows = cand, l, rows
+	ws.scoreCandidates(cands, sys, base, prior, vt)
+	rbf := cands[0].rows
+	best := slices.MinFunc(cands[1:], additiveCandidate.compare)
+	if rbf == nil || best.rows == nil {
+		return nil, 0, 0
+	}
+	var near []additiveCandidate
+	for _, l := range nearLambdas(lambda) {
+		if l != lambda {
+			near = append(near, additiveCandidate{variance: best.variance, lambda: l})
 		}
 	}
-	// The variances at the rbf's λ, then the best of them at λ's neighbours: the knots may
-	// want the noise read otherwise.
-	for _, variance := range additiveVariances {
-		try(variance, lambda)
+	ws.scoreCandidates(near, sys, base, prior, vt)
+	best = slices.MinFunc(append([]additiveCandidate{best}, near...), additiveCandidate.compare)
+	if gain, se := calib.PairedGain(rbf, best.rows); gain <= se {
+		return nil, 0, 0
 	}
-	if best != nil {
-		variance := best.Variance
-		for _, l := range nearLambdas(lambda) {
-			if l != lambda {
-				try(variance, l)
-			}
+	return base.withVariance(best.variance), best.lambda, stat.Mean(best.rows, nil)
+}
+
+// additiveCandidate is an additive part's variance (0: none) and λ, with the held-out rows'
+// losses where its system could be solved.
+type additiveCandidate struct {
+	variance, lambda float64
+	rows             []float64
+}
+
+// compare orders candidates by their mean held-out loss, those not solved last.
+func (c additiveCandidate) compare(d additiveCandidate) int {
+	switch {
+	case c.rows == nil || d.rows == nil:
+		return cmp.Compare(len(d.rows), len(c.rows))
+	}
+	return cmp.Compare(stat.Mean(c.rows, nil), stat.Mean(d.rows, nil))
+}
+
+// scoreCandidates sets each candidate's held-out losses, solving a copy of sys (the system of
+// the centres and base's knots; without the knots where the variance is 0) at most two at a
+// time: the solves and the held-out softmax fits are partly serial.
+func (ws *widthSearch) scoreCandidates(cands []additiveCandidate, sys *system, base *Additive,
+	prior func(dst *mat.Dense, lo, hi int), vt *mat.Dense) {
+	_, m := ws.kf.Dims()
+	pool.ForEach(len(cands), 2, func(i int) {
+		c := &cands[i]
+		s, features := sys.leading(m), vt.Slice(0, vt.RawMatrix().Rows, 0, m)
+		if c.variance > 0 {
+			s, features = sys.clone(), vt
+			base.withVariance(c.variance).addPrior(s.g, m, c.lambda)
 		}
-	}
-	if best == nil {
-		return nil, 0, 0
-	}
-	if gain, se := calib.PairedGain(rbf, bestRows); gain <= se {
-		return nil, 0, 0
-	}
-	return best, bestLambda, stat.Mean(bestRows, nil)
+		c.rows, _ = ws.heldOutRows(s, c.lambda, prior, features)
+	})
 }
 
 // heldOutRows solves sys at λ with the prior rows kmm and returns each held-out row's loss
