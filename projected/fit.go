@@ -275,9 +275,6 @@ func fitFinal(x mat.Matrix, t Targets, pk pick, m int, val, rest []int,
 	if err := sys.addRows(pr, x, pk.scaler, every, t, rowsDone); err != nil {
 		return nil, err
 	}
-	if pr.Additive != nil {
-		pr.Additive = pr.Additive.withVariance(pr.Additive.Variance)
-	}
 	jit, err := pr.solve(sys)
 	if err != nil {
 		return nil, fmt.Errorf("ivm: %w", err)

@@ -139,7 +139,7 @@ func (pr *Model) featureCount() int {
 	return m + pr.Additive.Knots()
 }
 
-// featureRows writes the features of the scaled rows xs into dst (rows × features()): the
+// featureRows writes the features of the scaled rows xs into dst (rows × featureCount()): the
 // kernel against the centres, then the additive part's.
 func (pr *Model) featureRows(dst, xs *mat.Dense) {
 	m, _ := pr.Centres.Dims()
