@@ -86,7 +86,9 @@ func additiveKnots(xs *mat.Dense, distinct, q int) *Additive {
 		}
 		slices.Sort(gaps)
 		gap := gaps[len(gaps)/2]
-		a.Inputs = append(a.Inputs, AdditiveInput{Input: j, Gamma: 2 / (gap * gap), Knots: knots})
+		if gamma := 2 / (gap * gap); !math.IsInf(gamma, 1) { // values apart by rounding alone
+			a.Inputs = append(a.Inputs, AdditiveInput{Input: j, Gamma: gamma, Knots: knots})
+		}
 	}
 	return a
 }
@@ -123,7 +125,7 @@ func (a *Additive) Knots() int {
 }
 
 // features writes the additive part's kernel values of the scaled rows xs into dst
-// (rows × size()): each input's values against its knots, in order.
+// (rows × Knots()): each input's values against its knots, in order.
 func (a *Additive) features(dst, xs *mat.Dense) {
 	rows, _ := xs.Dims()
 	for i := range rows {
