@@ -84,3 +84,12 @@ out(data.frame(co2 = log(a$co2), hour = as.integer(a$time) - 1,
   yday = as.integer(format(d, "%j")), wday = as.integer(format(d, "%u")),
   year = as.integer(format(d, "%Y")), no = a$no, no2 = a$no2, pm10 = a$pm10, temp = a$temp,
   humi = a$humi), "air")
+data(CPSSW9204); c <- CPSSW9204
+out(data.frame(le = log(c$earnings), year = as.integer(as.character(c$year)),
+  female = as.integer(c$gender == "female"), age = c$age,
+  bach = as.integer(c$degree == "bachelor")), "cps9204")
+tx <- as.data.frame(txhousing)
+tx <- tx[complete.cases(tx) & tx$sales > 0 & tx$listings > 0 & tx$median > 0, ]
+out(data.frame(lp = log(tx$median), city = as.integer(factor(tx$city)), year = tx$year,
+  month = tx$month, lsales = log(tx$sales), llist = log(tx$listings), inv = tx$inventory),
+  "txhousing")

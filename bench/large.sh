@@ -8,7 +8,7 @@
 #                                          cpssw8 diamonds shuttle letter chem97 gssvocab
 #                                          mplsstops insteval storms vocab checktimes
 #                                          prt twinstut hsct gvhd10 gsscat star air
-#                                          (default: all)
+#                                          cps9204 txhousing (default: all)
 #   LARGE_LIBSVM=0 bash bench/large.sh     without libsvm (its fits take the longest)
 #   LARGE_LIBSVM_TIMEOUT=S                 seconds one svm-train may take (default 1800)
 #
@@ -41,6 +41,11 @@
 #   star          mlmRev's star, a pupil's maths score (regression, 14 inputs, the school a
 #                 code): 18 000 / 4 825
 #   air           ks' air, log CO2 (regression; hour, day, year and 6 readings): 16 000 / 4 772
+#   cps9204       AER's CPSSW9204, log earnings (regression; year, gender, age, degree):
+#                 11 700 / 3 888
+#   txhousing     ggplot2's txhousing, log median price of a Texas city's home sales
+#                 (regression; the city a code of 46, year, month, sales, listings,
+#                 inventory): 5 600 / 1 503
 #
 # ivm: `ivm train -quiet TRAIN MODEL` (regression sets add -noise gaussian, their targets
 # being numbers) and `ivm predict -prob`; its CPU is the training process's (GNU time).
@@ -54,12 +59,12 @@ shift || true
 sets=("$@")
 ((${#sets[@]})) || sets=(fertility60k fertility smokeban cps1988 cpssw8 diamonds shuttle letter
 	chem97 gssvocab mplsstops insteval storms vocab checktimes prt twinstut hsct gvhd10 gsscat
-	star air)
+	star air cps9204 txhousing)
 mkdir -p "$dir"
 bench_install r-base-core r-cran-aer r-cran-ggplot2 r-cran-mlbench r-cran-mlmrev r-cran-cardata \
 	r-cran-dplyr r-cran-lme4 r-cran-modeldata r-cran-forcats r-cran-latticeextra r-cran-ks \
 	r-cran-mets libsvm-tools python3-sklearn time bc
-[ -f "$dir/air.csv" ] || Rscript bench/large.R "$dir"
+[ -f "$dir/txhousing.csv" ] || Rscript bench/large.R "$dir"
 go build -o "$dir/ivm" ./cmd/ivm
 
 declare -A src=([fertility60k]=fertility [fertility]=fertility [smokeban]=smokeban
@@ -67,7 +72,7 @@ declare -A src=([fertility60k]=fertility [fertility]=fertility [smokeban]=smokeb
 	[diamonds]=diamonds [shuttle]=shuttle [letter]=letter [chem97]=chem97 [gssvocab]=gssvocab
 	[mplsstops]=mplsstops [insteval]=insteval [storms]=storms [vocab]=vocab
 	[checktimes]=checktimes [prt]=prt [twinstut]=twinstut [hsct]=hsct [gvhd10]=gvhd10
-	[gsscat]=gsscat [star]=star [air]=air)
+	[gsscat]=gsscat [star]=star [air]=air [cps9204]=cps9204 [txhousing]=txhousing)
 declare -A sizes=([fertility60k]="60000 20000" [fertility]="200000 60000" [smokeban]="7000 3000"
 	[cpssw8]="45000 16395" [cps1988]="19700 9000"
 	[diamonds]="40000 14000" [shuttle]="43500 14500" [letter]="15000 5000"
@@ -75,9 +80,9 @@ declare -A sizes=([fertility60k]="60000 20000" [fertility]="200000 60000" [smoke
 	[insteval]="60000 13421" [storms]="9000 2859" [vocab]="24000 6351"
 	[checktimes]="10500 3126" [prt]="22000 7222" [twinstut]="25000 7894"
 	[hsct]="30000 9128" [gvhd10]="80000 33896" [gsscat]="16000 6000" [star]="18000 5000"
-	[air]="16000 5000")
+	[air]="16000 5000" [cps9204]="11700 3888" [txhousing]="5600 1503")
 declare -A kind=([cps1988]=reg [cpssw8]=reg [diamonds]=reg [gssvocab]=reg [vocab]=reg
-	[checktimes]=reg [star]=reg [air]=reg)
+	[checktimes]=reg [star]=reg [air]=reg [cps9204]=reg [txhousing]=reg)
 
 results="$dir/results.txt"
 : >"$results"
