@@ -292,12 +292,9 @@ func (ws *widthSearch) additiveGain(lambda float64, xf, xv *mat.Dense) (*Additiv
 			xf.Slice(lo, hi, 0, xf.RawMatrix().Cols).(*mat.Dense))
 		ws.t.add(sys, kv, ws.fit[lo:hi])
 	}
-	prior := func(dst *mat.Dense, lo, hi int) { // K_mm's rows, zero for the knots
-		dst.Zero()
-		if lo < m {
-			dst.Slice(0, min(hi, m)-lo, 0, m).(*mat.Dense).Copy(ws.kmm.Slice(lo, min(hi, m), 0, m))
-		}
-	}
+	prior := centresPrior(m, func(dst *mat.Dense, lo, hi int) {
+		dst.Copy(ws.kmm.Slice(lo, hi, 0, m))
+	})
 	// The rbf alone (variance 0: the system's first m features) and the variances at the
 	// rbf's λ, then the best of them at λ's neighbours: the knots may want the noise read
 	// otherwise. Each is solved on its own copy of the system, two at a time.
@@ -337,8 +334,7 @@ type additiveCandidate struct {
 
 // compare orders candidates by their mean held-out loss, those not solved last.
 func (c additiveCandidate) compare(d additiveCandidate) int {
-	switch {
-	case c.rows == nil || d.rows == nil:
+	if c.rows == nil || d.rows == nil {
 		return cmp.Compare(len(d.rows), len(c.rows))
 	}
 	return cmp.Compare(stat.Mean(c.rows, nil), stat.Mean(d.rows, nil))
@@ -352,12 +348,14 @@ func (ws *widthSearch) scoreCandidates(cands []additiveCandidate, sys *system, b
 	_, m := ws.kf.Dims()
 	pool.ForEach(len(cands), 2, func(i int) {
 		c := &cands[i]
-		s, features := sys.leading(m), vt.Slice(0, vt.RawMatrix().Rows, 0, m)
-		if c.variance > 0 {
-			s, features = sys.clone(), vt
-			base.withVariance(c.variance).addPrior(s.g, m, c.lambda)
+		if c.variance == 0 {
+			c.rows, _ = ws.heldOutRows(sys.leading(m), c.lambda, prior,
+				vt.Slice(0, vt.RawMatrix().Rows, 0, m))
+			return
 		}
-		c.rows, _ = ws.heldOutRows(s, c.lambda, prior, features)
+		s := sys.clone()
+		base.withVariance(c.variance).addPrior(s.g, m, c.lambda)
+		c.rows, _ = ws.heldOutRows(s, c.lambda, prior, vt)
 	})
 }
 

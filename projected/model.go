@@ -168,17 +168,25 @@ func (pr *Model) solve(sys *system) (float64, error) {
 	if pr.Additive != nil {
 		pr.Additive.addPrior(sys.g, m, pr.Lambda)
 	}
-	w, jit, err := sys.solve(pr.Lambda, func(dst *mat.Dense, lo, hi int) {
-		dst.Zero() // the additive part's prior is in the system already
-		if lo < m {
-			pr.k.K(dst.Slice(0, min(hi, m)-lo, 0, m).(*mat.Dense),
-				pr.Centres.Slice(lo, min(hi, m), 0, dim), pr.Centres)
-		}
-	})
+	w, jit, err := sys.solve(pr.Lambda, centresPrior(m, func(dst *mat.Dense, lo, hi int) {
+		pr.k.K(dst, pr.Centres.Slice(lo, hi, 0, dim), pr.Centres)
+	}))
 	if err == nil {
 		pr.splitWeights(w)
 	}
 	return jit, err
+}
+
+// centresPrior returns the rows lo…hi−1 of the prior of a system whose first m features are
+// the centres, their rows of K_mm from kmm (into dst, hi−lo rows by m), and zero for the
+// features after them: the additive part adds its own prior to the system apart.
+func centresPrior(m int, kmm func(dst *mat.Dense, lo, hi int)) func(dst *mat.Dense, lo, hi int) {
+	return func(dst *mat.Dense, lo, hi int) {
+		dst.Zero()
+		if lo < m {
+			kmm(dst.Slice(0, min(hi, m)-lo, 0, m).(*mat.Dense), lo, min(hi, m))
+		}
+	}
 }
 
 // splitWeights sets W and the additive part's weights from the features' weights w.
