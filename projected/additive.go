@@ -25,8 +25,10 @@ const (
 	maxDistinct      = 100
 	maxKnots         = 24
 	maxAdditiveKnots = 400
-	// additiveBlock is the rows additiveGain takes in at a time.
+	// additiveBlock is the rows additiveSystem takes in at a time.
 	additiveBlock = 512
+	// maxNarrower bounds the doublings of γ narrowerBeside tries beside an additive part.
+	maxNarrower = 3
 )
 
 // additiveVariances are the variances σ² of the additive part the search scores.
@@ -246,10 +248,13 @@ func decodeAdditive(in *AdditiveFile, dim, classes int) (*Additive, error) {
 	return a, a.check(dim, classes)
 }
 
-// withAdditive returns the search's pick best with an additive part where one beats it
-// (additiveGain), on the rows and centres its search fitted and held out, for at most
-// additiveMaxInputs inputs. It is scored once, at the best scaling and width: each scaling's
-// own would cost as much again as its search's widths.
+// withAdditive returns best with an additive part where one beats the rbf alone on the
+// held-out rows (additiveGain), for at most additiveMaxInputs inputs. It is scored once, at
+// the best scaling and width: each scaling's own would cost as much again as its search's
+// widths. A regression's rbf is then narrowed where that does better still (narrowerBeside):
+// once the part draws each input's own effect, the rbf is left the interactions, which may
+// want a narrower kernel than the one chosen to draw everything. Classes gained nothing from
+// it, at the cost of a search's width or more.
 func withAdditive(x mat.Matrix, t Targets, best pick, val, rest []int) (pick, error) {
 	if _, dim := x.Dims(); dim > additiveMaxInputs {
 		return best, nil
@@ -260,41 +265,32 @@ func withAdditive(x mat.Matrix, t Targets, best pick, val, rest []int) (pick, er
 	if err != nil {
 		return best, err
 	}
-	if add, lambda, loss := ws.additiveGain(best.lambda, xf, xv); add != nil {
-		best.additive, best.lambda, best.loss = add, lambda, loss
+	base := newAdditive(xf, 1)
+	if base.Knots() == 0 {
+		return best, nil
 	}
+	c, ok := ws.additiveGain(best.lambda, base, xf, xv)
+	if !ok {
+		return best, nil
+	}
+	if t.regression() {
+		var step int
+		c, step = ws.narrowerBeside(c, base, xf, xv)
+		best.gamma *= math.Pow(2, float64(step))
+	}
+	best.additive, best.lambda, best.loss = base.withVariance(c.variance), c.lambda,
+		stat.Mean(c.rows, nil)
 	return best, nil
 }
 
-// additiveGain scores the additive parts of the variances additiveVariances beside the rbf
-// of ws's kernels, at the search's λ (and the best variance at λ's neighbours on the grid),
-// and returns the best with its λ and held-out loss where it beats the rbf alone at λ by
-// more than a standard error of the rows' paired differences (else nil). xf and xv are the
-// scaled rows ws fits and scores.
-func (ws *widthSearch) additiveGain(lambda float64, xf, xv *mat.Dense) (*Additive, float64,
-	float64) {
-	base := newAdditive(xf, 1)
-	a := base.Knots()
-	if a == 0 {
-		return nil, 0, 0
-	}
-	_, m := ws.kf.Dims()
-	vt := mat.NewDense(len(ws.val), m+a, nil)
-	base.features(vt.Slice(0, len(ws.val), m, m+a).(*mat.Dense), xv)
-	vt.Slice(0, len(ws.val), 0, m).(*mat.Dense).Copy(ws.kv)
-	sys := ws.t.system(m + a)
-	kb := mat.NewDense(min(additiveBlock, len(ws.fit)), m+a, nil)
-	for lo := 0; lo < len(ws.fit); lo += additiveBlock {
-		hi := min(len(ws.fit), lo+additiveBlock)
-		kv := kb.Slice(0, hi-lo, 0, m+a).(*mat.Dense)
-		kv.Slice(0, hi-lo, 0, m).(*mat.Dense).Copy(ws.kf.Slice(lo, hi, 0, m))
-		base.features(kv.Slice(0, hi-lo, m, m+a).(*mat.Dense),
-			xf.Slice(lo, hi, 0, xf.RawMatrix().Cols).(*mat.Dense))
-		ws.t.add(sys, kv, ws.fit[lo:hi])
-	}
-	prior := centresPrior(m, func(dst *mat.Dense, lo, hi int) {
-		dst.Copy(ws.kmm.Slice(lo, hi, 0, m))
-	})
+// additiveGain scores the additive parts of base's knots at the variances additiveVariances
+// beside the rbf of ws's kernels, at the search's λ (and the best variance at λ's neighbours
+// on the grid), and returns the best where it beats the rbf alone at λ by more than a
+// standard error of the rows' paired differences (else false). xf and xv are the scaled rows
+// ws fits and scores.
+func (ws *widthSearch) additiveGain(lambda float64, base *Additive, xf, xv *mat.Dense) (
+	additiveCandidate, bool) {
+	sys, prior, vt := ws.additiveSystem(0, base, xf, xv)
 	// The rbf alone (variance 0: the system's first m features) and the variances at the
 	// rbf's λ, then the best of them at λ's neighbours: the knots may want the noise read
 	// otherwise. Each is solved on its own copy of the system, two at a time.
@@ -303,13 +299,13 @@ func (ws *widthSearch) additiveGain(lambda float64, xf, xv *mat.Dense) (*Additiv
 		cands = append(cands, additiveCandidate{variance: v, lambda: lambda})
 	}
 	if len(cands) == 1 {
-		return nil, 0, 0
+		return additiveCandidate{}, false
 	}
 	ws.scoreCandidates(cands, sys, base, prior, vt)
 	rbf := cands[0].rows
 	best := slices.MinFunc(cands[1:], additiveCandidate.compare)
 	if rbf == nil || best.rows == nil {
-		return nil, 0, 0
+		return additiveCandidate{}, false
 	}
 	var near []additiveCandidate
 	for _, l := range nearLambdas(lambda) {
@@ -320,9 +316,66 @@ func (ws *widthSearch) additiveGain(lambda float64, xf, xv *mat.Dense) (*Additiv
 	ws.scoreCandidates(near, sys, base, prior, vt)
 	best = slices.MinFunc(append([]additiveCandidate{best}, near...), additiveCandidate.compare)
 	if gain, se := calib.PairedGain(rbf, best.rows); gain <= se {
-		return nil, 0, 0
+		return additiveCandidate{}, false
 	}
-	return base.withVariance(best.variance), best.lambda, stat.Mean(best.rows, nil)
+	return best, true
+}
+
+// narrowerBeside halves the rbf's width (doubles γ) beside the additive part of c, at most
+// maxNarrower times, while the held-out loss falls (c's λ and its neighbours scored at each
+// width, as the search's widths are), and returns the best candidate with its doublings of
+// γ.
+func (ws *widthSearch) narrowerBeside(c additiveCandidate, base *Additive, xf, xv *mat.Dense) (
+	additiveCandidate, int) {
+	best := 0
+	for step := 1; step <= maxNarrower; step++ {
+		sys, prior, vt := ws.additiveSystem(step, base, xf, xv)
+		var cands []additiveCandidate
+		for _, l := range nearLambdas(c.lambda) {
+			cands = append(cands, additiveCandidate{variance: c.variance, lambda: l})
+		}
+		ws.scoreCandidates(cands, sys, base, prior, vt)
+		next := slices.MinFunc(cands, additiveCandidate.compare)
+		if next.rows == nil || stat.Mean(next.rows, nil) >= stat.Mean(c.rows, nil) {
+			break
+		}
+		c, best = next, step
+	}
+	return c, best
+}
+
+// additiveSystem returns the system of ws's fitted rows through the centres, at the width
+// of step doublings of γ, and base's knots (without their prior), with the centres' prior
+// rows and the held-out rows' features.
+func (ws *widthSearch) additiveSystem(step int, base *Additive, xf, xv *mat.Dense) (*system,
+	func(dst *mat.Dense, lo, hi int), *mat.Dense) {
+	_, m := ws.kf.Dims()
+	a := base.Knots()
+	vt := mat.NewDense(len(ws.val), m+a, nil)
+	base.features(vt.Slice(0, len(ws.val), m, m+a).(*mat.Dense), xv)
+	kv := vt.Slice(0, len(ws.val), 0, m).(*mat.Dense)
+	kv.Copy(ws.kv)
+	powInPlace(kv, step)
+	sys := ws.t.system(m + a)
+	kb := mat.NewDense(min(additiveBlock, len(ws.fit)), m+a, nil)
+	for lo := 0; lo < len(ws.fit); lo += additiveBlock {
+		hi := min(len(ws.fit), lo+additiveBlock)
+		rows := kb.Slice(0, hi-lo, 0, m+a).(*mat.Dense)
+		k := rows.Slice(0, hi-lo, 0, m).(*mat.Dense)
+		k.Copy(ws.kf.Slice(lo, hi, 0, m))
+		powInPlace(k, step)
+		base.features(rows.Slice(0, hi-lo, m, m+a).(*mat.Dense),
+			xf.Slice(lo, hi, 0, xf.RawMatrix().Cols).(*mat.Dense))
+		ws.t.add(sys, rows, ws.fit[lo:hi])
+	}
+	kmm := ws.kmm
+	if step != 0 {
+		kmm = powDense(ws.kmm, step)
+	}
+	prior := centresPrior(m, func(dst *mat.Dense, lo, hi int) {
+		dst.Copy(kmm.Slice(lo, hi, 0, m))
+	})
+	return sys, prior, vt
 }
 
 // additiveCandidate is an additive part's variance (0: none) and λ, with the held-out rows'

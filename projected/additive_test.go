@@ -177,3 +177,49 @@ func TestFitAdditive(t *testing.T) {
 			with, without)
 	}
 }
+
+// TestNarrowerBeside: where the targets are broad one-input effects and a narrow interaction,
+// the additive part takes the effects and a narrower rbf then predicts the held-out rows
+// better than the width chosen for everything.
+func TestNarrowerBeside(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 11))
+	const n, nv = 4000, 800
+	x := mat.NewDense(n, 2, nil)
+	y := make([]float64, n)
+	for i := range n {
+		a, b := 2*rng.Float64()-1, 2*rng.Float64()-1
+		x.SetRow(i, []float64{a, b})
+		y[i] = 2*math.Sin(2*a) + 2*b*b + 0.5*math.Sin(6*a)*math.Sin(6*b) + 0.1*rng.NormFloat64()
+	}
+	tg, err := RealTargets(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, rest := subset.All(n)[:nv], subset.All(n)[nv:]
+	wide := pick{gamma: 0.05, lambda: 0.01}
+	ws := &widthSearch{t: tg, gamma: wide.gamma, fit: rest, val: val}
+	xf, xv, err := ws.kernels(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := newAdditive(xf, 1)
+	c, ok := ws.additiveGain(wide.lambda, base, xf, xv)
+	if !ok {
+		t.Fatal("no additive part chosen beside the wide rbf")
+	}
+	narrow, step := ws.narrowerBeside(c, base, xf, xv)
+	before, after := floats.Sum(c.rows)/nv, floats.Sum(narrow.rows)/nv
+	t.Logf("held-out loss %.4f at γ %g, %.4f at %d doublings", before, wide.gamma, after, step)
+	if step == 0 || after >= before {
+		t.Errorf("held-out loss %.4f at γ %g, %.4f after %d doublings: want a narrower width "+
+			"that does better", before, wide.gamma, after, step)
+	}
+	got, err := withAdditive(x, tg, wide, val, rest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := wide.gamma * math.Pow(2, float64(step)); got.additive == nil || got.gamma != want {
+		t.Errorf("withAdditive's pick: γ %g, part %v; want γ %g with a part", got.gamma,
+			got.additive != nil, want)
+	}
+}

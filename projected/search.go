@@ -196,18 +196,26 @@ func abs(i int) int { return max(i, -i) }
 // square roots (step < 0).
 func powDense(a *mat.Dense, step int) *mat.Dense {
 	out := mat.DenseCopyOf(a)
-	data := out.RawMatrix().Data
-	for ; step > 0; step-- {
-		for i, v := range data {
-			data[i] = v * v
-		}
-	}
-	for ; step < 0; step++ {
-		for i, v := range data {
-			data[i] = math.Sqrt(v)
-		}
-	}
+	powInPlace(out, step)
 	return out
+}
+
+// powInPlace raises each element of a to the power 2^step.
+func powInPlace(a *mat.Dense, step int) {
+	raw := a.RawMatrix()
+	for i := range raw.Rows {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
+		for s := step; s > 0; s-- {
+			for j, v := range row {
+				row[j] = v * v
+			}
+		}
+		for s := step; s < 0; s++ {
+			for j, v := range row {
+				row[j] = math.Sqrt(v)
+			}
+		}
+	}
 }
 
 // kernelSpec is the projected model's kernel spec at width gamma.

@@ -56,7 +56,8 @@ func searchBytes(n, dim, classes int, additive bool) float64 {
 	kernels := nf*float64(dim) + nf*ms + nv*ms + ms*ms
 	if additive {
 		ma := ms + float64(additiveBound(dim))
-		return 8 * (kernels + nv*ma + 3*ma*ma + additiveBlock*ma)
+		narrower := ms * ms // K(C, C) at a narrower width (narrowerBeside)
+		return 8 * (kernels + narrower + nv*ma + 3*ma*ma + additiveBlock*ma)
 	}
 	return 8 * (kernels + 3*ms*ms + 3*blockRows*ms)
 }
