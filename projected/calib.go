@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/ivmlab/ivm/calib"
+	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/optimize"
 )
@@ -210,15 +211,29 @@ func calibrate(f *mat.Dense, cls []int) (scoreMap, float64, []float64, error) {
 	if err != nil {
 		return scoreMap{}, 0, nil, err
 	}
-	best, chosen, logs := floats.Sum(bestRows), math.Inf(1), false
+	// The maps' fits are serial and independent: scored side by side, chosen in order.
+	type family struct {
+		rho  float64
+		logs bool
+		rows []float64
+		err  error
+	}
+	var fams []family
 	for _, withLogs := range []bool{false, true} {
 		for _, rho := range scoreRidges {
-			rows, err := cv(func(g *mat.Dense, c []int) (scoreMap, error) {
-				return fitScoreMap(g, c, temp.a, rho, withLogs)
-			})
-			if err == nil && floats.Sum(rows) < best {
-				best, bestRows, chosen, logs = floats.Sum(rows), rows, rho, withLogs
-			}
+			fams = append(fams, family{rho: rho, logs: withLogs})
+		}
+	}
+	pool.ForEach(len(fams), pool.Workers(0), func(i int) {
+		fm := &fams[i]
+		fm.rows, fm.err = cv(func(g *mat.Dense, c []int) (scoreMap, error) {
+			return fitScoreMap(g, c, temp.a, fm.rho, fm.logs)
+		})
+	})
+	best, chosen, logs := floats.Sum(bestRows), math.Inf(1), false
+	for _, fm := range fams {
+		if fm.err == nil && floats.Sum(fm.rows) < best {
+			best, bestRows, chosen, logs = floats.Sum(fm.rows), fm.rows, fm.rho, fm.logs
 		}
 	}
 	sm := temperatureMap(temp.a, k)
