@@ -254,8 +254,9 @@ func calibrate(f *mat.Dense, cls []int) (scoreMap, float64, []float64, error) {
 // calibrateHeldOut fits the map from res's model's latents to probabilities (or, for
 // regression, its predictive variance) on the held-out rows val, whose latents are f, and
 // sets res's Baseline from the same rows' held-out losses against the constant predictor
-// fitted to the rows rest.
-func (res *Result) calibrateHeldOut(f *mat.Dense, t Targets, val, rest []int) error {
+// fitted to the rows rest. It returns those losses.
+func (res *Result) calibrateHeldOut(f *mat.Dense, t Targets, val, rest []int) ([]float64,
+	error) {
 	pr := res.Model
 	if t.regression() {
 		yv := subset.Of(t.y, val)
@@ -266,16 +267,16 @@ func (res *Result) calibrateHeldOut(f *mat.Dense, t Targets, val, rest []int) er
 		heldOut, variance := gaussianHeldOut(r2)
 		pr.Mix, pr.Offset, pr.NoiseVar = mat.NewDense(1, 1, []float64{1}), []float64{0}, variance
 		res.Baseline = calib.NewBaseline(heldOut, t.priorLosses(val, rest))
-		return nil
+		return heldOut, nil
 	}
 	sm, eps, heldOut, err := calibrate(f, subset.Of(t.cls, val))
 	if err != nil {
-		return fmt.Errorf("ivm: calibrating the projected model: %w", err)
+		return nil, fmt.Errorf("ivm: calibrating the projected model: %w", err)
 	}
 	pr.setScoreMap(sm)
 	res.LabelNoise = eps
 	res.Baseline = calib.NewBaseline(heldOut, t.priorLosses(val, rest))
-	return nil
+	return heldOut, nil
 }
 
 // gaussianHeldOut returns the predictive variance of a regression from its held-out

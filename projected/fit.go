@@ -39,6 +39,11 @@ const (
 	// calRows bounds the rows whose leave-one-out latents calibrate the final model: a score
 	// map of many classes needs thousands of rows to be fitted.
 	calRows = 10000
+	// finalLambdaFeatures bounds the features of a final system whose λ finalLambda scores
+	// again, on lambdaRows of the calibration rows: each λ is a factorisation and those
+	// rows' solves.
+	finalLambdaFeatures = 2500
+	lambdaRows          = 3000
 	// jitterWarn is the jitter (relative to the mean diagonal) above which the final fit
 	// warns that its centres are nearly dependent.
 	jitterWarn = 1e-6
@@ -275,13 +280,9 @@ func fitFinal(x mat.Matrix, t Targets, pk pick, m int, val, rest []int,
 	if err := sys.addRows(pr, x, pk.scaler, every, t, rowsDone); err != nil {
 		return nil, err
 	}
-	jit, err := pr.solve(sys)
-	if err != nil {
-		return nil, fmt.Errorf("ivm: %w", err)
-	}
-	res := &Result{Model: pr, Scaler: pk.scaler}
 	cal := calibrationRows(val, rest, centreRows)
-	if err := res.calibrateLeftOut(sys, x, t, cal); err != nil {
+	res, jit, err := finalLambda(pr, sys, x, t, pk.scaler, cal)
+	if err != nil {
 		return nil, err
 	}
 	res.checkFinal(jit, t)
@@ -291,14 +292,73 @@ func fitFinal(x mat.Matrix, t Targets, pk pick, m int, val, rest []int,
 	return res, nil
 }
 
+// finalLambda solves the final system sys of every row (not yet regularised) at pr's λ,
+// the search's, and calibrates the model on the leave-one-out latents of the rows cal. For
+// binary and regression tasks, whose systems are small, it also scores every λ of the grid
+// (lambdas) so on the first lambdaRows of cal, and takes the best where it beats the
+// search's λ there by more than a standard error of the rows' paired differences: the
+// search chose λ through fewer centres and rows, and the final model may want another
+// prior. It returns the result, calibrated on every row of cal, and its system's jitter.
+func finalLambda(pr *Model, sys *system, x mat.Matrix, t Targets, sc *dataset.Scaler,
+	cal []int) (*Result, float64, error) {
+	if t.classes > 2 || pr.featureCount() > finalLambdaFeatures {
+		res, _, jit, err := solveCalibrated(pr, sys, x, t, sc, cal)
+		return res, jit, err
+	}
+	few := cal[:min(len(cal), lambdaRows)]
+	at := func(lambda float64, sys *system, rows []int) (*Result, []float64, float64, error) {
+		next := *pr
+		next.Lambda = lambda
+		if pr.Additive != nil {
+			add := *pr.Additive
+			next.Additive = &add
+		}
+		return solveCalibrated(&next, sys, x, t, sc, rows)
+	}
+	var searched []float64
+	best, bestRows := pr.Lambda, []float64(nil)
+	for _, lambda := range lambdas {
+		_, rows, _, err := at(lambda, sys.clone(), few)
+		if err != nil {
+			continue
+		}
+		if lambda == pr.Lambda {
+			searched = rows
+		}
+		if bestRows == nil || stat.Mean(rows, nil) < stat.Mean(bestRows, nil) {
+			best, bestRows = lambda, rows
+		}
+	}
+	if gain, se := calib.PairedGain(searched, bestRows); searched == nil || gain <= se {
+		best = pr.Lambda
+	}
+	res, _, jit, err := at(best, sys, cal)
+	return res, jit, err
+}
+
+// solveCalibrated solves sys at pr's λ into pr and calibrates it on the leave-one-out
+// latents of the rows cal (calibrateLeftOut), returning those rows' held-out losses and the
+// system's jitter.
+func solveCalibrated(pr *Model, sys *system, x mat.Matrix, t Targets, sc *dataset.Scaler,
+	cal []int) (*Result, []float64, float64, error) {
+	jit, err := pr.solve(sys)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("ivm: %w", err)
+	}
+	res := &Result{Model: pr, Scaler: sc}
+	rows, err := res.calibrateLeftOut(sys, x, t, cal)
+	return res, rows, jit, err
+}
+
 // calibrateLeftOut calibrates res's model, whose factorised system of every row is sys, on
 // the leave-one-out latents of the rows cal, and compares it with the constant predictor
-// fitted to the others.
-func (res *Result) calibrateLeftOut(sys *system, x mat.Matrix, t Targets, cal []int) error {
+// fitted to the others. It returns the rows' held-out losses.
+func (res *Result) calibrateLeftOut(sys *system, x mat.Matrix, t Targets, cal []int) (
+	[]float64, error) {
 	pr := res.Model
 	xc, err := subset.Scaled(x, res.Scaler, cal)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	f := sys.leaveOneOut(xc, t.codes(cal), pr.allWeights(), pr.featureRows)
 	return res.calibrateHeldOut(f, t, cal, others(t.rows(), cal))

@@ -464,3 +464,78 @@ func TestFitRareClassLogInputs(t *testing.T) {
 			prior/20000, 100*gap)
 	}
 }
+
+// TestFinalLambda: where the search's λ lets the final model's many centres chase the noise,
+// finalLambda takes a larger λ of the grid, whose leave-one-out loss is lower, and the
+// model it returns predicts new rows better; where the search's λ is the grid's best it
+// stays.
+func TestFinalLambda(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 13))
+	draw := func(n int) (*mat.Dense, []float64) {
+		x := mat.NewDense(n, 3, nil)
+		y := make([]float64, n)
+		for i := range n {
+			a, b, c := rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
+			x.SetRow(i, []float64{a, b, c})
+			y[i] = 0.3*a + 2*rng.NormFloat64() // a weak, linear signal in loud noise
+		}
+		return x, y
+	}
+	const n, m = 4000, 800
+	x, y := draw(n)
+	xt, yt := draw(2000)
+	tg, err := RealTargets(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := kernelSpec(0.5)
+	k, err := kern.Parse(spec, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	centres := subset.Dense(x, subset.All(n)[:m])
+	final := func(lambda float64) *Result {
+		pr := &Model{Kernel: spec, Lambda: lambda, Centres: centres, k: k}
+		sys := tg.system(pr.featureCount())
+		if err := sys.addRows(pr, x, nil, subset.All(n), tg, nil); err != nil {
+			t.Fatal(err)
+		}
+		res, _, err := finalLambda(pr, sys, x, tg, nil, subset.All(n)[m:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	testMSE := func(pr *Model) float64 {
+		f := pr.Latents(xt)
+		s := 0.0
+		for i, v := range yt {
+			d := pr.Scores(f.RawRowView(i))[0]*tg.sd + tg.mean - v
+			s += d * d
+		}
+		return s / float64(len(yt))
+	}
+	small := final(1e-4)
+	if small.Model.Lambda <= 1e-4 {
+		t.Fatalf("λ %g kept: want a larger one of the grid", small.Model.Lambda)
+	}
+	alone := &Model{Kernel: spec, Lambda: 1e-4, Centres: centres, k: k}
+	sys := tg.system(alone.featureCount())
+	if err := sys.addRows(alone, x, nil, subset.All(n), tg, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alone.solve(sys); err != nil {
+		t.Fatal(err)
+	}
+	alone.setScoreMap(scoreMap{mix: mat.NewDense(1, 1, []float64{1}), offset: []float64{0}})
+	chosen, kept := testMSE(small.Model), testMSE(alone)
+	t.Logf("λ 1e-4 → %g: test MSE %.4f against %.4f", small.Model.Lambda, chosen, kept)
+	if chosen >= kept {
+		t.Errorf("test MSE %.4f at the chosen λ %g, %.4f at 1e-4", chosen, small.Model.Lambda,
+			kept)
+	}
+	if again := final(small.Model.Lambda); again.Model.Lambda != small.Model.Lambda {
+		t.Errorf("from the best λ %g, finalLambda moved to %g", small.Model.Lambda,
+			again.Model.Lambda)
+	}
+}

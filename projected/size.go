@@ -43,7 +43,11 @@ func Bytes(n, dim, m, classes int) float64 {
 	search := max(searchBytes(n, dim, classes, false)*float64(atOnce),
 		searchBytes(n, dim, classes, true))
 	fm := float64(m + additiveBound(dim))
-	final := 8 * (fm*fm + fm*(2*blockRows+panelRows) + 3*fm*float64(dim))
+	systems := 1.0
+	if classes <= 2 && fm <= finalLambdaFeatures {
+		systems = 2 // finalLambda's copy of the system at each λ
+	}
+	final := 8 * (systems*fm*fm + fm*(2*blockRows+panelRows) + 3*fm*float64(dim))
 	return max(search, final)
 }
 
