@@ -329,7 +329,9 @@ func finalLambda(pr *Model, sys *system, x mat.Matrix, t Targets, sc *dataset.Sc
 			best, bestRows = lambda, rows
 		}
 	}
-	if gain, se := calib.PairedGain(searched, bestRows); searched == nil || gain <= se {
+	if searched == nil {
+		best = pr.Lambda
+	} else if gain, se := calib.PairedGain(searched, bestRows); gain <= se {
 		best = pr.Lambda
 	}
 	res, _, jit, err := at(best, sys, cal)
