@@ -294,76 +294,94 @@ func fitFinal(x mat.Matrix, t Targets, pk pick, m int, val, rest []int,
 
 // finalLambda solves the final system sys of every row (not yet regularised) at pr's λ,
 // the search's, and calibrates the model on the leave-one-out latents of the rows cal. For
-// binary and regression tasks, whose systems are small, it also scores every λ of the grid
-// (lambdas) so on the first lambdaRows of cal, and takes the best where it beats the
+// binary and regression tasks, whose systems are small, it also scores every other λ of the
+// grid (lambdas) so on the first lambdaRows of cal, and takes the best where it beats the
 // search's λ there by more than a standard error of the rows' paired differences: the
 // search chose λ through fewer centres and rows, and the final model may want another
 // prior. It returns the result, calibrated on every row of cal, and its system's jitter.
 func finalLambda(pr *Model, sys *system, x mat.Matrix, t Targets, sc *dataset.Scaler,
 	cal []int) (*Result, float64, error) {
-	if t.classes > 2 || pr.featureCount() > finalLambdaFeatures {
-		res, _, jit, err := solveCalibrated(pr, sys, x, t, sc, cal)
+	again := t.classes <= 2 && pr.featureCount() <= finalLambdaFeatures
+	var base *system
+	if again {
+		base = sys.clone()
+	}
+	f, jit, err := leftOut(pr, sys, x, t, sc, cal)
+	if err != nil {
+		return nil, 0, err
+	}
+	res, _, err := calibrated(pr, sc, f, t, cal)
+	if err != nil || !again {
 		return res, jit, err
 	}
+	// The search's λ on the first rows of cal: their leave-one-out latents are f's first rows.
 	few := cal[:min(len(cal), lambdaRows)]
-	at := func(lambda float64, sys *system, rows []int) (*Result, []float64, float64, error) {
-		next := *pr
-		next.Lambda = lambda
-		if pr.Additive != nil {
-			add := *pr.Additive
-			next.Additive = &add
-		}
-		return solveCalibrated(&next, sys, x, t, sc, rows)
+	_, searched, err := calibrated(pr.withLambda(pr.Lambda), sc,
+		f.Slice(0, len(few), 0, f.RawMatrix().Cols).(*mat.Dense), t, few)
+	if err != nil {
+		return nil, 0, err
 	}
-	var searched []float64
-	best, bestRows := pr.Lambda, []float64(nil)
+	best, bestRows := pr.Lambda, searched
 	for _, lambda := range lambdas {
-		_, rows, _, err := at(lambda, sys.clone(), few)
+		if lambda == pr.Lambda {
+			continue
+		}
+		next := pr.withLambda(lambda)
+		fl, _, err := leftOut(next, base.clone(), x, t, sc, few)
 		if err != nil {
 			continue
 		}
-		if lambda == pr.Lambda {
-			searched = rows
-		}
-		if bestRows == nil || stat.Mean(rows, nil) < stat.Mean(bestRows, nil) {
+		if _, rows, err := calibrated(next, sc, fl, t, few); err == nil &&
+			stat.Mean(rows, nil) < stat.Mean(bestRows, nil) {
 			best, bestRows = lambda, rows
 		}
 	}
-	if searched == nil {
-		best = pr.Lambda
-	} else if gain, se := calib.PairedGain(searched, bestRows); gain <= se {
-		best = pr.Lambda
+	if gain, se := calib.PairedGain(searched, bestRows); gain <= se {
+		return res, jit, nil
 	}
-	res, _, jit, err := at(best, sys, cal)
+	next := pr.withLambda(best)
+	if f, jit, err = leftOut(next, base, x, t, sc, cal); err != nil {
+		return nil, 0, err
+	}
+	res, _, err = calibrated(next, sc, f, t, cal)
 	return res, jit, err
 }
 
-// solveCalibrated solves sys at pr's λ into pr and calibrates it on the leave-one-out
-// latents of the rows cal (calibrateLeftOut), returning those rows' held-out losses and the
-// system's jitter.
-func solveCalibrated(pr *Model, sys *system, x mat.Matrix, t Targets, sc *dataset.Scaler,
-	cal []int) (*Result, []float64, float64, error) {
-	jit, err := pr.solve(sys)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("ivm: %w", err)
+// withLambda returns a copy of pr (its additive part copied too, whose weights a solve
+// sets) at λ lambda.
+func (pr *Model) withLambda(lambda float64) *Model {
+	next := *pr
+	next.Lambda = lambda
+	if pr.Additive != nil {
+		add := *pr.Additive
+		next.Additive = &add
 	}
-	res := &Result{Model: pr, Scaler: sc}
-	rows, err := res.calibrateLeftOut(sys, x, t, cal)
-	return res, rows, jit, err
+	return &next
 }
 
-// calibrateLeftOut calibrates res's model, whose factorised system of every row is sys, on
-// the leave-one-out latents of the rows cal, and compares it with the constant predictor
-// fitted to the others. It returns the rows' held-out losses.
-func (res *Result) calibrateLeftOut(sys *system, x mat.Matrix, t Targets, cal []int) (
-	[]float64, error) {
-	pr := res.Model
-	xc, err := subset.Scaled(x, res.Scaler, cal)
+// leftOut solves sys at pr's λ into pr and returns the leave-one-out latents of the rows
+// cal, with the jitter the factorisation needed.
+func leftOut(pr *Model, sys *system, x mat.Matrix, t Targets, sc *dataset.Scaler,
+	cal []int) (*mat.Dense, float64, error) {
+	jit, err := pr.solve(sys)
 	if err != nil {
-		return nil, err
+		return nil, 0, fmt.Errorf("ivm: %w", err)
 	}
-	f := sys.leaveOneOut(xc, t.codes(cal), pr.allWeights(), pr.featureRows)
-	return res.calibrateHeldOut(f, t, cal, others(t.rows(), cal))
+	xc, err := subset.Scaled(x, sc, cal)
+	if err != nil {
+		return nil, 0, err
+	}
+	return sys.leaveOneOut(xc, t.codes(cal), pr.allWeights(), pr.featureRows), jit, nil
+}
+
+// calibrated returns pr calibrated on the leave-one-out latents f of the rows cal and
+// compared with the constant predictor fitted to the others, with those rows' held-out
+// losses.
+func calibrated(pr *Model, sc *dataset.Scaler, f *mat.Dense, t Targets, cal []int) (*Result,
+	[]float64, error) {
+	res := &Result{Model: pr, Scaler: sc}
+	rows, err := res.calibrateHeldOut(f, t, cal, others(t.rows(), cal))
+	return res, rows, err
 }
 
 // calibrationRows returns the rows whose leave-one-out latents calibrate the final model:

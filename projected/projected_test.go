@@ -494,12 +494,16 @@ func TestFinalLambda(t *testing.T) {
 		t.Fatal(err)
 	}
 	centres := subset.Dense(x, subset.All(n)[:m])
-	final := func(lambda float64) *Result {
+	built := func(lambda float64) (*Model, *system) {
 		pr := &Model{Kernel: spec, Lambda: lambda, Centres: centres, k: k}
 		sys := tg.system(pr.featureCount())
 		if err := sys.addRows(pr, x, nil, subset.All(n), tg, nil); err != nil {
 			t.Fatal(err)
 		}
+		return pr, sys
+	}
+	final := func(lambda float64) *Result {
+		pr, sys := built(lambda)
 		res, _, err := finalLambda(pr, sys, x, tg, nil, subset.All(n)[m:])
 		if err != nil {
 			t.Fatal(err)
@@ -519,11 +523,7 @@ func TestFinalLambda(t *testing.T) {
 	if small.Model.Lambda <= 1e-4 {
 		t.Fatalf("λ %g kept: want a larger one of the grid", small.Model.Lambda)
 	}
-	alone := &Model{Kernel: spec, Lambda: 1e-4, Centres: centres, k: k}
-	sys := tg.system(alone.featureCount())
-	if err := sys.addRows(alone, x, nil, subset.All(n), tg, nil); err != nil {
-		t.Fatal(err)
-	}
+	alone, sys := built(1e-4)
 	if _, err := alone.solve(sys); err != nil {
 		t.Fatal(err)
 	}
