@@ -518,6 +518,12 @@ const (
 	// the refined fit, for 400 rows hold few neighbours; where the inputs matter alike the
 	// refinement is not paid for.
 	relevanceRefineGain = 0.001
+	// relevanceStall and relevanceTol (nats a row) stop a relevance fit sooner than a
+	// regression's (exactStall, exactTol): the weights only scale the inputs of a search
+	// that chooses the common width itself, and the last iterations move them by a few
+	// per cent at the cost of half the fit.
+	relevanceStall = 3
+	relevanceTol   = 2.5e-4
 	// relevanceGainIter bounds the iterations of the one-width fit that isotropicGain
 	// compares with.
 	relevanceGainIter = 10
@@ -589,7 +595,9 @@ func relevanceGP(x mat.Matrix, y []float64, std *dataset.Scaler, rows []int) (*e
 		return nil, err
 	}
 	ys, _ := standardised(subset.Of(y, rows))
-	return newExactGP(xs, ys), nil
+	e := newExactGP(xs, ys)
+	e.stall, e.tol = relevanceStall, relevanceTol*float64(len(rows))
+	return e, nil
 }
 
 // refine refits fit, made on other rows, to e's rows, at most relevanceRefineIter
