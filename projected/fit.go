@@ -44,6 +44,7 @@ const (
 	// rows' solves.
 	finalLambdaFeatures = 2500
 	lambdaRows          = 3000
+	lambdasAtOnce       = 2 // λ scored side by side (lambdaLosses)
 	// jitterWarn is the jitter (relative to the mean diagonal) above which the final fit
 	// warns that its centres are nearly dependent.
 	jitterWarn = 1e-6
@@ -322,18 +323,9 @@ func finalLambda(pr *Model, sys *system, x mat.Matrix, t Targets, sc *dataset.Sc
 		return nil, 0, err
 	}
 	best, bestRows := pr.Lambda, searched
-	for _, lambda := range lambdas {
-		if lambda == pr.Lambda {
-			continue
-		}
-		next := pr.withLambda(lambda)
-		fl, _, err := leftOut(next, base.clone(), x, t, sc, few)
-		if err != nil {
-			continue
-		}
-		if _, rows, err := calibrated(next, sc, fl, t, few); err == nil &&
-			stat.Mean(rows, nil) < stat.Mean(bestRows, nil) {
-			best, bestRows = lambda, rows
+	for i, rows := range lambdaLosses(pr, base, x, t, sc, few) {
+		if rows != nil && stat.Mean(rows, nil) < stat.Mean(bestRows, nil) {
+			best, bestRows = lambdas[i], rows
 		}
 	}
 	if gain, se := calib.PairedGain(searched, bestRows); gain <= se {
@@ -345,6 +337,29 @@ func finalLambda(pr *Model, sys *system, x mat.Matrix, t Targets, sc *dataset.Sc
 	}
 	res, _, err = calibrated(next, sc, f, t, cal)
 	return res, jit, err
+}
+
+// lambdaLosses returns the held-out losses of the rows few under pr at each λ of lambdas
+// but its own (nil there and where a λ fails), each solved on a copy of the unregularised
+// system base. Two are solved side by side: a solve's factorisation and triangular solves
+// use the cores only in part, and each copy of a small system costs tens of megabytes.
+func lambdaLosses(pr *Model, base *system, x mat.Matrix, t Targets, sc *dataset.Scaler,
+	few []int) [][]float64 {
+	losses := make([][]float64, len(lambdas))
+	pool.ForEach(len(lambdas), lambdasAtOnce, func(i int) {
+		if lambdas[i] == pr.Lambda {
+			return
+		}
+		next := pr.withLambda(lambdas[i])
+		fl, _, err := leftOut(next, base.clone(), x, t, sc, few)
+		if err != nil {
+			return
+		}
+		if _, rows, err := calibrated(next, sc, fl, t, few); err == nil {
+			losses[i] = rows
+		}
+	})
+	return losses
 }
 
 // withLambda returns a copy of pr (its additive part copied too, whose weights a solve

@@ -43,11 +43,14 @@ func Bytes(n, dim, m, classes int) float64 {
 	search := max(searchBytes(n, dim, classes, false)*float64(atOnce),
 		searchBytes(n, dim, classes, true))
 	fm := float64(m + additiveBound(dim))
-	systems := 1.0
+	systems, rows := 1.0, float64(2*blockRows+panelRows)
 	if classes <= 2 && fm <= finalLambdaFeatures {
-		systems = 2 // finalLambda's copy of the system at each λ
+		// finalLambda's unregularised copy, and a copy and a block of kernel rows for each λ
+		// scored at once.
+		systems += 1 + lambdasAtOnce
+		rows += lambdasAtOnce * blockRows
 	}
-	final := 8 * (systems*fm*fm + fm*(2*blockRows+panelRows) + 3*fm*float64(dim))
+	final := 8 * (systems*fm*fm + fm*rows + 3*fm*float64(dim))
 	return max(search, final)
 }
 
