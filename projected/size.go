@@ -43,12 +43,14 @@ func Bytes(n, dim, m, classes int) float64 {
 	search := max(searchBytes(n, dim, classes, false)*float64(atOnce),
 		searchBytes(n, dim, classes, true))
 	fm := float64(m + additiveBound(dim))
-	systems, rows := 1.0, float64(2*blockRows+panelRows)
+	// A block of kernel rows for the system's sums, and one for each block of rows whose
+	// leave-one-out latents are solved at once.
+	systems, rows := 1.0, float64((1+looBlocksAtOnce)*blockRows+panelRows)
 	if classes <= 2 && fm <= finalLambdaFeatures {
-		// finalLambda's unregularised copy, and a copy and a block of kernel rows for each λ
-		// scored at once.
+		// finalLambda's unregularised copy, and a copy and its blocks for each λ scored at
+		// once.
 		systems += 1 + lambdasAtOnce
-		rows += lambdasAtOnce * blockRows
+		rows += lambdasAtOnce * looBlocksAtOnce * blockRows
 	}
 	final := 8 * (systems*fm*fm + fm*rows + 3*fm*float64(dim))
 	return max(search, final)
