@@ -205,13 +205,10 @@ func calibrate(f *mat.Dense, cls []int) (scoreMap, float64, []float64, error) {
 		}
 		return rows, nil
 	}
-	bestRows, err := cv(func(g *mat.Dense, c []int) (scoreMap, error) {
-		return temperatureMap(fitSoftmax(g, c).a, k), nil
-	})
-	if err != nil {
-		return scoreMap{}, 0, nil, err
-	}
-	// The maps' fits are serial and independent: scored side by side, chosen in order.
+	// The maps' fits are serial and independent: scored side by side (the temperature's
+	// beside the families'), chosen in order.
+	var bestRows []float64
+	var err error
 	type family struct {
 		rho  float64
 		logs bool
@@ -224,12 +221,21 @@ func calibrate(f *mat.Dense, cls []int) (scoreMap, float64, []float64, error) {
 			fams = append(fams, family{rho: rho, logs: withLogs})
 		}
 	}
-	pool.ForEach(len(fams), pool.Workers(0), func(i int) {
-		fm := &fams[i]
+	pool.ForEach(1+len(fams), pool.Workers(0), func(i int) {
+		if i == 0 {
+			bestRows, err = cv(func(g *mat.Dense, c []int) (scoreMap, error) {
+				return temperatureMap(fitSoftmax(g, c).a, k), nil
+			})
+			return
+		}
+		fm := &fams[i-1]
 		fm.rows, fm.err = cv(func(g *mat.Dense, c []int) (scoreMap, error) {
 			return fitScoreMap(g, c, temp.a, fm.rho, fm.logs)
 		})
 	})
+	if err != nil {
+		return scoreMap{}, 0, nil, err
+	}
 	best, chosen, logs := floats.Sum(bestRows), math.Inf(1), false
 	for _, fm := range fams {
 		if fm.err == nil && floats.Sum(fm.rows) < best {
