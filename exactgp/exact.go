@@ -520,8 +520,8 @@ const (
 	relevanceRefineGain = 0.001
 	// relevanceStall and relevanceTol (nats a row) stop a relevance fit sooner than a
 	// regression's (exactStall, exactTol): the weights only scale the inputs of a search
-	// that chooses the common width itself, and the last iterations move them by a few
-	// per cent at the cost of half the fit.
+	// that chooses the common width itself, and the last iterations move them little at
+	// much of the fit's cost.
 	relevanceStall = 3
 	relevanceTol   = 2.5e-4
 	// relevanceGainIter bounds the iterations of the one-width fit that isotropicGain

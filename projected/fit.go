@@ -342,7 +342,7 @@ func finalLambda(pr *Model, sys *system, x mat.Matrix, t Targets, sc *dataset.Sc
 // lambdaLosses returns the held-out losses of the rows few under pr at each λ of lambdas
 // but its own (nil there and where a λ fails), each solved on a copy of the unregularised
 // system base. Two are solved side by side: a solve's factorisation and triangular solves
-// use the cores only in part, and each copy of a small system costs tens of megabytes.
+// use the cores only in part, and a small system's copies are cheap.
 func lambdaLosses(pr *Model, base *system, x mat.Matrix, t Targets, sc *dataset.Scaler,
 	few []int) [][]float64 {
 	losses := make([][]float64, len(lambdas))

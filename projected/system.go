@@ -300,6 +300,6 @@ func (s *system) leaveOneOut(xs *mat.Dense, y, w *mat.Dense,
 
 // looBlocksAtOnce is how many blocks of rows leaveOneOut solves side by side: the
 // triangular solve's packing, diagonal blocks and sums run on one core within a block, and
-// each block at once holds its kernel rows (blockRows×m floats, 95 MB at 5 800 features).
-// The blocks are the same whatever the cores, so are the latents' bits.
+// each block at once holds its own blockRows×m kernel rows. The blocks are the same
+// whatever the cores, and so are the latents' bits.
 const looBlocksAtOnce = 2
