@@ -307,7 +307,12 @@ func finalLambda(pr *Model, sys *system, x mat.Matrix, t Targets, sc *dataset.Sc
 	if again {
 		base = sys.clone()
 	}
-	f, jit, err := leftOut(pr, sys, x, t, sc, cal)
+	xc, err := subset.Scaled(x, sc, cal)
+	if err != nil {
+		return nil, 0, err
+	}
+	yc := t.codes(cal)
+	f, jit, err := leftOut(pr, sys, xc, yc)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -317,13 +322,13 @@ func finalLambda(pr *Model, sys *system, x mat.Matrix, t Targets, sc *dataset.Sc
 	}
 	// The search's λ on the first rows of cal: their leave-one-out latents are f's first rows.
 	few := cal[:min(len(cal), lambdaRows)]
-	_, searched, err := calibrated(pr.withLambda(pr.Lambda), sc,
-		f.Slice(0, len(few), 0, f.RawMatrix().Cols).(*mat.Dense), t, few)
+	_, searched, err := calibrated(pr.withLambda(pr.Lambda), sc, firstRows(f, len(few)), t, few)
 	if err != nil {
 		return nil, 0, err
 	}
 	best, bestRows := pr.Lambda, searched
-	for i, rows := range lambdaLosses(pr, base, x, t, sc, few) {
+	for i, rows := range lambdaLosses(pr, base, firstRows(xc, len(few)),
+		firstRows(yc, len(few)), t, sc, few) {
 		if rows != nil && stat.Mean(rows, nil) < stat.Mean(bestRows, nil) {
 			best, bestRows = lambdas[i], rows
 		}
@@ -332,18 +337,19 @@ func finalLambda(pr *Model, sys *system, x mat.Matrix, t Targets, sc *dataset.Sc
 		return res, jit, nil
 	}
 	next := pr.withLambda(best)
-	if f, jit, err = leftOut(next, base, x, t, sc, cal); err != nil {
+	if f, jit, err = leftOut(next, base, xc, yc); err != nil {
 		return nil, 0, err
 	}
 	res, _, err = calibrated(next, sc, f, t, cal)
 	return res, jit, err
 }
 
-// lambdaLosses returns the held-out losses of the rows few under pr at each λ of lambdas
-// but its own (nil there and where a λ fails), each solved on a copy of the unregularised
-// system base. Two are solved side by side: a solve's factorisation and triangular solves
-// use the cores only in part, and a small system's copies are cheap.
-func lambdaLosses(pr *Model, base *system, x mat.Matrix, t Targets, sc *dataset.Scaler,
+// lambdaLosses returns the held-out losses of the rows few (scaled inputs xf, codes yf)
+// under pr at each λ of lambdas but its own (nil there and where a λ fails), each solved on
+// a copy of the unregularised system base. Two are solved side by side: a solve's
+// factorisation and triangular solves use the cores only in part, and a small system's
+// copies are cheap.
+func lambdaLosses(pr *Model, base *system, xf, yf *mat.Dense, t Targets, sc *dataset.Scaler,
 	few []int) [][]float64 {
 	losses := make([][]float64, len(lambdas))
 	pool.ForEach(len(lambdas), lambdasAtOnce, func(i int) {
@@ -351,7 +357,7 @@ func lambdaLosses(pr *Model, base *system, x mat.Matrix, t Targets, sc *dataset.
 			return
 		}
 		next := pr.withLambda(lambdas[i])
-		fl, _, err := leftOut(next, base.clone(), x, t, sc, few)
+		fl, _, err := leftOut(next, base.clone(), xf, yf)
 		if err != nil {
 			return
 		}
@@ -375,18 +381,18 @@ func (pr *Model) withLambda(lambda float64) *Model {
 }
 
 // leftOut solves sys at pr's λ into pr and returns the leave-one-out latents of the rows
-// cal, with the jitter the factorisation needed.
-func leftOut(pr *Model, sys *system, x mat.Matrix, t Targets, sc *dataset.Scaler,
-	cal []int) (*mat.Dense, float64, error) {
+// whose scaled inputs are xc and codes yc, with the jitter the factorisation needed.
+func leftOut(pr *Model, sys *system, xc, yc *mat.Dense) (*mat.Dense, float64, error) {
 	jit, err := pr.solve(sys)
 	if err != nil {
 		return nil, 0, fmt.Errorf("ivm: %w", err)
 	}
-	xc, err := subset.Scaled(x, sc, cal)
-	if err != nil {
-		return nil, 0, err
-	}
-	return sys.leaveOneOut(xc, t.codes(cal), pr.allWeights(), pr.featureRows), jit, nil
+	return sys.leaveOneOut(xc, yc, pr.allWeights(), pr.featureRows), jit, nil
+}
+
+// firstRows is a's first n rows.
+func firstRows(a *mat.Dense, n int) *mat.Dense {
+	return a.Slice(0, n, 0, a.RawMatrix().Cols).(*mat.Dense)
 }
 
 // calibrated returns pr calibrated on the leave-one-out latents f of the rows cal and
