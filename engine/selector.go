@@ -205,8 +205,10 @@ func newSelector(x *mat.Dense, y []float64, k kern.Kernel, nm noise.Model, opt O
 	return s, nil
 }
 
-// minParallelRows is the size below which one goroutine is faster than several.
-const minParallelRows = 4096
+// minParallelRows is the size below which one goroutine is faster than several: an
+// inclusion's work over fewer rows is too short to pay for the goroutines' hand-offs.
+// Where the search fits one fold at a time, its selections run on this path alone.
+const minParallelRows = 1024
 
 // CheckFinite returns an error naming the first NaN or infinite input, if any.
 func CheckFinite(x mat.Matrix) error {

@@ -44,7 +44,9 @@ func (c candidate) merge(o candidate) candidate {
 }
 
 // forRanges runs f over [from, n) split into one contiguous range per worker and merges the
-// candidates in range order.
+// candidates in range order. Each range but the last is a whole number of gemvRows rows, so
+// that Dgemv groups the rows as it would in a single range: the results do not depend on
+// the workers.
 func (s *Selector) forRanges(f func(lo, hi int) candidate) candidate {
 	w := s.workers
 	if w <= 1 {
@@ -52,6 +54,7 @@ func (s *Selector) forRanges(f func(lo, hi int) candidate) candidate {
 	}
 	res := make([]candidate, w)
 	chunk := (s.n - s.from + w - 1) / w
+	chunk = (chunk + gemvRows - 1) / gemvRows * gemvRows
 	pool.ForEach(w, w, func(t int) {
 		lo, hi := s.from+t*chunk, min(s.from+(t+1)*chunk, s.n)
 		if lo >= hi {
@@ -66,6 +69,10 @@ func (s *Selector) forRanges(f func(lo, hi int) candidate) candidate {
 	}
 	return best
 }
+
+// gemvRows is how many rows gonum's Dgemv takes at a time (a kernel column of few inputs):
+// the last rows of a range, taken one or two at a time, may round otherwise.
+const gemvRows = 4
 
 // scoreRange recomputes ln Z, g and ν of the inactive points in [lo, hi) at their current
 // marginals and returns the best of them.
