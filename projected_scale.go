@@ -17,7 +17,7 @@ import (
 // regression search weighs its inputs, fitted to the targets y (the relevance scaling; a
 // candidate only, learnt beside the others' searches). A classification (classes > 0; 0: a
 // regression) has it for at most relevanceMaxInputs inputs and relevanceMaxClasses classes,
-// and searches it where the widths differ (relevanceMinGain).
+// and searches it where the widths differ (exactgp.RelevanceMinGain).
 func projectedScalings(x mat.Matrix, y []float64, cfg *Config,
 	classes int) ([]projected.Scaling, error) {
 	scalers, err := projectedScalers(x, cfg.Scale)
@@ -41,7 +41,7 @@ func projectedScalings(x mat.Matrix, y []float64, cfg *Config,
 			if err != nil {
 				return nil, 0, err
 			}
-			if !regression && rel.Gain < relevanceMinGain {
+			if !regression && rel.Gain < exactgp.RelevanceMinGain {
 				return nil, 0, errAlike
 			}
 			return rel.Scaler, search.StartGamma(x, rel.Scaler), nil
@@ -60,12 +60,6 @@ const relevanceMaxInputs = 32
 // for: the exact GP regresses the class indices, which stand for a few classes but put
 // many near and far at random.
 const relevanceMaxClasses = 3
-
-// relevanceMinGain is the least log marginal likelihood per row that a classification's
-// per-input widths must gain over one width (exactgp.Relevance.Gain) for their scaling to
-// be searched: below it the inputs matter about alike, the standardised scaling is that
-// case, and a search of the other would cost as much again.
-const relevanceMinGain = 0.01
 
 // errAlike leaves out a relevance scaling whose inputs matter about alike.
 var errAlike = errors.New("ivm: the inputs matter about alike")

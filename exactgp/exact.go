@@ -86,6 +86,9 @@ type exactGP struct {
 	// stall and tol, where stall > 0, replace exactStall and exactTol.
 	stall int
 	tol   float64
+	// stopBelow ends a minimisation once the objective is under it (−Inf: never): a fit
+	// whose only use is to tell whether it gets below that need not be finished.
+	stopBelow float64
 	// Scratch, n×n or n×D row-major, reused across evaluations.
 	xs, bx      []float64 // inputs divided by the length scales; B·xs
 	gram, kr, u []float64 // xs·xsᵀ (then B); the rbf part of K; K's Cholesky factor U
@@ -98,14 +101,15 @@ type exactGP struct {
 func newExactGP(x *mat.Dense, y []float64) *exactGP {
 	n, dim := x.Dims()
 	sq := func() []float64 { return make([]float64, n*n) }
-	return &exactGP{x: x, y: y, xs: make([]float64, n*dim), bx: make([]float64, n*dim),
-		gram: sq(), kr: sq(), u: sq(), uinv: sq(), kinv: sq(), alpha: make([]float64, n)}
+	return &exactGP{x: x, y: y, stopBelow: math.Inf(-1), xs: make([]float64, n*dim),
+		bx: make([]float64, n*dim), gram: sq(), kr: sq(), u: sq(), uinv: sq(), kinv: sq(),
+		alpha: make([]float64, n)}
 }
 
 // clone returns an exactGP of e's data and settings with scratch of its own.
 func (e *exactGP) clone() *exactGP {
 	c := newExactGP(e.x, e.y)
-	c.ard, c.free, c.stall, c.tol = e.ard, e.free, e.stall, e.tol
+	c.ard, c.free, c.stall, c.tol, c.stopBelow = e.ard, e.free, e.stall, e.tol, e.stopBelow
 	return c
 }
 
@@ -391,10 +395,14 @@ func fitExact(e *exactGP, ard bool) (*exactFit, error) {
 }
 
 // minimise minimises e's objective from th, adding its evaluations to evals; a run stops
-// when exactStall iterations have gained less than exactTol nats, or after maxIter.
+// when exactStall iterations have gained less than exactTol nats, after maxIter, or once
+// the objective is below e.stopBelow.
 func (e *exactGP) minimise(th []float64, maxIter int, evals *atomic.Int64) ([]float64, error) {
 	var hist []float64
 	stall := func(it optimize.Iteration) bool {
+		if it.F < e.stopBelow {
+			return true
+		}
 		hist = append(hist, it.F)
 		k := len(hist)
 		stall, tol := exactStall, exactTol
@@ -514,9 +522,8 @@ const (
 	// the 400 rows' optimum costs a fraction of fitting them from every start.
 	relevanceRefineIter = 30
 	// relevanceRefineGain is the least gain per row over one width (Relevance.Gain) on the
-	// first rows for which a fit is refined: a tenth of what the projected search asks of
-	// the refined fit, for 400 rows hold few neighbours; where the inputs matter alike the
-	// refinement is not paid for.
+	// first rows for which a fit is refined: a tenth of RelevanceMinGain, for 400 rows hold
+	// few neighbours; where the inputs matter alike the refinement is not paid for.
 	relevanceRefineGain = 0.001
 	// relevanceStall and relevanceTol (nats a row) stop a relevance fit sooner than a
 	// regression's (exactStall, exactTol): the weights only scale the inputs of a search
@@ -544,6 +551,13 @@ type Relevance struct {
 // RelevanceRefineRows is the most rows a refined relevance fit uses (RelevanceScaler).
 const RelevanceRefineRows = 1000
 
+// RelevanceMinGain is the least log marginal likelihood per row that a refined fit's
+// per-input widths must gain over one width (Relevance.Gain) for the projected model's
+// search of a classification to try their scaling: below it the inputs matter about alike,
+// the standardised scaling is that case, and a search of the other would cost as much
+// again. A refined fit's gain is measured only as far as telling whether it reaches this.
+const RelevanceMinGain = 0.01
+
 // RelevanceScaler returns the scaling std (standardisation) with each column then weighted
 // by its relevance to the regression targets y: ℓ_min/ℓ_d, from the exact GP's per-input
 // length scales (fitARD) on at most relevanceRows rows drawn with seed, then, where refine
@@ -570,7 +584,7 @@ func RelevanceScaler(x mat.Matrix, y []float64, std *dataset.Scaler,
 			return Relevance{}, err
 		}
 		if refined, ok := more.refine(fit); ok {
-			e, fit, gain = more, refined, more.isotropicGain(refined)
+			e, fit, gain = more, refined, more.isotropicGain(refined, RelevanceMinGain)
 		}
 	}
 	lmin := slices.Min(fit.length)
@@ -619,9 +633,12 @@ func (e *exactGP) refine(fit *exactFit) (*exactFit, bool) {
 
 // isotropicGain is the objective per row that fit, of e's rows, gains over a single length
 // scale, fitted from fit's common one for at most relevanceGainIter iterations (0 where that
-// fit fails): a gain a little overstated where that fit has not converged, and cheap.
-func (e *exactGP) isotropicGain(fit *exactFit) float64 {
+// fit fails): a gain a little overstated where that fit has not converged, and cheap. Each
+// iteration can only lower it, so the fit stops once the gain is below need: only whether
+// it reaches need is then told.
+func (e *exactGP) isotropicGain(fit *exactFit, need float64) float64 {
 	iso := newExactGP(e.x, e.y)
+	iso.stopBelow = fit.objective + need*float64(len(e.y))
 	var evals atomic.Int64
 	thIso, err := iso.minimise(slices.Clone(fit.th[:4]), relevanceGainIter, &evals)
 	if err != nil {
