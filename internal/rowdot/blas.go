@@ -16,7 +16,8 @@ import (
 //
 // Operands that are not rows of the product (Aᵀ, or B not transposed) are first copied
 // transposed, k·(m+n) copies against the product's m·n·k multiply–adds; below minPacked
-// rows or columns that copy does not pay and gonum computes the product.
+// rows or columns that copy does not pay and gonum computes the product, but for A·B of
+// fewer than minPacked columns, which narrowProduct computes with gonum's bits.
 type BLAS struct{ gonum.Implementation }
 
 // minPacked is the smallest m and n for which Dgemm goes through ABt.
@@ -27,6 +28,12 @@ var _ blas.Float64 = BLAS{}
 // Dgemm computes C = alpha·op(A)·op(B) + beta·C, as blas.Float64's Dgemm.
 func (impl BLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int,
 	b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if tA == blas.NoTrans && tB == blas.NoTrans && m > 0 && n > 0 && n < minPacked &&
+		alpha != 0 {
+		checkGemm(tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+		narrowProduct(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	if !useAsm || m < minPacked || n < minPacked || k < lanes || alpha == 0 {
 		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
