@@ -353,17 +353,14 @@ func (ws *widthSearch) additiveSystem(step int, base *Additive, xf, xv *mat.Dens
 	a := base.Knots()
 	vt := mat.NewDense(len(ws.val), m+a, nil)
 	base.features(vt.Slice(0, len(ws.val), m, m+a).(*mat.Dense), xv)
-	kv := vt.Slice(0, len(ws.val), 0, m).(*mat.Dense)
-	kv.Copy(ws.kv)
-	powInPlace(kv, step)
+	powTo(vt.Slice(0, len(ws.val), 0, m).(*mat.Dense), ws.kv, step)
 	sys := ws.t.system(m + a)
 	kb := mat.NewDense(min(additiveBlock, len(ws.fit)), m+a, nil)
 	for lo := 0; lo < len(ws.fit); lo += additiveBlock {
 		hi := min(len(ws.fit), lo+additiveBlock)
 		rows := kb.Slice(0, hi-lo, 0, m+a).(*mat.Dense)
-		k := rows.Slice(0, hi-lo, 0, m).(*mat.Dense)
-		k.Copy(ws.kf.Slice(lo, hi, 0, m))
-		powInPlace(k, step)
+		powTo(rows.Slice(0, hi-lo, 0, m).(*mat.Dense),
+			ws.kf.Slice(lo, hi, 0, m).(*mat.Dense), step)
 		base.features(rows.Slice(0, hi-lo, m, m+a).(*mat.Dense),
 			xf.Slice(lo, hi, 0, xf.RawMatrix().Cols).(*mat.Dense))
 		ws.t.add(sys, rows, ws.fit[lo:hi])

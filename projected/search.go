@@ -43,6 +43,8 @@ type widthSearch struct {
 	gamma       float64
 	fit, val    []int
 	kf, kv, kmm *mat.Dense
+	// block holds a block of kf's rows at another width (powBlock).
+	block *mat.Dense
 }
 
 // search scores projected models of the rows rest (at most searchRows of them, through
@@ -104,7 +106,7 @@ func (ws *widthSearch) score(step int) (pick, error) {
 	sys := ws.t.system(m)
 	for lo := 0; lo < len(ws.fit); lo += blockRows { // a block at a time: no second copy of kf
 		hi := min(len(ws.fit), lo+blockRows)
-		ws.t.add(sys, powDense(ws.kf.Slice(lo, hi, 0, m).(*mat.Dense), step), ws.fit[lo:hi])
+		ws.t.add(sys, ws.powBlock(lo, hi, m, step), ws.fit[lo:hi])
 	}
 	kvt, kmmt := powDense(ws.kv, step), powDense(ws.kmm, step)
 	for _, lambda := range lambdas {
@@ -153,7 +155,7 @@ func (ws *widthSearch) rowLosses(pk pick, c int) ([]float64, error) {
 	sys := ws.t.system(c)
 	for lo := 0; lo < len(ws.fit); lo += blockRows {
 		hi := min(len(ws.fit), lo+blockRows)
-		ws.t.add(sys, powDense(ws.kf.Slice(lo, hi, 0, c).(*mat.Dense), pk.step), ws.fit[lo:hi])
+		ws.t.add(sys, ws.powBlock(lo, hi, c, pk.step), ws.fit[lo:hi])
 	}
 	kmmt := powDense(ws.kmm.Slice(0, c, 0, c).(*mat.Dense), pk.step)
 	w, _, err := sys.solve(pk.lambda, func(dst *mat.Dense, lo, hi int) {
@@ -192,28 +194,41 @@ func lineSearch(score func(step int) (pick, error)) (pick, error) {
 
 func abs(i int) int { return max(i, -i) }
 
+// powBlock returns rows lo…hi−1 of kf's first c columns at the width step doublings from
+// ws's, in ws.block: the system's sums only read it, and a block's copy made afresh each
+// time cost as much again in clearing and copying.
+func (ws *widthSearch) powBlock(lo, hi, c, step int) *mat.Dense {
+	if ws.block == nil {
+		_, m := ws.kf.Dims()
+		ws.block = mat.NewDense(min(blockRows, len(ws.fit)), m, nil)
+	}
+	dst := ws.block.Slice(0, hi-lo, 0, c).(*mat.Dense)
+	powTo(dst, ws.kf.Slice(lo, hi, 0, c).(*mat.Dense), step)
+	return dst
+}
+
 // powDense returns a's elements raised to the power 2^step, by squaring (step > 0) or
 // square roots (step < 0).
 func powDense(a *mat.Dense, step int) *mat.Dense {
-	out := mat.DenseCopyOf(a)
-	powInPlace(out, step)
+	out := mat.NewDense(a.RawMatrix().Rows, a.RawMatrix().Cols, nil)
+	powTo(out, a, step)
 	return out
 }
 
-// powInPlace raises each element of a to the power 2^step.
-func powInPlace(a *mat.Dense, step int) {
-	raw := a.RawMatrix()
+// powTo sets dst (a itself, or of a's shape) to a's elements raised to the power 2^step,
+// by squaring (step > 0) or square roots (step < 0).
+func powTo(dst, a *mat.Dense, step int) {
+	raw, out := a.RawMatrix(), dst.RawMatrix()
 	for i := range raw.Rows {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
-		for s := step; s > 0; s-- {
-			for j, v := range row {
-				row[j] = v * v
+		row, to := raw.Data[i*raw.Stride:i*raw.Stride+raw.Cols], out.Data[i*out.Stride:]
+		for j, v := range row {
+			for s := step; s > 0; s-- {
+				v *= v
 			}
-		}
-		for s := step; s < 0; s++ {
-			for j, v := range row {
-				row[j] = math.Sqrt(v)
+			for s := step; s < 0; s++ {
+				v = math.Sqrt(v)
 			}
+			to[j] = v
 		}
 	}
 }
