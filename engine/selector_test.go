@@ -52,9 +52,9 @@ func TestParallelSelectionEqualsSerial(t *testing.T) {
 }
 
 // With few inputs the kernel columns come from gonum's Dgemv, which rounds a row's dot
-// product by its place in a group of rows, and recompute solves for blocks of rows: on
-// any number of goroutines selection, removal and refinement still give exactly what one
-// gives (an uneven split of a problem just above the parallel path's size).
+// product by its place in a group of rows: on any number of goroutines, selection, removal
+// and refinement (its recomputations too) still give exactly what one gives (uneven splits
+// of a problem just above the parallel path's size).
 func TestParallelEqualsSerialFewInputs(t *testing.T) {
 	x, y := twoGaussians(1503, 5, 0.3, 1)
 	k, err := kern.Parse("rbf(gamma=0.5)+bias+white(variance=0.01)", 5)
