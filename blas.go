@@ -14,5 +14,7 @@ import (
 //	blas64.Use(ivm.BLAS())
 //
 // loads models (whose active-set matrices are factorised afresh) and learns faster; the
-// ivm command does. Products differ from gonum's in the last bits (the sums' order).
+// ivm command does. Products of 16 columns or more differ from gonum's in the last bits
+// (the sums' order); A·B of fewer columns (a model's weights of a class or ten) keeps
+// gonum's sums and bits, without its call for each element of A.
 func BLAS() blas.Float64 { return rowdot.BLAS{} }
