@@ -89,6 +89,11 @@ func FuzzLoad(f *testing.F) {
 		`"projected":{"kernel_spec":"rbf","lambda":1,"centres":[[0,1]],"weights":[[1]],` +
 		`"score_mix":[[1]],"score_offset":[0],"noise_variance":1,"additive":{"variance":0.1,` +
 		`"inputs":[{"input":1,"gamma":2,"knots":[0,1]}],"weights":[[1],[-1]]}}}`))
+	f.Add([]byte(`{"format":"ivm-model/1","task":"regression",` +
+		`"projected":{"kernel_spec":"rbf","lambda":1,"centres":[[0,1]],"weights":[[1]],` +
+		`"score_mix":[[1]],"score_offset":[0],"noise_variance":1,"local":{"weights":[1,4],` +
+		`"gamma":2,"signal_variance":0.5,"noise_variance":0.5,"variance_scale":1.1,` +
+		`"rows":[[0,0],[1,2],[1,2],[3,-1]],"residuals":[0.1,-0.2,0.3,0]}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ivm.Load(bytes.NewReader(data))
 		// A *bytes.Buffer is decoded in place, by another route: it must agree.

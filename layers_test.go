@@ -14,7 +14,7 @@ var importLayers = [][]string{
 		"special", "param", "optimize", "dataset", "internal/subset", "data", "internal/reftest"},
 	{"kern", "noise", "internal/toys"},
 	{"infer", "engine"},
-	{"family", "calib"},
+	{"family", "calib", "local"},
 	{"search", "multiclass", "projected", "multitask", "ssmtr", "archipelago"},
 	{"exactgp"},
 	{""}, // the root, the façade

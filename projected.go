@@ -110,6 +110,10 @@ func (p *projectedFit) predictProjected(x mat.Matrix, probs bool) ([]noise.Predi
 	}
 	f := p.Projected.Latents(xs)
 	n, _ := x.Dims()
+	var dm, dv []float64
+	if p.Projected.Local != nil {
+		dm, dv = p.Projected.Local.Predict(xs, 0)
+	}
 	out := make([]noise.Prediction, n)
 	for i := range out {
 		out[i].Latent = slices.Clone(f.RawRowView(i))
@@ -121,6 +125,10 @@ func (p *projectedFit) predictProjected(x mat.Matrix, probs bool) ([]noise.Predi
 			}
 			out[i].Label, out[i].Mean, out[i].Var, out[i].Latent =
 				z[0], z[0], p.Projected.NoiseVar, nil
+			if dm != nil {
+				out[i].Mean += dm[i]
+				out[i].Label, out[i].Var = out[i].Mean, dv[i]
+			}
 			continue
 		}
 		if floats.HasNaN(z) || math.IsInf(floats.Max(z), 0) || math.IsInf(floats.Min(z), 0) {

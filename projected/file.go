@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/local"
 )
 
 // File is a projected model as a model file holds it (the "projected" object of the root
@@ -23,6 +24,8 @@ type File struct {
 	NoiseVar   float64     `json:"noise_variance,omitempty"`
 	// Additive is the kernel's additive part, where it has one.
 	Additive *AdditiveFile `json:"additive,omitempty"`
+	// Local is a regression's local part, where it has one.
+	Local *local.File `json:"local,omitempty"`
 }
 
 // Encode returns pr's file form, whose rows share pr's storage.
@@ -30,7 +33,7 @@ func Encode(pr *Model) *File {
 	return &File{KernelSpec: pr.Kernel, Lambda: pr.Lambda, Mix: denseRows(pr.Mix),
 		Offset: pr.Offset, LogWeight: pr.LogWeight, LogFloor: pr.LogFloor,
 		Centres: denseRows(pr.Centres), Weights: denseRows(pr.Weights), NoiseVar: pr.NoiseVar,
-		Additive: encodeAdditive(pr.Additive)}
+		Additive: encodeAdditive(pr.Additive), Local: local.Encode(pr.Local)}
 }
 
 // denseRows returns a's rows, which share its storage.
@@ -98,6 +101,14 @@ func Decode(in *File, classes int) (*Model, error) {
 	pr.NoiseVar = in.NoiseVar
 	if in.Additive != nil {
 		if pr.Additive, err = decodeAdditive(in.Additive, dim, classes); err != nil {
+			return nil, err
+		}
+	}
+	if in.Local != nil {
+		if classes != 1 {
+			return nil, fmt.Errorf("a local part is for a regression, not %d classes", classes)
+		}
+		if pr.Local, err = local.Decode(in.Local, dim); err != nil {
 			return nil, err
 		}
 	}

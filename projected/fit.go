@@ -109,6 +109,10 @@ type Result struct {
 	// Warnings are what the caller should tell the user: fewer centres than asked for, a
 	// system that needed a large jitter, a model replaced by the constant predictor.
 	Warnings []string
+	// cal are the rows the model was calibrated on, and calLatents their leave-one-out
+	// latents.
+	cal        []int
+	calLatents *mat.Dense
 }
 
 // Fit fits a projected model of the rows of x to the targets t. A fifth of the rows (at
@@ -137,7 +141,7 @@ func Fit(x mat.Matrix, t Targets, scalings []Scaling, opts Options,
 		return nil, err
 	}
 	m, warnings := centreCount(n, t, best, opts.Centres, len(rest))
-	res, err := fitFinal(x, t, best, m, val, rest, report)
+	res, err := fitFinal(x, t, best, m, val, rest, opts, report)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +261,7 @@ func centreCount(n int, t Targets, best pick, asked, outside int) (int, []string
 
 // fitFinal fits the final projected model with the search's choice pk and m centres (see
 // Fit).
-func fitFinal(x mat.Matrix, t Targets, pk pick, m int, val, rest []int,
+func fitFinal(x mat.Matrix, t Targets, pk pick, m int, val, rest []int, opts Options,
 	report func(Progress)) (*Result, error) {
 	n, dim := x.Dims()
 	spec := kernelSpec(pk.gamma)
@@ -284,6 +288,9 @@ func fitFinal(x mat.Matrix, t Targets, pk pick, m int, val, rest []int,
 	cal := calibrationRows(val, rest, centreRows)
 	res, jit, err := finalLambda(pr, sys, x, t, pk.scaler, cal)
 	if err != nil {
+		return nil, err
+	}
+	if err := res.withLocal(x, t, opts); err != nil {
 		return nil, err
 	}
 	res.checkFinal(jit, t)
@@ -400,7 +407,7 @@ func firstRows(a *mat.Dense, n int) *mat.Dense {
 // losses.
 func calibrated(pr *Model, sc *dataset.Scaler, f *mat.Dense, t Targets, cal []int) (*Result,
 	[]float64, error) {
-	res := &Result{Model: pr, Scaler: sc}
+	res := &Result{Model: pr, Scaler: sc, cal: cal, calLatents: f}
 	rows, err := res.calibrateHeldOut(f, t, cal, others(t.rows(), cal))
 	return res, rows, err
 }
@@ -469,7 +476,7 @@ func (res *Result) useConstant(t Targets) {
 	// One centre of zero weight: the file need not carry centres that play no part.
 	pr.Centres = mat.DenseCopyOf(pr.Centres.Slice(0, 1, 0, dim))
 	pr.Weights = mat.NewDense(1, k, nil)
-	pr.Additive = nil
+	pr.Additive, pr.Local = nil, nil
 	what := "the targets' mean and variance"
 	if t.regression() {
 		pr.NoiseVar = 1

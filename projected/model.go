@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/kern"
+	"github.com/ivmlab/ivm/local"
 )
 
 // Model is a projected model: it regresses every class's code (+1 for the class, −1 for
@@ -37,7 +38,10 @@ type Model struct {
 	NoiseVar float64
 	// Additive, if not nil, is the kernel's additive part, with its own weights.
 	Additive *Additive
-	k        kern.Kernel
+	// Local, if not nil, corrects a regression's predictions by its nearest training rows'
+	// residuals, and gives the predictive variance at each input in place of NoiseVar.
+	Local *local.Model
+	k     kern.Kernel
 }
 
 // toTargetUnits turns a regression fitted to targets standardised by mean and sd into one
@@ -49,6 +53,12 @@ func (pr *Model) toTargetUnits(mean, sd float64) {
 	}
 	pr.Offset[0] = pr.Offset[0]*sd + mean
 	pr.NoiseVar *= sd * sd
+	if l := pr.Local; l != nil {
+		for i := range l.Residuals {
+			l.Residuals[i] *= sd
+		}
+		l.Signal, l.Noise = l.Signal*sd*sd, l.Noise*sd*sd
+	}
 }
 
 // newModel checks a projected model's parts and parses its kernel.

@@ -13,6 +13,7 @@ import (
 	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/local"
 	"github.com/ivmlab/ivm/multitask"
 	"github.com/ivmlab/ivm/noise"
 	"github.com/ivmlab/ivm/projected"
@@ -147,7 +148,15 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 					a.Variance, additiveInputs(a), a.Knots())
 			}
 		}
-		if p.Task == ivm.Regression {
+		if l := pr.Local; l != nil {
+			n, _ := l.Rows.Dims()
+			fmt.Fprintf(w, "local:       + the residuals of the %d nearest of the %d training "+
+				"rows, a Gaussian process of them (input weights %s; γ %.4g; variance %.4g of "+
+				"%.4g)\n", min(n, local.Neighbours), n, floats(l.Weights), l.Gamma, l.Signal,
+				l.Signal+l.Noise)
+			fmt.Fprintln(w, "calibration: predictive variance at each input, the local "+
+				"process's, scaled to the held-out residuals and widened to cover 95 %")
+		} else if p.Task == ivm.Regression {
 			fmt.Fprintf(w,
 				"calibration: predictive variance %.4g everywhere "+
 					"(the held-out residuals', widened to cover 95 %%)\n", pr.NoiseVar)
