@@ -1,12 +1,14 @@
 # Writes the large public sets of bench/large.sh as CSV files (target first) into the
 # directory given as the first argument. Needs r-cran-aer, r-cran-ggplot2, r-cran-mlbench,
 # r-cran-mlmrev, r-cran-cardata, r-cran-dplyr, r-cran-lme4, r-cran-modeldata, r-cran-forcats,
-# r-cran-latticeextra, r-cran-ks and r-cran-mets.
+# r-cran-latticeextra, r-cran-ks, r-cran-mets, r-cran-lubridate, r-cran-geepack and
+# r-cran-clubsandwich.
 args <- commandArgs(trailingOnly = TRUE)
 out <- function(d, name) write.csv(d, file.path(args[1], paste0(name, ".csv")), row.names = FALSE)
 suppressMessages({library(AER); library(ggplot2); library(mlbench); library(mlmRev)
   library(carData); library(dplyr); library(lme4); library(modeldata); library(forcats)
-  library(latticeExtra); library(ks); library(mets)})
+  library(latticeExtra); library(ks); library(mets); library(lubridate); library(geepack)
+  library(clubSandwich)})
 data(Fertility); f <- Fertility
 out(data.frame(morekids = as.integer(f$morekids == "yes"), g1 = as.integer(f$gender1 == "male"),
   g2 = as.integer(f$gender2 == "male"), age = f$age, afam = as.integer(f$afam == "yes"),
@@ -93,3 +95,20 @@ tx <- tx[complete.cases(tx) & tx$sales > 0 & tx$listings > 0 & tx$median > 0, ]
 out(data.frame(lp = log(tx$median), city = as.integer(factor(tx$city)), year = tx$year,
   month = tx$month, lsales = log(tx$sales), llist = log(tx$listings), inv = tx$inventory),
   "txhousing")
+data(lakers, package = "lubridate"); l <- lakers
+l <- l[l$etype == "shot" & !is.na(l$x) & l$result != "", ]
+left <- sapply(strsplit(l$time, ":"), function(p) as.integer(p[1]) * 60 + as.integer(p[2]))
+out(data.frame(made = as.integer(l$result == "made"), x = l$x, y = l$y, period = l$period,
+  left = left, home = as.integer(l$game_type == "home"), lal = as.integer(l$team == "LAL"),
+  type = as.integer(factor(l$type)), player = as.integer(factor(l$player))), "lakers")
+data(muscatine, package = "geepack"); m <- muscatine[!is.na(muscatine$obese), ]
+out(data.frame(obese = as.integer(m$obese == "yes"), female = as.integer(m$gender == "F"),
+  base_age = m$base_age, age = m$age, occasion = m$occasion), "muscatine")
+data(tempb, package = "ks")
+out(data.frame(tmax = tempb$tmax, year = tempb$year, month = tempb$month, day = tempb$day,
+  tmin = tempb$tmin), "tempb")
+data(AchievementAwardsRCT, package = "clubSandwich"); a <- as.data.frame(AchievementAwardsRCT)
+out(data.frame(bagrut = a$Bagrut_status, school = a$school_id,
+  stype = as.integer(a$school_type), treated = a$treated, year = as.integer(a$year),
+  boy = as.integer(a$sex == "Boy"), siblings = a$siblings, immigrant = a$immigrant,
+  fed = a$father_ed, med = a$mother_ed, lag = a$lagscore), "awards")

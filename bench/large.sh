@@ -8,7 +8,8 @@
 #                                          cpssw8 diamonds shuttle letter chem97 gssvocab
 #                                          mplsstops insteval storms vocab checktimes
 #                                          prt twinstut hsct gvhd10 gsscat star air
-#                                          cps9204 txhousing (default: all)
+#                                          cps9204 txhousing lakers muscatine tempb
+#                                          awards (default: all)
 #   LARGE_LIBSVM=0 bash bench/large.sh     without libsvm (its fits take the longest)
 #   LARGE_LIBSVM_TIMEOUT=S                 seconds one svm-train may take (default 1800)
 #
@@ -46,6 +47,15 @@
 #   txhousing     ggplot2's txhousing, log median price of a Texas city's home sales
 #                 (regression; the city a code of 46, year, month, sales, listings,
 #                 inventory): 5 600 / 1 503
+#   lakers        lubridate's lakers, a shot made (binary; place, period, time left, home,
+#                 team, shot type and player codes): 10 000 / 3 067
+#   muscatine     geepack's muscatine, obese (binary; gender, age at the first survey, age,
+#                 survey; a few hundred distinct rows): 7 500 / 2 356
+#   tempb         ks' tempb, a day's highest temperature (regression; year, month, day and
+#                 the lowest temperature): 16 000 / 5 908
+#   awards        clubSandwich's AchievementAwardsRCT, matriculation certificate (binary;
+#                 school, treatment, year, sex, siblings, parents' schooling, prior score):
+#                 12 500 / 4 026
 #
 # ivm: `ivm train -quiet TRAIN MODEL` (regression sets add -noise gaussian, their targets
 # being numbers) and `ivm predict -prob`; its CPU is the training process's (GNU time).
@@ -59,12 +69,13 @@ shift || true
 sets=("$@")
 ((${#sets[@]})) || sets=(fertility60k fertility smokeban cps1988 cpssw8 diamonds shuttle letter
 	chem97 gssvocab mplsstops insteval storms vocab checktimes prt twinstut hsct gvhd10 gsscat
-	star air cps9204 txhousing)
+	star air cps9204 txhousing lakers muscatine tempb awards)
 mkdir -p "$dir"
 bench_install r-base-core r-cran-aer r-cran-ggplot2 r-cran-mlbench r-cran-mlmrev r-cran-cardata \
 	r-cran-dplyr r-cran-lme4 r-cran-modeldata r-cran-forcats r-cran-latticeextra r-cran-ks \
-	r-cran-mets libsvm-tools python3-sklearn time bc
-[ -f "$dir/txhousing.csv" ] || Rscript bench/large.R "$dir"
+	r-cran-mets r-cran-lubridate r-cran-geepack r-cran-clubsandwich libsvm-tools python3-sklearn \
+	time bc
+[ -f "$dir/awards.csv" ] || Rscript bench/large.R "$dir"
 go build -o "$dir/ivm" ./cmd/ivm
 
 declare -A src=([fertility60k]=fertility [fertility]=fertility [smokeban]=smokeban
@@ -72,7 +83,8 @@ declare -A src=([fertility60k]=fertility [fertility]=fertility [smokeban]=smokeb
 	[diamonds]=diamonds [shuttle]=shuttle [letter]=letter [chem97]=chem97 [gssvocab]=gssvocab
 	[mplsstops]=mplsstops [insteval]=insteval [storms]=storms [vocab]=vocab
 	[checktimes]=checktimes [prt]=prt [twinstut]=twinstut [hsct]=hsct [gvhd10]=gvhd10
-	[gsscat]=gsscat [star]=star [air]=air [cps9204]=cps9204 [txhousing]=txhousing)
+	[gsscat]=gsscat [star]=star [air]=air [cps9204]=cps9204 [txhousing]=txhousing
+	[lakers]=lakers [muscatine]=muscatine [tempb]=tempb [awards]=awards)
 declare -A sizes=([fertility60k]="60000 20000" [fertility]="200000 60000" [smokeban]="7000 3000"
 	[cpssw8]="45000 16395" [cps1988]="19700 9000"
 	[diamonds]="40000 14000" [shuttle]="43500 14500" [letter]="15000 5000"
@@ -80,9 +92,10 @@ declare -A sizes=([fertility60k]="60000 20000" [fertility]="200000 60000" [smoke
 	[insteval]="60000 13421" [storms]="9000 2859" [vocab]="24000 6351"
 	[checktimes]="10500 3126" [prt]="22000 7222" [twinstut]="25000 7894"
 	[hsct]="30000 9128" [gvhd10]="80000 33896" [gsscat]="16000 6000" [star]="18000 5000"
-	[air]="16000 5000" [cps9204]="11700 3888" [txhousing]="5600 1503")
+	[air]="16000 5000" [cps9204]="11700 3888" [txhousing]="5600 1503" [lakers]="10000 3067"
+	[muscatine]="7500 2356" [tempb]="16000 5908" [awards]="12500 4026")
 declare -A kind=([cps1988]=reg [cpssw8]=reg [diamonds]=reg [gssvocab]=reg [vocab]=reg
-	[checktimes]=reg [star]=reg [air]=reg [cps9204]=reg [txhousing]=reg)
+	[checktimes]=reg [star]=reg [air]=reg [cps9204]=reg [txhousing]=reg [tempb]=reg)
 
 results="$dir/results.txt"
 : >"$results"

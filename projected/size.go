@@ -53,7 +53,19 @@ func Bytes(n, dim, m, classes int) float64 {
 		rows += lambdasAtOnce * looBlocksAtOnce * blockRows
 	}
 	final := 8 * (systems*fm*fm + fm*rows + 3*fm*float64(dim))
+	if classes == 1 && dim <= localMaxInputs {
+		final += localBytes(n, dim, fm)
+	}
 	return max(search, final)
+}
+
+// localBytes estimates what withLocal allocates beside the final system of fm features for
+// n rows of dim inputs: the scaled rows, their weighted copy and the model's, the residuals
+// and the tree's order, and each goroutine's block of residuals' kernel rows.
+func localBytes(n, dim int, fm float64) float64 {
+	rows := float64(n) * (3*float64(dim) + 3)
+	blocks := float64(pool.Workers(0)) * (blockRows*fm + residualBlock*float64(dim))
+	return 8 * (rows + blocks)
 }
 
 // searchBytes estimates what one scaling's search allocates: its rows, kernel matrices and
