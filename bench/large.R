@@ -1,14 +1,14 @@
 # Writes the large public sets of bench/large.sh as CSV files (target first) into the
 # directory given as the first argument. Needs r-cran-aer, r-cran-ggplot2, r-cran-mlbench,
 # r-cran-mlmrev, r-cran-cardata, r-cran-dplyr, r-cran-lme4, r-cran-modeldata, r-cran-forcats,
-# r-cran-latticeextra, r-cran-ks, r-cran-mets, r-cran-lubridate, r-cran-geepack and
-# r-cran-clubsandwich.
+# r-cran-latticeextra, r-cran-ks, r-cran-mets, r-cran-lubridate, r-cran-geepack,
+# r-cran-clubsandwich, r-cran-maps and r-cran-plyr.
 args <- commandArgs(trailingOnly = TRUE)
 out <- function(d, name) write.csv(d, file.path(args[1], paste0(name, ".csv")), row.names = FALSE)
 suppressMessages({library(AER); library(ggplot2); library(mlbench); library(mlmRev)
   library(carData); library(dplyr); library(lme4); library(modeldata); library(forcats)
   library(latticeExtra); library(ks); library(mets); library(lubridate); library(geepack)
-  library(clubSandwich)})
+  library(clubSandwich); library(maps)})
 data(Fertility); f <- Fertility
 out(data.frame(morekids = as.integer(f$morekids == "yes"), g1 = as.integer(f$gender1 == "male"),
   g2 = as.integer(f$gender2 == "male"), age = f$age, afam = as.integer(f$afam == "yes"),
@@ -112,3 +112,10 @@ out(data.frame(bagrut = a$Bagrut_status, school = a$school_id,
   stype = as.integer(a$school_type), treated = a$treated, year = as.integer(a$year),
   boy = as.integer(a$sex == "Boy"), siblings = a$siblings, immigrant = a$immigrant,
   fed = a$father_ed, med = a$mother_ed, lag = a$lagscore), "awards")
+data(world.cities, package = "maps"); w <- world.cities[world.cities$pop > 0, ]
+out(data.frame(lp = log(w$pop), lat = w$lat, long = w$long, capital = w$capital,
+  country = as.integer(factor(w$country.etc))), "cities")
+data(baseball, package = "plyr"); b <- baseball
+b <- b[b$ab > 0 & !is.na(b$so) & !is.na(b$sb) & !is.na(b$bb), ]
+out(data.frame(r = b$r, year = b$year, g = b$g, ab = b$ab, h = b$h, d = b$X2b, t = b$X3b,
+  hr = b$hr, rbi = b$rbi, sb = b$sb, bb = b$bb, so = b$so), "baseball")

@@ -9,7 +9,7 @@
 #                                          mplsstops insteval storms vocab checktimes
 #                                          prt twinstut hsct gvhd10 gsscat star air
 #                                          cps9204 txhousing lakers muscatine tempb
-#                                          awards (default: all)
+#                                          awards cities baseball (default: all)
 #   LARGE_LIBSVM=0 bash bench/large.sh     without libsvm (its fits take the longest)
 #   LARGE_LIBSVM_TIMEOUT=S                 seconds one svm-train may take (default 1800)
 #
@@ -56,6 +56,10 @@
 #   awards        clubSandwich's AchievementAwardsRCT, matriculation certificate (binary;
 #                 school, treatment, year, sex, siblings, parents' schooling, prior score):
 #                 12 500 / 4 026
+#   cities        maps' world.cities, log population (regression; latitude, longitude,
+#                 capital, the country a code): 30 000 / 13 628
+#   baseball      plyr's baseball, a player's runs in a season (regression; year and ten
+#                 counts of games, at bats, hits, home runs, walks and others): 15 000 / 2 969
 #
 # ivm: `ivm train -quiet TRAIN MODEL` (regression sets add -noise gaussian, their targets
 # being numbers) and `ivm predict -prob`; its CPU is the training process's (GNU time).
@@ -69,13 +73,14 @@ shift || true
 sets=("$@")
 ((${#sets[@]})) || sets=(fertility60k fertility smokeban cps1988 cpssw8 diamonds shuttle letter
 	chem97 gssvocab mplsstops insteval storms vocab checktimes prt twinstut hsct gvhd10 gsscat
-	star air cps9204 txhousing lakers muscatine tempb awards)
+	star air cps9204 txhousing lakers muscatine tempb awards cities baseball)
 mkdir -p "$dir"
 bench_install r-base-core r-cran-aer r-cran-ggplot2 r-cran-mlbench r-cran-mlmrev r-cran-cardata \
 	r-cran-dplyr r-cran-lme4 r-cran-modeldata r-cran-forcats r-cran-latticeextra r-cran-ks \
-	r-cran-mets r-cran-lubridate r-cran-geepack r-cran-clubsandwich libsvm-tools python3-sklearn \
+	r-cran-mets r-cran-lubridate r-cran-geepack r-cran-clubsandwich r-cran-maps \
+	r-cran-plyr libsvm-tools python3-sklearn \
 	time bc
-[ -f "$dir/awards.csv" ] || Rscript bench/large.R "$dir"
+[ -f "$dir/baseball.csv" ] || Rscript bench/large.R "$dir"
 go build -o "$dir/ivm" ./cmd/ivm
 
 declare -A src=([fertility60k]=fertility [fertility]=fertility [smokeban]=smokeban
@@ -84,7 +89,8 @@ declare -A src=([fertility60k]=fertility [fertility]=fertility [smokeban]=smokeb
 	[mplsstops]=mplsstops [insteval]=insteval [storms]=storms [vocab]=vocab
 	[checktimes]=checktimes [prt]=prt [twinstut]=twinstut [hsct]=hsct [gvhd10]=gvhd10
 	[gsscat]=gsscat [star]=star [air]=air [cps9204]=cps9204 [txhousing]=txhousing
-	[lakers]=lakers [muscatine]=muscatine [tempb]=tempb [awards]=awards)
+	[lakers]=lakers [muscatine]=muscatine [tempb]=tempb [awards]=awards [cities]=cities
+	[baseball]=baseball)
 declare -A sizes=([fertility60k]="60000 20000" [fertility]="200000 60000" [smokeban]="7000 3000"
 	[cpssw8]="45000 16395" [cps1988]="19700 9000"
 	[diamonds]="40000 14000" [shuttle]="43500 14500" [letter]="15000 5000"
@@ -93,9 +99,11 @@ declare -A sizes=([fertility60k]="60000 20000" [fertility]="200000 60000" [smoke
 	[checktimes]="10500 3126" [prt]="22000 7222" [twinstut]="25000 7894"
 	[hsct]="30000 9128" [gvhd10]="80000 33896" [gsscat]="16000 6000" [star]="18000 5000"
 	[air]="16000 5000" [cps9204]="11700 3888" [txhousing]="5600 1503" [lakers]="10000 3067"
-	[muscatine]="7500 2356" [tempb]="16000 5908" [awards]="12500 4026")
+	[muscatine]="7500 2356" [tempb]="16000 5908" [awards]="12500 4026"
+	[cities]="30000 13628" [baseball]="15000 10000")
 declare -A kind=([cps1988]=reg [cpssw8]=reg [diamonds]=reg [gssvocab]=reg [vocab]=reg
-	[checktimes]=reg [star]=reg [air]=reg [cps9204]=reg [txhousing]=reg [tempb]=reg)
+	[checktimes]=reg [star]=reg [air]=reg [cps9204]=reg [txhousing]=reg [tempb]=reg
+	[cities]=reg [baseball]=reg)
 
 results="$dir/results.txt"
 : >"$results"
