@@ -79,8 +79,8 @@ func (f *ivmFlags) registerModel() {
 			"class's code regressed through -d shared centres, default 5 000: "+
 			"one fit for all classes), or auto: ovo with\nthe default search on up to 5 000 rows "+
 			"(ovr where two classes have under 6 rows), projected above\n"+
-			"(ovr with -part; ivm.AutoDecomposition); above 5 000 rows binary and\n"+
-			"regression tasks are projected models too (not with -noise probit)")
+			"(ovr with -part; ivm.AutoDecomposition); above 5 000 rows binary tasks and\n"+
+			"above 2 500 regression tasks are projected models too (not with -noise probit)")
 	fs.StringVar(&f.part, "part", "",
 		"train only slice i/K (0 ≤ i < K) of a multi-class task's binary problems (one-vs-rest "+
 			"classes "+
