@@ -198,6 +198,9 @@ func (f *modelFit) searchKernel(x mat.Matrix, y []float64, cfg *Config, sel *sel
 	if q, err := f.widenToProjected(x, y, *cfg); q != nil || err != nil {
 		return q, err
 	}
+	if q, err := f.preferProjected(x, y, *cfg); q != nil || err != nil {
+		return q, err
+	}
 	n, _ := x.Dims()
 	if cfg.labelRegression(f.Task, n, sel.d, score) {
 		if spec, criterion, sel.partner, err = f.chooseLabels(x, y, cfg, score, spec,
@@ -232,6 +235,32 @@ func (p *Predictor) widenToProjected(x mat.Matrix, y []float64, cfg Config) (*Pr
 	if q.Baseline.Beaten() {
 		q.Warnings = append(q.Warnings, "the search's kernels did not beat the constant predictor "+
 			"on held-out rows; a projected model of every row did, and is the model")
+	}
+	return q, nil
+}
+
+// preferProjected returns, for a binary task of more than regressionProjectedRows rows
+// whose kind Fit chose, a projected model of every row where its held-out gain over the
+// constant predictor exceeds the search's by more than the larger of their standard errors;
+// nil where the search's model stands. Each gain is measured against the constant
+// predictor on its own held-out rows, so that the two compare though the rows differ.
+// Tabular inputs with codes and interactions (a school, a player) were drawn better by its
+// additive part and every row than by an active set, and a rare class's were not
+// (bench/RESULTS.md records the runs).
+func (p *Predictor) preferProjected(x mat.Matrix, y []float64, cfg Config) (*Predictor,
+	error) {
+	n, _ := x.Dims()
+	if p.Baseline == nil || cfg.Task != TaskAuto || cfg.pair || cfg.Part.IsPart() ||
+		p.Task != Binary || n <= regressionProjectedRows {
+		return nil, nil
+	}
+	q := &Predictor{Task: p.Task, Classes: p.Classes}
+	if err := q.fitProjectedKind(x, y, &cfg); err != nil {
+		return nil, err
+	}
+	gp, gq := p.Baseline.Prior-p.Baseline.Model, q.Baseline.Prior-q.Baseline.Model
+	if !(gq-gp > max(p.Baseline.SE, q.Baseline.SE)) {
+		return nil, nil
 	}
 	return q, nil
 }
