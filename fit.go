@@ -239,8 +239,8 @@ func (p *Predictor) widenToProjected(x mat.Matrix, y []float64, cfg Config) (*Pr
 	return q, nil
 }
 
-// preferProjected returns, for a binary task of more than regressionProjectedRows rows
-// whose kind Fit chose, a projected model of every row where its held-out gain over the
+// preferProjected returns, for a binary task of more than ivmOnlyRows rows whose kind Fit
+// chose, a projected model of every row where its held-out gain over the
 // constant predictor exceeds the search's by more than the larger of their standard errors;
 // nil where the search's model stands. Each gain is measured against the constant
 // predictor on its own held-out rows, so that the two compare though the rows differ.
@@ -251,7 +251,7 @@ func (p *Predictor) preferProjected(x mat.Matrix, y []float64, cfg Config) (*Pre
 	error) {
 	n, _ := x.Dims()
 	if p.Baseline == nil || cfg.Task != TaskAuto || cfg.pair || cfg.Part.IsPart() ||
-		p.Task != Binary || n <= regressionProjectedRows {
+		p.Task != Binary || n <= ivmOnlyRows {
 		return nil, nil
 	}
 	q := &Predictor{Task: p.Task, Classes: p.Classes}

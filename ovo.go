@@ -57,16 +57,17 @@ func ParseDecomposition(s string) (Decomposition, error) {
 // the one-vs-rest prediction time for no gain (bench/RESULTS.md records the runs).
 const ovoMaxRows = 5000
 
-// regressionProjectedRows is the most training rows of a regression DecomposeAuto fits
-// with one IVM model. Above it the projected model of every row, its additive and local
-// parts, predicted better for less CPU (bench/RESULTS.md records the runs).
-const regressionProjectedRows = 2500
+// ivmOnlyRows is the most training rows of a regression or binary task the default search
+// fits with an IVM model alone. Above it a regression is the projected model of every row
+// (AutoDecomposition), which with its additive and local parts predicted better for less
+// CPU, and a binary task tries that model beside the IVM (preferProjected; bench/RESULTS.md
+// records the runs).
+const ivmOnlyRows = 2500
 
 // AutoDecomposition is the decomposition DecomposeAuto means for a task of n training rows
 // and k classes (0: a regression) whose kernels the default search learns: for a
 // classification OneVsOne up to ovoMaxRows rows, Projected above (OneVsRest for fewer than
-// 3 classes); for a regression one model up to regressionProjectedRows rows, Projected
-// above.
+// 3 classes); for a regression one model up to ivmOnlyRows rows, Projected above.
 //
 // One-vs-one with a kernel searched per pair closes most of the gap one-vs-rest leaves to
 // libsvm's one-vs-one SVM where classes overlap in different ways per pair, at about the
@@ -75,7 +76,7 @@ const regressionProjectedRows = 2500
 // as accurate or more.
 func AutoDecomposition(n, k int) Decomposition {
 	switch {
-	case n > ovoMaxRows || k == 0 && n > regressionProjectedRows:
+	case n > ovoMaxRows || k == 0 && n > ivmOnlyRows:
 		return Projected
 	case k < 3:
 		return OneVsRest
