@@ -31,8 +31,10 @@ import (
 // the exact GP's maximum-likelihood rbfard kernel instead (package exactgp), a binary task
 // with TaskAuto the regression of its labels where that predicts left-out rows better
 // (labels.go), and a classification above 5 000 rows or a regression above 2 500 a
-// projected model (projected.Model, AutoDecomposition). Other tasks, or a Kernel or Learn.Iters given, standardise the inputs and
-// learn the kernel (DefaultKernel if none is given) by Algorithm 2.
+// projected model (projected.Model, AutoDecomposition; a binary task of 2 500–5 000 rows
+// where it predicts held-out rows better, preferProjected). Other tasks, or a Kernel or
+// Learn.Iters given, standardise the inputs and learn the kernel (DefaultKernel if none is
+// given) by Algorithm 2.
 func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	p, err := fit(x, y, cfg)
 	if err != nil {
