@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/exactgp"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/projected"
 	"github.com/ivmlab/ivm/search"
@@ -22,8 +23,8 @@ type Plan struct {
 	Learning Learning
 	// Decomposition is how a multi-class task is split, or Projected where Fit fits a
 	// projected model of every row (binary and regression tasks too). A binary task of
-	// 2 500–5 000 rows may become one after its search, where it predicts the held-out rows
-	// better (Fit says which in the Predictor it returns).
+	// 2 500–5 000 rows or a regression of 700–2 500 may become one after its search, where
+	// it predicts the held-out rows better (Fit says which in the Predictor it returns).
 	Decomposition Decomposition
 	// ActiveSize is d, the active points of each model (the centres of a projected one):
 	// Config.ActiveSize reduced to the n rows, as Fit reduces it, or where that is 0 the
@@ -64,10 +65,12 @@ func (cfg Config) Plan(n, dim int, y []float64) (Plan, error) {
 	}
 	pl.ActiveSize = activeSize(n, cfg.ActiveSize, problems, searched)
 	pl.Bytes = trainingBytes(n, dim, cfg.ActiveSize, problems, cfg.Workers, searched)
-	if searched && task == Binary && cfg.Task == TaskAuto && n > ivmOnlyRows &&
+	binary := task == Binary && cfg.Task == TaskAuto && n > ivmOnlyRows
+	if searched && (binary || task == Regression && n > exactgp.MaxRows) &&
 		!cfg.Part.IsPart() {
 		// preferProjected fits the projected model too, after the search.
-		pl.Bytes = max(pl.Bytes, 8*float64(n)*float64(dim)+projected.Bytes(n, dim, 0, 2))
+		pl.Bytes = max(pl.Bytes, 8*float64(n)*float64(dim)+
+			projected.Bytes(n, dim, 0, max(len(classes), 1)))
 	}
 	return pl, nil
 }
