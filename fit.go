@@ -255,7 +255,9 @@ func (p *Predictor) preferProjected(x mat.Matrix, y []float64, cfg Config) (*Pre
 	n, _ := x.Dims()
 	binary := p.Task == Binary && cfg.Task == TaskAuto && n > ivmOnlyRows
 	regression := p.Task == Regression && n > exactgp.MaxRows
-	if p.Baseline == nil || cfg.pair || cfg.Part.IsPart() || !binary && !regression {
+	// A d given (ActiveSize) asks for an IVM of d active points.
+	if p.Baseline == nil || cfg.pair || cfg.Part.IsPart() || cfg.ActiveSize != 0 ||
+		!binary && !regression {
 		return nil, nil
 	}
 	q := &Predictor{Task: p.Task, Classes: p.Classes}
