@@ -255,9 +255,10 @@ func (p *Predictor) preferProjected(x mat.Matrix, y []float64, cfg Config) (*Pre
 	n, _ := x.Dims()
 	binary := p.Task == Binary && cfg.Task == TaskAuto && n > ivmOnlyRows
 	regression := p.Task == Regression && n > exactgp.MaxRows
-	// A d given (ActiveSize) asks for an IVM of d active points.
+	// A d given (ActiveSize) asks for an IVM of d active points, a decomposition given
+	// (-multiclass ovr) for IVM models.
 	if p.Baseline == nil || cfg.pair || cfg.Part.IsPart() || cfg.ActiveSize != 0 ||
-		!binary && !regression {
+		cfg.Decomposition != DecomposeAuto || !binary && !regression {
 		return nil, nil
 	}
 	q := &Predictor{Task: p.Task, Classes: p.Classes}

@@ -67,7 +67,7 @@ func (cfg Config) Plan(n, dim int, y []float64) (Plan, error) {
 	pl.Bytes = trainingBytes(n, dim, cfg.ActiveSize, problems, cfg.Workers, searched)
 	binary := task == Binary && cfg.Task == TaskAuto && n > ivmOnlyRows
 	if searched && (binary || task == Regression && n > exactgp.MaxRows) &&
-		!cfg.Part.IsPart() && cfg.ActiveSize == 0 {
+		!cfg.Part.IsPart() && cfg.ActiveSize == 0 && cfg.Decomposition == DecomposeAuto {
 		// preferProjected fits the projected model too, after the search.
 		pl.Bytes = max(pl.Bytes, 8*float64(n)*float64(dim)+
 			projected.Bytes(n, dim, 0, max(len(classes), 1)))

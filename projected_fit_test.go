@@ -427,7 +427,8 @@ func TestFitProjectedLocal(t *testing.T) {
 // follow a smooth effect of one input and an effect per value of a code of 60 values, rough
 // along the code's axis. The search's active set draws the first and poorly the second; the
 // projected model's additive part puts a knot at each value, its held-out gain over the
-// constant predictor is the larger by far, and Fit returns it.
+// constant predictor is the larger by far, and Fit returns it (not where one-vs-rest is
+// asked for: IVM models, which query and update can use).
 func TestPreferProjected(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	effect := make([]float64, 60)
@@ -467,6 +468,16 @@ func TestPreferProjected(t *testing.T) {
 		if k := asProjected(p); k == nil || k.Projected.Additive == nil {
 			t.Fatalf("%v: Fit made %T, want the projected model with its additive part",
 				tc.task, p.Kind)
+		}
+		if tc.task == Regression {
+			// One-vs-rest asked for: an IVM model, which query and update can use.
+			ivm, err := Fit(x, y, Config{Task: tc.task, Decomposition: OneVsRest})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := ivm.Kind.(*SingleKind); !ok {
+				t.Errorf("with OneVsRest Fit made %T, want one IVM model", ivm.Kind)
+			}
 		}
 		xt, yt := rows(2000, tc.task)
 		preds, err := p.Predict(xt)

@@ -224,7 +224,9 @@ func notUpdatable(k Kind) error {
 	if _, ok := k.(*ProjectedKind); ok {
 		return fmt.Errorf("%w: a projected model regresses every training row through shared "+
 			"kernel centres and holds none of them, so new rows have no active set to join; "+
-			"train again on the old and new rows (ivm train)", ErrNotUpdatable)
+			"train again on the old and new rows (ivm train; with -multiclass ovr, "+
+			"Config.Decomposition OneVsRest, it trains IVM models that update can extend)",
+			ErrNotUpdatable)
 	}
 	return fmt.Errorf("%w: its kind (%T) holds no IVM active set", ErrNotUpdatable, k)
 }
