@@ -19,8 +19,8 @@ const (
 	// searchQueries bounds the held-out rows that score each candidate of the search; the
 	// others judge its choice.
 	searchQueries = 1000
-	// searchPool bounds the rows among which the search looks for neighbours: a tree is
-	// built for each candidate weighting.
+	// searchPool bounds the rows among which the search looks for neighbours: a tree of
+	// them is built for each round's weighting.
 	searchPool = 30000
 	// minJudged is the fewest held-out rows that may judge the search's choice.
 	minJudged = 200
