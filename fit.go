@@ -32,9 +32,9 @@ import (
 // with TaskAuto the regression of its labels where that predicts left-out rows better
 // (labels.go), and a classification above 5 000 rows or a regression above 2 500 a
 // projected model (projected.Model, AutoDecomposition; a binary task of 2 500–5 000 rows or
-// a regression of 700–2 500 where it predicts held-out rows better, preferProjected). Other tasks, or a Kernel or
-// Learn.Iters given, standardise the inputs and learn the kernel (DefaultKernel if none is
-// given) by Algorithm 2.
+// a regression of 700–2 500 where it predicts held-out rows better, preferProjected). Other
+// tasks, or a Kernel or Learn.Iters given, standardise the inputs and learn the kernel
+// (DefaultKernel if none is given) by Algorithm 2.
 func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 	p, err := fit(x, y, cfg)
 	if err != nil {
@@ -245,8 +245,8 @@ func (p *Predictor) widenToProjected(x mat.Matrix, y []float64, cfg Config) (*Pr
 // chose or a regression of more than exactgp.MaxRows (projected anyway above ivmOnlyRows),
 // a projected model of every row where its held-out gain over the constant predictor
 // exceeds the search's by more than the larger of their standard errors; nil where the
-// search's model stands. Each gain is measured against the constant
-// predictor on its own held-out rows, so that the two compare though the rows differ.
+// search's model stands. Each gain is measured against the constant predictor on its own
+// held-out rows, so that the two compare though the rows differ.
 // Tabular inputs with codes and interactions (a school, a player) were drawn better by its
 // additive part and every row than by an active set, and a rare class's were not
 // (bench/RESULTS.md records the runs).
