@@ -60,8 +60,7 @@ const ovoMaxRows = 5000
 // ivmOnlyRows is the most training rows of a regression or binary task the default search
 // fits with an IVM model alone. Above it a regression is the projected model of every row
 // (AutoDecomposition), which with its additive and local parts predicted better for less
-// CPU, and a binary task tries that model beside the IVM (preferProjected; bench/RESULTS.md
-// records the runs).
+// CPU, and a binary task tries that model beside the IVM (preferProjected).
 const ivmOnlyRows = 2500
 
 // AutoDecomposition is the decomposition DecomposeAuto means for a task of n training rows

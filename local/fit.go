@@ -81,9 +81,10 @@ func Fit(x *mat.Dense, res Residuals, held []int, heldRes []float64, seed uint64
 	if err := s.residuals(res, s.pool); err != nil {
 		return nil, err
 	}
-	s.varR = stat.Mean(floats2(subset.Of(s.res, s.pool)), nil)
 	if s.pool == nil {
 		s.varR = stat.Mean(floats2(s.res), nil)
+	} else {
+		s.varR = stat.Mean(floats2(subset.Of(s.res, s.pool)), nil)
 	}
 	s.qs, s.r = held[:nq], heldRes[:nq]
 	w := make([]float64, dim)
@@ -118,7 +119,7 @@ func Fit(x *mat.Dense, res Residuals, held []int, heldRes []float64, seed uint64
 		s.widen(w)
 	}
 	if s.pool != nil {
-		if err := s.residuals(res, others(n, s.pool)); err != nil {
+		if err := s.residuals(res, subset.Others(n, s.pool)); err != nil {
 			return nil, err
 		}
 	}
@@ -146,20 +147,6 @@ func (s *search) residuals(res Residuals, rows []int) error {
 		s.res[row] = r[i]
 	}
 	return nil
-}
-
-// others returns the rows 0…n−1 not in the ascending rows.
-func others(n int, rows []int) []int {
-	out := make([]int, 0, n-len(rows))
-	next := 0
-	for i := range n {
-		if next < len(rows) && rows[next] == i {
-			next++
-			continue
-		}
-		out = append(out, i)
-	}
-	return out
 }
 
 // floats2 returns the squares of v.
@@ -336,8 +323,12 @@ func (s *search) judge(w []float64, held []int, heldRes []float64, nq int) *Fitt
 	p := s.best(hs[:nq], heldRes[:nq], widths, shares).p
 	m.Gamma, m.Signal, m.Noise = p.gamma, p.signal, p.noise
 	errs, vars := make([]float64, len(held)), make([]float64, len(held))
-	pool.ForEach(len(held), s.workers, func(i int) {
-		mu, v := hs[i].predict(p, s.res, newWork(Neighbours))
+	works := make([]*work, s.workers)
+	pool.ForEachWorker(len(held), s.workers, func(wk, i int) {
+		if works[wk] == nil {
+			works[wk] = newWork(Neighbours)
+		}
+		mu, v := hs[i].predict(p, s.res, works[wk])
 		errs[i], vars[i] = heldRes[i]-mu, v
 	})
 	before, after := floats2(heldRes[nq:]), floats2(errs[nq:])

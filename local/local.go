@@ -18,8 +18,8 @@ import (
 const Neighbours = 16
 
 // Model is a nearest-neighbour Gaussian process of a regression's residuals. The residuals
-// of weighted rows a and b covary by Signal·exp(−Gamma/2·‖a − b‖²), plus Noise where a = b;
-// an input's residual is predicted from its Neighbours nearest training rows'.
+// of weighted rows a and b covary by Signal·exp(−Gamma/2·‖a − b‖²), plus Noise
+// where a = b; an input's residual is predicted from its Neighbours nearest training rows'.
 type Model struct {
 	// Weights multiply each (scaled) input before distances are taken.
 	Weights []float64

@@ -408,7 +408,7 @@ func firstRows(a *mat.Dense, n int) *mat.Dense {
 func calibrated(pr *Model, sc *dataset.Scaler, f *mat.Dense, t Targets, cal []int) (*Result,
 	[]float64, error) {
 	res := &Result{Model: pr, Scaler: sc, cal: cal, calLatents: f}
-	rows, err := res.calibrateHeldOut(f, t, cal, others(t.rows(), cal))
+	rows, err := res.calibrateHeldOut(f, t, cal, subset.Others(t.rows(), cal))
 	return res, rows, err
 }
 
@@ -429,21 +429,6 @@ func calibrationRows(val, rest, centres []int) []int {
 		}
 	}
 	return cal
-}
-
-// others returns the rows 0…n−1 not in rows.
-func others(n int, rows []int) []int {
-	in := make([]bool, n)
-	for _, r := range rows {
-		in[r] = true
-	}
-	out := make([]int, 0, n-len(rows))
-	for r, ok := range in {
-		if !ok {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // checkFinal warns where the final system needed a large jitter (jit) and turns the model

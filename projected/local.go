@@ -50,7 +50,7 @@ func (res *Result) withLocal(x mat.Matrix, t Targets, opts Options) error {
 	}
 	fit.Model.Scale = scale
 	res.Model.Local = fit.Model
-	res.Baseline = calib.NewBaseline(losses, t.priorLosses(res.cal, others(n, res.cal)))
+	res.Baseline = calib.NewBaseline(losses, t.priorLosses(res.cal, subset.Others(n, res.cal)))
 	return nil
 }
 

@@ -178,9 +178,9 @@ func TestCalibrationRows(t *testing.T) {
 			}
 		}
 		want := min(calRows, n*4/5, nv+len(rest)-len(centres))
-		if len(cal) != want || len(others(n, cal)) != n-want {
+		if len(cal) != want || len(subset.Others(n, cal)) != n-want {
 			t.Errorf("n %d: %d calibration rows, %d others; want %d", n, len(cal),
-				len(others(n, cal)), want)
+				len(subset.Others(n, cal)), want)
 		}
 	}
 }

@@ -91,3 +91,18 @@ func All(n int) []int {
 	}
 	return out
 }
+
+// Others returns, in ascending order, the rows 0…n−1 not in rows (distinct, any order).
+func Others(n int, rows []int) []int {
+	in := make([]bool, n)
+	for _, r := range rows {
+		in[r] = true
+	}
+	out := make([]int, 0, n-len(rows))
+	for r, ok := range in {
+		if !ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
