@@ -90,10 +90,25 @@ func mapRowLosses(sm scoreMap, f *mat.Dense, cls []int, eps float64) []float64 {
 	out := make([]float64, len(cls))
 	z := make([]float64, len(sm.offset))
 	for i, c := range cls {
-		sm.scoresTo(z, f.RawRowView(i))
-		calib.Softmax(z, 1)
-		calib.MixUniform(z, eps)
-		out[i] = -math.Log(z[c])
+		out[i] = -math.Log(sm.probsTo(z, f.RawRowView(i), eps)[c])
+	}
+	return out
+}
+
+// probsTo writes into z the class probabilities of latents f (one row) under the map and
+// label noise eps, and returns it.
+func (sm scoreMap) probsTo(z, f []float64, eps float64) []float64 {
+	sm.scoresTo(z, f)
+	calib.Softmax(z, 1)
+	calib.MixUniform(z, eps)
+	return z
+}
+
+// classLosses is −ln p(class) of each row of the probabilities p of rows of classes cls.
+func classLosses(p *mat.Dense, cls []int) []float64 {
+	out := make([]float64, len(cls))
+	for i, c := range cls {
+		out[i] = -math.Log(p.At(i, c))
 	}
 	return out
 }
@@ -184,36 +199,37 @@ func scoreMapObjective(f, l *mat.Dense, cls []int, w0 []float64, rho float64) fu
 
 // calibrate chooses the projected model's score map and label noise on the held-out
 // latents f of classes cls (see the comment at the top of this file). It returns
-// too each row's loss under the chosen family fitted to the other half of the rows: an
-// honest held-out figure, where the map fitted to every row would flatter itself.
-func calibrate(f *mat.Dense, cls []int) (scoreMap, float64, []float64, error) {
+// too each row's class probabilities under the chosen family fitted to the other half of
+// the rows, and their losses: an honest held-out figure, where the map fitted to every row
+// would flatter itself.
+func calibrate(f *mat.Dense, cls []int) (scoreMap, float64, []float64, *mat.Dense, error) {
 	n, k := f.Dims()
 	temp := fitSoftmax(f, cls)
 	half := n / 2
 	bounds := [3]int{0, half, n}
-	cv := func(fit func(g *mat.Dense, c []int) (scoreMap, error)) ([]float64, error) {
-		rows := make([]float64, 0, n)
+	cv := func(fit func(g *mat.Dense, c []int) (scoreMap, error)) (*mat.Dense, error) {
+		probs := mat.NewDense(n, k, nil)
 		for i := range 2 { // fit on half 1−i, score half i
 			lo, hi := bounds[1-i], bounds[2-i]
 			sm, err := fit(f.Slice(lo, hi, 0, k).(*mat.Dense), cls[lo:hi])
 			if err != nil {
 				return nil, err
 			}
-			lo, hi = bounds[i], bounds[i+1]
-			rows = append(rows, mapRowLosses(sm, f.Slice(lo, hi, 0, k).(*mat.Dense), cls[lo:hi],
-				temp.eps)...)
+			for r := bounds[i]; r < bounds[i+1]; r++ {
+				sm.probsTo(probs.RawRowView(r), f.RawRowView(r), temp.eps)
+			}
 		}
-		return rows, nil
+		return probs, nil
 	}
 	// The maps' fits are serial and independent: scored side by side (the temperature's
 	// beside the families'), chosen in order.
-	var bestRows []float64
+	var bestProbs *mat.Dense
 	var err error
 	type family struct {
-		rho  float64
-		logs bool
-		rows []float64
-		err  error
+		rho   float64
+		logs  bool
+		probs *mat.Dense
+		err   error
 	}
 	var fams []family
 	for _, withLogs := range []bool{false, true} {
@@ -223,29 +239,34 @@ func calibrate(f *mat.Dense, cls []int) (scoreMap, float64, []float64, error) {
 	}
 	pool.ForEach(1+len(fams), pool.Workers(0), func(i int) {
 		if i == 0 {
-			bestRows, err = cv(func(g *mat.Dense, c []int) (scoreMap, error) {
+			bestProbs, err = cv(func(g *mat.Dense, c []int) (scoreMap, error) {
 				return temperatureMap(fitSoftmax(g, c).a, k), nil
 			})
 			return
 		}
 		fm := &fams[i-1]
-		fm.rows, fm.err = cv(func(g *mat.Dense, c []int) (scoreMap, error) {
+		fm.probs, fm.err = cv(func(g *mat.Dense, c []int) (scoreMap, error) {
 			return fitScoreMap(g, c, temp.a, fm.rho, fm.logs)
 		})
 	})
 	if err != nil {
-		return scoreMap{}, 0, nil, err
+		return scoreMap{}, 0, nil, nil, err
 	}
+	bestRows := classLosses(bestProbs, cls)
 	best, chosen, logs := floats.Sum(bestRows), math.Inf(1), false
 	for _, fm := range fams {
-		if fm.err == nil && floats.Sum(fm.rows) < best {
-			best, bestRows, chosen, logs = floats.Sum(fm.rows), fm.rows, fm.rho, fm.logs
+		if fm.err != nil {
+			continue
+		}
+		if rows := classLosses(fm.probs, cls); floats.Sum(rows) < best {
+			best, bestRows, bestProbs, chosen, logs = floats.Sum(rows), rows, fm.probs, fm.rho,
+				fm.logs
 		}
 	}
 	sm := temperatureMap(temp.a, k)
 	if !math.IsInf(chosen, 1) {
 		if sm, err = fitScoreMap(f, cls, temp.a, chosen, logs); err != nil {
-			return scoreMap{}, 0, nil, err
+			return scoreMap{}, 0, nil, nil, err
 		}
 	}
 	eps, least := calib.LabelNoiseLevels[0], math.Inf(1)
@@ -254,7 +275,7 @@ func calibrate(f *mat.Dense, cls []int) (scoreMap, float64, []float64, error) {
 			eps, least = e, l
 		}
 	}
-	return sm, eps, bestRows, nil
+	return sm, eps, bestRows, bestProbs, nil
 }
 
 // calibrateHeldOut fits the map from res's model's latents to probabilities (or, for
@@ -275,10 +296,12 @@ func (res *Result) calibrateHeldOut(f *mat.Dense, t Targets, val, rest []int) ([
 		res.Baseline = calib.NewBaseline(heldOut, t.priorLosses(val, rest))
 		return heldOut, nil
 	}
-	sm, eps, heldOut, err := calibrate(f, subset.Of(t.cls, val))
+	cls := subset.Of(t.cls, val)
+	sm, eps, heldOut, probs, err := calibrate(f, cls)
 	if err != nil {
 		return nil, fmt.Errorf("ivm: calibrating the projected model: %w", err)
 	}
+	res.heldOut, res.heldOutClasses = probs, cls
 	pr.setScoreMap(sm)
 	res.LabelNoise = eps
 	res.Baseline = calib.NewBaseline(heldOut, t.priorLosses(val, rest))

@@ -113,6 +113,22 @@ type Result struct {
 	// latents.
 	cal        []int
 	calLatents *mat.Dense
+	// heldOut are a classification's class probabilities at the rows cal, each from the
+	// score map fitted to the other half of them (calibrate), and heldOutClasses their
+	// classes.
+	heldOut        *mat.Dense
+	heldOutClasses []int
+}
+
+// HeldOut returns a classification's held-out class probabilities (rows × classes) and
+// the classes of those rows, the figures its Baseline summarises, so that a caller can
+// score them in other ways (per pair of classes); nil for a regression and where the model
+// became the constant predictor.
+func (res *Result) HeldOut() (*mat.Dense, []int) {
+	if !res.Baseline.Beaten() {
+		return nil, nil
+	}
+	return res.heldOut, res.heldOutClasses
 }
 
 // Fit fits a projected model of the rows of x to the targets t. A fifth of the rows (at

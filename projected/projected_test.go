@@ -246,7 +246,7 @@ func TestCalibrateLogInputs(t *testing.T) {
 		return f, cls
 	}
 	f, cls := latents(4000)
-	sm, eps, _, err := calibrate(f, cls)
+	sm, eps, _, _, err := calibrate(f, cls)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestCalibrate(t *testing.T) {
 		return f, cls
 	}
 	f, cls := latents(1000)
-	sm, eps, _, err := calibrate(f, cls)
+	sm, eps, _, _, err := calibrate(f, cls)
 	if err != nil {
 		t.Fatal(err)
 	}
