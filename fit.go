@@ -31,8 +31,9 @@ import (
 // the exact GP's maximum-likelihood rbfard kernel instead (package exactgp), a binary task
 // with TaskAuto the regression of its labels where that predicts left-out rows better
 // (labels.go), and a classification above 5 000 rows or a regression above 2 500 a
-// projected model (projected.Model, AutoDecomposition; a binary task of 2 500–5 000 rows or
-// a regression of 700–2 500 where it predicts held-out rows better, preferProjected). Other
+// projected model (projected.Model, AutoDecomposition; a binary or one-vs-one multi-class
+// task of 2 500–5 000 rows or a regression of 700–2 500 where it predicts held-out rows
+// better, preferProjected and preferProjectedPairs). Other
 // tasks, or a Kernel or Learn.Iters given, standardise the inputs and learn the kernel
 // (DefaultKernel if none is given) by Algorithm 2.
 func Fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
@@ -67,7 +68,7 @@ func fit(x mat.Matrix, y []float64, cfg Config) (*Predictor, error) {
 		if err := p.fitPairs(x, y, cfg); err != nil {
 			return nil, err
 		}
-		return p, nil
+		return p.preferProjectedPairs(x, y, cfg)
 	case (task == MultiClass || task == Binary || task == Regression) && dc == Projected:
 		if err := p.fitProjectedKind(x, y, &cfg); err != nil {
 			return nil, err

@@ -58,6 +58,7 @@ func (p *projectedFit) fitProjected(x mat.Matrix, y []float64, cfg *Config) erro
 		return err
 	}
 	p.Projected, p.Scaler, p.Sharpness = res.Model, res.Scaler, 1
+	p.heldOut, p.heldOutClasses = res.HeldOut()
 	p.Softmax, p.LabelNoise, p.Baseline = p.Task != Regression, res.LabelNoise, res.Baseline
 	p.Warnings = append(p.Warnings, res.Warnings...)
 	return nil

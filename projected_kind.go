@@ -28,6 +28,10 @@ type ProjectedKind struct {
 	LabelNoise float64
 	// Softmax is set for classification: the probabilities are the softmax of the scores.
 	Softmax bool
+	// heldOut is what Fit measured on held-out rows (projected.Result.HeldOut), for
+	// comparisons with other kinds; not saved.
+	heldOut        *mat.Dense
+	heldOutClasses []int
 }
 
 // projectedFit is a projected predictor as the fit, calibration and prediction of
