@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ivmlab/ivm/internal/pool"
 	"github.com/ivmlab/ivm/kern"
 	"github.com/ivmlab/ivm/local"
 )
@@ -126,20 +127,26 @@ func finite(name string, vs []float64) error {
 const blockRows = 2048
 
 // Latents returns f(x) = K(x, C)·W (and the additive part's), a row of class latents (a
-// regression: one column) per row of the scaled inputs xs, made blockRows rows at a time.
+// regression: one column) per row of the scaled inputs xs, made blockRows rows at a time,
+// the blocks side by side on the cores (each computed as it would be alone).
 func (pr *Model) Latents(xs *mat.Dense) *mat.Dense {
 	n, dim := xs.Dims()
 	_, classes := pr.Weights.Dims()
 	m := pr.featureCount()
 	w := pr.allWeights()
 	out := mat.NewDense(max(n, 1), classes, nil)
-	kb := mat.NewDense(max(min(blockRows, n), 1), m, nil)
-	for lo := 0; lo < n; lo += blockRows {
-		hi := min(n, lo+blockRows)
-		kv := kb.Slice(0, hi-lo, 0, m).(*mat.Dense)
+	blocks := (n + blockRows - 1) / blockRows
+	workers := min(pool.Workers(0), blocks)
+	kbs := make([]*mat.Dense, workers)
+	pool.ForEachWorker(blocks, workers, func(worker, b int) {
+		lo, hi := b*blockRows, min(n, (b+1)*blockRows)
+		if kbs[worker] == nil {
+			kbs[worker] = mat.NewDense(min(blockRows, n), m, nil)
+		}
+		kv := kbs[worker].Slice(0, hi-lo, 0, m).(*mat.Dense)
 		pr.featureRows(kv, xs.Slice(lo, hi, 0, dim).(*mat.Dense))
 		out.Slice(lo, hi, 0, classes).(*mat.Dense).Mul(kv, w)
-	}
+	})
 	return out
 }
 
