@@ -15,7 +15,8 @@ package ivm
 // latent is bounded at the start too, from variances bounded by the leading active points
 // (leadingRanks): a large pool's rows are not all solved in full. EPIG's scores are exact,
 // at every row of a pool up to queryWork's bound and at an evenly spaced sample of a larger
-// one.
+// one; so are a projected model's by either score, whose prediction of a row, a kernel
+// value at each of its thousands of centres, costs more than its scores.
 
 import (
 	"container/heap"
@@ -105,8 +106,9 @@ type QueryOptions struct {
 // regression's: the entropy reduction ½ ln(1 + σ²_f/σ²_n) of a Gaussian observation, which
 // ranks as the predictive variance does). One-vs-one pairs weigh their information by the
 // probability that the row is of one of the pair's classes; a blend queries through its
-// probit model. Ordinal, semi-supervised and projected predictors are refused: see
-// queryUnits.
+// probit model; a projected model through the posterior of its query centres, each class's
+// label a probit of its latent (query_projected.go). Ordinal and semi-supervised predictors
+// are refused: see queryUnits.
 func (p *Predictor) Query(x mat.Matrix, k int, opt QueryOptions) ([]Query, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("ivm: query of %d rows: ask for at least one", k)
@@ -129,8 +131,8 @@ func (p *Predictor) Query(x mat.Matrix, k int, opt QueryOptions) ([]Query, error
 	// The information about a row's own latent is bounded, and spares a large pool's rows.
 	epig := opt.Score.resolve(p) == ScoreEPIG
 	pool, cand := x, []int(nil)
-	if epig {
-		if cand = queryCandidates(units, n); cand != nil {
+	if predictWork := p.queryPredictWork(); epig || predictWork > 0 {
+		if cand = queryCandidates(units, n, predictWork); cand != nil {
 			pool = pickRows(x, cand)
 		}
 	}

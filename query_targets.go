@@ -60,7 +60,7 @@ func (u *queryUnit) setTargets(x mat.Matrix, rows []int) error {
 	t := &targetSet{rows: rows, xs: xs, proj: u.project(xs, rows),
 		w: make([][]float64, len(rows)), vs: make([]float64, len(rows)),
 		spread: make([]float64, len(rows))}
-	u.model.Kernel.Diag(t.vs, xs)
+	u.model.Diag(t.vs, xs)
 	for j := range t.vs {
 		p := t.proj.RawRowView(j)
 		t.vs[j] = max(0, t.vs[j]-floats.Dot(p, p))
@@ -90,7 +90,7 @@ func (u *queryUnit) targetCovs(xs, proj *mat.Dense, ws [][]float64) *mat.Dense {
 	t := u.targets
 	n, _ := xs.Dims()
 	covs := mat.NewDense(n, len(t.rows), nil)
-	u.model.Kernel.K(covs, xs, t.xs)
+	u.model.K(covs, xs, t.xs)
 	pp := mat.NewDense(n, len(t.rows), nil)
 	rowdot.ABt(pp.RawMatrix(), proj.RawMatrix(), t.proj.RawMatrix())
 	covs.Sub(covs, pp)
@@ -195,12 +195,13 @@ func spreadEntropy(m, s2, spread float64) float64 {
 	return math.Ln2 * math.Sqrt(a/(a+spread)) * math.Exp(-m*m/(2*(a+spread)))
 }
 
-// queryCandidates are the pool rows an EPIG query scores: all of them, or when
-// scoring them all would take more than queryWork flops, as many evenly spaced rows as it
-// allows. A row costs each unit d² flops to solve, 2d a target to project and about 160 a
-// target for the kernel value and the entropies.
-func queryCandidates(units []*queryUnit, n int) []int {
-	work := 0.0
+// queryCandidates are the pool rows an EPIG query (or any query of a projected model)
+// scores: all of them, or when scoring them all would take more than queryWork flops, as
+// many evenly spaced rows as it allows. A row costs each unit d² flops to solve, 2d a
+// target to project and about 160 a target for the kernel value and the entropies, and
+// predictWork flops to predict (queryPredictWork).
+func queryCandidates(units []*queryUnit, n int, predictWork float64) []int {
+	work := predictWork
 	for _, u := range units {
 		d := float64(u.model.Size())
 		work += d*d + queryTargets*(2*d+160)

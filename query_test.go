@@ -293,14 +293,18 @@ func TestQueryKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = proj.Query(pool, 2, QueryOptions{})
-	if err == nil || !strings.Contains(err.Error(), "projected") {
-		t.Errorf("projected: %v", err)
+	for _, score := range []QueryScore{ScoreEPIG, ScoreBALD} {
+		qs, err := proj.Query(pool, 2, QueryOptions{Score: score})
+		if err != nil || len(qs) != 2 || len(qs[0].Prediction.Prob) != 3 || !(qs[0].Score > 0) {
+			t.Errorf("projected, %v: %+v, %v", score, qs, err)
+		}
 	}
-	// The refusal's remedy: one-vs-rest makes a binary task one IVM model, which queries.
-	one := fixedFit(t, x, y, Config{Decomposition: OneVsRest})
-	if asSingle(one) == nil || !(queried(t, one, pool, 2)[0].Score > 0) {
-		t.Errorf("a binary task with one-vs-rest: kind %T", one.Kind)
+	// A projected model whose file has no query part (written before it had one) refuses,
+	// naming the remedy.
+	asProjected(proj).Projected.Query = nil
+	_, err = proj.Query(pool, 2, QueryOptions{})
+	if err == nil || !strings.Contains(err.Error(), "query part") {
+		t.Errorf("projected without its query part: %v", err)
 	}
 }
 
@@ -406,9 +410,8 @@ func pairInformation(ma, mb, sa2, sb2, c float64) float64 {
 func TestQueryGoldenKinds(t *testing.T) {
 	const golden = "cmd/ivm/testdata/golden/"
 	refused := map[string]string{"ordinal": "ordinal", "semisupervised": "semisupervised",
-		"binary_constant":  "projected", // widened to a projected model (fit.go)
-		"binary_projected": "projected", "multiclass_projected": "projected",
-		"regression_projected": "projected"}
+		// widened to a projected model (fit.go), the constant predictor: nothing to learn
+		"binary_constant": "query part"}
 	for _, name := range []string{"binary_alg2", "binary_blend", "binary_constant",
 		"binary_labels", "binary_probit", "multiclass_ovo", "multiclass_ovr",
 		"multiclass_ovr_alg2", "regression_exact", "regression_ivm", "ordinal", "semisupervised",
@@ -463,9 +466,12 @@ func TestQueryBoundsChooseAsExact(t *testing.T) {
 	}
 	pool, _ := twoBlobs(500, 11)
 	for name, p := range map[string]*Predictor{
-		"binary":     fixedFit(t, x, y, Config{Task: Binary}),
-		"ovr":        fixedFit(t, x, y3, Config{Decomposition: OneVsRest}),
-		"regression": fixedFit(t, x, yr, Config{Task: Regression}),
+		"binary":               fixedFit(t, x, y, Config{Task: Binary}),
+		"ovr":                  fixedFit(t, x, y3, Config{Decomposition: OneVsRest}),
+		"regression":           fixedFit(t, x, yr, Config{Task: Regression}),
+		"projected binary":     projectedOf(t, x, y, Binary),
+		"projected classes":    projectedOf(t, x, y3, MultiClass),
+		"projected regression": projectedOf(t, x, yr, Regression),
 	} {
 		rb, sb := boundedChoice(t, p, pool, false)
 		re, se := boundedChoice(t, p, pool, true)
@@ -475,6 +481,16 @@ func TestQueryBoundsChooseAsExact(t *testing.T) {
 			}
 		}
 	}
+}
+
+// projectedOf is a projected model of 40 centres of x and y.
+func projectedOf(t *testing.T, x *mat.Dense, y []float64, task Task) *Predictor {
+	t.Helper()
+	p, err := Fit(x, y, Config{Task: task, Decomposition: Projected, ActiveSize: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // boundedChoice is the 12 rows p's units choose from the pool by the information about

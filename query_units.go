@@ -1,7 +1,6 @@
 package ivm
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -10,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/dataset"
-	"github.com/ivmlab/ivm/engine"
 	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/multiclass"
 	"github.com/ivmlab/ivm/noise"
@@ -20,7 +18,7 @@ import (
 // included) and variance at every pool row, the link of its label, the weight of its score
 // at each row (nil: 1), and the rows chosen so far as the batch rule includes them.
 type queryUnit struct {
-	model    *engine.Model
+	model    queryModel
 	scaler   *dataset.Scaler
 	link     queryLink
 	mean, vs []float64
@@ -28,8 +26,9 @@ type queryUnit struct {
 	// ranks: while a row's bound level l is below len(ranks), vs holds an upper bound on its
 	// variance from the first ranks[l] active points (boundLatents), not the variance.
 	ranks []int
-	// lazyMeans: a row's mean is set when it is first solved (priorLatents).
-	lazyMeans bool
+	// lazyMeans: a row's mean is set when it is first solved (priorLatents). fixedMeans:
+	// the means are set apart, from the predictor's predictions (projectedLatents).
+	lazyMeans, fixedMeans bool
 
 	// Row s of the chosen rows: its scaled inputs, its projection (engine.Model.Projections),
 	// its coordinates w on the earlier chosen rows (see conditionalVars) and its site's ν.
@@ -82,12 +81,12 @@ func (u *queryUnit) conditionalVars(x mat.Matrix, rows []int, vs []float64) (*co
 	if t > 0 {
 		_, dim := xs.Dims()
 		kc = mat.NewDense(len(rows), t, nil)
-		u.model.Kernel.K(kc, xs, mat.NewDense(t, dim, slices.Concat(u.chosenX...)))
+		u.model.K(kc, xs, mat.NewDense(t, dim, slices.Concat(u.chosenX...)))
 	}
 	var prior []float64
 	if len(u.ranks) > 0 { // u.vs holds bounds: the rows' variances from their projections
 		prior = make([]float64, len(rows))
-		u.model.Kernel.Diag(prior, xs)
+		u.model.Diag(prior, xs)
 	}
 	ws := make([][]float64, len(rows))
 	for i, r := range rows {
@@ -132,8 +131,8 @@ func (u *queryUnit) include(x mat.Matrix, r int) error {
 // queryUnits returns the query units of p's kind, their latents not yet set (queryLatents).
 //
 // Refused: an ordinal or semi-supervised task (their labels are not a binary model's;
-// query is for binary, multi-class and regression tasks) and a projected model, which keeps
-// no factor of its system and so has no latent variances to score by.
+// query is for binary, multi-class and regression tasks) and a projected model whose file
+// has no query part (written before it had one).
 func (p *Predictor) queryUnits() ([]*queryUnit, error) {
 	if p.Task != Binary && p.Task != MultiClass && p.Task != Regression {
 		return nil, fmt.Errorf("ivm: query is for binary, multi-class and regression models, "+
@@ -141,10 +140,11 @@ func (p *Predictor) queryUnits() ([]*queryUnit, error) {
 	}
 	switch k := p.Kind.(type) {
 	case *ProjectedKind:
-		return nil, errors.New("ivm: query needs the latent variances, and a projected model " +
-			"keeps none (the factor of its system is not saved): query needs IVM models " +
-			"(ivm train -multiclass ovr, which for a binary or regression task is one IVM " +
-			"model, or ovo; Config.Decomposition OneVsRest or OneVsOne)")
+		units, err := projectedUnits(p, k)
+		if err != nil {
+			return nil, fmt.Errorf("ivm: query: %w; or train IVM models (-multiclass ovr)", err)
+		}
+		return units, nil
 	case *OneVsOneKind:
 		return pairUnits(k), nil
 	case *SingleKind:
@@ -173,6 +173,9 @@ func (p *Predictor) queryUnits() ([]*queryUnit, error) {
 // to find its covariances with the targets.
 func (p *Predictor) queryLatents(units []*queryUnit, x mat.Matrix,
 	epig bool) ([]noise.Prediction, error) {
+	if k, ok := p.Kind.(*ProjectedKind); ok {
+		return projectedLatents(p, k, units, x, epig)
+	}
 	if k, ok := p.Kind.(*OneVsOneKind); ok {
 		preds, err := k.predict(p, x)
 		if err != nil {
@@ -203,7 +206,7 @@ func (u *queryUnit) priorLatents(x mat.Matrix) error {
 	}
 	n, _ := x.Dims()
 	u.mean, u.vs, u.ranks, u.lazyMeans = make([]float64, n), make([]float64, n), []int{0}, true
-	u.model.Kernel.Diag(u.vs, xs)
+	u.model.Diag(u.vs, xs)
 	return nil
 }
 
@@ -225,10 +228,8 @@ func (u *queryUnit) setMeans(rows []int, mu []float64) {
 	if mu == nil {
 		return
 	}
-	var np noise.Prediction
 	for i, r := range rows {
-		u.model.Noise.Predict(&np, mu[i], 0)
-		u.mean[r] = np.Mean
+		u.mean[r] = u.model.noiseMean(mu[i])
 	}
 }
 
@@ -240,25 +241,28 @@ func leadingRanks(d int) []int {
 	return []int{3 * d / 8, 3 * d / 4}
 }
 
-// boundLatents sets the unit's latent mean (its noise model's, bias included) at every pool
-// row and an upper bound on its variance from the first ranks[0] active points (exact when
-// ranks is empty): Query scores by these bounds until a row could win.
+// boundLatents sets the unit's latent mean (its noise model's, bias included; fixed means
+// stay) at every pool row and an upper bound on its variance from the first ranks[0] active
+// points (exact when ranks is empty): Query scores by these bounds until a row could win.
 func (u *queryUnit) boundLatents(x mat.Matrix, ranks []int) error {
 	xs, err := u.scaler.Apply(x)
 	if err != nil {
 		return err
 	}
 	n, _ := x.Dims()
-	u.mean, u.vs, u.ranks = make([]float64, n), make([]float64, n), ranks
+	u.vs, u.ranks = make([]float64, n), ranks
 	r := u.model.Size()
 	if len(ranks) > 0 {
 		r = ranks[0]
 	}
 	mu := make([]float64, n)
 	u.model.LatentBound(xs, r, mu, u.vs)
-	if u.link.regression {
+	switch {
+	case u.fixedMeans:
+	case u.link.regression:
 		u.mean = mu
-	} else {
+	default:
+		u.mean = make([]float64, n)
 		u.setMeans(subset.All(n), mu)
 	}
 	return nil
@@ -313,7 +317,7 @@ func setPairLatents(units []*queryUnit, preds []noise.Prediction, classes int) {
 // label regression whose logistic map σ(aμ + b) is read as the probit Φ(κ(aμ + b)),
 // κ² = π/8, with its Gaussian noise as the batch rule's site.
 func binaryUnit(sk *SingleKind) *queryUnit {
-	u := &queryUnit{model: sk.Model, scaler: sk.Scaler}
+	u := &queryUnit{model: ivmPosterior{sk.Model}, scaler: sk.Scaler}
 	w := sk.Model.Kernel.White()
 	u.link = queryLink{white: w, probitVar: w + noise.ProbitVariance}
 	if l := sk.Logistic; l != nil {
@@ -327,7 +331,7 @@ func binaryUnit(sk *SingleKind) *queryUnit {
 
 // regressionUnit is a regression model's unit, its latents not yet set.
 func regressionUnit(sk *SingleKind) *queryUnit {
-	return &queryUnit{model: sk.Model, scaler: sk.Scaler,
+	return &queryUnit{model: ivmPosterior{sk.Model}, scaler: sk.Scaler,
 		link: queryLink{regression: true, gaussianSite: true, white: sk.Model.Kernel.White(),
 			noiseVar: noiseVariance(sk.Model.Noise)}}
 }

@@ -26,6 +26,16 @@ type File struct {
 	Additive *AdditiveFile `json:"additive,omitempty"`
 	// Local is a regression's local part, where it has one.
 	Local *local.File `json:"local,omitempty"`
+	// Query is the query part (Query), where the model has one.
+	Query *QueryFile `json:"query,omitempty"`
+}
+
+// QueryFile is a Query as a file holds it: the query centres' rows among the centres, the
+// rows of the Gram matrix's upper triangle (row i from column i on) and the scale.
+type QueryFile struct {
+	Centres []int       `json:"centres"`
+	Gram    [][]float64 `json:"gram"`
+	Scale   float64     `json:"scale"`
 }
 
 // Encode returns pr's file form, whose rows share pr's storage.
@@ -33,7 +43,60 @@ func Encode(pr *Model) *File {
 	return &File{KernelSpec: pr.Kernel, Lambda: pr.Lambda, Mix: denseRows(pr.Mix),
 		Offset: pr.Offset, LogWeight: pr.LogWeight, LogFloor: pr.LogFloor,
 		Centres: denseRows(pr.Centres), Weights: denseRows(pr.Weights), NoiseVar: pr.NoiseVar,
-		Additive: encodeAdditive(pr.Additive), Local: local.Encode(pr.Local)}
+		Additive: encodeAdditive(pr.Additive), Local: local.Encode(pr.Local),
+		Query: encodeQuery(pr.Query)}
+}
+
+func encodeQuery(q *Query) *QueryFile {
+	if q == nil {
+		return nil
+	}
+	n := q.Gram.SymmetricDim()
+	rows := make([][]float64, n)
+	for i := range rows {
+		rows[i] = make([]float64, n-i)
+		for j := range rows[i] {
+			rows[i][j] = q.Gram.At(i, i+j)
+		}
+	}
+	return &QueryFile{Centres: q.Centres, Gram: rows, Scale: q.Scale}
+}
+
+// decodeQuery checks and rebuilds a query part of a model of the given number of centres.
+func decodeQuery(in *QueryFile, centres int) (*Query, error) {
+	n := len(in.Centres)
+	if n < 1 || n > centres || len(in.Gram) != n {
+		return nil, fmt.Errorf("projected model's query part of %d centres and %d Gram rows, "+
+			"of %d centres", n, len(in.Gram), centres)
+	}
+	seen := make(map[int]bool, n)
+	for _, c := range in.Centres {
+		if c < 0 || c >= centres || seen[c] {
+			return nil, fmt.Errorf("projected model's query centre %d: want distinct rows "+
+				"0…%d of the centres", c, centres-1)
+		}
+		seen[c] = true
+	}
+	if !(in.Scale > 0) || math.IsInf(in.Scale, 1) {
+		return nil, fmt.Errorf("projected model's query scale %v: want a positive finite value",
+			in.Scale)
+	}
+	for i, r := range in.Gram {
+		if len(r) != n-i {
+			return nil, fmt.Errorf("projected model's query Gram row %d has %d values, want %d",
+				i+1, len(r), n-i)
+		}
+		if err := finite("query Gram value", r); err != nil {
+			return nil, err
+		}
+	}
+	gram := mat.NewSymDense(n, nil)
+	for i, r := range in.Gram {
+		for j, v := range r {
+			gram.SetSym(i, i+j, v)
+		}
+	}
+	return &Query{Centres: in.Centres, Gram: gram, Scale: in.Scale}, nil
 }
 
 // denseRows returns a's rows, which share its storage.
@@ -101,6 +164,11 @@ func Decode(in *File, classes int) (*Model, error) {
 	pr.NoiseVar = in.NoiseVar
 	if in.Additive != nil {
 		if pr.Additive, err = decodeAdditive(in.Additive, dim, classes); err != nil {
+			return nil, err
+		}
+	}
+	if in.Query != nil {
+		if pr.Query, err = decodeQuery(in.Query, len(in.Centres)); err != nil {
 			return nil, err
 		}
 	}

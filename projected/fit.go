@@ -301,11 +301,13 @@ func fitFinal(x mat.Matrix, t Targets, pk pick, m int, val, rest []int, opts Opt
 	if err := sys.addRows(pr, x, pk.scaler, every, t, rowsDone); err != nil {
 		return nil, err
 	}
+	query := newQuery(sys.g, k, centres) // before finalLambda regularises and factorises sys
 	cal := calibrationRows(val, rest, centreRows)
 	res, jit, err := finalLambda(pr, sys, x, t, pk.scaler, cal)
 	if err != nil {
 		return nil, err
 	}
+	res.Model.Query = query
 	if err := res.withLocal(x, t, opts); err != nil {
 		return nil, err
 	}
@@ -477,7 +479,7 @@ func (res *Result) useConstant(t Targets) {
 	// One centre of zero weight: the file need not carry centres that play no part.
 	pr.Centres = mat.DenseCopyOf(pr.Centres.Slice(0, 1, 0, dim))
 	pr.Weights = mat.NewDense(1, k, nil)
-	pr.Additive, pr.Local = nil, nil
+	pr.Additive, pr.Local, pr.Query = nil, nil, nil
 	what := "the targets' mean and variance"
 	if t.regression() {
 		pr.NoiseVar = 1

@@ -42,6 +42,8 @@ type Model struct {
 	// Local, if not nil, corrects a regression's predictions by its nearest training rows'
 	// residuals, and gives the predictive variance at each input in place of NoiseVar.
 	Local *local.Model
+	// Query, if not nil, is what active learning asks of the model (QueryPosterior).
+	Query *Query
 	k     kern.Kernel
 }
 
@@ -54,6 +56,9 @@ func (pr *Model) toTargetUnits(mean, sd float64) {
 	}
 	pr.Offset[0] = pr.Offset[0]*sd + mean
 	pr.NoiseVar *= sd * sd
+	if pr.Query != nil {
+		pr.Query.Scale *= sd * sd
+	}
 	if l := pr.Local; l != nil {
 		for i := range l.Residuals {
 			l.Residuals[i] *= sd

@@ -14,16 +14,18 @@ import (
 )
 
 // POST /v1/models/{name}/query answers the rows, scores and predictions the model's own
-// Query gives; a model that cannot query answers 501, a refusal of the model (a projected
-// model), a bad "n" or "score" 400, and GET 405, each naming the cause.
+// Query gives (a projected model's too); a model that cannot query answers 501, a refusal
+// of the model (the constant predictor, a projected model without a query part), a bad "n"
+// or "score" 400, and GET 405, each naming the cause.
 func TestServeQuery(t *testing.T) {
 	dir := t.TempDir()
 	ovr, m := copyGolden(t, "multiclass_ovr", dir, "ovr")
 	projected, _ := copyGolden(t, "binary_projected", dir, "projected")
+	constant, _ := copyGolden(t, "binary_constant", dir, "constant")
 	mtivm, _ := copyGolden(t, "mtivm", dir, "mtivm")
 	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 100}, 0,
 		serve.Source{Name: "ovr", Path: ovr}, serve.Source{Name: "projected", Path: projected},
-		serve.Source{Name: "mtivm", Path: mtivm})
+		serve.Source{Name: "constant", Path: constant}, serve.Source{Name: "mtivm", Path: mtivm})
 	rng := rand.New(rand.NewPCG(3, 4))
 	rows := make([][]float64, 60)
 	x := mat.NewDense(len(rows), m.InputDim(), nil)
@@ -59,10 +61,21 @@ func TestServeQuery(t *testing.T) {
 	if stats := metrics(t, ts.URL); !strings.Contains(stats, "ivm_rows_queried_total 60\n") {
 		t.Errorf("metrics after a query of 60 rows:\n%s", stats)
 	}
+	resp, err = http.Post(ts.URL+"/v1/models/projected/query", "application/json",
+		strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = serve.QueryResponse{}
+	err = json.NewDecoder(resp.Body).Decode(&got)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 || len(got.Queries) != 3 || !(got.Queries[0].Score > 0) {
+		t.Errorf("projected: status %d, %+v, %v", resp.StatusCode, got, err)
+	}
 	one := denseBody(rows[:2])
 	checkRefusals(t, ts.URL, "query", []refusal{
 		{"POST", "mtivm", one, 501, "cannot choose rows"},
-		{"POST", "projected", one, 400, "projected"},
+		{"POST", "constant", denseBody([][]float64{{0, 0, 0, 0, 0}}), 400, "query part"},
 		{"POST", "ovr", `{"rows": [[1, 2]], "n": 0}`, 400, `"n": 0`},
 		{"POST", "ovr", `{"rows": [[1, 2]], "score": "entropy"}`, 400, `query score "entropy"`},
 		{"POST", "ovr", `{"rows": []}`, 400, "no rows"},

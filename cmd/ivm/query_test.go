@@ -12,7 +12,8 @@ import (
 // `ivm query` writes K lines "row score label" for a pool without a label column, with
 // "?" labels or with labels (ignored: the same rows), best first; -prob adds a header and
 // the probabilities; "-" and no OUT write to stdout, through the built binary too; a
-// multi-class model queries; -n 0 and a pool of another width are refused by name.
+// multi-class model queries, a projected one too; -n 0 and a pool of another width are
+// refused by name.
 func TestQueryCommand(t *testing.T) {
 	dir := t.TempDir()
 	train := filepath.Join(dir, "train.csv")
@@ -71,6 +72,13 @@ func TestQueryCommand(t *testing.T) {
 	bald := mustRun(t, "query", "-n", "4", "-score", "bald", model, pool)
 	if len(strings.Split(strings.TrimSpace(bald), "\n")) != 4 {
 		t.Errorf("-score bald wrote %q", bald)
+	}
+	// A projected model queries through its query part, the binary too.
+	proj := filepath.Join(dir, "projected.json")
+	mustRun(t, "train", "-quiet", "-multiclass", "projected", "-d", "30", train, proj)
+	got, err = exec.Command(builtIVM(t), "query", "-n", "4", proj, pool).Output()
+	if err != nil || len(strings.Split(strings.TrimSpace(string(got)), "\n")) != 4 {
+		t.Errorf("a projected model's query wrote %q (%v)", got, err)
 	}
 	wide := filepath.Join(dir, "wide.csv")
 	writeTestFile(t, wide, "1,2,3,4,5\n")

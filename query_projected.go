@@ -1,0 +1,170 @@
+package ivm
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/noise"
+	"github.com/ivmlab/ivm/projected"
+)
+
+// queryModel is the posterior a query unit scores: an IVM model's, or a projected model's
+// through its query centres. Both give a row's latent variance as its prior variance less
+// the squares of its projections, and two rows' covariance as their prior covariance less
+// their projections' inner product, which the batch rule and EPIG build on.
+type queryModel interface {
+	K(dst *mat.Dense, x, y mat.Matrix)
+	Diag(dst []float64, x mat.Matrix)
+	// Size is the number of projections a row has.
+	Size() int
+	// ProjectionsAndMeans returns the rows' projections and sets their latent means in mu
+	// when it is not nil.
+	ProjectionsAndMeans(x mat.Matrix, mu []float64) *mat.Dense
+	// LatentBound sets the rows' latent means (where the model makes them) and an upper
+	// bound on their variances from their first r projections.
+	LatentBound(x mat.Matrix, r int, mu, vs []float64)
+	// noiseMean is the unit's mean at a latent mean mu (an IVM's noise model adds its bias).
+	noiseMean(mu float64) float64
+}
+
+// ivmPosterior is an IVM model's posterior as a query unit scores it.
+type ivmPosterior struct{ *engine.Model }
+
+func (m ivmPosterior) K(dst *mat.Dense, x, y mat.Matrix) { m.Kernel.K(dst, x, y) }
+func (m ivmPosterior) Diag(dst []float64, x mat.Matrix)  { m.Kernel.Diag(dst, x) }
+
+func (m ivmPosterior) noiseMean(mu float64) float64 {
+	var np noise.Prediction
+	m.Noise.Predict(&np, mu, 0)
+	return np.Mean
+}
+
+// projectedPosterior is a projected model's query posterior (projected.QueryPosterior) as a
+// query unit scores it. Its means are the model's own predictions, set apart
+// (projectedLatents): the query centres give its variances only.
+type projectedPosterior struct{ *projected.QueryPosterior }
+
+func (m projectedPosterior) ProjectionsAndMeans(x mat.Matrix, _ []float64) *mat.Dense {
+	return m.Projections(x)
+}
+
+func (m projectedPosterior) LatentBound(x mat.Matrix, r int, _, vs []float64) {
+	m.Bound(x, r, vs)
+}
+
+func (projectedPosterior) noiseMean(mu float64) float64 { return mu }
+
+// kernelValueWork is what one of a projected model's kernel values costs a query, in flops
+// of queryWork's: an exponential and a distance, about 30 ns where a product of the
+// query's dense algebra costs a fraction of one.
+const kernelValueWork = 200
+
+// queryPredictWork is the flops a query spends on predicting one pool row before scoring
+// it: a projected model's kernel values at its centres (and additive knots, counted as
+// centres); 0 for IVM models, whose means cost d flops a row.
+func (p *Predictor) queryPredictWork() float64 {
+	k, ok := p.Kind.(*ProjectedKind)
+	if !ok {
+		return 0
+	}
+	m, _ := k.Projected.Centres.Dims()
+	return float64(m+k.Projected.Additive.Knots()) * kernelValueWork
+}
+
+// projectedUnits are a projected model's query units, their latents not yet set: a
+// regression's one; for classes, one a class (a binary task's: its second class's, whose
+// latent is the first's negated), each class's label read as a probit of its latent f_c (as
+// a label regression's is, binaryUnit) whose noise is the codes' λ.
+func projectedUnits(p *Predictor, k *ProjectedKind) ([]*queryUnit, error) {
+	qp, err := k.Projected.QueryPosterior()
+	if err != nil {
+		return nil, err
+	}
+	post := projectedPosterior{qp}
+	if p.Task == Regression {
+		noiseVar := k.Projected.Lambda * k.Projected.Query.Scale
+		return []*queryUnit{{model: post, scaler: k.Scaler, link: queryLink{regression: true,
+			gaussianSite: true, noiseVar: noiseVar}}}, nil
+	}
+	count := len(p.Classes)
+	if p.Task == Binary {
+		count = 1
+	}
+	units := make([]*queryUnit, 0, count)
+	for range count {
+		units = append(units, &queryUnit{model: post, scaler: k.Scaler,
+			link: queryLink{gaussianSite: true, noiseVar: k.Projected.Lambda}})
+	}
+	return units, nil
+}
+
+// projectedLatents sets the units' latents at the pool rows x from the model's predictions
+// there, which it returns: each unit's mean is its latent (a regression's predictive mean),
+// its variance the query posterior's, bounded (leadingRanks) or, scored by EPIG, its prior.
+// A class's probit link is fitted to the predicted probability of its class, ln p/(1 − p)
+// against the latent by least squares over the pool (linkOfClass).
+func projectedLatents(p *Predictor, k *ProjectedKind, units []*queryUnit, x mat.Matrix,
+	epig bool) ([]noise.Prediction, error) {
+	preds, err := k.predict(p, x)
+	if err != nil {
+		return nil, err
+	}
+	xs, err := k.Scaler.Apply(x)
+	if err != nil {
+		return nil, err
+	}
+	n := len(preds)
+	first := 0
+	if p.Task == Binary {
+		first = 1 // its unit is the second class's
+	}
+	for j, u := range units {
+		u.mean, u.fixedMeans = make([]float64, n), true
+		c := j + first
+		for i, pr := range preds {
+			if p.Task == Regression {
+				u.mean[i] = pr.Mean
+			} else {
+				u.mean[i] = pr.Latent[c]
+			}
+		}
+		if p.Task != Regression {
+			linkOfClass(&u.link, preds, c)
+		}
+		switch {
+		case j > 0: // the units share the posterior: its variances once
+			u.vs, u.ranks = units[0].vs, units[0].ranks
+		case epig:
+			u.vs, u.ranks = make([]float64, n), []int{0}
+			u.model.Diag(u.vs, xs)
+		default:
+			if err := u.boundLatents(x, leadingRanks(u.model.Size())); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return preds, nil
+}
+
+// linkOfClass sets link's probit, p(class c) = Φ((f_c + shift)/s), from the logistic map
+// σ(a·f_c + b) fitted to the predictions' probabilities of class c at their latents f_c,
+// read as a probit as binaryUnit reads a label regression's. A map that does not rise with
+// the latent (a class the model never predicts) leaves the label uninformative.
+func linkOfClass(link *queryLink, preds []noise.Prediction, c int) {
+	var sf, sz, sff, sfz float64
+	for _, pr := range preds {
+		q := min(max(pr.Prob[c], 1e-6), 1-1e-6)
+		f, z := pr.Latent[c], math.Log(q/(1-q))
+		sf, sz, sff, sfz = sf+f, sz+z, sff+f*f, sfz+f*z
+	}
+	n := float64(len(preds))
+	a := (sfz - sf*sz/n) / (sff - sf*sf/n)
+	if !(a > 1e-6) || math.IsInf(a, 0) {
+		a = 1e-6
+	}
+	b := (sz - a*sf) / n
+	const kappa2 = math.Pi / 8
+	link.shift, link.probitVar = b/a, 1/(kappa2*a*a)
+}
