@@ -239,10 +239,16 @@ func (b *batchQuery) startTargets() error {
 	n := len(b.heap)
 	targets := evenRows(n, queryTargets)
 	err := pool.ForEachErr(len(b.units), b.workers, func(u int) error {
+		if b.units[u].leader != nil {
+			return nil
+		}
 		return b.units[u].setTargets(b.x, targets)
 	})
 	if err != nil {
 		return err
+	}
+	for _, u := range b.units {
+		u.targets = u.posterior().targets
 	}
 	const chunk = 2048 // the rows' projections: chunk × d floats a unit
 	for lo := 0; lo < n; lo += chunk {
@@ -309,6 +315,9 @@ func (b *batchQuery) tighten(batch []bound) error {
 		chunks := (len(rows) + refreshBatch - 1) / refreshBatch
 		err := pool.ForEachErr(len(b.units)*chunks, b.workers, func(t int) error {
 			u, c := t/chunks, t%chunks
+			if b.units[u].leader != nil { // its variances are its leader's
+				return nil
+			}
 			return b.units[u].tighten(b.x, rows[c*refreshBatch:min((c+1)*refreshBatch,
 				len(rows))], level)
 		})
@@ -368,6 +377,9 @@ func (b *batchQuery) scores(rows []int) ([]float64, error) {
 	}
 	err := pool.ForEachErr(len(b.units)*chunks, b.workers, func(t int) error {
 		u, c := t/chunks, t%chunks
+		if b.units[u].leader != nil {
+			return nil
+		}
 		lo, hi := c*chunk, min((c+1)*chunk, len(rows))
 		cd, err := b.units[u].conditionalVars(b.x, rows[lo:hi], vs[u][lo:hi])
 		if err != nil {
@@ -379,6 +391,12 @@ func (b *batchQuery) scores(rows []int) ([]float64, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	for u, q := range b.units {
+		if q.leader != nil { // a leader comes before its followers (projectedUnits)
+			l := slices.Index(b.units, q.leader)
+			vs[u], ws[u], covs[u] = vs[l], ws[l], covs[l]
+		}
 	}
 	out := make([]float64, len(rows))
 	pool.ForEach(chunks, b.workers, func(c int) {
@@ -398,6 +416,9 @@ func (b *batchQuery) scores(rows []int) ([]float64, error) {
 // include updates every unit as if row r were included.
 func (b *batchQuery) include(r int) error {
 	err := pool.ForEachErr(len(b.units), b.workers, func(u int) error {
+		if b.units[u].leader != nil {
+			return nil
+		}
 		return b.units[u].include(b.x, r)
 	})
 	b.chosen++

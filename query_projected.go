@@ -76,7 +76,8 @@ func (p *Predictor) queryPredictWork() float64 {
 // projectedUnits are a projected model's query units, their latents not yet set: a
 // regression's one; for classes, one a class (a binary task's: its second class's, whose
 // latent is the first's negated), each class's label read as a probit of its latent f_c (as
-// a label regression's is, binaryUnit) whose noise is the codes' λ.
+// a label regression's is, binaryUnit) whose noise is the codes' λ. The classes' latents
+// share one posterior: the first unit leads the others.
 func projectedUnits(p *Predictor, k *ProjectedKind) ([]*queryUnit, error) {
 	qp, err := k.Projected.QueryPosterior()
 	if err != nil {
@@ -92,10 +93,13 @@ func projectedUnits(p *Predictor, k *ProjectedKind) ([]*queryUnit, error) {
 	if p.Task == Binary {
 		count = 1
 	}
-	units := make([]*queryUnit, 0, count)
-	for range count {
-		units = append(units, &queryUnit{model: post, scaler: k.Scaler,
-			link: queryLink{gaussianSite: true, noiseVar: k.Projected.Lambda}})
+	units := make([]*queryUnit, count)
+	for c := range units {
+		units[c] = &queryUnit{model: post, scaler: k.Scaler,
+			link: queryLink{gaussianSite: true, noiseVar: k.Projected.Lambda}}
+		if c > 0 {
+			units[c].leader = units[0]
+		}
 	}
 	return units, nil
 }

@@ -198,12 +198,16 @@ func spreadEntropy(m, s2, spread float64) float64 {
 // queryCandidates are the pool rows an EPIG query (or any query of a projected model)
 // scores: all of them, or when scoring them all would take more than queryWork flops, as
 // many evenly spaced rows as it allows. A row costs each unit d² flops to solve, 2d a
-// target to project and about 160 a target for the kernel value and the entropies, and
-// predictWork flops to predict (queryPredictWork).
+// target to project and about 160 a target for the kernel value and the entropies (a unit
+// that shares its leader's posterior: the entropies only), and predictWork flops to
+// predict (queryPredictWork).
 func queryCandidates(units []*queryUnit, n int, predictWork float64) []int {
 	work := predictWork
 	for _, u := range units {
 		d := float64(u.model.Size())
+		if u.leader != nil { // its leader solves the row: only its own entropies
+			d = 0
+		}
 		work += d*d + queryTargets*(2*d+160)
 	}
 	if float64(n)*work <= queryWork {

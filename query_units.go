@@ -37,6 +37,19 @@ type queryUnit struct {
 
 	// targets, EPIG's: the pool rows its scores are about (query_targets.go).
 	targets *targetSet
+
+	// leader, if not nil, is the unit whose posterior this one shares, chosen rows and
+	// targets included (a projected model's classes: one latent process); only its means and
+	// link are its own, and the batch updates the leader alone.
+	leader *queryUnit
+}
+
+// posterior is the unit whose posterior state u reads: its leader, or itself.
+func (u *queryUnit) posterior() *queryUnit {
+	if u.leader != nil {
+		return u.leader
+	}
+	return u
 }
 
 func (u *queryUnit) weightAt(i int) float64 {
