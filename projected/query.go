@@ -100,9 +100,9 @@ type QueryPosterior struct {
 // no query part (a file written before it had one, or the constant predictor).
 func (pr *Model) QueryPosterior() (*QueryPosterior, error) {
 	if pr.Query == nil {
-		return nil, errors.New("the projected model keeps no query part (trained before " +
-			"version 1 of the file's \"query\" object, or the constant predictor): train " +
-			"it again")
+		return nil, errors.New("the projected model keeps no query part: its file was " +
+			"written before ivm kept one (train it again), or the model is the constant " +
+			"predictor, which learnt nothing that could tell one row from another")
 	}
 	q := pr.Query.Gram.SymmetricDim()
 	_, dim := pr.Centres.Dims()

@@ -76,6 +76,10 @@ func TestQueryCommand(t *testing.T) {
 	// A projected model queries through its query part, the binary too.
 	proj := filepath.Join(dir, "projected.json")
 	mustRun(t, "train", "-quiet", "-multiclass", "projected", "-d", "30", train, proj)
+	if info := mustRun(t, "info", proj); !strings.Contains(info, "query:       the posterior "+
+		"through") {
+		t.Errorf("ivm info of a projected model says nothing of its query part:\n%s", info)
+	}
 	got, err = exec.Command(builtIVM(t), "query", "-n", "4", proj, pool).Output()
 	if err != nil || len(strings.Split(strings.TrimSpace(string(got)), "\n")) != 4 {
 		t.Errorf("a projected model's query wrote %q (%v)", got, err)
