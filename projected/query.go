@@ -132,7 +132,8 @@ func (pr *Model) QueryPosterior() (*QueryPosterior, error) {
 	}
 	var eig mat.EigenSym
 	if !eig.Factorize(hs, true) {
-		return nil, errors.New("projected model's query part: its eigendecomposition failed")
+		return nil, errors.New("projected model's query part: the eigendecomposition of " +
+			"its Gram matrix failed")
 	}
 	d := eig.Values(nil)
 	var v mat.Dense
@@ -153,6 +154,9 @@ func (pr *Model) QueryPosterior() (*QueryPosterior, error) {
 	}
 	proj := mat.NewDense(q, q, nil)
 	proj.Mul(phi, scaled)
+	if err := finite("query part's projection", proj.RawMatrix().Data); err != nil {
+		return nil, fmt.Errorf("%w: its Gram matrix is not one of these centres", err)
+	}
 	return &QueryPosterior{k: pr.k, centres: c, proj: proj, scale: pr.Query.Scale}, nil
 }
 

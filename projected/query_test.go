@@ -112,6 +112,13 @@ func TestQueryPosterior(t *testing.T) {
 		t.Errorf("variances %v of priors %v: want the far row's kept, the near row's shrunk",
 			exact, prior)
 	}
+	huge := *pr
+	huge.Query = &Query{Centres: pr.Query.Centres, Gram: mat.NewSymDense(30, nil), Scale: 1}
+	huge.Query.Gram.SetSym(0, 0, math.MaxFloat64)
+	huge.Query.Gram.SetSym(1, 1, math.MaxFloat64)
+	if _, err := huge.QueryPosterior(); err == nil || !strings.Contains(err.Error(), "Gram") {
+		t.Errorf("a Gram matrix that overflows: %v", err)
+	}
 	noQuery := *pr
 	noQuery.Query = nil
 	if _, err := noQuery.QueryPosterior(); err == nil || !strings.Contains(err.Error(),
