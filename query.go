@@ -362,9 +362,16 @@ func boundRows(batch []bound) []int {
 // scores returns the rows' scores given the rows chosen so far, the units' work split over
 // the workers.
 func (b *batchQuery) scores(rows []int) ([]float64, error) {
-	// Each chunk copies U's blocks once: as few chunks as keep the workers busy.
+	// Each chunk copies U's blocks once: as few chunks as keep the workers busy. Units that
+	// share a leader's posterior solve nothing.
+	leaders := 0
+	for _, u := range b.units {
+		if u.leader == nil {
+			leaders++
+		}
+	}
 	chunk := len(rows)
-	if per := b.workers / len(b.units); per > 1 {
+	if per := b.workers / leaders; per > 1 {
 		chunk = max(16, (len(rows)+per-1)/per)
 	}
 	chunks := (len(rows) + chunk - 1) / chunk
@@ -398,9 +405,13 @@ func (b *batchQuery) scores(rows []int) ([]float64, error) {
 			vs[u], ws[u], covs[u] = vs[l], ws[l], covs[l]
 		}
 	}
+	// The scores (EPIG's: 256 targets' entropies a row and unit) in chunks of their own, so
+	// that they use every core however few the solves' chunks.
 	out := make([]float64, len(rows))
-	pool.ForEach(chunks, b.workers, func(c int) {
-		for i := c * chunk; i < min((c+1)*chunk, len(rows)); i++ {
+	const scoreChunk = 64
+	pool.ForEach((len(rows)+scoreChunk-1)/scoreChunk, b.workers, func(sc int) {
+		for i := sc * scoreChunk; i < min((sc+1)*scoreChunk, len(rows)); i++ {
+			c := i / chunk
 			for u, q := range b.units {
 				var cov []float64
 				if covs[u][c] != nil {
