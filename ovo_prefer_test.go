@@ -106,3 +106,26 @@ func TestPreferProjectedPairs(t *testing.T) {
 			"true distribution's %.4f", losses[0], losses[1], losses[2])
 	}
 }
+
+// Three overlapping Gaussian classes, which the pairs' IVMs draw as well as every row does:
+// one-vs-one stays (the projected model would need a gain beyond twice the standard error).
+func TestPreferProjectedPairsKeepsPairs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits one-vs-one and projected models of 2 700 rows")
+	}
+	rng := rand.New(rand.NewPCG(31, 32))
+	x, y := mat.NewDense(2700, 2, nil), make([]float64, 2700)
+	for i := range y {
+		c := i % 3
+		y[i] = float64(c)
+		x.Set(i, 0, float64(c%2)*1.5+rng.NormFloat64())
+		x.Set(i, 1, float64(c/2)*1.5+rng.NormFloat64())
+	}
+	p, err := Fit(x, y, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.Kind.(*OneVsOneKind); !ok {
+		t.Errorf("Fit made %T, want one-vs-one kept", p.Kind)
+	}
+}
