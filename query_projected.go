@@ -154,17 +154,23 @@ func projectedLatents(p *Predictor, k *ProjectedKind, units []*queryUnit, x mat.
 
 // linkOfClass sets link's probit, p(class c) = Φ((f_c + shift)/s), from the logistic map
 // σ(a·f_c + b) fitted to the predictions' probabilities of class c at their latents f_c,
-// read as a probit as binaryUnit reads a label regression's. A map that does not rise with
-// the latent (a class the model never predicts) leaves the label uninformative.
+// read as a probit as binaryUnit reads a label regression's. Where the latents do not vary
+// over the pool (the constant predictor), the map is the codes' own, q = (f + 1)/2,
+// linearised at the mean probability: what a latent that moved would mean. A map that
+// does not rise with the latent leaves the label uninformative.
 func linkOfClass(link *queryLink, preds []noise.Prediction, c int) {
-	var sf, sz, sff, sfz float64
+	var sf, sz, sff, sfz, sp float64
 	for _, pr := range preds {
 		q := min(max(pr.Prob[c], 1e-6), 1-1e-6)
 		f, z := pr.Latent[c], math.Log(q/(1-q))
-		sf, sz, sff, sfz = sf+f, sz+z, sff+f*f, sfz+f*z
+		sf, sz, sff, sfz, sp = sf+f, sz+z, sff+f*f, sfz+f*z, sp+q
 	}
 	n := float64(len(preds))
 	a := (sfz - sf*sz/n) / (sff - sf*sf/n)
+	if !(sff/n-(sf/n)*(sf/n) > 1e-12) {
+		p := sp / n
+		a = 1 / (2 * p * (1 - p))
+	}
 	if !(a > 1e-6) || math.IsInf(a, 0) {
 		a = 1e-6
 	}

@@ -475,11 +475,17 @@ func (res *Result) checkFinal(jit float64, t Targets) {
 func (res *Result) useConstant(t Targets) {
 	pr := res.Model
 	_, k := pr.Weights.Dims()
-	_, dim := pr.Centres.Dims()
-	// One centre of zero weight: the file need not carry centres that play no part.
-	pr.Centres = mat.DenseCopyOf(pr.Centres.Slice(0, 1, 0, dim))
-	pr.Weights = mat.NewDense(1, k, nil)
-	pr.Additive, pr.Local, pr.Query = nil, nil, nil
+	// One centre of zero weight, or the query part's centres: the file need not carry
+	// centres that play no part. The query part stays, for which rows to label next is what
+	// a model that learnt nothing yet most needs to know.
+	keep := []int{0}
+	if q := pr.Query; q != nil {
+		keep = q.Centres
+		q.Centres = subset.All(len(keep))
+	}
+	pr.Centres = subset.Dense(pr.Centres, keep)
+	pr.Weights = mat.NewDense(len(keep), k, nil)
+	pr.Additive, pr.Local = nil, nil
 	what := "the targets' mean and variance"
 	if t.regression() {
 		pr.NoiseVar = 1

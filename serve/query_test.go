@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,17 +16,28 @@ import (
 
 // POST /v1/models/{name}/query answers the rows, scores and predictions the model's own
 // Query gives (a projected model's too); a model that cannot query answers 501, a refusal
-// of the model (the constant predictor, a projected model without a query part), a bad "n"
-// or "score" 400, and GET 405, each naming the cause.
+// of the model (a projected model's file without a query part), a bad "n" or "score" 400,
+// and GET 405, each naming the cause.
 func TestServeQuery(t *testing.T) {
 	dir := t.TempDir()
 	ovr, m := copyGolden(t, "multiclass_ovr", dir, "ovr")
 	projected, _ := copyGolden(t, "binary_projected", dir, "projected")
-	constant, _ := copyGolden(t, "binary_constant", dir, "constant")
+	// A projected model's file written before the query part: the golden's without it.
+	var old map[string]any
+	if err := json.Unmarshal([]byte(readFile(t, projected)), &old); err != nil {
+		t.Fatal(err)
+	}
+	delete(old["projected"].(map[string]any), "query")
+	noQuery := filepath.Join(dir, "old.json")
+	b, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, noQuery, string(b))
 	mtivm, _ := copyGolden(t, "mtivm", dir, "mtivm")
 	ts := startServer(t, serve.Limits{MaxBody: 1 << 20, MaxRows: 100}, 0,
 		serve.Source{Name: "ovr", Path: ovr}, serve.Source{Name: "projected", Path: projected},
-		serve.Source{Name: "constant", Path: constant}, serve.Source{Name: "mtivm", Path: mtivm})
+		serve.Source{Name: "old", Path: noQuery}, serve.Source{Name: "mtivm", Path: mtivm})
 	rng := rand.New(rand.NewPCG(3, 4))
 	rows := make([][]float64, 60)
 	x := mat.NewDense(len(rows), m.InputDim(), nil)
@@ -75,7 +87,7 @@ func TestServeQuery(t *testing.T) {
 	one := denseBody(rows[:2])
 	checkRefusals(t, ts.URL, "query", []refusal{
 		{"POST", "mtivm", one, 501, "cannot choose rows"},
-		{"POST", "constant", denseBody([][]float64{{0, 0, 0, 0, 0}}), 400, "query part"},
+		{"POST", "old", one, 400, "query part"},
 		{"POST", "ovr", `{"rows": [[1, 2]], "n": 0}`, 400, `"n": 0`},
 		{"POST", "ovr", `{"rows": [[1, 2]], "score": "entropy"}`, 400, `query score "entropy"`},
 		{"POST", "ovr", `{"rows": []}`, 400, "no rows"},

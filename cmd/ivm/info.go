@@ -147,10 +147,10 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 					"alone through %d knots on their axes (a sum of one-input effects)\n",
 					a.Variance, additiveInputs(a), a.Knots())
 			}
-			if q := pr.Query; q != nil {
-				fmt.Fprintf(w, "query:       the posterior through %d of the centres and their "+
-					"kernel values over the training rows (ivm query)\n", len(q.Centres))
-			}
+		}
+		if q := pr.Query; q != nil {
+			fmt.Fprintf(w, "query:       the posterior through %d of the centres and their "+
+				"kernel values over the training rows (ivm query)\n", len(q.Centres))
 		}
 		if l := pr.Local; l != nil {
 			n, _ := l.Rows.Dims()
