@@ -97,12 +97,11 @@ type QueryPosterior struct {
 }
 
 // QueryPosterior returns the model's query posterior, or an error where the model keeps
-// no query part (a file written before it had one, or the constant predictor).
+// no query part (its file was written before models had one).
 func (pr *Model) QueryPosterior() (*QueryPosterior, error) {
 	if pr.Query == nil {
 		return nil, errors.New("the projected model keeps no query part: its file was " +
-			"written before ivm kept one (train it again), or the model is the constant " +
-			"predictor, which learnt nothing that could tell one row from another")
+			"written before ivm kept one; train it again")
 	}
 	q := pr.Query.Gram.SymmetricDim()
 	_, dim := pr.Centres.Dims()
