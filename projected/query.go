@@ -49,9 +49,9 @@ func newQuery(g *mat.Dense, k kern.Kernel, centres *mat.Dense) *Query {
 // choosePivots returns up to q of the centres, each in turn the one whose kernel value the
 // centres chosen before explain least (the largest residual variance k(c, c) − Q(c, c)):
 // the pivots of K_mm's pivoted Cholesky factorisation, which is the IVM's entropy
-// criterion for a latent observed without noise. The query centres so spread over the
-// inputs, and where q is reached every centre is near one. It stops early where every
-// residual is below 10⁻⁸ of the prior variance.
+// criterion for a latent observed without noise: the query centres spread over the inputs
+// as far as q of them can. It stops early where every residual is below 10⁻⁸ of the prior
+// variance.
 func choosePivots(k kern.Kernel, centres *mat.Dense, q int) []int {
 	m, dim := centres.Dims()
 	q = min(q, m)
