@@ -18,8 +18,8 @@ import (
 // larger standard error. Pairs compare where the coupled probabilities of one-vs-one have
 // no held-out figure; twice, for the two figures come from other rows and other fits (the
 // pairs' at the search's active size), which one standard error does not cover. Rows near
-// each other in time or place (a storm's track) were drawn far better by every row than by
-// the pairs' active sets (bench/RESULTS.md records the runs).
+// each other in time or place (a storm's track) are drawn better by every row than by the
+// pairs' active sets.
 func (p *Predictor) preferProjectedPairs(x mat.Matrix, y []float64, cfg Config) (*Predictor,
 	error) {
 	n, _ := x.Dims()

@@ -89,11 +89,7 @@ func projectedUnits(p *Predictor, k *ProjectedKind) ([]*queryUnit, error) {
 		return []*queryUnit{{model: post, scaler: k.Scaler, link: queryLink{regression: true,
 			gaussianSite: true, noiseVar: noiseVar}}}, nil
 	}
-	count := len(p.Classes)
-	if p.Task == Binary {
-		count = 1
-	}
-	units := make([]*queryUnit, count)
+	units := make([]*queryUnit, len(p.Classes)-firstQueriedClass(p))
 	for c := range units {
 		units[c] = &queryUnit{model: post, scaler: k.Scaler,
 			link: queryLink{gaussianSite: true, noiseVar: k.Projected.Lambda}}
@@ -102,6 +98,15 @@ func projectedUnits(p *Predictor, k *ProjectedKind) ([]*queryUnit, error) {
 		}
 	}
 	return units, nil
+}
+
+// firstQueriedClass is the class of a projected classifier's first query unit: 1 for a
+// binary task, whose class 0 latent is class 1's negated, else 0.
+func firstQueriedClass(p *Predictor) int {
+	if p.Task == Binary {
+		return 1
+	}
+	return 0
 }
 
 // projectedLatents sets the units' latents at the pool rows x from the model's predictions
@@ -115,15 +120,7 @@ func projectedLatents(p *Predictor, k *ProjectedKind, units []*queryUnit, x mat.
 	if err != nil {
 		return nil, err
 	}
-	xs, err := k.Scaler.Apply(x)
-	if err != nil {
-		return nil, err
-	}
-	n := len(preds)
-	first := 0
-	if p.Task == Binary {
-		first = 1 // its unit is the second class's
-	}
+	n, first := len(preds), firstQueriedClass(p)
 	for j, u := range units {
 		u.mean, u.fixedMeans = make([]float64, n), true
 		c := j + first
@@ -141,6 +138,10 @@ func projectedLatents(p *Predictor, k *ProjectedKind, units []*queryUnit, x mat.
 		case j > 0: // the units share the posterior: its variances once
 			u.vs, u.ranks = units[0].vs, units[0].ranks
 		case epig:
+			xs, err := k.Scaler.Apply(x)
+			if err != nil {
+				return nil, err
+			}
 			u.vs, u.ranks = make([]float64, n), []int{0}
 			u.model.Diag(u.vs, xs)
 		default:
