@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"sort"
+	"sync"
 	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
@@ -14,9 +16,8 @@ import (
 type svmParser struct {
 	opt     ReadOptions
 	y       []float64
-	rowEnd  []int   // rowEnd[i] is the end of row i in idx and val
-	idx     []int32 // 0-based feature indices
-	val     []float64
+	rowEnd  []int // rowEnd[i] is the end of row i in entries
+	entries entryChunks
 	maxIdx  int // largest 1-based index kept
 	seenIdx int // largest 1-based index seen, dropped ones included
 
@@ -30,6 +31,12 @@ type svmParser struct {
 	// label (see the package documentation); loneLine is the first of them.
 	lone     bool
 	loneLine int
+
+	// A fork parses later rows apart: it counts rowBase rows and taskBase tasks before its
+	// own, enough for endRow to tell a row that breaks the file's task rule, and leaves the
+	// limits to the merge.
+	rowBase, taskBase int
+	forked            bool
 }
 
 // readLibSVM parses libsvm rows; first, if not nil, is a line already read from lr. lone
@@ -39,7 +46,7 @@ func readLibSVM(lr *lineReader, opt ReadOptions, first []byte, lone bool) (*Data
 	if lone {
 		p.loneLine = lr.line
 	}
-	return parseRows(lr, first, p)
+	return parseRowsParallel(lr, first, p)
 }
 
 // tokErr is a ParseError at libsvm token col.
@@ -79,10 +86,10 @@ func (p *svmParser) row(line []byte, ln int) error {
 			continue
 		}
 		p.lone = false // a second token: this is no lone label
-		if bytes.HasPrefix(t, []byte("qid:")) {
+		if t[0] == 'q' && bytes.HasPrefix(t, []byte("qid:")) {
 			continue
 		}
-		if bytes.HasPrefix(t, []byte("task:")) {
+		if t[0] == 't' && bytes.HasPrefix(t, []byte("task:")) {
 			if err := checkTaskToken(t, task, ln, tok); err != nil {
 				return err
 			}
@@ -160,26 +167,25 @@ func (p *svmParser) feature(t []byte, ln, tok, prev int) (int, error) {
 			return 0, err
 		}
 	}
-	p.idx = append(p.idx, int32(idx-1))
-	p.val = append(p.val, v)
+	p.entries.add(int32(idx-1), v)
 	return idx, nil
 }
 
 // endRow closes the row of line ln, whose task name is task (nil without a task token):
 // either every row has a task or none has, and the rows must stay within MaxValues.
 func (p *svmParser) endRow(ln int, task []byte) error {
-	row := len(p.rowEnd)
+	row := p.rowBase + len(p.rowEnd)
 	if row == 0 {
 		p.firstLine = ln
 	}
 	switch {
-	case task != nil && len(p.tasks) != row:
+	case task != nil && p.taskBase+len(p.tasks) != row:
 		return &ParseError{Line: ln,
 			Msg: fmt.Sprintf(
 				"row has a task token but the row on line %d has none: "+
 					"give every row its task or none",
 				p.firstLine)}
-	case task == nil && len(p.tasks) > 0:
+	case task == nil && p.taskBase+len(p.tasks) > 0:
 		return &ParseError{Line: ln,
 			Msg: fmt.Sprintf(
 				"row has no task token but the row on line %d has one: "+
@@ -194,7 +200,7 @@ func (p *svmParser) endRow(ln int, task []byte) error {
 	if err := p.checkSize(ln, 0, nil); err != nil {
 		return err
 	}
-	p.rowEnd = append(p.rowEnd, len(p.idx))
+	p.rowEnd = append(p.rowEnd, p.entries.n)
 	return nil
 }
 
@@ -202,6 +208,9 @@ func (p *svmParser) endRow(ln int, task []byte) error {
 // dense matrix of more than MaxValues values: before the memory is spent, naming the line
 // (and token t at col, when a feature index raised the dimension).
 func (p *svmParser) checkSize(ln, col int, t []byte) error {
+	if p.forked {
+		return nil
+	}
 	d := max(p.maxIdx, p.opt.Dim, 1) // rows of a lone label cost a value each too
 	n := len(p.rowEnd) + 1
 	if n <= p.opt.MaxValues/d {
@@ -296,14 +305,112 @@ func (p *svmParser) finish() (*Data, error) {
 			"%d rows × %d features exceeds the limit of %d values", n, d, p.opt.MaxValues)}
 	}
 	flat := make([]float64, n*d)
-	start := 0
-	for i, end := range p.rowEnd {
-		row := flat[i*d : (i+1)*d]
-		for k := start; k < end; k++ {
-			row[p.idx[k]] = p.val[k]
-		}
-		start = end
-	}
+	p.entries.scatter(flat, d, p.rowEnd)
 	return &Data{X: mat.NewDense(n, d, flat), Y: p.y, Task: p.tasks, Format: LibSVM,
 		MaxIndex: p.seenIdx}, nil
+}
+
+// chunkLen is the number of entries in one chunk of entryChunks: small beside a batch of
+// parallel.go, whose last chunk is part empty.
+const chunkLen = 1 << 12
+
+// entryChunks holds the index:value entries of the rows read so far in chunks of chunkLen,
+// so that a large file's entries are never copied to grow a slice: copies that cost more
+// time than the parsing and half as much memory again at their peak.
+type entryChunks struct {
+	idx [][]int32 // 0-based feature indices
+	val [][]float64
+	n   int // entries in all
+}
+
+func (e *entryChunks) add(idx int32, v float64) {
+	if c := len(e.idx) - 1; c < 0 || len(e.idx[c]) == chunkLen {
+		e.idx = append(e.idx, make([]int32, 0, chunkLen))
+		e.val = append(e.val, make([]float64, 0, chunkLen))
+	}
+	c := len(e.idx) - 1
+	e.idx[c] = append(e.idx[c], idx)
+	e.val[c] = append(e.val[c], v)
+	e.n++
+}
+
+// scatter writes the entries into flat, rows of width d ending at rowEnd, the rows split
+// among the cores, and releases the chunks.
+func (e *entryChunks) scatter(flat []float64, d int, rowEnd []int) {
+	starts := make([]int, len(e.idx)+1) // starts[c] is the first entry of chunk c
+	for c, idx := range e.idx {
+		starts[c+1] = starts[c] + len(idx)
+	}
+	parts := min(readers(0), max(1, len(flat)/partValues))
+	var wg sync.WaitGroup
+	for w := range parts {
+		lo, hi := w*len(rowEnd)/parts, (w+1)*len(rowEnd)/parts
+		wg.Go(func() { e.scatterRows(flat, d, rowEnd, starts, lo, hi) })
+	}
+	wg.Wait()
+	e.idx, e.val = nil, nil
+}
+
+// scatterRows writes the entries of rows lo to hi−1 into flat.
+func (e *entryChunks) scatterRows(flat []float64, d int, rowEnd, starts []int, lo, hi int) {
+	if lo == hi {
+		return
+	}
+	k := 0
+	if lo > 0 {
+		k = rowEnd[lo-1]
+	}
+	c := sort.SearchInts(starts, k+1) - 1 // the chunk holding entry k
+	row := lo
+	for ; k < rowEnd[hi-1]; k++ {
+		for k >= rowEnd[row] {
+			row++
+		}
+		for k >= starts[c+1] {
+			c++
+		}
+		flat[row*d+int(e.idx[c][k-starts[c]])] = e.val[c][k-starts[c]]
+	}
+}
+
+// append adds f's entries after e's, taking its chunks.
+func (e *entryChunks) append(f *entryChunks) {
+	e.idx = append(e.idx, f.idx...)
+	e.val = append(e.val, f.val...)
+	e.n += f.n
+}
+
+func (p *svmParser) rows() int { return len(p.rowEnd) }
+
+func (p *svmParser) fork() forkParser {
+	if p.lone {
+		return nil // the format is still undecided
+	}
+	q := &svmParser{opt: p.opt, firstLine: p.firstLine, taskLine: p.taskLine,
+		rowBase: p.rowBase, taskBase: p.taskBase, forked: true}
+	if !p.forked {
+		q.rowBase = max(1, len(p.rowEnd))
+		if len(p.tasks) > 0 {
+			q.taskBase = q.rowBase
+		}
+	}
+	return q
+}
+
+func (p *svmParser) fits(part forkParser) bool {
+	q := part.(*svmParser)
+	d := max(p.maxIdx, q.maxIdx, p.opt.Dim, 1)
+	return len(p.rowEnd)+len(q.rowEnd)+1 <= p.opt.MaxValues/d
+}
+
+func (p *svmParser) merge(part forkParser) {
+	q := part.(*svmParser)
+	p.y = append(p.y, q.y...)
+	for _, end := range q.rowEnd {
+		p.rowEnd = append(p.rowEnd, p.entries.n+end)
+	}
+	p.entries.append(&q.entries)
+	p.tasks = append(p.tasks, q.tasks...)
+	p.maxIdx = max(p.maxIdx, q.maxIdx)
+	p.seenIdx = max(p.seenIdx, q.seenIdx)
 }
