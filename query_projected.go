@@ -56,21 +56,23 @@ func (m projectedPosterior) LatentBound(x mat.Matrix, r int, _, vs []float64) {
 
 func (projectedPosterior) noiseMean(mu float64) float64 { return mu }
 
-// kernelValueWork is what one of a projected model's kernel values costs a query, in flops
-// of queryWork's: an exponential and a distance, about 30 ns where a product of the
+// kernelValueWork is what one of a projected model's kernel values costs a query beyond its
+// distance, in flops of queryWork's: an exponential, about 30 ns where a product of the
 // query's dense algebra costs a fraction of one.
 const kernelValueWork = 200
 
 // queryPredictWork is the flops a query spends on predicting one pool row before scoring
-// it: a projected model's kernel values at its centres (and additive knots, counted as
-// centres); 0 for IVM models, whose means cost d flops a row.
+// it: a projected model's kernel values at its centres, each with a distance of 2D flops
+// (on images, most of the cost), and at its additive knots, one input each; 0 for IVM
+// models, whose means cost d flops a row.
 func (p *Predictor) queryPredictWork() float64 {
 	k, ok := p.Kind.(*ProjectedKind)
 	if !ok {
 		return 0
 	}
-	m, _ := k.Projected.Centres.Dims()
-	return float64(m+k.Projected.Additive.Knots()) * kernelValueWork
+	m, dim := k.Projected.Centres.Dims()
+	return float64(m)*float64(kernelValueWork+2*dim) +
+		float64(k.Projected.Additive.Knots())*kernelValueWork
 }
 
 // projectedUnits are a projected model's query units, their latents not yet set: a
