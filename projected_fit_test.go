@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ivmlab/ivm/dataset"
+	"github.com/ivmlab/ivm/internal/subset"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -145,6 +146,56 @@ func TestFitProjectedRelevance(t *testing.T) {
 		xt, yt := bands(1000, false)
 		if acc := labelAccuracy(t, p, xt, yt); acc < 0.9 {
 			t.Errorf("test accuracy %.3f, want ≥ 0.9", acc)
+		}
+	}
+}
+
+// TestFitProjectedScreened: a binary class set by two inputs of 120, the others noise.
+// One width for all 120 drowns the two; the projected search screens the inputs, learns
+// per-input widths of the 32 most correlated and chooses them, the two inputs weighted
+// most, and predicts new rows far better than the scalings of one width do.
+func TestFitProjectedScreened(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits three projected models of 1 500 rows and 120 inputs")
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	wide := func(n int) (*mat.Dense, []float64) {
+		x, y := mat.NewDense(n, 120, nil), make([]float64, n)
+		for i := range n {
+			for j := range 120 {
+				x.Set(i, j, 2*rng.Float64()-1)
+			}
+			if x.At(i, 7)+0.5*math.Sin(3*x.At(i, 50)) > 0 {
+				y[i] = 1
+			}
+		}
+		return x, y
+	}
+	x, y := wide(1500)
+	xt, yt := wide(2000)
+	p, err := Fit(x, y, Config{Decomposition: Projected})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := asProjected(p).Scaler
+	if sc.Kind != dataset.ScaleRelevance {
+		t.Fatalf("scaling %v, want relevance", sc.Kind)
+	}
+	w := slices.Clone(sc.Weight)
+	slices.Sort(w)
+	if sc.Weight[7] < w[117] || sc.Weight[50] < w[117] {
+		t.Errorf("weights of inputs 8 and 51: %.3g and %.3g, below the third largest %.3g",
+			sc.Weight[7], sc.Weight[50], w[117])
+	}
+	acc := labelAccuracy(t, p, xt, yt)
+	for _, scale := range []dataset.Scaling{dataset.ScaleStd, dataset.ScaleMinMax} {
+		q, err := Fit(x, y, Config{Decomposition: Projected, Scale: scale})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if other := labelAccuracy(t, q, xt, yt); acc < other+0.05 {
+			t.Errorf("test accuracy %.3f screened, %.3f with %v inputs: want 0.05 more", acc,
+				other, scale)
 		}
 	}
 }
@@ -506,5 +557,28 @@ func TestPreferProjected(t *testing.T) {
 			t.Errorf("%v: test log loss %.4f, want within %.2f of the true distribution's %.4f",
 				tc.task, loss, tc.most, truth)
 		}
+	}
+}
+
+// TestScreenInputs: the inputs most correlated with the targets, in increasing order, a
+// constant input never among them however few the others.
+func TestScreenInputs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	n := 400
+	x, y := mat.NewDense(n, 6, nil), make([]float64, n)
+	for i := range n {
+		y[i] = rng.NormFloat64()
+		x.Set(i, 0, rng.NormFloat64())
+		x.Set(i, 1, 5)
+		x.Set(i, 2, -y[i]+0.5*rng.NormFloat64())
+		x.Set(i, 3, rng.NormFloat64())
+		x.Set(i, 4, y[i]+rng.NormFloat64())
+		x.Set(i, 5, rng.NormFloat64())
+	}
+	if got := screenInputs(x, y, subset.All(n), 2); !slices.Equal(got, []int{2, 4}) {
+		t.Errorf("two inputs screened: %v, want [2 4]", got)
+	}
+	if got := screenInputs(x, y, subset.All(n), 6); !slices.Equal(got, []int{0, 2, 3, 4, 5}) {
+		t.Errorf("six inputs screened: %v, want all but the constant input 1", got)
 	}
 }

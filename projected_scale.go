@@ -1,12 +1,17 @@
 package ivm
 
 import (
+	"cmp"
 	"errors"
+	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/exactgp"
+	"github.com/ivmlab/ivm/internal/subset"
 	"github.com/ivmlab/ivm/projected"
 	"github.com/ivmlab/ivm/search"
 )
@@ -31,13 +36,17 @@ func projectedScalings(x mat.Matrix, y []float64, cfg *Config,
 	_, dim := x.Dims()
 	regression := classes == 0
 	if cfg.Scale == dataset.ScaleAuto && dim > 1 && (regression ||
-		dim <= relevanceMaxInputs && classes <= relevanceMaxClasses) {
+		classes <= relevanceMaxClasses) {
 		out = append(out, projected.Scaling{Learn: func() (*dataset.Scaler, float64, error) {
 			refine := exactgp.RelevanceRefineRows
 			if regression {
 				refine = 0 // searched anyway, and refining cost more than it gained
 			}
-			rel, err := exactgp.RelevanceScaler(x, y, scalers[0], cfg.Learn.Seed, refine)
+			relevance := exactgp.RelevanceScaler
+			if !regression && dim > relevanceMaxInputs {
+				relevance = screenedRelevance
+			}
+			rel, err := relevance(x, y, scalers[0], cfg.Learn.Seed, refine)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -53,8 +62,50 @@ func projectedScalings(x mat.Matrix, y []float64, cfg *Config,
 // relevanceMaxInputs is the most inputs a classification's projected search learns a
 // relevance scaling for, as the default kernel's per-input widths (engine.DefaultKernel):
 // an image's hundreds of pixels matter alike, and a width each costs the fit and its search
-// much for nothing.
+// much for nothing. Of more inputs it learns the widths of this many, screened
+// (screenedRelevance).
 const relevanceMaxInputs = 32
+
+// screenRows bounds the rows whose correlations screen the inputs (screenedRelevance).
+const screenRows = 5000
+
+// screenedRelevance is exactgp.RelevanceScaler for many inputs: the widths of the
+// relevanceMaxInputs inputs most correlated with the targets y (sure independence
+// screening), the others as good as ignored. Wide tabular data (a grant's hundreds of coded
+// answers) often hold their signal in a few inputs, which one width for all drowns.
+func screenedRelevance(x mat.Matrix, y []float64, std *dataset.Scaler, seed uint64,
+	refine int) (exactgp.Relevance, error) {
+	n, _ := x.Dims()
+	top := screenInputs(x, y, subset.Random(n, min(n, screenRows), seed, 0x5c12),
+		relevanceMaxInputs)
+	if len(top) == 0 {
+		return exactgp.Relevance{}, errAlike
+	}
+	return exactgp.ScreenedRelevanceScaler(x, y, std, top, seed, 0)
+}
+
+// screenInputs returns, in increasing order, the k inputs whose values over rows are most
+// correlated with y's (in absolute value); an input constant over rows is never among them.
+func screenInputs(x mat.Matrix, y []float64, rows []int, k int) []int {
+	_, dim := x.Dims()
+	ys := subset.Of(y, rows)
+	col := make([]float64, len(rows))
+	score := make([]float64, dim)
+	var order []int
+	for j := range dim {
+		for r, i := range rows {
+			col[r] = x.At(i, j)
+		}
+		if c := stat.Correlation(col, ys, nil); !math.IsNaN(c) {
+			score[j] = math.Abs(c)
+			order = append(order, j)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(score[b], score[a]) })
+	top := order[:min(k, len(order))]
+	slices.Sort(top)
+	return top
+}
 
 // relevanceMaxClasses is the most classes a projected search learns a relevance scaling
 // for: the exact GP regresses the class indices, which stand for a few classes but put

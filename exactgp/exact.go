@@ -536,7 +536,7 @@ const (
 	relevanceGainIter = 10
 	// relevanceFloor is the least weight of a column relative to the most relevant one's:
 	// below it a column is as good as ignored, and a scaler's factors must not be zero.
-	relevanceFloor = 1e-6
+	relevanceFloor = RelevanceFloor
 )
 
 // Relevance is what RelevanceScaler learnt: the scaling, a progress report of its fit, and
@@ -547,6 +547,10 @@ type Relevance struct {
 	Report search.Report
 	Gain   float64
 }
+
+// RelevanceFloor is the least weight RelevanceScaler gives a column, relative to the most
+// relevant one's: a column of this weight is as good as ignored.
+const RelevanceFloor = 1e-6
 
 // RelevanceRefineRows is the most rows a refined relevance fit uses (RelevanceScaler).
 const RelevanceRefineRows = 1000
@@ -568,37 +572,95 @@ const RelevanceMinGain = 0.01
 // does and the search's best kernel predicted about the mean.
 func RelevanceScaler(x mat.Matrix, y []float64, std *dataset.Scaler,
 	seed uint64, refine int) (Relevance, error) {
-	n, _ := x.Dims()
-	e, err := relevanceGP(x, y, std, subset.Random(n, relevanceRows, seed, 0x5e1e))
+	e, fit, gain, _, err := relevanceFit(x, y, std, seed, refine)
 	if err != nil {
 		return Relevance{}, err
+	}
+	return relevance(e, fit, gain, std, nil), nil
+}
+
+// ScreenedRelevanceScaler is RelevanceScaler of the columns cols of x alone, the others
+// weighted RelevanceFloor: for inputs too many to weigh each, of which cols were screened.
+// Its Gain is over one width for every column of x, on the same rows.
+func ScreenedRelevanceScaler(x mat.Matrix, y []float64, std *dataset.Scaler, cols []int,
+	seed uint64, refine int) (Relevance, error) {
+	n, dim := x.Dims()
+	xc := mat.NewDense(n, len(cols), nil)
+	for k, j := range cols {
+		for i := range n {
+			xc.Set(i, k, x.At(i, j))
+		}
+	}
+	sub := &dataset.Scaler{Kind: std.Kind, Shift: subset.Of(std.Shift, cols),
+		Factor: subset.Of(std.Factor, cols)}
+	e, fit, _, rows, err := relevanceFit(xc, y, sub, seed, refine)
+	if err != nil {
+		return Relevance{}, err
+	}
+	all, err := relevanceGP(x, y, std, rows)
+	if err != nil {
+		return Relevance{}, err
+	}
+	// One width for all the columns starts where the screened ones' would, their distances
+	// grown with the number of columns.
+	gain := all.isotropicGain(fit, RelevanceMinGain,
+		0.5*math.Log(float64(dim)/float64(len(cols))))
+	return relevance(e, fit, gain, std, cols), nil
+}
+
+// relevanceFit is RelevanceScaler's exact GP e, its fit and gain, and the rows fitted.
+func relevanceFit(x mat.Matrix, y []float64, std *dataset.Scaler, seed uint64, refine int) (
+	*exactGP, *exactFit, float64, []int, error) {
+	n, _ := x.Dims()
+	rows := subset.Random(n, relevanceRows, seed, 0x5e1e)
+	e, err := relevanceGP(x, y, std, rows)
+	if err != nil {
+		return nil, nil, 0, nil, err
 	}
 	fit, err := fitExact(e, true)
 	if err != nil {
-		return Relevance{}, err
+		return nil, nil, 0, nil, err
 	}
 	gain := fit.gain
 	if refine > relevanceRows && n > relevanceRows && gain >= relevanceRefineGain {
-		more, err := relevanceGP(x, y, std, subset.Random(n, refine, seed, 0x5e1f))
+		more := subset.Random(n, refine, seed, 0x5e1f)
+		g, err := relevanceGP(x, y, std, more)
 		if err != nil {
-			return Relevance{}, err
+			return nil, nil, 0, nil, err
 		}
-		if refined, ok := more.refine(fit); ok {
-			e, fit, gain = more, refined, more.isotropicGain(refined, RelevanceMinGain)
+		if refined, ok := g.refine(fit); ok {
+			e, fit, rows = g, refined, more
+			gain = g.isotropicGain(refined, RelevanceMinGain, 0)
 		}
+	}
+	return e, fit, gain, rows, nil
+}
+
+// relevance is the scaler of fit's weights: std's columns cols (all where nil) weighted
+// ℓ_min/ℓ_d, the others RelevanceFloor.
+func relevance(e *exactGP, fit *exactFit, gain float64, std *dataset.Scaler,
+	cols []int) Relevance {
+	dim := len(std.Factor)
+	if cols == nil {
+		cols = subset.All(dim)
 	}
 	lmin := slices.Min(fit.length)
 	sc := &dataset.Scaler{Kind: dataset.ScaleRelevance, Shift: slices.Clone(std.Shift),
-		Factor: make([]float64, len(std.Factor)), Weight: make([]float64, len(std.Factor))}
-	for d, l := range fit.length {
-		sc.Weight[d] = max(lmin/l, relevanceFloor)
-		sc.Factor[d] = std.Factor[d] * sc.Weight[d]
+		Factor: make([]float64, dim), Weight: make([]float64, dim)}
+	for j := range dim {
+		sc.Weight[j] = relevanceFloor
+	}
+	for k, l := range fit.length {
+		sc.Weight[cols[k]] = max(lmin/l, relevanceFloor)
+	}
+	for j := range dim {
+		sc.Factor[j] = std.Factor[j] * sc.Weight[j]
 	}
 	report := search.Report{Evals: fit.evals,
 		Score: search.RegressionLoss(e.y, fit.looMean, fit.looVar, 1), Kernel: fmt.Sprintf(
 			"%s on %d rows, by the marginal likelihood, scored leaving one row out: the relevance "+
 				"scaling's weights", fit.spec(1), len(e.y))}
-	return Relevance{Scaler: sc, Report: report, Gain: gain}, nil
+	return Relevance{Scaler: sc, Report: report, Gain: gain}
 }
 
 // relevanceGP is the per-input exact GP of rows of x, scaled by std, and their
@@ -632,15 +694,17 @@ func (e *exactGP) refine(fit *exactFit) (*exactFit, bool) {
 }
 
 // isotropicGain is the objective per row that fit, of e's rows, gains over a single length
-// scale, fitted from fit's common one for at most relevanceGainIter iterations (0 where that
-// fit fails): a gain a little overstated where that fit has not converged, and cheap. Each
-// iteration can only lower it, so the fit stops once the gain is below need: only whether
-// it reaches need is then told.
-func (e *exactGP) isotropicGain(fit *exactFit, need float64) float64 {
+// scale, fitted from fit's common one (its logarithm raised by lift) for at most
+// relevanceGainIter iterations (0 where that fit fails): a gain a little overstated where
+// that fit has not converged, and cheap. Each iteration can only lower it, so the fit stops
+// once the gain is below need: only whether it reaches need is then told.
+func (e *exactGP) isotropicGain(fit *exactFit, need, lift float64) float64 {
 	iso := newExactGP(e.x, e.y)
 	iso.stopBelow = fit.objective + need*float64(len(e.y))
 	var evals atomic.Int64
-	thIso, err := iso.minimise(slices.Clone(fit.th[:4]), relevanceGainIter, &evals)
+	start := slices.Clone(fit.th[:4])
+	start[3] += lift
+	thIso, err := iso.minimise(start, relevanceGainIter, &evals)
 	if err != nil {
 		return 0
 	}
