@@ -2,7 +2,7 @@
 # directory given as the first argument. Needs r-cran-aer, r-cran-ggplot2, r-cran-mlbench,
 # r-cran-mlmrev, r-cran-cardata, r-cran-dplyr, r-cran-lme4, r-cran-modeldata, r-cran-forcats,
 # r-cran-latticeextra, r-cran-ks, r-cran-mets, r-cran-lubridate, r-cran-geepack,
-# r-cran-clubsandwich, r-cran-maps and r-cran-plyr.
+# r-cran-clubsandwich, r-cran-maps, r-cran-plyr, r-cran-spdata (with r-cran-sp) and r-cran-survival.
 args <- commandArgs(trailingOnly = TRUE)
 out <- function(d, name) write.csv(d, file.path(args[1], paste0(name, ".csv")), row.names = FALSE)
 suppressMessages({library(AER); library(ggplot2); library(mlbench); library(mlmRev)
@@ -119,3 +119,68 @@ data(baseball, package = "plyr"); b <- baseball
 b <- b[b$ab > 0 & !is.na(b$so) & !is.na(b$sb) & !is.na(b$bb), ]
 out(data.frame(r = b$r, year = b$year, g = b$g, ab = b$ab, h = b$h, d = b$X2b, t = b$X3b,
   hr = b$hr, rbi = b$rbi, sb = b$sb, bb = b$bb, so = b$so), "baseball")
+# Ten more sets (2026-11-29), rows with a missing value dropped.
+out_cc <- function(d, name) out(d[complete.cases(d), ], name)
+suppressMessages({library(sp); library(spData); library(survival)})
+# house prices, Lucas county OH, 1993-98: log price; the assessed value (avalue, r = 0.96 with
+# log price) is left out, as are the sale-year dummies and age (= yrbuilt rescaled)
+data(house, package = "spData"); h <- as.data.frame(house)
+out_cc(data.frame(lp = log(h$price), yrbuilt = h$yrbuilt, stories = as.integer(h$stories),
+  tla = h$TLA, wall = as.integer(h$wall), beds = h$beds, baths = h$baths,
+  halfbaths = h$halfbaths, frontage = h$frontage, depth = h$depth,
+  garage = as.integer(h$garage), garagesqft = h$garagesqft, rooms = h$rooms,
+  lotsize = h$lotsize, syear = 1900 + h$sdate %/% 10000, smonth = (h$sdate %/% 100) %% 100,
+  long = h$long, lat = h$lat), "house")
+# Lending Club loans: 1 = bad (5 %)
+data(lending_club, package = "modeldata"); l <- lending_club
+out_cc(data.frame(bad = as.integer(l$Class == "bad"), amnt = l$funded_amnt,
+  term60 = as.integer(l$term == "term_60"), rate = l$int_rate, subgrade = as.integer(l$sub_grade),
+  state = as.integer(l$addr_state), verif = as.integer(l$verification_status),
+  inc = l$annual_inc, emp = as.integer(l$emp_length), l[, c("delinq_2yrs", "inq_last_6mths",
+  "revol_util", "acc_now_delinq", "open_il_6m", "open_il_12m", "open_il_24m", "total_bal_il",
+  "all_util", "inq_fi", "inq_last_12m", "delinq_amnt", "num_il_tl",
+  "total_il_high_credit_limit")]), "lending")
+# University of Melbourne grant applications (Kaggle): 1 = successful; 1 500 inputs
+data(grants, package = "modeldata"); g <- grants_other
+num <- g[, sapply(g, is.numeric)]
+out_cc(data.frame(success = as.integer(g$class == "successful"),
+  sponsor = as.integer(g$sponsor_code), band = as.integer(g$contract_value_band),
+  category = as.integer(g$category_code), month = match(as.character(g$month), month.abb),
+  weekday = match(as.character(g$weekday), c("Mon", "Tues", "Wed", "Thurs", "Fri", "Sat", "Sun")),
+  num), "grants")
+# IBM Watson telco churn: 1 = churned
+data(wa_churn, package = "modeldata"); w <- wa_churn
+fac <- names(w)[sapply(w, is.factor) & names(w) != "churn"]
+w[fac] <- lapply(w[fac], as.integer)
+out_cc(data.frame(churn = as.integer(w$churn == "Yes"), w[, names(w) != "churn"]), "churn")
+# high-performance computing job classes VF < F < M < L (4 classes)
+data(hpc_data, package = "modeldata"); p <- hpc_data
+out_cc(data.frame(cls = as.integer(p$class), protocol = as.integer(p$protocol),
+  compounds = p$compounds, fields = p$input_fields, iter = p$iterations,
+  pending = p$num_pending, hour = p$hour, day = as.integer(p$day)), "hpc")
+# Survey of Labour and Income Dynamics (Ontario 1994): log hourly wage
+data(SLID, package = "carData"); s <- SLID
+out_cc(data.frame(lw = log(s$wages), edu = s$education, age = s$age,
+  male = as.integer(s$sex == "Male"), lang = as.integer(s$language)), "slid")
+# World Values Survey: is government doing too little / about right / too much for poverty
+data(WVS, package = "carData"); v <- WVS
+out_cc(data.frame(poverty = as.integer(v$poverty), relig = as.integer(v$religion == "yes"),
+  degree = as.integer(v$degree == "yes"), country = as.integer(v$country), age = v$age,
+  male = as.integer(v$gender == "male")), "wvs")
+# Toronto marijuana-possession arrests: 1 = released with summons
+data(Arrests, package = "carData"); a <- Arrests
+out_cc(data.frame(released = as.integer(a$released == "Yes"),
+  white = as.integer(a$colour == "White"), year = a$year, age = a$age,
+  male = as.integer(a$sex == "Male"), employed = as.integer(a$employed == "Yes"),
+  citizen = as.integer(a$citizen == "Yes"), checks = a$checks), "arrests")
+# NAFLD cohort, Olmsted county: 1 = died during follow-up, from baseline covariates only
+# (follow-up time and ids left out)
+data(nafld, package = "survival"); n <- nafld1
+out_cc(data.frame(death = n$status, age = n$age, male = n$male, weight = n$weight,
+  height = n$height, bmi = n$bmi), "nafld")
+# Chicago public schools: maths score, grades 1-5 (child id left out, school id as a code)
+data(egsingle, package = "mlmRev"); e <- egsingle
+out_cc(data.frame(math = e$math, school = as.integer(e$schoolid), year = e$year, grade = e$grade,
+  retained = as.integer(e$retained == "1"), female = as.integer(e$female == "Female"),
+  black = as.integer(e$black == "1"), hisp = as.integer(e$hispanic == "1"), size = e$size,
+  lowinc = e$lowinc, mobility = e$mobility), "egsingle")

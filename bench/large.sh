@@ -9,7 +9,9 @@
 #                                          mplsstops insteval storms vocab checktimes
 #                                          prt twinstut hsct gvhd10 gsscat star air
 #                                          cps9204 txhousing lakers muscatine tempb
-#                                          awards cities baseball (default: all)
+#                                          awards cities baseball house lending grants
+#                                          churn hpc slid wvs arrests nafld egsingle
+#                                          (default: all)
 #   LARGE_LIBSVM=0 bash bench/large.sh     without libsvm (its fits take the longest)
 #   LARGE_LIBSVM_TIMEOUT=S                 seconds one svm-train may take (default 1800)
 #
@@ -60,6 +62,21 @@
 #                 capital, the country a code): 30 000 / 13 628
 #   baseball      plyr's baseball, a player's runs in a season (regression; year and ten
 #                 counts of games, at bats, hits, home runs, walks and others): 15 000 / 2 969
+#   house         spData's house, log price of a Lucas county home sale (regression; 17
+#                 inputs, the assessed value left out): 19 000 / 6 357
+#   lending       modeldata's lending_club, a bad loan (binary, 5 % positive, 22 inputs):
+#                 7 390 / 2 467
+#   grants        modeldata's grants_other, a successful grant application (binary; 1 502
+#                 inputs, the signal in a few of them): 6 140 / 2 050
+#   churn         modeldata's wa_churn, a customer who left (binary, 19 inputs): 5 270 / 1 762
+#   hpc           modeldata's hpc_data, a computing job's class (4 classes, 7 inputs):
+#                 3 250 / 1 081
+#   slid          carData's SLID, log wage (regression, 4 inputs): 2 990 / 997
+#   wvs           carData's WVS, a view of poverty policy (3 classes, 5 inputs): 4 035 / 1 346
+#   arrests       carData's Arrests, released with a summons (binary, 7 inputs): 3 920 / 1 306
+#   nafld         survival's nafld1, died during follow-up (binary, 5 inputs): 9 440 / 3 148
+#   egsingle      mlmRev's egsingle, a maths score (regression, 10 inputs, the school a code):
+#                 5 420 / 1 810
 #
 # ivm: `ivm train -quiet TRAIN MODEL` (regression sets add -noise gaussian, their targets
 # being numbers) and `ivm predict -prob`; its CPU is the training process's (GNU time).
@@ -73,14 +90,15 @@ shift || true
 sets=("$@")
 ((${#sets[@]})) || sets=(fertility60k fertility smokeban cps1988 cpssw8 diamonds shuttle letter
 	chem97 gssvocab mplsstops insteval storms vocab checktimes prt twinstut hsct gvhd10 gsscat
-	star air cps9204 txhousing lakers muscatine tempb awards cities baseball)
+	star air cps9204 txhousing lakers muscatine tempb awards cities baseball house lending grants
+	churn hpc slid wvs arrests nafld egsingle)
 mkdir -p "$dir"
 bench_install r-base-core r-cran-aer r-cran-ggplot2 r-cran-mlbench r-cran-mlmrev r-cran-cardata \
 	r-cran-dplyr r-cran-lme4 r-cran-modeldata r-cran-forcats r-cran-latticeextra r-cran-ks \
 	r-cran-mets r-cran-lubridate r-cran-geepack r-cran-clubsandwich r-cran-maps \
-	r-cran-plyr libsvm-tools python3-sklearn \
+	r-cran-plyr r-cran-spdata r-cran-survival libsvm-tools python3-sklearn \
 	time bc
-[ -f "$dir/baseball.csv" ] || Rscript bench/large.R "$dir"
+[ -f "$dir/egsingle.csv" ] || Rscript bench/large.R "$dir"
 go build -o "$dir/ivm" ./cmd/ivm
 
 declare -A src=([fertility60k]=fertility [fertility]=fertility [smokeban]=smokeban
@@ -90,7 +108,8 @@ declare -A src=([fertility60k]=fertility [fertility]=fertility [smokeban]=smokeb
 	[checktimes]=checktimes [prt]=prt [twinstut]=twinstut [hsct]=hsct [gvhd10]=gvhd10
 	[gsscat]=gsscat [star]=star [air]=air [cps9204]=cps9204 [txhousing]=txhousing
 	[lakers]=lakers [muscatine]=muscatine [tempb]=tempb [awards]=awards [cities]=cities
-	[baseball]=baseball)
+	[baseball]=baseball [house]=house [lending]=lending [grants]=grants [churn]=churn [hpc]=hpc
+	[slid]=slid [wvs]=wvs [arrests]=arrests [nafld]=nafld [egsingle]=egsingle)
 declare -A sizes=([fertility60k]="60000 20000" [fertility]="200000 60000" [smokeban]="7000 3000"
 	[cpssw8]="45000 16395" [cps1988]="19700 9000"
 	[diamonds]="40000 14000" [shuttle]="43500 14500" [letter]="15000 5000"
@@ -100,10 +119,12 @@ declare -A sizes=([fertility60k]="60000 20000" [fertility]="200000 60000" [smoke
 	[hsct]="30000 9128" [gvhd10]="80000 33896" [gsscat]="16000 6000" [star]="18000 5000"
 	[air]="16000 5000" [cps9204]="11700 3888" [txhousing]="5600 1503" [lakers]="10000 3067"
 	[muscatine]="7500 2356" [tempb]="16000 5908" [awards]="12500 4026"
-	[cities]="30000 13628" [baseball]="15000 10000")
+	[cities]="30000 13628" [baseball]="15000 10000" [house]="19000 6357" [lending]="7390 2467"
+	[grants]="6140 2050" [churn]="5270 1762" [hpc]="3250 1081" [slid]="2990 997"
+	[wvs]="4035 1346" [arrests]="3920 1306" [nafld]="9440 3148" [egsingle]="5420 1810")
 declare -A kind=([cps1988]=reg [cpssw8]=reg [diamonds]=reg [gssvocab]=reg [vocab]=reg
 	[checktimes]=reg [star]=reg [air]=reg [cps9204]=reg [txhousing]=reg [tempb]=reg
-	[cities]=reg [baseball]=reg)
+	[cities]=reg [baseball]=reg [house]=reg [slid]=reg [egsingle]=reg)
 
 results="$dir/results.txt"
 : >"$results"
