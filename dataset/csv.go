@@ -16,19 +16,27 @@ type csvParser struct {
 	firstLine int // line of the first row (header or data)
 	label     int // 0-based index of the label field
 	task      int // 0-based index of the task field, −1 without one
+	// flat holds the latest rows' features, row-major; chunks the earlier rows', in order,
+	// values counting them: a large file's values are never copied to grow one slice.
 	flat      []float64
+	chunks    [][]float64
+	values    int
 	y         []float64
 	names     []string
 	labelName string
 	tasks     []string
 	taskName  string
 	fields    [][]byte
+	forked    bool // parses later rows apart: the merge checks the limit (parallel.go)
 }
+
+// csvChunk is the number of values after which a row ends flat's chunk.
+const csvChunk = 1 << 20
 
 // readCSV parses CSV rows; first, if not nil, is a line already read from lr.
 func readCSV(lr *lineReader, opt ReadOptions, first []byte) (*Data, error) {
 	p := &csvParser{opt: opt}
-	return parseRows(lr, first, p)
+	return parseRowsParallel(lr, first, p)
 }
 
 // row parses one non-blank, non-comment line.
@@ -213,12 +221,49 @@ func (p *csvParser) data(f [][]byte, ln int) error {
 		}
 		p.flat = append(p.flat, v)
 	}
-	if len(p.flat) > p.opt.MaxValues {
+	if n := p.values + len(p.flat); n > p.opt.MaxValues && !p.forked {
 		return &LimitError{What: fmt.Sprintf(
 			"line %d: the input matrix passes the limit of %d values (%d rows of %d inputs so far)",
-			ln, p.opt.MaxValues, len(p.y), len(p.flat)/len(p.y))}
+			ln, p.opt.MaxValues, len(p.y), n/len(p.y))}
+	}
+	if len(p.flat) >= csvChunk {
+		p.flush()
 	}
 	return nil
+}
+
+// flush ends flat's chunk.
+func (p *csvParser) flush() {
+	if len(p.flat) > 0 {
+		p.chunks = append(p.chunks, p.flat)
+		p.values += len(p.flat)
+		p.flat = nil
+	}
+}
+
+func (p *csvParser) rows() int { return len(p.y) }
+
+func (p *csvParser) fork() forkParser {
+	if p.nf == 0 {
+		return nil // the first row, which may be a header, is still to come
+	}
+	return &csvParser{opt: p.opt, nf: p.nf, firstLine: p.firstLine, label: p.label,
+		task: p.task, forked: true}
+}
+
+func (p *csvParser) fits(part forkParser) bool {
+	q := part.(*csvParser)
+	return p.values+len(p.flat)+q.values+len(q.flat) <= p.opt.MaxValues
+}
+
+func (p *csvParser) merge(part forkParser) {
+	q := part.(*csvParser)
+	p.y = append(p.y, q.y...)
+	p.tasks = append(p.tasks, q.tasks...)
+	p.flush()
+	q.flush()
+	p.chunks = append(p.chunks, q.chunks...)
+	p.values += q.values
 }
 
 // taskNote says, in a column-count message, whether a task column was discounted.
@@ -240,8 +285,19 @@ func (p *csvParser) finish() (*Data, error) {
 	if p.label >= 0 {
 		nfeat--
 	}
+	p.flush()
+	var flat []float64
+	if len(p.chunks) == 1 {
+		flat = p.chunks[0]
+	} else {
+		flat = make([]float64, 0, p.values)
+		for i, c := range p.chunks {
+			flat = append(flat, c...)
+			p.chunks[i] = nil
+		}
+	}
 	return &Data{
-		X:         mat.NewDense(len(p.y), nfeat, p.flat),
+		X:         mat.NewDense(len(p.y), nfeat, flat),
 		Y:         p.y,
 		Names:     p.names,
 		LabelName: p.labelName,

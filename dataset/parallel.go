@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// A large libsvm file is parsed on every core: one goroutine reads its lines into batches,
+// A large file is parsed on every core: one goroutine reads its lines into batches,
 // workers parse the batches with parsers forked from the one that read the first rows, and
 // the batches are merged in the file's order. A batch whose worker met an error, or whose
 // rows would pass MaxValues, is parsed again in order by the first parser, so that a file

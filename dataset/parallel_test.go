@@ -73,6 +73,41 @@ func TestParallelSameAsSerial(t *testing.T) {
 	}
 }
 
+// TestParallelSameAsSerialCSV is TestParallelSameAsSerial for CSV files: headers, task
+// columns, quoted fields, unlabelled rows and faults anywhere.
+func TestParallelSameAsSerialCSV(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	faults := []string{"1,2", "1,,3,4", "1,x,3,4", "1,2,3,nan", "\"1,2,3,4", "# comment", "",
+		"1,2,3,\"4\"", "?,1,2,3", "1,2,3,1e999", "1,2,3,4,5"}
+	for trial := range 400 {
+		var b strings.Builder
+		if trial%3 == 0 {
+			b.WriteString("a,b,c,y\n")
+		}
+		for range 1 + rng.IntN(40) {
+			if rng.IntN(25) == 0 {
+				b.WriteString(faults[rng.IntN(len(faults))])
+			} else {
+				task := "t" // a task label where column 3 is the task's, else a number
+				if trial%2 == 1 {
+					task = ""
+				}
+				fmt.Fprintf(&b, "%.3g,%.3g,%s%d,%d", rng.NormFloat64(), rng.NormFloat64(), task,
+					rng.IntN(3), rng.IntN(2))
+			}
+			b.WriteString("\n")
+		}
+		opt := ReadOptions{MaxValues: 20 + rng.IntN(100), LabelOptional: trial%4 == 0}
+		if trial%2 == 0 {
+			opt.TaskCol = 3
+		}
+		if trial%5 == 0 {
+			opt.Format = CSV
+		}
+		readBoth(t, []byte(b.String()), opt)
+	}
+}
+
 func FuzzReadParallel(f *testing.F) {
 	for i, s := range seeds {
 		f.Add([]byte(s+s+s), uint16(i%4), i%2 == 0)
