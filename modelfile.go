@@ -44,7 +44,7 @@ type modelJSON struct {
 	Noise           json.RawMessage `json:"noise"`
 	InputDim        int             `json:"input_dim"`
 	Active          []int           `json:"active"`
-	ActiveInputs    [][]float64     `json:"active_inputs"`
+	ActiveInputs    strictjson.Rows `json:"active_inputs"`
 	SiteMean        []float64       `json:"site_mean"`
 	SitePrecision   []float64       `json:"site_precision"`
 	FactorPrecision []float64       `json:"factor_precision,omitempty"`
@@ -170,7 +170,7 @@ type fileJSON struct {
 	Noise           json.RawMessage `json:"noise,omitempty"`
 	InputDim        int             `json:"input_dim,omitempty"`
 	Active          []int           `json:"active,omitempty"`
-	ActiveInputs    [][]float64     `json:"active_inputs,omitempty"`
+	ActiveInputs    strictjson.Rows `json:"active_inputs,omitempty"`
 	SiteMean        []float64       `json:"site_mean,omitempty"`
 	SitePrecision   []float64       `json:"site_precision,omitempty"`
 	FactorPrecision []float64       `json:"factor_precision,omitempty"`

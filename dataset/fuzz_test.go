@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -242,24 +241,4 @@ func badTaskToken(tasks []string) bool {
 		}
 	}
 	return false
-}
-
-// FuzzParseShortDecimal checks the fast path against strconv: wherever it answers, the value
-// is strconv's to the bit.
-func FuzzParseShortDecimal(f *testing.F) {
-	for _, s := range []string{"0", "-0", "+1.5", "255", "0.003921568627", "5.", ".5", "-.25",
-		"9007199254740993", "0.0000000000000000000001", "1e5", "0x1p3", "1_0", "", ".", "-",
-		"00012.3400", "4.9406564584124654e-324"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		v, ok := parseShortDecimal([]byte(s))
-		if !ok {
-			return
-		}
-		want, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.Float64bits(v) != math.Float64bits(want) {
-			t.Fatalf("%q: fast path %v, strconv %v (%v)", s, v, want, err)
-		}
-	})
 }

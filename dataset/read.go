@@ -10,6 +10,8 @@ import (
 	"math"
 	"os"
 	"strconv"
+
+	"github.com/ivmlab/ivm/internal/decimal"
 )
 
 // bufSize is the size of the read buffer; longer lines are assembled from several reads.
@@ -291,7 +293,7 @@ func trimSpace(b []byte) []byte {
 // false for text that is not a number; values too large for float64 come back as ±Inf
 // and NaN/Inf spellings are numbers too, so callers check finiteness.
 func parseNumber(b []byte) (float64, bool) {
-	if v, ok := parseShortDecimal(b); ok {
+	if v, ok := decimal.Short(b); ok {
 		return v, true
 	}
 	if bytes.IndexByte(b, '_') >= 0 {
@@ -304,50 +306,6 @@ func parseNumber(b []byte) (float64, bool) {
 			return v, true
 		}
 		return 0, false
-	}
-	return v, true
-}
-
-// pow10 holds the powers of ten that float64 represents exactly.
-var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
-	1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// parseShortDecimal parses the common case of a data file's number, an optional sign and
-// decimal digits with at most one point, whose digits fit in 2⁵³ and whose fraction has at
-// most 22 digits. Then digits ÷ 10^fraction is one correctly rounded division, the value
-// strconv.ParseFloat returns, without its allocation and generality; anything else reports
-// false and is left to it.
-func parseShortDecimal(b []byte) (float64, bool) {
-	i, neg := 0, false
-	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
-		neg, i = b[0] == '-', 1
-	}
-	var mant uint64
-	digits, frac, point := 0, 0, false
-	for ; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case c >= '0' && c <= '9':
-			if mant > (1<<53)/10 {
-				return 0, false
-			}
-			mant = mant*10 + uint64(c-'0')
-			digits++
-			if point {
-				frac++
-			}
-		case c == '.' && !point:
-			point = true
-		default:
-			return 0, false
-		}
-	}
-	if digits == 0 || mant > 1<<53 || frac >= len(pow10) {
-		return 0, false
-	}
-	v := float64(mant) / pow10[frac]
-	if neg {
-		v = -v
 	}
 	return v, true
 }

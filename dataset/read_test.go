@@ -5,9 +5,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -328,40 +326,5 @@ func TestGzipExpansionLimit(t *testing.T) {
 	if d, err := Read(bytes.NewReader(buf.Bytes()),
 		ReadOptions{MaxBytes: int64(len(text))}); err != nil || len(d.Y) != 1000 {
 		t.Errorf("at the limit: %v", err)
-	}
-}
-
-// TestParseShortDecimalRandom compares the fast path with strconv on random decimals of up
-// to 17 digits, where the 2⁵³ bound is crossed.
-func TestParseShortDecimalRandom(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	fast := 0
-	for range 200000 {
-		var b []byte
-		if rng.IntN(3) == 0 {
-			b = append(b, "+-"[rng.IntN(2)])
-		}
-		n := 1 + rng.IntN(17)
-		point := rng.IntN(n + 2)
-		for i := range n {
-			if i == point {
-				b = append(b, '.')
-			}
-			b = append(b, byte('0'+rng.IntN(10)))
-		}
-		v, ok := parseShortDecimal(b)
-		want, err := strconv.ParseFloat(string(b), 64)
-		if err != nil {
-			t.Fatalf("%q: strconv: %v", b, err)
-		}
-		if ok {
-			fast++
-			if math.Float64bits(v) != math.Float64bits(want) {
-				t.Fatalf("%q: fast path %v, strconv %v", b, v, want)
-			}
-		}
-	}
-	if fast < 100000 {
-		t.Fatalf("the fast path took %d of 200 000 decimals", fast)
 	}
 }

@@ -5,17 +5,19 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/internal/strictjson"
 )
 
 // File is a local model as a model file holds it.
 type File struct {
-	Weights   []float64   `json:"weights"`
-	Gamma     float64     `json:"gamma"`
-	Signal    float64     `json:"signal_variance"`
-	Noise     float64     `json:"noise_variance"`
-	Scale     float64     `json:"variance_scale"`
-	Rows      [][]float64 `json:"rows"`
-	Residuals []float64   `json:"residuals"`
+	Weights   []float64       `json:"weights"`
+	Gamma     float64         `json:"gamma"`
+	Signal    float64         `json:"signal_variance"`
+	Noise     float64         `json:"noise_variance"`
+	Scale     float64         `json:"variance_scale"`
+	Rows      strictjson.Rows `json:"rows"`
+	Residuals []float64       `json:"residuals"`
 }
 
 // Encode returns m's file form, whose rows share m's storage.

@@ -7,21 +7,22 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/internal/strictjson"
 	"github.com/ivmlab/ivm/local"
 )
 
 // File is a projected model as a model file holds it (the "projected" object of the root
 // package's ivm-model/1): its kernel, λ, score map, centres and weights by rows.
 type File struct {
-	KernelSpec string      `json:"kernel_spec"`
-	Lambda     float64     `json:"lambda"`
-	Mix        [][]float64 `json:"score_mix"`
-	Offset     []float64   `json:"score_offset"`
-	LogWeight  []float64   `json:"score_log_weight,omitempty"`
-	LogFloor   float64     `json:"score_log_floor,omitempty"`
-	Centres    [][]float64 `json:"centres"`
-	Weights    [][]float64 `json:"weights"`
-	NoiseVar   float64     `json:"noise_variance,omitempty"`
+	KernelSpec string          `json:"kernel_spec"`
+	Lambda     float64         `json:"lambda"`
+	Mix        strictjson.Rows `json:"score_mix"`
+	Offset     []float64       `json:"score_offset"`
+	LogWeight  []float64       `json:"score_log_weight,omitempty"`
+	LogFloor   float64         `json:"score_log_floor,omitempty"`
+	Centres    strictjson.Rows `json:"centres"`
+	Weights    strictjson.Rows `json:"weights"`
+	NoiseVar   float64         `json:"noise_variance,omitempty"`
 	// Additive is the kernel's additive part, where it has one.
 	Additive *AdditiveFile `json:"additive,omitempty"`
 	// Local is a regression's local part, where it has one.
@@ -33,9 +34,9 @@ type File struct {
 // QueryFile is a Query as a file holds it: the query centres' rows among the centres, the
 // rows of the Gram matrix's upper triangle (row i from column i on) and the scale.
 type QueryFile struct {
-	Centres []int       `json:"centres"`
-	Gram    [][]float64 `json:"gram"`
-	Scale   float64     `json:"scale"`
+	Centres []int           `json:"centres"`
+	Gram    strictjson.Rows `json:"gram"`
+	Scale   float64         `json:"scale"`
 }
 
 // Encode returns pr's file form, whose rows share pr's storage.

@@ -30,6 +30,8 @@ var (
 	rawType         = reflect.TypeFor[json.RawMessage]()
 	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 	textType        = reflect.TypeFor[encoding.TextUnmarshaler]()
+	rowsType        = reflect.TypeFor[Rows]()
+	matrixType      = reflect.TypeFor[[][]float64]()
 )
 
 // checkNulls reports the first null of b where type t (of the decoded value) has no nil.
@@ -183,6 +185,9 @@ func deref(t reflect.Type) reflect.Type {
 	}
 	if t == nil || t == rawType || t.Kind() == reflect.Interface {
 		return nil
+	}
+	if t == rowsType {
+		return matrixType // an Unmarshaler, yet a [][]float64 to check
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) ||
 		reflect.PointerTo(t).Implements(textType) {
