@@ -57,7 +57,7 @@ func parseRowsParallel(lr *lineReader, first []byte, p forkParser) (*Data, error
 			return nil, err
 		}
 	}
-	for p.rows() < serialRows {
+	for p.rows() < serialRows { // parseRows' loop, until the rows are enough to fork
 		line, ok := lr.next()
 		if !ok {
 			return finishRows(lr, p)

@@ -329,21 +329,10 @@ func parseRows(lr *lineReader, first []byte, p rowParser) (*Data, error) {
 	for {
 		line, ok := lr.next()
 		if !ok {
-			break
+			return finishRows(lr, p)
 		}
-		if skippable(line) {
-			if !lr.skip(line) {
-				break
-			}
-			continue
-		}
-		lr.skipped = 0
-		if err := p.row(line, lr.line); err != nil {
+		if err := feedLine(lr, line, p); err != nil {
 			return nil, err
 		}
 	}
-	if err := lr.error(); err != nil {
-		return nil, err
-	}
-	return p.finish()
 }
