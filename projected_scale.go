@@ -21,8 +21,9 @@ import (
 // projectedScalers and, for several inputs with ScaleAuto, per-input widths as the
 // regression search weighs its inputs, fitted to the targets y (the relevance scaling; a
 // candidate only, learnt beside the others' searches). A classification (classes > 0; 0: a
-// regression) has it for at most relevanceMaxInputs inputs and relevanceMaxClasses classes,
-// and searches it where the widths differ (exactgp.RelevanceMinGain).
+// regression) has it for at most relevanceMaxClasses classes, of its relevanceMaxInputs
+// inputs most correlated with the classes where it has more (screenedRelevance), and
+// searches it where the widths differ (exactgp.RelevanceMinGain).
 func projectedScalings(x mat.Matrix, y []float64, cfg *Config,
 	classes int) ([]projected.Scaling, error) {
 	scalers, err := projectedScalers(x, cfg.Scale)

@@ -8,9 +8,9 @@ import (
 )
 
 // Rows is a matrix of a model file, row by row. A projected model's centres are millions
-// of numbers, which encoding/json decodes by reflection at a third of the file's load
-// time; Rows reads arrays of numbers itself and leaves anything else (a null, a string) to
-// encoding/json, so that the value and every error are encoding/json's.
+// of numbers, whose decoding by reflection was most of a load; Rows reads arrays of numbers
+// itself and leaves anything else (a null, a string) to encoding/json, so that the value
+// and every error are encoding/json's.
 type Rows [][]float64
 
 // UnmarshalJSON decodes b, valid JSON (json.Unmarshal checks the whole text first).
