@@ -9,8 +9,9 @@ import (
 // The packages in the order of their layers, lowest first: a package may import only those
 // at or below its own layer, and only the layers above the façade may import the root.
 var importLayers = [][]string{
-	{"internal/enum", "internal/pool", "internal/safestat", "internal/rowhash", "internal/rusage",
-		"internal/strictjson", "internal/fileformat", "internal/rowdot", "internal/atomicfile",
+	{"internal/decimal", "internal/enum", "internal/pool", "internal/safestat", "internal/rowhash",
+		"internal/rusage", "internal/strictjson", "internal/fileformat", "internal/rowdot",
+		"internal/atomicfile",
 		"special", "param", "optimize", "dataset", "internal/subset", "data", "internal/reftest"},
 	{"kern", "noise", "internal/toys"},
 	{"infer", "engine"},
