@@ -110,10 +110,16 @@ func TestParallelSameAsSerialCSV(t *testing.T) {
 
 func FuzzReadParallel(f *testing.F) {
 	for i, s := range seeds {
-		f.Add([]byte(s+s+s), uint16(i%4), i%2 == 0)
+		f.Add([]byte(s+s+s), uint16(i%4), i%2 == 0, uint8(i))
 	}
-	f.Fuzz(func(t *testing.T, in []byte, dim uint16, ignore bool) {
-		readBoth(t, in, ReadOptions{Dim: int(dim % 20), IgnoreExtra: ignore,
-			MaxValues: 64 + int(dim%512)})
+	f.Fuzz(func(t *testing.T, in []byte, dim uint16, ignore bool, csv uint8) {
+		opt := ReadOptions{Dim: int(dim % 20), IgnoreExtra: ignore,
+			MaxValues: 64 + int(dim%512), LabelOptional: csv&64 != 0}
+		if csv&128 != 0 { // CSV's own options, as FuzzReadCSV draws them
+			opt = ReadOptions{Format: CSV, LabelCol: LabelCol(csv % 5),
+				Header: Header(csv / 5 % 3), Dim: int(dim % 5),
+				TaskCol: TaskCol(int(csv/15%5) - 1), MaxValues: 64 + int(dim%512)}
+		}
+		readBoth(t, in, opt)
 	})
 }
