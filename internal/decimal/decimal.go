@@ -15,27 +15,16 @@ func Short(b []byte) (float64, bool) {
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
 		neg, i = b[0] == '-', 1
 	}
-	var mant uint64
-	digits, frac, point := 0, 0, false
-	for ; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case c >= '0' && c <= '9':
-			if mant > (1<<53)/10 {
-				return 0, false
-			}
-			mant = mant*10 + uint64(c-'0')
-			digits++
-			if point {
-				frac++
-			}
-		case c == '.' && !point:
-			point = true
-		default:
-			return 0, false
-		}
+	mant, end := digitsAt(b, i, 0)
+	digits, frac := end-i, 0
+	if end < len(b) && b[end] == '.' {
+		point := end
+		mant, end = digitsAt(b, point+1, mant)
+		frac = end - point - 1
+		digits += frac
 	}
-	if digits == 0 || mant > 1<<53 || frac >= len(pow10) {
+	// At most 19 digits cannot overflow a uint64; past that, or 2⁵³, strconv decides.
+	if end != len(b) || digits == 0 || digits > 19 || mant > 1<<53 || frac >= len(pow10) {
 		return 0, false
 	}
 	v := float64(mant) / pow10[frac]
@@ -43,4 +32,18 @@ func Short(b []byte) (float64, bool) {
 		v = -v
 	}
 	return v, true
+}
+
+// digitsAt appends the decimal digits of b from i to mant (mant·10 + digit each), returning
+// it and the index of the first byte that is not a digit; past 19 digits mant is garbage,
+// which Short refuses.
+func digitsAt(b []byte, i int, mant uint64) (uint64, int) {
+	for ; i < len(b); i++ {
+		c := b[i] - '0'
+		if c > 9 {
+			break
+		}
+		mant = mant*10 + uint64(c)
+	}
+	return mant, i
 }
