@@ -76,6 +76,7 @@ func elements(b []byte, i int, element func(int) (int, bool)) (int, bool) {
 	}
 }
 
+// skipSpace returns the index of the first byte of b from i that is not JSON whitespace.
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
@@ -83,6 +84,7 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
+// isNumberByte reports whether c can be part of a JSON number.
 func isNumberByte(c byte) bool {
 	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
 }

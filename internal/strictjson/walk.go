@@ -59,9 +59,7 @@ func topKeys(b []byte, want []string) map[string]bool {
 }
 
 func (w *walker) ws() {
-	for w.i < len(w.b) && strings.IndexByte(" \t\n\r", w.b[w.i]) >= 0 {
-		w.i++
-	}
+	w.i = skipSpace(w.b, w.i)
 }
 
 // value steps over one value of type t (nil: unknown); inArray is true for an element.
@@ -84,7 +82,7 @@ func (w *walker) value(t reflect.Type, inArray bool) error {
 	case 'f':
 		w.i += 5
 	default:
-		for w.i < len(w.b) && strings.IndexByte("+-0123456789.eE", w.b[w.i]) >= 0 {
+		for w.i < len(w.b) && isNumberByte(w.b[w.i]) {
 			w.i++
 		}
 	}
