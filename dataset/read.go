@@ -39,44 +39,83 @@ func ReadFile(path string, opt ReadOptions) (*Data, error) {
 // with the gzip magic bytes. Errors in the content are *ParseError values naming the line;
 // an input without data rows gives ErrNoData.
 func Read(r io.Reader, opt ReadOptions) (*Data, error) {
-	if err := opt.check(); err != nil {
+	lr, opt, done, err := openLines(r, opt)
+	if err != nil {
 		return nil, err
 	}
-	opt = opt.limits()
-	br := bufio.NewReaderSize(&cappedReader{r: r, left: opt.MaxBytes, max: opt.MaxBytes}, bufSize)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("dataset: gzip: %w", err)
-		}
-		defer zr.Close()
-		br = bufio.NewReaderSize(&cappedReader{r: zr, left: opt.MaxBytes, max: opt.MaxBytes,
-			gzip: true}, bufSize)
-	}
-	lr := &lineReader{r: br, maxLine: opt.MaxLineBytes}
+	defer done()
 	switch opt.Format {
 	case CSV:
 		return readCSV(lr, opt, nil)
 	case LibSVM:
 		return readLibSVM(lr, opt, nil, false)
 	}
-	return readAuto(lr, opt)
+	format, first, lone, err := detect(lr)
+	if err != nil {
+		return nil, err
+	}
+	if format == CSV {
+		return readCSV(lr, opt, first)
+	}
+	return readLibSVM(lr, opt, first, lone)
 }
 
-// readAuto classifies the first data line (see the package documentation) and hands it,
-// with the rest of the input, to the parser of that format.
-func readAuto(lr *lineReader, opt ReadOptions) (*Data, error) {
+// DetectFormat reads r up to its first data line and returns the format Read would read
+// it in with opt: opt.Format when it is set, else CSV or LibSVM as that line says, or Auto
+// when the line is a lone label, which a later row may show to be CSV. It fails where Read
+// would fail on the lines before.
+func DetectFormat(r io.Reader, opt ReadOptions) (Format, error) {
+	lr, opt, done, err := openLines(r, opt)
+	if err != nil {
+		return Auto, err
+	}
+	defer done()
+	if opt.Format != Auto {
+		return opt.Format, nil
+	}
+	format, _, lone, err := detect(lr)
+	if lone {
+		format = Auto
+	}
+	return format, err
+}
+
+// openLines checks opt and returns it with its limits set, and the lines of r, gunzipped
+// when r starts with the gzip magic bytes; done closes the gzip stream.
+func openLines(r io.Reader, opt ReadOptions) (*lineReader, ReadOptions, func(), error) {
+	if err := opt.check(); err != nil {
+		return nil, opt, nil, err
+	}
+	opt = opt.limits()
+	done := func() {}
+	br := bufio.NewReaderSize(&cappedReader{r: r, left: opt.MaxBytes, max: opt.MaxBytes}, bufSize)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, opt, nil, fmt.Errorf("dataset: gzip: %w", err)
+		}
+		done = func() { zr.Close() }
+		br = bufio.NewReaderSize(&cappedReader{r: zr, left: opt.MaxBytes, max: opt.MaxBytes,
+			gzip: true}, bufSize)
+	}
+	return &lineReader{r: br, maxLine: opt.MaxLineBytes}, opt, done, nil
+}
+
+// detect classifies the first data line of lr (see the package documentation) and returns
+// its format and the line, which the parser of that format is handed with the rest of lr;
+// lone says the line is a lone label, read as libsvm until a row says otherwise.
+func detect(lr *lineReader) (format Format, line []byte, lone bool, err error) {
 	for {
 		line, ok := lr.next()
 		if !ok {
 			if err := lr.error(); err != nil {
-				return nil, err
+				return Auto, nil, false, err
 			}
-			return nil, ErrNoData
+			return Auto, nil, false, ErrNoData
 		}
 		if skippable(line) {
 			if !lr.skip(line) {
-				return nil, lr.error()
+				return Auto, nil, false, lr.error()
 			}
 			continue
 		}
@@ -85,19 +124,17 @@ func readAuto(lr *lineReader, opt ReadOptions) (*Data, error) {
 		if h := bytes.IndexByte(content, '#'); h >= 0 {
 			content = content[:h]
 		}
-		if bytes.IndexByte(content, ',') >= 0 {
-			return readCSV(lr, opt, line)
+		switch {
+		case bytes.IndexByte(content, ',') >= 0:
+			return CSV, line, false, nil
+		case bytes.IndexByte(content, ':') >= 0:
+			return LibSVM, line, false, nil
+		case isLabelToken(trimSpace(content)):
+			return LibSVM, line, true, nil
+		case bytes.IndexByte(line, ',') >= 0: // a '#' inside a CSV field, e.g. a header name
+			return CSV, line, false, nil
 		}
-		if bytes.IndexByte(content, ':') >= 0 {
-			return readLibSVM(lr, opt, line, false)
-		}
-		if tok := trimSpace(content); isLabelToken(tok) {
-			return readLibSVM(lr, opt, line, true)
-		}
-		if bytes.IndexByte(line, ',') >= 0 { // a '#' inside a CSV field, e.g. a header name
-			return readCSV(lr, opt, line)
-		}
-		return nil, &ParseError{Line: lr.line, Msg: "cannot tell the format from " +
+		return Auto, nil, false, &ParseError{Line: lr.line, Msg: "cannot tell the format from " +
 			snippet(trimSpace(line)) +
 			": expected CSV (comma-separated) or libsvm (label index:value ...); " +
 			"set the format explicitly"}
