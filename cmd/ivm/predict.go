@@ -57,7 +57,7 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 	}
 	// a large model's file text and decoded numbers are garbage soon after loading
 	df.maxMem.softLimit()
-	mf, err := readModel(modelPath, *df.maxMem)
+	mf, data, err := readModelAndRows(modelPath, testPath, opt, *df.maxMem, stderr)
 	if err != nil {
 		return err
 	}
@@ -80,10 +80,6 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 				"ivm predict: warning: model %d of %s needed jitter %g to factorise its "+
 					"active-set matrix; predictions may be inaccurate\n", c+1, modelPath, m.Jitter)
 		}
-	}
-	data, err := readTest(testPath, opt, p.InputDim(), stderr)
-	if err != nil {
-		return err
 	}
 	if p.Task != ivm.Regression {
 		warnUnknownLabels(stderr, testPath, data.Y, p.Classes)
@@ -113,7 +109,7 @@ func cmdPredict(args []string, stdout, stderr io.Writer) error {
 func readTest(path string, opt dataset.ReadOptions, dim int, stderr io.Writer) (*dataset.Data,
 	error) {
 	opt.Dim, opt.IgnoreExtra = dim, true
-	data, err := readData(path, opt)
+	data, err := readInput(path, opt, false)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,8 @@ func cmdQuery(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	df.maxMem.softLimit()
-	mf, err := readModel(modelPath, *df.maxMem)
+	opt.LabelOptional = true // a pool's labels may be absent, "?" or given: they are ignored
+	mf, pool, err := readModelAndRows(modelPath, poolPath, opt, *df.maxMem, stderr)
 	if err != nil {
 		return err
 	}
@@ -65,11 +66,6 @@ func cmdQuery(args []string, stdout, stderr io.Writer) error {
 	if p == nil {
 		return fmt.Errorf("%s: query is for single-task IVM models (ivm train -method ivm)",
 			modelPath)
-	}
-	opt.LabelOptional = true // a pool's labels may be absent, "?" or given: they are ignored
-	pool, err := readTest(poolPath, opt, p.InputDim(), stderr)
-	if err != nil {
-		return err
 	}
 	qs, err := p.Query(pool.X, *k, qopt)
 	if err != nil {
