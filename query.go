@@ -132,7 +132,7 @@ func (p *Predictor) Query(x mat.Matrix, k int, opt QueryOptions) ([]Query, error
 	epig := opt.Score.resolve(p) == ScoreEPIG
 	pool, cand := x, []int(nil)
 	if predictWork := p.queryPredictWork(); epig || predictWork > 0 {
-		if cand = queryCandidates(units, n, predictWork); cand != nil {
+		if cand = queryCandidates(units, n, k, predictWork); cand != nil {
 			pool = pickRows(x, cand)
 		}
 	}

@@ -195,13 +195,14 @@ func spreadEntropy(m, s2, spread float64) float64 {
 	return math.Ln2 * math.Sqrt(a/(a+spread)) * math.Exp(-m*m/(2*(a+spread)))
 }
 
-// queryCandidates are the pool rows an EPIG query (or any query of a projected model)
-// scores: all of them, or when scoring them all would take more than queryWork flops, as
-// many evenly spaced rows as it allows. A row costs each unit d² flops to solve, 2d a
-// target to project and about 160 a target for the kernel value and the entropies (a unit
-// that shares its leader's posterior: the entropies only), and predictWork flops to
-// predict (queryPredictWork).
-func queryCandidates(units []*queryUnit, n int, predictWork float64) []int {
+// queryCandidates are the pool rows an EPIG query of k rows (or any query of a projected
+// model) scores: all of them, or when scoring them all would take more than queryWork
+// flops, as many evenly spaced rows as it allows, and never fewer than minCandidates or
+// candidatesPerRow·k. A row costs each unit d² flops to solve, 2d a target to project and
+// about 160 a target for the kernel value and the entropies (a unit that shares its
+// leader's posterior: the entropies only), and predictWork flops to predict
+// (queryPredictWork).
+func queryCandidates(units []*queryUnit, n, k int, predictWork float64) []int {
 	work := predictWork
 	for _, u := range units {
 		d := float64(u.model.Size())
@@ -213,5 +214,12 @@ func queryCandidates(units []*queryUnit, n int, predictWork float64) []int {
 	if float64(n)*work <= queryWork {
 		return nil
 	}
-	return evenRows(n, max(4096, int(queryWork/work)))
+	return evenRows(n, max(minCandidates, candidatesPerRow*k, int(queryWork/work)))
 }
+
+// minCandidates and candidatesPerRow bound a sampled pool's size below, so that a batch is
+// chosen among many more rows than it takes, wherever the model's cost would leave few.
+const (
+	minCandidates    = 1024
+	candidatesPerRow = 16
+)
