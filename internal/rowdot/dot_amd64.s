@@ -2,29 +2,12 @@
 
 #include "textflag.h"
 
-// func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
-TEXT ·cpuid(SB), NOSPLIT, $0-24
-	MOVL leaf+0(FP), AX
-	MOVL sub+4(FP), CX
-	CPUID
-	MOVL AX, eax+8(FP)
-	MOVL BX, ebx+12(FP)
-	MOVL CX, ecx+16(FP)
-	MOVL DX, edx+20(FP)
-	RET
-
-// func xgetbv() (eax, edx uint32)
-TEXT ·xgetbv(SB), NOSPLIT, $0-8
-	MOVL $0, CX
-	XGETBV
-	MOVL AX, eax+0(FP)
-	MOVL DX, edx+4(FP)
-	RET
-
 // func dot4x3(a *float64, lda int, b *float64, ldb int, k int, acc *[12]float64)
 //
 // Rows of a: SI, R10, R11, R12; rows of b: DI, R13, R14; AX is the byte offset along the
-// rows and CX its end. Y0–Y11 accumulate row r of a against row s of b in Y(3r+s).
+// rows, CX the end of its whole vectors and BX the rows' end. Y0–Y11 accumulate row r of a
+// against row s of b in Y(3r+s); their lanes are then added and the last k mod 4 elements
+// follow one at a time, as dot sums them, before the twelve sums are stored in acc.
 TEXT ·dot4x3(SB), NOSPLIT, $0-48
 	MOVQ a+0(FP), SI
 	MOVQ lda+8(FP), R8
@@ -32,8 +15,10 @@ TEXT ·dot4x3(SB), NOSPLIT, $0-48
 	MOVQ b+16(FP), DI
 	MOVQ ldb+24(FP), R9
 	SHLQ $3, R9
-	MOVQ k+32(FP), CX
-	SHLQ $3, CX
+	MOVQ k+32(FP), BX
+	SHLQ $3, BX
+	MOVQ BX, CX
+	ANDQ $-32, CX
 	MOVQ acc+40(FP), DX
 	LEAQ (SI)(R8*1), R10
 	LEAQ (R10)(R8*1), R11
@@ -55,7 +40,7 @@ TEXT ·dot4x3(SB), NOSPLIT, $0-48
 	XORQ AX, AX
 loop:
 	CMPQ AX, CX
-	JGE done
+	JGE lanes
 	VMOVUPD (DI)(AX*1), Y12
 	VMOVUPD (R13)(AX*1), Y13
 	VMOVUPD (R14)(AX*1), Y14
@@ -77,55 +62,81 @@ loop:
 	VFMADD231PD Y14, Y15, Y11
 	ADDQ $32, AX
 	JMP loop
-done:
-	// Each accumulator's lanes (l0, l1, l2, l3) to (l0 + l2) + (l1 + l3), stored in acc.
+lanes:
+	// Each accumulator's lanes (l0, l1, l2, l3) to (l0 + l2) + (l1 + l3), in its low lane.
 	VEXTRACTF128 $1, Y0, X12
 	VADDPD X12, X0, X0
 	VHADDPD X0, X0, X0
-	VMOVSD X0, 0(DX)
 	VEXTRACTF128 $1, Y1, X12
 	VADDPD X12, X1, X1
 	VHADDPD X1, X1, X1
-	VMOVSD X1, 8(DX)
 	VEXTRACTF128 $1, Y2, X12
 	VADDPD X12, X2, X2
 	VHADDPD X2, X2, X2
-	VMOVSD X2, 16(DX)
 	VEXTRACTF128 $1, Y3, X12
 	VADDPD X12, X3, X3
 	VHADDPD X3, X3, X3
-	VMOVSD X3, 24(DX)
 	VEXTRACTF128 $1, Y4, X12
 	VADDPD X12, X4, X4
 	VHADDPD X4, X4, X4
-	VMOVSD X4, 32(DX)
 	VEXTRACTF128 $1, Y5, X12
 	VADDPD X12, X5, X5
 	VHADDPD X5, X5, X5
-	VMOVSD X5, 40(DX)
 	VEXTRACTF128 $1, Y6, X12
 	VADDPD X12, X6, X6
 	VHADDPD X6, X6, X6
-	VMOVSD X6, 48(DX)
 	VEXTRACTF128 $1, Y7, X12
 	VADDPD X12, X7, X7
 	VHADDPD X7, X7, X7
-	VMOVSD X7, 56(DX)
 	VEXTRACTF128 $1, Y8, X12
 	VADDPD X12, X8, X8
 	VHADDPD X8, X8, X8
-	VMOVSD X8, 64(DX)
 	VEXTRACTF128 $1, Y9, X12
 	VADDPD X12, X9, X9
 	VHADDPD X9, X9, X9
-	VMOVSD X9, 72(DX)
 	VEXTRACTF128 $1, Y10, X12
 	VADDPD X12, X10, X10
 	VHADDPD X10, X10, X10
-	VMOVSD X10, 80(DX)
 	VEXTRACTF128 $1, Y11, X12
 	VADDPD X12, X11, X11
 	VHADDPD X11, X11, X11
+tail:
+	// The elements past the whole vectors, by one fused multiply–add each.
+	CMPQ AX, BX
+	JGE store
+	VMOVSD (DI)(AX*1), X12
+	VMOVSD (R13)(AX*1), X13
+	VMOVSD (R14)(AX*1), X14
+	VMOVSD (SI)(AX*1), X15
+	VFMADD231SD X12, X15, X0
+	VFMADD231SD X13, X15, X1
+	VFMADD231SD X14, X15, X2
+	VMOVSD (R10)(AX*1), X15
+	VFMADD231SD X12, X15, X3
+	VFMADD231SD X13, X15, X4
+	VFMADD231SD X14, X15, X5
+	VMOVSD (R11)(AX*1), X15
+	VFMADD231SD X12, X15, X6
+	VFMADD231SD X13, X15, X7
+	VFMADD231SD X14, X15, X8
+	VMOVSD (R12)(AX*1), X15
+	VFMADD231SD X12, X15, X9
+	VFMADD231SD X13, X15, X10
+	VFMADD231SD X14, X15, X11
+	ADDQ $8, AX
+	JMP tail
+store:
+	VMOVSD X0, 0(DX)
+	VMOVSD X1, 8(DX)
+	VMOVSD X2, 16(DX)
+	VMOVSD X3, 24(DX)
+	VMOVSD X4, 32(DX)
+	VMOVSD X5, 40(DX)
+	VMOVSD X6, 48(DX)
+	VMOVSD X7, 56(DX)
+	VMOVSD X8, 64(DX)
+	VMOVSD X9, 72(DX)
+	VMOVSD X10, 80(DX)
 	VMOVSD X11, 88(DX)
 	VZEROUPPER
 	RET

@@ -105,19 +105,9 @@ func rowsABt(c, a, b blas64.General, lo, hi int) {
 // [j0, j1) (whole blocks).
 func rowsPanel(c, a, b blas64.General, i0, i1, j0, j1 int, acc *[blockRows * blockCols]float64) {
 	k := a.Cols
-	k4 := k &^ (lanes - 1)
 	for i := i0; i < i1; i += blockRows {
 		for j := j0; j < j1; j += blockCols {
-			dot4x3(&a.Data[i*a.Stride], a.Stride, &b.Data[j*b.Stride], b.Stride, k4, acc)
-			if k4 < k {
-				for r := range blockRows {
-					ai := a.Data[(i+r)*a.Stride : (i+r)*a.Stride+k]
-					for s := range blockCols {
-						acc[r*blockCols+s] = tail(acc[r*blockCols+s], ai,
-							b.Data[(j+s)*b.Stride:(j+s)*b.Stride+k], k4)
-					}
-				}
-			}
+			dot4x3(&a.Data[i*a.Stride], a.Stride, &b.Data[j*b.Stride], b.Stride, k, acc)
 			for r := range blockRows {
 				row := c.Data[(i+r)*c.Stride+j : (i+r)*c.Stride+j+blockCols]
 				row[0], row[1], row[2] = acc[r*blockCols], acc[r*blockCols+1], acc[r*blockCols+2]

@@ -1,0 +1,5 @@
+//go:build !amd64 || purego
+
+package cpufeat
+
+func hasAVX2FMA() bool { return false }
