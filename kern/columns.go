@@ -6,6 +6,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/internal/vexp"
 )
 
 // Columns computes kernel columns K(X, x_i) of one fixed input matrix X: the IVM's inclusion step,
@@ -208,8 +210,16 @@ func (k *rbfCore) addColumn(dst, dots, norms []float64, normI float64) {
 	h, v := 0.5*k.p[0], k.p[1]
 	norms = norms[:len(dst)]
 	dots = dots[:len(dst)]
-	for j := range dst {
-		dst[j] += v * math.Exp(-sqDist(norms[j], normI, dots[j])*h)
+	var e [expChunk]float64
+	for lo := 0; lo < len(dst); lo += expChunk {
+		c := e[:min(expChunk, len(dst)-lo)]
+		for j := range c {
+			c[j] = -sqDist(norms[lo+j], normI, dots[lo+j]) * h
+		}
+		vexp.Exp(c, c)
+		for j, ej := range c {
+			dst[lo+j] += v * ej
+		}
 	}
 }
 

@@ -5,8 +5,9 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/internal/vexp"
 )
 
 // rbfCore computes the RBF kernel and its ARD form (common.a != nil).
@@ -49,13 +50,21 @@ func sqDist(na, nb, ab float64) float64 {
 
 func (k *rbfCore) addK(dst, a, b raw, sym bool) {
 	h, v, w := 0.5*k.p[0], k.p[1], k.weights()
+	var e [expChunk]float64
 	if !sym && b.rows == 1 {
 		// One kernel column: the IVM's inclusion step. One pass over each row.
 		b0 := b.row(0)
 		nb := dot(b0, b0, w)
-		for i := 0; i < a.rows; i++ {
-			na, ab := dot2(a.row(i), b0, w)
-			dst.data[i*dst.str] += v * math.Exp(-sqDist(na, nb, ab)*h)
+		for lo := 0; lo < a.rows; lo += expChunk {
+			c := e[:min(expChunk, a.rows-lo)]
+			for j := range c {
+				na, ab := dot2(a.row(lo+j), b0, w)
+				c[j] = -sqDist(na, nb, ab) * h
+			}
+			vexp.Exp(c, c)
+			for j, ej := range c {
+				dst.data[(lo+j)*dst.str] += v * ej
+			}
 		}
 		return
 	}
@@ -67,15 +76,26 @@ func (k *rbfCore) addK(dst, a, b raw, sym bool) {
 		if sym {
 			j0 = i
 		}
-		for j := j0; j < b.rows; j++ {
-			kij := v * math.Exp(-sqDist(na[i], nb[j], gi[j])*h)
-			di[j] += kij
-			if sym && j != i {
-				dst.data[j*dst.str+i] += kij
+		for lo := j0; lo < b.rows; lo += expChunk {
+			c := e[:min(expChunk, b.rows-lo)]
+			for j := range c {
+				c[j] = -sqDist(na[i], nb[lo+j], gi[lo+j]) * h
+			}
+			vexp.Exp(c, c)
+			for j, ej := range c {
+				kij := v * ej
+				di[lo+j] += kij
+				if sym && lo+j != i {
+					dst.data[(lo+j)*dst.str+i] += kij
+				}
 			}
 		}
 	}
 }
+
+// expChunk is how many of a kernel's exponentials are taken at once (vexp.Exp, four to an
+// instruction), from arguments kept on the stack.
+const expChunk = 256
 
 // Diag implements Kernel: the variance.
 func (k *rbfCore) Diag(dst []float64, x mat.Matrix) {
