@@ -79,7 +79,11 @@ const (
 	panelBytes  = 384 << 10
 )
 
-// rowsABt sets rows [lo, hi) of c = a·bᵀ.
+// rowsABt sets rows [lo, hi) of c = a·bᵀ. Rows and columns past the whole blocks are
+// covered by one more block that ends at the last of them and overlaps the blocks before
+// (edgeRow's scalar sums where fewer than a block's rows remain): every entry has dot's bits
+// whichever block computes it, so those computed twice get the same value twice, and a
+// goroutine writes only its own rows.
 func rowsABt(c, a, b blas64.General, lo, hi int) {
 	k := a.Cols
 	n3 := b.Rows - b.Rows%blockCols
@@ -88,16 +92,32 @@ func rowsABt(c, a, b blas64.General, lo, hi int) {
 	aBlock := max(blockRows, aBlockBytes/rowBytes/blockRows*blockRows)
 	var acc [blockRows * blockCols]float64
 	last := hi - (hi-lo)%blockRows // rows [lo, last) in whole blocks
+	lastCol := n3                  // columns [0, lastCol) in whole blocks
+	if n3 < b.Rows && n3 > 0 {
+		lastCol = b.Rows
+	}
 	for i0 := lo; i0 < last; i0 += aBlock {
+		i1 := min(last, i0+aBlock)
 		for p0 := 0; p0 < n3; p0 += panel {
-			rowsPanel(c, a, b, i0, min(last, i0+aBlock), p0, min(n3, p0+panel), &acc)
+			rowsPanel(c, a, b, i0, i1, p0, min(n3, p0+panel), &acc)
+		}
+		if lastCol > n3 {
+			rowsPanel(c, a, b, i0, i1, b.Rows-blockCols, b.Rows, &acc)
 		}
 	}
-	for i := lo; i < last; i++ {
-		edgeRow(c, a, b, i, n3)
+	if last < hi && last > lo {
+		rowsPanel(c, a, b, hi-blockRows, hi, 0, n3, &acc)
+		if lastCol > n3 {
+			rowsPanel(c, a, b, hi-blockRows, hi, b.Rows-blockCols, b.Rows, &acc)
+		}
 	}
-	for i := last; i < hi; i++ {
-		edgeRow(c, a, b, i, 0)
+	for i := lo; i < hi; i++ {
+		switch {
+		case i >= last && last == lo:
+			edgeRow(c, a, b, i, 0)
+		case lastCol == n3:
+			edgeRow(c, a, b, i, n3)
+		}
 	}
 }
 
