@@ -10,6 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/ivmlab/ivm/internal/vexp"
 )
 
 // MixUniform replaces the probabilities q_c by (1−eps) q_c + eps/K.
@@ -66,10 +68,13 @@ func SharpenLogs(q, logs []float64, a float64) {
 func Softmax(q []float64, a float64) {
 	floats.Scale(a, q)
 	top := floats.Max(q)
-	sum := 0.0
 	for c := range q {
-		q[c] = math.Exp(q[c] - top)
-		sum += q[c]
+		q[c] -= top
+	}
+	vexp.Exp(q, q)
+	sum := 0.0
+	for _, v := range q {
+		sum += v
 	}
 	floats.Scale(1/sum, q)
 }
