@@ -11,7 +11,7 @@ import (
 var importLayers = [][]string{
 	{"internal/decimal", "internal/enum", "internal/pool", "internal/safestat", "internal/rowhash",
 		"internal/rusage", "internal/strictjson", "internal/fileformat", "internal/rowdot",
-		"internal/atomicfile", "internal/cpufeat", "internal/vexp",
+		"internal/atomicfile", "internal/cpufeat", "internal/vmath",
 		"special", "param", "optimize", "dataset", "internal/subset", "data", "internal/reftest"},
 	{"kern", "noise", "internal/toys"},
 	{"infer", "engine"},

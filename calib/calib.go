@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
 
-	"github.com/ivmlab/ivm/internal/vexp"
+	"github.com/ivmlab/ivm/internal/vmath"
 )
 
 // MixUniform replaces the probabilities q_c by (1−eps) q_c + eps/K.
@@ -71,7 +71,7 @@ func Softmax(q []float64, a float64) {
 	for c := range q {
 		q[c] -= top
 	}
-	vexp.Exp(q, q)
+	vmath.Exp(q, q)
 	sum := 0.0
 	for _, v := range q {
 		sum += v

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm/internal/vexp"
+	"github.com/ivmlab/ivm/internal/vmath"
 )
 
 // Columns computes kernel columns K(X, x_i) of one fixed input matrix X: the IVM's inclusion step,
@@ -216,7 +216,7 @@ func (k *rbfCore) addColumn(dst, dots, norms []float64, normI float64) {
 		for j := range c {
 			c[j] = -sqDist(norms[lo+j], normI, dots[lo+j]) * h
 		}
-		vexp.Exp(c, c)
+		vmath.Exp(c, c)
 		for j, ej := range c {
 			dst[lo+j] += v * ej
 		}

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ivmlab/ivm/internal/vexp"
+	"github.com/ivmlab/ivm/internal/vmath"
 )
 
 // rbfCore computes the RBF kernel and its ARD form (common.a != nil).
@@ -61,7 +61,7 @@ func (k *rbfCore) addK(dst, a, b raw, sym bool) {
 				na, ab := dot2(a.row(lo+j), b0, w)
 				c[j] = -sqDist(na, nb, ab) * h
 			}
-			vexp.Exp(c, c)
+			vmath.Exp(c, c)
 			for j, ej := range c {
 				dst.data[(lo+j)*dst.str] += v * ej
 			}
@@ -81,7 +81,7 @@ func (k *rbfCore) addK(dst, a, b raw, sym bool) {
 			for j := range c {
 				c[j] = -sqDist(na[i], nb[lo+j], gi[lo+j]) * h
 			}
-			vexp.Exp(c, c)
+			vmath.Exp(c, c)
 			for j, ej := range c {
 				kij := v * ej
 				di[lo+j] += kij
@@ -93,7 +93,7 @@ func (k *rbfCore) addK(dst, a, b raw, sym bool) {
 	}
 }
 
-// expChunk is how many of a kernel's exponentials are taken at once (vexp.Exp, four to an
+// expChunk is how many of a kernel's exponentials are taken at once (vmath.Exp, four to an
 // instruction), from arguments kept on the stack.
 const expChunk = 256
 

@@ -12,6 +12,7 @@ import (
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/internal/rowhash"
 	"github.com/ivmlab/ivm/internal/subset"
+	"github.com/ivmlab/ivm/internal/vmath"
 	"github.com/ivmlab/ivm/kern"
 )
 
@@ -220,15 +221,16 @@ func powDense(a *mat.Dense, step int) *mat.Dense {
 func powTo(dst, a *mat.Dense, step int) {
 	raw, out := a.RawMatrix(), dst.RawMatrix()
 	for i := range raw.Rows {
-		row, to := raw.Data[i*raw.Stride:i*raw.Stride+raw.Cols], out.Data[i*out.Stride:]
-		for j, v := range row {
-			for s := step; s > 0; s-- {
-				v *= v
+		to := out.Data[i*out.Stride : i*out.Stride+raw.Cols]
+		copy(to, raw.Data[i*raw.Stride:i*raw.Stride+raw.Cols])
+		// A pass over the row for each square or root: no branch per element.
+		for s := step; s > 0; s-- {
+			for j, v := range to {
+				to[j] = v * v
 			}
-			for s := step; s < 0; s++ {
-				v = math.Sqrt(v)
-			}
-			to[j] = v
+		}
+		for s := step; s < 0; s++ {
+			vmath.Sqrt(to, to)
 		}
 	}
 }

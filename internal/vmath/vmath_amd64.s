@@ -148,3 +148,21 @@ done:
 	VZEROUPPER
 	MOVQ R8, done+24(FP)
 	RET
+
+// func sqrtAVX(dst, src *float64, vectors int)
+TEXT ·sqrtAVX(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ vectors+16(FP), CX
+	TESTQ CX, CX
+	JEQ sdone
+sloop:
+	VSQRTPD (SI), Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNE sloop
+sdone:
+	VZEROUPPER
+	RET

@@ -1,4 +1,4 @@
-package vexp
+package vmath
 
 import (
 	"math"
@@ -75,7 +75,7 @@ func BenchmarkExp(b *testing.B) {
 		src[i] = -r.ExpFloat64() * 5
 	}
 	dst := make([]float64, len(src))
-	b.Run("vexp", func(b *testing.B) {
+	b.Run("vmath", func(b *testing.B) {
 		for b.Loop() {
 			Exp(dst, src)
 		}

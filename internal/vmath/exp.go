@@ -1,10 +1,12 @@
-// Package vexp computes exponentials of many numbers at once, bit for bit as math.Exp does.
+// Package vmath computes elementary functions of many numbers at once, bit for bit as the
+// math package computes each.
 //
 // An rbf kernel's values are an exponential each, a large share of a projected model's fit
-// and prediction. On amd64 with AVX2 and FMA, math.Exp runs one number at a time through
-// the fused multiply–adds of its assembly; Exp runs the same operations on four numbers per
-// instruction, so that every result has math.Exp's bits. Elsewhere it calls math.Exp.
-package vexp
+// and prediction, and its width search raises kernel blocks to other widths by square roots.
+// On amd64 with AVX2 and FMA, Exp runs math.Exp's fused multiply–add path on four numbers
+// per instruction and Sqrt takes four square roots at once (each correctly rounded, as
+// math.Sqrt's); elsewhere they call the math package.
+package vmath
 
 import "math"
 
