@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"sync"
 	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
@@ -30,7 +31,7 @@ type csvParser struct {
 	forked    bool // parses later rows apart: the merge checks the limit (parallel.go)
 }
 
-// csvChunk is the number of values after which a row ends flat's chunk.
+// csvChunk is the most values a chunk of flat holds.
 const csvChunk = 1 << 20
 
 // readCSV parses CSV rows; first, if not nil, is a line already read from lr.
@@ -219,6 +220,9 @@ func (p *csvParser) data(f [][]byte, ln int) error {
 			return &ParseError{Line: ln, Col: i + 1, Msg: "feature " + snippet(b) +
 				" is not finite (NaN or ±Inf, or out of range)"}
 		}
+		if len(p.flat) == cap(p.flat) {
+			p.grow()
+		}
 		p.flat = append(p.flat, v)
 	}
 	if n := p.values + len(p.flat); n > p.opt.MaxValues && !p.forked {
@@ -226,10 +230,15 @@ func (p *csvParser) data(f [][]byte, ln int) error {
 			"line %d: the input matrix passes the limit of %d values (%d rows of %d inputs so far)",
 			ln, p.opt.MaxValues, len(p.y), n/len(p.y))}
 	}
-	if len(p.flat) >= csvChunk {
-		p.flush()
-	}
 	return nil
+}
+
+// grow ends flat's chunk, which is full, and starts one twice as large, from 1 024 values up
+// to csvChunk: values are never copied to grow a slice (finish copies each once).
+func (p *csvParser) grow() {
+	size := min(csvChunk, max(1024, 2*cap(p.flat)))
+	p.flush()
+	p.flat = make([]float64, 0, size)
 }
 
 // flush ends flat's chunk.
@@ -290,11 +299,8 @@ func (p *csvParser) finish() (*Data, error) {
 	if len(p.chunks) == 1 {
 		flat = p.chunks[0]
 	} else {
-		flat = make([]float64, 0, p.values)
-		for i, c := range p.chunks {
-			flat = append(flat, c...)
-			p.chunks[i] = nil
-		}
+		flat = concat(p.chunks, p.values)
+		p.chunks = nil
 	}
 	return &Data{
 		X:         mat.NewDense(len(p.y), nfeat, flat),
@@ -305,6 +311,28 @@ func (p *csvParser) finish() (*Data, error) {
 		TaskName:  p.taskName,
 		Format:    CSV,
 	}, nil
+}
+
+// concat returns the chunks' n values in one slice, the chunks copied on every core: a
+// large file's last step, which one core would take alone.
+func concat(chunks [][]float64, n int) []float64 {
+	flat := make([]float64, n)
+	parts := min(readers(0), max(1, n/partValues))
+	var wg sync.WaitGroup
+	for w := range parts {
+		lo, hi := w*len(chunks)/parts, (w+1)*len(chunks)/parts
+		at := 0
+		for _, c := range chunks[:lo] {
+			at += len(c)
+		}
+		wg.Go(func() {
+			for _, c := range chunks[lo:hi] {
+				at += copy(flat[at:], c)
+			}
+		})
+	}
+	wg.Wait()
+	return flat
 }
 
 // splitCSV appends the fields of line to dst. Fields are trimmed of blanks; a field
