@@ -60,24 +60,39 @@ func Read(r io.Reader, opt ReadOptions) (*Data, error) {
 	return readLibSVM(lr, opt, first, lone)
 }
 
-// DetectFormat reads r up to its first data line and returns the format Read would read
-// it in with opt: opt.Format when it is set, else CSV or LibSVM as that line says, or Auto
-// when the line is a lone label, which a later row may show to be CSV. It fails where Read
-// would fail on the lines before.
-func DetectFormat(r io.Reader, opt ReadOptions) (Format, error) {
+// Detected is what DetectFormat reads of a file's first data line.
+type Detected struct {
+	// Format is the format Read would read the file in: CSV or LibSVM, or Auto where the line
+	// is a lone label, which a later row may show to be CSV.
+	Format Format
+	// Fields is the number of fields of a CSV line (its task and label columns included); 0
+	// for libsvm, or where the line is not valid CSV.
+	Fields int
+}
+
+// DetectFormat reads r up to its first data line and returns the format Read would read it
+// in with opt (opt.Format when it is set) and, for CSV, its number of fields. It fails
+// where Read would fail on the lines before.
+func DetectFormat(r io.Reader, opt ReadOptions) (Detected, error) {
 	lr, opt, done, err := openLines(r, opt)
 	if err != nil {
-		return Auto, err
+		return Detected{}, err
 	}
 	defer done()
-	if opt.Format != Auto {
-		return opt.Format, nil
-	}
-	format, _, lone, err := detect(lr)
+	format, line, lone, err := detect(lr)
 	if lone {
 		format = Auto
 	}
-	return format, err
+	if opt.Format != Auto && line != nil { // the line's format does not matter
+		format, err = opt.Format, nil
+	}
+	d := Detected{Format: format}
+	if err == nil && format == CSV {
+		if fields, err := splitCSV(nil, line, lr.line); err == nil {
+			d.Fields = len(fields)
+		}
+	}
+	return d, err
 }
 
 // openLines checks opt and returns it with its limits set, and the lines of r, gunzipped
@@ -102,8 +117,9 @@ func openLines(r io.Reader, opt ReadOptions) (*lineReader, ReadOptions, func(), 
 }
 
 // detect classifies the first data line of lr (see the package documentation) and returns
-// its format and the line, which the parser of that format is handed with the rest of lr;
-// lone says the line is a lone label, read as libsvm until a row says otherwise.
+// its format and the line, which the parser of that format is handed with the rest of lr
+// (the line too where it cannot be classified); lone says the line is a lone label, read as
+// libsvm until a row says otherwise.
 func detect(lr *lineReader) (format Format, line []byte, lone bool, err error) {
 	for {
 		line, ok := lr.next()
@@ -134,7 +150,7 @@ func detect(lr *lineReader) (format Format, line []byte, lone bool, err error) {
 		case bytes.IndexByte(line, ',') >= 0: // a '#' inside a CSV field, e.g. a header name
 			return CSV, line, false, nil
 		}
-		return Auto, nil, false, &ParseError{Line: lr.line, Msg: "cannot tell the format from " +
+		return Auto, line, false, &ParseError{Line: lr.line, Msg: "cannot tell the format from " +
 			snippet(trimSpace(line)) +
 			": expected CSV (comma-separated) or libsvm (label index:value ...); " +
 			"set the format explicitly"}

@@ -15,9 +15,9 @@ import (
 // readModelAndRows reads the model file modelPath and, for a single-task IVM model, the
 // rows of rowsPath to predict or query as readTest reads them (rows is nil for other
 // models). A large model's decoding and a large file's parsing are most of such a command's
-// time and need not wait for each other: a libsvm file is parsed while the model decodes,
-// with the dimension it shows, and kept where that reads it as the model's dimension would
-// (fitAhead); anything else is read again once the model is known.
+// time and need not wait for each other: the file is parsed while the model decodes, at a
+// width it shows itself (aheadOptions), and kept where that reads it as the model's width
+// would (fitAhead); otherwise it is read again once the model is known.
 func readModelAndRows(modelPath, rowsPath string, opt dataset.ReadOptions, limit memLimit,
 	stderr io.Writer) (mf *modelFile, rows *dataset.Data, err error) {
 	b, err := readModelBytes(modelPath, limit)
@@ -26,11 +26,13 @@ func readModelAndRows(modelPath, rowsPath string, opt dataset.ReadOptions, limit
 	}
 	var ahead *dataset.Data
 	var wg sync.WaitGroup
-	if format, _ := fileformat.Of(b); format == ivm.ModelFormat && isLibSVMFile(rowsPath, opt) {
+	guessed, ok := dataset.ReadOptions{}, false
+	if format, _ := fileformat.Of(b); format == ivm.ModelFormat {
+		guessed, ok = aheadOptions(rowsPath, opt)
+	}
+	if ok {
 		wg.Go(func() {
-			o := opt
-			o.Dim, o.IgnoreExtra = 0, false
-			ahead, _ = readInput(rowsPath, o, false) // its errors are the second reading's
+			ahead, _ = readInput(rowsPath, guessed, false) // its errors are the second reading's
 		})
 	}
 	mf, err = decodeModel(b, modelPath, false)
@@ -39,7 +41,8 @@ func readModelAndRows(modelPath, rowsPath string, opt dataset.ReadOptions, limit
 		return mf, nil, err
 	}
 	dim := mf.single.InputDim()
-	if rows = fitAhead(ahead, dim, opt); rows != nil {
+	if rows = fitAhead(ahead, guessed.Dim, dim, opt); rows != nil {
+		warnDropped(stderr, rowsPath, rows, dim)
 		return mf, rows, nil
 	}
 	ahead = nil
@@ -47,31 +50,60 @@ func readModelAndRows(modelPath, rowsPath string, opt dataset.ReadOptions, limit
 	return mf, rows, err
 }
 
-// isLibSVMFile says whether the regular file path holds libsvm rows by opt's format or by
-// its first data line (a lone label, which a later row may show to be CSV, is not enough).
-// Standard input is never read twice.
-func isLibSVMFile(path string, opt dataset.ReadOptions) bool {
+// aheadOptions returns the options to read the regular file path with before the model's
+// width is known, as readTest reads it with opt: a libsvm file without a width (the largest
+// index sets it), a CSV file at the width its first line's fields give (all of them inputs
+// but a task column and, unless labels are optional, the label column). ok is false for
+// standard input (never read twice) and for a file whose first data line does not say its
+// format (a lone label, which a later row may show to be CSV).
+func aheadOptions(path string, opt dataset.ReadOptions) (_ dataset.ReadOptions, ok bool) {
 	if path == stdinPath {
-		return false
+		return opt, false
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return false
+		return opt, false
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return false
+		return opt, false
 	}
-	format, err := dataset.DetectFormat(f, opt)
-	return err == nil && format == dataset.LibSVM
+	d, err := dataset.DetectFormat(f, opt)
+	switch {
+	case err != nil:
+		return opt, false
+	case d.Format == dataset.LibSVM:
+		opt.Dim, opt.IgnoreExtra = 0, false
+		return opt, true
+	case d.Format == dataset.CSV:
+		opt.Dim, opt.IgnoreExtra = d.Fields, true
+		if opt.TaskCol != dataset.TaskNone {
+			opt.Dim--
+		}
+		if !opt.LabelOptional {
+			opt.Dim--
+		}
+		return opt, opt.Dim > 0
+	}
+	return opt, false
 }
 
-// fitAhead returns the libsvm rows d, read without a dimension, as readTest reads them for a
-// model of dim inputs: d itself when its largest index is dim, widened with zero columns when
-// it is below and the value limit allows the width; nil when d is nil or has features beyond
-// dim, which readTest drops and reports.
-func fitAhead(d *dataset.Data, dim int, opt dataset.ReadOptions) *dataset.Data {
-	if d == nil || d.Format != dataset.LibSVM || d.MaxIndex > dim {
+// fitAhead returns the rows d, read at width readDim by aheadOptions' options, as readTest
+// reads them for a model of dim inputs, or nil where they may differ. A CSV file is kept
+// where readDim is dim: its options were readTest's. A libsvm file, read without a width,
+// is kept where its largest index is dim, widened with zero columns where it is below and
+// the value limit allows the width; a feature beyond dim is dropped and reported by
+// readTest.
+func fitAhead(d *dataset.Data, readDim, dim int, opt dataset.ReadOptions) *dataset.Data {
+	switch {
+	case d == nil:
+		return nil
+	case d.Format == dataset.CSV:
+		if readDim == dim {
+			return d
+		}
+		return nil
+	case d.Format != dataset.LibSVM || d.MaxIndex > dim:
 		return nil
 	}
 	n, cols := d.X.Dims()
