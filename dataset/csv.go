@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/internal/decimal"
 )
 
 // csvParser accumulates CSV rows into a flat row-major feature slice.
@@ -28,8 +30,13 @@ type csvParser struct {
 	tasks     []string
 	taskName  string
 	fields    [][]byte
-	forked    bool // parses later rows apart: the merge checks the limit (parallel.go)
+	plain     []float64 // plainRow's values of a line
+	forked    bool      // parses later rows apart: the merge checks the limit (parallel.go)
 }
+
+// plainRows says whether rows of plain numbers are parsed by plainRow; tests read without
+// it too, for the general way's values and errors.
+var plainRows = true
 
 // csvChunk is the most values a chunk of flat holds.
 const csvChunk = 1 << 20
@@ -42,6 +49,9 @@ func readCSV(lr *lineReader, opt ReadOptions, first []byte) (*Data, error) {
 
 // row parses one non-blank, non-comment line.
 func (p *csvParser) row(line []byte, ln int) error {
+	if plainRows && p.nf > 0 && p.task < 0 && p.plainRow(line) {
+		return p.checkLimit(ln)
+	}
 	var err error
 	p.fields, err = splitCSV(p.fields[:0], line, ln)
 	if err != nil {
@@ -225,12 +235,60 @@ func (p *csvParser) data(f [][]byte, ln int) error {
 		}
 		p.flat = append(p.flat, v)
 	}
+	return p.checkLimit(ln)
+}
+
+// checkLimit fails once the rows so far, up to line ln, pass MaxValues.
+func (p *csvParser) checkLimit(ln int) error {
 	if n := p.values + len(p.flat); n > p.opt.MaxValues && !p.forked {
 		return &LimitError{What: fmt.Sprintf(
 			"line %d: the input matrix passes the limit of %d values (%d rows of %d inputs so far)",
 			ln, p.opt.MaxValues, len(p.y), n/len(p.y))}
 	}
 	return nil
+}
+
+// plainRow takes line where it is p.nf plain numbers (decimal.ShortPrefix's: digits, at most
+// one point, a sign) between commas, with no blank, quote, exponent or missing value and no
+// task column: a numeric file's rows, whose fields are then found by their parse instead
+// of a split before it, in half the time. It reports false, having kept nothing, for any
+// other line, which row reads the general way; a row it takes gets the values row would
+// give it.
+func (p *csvParser) plainRow(line []byte) bool {
+	vals := p.plain[:0]
+	for i := 0; ; {
+		v, end, ok := decimal.ShortPrefix(line[i:])
+		if !ok || len(vals) == p.nf {
+			return false
+		}
+		vals = append(vals, v)
+		if i += end; i == len(line) {
+			break
+		}
+		if line[i] != ',' {
+			return false
+		}
+		i++
+	}
+	p.plain = vals
+	if len(vals) != p.nf {
+		return false
+	}
+	if p.label < 0 {
+		p.y = append(p.y, math.NaN())
+	} else {
+		p.y = append(p.y, vals[p.label])
+	}
+	for i, v := range vals {
+		if i == p.label {
+			continue
+		}
+		if len(p.flat) == cap(p.flat) {
+			p.grow()
+		}
+		p.flat = append(p.flat, v)
+	}
+	return true
 }
 
 // grow ends flat's chunk, which is full, and starts one twice as large, from 1 024 values up

@@ -8,15 +8,18 @@ import (
 	"testing"
 )
 
-// readBoth reads in line by line and in batches of a few lines on four workers, and fails
-// unless both give the same data or the same error.
+// readBoth reads in line by line, each CSV line split before its fields are parsed, and in
+// batches of a few lines on four workers, plain CSV rows parsed as they are split
+// (plainRow), and fails unless both give the same data or the same error.
 func readBoth(t *testing.T, in []byte, opt ReadOptions) {
 	t.Helper()
 	rows, size, workers, part := serialRows, batchBytes, readers, partValues
-	defer func() { serialRows, batchBytes, readers, partValues = rows, size, workers, part }()
-	readers = func(int) int { return 1 }
+	defer func() {
+		serialRows, batchBytes, readers, partValues, plainRows = rows, size, workers, part, true
+	}()
+	readers, plainRows = func(int) int { return 1 }, false
 	want, wantErr := Read(bytes.NewReader(in), opt)
-	readers = func(int) int { return 4 }
+	readers, plainRows = func(int) int { return 4 }, true
 	serialRows, batchBytes, partValues = 1, 7, 5
 	got, err := Read(bytes.NewReader(in), opt)
 	switch {

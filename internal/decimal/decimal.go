@@ -11,6 +11,14 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // returns, without its allocation and generality; anything else reports false and is left
 // to it.
 func Short(b []byte) (float64, bool) {
+	v, end, ok := ShortPrefix(b)
+	return v, ok && end == len(b)
+}
+
+// ShortPrefix parses the longest prefix of b that Short could accept, and returns the index
+// after it: a field of a line parsed where it starts, its end found by the parse itself.
+// ok reports whether Short accepts b[:end].
+func ShortPrefix(b []byte) (v float64, end int, ok bool) {
 	i, neg := 0, false
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
 		neg, i = b[0] == '-', 1
@@ -24,14 +32,14 @@ func Short(b []byte) (float64, bool) {
 		digits += frac
 	}
 	// At most 19 digits cannot overflow a uint64; past that, or 2⁵³, strconv decides.
-	if end != len(b) || digits == 0 || digits > 19 || mant > 1<<53 || frac >= len(pow10) {
-		return 0, false
+	if digits == 0 || digits > 19 || mant > 1<<53 || frac >= len(pow10) {
+		return 0, end, false
 	}
-	v := float64(mant) / pow10[frac]
+	v = float64(mant) / pow10[frac]
 	if neg {
 		v = -v
 	}
-	return v, true
+	return v, end, true
 }
 
 // digitsAt appends the decimal digits of b from i to mant (mant·10 + digit each), returning

@@ -8,7 +8,8 @@ import (
 )
 
 // FuzzShort checks the fast path against strconv: wherever it answers, the value
-// is strconv's to the bit.
+// is strconv's to the bit; and ShortPrefix, on the text followed by another field, against
+// Short on the prefix it read.
 func FuzzShort(f *testing.F) {
 	for _, s := range []string{"0", "-0", "+1.5", "255", "0.003921568627", "5.", ".5", "-.25",
 		"9007199254740993", "0.0000000000000000000001", "1e5", "0x1p3", "1_0", "", ".", "-",
@@ -16,6 +17,13 @@ func FuzzShort(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if v, end, ok := ShortPrefix([]byte(s + ",1")); ok {
+			w, whole := Short([]byte(s + ",1")[:end])
+			if !whole || math.Float64bits(v) != math.Float64bits(w) {
+				t.Fatalf("%q: prefix %q read as %v, Short %v, %v", s+",1", s[:min(end, len(s))],
+					v, w, whole)
+			}
+		}
 		v, ok := Short([]byte(s))
 		if !ok {
 			return
