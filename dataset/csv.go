@@ -34,8 +34,8 @@ type csvParser struct {
 	forked    bool      // parses later rows apart: the merge checks the limit (parallel.go)
 }
 
-// plainRows says whether rows of plain numbers are parsed by plainRow; tests read without
-// it too, for the general way's values and errors.
+// plainRows says whether plain numbers are parsed as they are split (plainRow, and libsvm's
+// plainFeature); tests read without it too, for the general way's values and errors.
 var plainRows = true
 
 // csvChunk is the most values a chunk of flat holds.

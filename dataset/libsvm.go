@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ivmlab/ivm/internal/decimal"
 )
 
 // svmParser accumulates libsvm rows in compressed sparse row form; the dense matrix is
@@ -69,6 +71,17 @@ func (p *svmParser) row(line []byte, ln int) error {
 	rest := line
 	var task []byte
 	for {
+		if tok > 0 && plainRows {
+			if idx, v, i, j, ok := plainFeature(rest, prev); ok {
+				tok++
+				p.lone = false
+				if _, err := p.keep(rest[i:j], idx, v, ln, tok); err != nil {
+					return err
+				}
+				prev, rest = idx, rest[j:]
+				continue
+			}
+		}
 		var t []byte
 		t, rest = nextField(rest)
 		if t == nil {
@@ -153,6 +166,39 @@ func (p *svmParser) feature(t []byte, ln, tok, prev int) (int, error) {
 		return 0, tokErr(ln, tok, "value in %s is not finite (NaN or ±Inf, or out of range)",
 			snippet(t))
 	}
+	return p.keep(t, idx, v, ln, tok)
+}
+
+// plainFeature parses the token at the start of b (after blanks) where it is a plain
+// index:value: an index above prev of at most 10 digits and a value decimal.ShortPrefix reads
+// to the token's end. It returns the index, the value and the token's bounds in b; ok is
+// false for any other token, which feature reads (and explains where it is wrong). The
+// token is then found by its parse, not by a search for its end before it.
+func plainFeature(b []byte, prev int) (idx int, v float64, i, j int, ok bool) {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	for j = i; j < len(b) && j-i < 10; j++ {
+		c := b[j] - '0'
+		if c > 9 {
+			break
+		}
+		idx = idx*10 + int(c)
+	}
+	if j == i || j == len(b) || b[j] != ':' || idx <= prev || idx > maxIndex {
+		return 0, 0, 0, 0, false
+	}
+	v, end, ok := decimal.ShortPrefix(b[j+1:])
+	if j += 1 + end; !ok || j < len(b) && !isSpace(b[j]) {
+		return 0, 0, 0, 0, false
+	}
+	return idx, v, i, j, true
+}
+
+// keep records feature idx of value v, read from token t (token tok of line ln), in the
+// current row unless it lies beyond the dimension and IgnoreExtra drops it. It returns the
+// index.
+func (p *svmParser) keep(t []byte, idx int, v float64, ln, tok int) (int, error) {
 	p.seenIdx = max(p.seenIdx, idx)
 	if p.opt.Dim > 0 && idx > p.opt.Dim {
 		if p.opt.IgnoreExtra {
