@@ -45,7 +45,7 @@ func readModelAndRows(modelPath, rowsPath string, opt dataset.ReadOptions, limit
 		warnDropped(stderr, rowsPath, rows, dim)
 		return mf, rows, nil
 	}
-	ahead = nil
+	ahead = nil // its memory is free for the second reading
 	rows, err = readTest(rowsPath, opt, dim, stderr)
 	return mf, rows, err
 }
