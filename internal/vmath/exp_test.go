@@ -41,26 +41,35 @@ func TestExpSameBitsAsMath(t *testing.T) {
 			xs = append(xs, v...)
 		}
 	}
+	sameAsMath(t, "exp", Exp, math.Exp, xs, xs[len(xs)-10:])
+}
+
+// sameAsMath checks f(dst, src) against the math package's g, bit for bit (any NaN for a
+// NaN): into another slice and in place over xs, and at every length below 10 over short,
+// without writing past the arguments.
+func sameAsMath(t *testing.T, name string, f func(dst, src []float64), g func(float64) float64,
+	xs, short []float64) {
+	t.Helper()
 	check := func(what string, got, src []float64) {
 		t.Helper()
 		for i, x := range src {
-			if want := math.Exp(x); math.Float64bits(got[i]) != math.Float64bits(want) &&
+			if want := g(x); math.Float64bits(got[i]) != math.Float64bits(want) &&
 				!(math.IsNaN(want) && math.IsNaN(got[i])) {
-				t.Fatalf("%s: exp(%v) = %v, math.Exp %v", what, x, got[i], want)
+				t.Fatalf("%s: %s(%v) = %v, math's %v", what, name, x, got[i], want)
 			}
 		}
 	}
 	dst := make([]float64, len(xs))
-	Exp(dst, xs)
+	f(dst, xs)
 	check("into dst", dst, xs)
 	in := append([]float64(nil), xs...)
-	Exp(in, in)
+	f(in, in)
 	check("in place", in, xs)
 	for n := range 10 {
-		src := xs[len(xs)-n:]
+		src := short[:n]
 		dst := make([]float64, n+1)
 		dst[n] = 42
-		Exp(dst, src)
+		f(dst, src)
 		check("short", dst, src)
 		if dst[n] != 42 {
 			t.Fatalf("length %d: wrote past the arguments", n)

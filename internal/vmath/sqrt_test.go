@@ -15,30 +15,5 @@ func TestSqrtSameBitsAsMath(t *testing.T) {
 	for range 100000 {
 		xs = append(xs, math.Float64frombits(r.Uint64()), r.Float64())
 	}
-	check := func(what string, got, src []float64) {
-		t.Helper()
-		for i, x := range src {
-			want := math.Sqrt(x)
-			if math.Float64bits(got[i]) != math.Float64bits(want) &&
-				!(math.IsNaN(want) && math.IsNaN(got[i])) {
-				t.Fatalf("%s: sqrt(%v) = %v, math.Sqrt %v", what, x, got[i], want)
-			}
-		}
-	}
-	dst := make([]float64, len(xs))
-	Sqrt(dst, xs)
-	check("into dst", dst, xs)
-	in := append([]float64(nil), xs...)
-	Sqrt(in, in)
-	check("in place", in, xs)
-	for n := range 10 {
-		src := xs[:n]
-		dst := make([]float64, n+1)
-		dst[n] = 42
-		Sqrt(dst, src)
-		check("short", dst, src)
-		if dst[n] != 42 {
-			t.Fatalf("length %d: wrote past the arguments", n)
-		}
-	}
+	sameAsMath(t, "sqrt", Sqrt, math.Sqrt, xs, xs[:10])
 }
