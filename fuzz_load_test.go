@@ -85,6 +85,10 @@ func FuzzLoad(f *testing.F) {
 		`"scale":{"kind":"std","shift":[1],"factor":[2],"log":[0.5]},` +
 		`"projected":{"kernel_spec":"rbf","lambda":1,"centres":[[0]],"weights":[[1,2,3]],` +
 		`"score_mix":[[1,0,0],[0,1,0],[0,0,1]],"score_offset":[0,0,0]}}`))
+	f.Add([]byte(`{"format":"ivm-model/1","task":"binary","classes":[0,1],"softmax":true,` +
+		`"projected":{"kernel_spec":"rbf","lambda":1,"centres":[[0,1]],"weights":[[1,-1]],` +
+		`"score_mix":[[1,0],[0,1]],"score_offset":[0,0],"linear":{"weights":[[0,0.5],` +
+		`[0,-1]],"bias":[0,0.2],"power":0.7}}}`))
 	f.Add([]byte(`{"format":"ivm-model/1","task":"regression",` +
 		`"projected":{"kernel_spec":"rbf","lambda":1,"centres":[[0,1]],"weights":[[1]],` +
 		`"score_mix":[[1]],"score_offset":[0],"noise_variance":1,"additive":{"variance":0.1,` +

@@ -140,6 +140,9 @@ func (p *projectedFit) predictProjected(x mat.Matrix, probs bool) ([]noise.Predi
 		if probs {
 			calib.Softmax(z, 1)
 			calib.MixUniform(z, p.LabelNoise)
+			if l := p.Projected.Linear; l != nil {
+				l.Tilt(z, xs.RawRowView(i))
+			}
 			out[i].Prob = z
 		}
 	}

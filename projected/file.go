@@ -1,8 +1,10 @@
 package projected
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -25,6 +27,8 @@ type File struct {
 	NoiseVar   float64         `json:"noise_variance,omitempty"`
 	// Additive is the kernel's additive part, where it has one.
 	Additive *AdditiveFile `json:"additive,omitempty"`
+	// Linear is a classification's linear part, where it has one.
+	Linear *LinearFile `json:"linear,omitempty"`
 	// Local is a regression's local part, where it has one.
 	Local *local.File `json:"local,omitempty"`
 	// Query is the query part (Query), where the model has one.
@@ -44,7 +48,8 @@ func Encode(pr *Model) *File {
 	return &File{KernelSpec: pr.Kernel, Lambda: pr.Lambda, Mix: denseRows(pr.Mix),
 		Offset: pr.Offset, LogWeight: pr.LogWeight, LogFloor: pr.LogFloor,
 		Centres: denseRows(pr.Centres), Weights: denseRows(pr.Weights), NoiseVar: pr.NoiseVar,
-		Additive: encodeAdditive(pr.Additive), Local: local.Encode(pr.Local),
+		Additive: encodeAdditive(pr.Additive), Linear: encodeLinear(pr.Linear),
+		Local: local.Encode(pr.Local),
 		Query: encodeQuery(pr.Query)}
 }
 
@@ -98,6 +103,48 @@ func decodeQuery(in *QueryFile, centres int) (*Query, error) {
 		}
 	}
 	return &Query{Centres: in.Centres, Gram: gram, Scale: in.Scale}, nil
+}
+
+// LinearFile is a Linear as a file holds it: its weights by rows (one an input, a weight a
+// class) and its biases.
+type LinearFile struct {
+	Weights strictjson.Rows `json:"weights"`
+	Bias    []float64       `json:"bias"`
+	Power   float64         `json:"power"`
+}
+
+func encodeLinear(l *Linear) *LinearFile {
+	if l == nil {
+		return nil
+	}
+	return &LinearFile{Weights: denseRows(l.Weights), Bias: l.Bias, Power: l.Power}
+}
+
+// decodeLinear checks and rebuilds the linear part of a model of dim inputs and the given
+// classes.
+func decodeLinear(in *LinearFile, dim, classes int) (*Linear, error) {
+	if classes < 2 {
+		return nil, errors.New("a linear part is for a classification, not a regression")
+	}
+	if len(in.Weights) != dim || len(in.Bias) != classes {
+		return nil, fmt.Errorf("projected model's linear part of %d rows of weights and %d "+
+			"biases, want %d and %d", len(in.Weights), len(in.Bias), dim, classes)
+	}
+	w := mat.NewDense(dim, classes, nil)
+	for i, r := range in.Weights {
+		if len(r) != classes {
+			return nil, fmt.Errorf("projected model's linear weights row %d has %d values, "+
+				"want %d", i+1, len(r), classes)
+		}
+		if err := finite("linear weight", r); err != nil {
+			return nil, err
+		}
+		w.SetRow(i, r)
+	}
+	if err := finite("linear bias", append(slices.Clone(in.Bias), in.Power)); err != nil {
+		return nil, err
+	}
+	return &Linear{Weights: w, Bias: in.Bias, Power: in.Power}, nil
 }
 
 // denseRows returns a's rows, which share its storage.
@@ -165,6 +212,11 @@ func Decode(in *File, classes int) (*Model, error) {
 	pr.NoiseVar = in.NoiseVar
 	if in.Additive != nil {
 		if pr.Additive, err = decodeAdditive(in.Additive, dim, classes); err != nil {
+			return nil, err
+		}
+	}
+	if in.Linear != nil {
+		if pr.Linear, err = decodeLinear(in.Linear, dim, classes); err != nil {
 			return nil, err
 		}
 	}

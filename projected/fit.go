@@ -308,6 +308,9 @@ func fitFinal(x mat.Matrix, t Targets, pk pick, m int, val, rest []int, opts Opt
 		return nil, err
 	}
 	res.Model.Query = query
+	if err := res.withLinear(x, t, every); err != nil {
+		return nil, err
+	}
 	if err := res.withLocal(x, t, opts); err != nil {
 		return nil, err
 	}
@@ -485,7 +488,7 @@ func (res *Result) useConstant(t Targets) {
 	}
 	pr.Centres = subset.Dense(pr.Centres, keep)
 	pr.Weights = mat.NewDense(len(keep), k, nil)
-	pr.Additive, pr.Local = nil, nil
+	pr.Additive, pr.Linear, pr.Local = nil, nil, nil
 	what := "the targets' mean and variance"
 	if t.regression() {
 		pr.NoiseVar = 1

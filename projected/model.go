@@ -39,6 +39,9 @@ type Model struct {
 	NoiseVar float64
 	// Additive, if not nil, is the kernel's additive part, with its own weights.
 	Additive *Additive
+	// Linear, if not nil, tilts a two-class model's probabilities by a logistic regression
+	// of the inputs (linear.go).
+	Linear *Linear
 	// Local, if not nil, corrects a regression's predictions by its nearest training rows'
 	// residuals, and gives the predictive variance at each input in place of NoiseVar.
 	Local *local.Model

@@ -70,6 +70,10 @@ var goldenKinds = []goldenKind{
 		info: "the model's regression of the labels coded ±1"},
 	{name: "binary_projected", data: twoInputs(binaryNoisy), n: 5200, nTest: 30,
 		train: []string{"-d", "50"}, info: "projected"},
+	// Weak effects of long-tailed amounts and indicators: a logistic regression of the
+	// inputs tilts the projected model's probabilities (its linear part).
+	{name: "binary_linear", data: weakEffects, n: 5200, nTest: 30,
+		train: []string{"-d", "50"}, info: "linear:      class 1's probability tilted"},
 	{name: "binary_constant", data: noSignal, n: 1200, nTest: 30,
 		info: "NO BETTER than the constant predictor"},
 	{name: "multiclass_ovr", data: twoInputs(class3), n: 120, nTest: 30,
@@ -447,6 +451,31 @@ func noSignal(n int, seed uint64) string {
 			fmt.Fprintf(&b, "%s,", gfmt(2*rng.Float64()-1))
 		}
 		fmt.Fprintf(&b, "%g\n", b2fg(rng.Float64() < 0.5))
+	}
+	return b.String()
+}
+
+// weakEffects writes n rows of 12 inputs (long-tailed amounts, indicators and normal values)
+// and a label 0 or 1 whose log odds are a weak linear function of them all.
+func weakEffects(n int, seed uint64) string {
+	rng := rand.New(rand.NewPCG(seed, 17))
+	var b strings.Builder
+	for range n {
+		z := -1.5
+		for j := range 12 {
+			var v float64
+			switch j % 3 {
+			case 0:
+				v = math.Exp(1.5 * rng.NormFloat64())
+			case 1:
+				v = float64(rng.IntN(2))
+			default:
+				v = rng.NormFloat64()
+			}
+			z += 0.1 * v * float64(j%2*2-1)
+			fmt.Fprintf(&b, "%s,", gfmt(v))
+		}
+		fmt.Fprintf(&b, "%g\n", b2fg(rng.Float64() < 1/(1+math.Exp(-z))))
 	}
 	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -146,6 +147,15 @@ func writeInfo(w io.Writer, path string, p *ivm.Predictor) {
 				fmt.Fprintf(w, "additive:    + %.4g·Σ_j k_j(x_j), an rbf of each of inputs %s "+
 					"alone through %d knots on their axes (a sum of one-input effects)\n",
 					a.Variance, additiveInputs(a), a.Knots())
+			}
+			if l := pr.Linear; l != nil {
+				lw := mat.Col(nil, 1, l.Weights)
+				for i, v := range lw { // four digits each: the weights are for reading
+					lw[i], _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64)
+				}
+				fmt.Fprintf(w, "linear:      class %g's probability tilted by a logistic "+
+					"regression of the inputs, p ∝ p^%.4g·exp(x·w + b), w %s (on the scaled "+
+					"inputs), b %.4g\n", p.Classes[1], l.Power, floats(lw), l.Bias[1])
 			}
 		}
 		if q := pr.Query; q != nil {

@@ -350,6 +350,9 @@ func summary(p *ivm.Predictor) string {
 			kernel += fmt.Sprintf(" + an additive part of %d inputs (%d knots, variance %g)",
 				len(a.Inputs), a.Knots(), a.Variance)
 		}
+		if pr.Linear != nil {
+			kernel += ", probabilities tilted by a logistic regression of the inputs"
+		}
 		return fmt.Sprintf("%v (projected: %s regressed through %d shared centres), "+
 			"kernel %s, λ %.3g, inputs scaled (%v)",
 			p.Task, what, m, kernel, pr.Lambda, k.Scaler)
