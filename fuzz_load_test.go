@@ -82,6 +82,10 @@ func FuzzLoad(f *testing.F) {
 		`"score_mix":[[1,0,0],[0,1,0],[0,0,1]],"score_offset":[0,0,0],` +
 		`"score_log_weight":[1,0.5,2],"score_log_floor":0.001}}`))
 	f.Add([]byte(`{"format":"ivm-model/1","task":"multiclass","classes":[1,2,3],"softmax":true,` +
+		`"scale":{"kind":"minmax","shift":[1],"factor":[2],"root":true},` +
+		`"projected":{"kernel_spec":"rbf","lambda":1,"centres":[[0]],"weights":[[1,2,3]],` +
+		`"score_mix":[[1,0,0],[0,1,0],[0,0,1]],"score_offset":[0,0,0]}}`))
+	f.Add([]byte(`{"format":"ivm-model/1","task":"multiclass","classes":[1,2,3],"softmax":true,` +
 		`"scale":{"kind":"std","shift":[1],"factor":[2],"log":[0.5]},` +
 		`"projected":{"kernel_spec":"rbf","lambda":1,"centres":[[0]],"weights":[[1,2,3]],` +
 		`"score_mix":[[1,0,0],[0,1,0],[0,0,1]],"score_offset":[0,0,0]}}`))

@@ -377,29 +377,44 @@ func labelAccuracy(t *testing.T, p *Predictor, x mat.Matrix, y []float64) float6
 }
 
 // The projected search scores the logarithms of long-tailed inputs beside std and minmax
-// where a table of few inputs has such a column, and not for an image's many pixels.
+// where a table of few inputs has such a column, and for an image's many pixels (values ≥ 0)
+// their square roots instead; many inputs with a negative value get neither.
 func TestProjectedScalersLogs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	for _, c := range []struct {
-		dim  int
-		want []bool // each scaler's Log set
-	}{{3, []bool{false, false, true}}, {relevanceMaxInputs + 1, []bool{false, false}}} {
+		dim      int
+		negative bool
+		want     []string // each scaler's transform
+	}{
+		{3, false, []string{"", "", "log"}},
+		{relevanceMaxInputs + 1, false, []string{"", "", "root"}},
+		{relevanceMaxInputs + 1, true, []string{"", ""}},
+	} {
 		x := mat.NewDense(500, c.dim, nil)
 		for i := range 500 {
 			for j := range c.dim {
 				x.Set(i, j, math.Exp(3*rng.NormFloat64())) // long-tailed, > 0
 			}
 		}
+		if c.negative {
+			x.Set(7, 2, -1)
+		}
 		scalers, err := projectedScalers(x, dataset.ScaleAuto)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := make([]bool, len(scalers))
+		got := make([]string, len(scalers))
 		for i, sc := range scalers {
-			got[i] = sc.Log != nil
+			switch {
+			case sc.Log != nil:
+				got[i] = "log"
+			case sc.Root:
+				got[i] = "root"
+			}
 		}
 		if !slices.Equal(got, c.want) {
-			t.Errorf("%d inputs: scalers with logs %v, want %v", c.dim, got, c.want)
+			t.Errorf("%d inputs (a negative value: %v): scalers %q, want %q", c.dim,
+				c.negative, got, c.want)
 		}
 	}
 }

@@ -120,7 +120,8 @@ var errAlike = errors.New("ivm: the inputs matter about alike")
 // asked for, and with ScaleAuto (standardising) the training range's too, and where some
 // of at most relevanceMaxInputs columns have a long tail, the standardised logarithms of
 // those (dataset.FitLogScaler): an image's rarely lit border pixels are long-tailed too, and
-// their search would cost much for nothing.
+// their search would cost much for nothing. Of more columns, all of them ≥ 0 (pixels, word
+// counts), the range of their square roots is a candidate instead (dataset.FitRootScaler).
 func projectedScalers(x mat.Matrix, kind dataset.Scaling) ([]*dataset.Scaler, error) {
 	sc, err := dataset.FitScaler(x, kind)
 	if err != nil {
@@ -133,14 +134,17 @@ func projectedScalers(x mat.Matrix, kind dataset.Scaling) ([]*dataset.Scaler, er
 			return nil, err
 		}
 		out = append(out, mm)
+		var more *dataset.Scaler
 		if _, dim := x.Dims(); dim <= relevanceMaxInputs {
-			logs, err := dataset.FitLogScaler(x)
-			if err != nil {
-				return nil, err
-			}
-			if logs != nil {
-				out = append(out, logs)
-			}
+			more, err = dataset.FitLogScaler(x)
+		} else {
+			more, err = dataset.FitRootScaler(x)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if more != nil {
+			out = append(out, more)
 		}
 	}
 	return out, nil

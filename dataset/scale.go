@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -77,13 +78,15 @@ func ParseScaling(s string) (Scaling, error) {
 // weight. Weight says which inputs the model uses; Apply needs only Factor.
 //
 // Where Log is set (FitLogScaler), a column j with Log[j] > 0 is first mapped to
-// ln(1 + max(x, 0)/Log[j]) (Transformed), and Shift and Factor apply to that.
+// ln(1 + max(x, 0)/Log[j]) (Transformed), and Shift and Factor apply to that; where Root is
+// set (FitRootScaler), every column is first mapped to √max(x, 0).
 type Scaler struct {
 	Kind   Scaling   `json:"kind"`
 	Shift  []float64 `json:"shift"`
 	Factor []float64 `json:"factor"`
 	Weight []float64 `json:"weight,omitempty"`
 	Log    []float64 `json:"log,omitempty"`
+	Root   bool      `json:"root,omitempty"`
 }
 
 // Method is the scaling s does: its Kind, or ScaleNone for a nil Scaler.
@@ -105,6 +108,9 @@ func (s *Scaler) String() string {
 	}
 	if len(cols) > 0 {
 		name += " of ln(1 + x/u) in columns " + strings.Join(cols, ", ")
+	}
+	if s != nil && s.Root {
+		name += " of √x"
 	}
 	return name
 }
@@ -188,6 +194,39 @@ func FitLogScaler(x mat.Matrix) (*Scaler, error) {
 	return s, nil
 }
 
+// FitRootScaler computes a min-max scaling of the square roots of the columns of x, or nil
+// where a value is negative or every column holds only 0 and one other value. Intensities
+// and counts (an image's pixels, a text's word counts) vary most where they are large; their
+// square roots even that out, and an rbf of them tells shapes apart by more than their
+// brightest parts.
+func FitRootScaler(x mat.Matrix) (*Scaler, error) {
+	n, dim := x.Dims()
+	two := true // every column 0 and one other value: a root only rescales it
+	col := make([]float64, n)
+	for j := range dim {
+		mat.Col(col, j, x)
+		other := 0.0
+		for _, v := range col {
+			if !(v >= 0) || bad(v) {
+				return nil, nil
+			}
+			if v > 0 && other == 0 {
+				other = v
+			} else if v > 0 && v != other {
+				two = false
+			}
+		}
+	}
+	if two {
+		return nil, nil
+	}
+	s := &Scaler{Kind: ScaleMinMax, Root: true}
+	if err := s.fitColumns(x); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // logUnit returns the unit u of a long-tailed column of values ≥ 0 (FitLogScaler), or 0 for
 // any other column.
 func logUnit(col []float64) float64 {
@@ -211,8 +250,11 @@ func logUnit(col []float64) float64 {
 }
 
 // Transformed is value v of column j before its shift and factor: ln(1 + max(v, 0)/Log[j])
-// for a logged column, else v.
+// for a logged column, √max(v, 0) for a Root scaler's, else v.
 func (s *Scaler) Transformed(j int, v float64) float64 {
+	if s.Root {
+		return math.Sqrt(max(v, 0))
+	}
 	if s.Log == nil || s.Log[j] == 0 {
 		return v
 	}
@@ -222,6 +264,9 @@ func (s *Scaler) Transformed(j int, v float64) float64 {
 // Unscaled is the input value of column j that s scales to v: Apply's inverse.
 func (s *Scaler) Unscaled(j int, v float64) float64 {
 	t := v/s.Factor[j] + s.Shift[j]
+	if s.Root {
+		return max(t, 0) * max(t, 0)
+	}
 	if s.Log == nil || s.Log[j] == 0 {
 		return t
 	}
@@ -316,6 +361,9 @@ func (s *Scaler) Check(dim int) error {
 			return fmt.Errorf("ivm: relevance weight of column %d is %g, want one in (0, 1]",
 				j+1, w)
 		}
+	}
+	if s.Root && s.Log != nil {
+		return errors.New("ivm: a scaling of the square roots and the logarithms of its inputs")
 	}
 	if s.Log != nil && len(s.Log) != dim {
 		return fmt.Errorf("ivm: log units for %d columns, the model has %d inputs",

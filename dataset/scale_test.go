@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -145,5 +146,53 @@ func TestFitLogScaler(t *testing.T) {
 	}
 	if s, err := FitLogScaler(x.Slice(0, n, 1, 4)); err != nil || s != nil {
 		t.Errorf("no long-tailed column: scaler %v, %v; want none", s, err)
+	}
+}
+
+// TestFitRootScaler: the square roots of columns of values ≥ 0, scaled to [−1, 1], undone by
+// Unscaled; no scaler where a value is negative or every column is 0 and one other value;
+// a file's scaler of roots and logarithms together is refused.
+func TestFitRootScaler(t *testing.T) {
+	const n = 100
+	x := mat.NewDense(n, 3, nil)
+	for i := range n {
+		x.SetRow(i, []float64{float64(i * i), float64(i % 7), float64(i % 2)})
+	}
+	s, err := FitRootScaler(x)
+	if err != nil || s == nil || !s.Root || s.Kind != ScaleMinMax {
+		t.Fatalf("scaler %+v, %v: want the range of the roots", s, err)
+	}
+	if err := s.Check(3); err != nil {
+		t.Fatalf("the fitted scaler fails its own check: %v", err)
+	}
+	xs, err := s.Apply(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, 1, n / 2, n - 1} { // √(i²) = i: evenly spread over [−1, 1]
+		if want := 2*float64(i)/(n-1) - 1; math.Abs(xs.At(i, 0)-want) > 1e-12 {
+			t.Errorf("row %d: %g, want %g", i, xs.At(i, 0), want)
+		}
+		for j := range 3 {
+			if got, want := s.Unscaled(j, xs.At(i, j)), x.At(i, j); math.Abs(got-want) >
+				1e-9*math.Max(1, want) {
+				t.Errorf("row %d column %d: Unscaled gives %g, want %g", i, j+1, got, want)
+			}
+		}
+	}
+	if !strings.Contains(s.String(), "√x") {
+		t.Errorf("name %q does not say the roots", s.String())
+	}
+	x.Set(3, 1, -1)
+	if s, err := FitRootScaler(x); s != nil || err != nil {
+		t.Errorf("a negative value: scaler %+v, %v; want none", s, err)
+	}
+	if s, err := FitRootScaler(x.Slice(0, n, 2, 3)); s != nil || err != nil {
+		t.Errorf("a column of 0 and 1: scaler %+v, %v; want none", s, err)
+	}
+	both := &Scaler{Kind: ScaleMinMax, Shift: []float64{0}, Factor: []float64{1}, Root: true,
+		Log: []float64{1}}
+	if err := both.Check(1); err == nil || !strings.Contains(err.Error(), "square roots") {
+		t.Errorf("roots and logarithms: %v, want an error saying so", err)
 	}
 }
