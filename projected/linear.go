@@ -5,7 +5,7 @@ package projected
 // of the inputs (weak effects in tabular data), a logistic regression of the inputs fits
 // that function by the log loss itself and predicts better than any map of the codes'
 // least squares. The linear part tilts the model's probabilities by such a regression's log
-// odds, p ∝ p_model ⊙ exp(x·W + b), where the held-out rows say that this beats the model
+// odds, p ∝ p_model^a ⊙ exp(x·W + b), where the held-out rows say that this beats the model
 // alone by more than a standard error (withLinear).
 
 import (
