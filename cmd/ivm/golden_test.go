@@ -472,7 +472,7 @@ func weakEffects(n int, seed uint64) string {
 			default:
 				v = rng.NormFloat64()
 			}
-			z += 0.1 * v * float64(j%2*2-1)
+			z += 0.15 * v * float64(j%2*2-1)
 			fmt.Fprintf(&b, "%s,", gfmt(v))
 		}
 		fmt.Fprintf(&b, "%g\n", b2fg(rng.Float64() < 1/(1+math.Exp(-z))))
