@@ -98,8 +98,7 @@ func (res *Result) withLinear(x mat.Matrix, t Targets, every []int) error {
 	tilted := make([]float64, n) // each row's class 1 probability, the tilt fitted without it
 	for h, fold := range folds {
 		other := folds[1-h]
-		th, err := newtonLogistic(subset.Dense(design, other), nil, subset.Of(y, other),
-			tiltRidge)
+		th, err := newtonLogistic(subset.Dense(design, other), subset.Of(y, other), tiltRidge)
 		if err != nil {
 			return err
 		}
@@ -116,7 +115,7 @@ func (res *Result) withLinear(x mat.Matrix, t Targets, every []int) error {
 	if gain, se := calib.PairedGain(model, losses); gain <= tiltBar*se {
 		return nil
 	}
-	th, err := newtonLogistic(design, nil, y, tiltRidge)
+	th, err := newtonLogistic(design, y, tiltRidge)
 	if err != nil {
 		return err
 	}
@@ -217,7 +216,7 @@ func fitInputs(x mat.Matrix, sc *dataset.Scaler, t Targets, rows []int) (inputsL
 	for i, r := range rows {
 		y[i] = t.cls[r] == 1
 	}
-	theta, err := newtonLogistic(design, nil, y, ridge)
+	theta, err := newtonLogistic(design, y, ridge)
 	if err != nil {
 		return inputsLogistic{}, err
 	}
@@ -256,10 +255,9 @@ func softplus(z float64) float64 {
 }
 
 // newtonLogistic returns θ minimising Σ_i −ln p(y_i) + ½ Σ_j ridge_j θ_j², where the log
-// odds of row i are offset_i (0 where offset is nil) + design_i·θ, by Newton's method with
+// odds of row i are design_i·θ, by Newton's method with
 // its steps halved where the objective would rise.
-func newtonLogistic(design *mat.Dense, offset []float64, y []bool,
-	ridge []float64) ([]float64, error) {
+func newtonLogistic(design *mat.Dense, y []bool, ridge []float64) ([]float64, error) {
 	n, d := design.Dims()
 	theta := make([]float64, d)
 	z, p, grad := make([]float64, n), make([]float64, n), make([]float64, d)
@@ -268,9 +266,6 @@ func newtonLogistic(design *mat.Dense, offset []float64, y []bool,
 		sum := 0.0
 		for i := range n {
 			z[i] = floats.Dot(design.RawRowView(i), th)
-			if offset != nil {
-				z[i] += offset[i]
-			}
 			sum += logLoss(z[i], y[i])
 		}
 		for j, r := range ridge {
