@@ -245,8 +245,8 @@ func (p *Predictor) widenToProjected(x mat.Matrix, y []float64, cfg Config) (*Pr
 // preferProjected returns, for a binary task of more than ivmOnlyRows rows whose kind Fit
 // chose or a regression of more than exactgp.MaxRows (projected anyway above ivmOnlyRows),
 // a projected model of every row where its held-out gain over the constant predictor
-// exceeds the search's by more than the larger of their standard errors; nil where the
-// search's model stands. Each gain is measured against the constant predictor on its own
+// exceeds the search's by more than the larger of their standard errors (binary: is at least
+// the search's); nil where the search's model stands. Each gain is measured against the constant predictor on its own
 // held-out rows, so that the two compare though the rows differ.
 // Tabular inputs with codes and interactions (a school, a player) were drawn better by its
 // additive part and every row than by an active set, and a rare class's were not
@@ -266,11 +266,23 @@ func (p *Predictor) preferProjected(x mat.Matrix, y []float64, cfg Config) (*Pre
 	if err := q.fitProjectedKind(x, y, &cfg); err != nil {
 		return nil, err
 	}
-	gp, gq := p.Baseline.Prior-p.Baseline.Model, q.Baseline.Prior-q.Baseline.Model
-	if !(gq-gp > max(p.Baseline.SE, q.Baseline.SE)) {
+	if !projectedWins(p.Baseline, q.Baseline, binary) {
 		return nil, nil
 	}
 	return q, nil
+}
+
+// projectedWins says whether a projected model of held-out figures q replaces the search's
+// model of figures p (preferProjected): its gain over the constant predictor must exceed the
+// search's by the larger of their standard errors, or for a binary task equal it at least.
+// The binary search's gain is the best of its kernels on the rows that chose them, and so
+// flatters it; the projected model's is measured on rows its choices did not see.
+func projectedWins(p, q *calib.Baseline, binary bool) bool {
+	gp, gq := p.Prior-p.Model, q.Prior-q.Model
+	if binary {
+		return gq >= gp
+	}
+	return gq-gp > max(p.SE, q.SE)
 }
 
 // FitRows is Fit on inputs given as rows.

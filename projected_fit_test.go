@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ivmlab/ivm/calib"
 	"github.com/ivmlab/ivm/dataset"
 	"github.com/ivmlab/ivm/internal/subset"
 	"gonum.org/v1/gonum/floats"
@@ -595,5 +596,28 @@ func TestScreenInputs(t *testing.T) {
 	}
 	if got := screenInputs(x, y, subset.All(n), 6); !slices.Equal(got, []int{0, 2, 3, 4, 5}) {
 		t.Errorf("six inputs screened: %v, want all but the constant input 1", got)
+	}
+}
+
+// TestProjectedWins: a binary task's projected model replaces the search's IVM where its
+// held-out gain is at least the IVM's (whose figure flatters it); a regression's must gain
+// more than the larger standard error.
+func TestProjectedWins(t *testing.T) {
+	b := func(gain, se float64) *calib.Baseline {
+		return &calib.Baseline{Prior: 0.6, Model: 0.6 - gain, SE: se}
+	}
+	for _, c := range []struct {
+		ivm, projected *calib.Baseline
+		binary, want   bool
+	}{
+		{b(0.05, 0.01), b(0.05, 0.005), true, true},
+		{b(0.05, 0.01), b(0.0499, 0.005), true, false},
+		{b(0.05, 0.01), b(0.055, 0.005), false, false},
+		{b(0.05, 0.01), b(0.0601, 0.005), false, true},
+	} {
+		if got := projectedWins(c.ivm, c.projected, c.binary); got != c.want {
+			t.Errorf("IVM %+v, projected %+v, binary %v: %v, want %v", *c.ivm, *c.projected,
+				c.binary, got, c.want)
+		}
 	}
 }
