@@ -276,7 +276,8 @@ func (p *Predictor) preferProjected(x mat.Matrix, y []float64, cfg Config) (*Pre
 // model of figures p (preferProjected): its gain over the constant predictor must exceed the
 // search's by the larger of their standard errors, or for a binary task equal it at least.
 // The binary search's gain is the best of its kernels on the rows that chose them, and so
-// flatters it; the projected model's is measured on rows its choices did not see.
+// flatters it; the projected model's is measured on rows its choices did not see. Without
+// the margin, regressions changed little and not for the better (bench/RESULTS.md).
 func projectedWins(p, q *calib.Baseline, binary bool) bool {
 	gp, gq := p.Prior-p.Model, q.Prior-q.Model
 	if binary {
