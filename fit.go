@@ -246,8 +246,8 @@ func (p *Predictor) widenToProjected(x mat.Matrix, y []float64, cfg Config) (*Pr
 // chose or a regression of more than exactgp.MaxRows (projected anyway above ivmOnlyRows),
 // a projected model of every row where its held-out gain over the constant predictor
 // exceeds the search's by more than the larger of their standard errors (binary: is at least
-// the search's); nil where the search's model stands. Each gain is measured against the constant predictor on its own
-// held-out rows, so that the two compare though the rows differ.
+// the search's); nil where the search's model stands. Each gain is measured against the
+// constant predictor on its own held-out rows, so that the two compare though the rows differ.
 // Tabular inputs with codes and interactions (a school, a player) were drawn better by its
 // additive part and every row than by an active set, and a rare class's were not
 // (bench/RESULTS.md records the runs).
@@ -276,8 +276,7 @@ func (p *Predictor) preferProjected(x mat.Matrix, y []float64, cfg Config) (*Pre
 // model of figures p (preferProjected): its gain over the constant predictor must exceed the
 // search's by the larger of their standard errors, or for a binary task equal it at least.
 // The binary search's gain is the best of its kernels on the rows that chose them, and so
-// flatters it; the projected model's is measured on rows its choices did not see. Without
-// the margin, regressions changed little and not for the better (bench/RESULTS.md).
+// flatters it; the projected model's is measured on rows its choices did not see.
 func projectedWins(p, q *calib.Baseline, binary bool) bool {
 	gp, gq := p.Prior-p.Model, q.Prior-q.Model
 	if binary {
