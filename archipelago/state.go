@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/ivmlab/ivm/param"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -84,12 +85,7 @@ func (s *state) bufs() {
 }
 
 // softplus returns ln(1 + eˣ) without overflow.
-func softplus(x float64) float64 {
-	if x > 0 {
-		return x + math.Log1p(math.Exp(-x))
-	}
-	return math.Log1p(math.Exp(x))
-}
+var softplus = param.Softplus{}.Forward
 
 // logSumExp returns ln Σ exp(g_k) = ln Λ.
 func logSumExp(g []float64) float64 {
