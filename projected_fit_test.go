@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ivmlab/ivm/calib"
@@ -433,23 +434,46 @@ func timeSeriesRows(rng *rand.Rand, walk []float64, steps []int) (*mat.Dense, []
 	return x, y
 }
 
+// localSeries fits, once for the tests that share it, a regression whose targets wander in
+// time, its rows a random three quarters of the steps, and returns it with the other steps'
+// rows and targets.
+func localSeries(t *testing.T) (*Predictor, *mat.Dense, []float64) {
+	t.Helper()
+	localSeriesOnce.Do(func() {
+		rng := rand.New(rand.NewPCG(11, 12))
+		walk := make([]float64, 4000)
+		for i := 1; i < len(walk); i++ {
+			walk[i] = 0.98*walk[i-1] + 0.15*rng.NormFloat64()
+		}
+		perm := rng.Perm(len(walk))
+		x, y := timeSeriesRows(rng, walk, perm[:3000])
+		s := &localSeriesFit
+		s.xt, s.yt = timeSeriesRows(rng, walk, perm[3000:])
+		s.p, s.err = Fit(x, y, Config{Task: Regression, Decomposition: Projected})
+	})
+	s := localSeriesFit
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	return s.p, s.xt, s.yt
+}
+
+var (
+	localSeriesOnce sync.Once
+	localSeriesFit  struct {
+		p   *Predictor
+		xt  *mat.Dense
+		yt  []float64
+		err error
+	}
+)
+
 // TestFitProjectedLocal: a regression whose targets wander in time, its rows a random
 // three quarters of the steps. Fit adds a local part, which predicts the other steps with
 // less than half the model's squared error above the noise without it, with 95 % intervals
 // that cover 90–99 % of them; the file round-trips to the same predictions.
 func TestFitProjectedLocal(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
-	walk := make([]float64, 4000)
-	for i := 1; i < len(walk); i++ {
-		walk[i] = 0.98*walk[i-1] + 0.15*rng.NormFloat64()
-	}
-	perm := rng.Perm(len(walk))
-	x, y := timeSeriesRows(rng, walk, perm[:3000])
-	xt, yt := timeSeriesRows(rng, walk, perm[3000:])
-	p, err := Fit(x, y, Config{Task: Regression, Decomposition: Projected})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, xt, yt := localSeries(t)
 	k := asProjected(p)
 	if k == nil || k.Projected.Local == nil {
 		t.Fatalf("no local part: %+v", p.Kind)

@@ -50,7 +50,7 @@ type QueryScore int
 
 const (
 	// ScoreAuto, the default, is ScoreBALD for a classifier of queryManyClasses classes or
-	// more and ScoreEPIG otherwise.
+	// more and for a regression with a local part (localQueried), and ScoreEPIG otherwise.
 	ScoreAuto QueryScore = iota
 	// ScoreEPIG scores a row by what its label would tell about the labels of the rest of the
 	// pool (the expected predictive information gain, query_targets.go); a regression's
@@ -75,10 +75,20 @@ func (s QueryScore) resolve(p *Predictor) QueryScore {
 	switch {
 	case s != ScoreAuto:
 		return s
-	case p.Task == MultiClass && len(p.Classes) >= queryManyClasses:
+	case p.Task == MultiClass && len(p.Classes) >= queryManyClasses, localQueried(p):
 		return ScoreBALD
 	}
 	return ScoreEPIG
+}
+
+// localQueried reports whether p is a regression with a local part (localPosterior). Its
+// residuals covary over a few neighbouring rows, which EPIG's evenly spaced targets mostly
+// miss: a row's label tells them little by EPIG's count while it tells its own neighbours
+// much, and its predictive variance, BALD's score, says where labels are missing
+// (bench/RESULTS.md, "Query through a regression's local part").
+func localQueried(p *Predictor) bool {
+	k, ok := p.Kind.(*ProjectedKind)
+	return ok && p.Task == Regression && k.Projected.Local != nil
 }
 
 // String returns the name ParseQueryScore accepts.
@@ -102,13 +112,13 @@ type QueryOptions struct {
 // A row's score is the mean over evenly spaced pool rows of the information its label
 // brings about theirs (EPIG), so that rows whose labels would inform the rest of the pool
 // come before isolated ones, or by BALD (opt.Score ScoreBALD, and by default for a classifier
-// of many classes: ScoreAuto) the mutual information between its label and its own latent (a
+// of many classes and a regression with a local part: ScoreAuto) the mutual information between its label and its own latent (a
 // regression's: the entropy reduction ½ ln(1 + σ²_f/σ²_n) of a Gaussian observation, which
 // ranks as the predictive variance does). One-vs-one pairs weigh their information by the
 // probability that the row is of one of the pair's classes; a blend queries through its
 // probit model; a projected model through the posterior of its query centres, each class's
-// label a probit of its latent (query_projected.go). Ordinal and semi-supervised predictors
-// are refused: see queryUnits.
+// label a probit of its latent, a regression with a local part through that part
+// (query_projected.go). Ordinal and semi-supervised predictors are refused: see queryUnits.
 func (p *Predictor) Query(x mat.Matrix, k int, opt QueryOptions) ([]Query, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("ivm: query of %d rows: ask for at least one", k)

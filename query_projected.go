@@ -1,11 +1,14 @@
 package ivm
 
 import (
+	"encoding/binary"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ivmlab/ivm/engine"
+	"github.com/ivmlab/ivm/local"
 	"github.com/ivmlab/ivm/noise"
 	"github.com/ivmlab/ivm/projected"
 )
@@ -56,6 +59,85 @@ func (m projectedPosterior) LatentBound(x mat.Matrix, r int, _, vs []float64) {
 
 func (projectedPosterior) noiseMean(mu float64) float64 { return mu }
 
+// localPosterior is a projected regression's local part as a query unit scores it. Such a
+// model's predictive variance is its local part's (local.Model.Predict): the signal of the
+// residuals its nearest training rows leave, and the noise. So a row's latent variance here
+// is that signal's variance, and two rows' covariance its correlation times their standard
+// deviations; the query centres' coarser posterior is not consulted. Its one projection
+// is 0: nothing beyond the local part is known of the latent.
+type localPosterior struct {
+	*local.Model
+	// memo holds the signal variances of the rows met so far, by their bits: the chosen
+	// rows' and the targets' are asked for again with every batch of rows solved.
+	mu   sync.Mutex
+	memo map[string]float64
+}
+
+func newLocalPosterior(m *local.Model) *localPosterior {
+	return &localPosterior{Model: m, memo: map[string]float64{}}
+}
+
+func (m *localPosterior) K(dst *mat.Dense, x, y mat.Matrix) {
+	xd, yd := mat.DenseCopyOf(x), mat.DenseCopyOf(y)
+	m.Correlations(dst, xd, yd)
+	lx, ly := m.variances(xd), m.variances(yd)
+	for i, a := range lx {
+		row := dst.RawRowView(i)
+		for j, b := range ly {
+			row[j] *= math.Sqrt(a * b)
+		}
+	}
+}
+
+func (m *localPosterior) Diag(dst []float64, x mat.Matrix) {
+	copy(dst, m.variances(mat.DenseCopyOf(x)))
+}
+
+func (m *localPosterior) Size() int { return 1 }
+
+func (m *localPosterior) ProjectionsAndMeans(x mat.Matrix, _ []float64) *mat.Dense {
+	n, _ := x.Dims()
+	return mat.NewDense(max(n, 1), 1, nil)
+}
+
+func (m *localPosterior) LatentBound(x mat.Matrix, _ int, _, vs []float64) { m.Diag(vs, x) }
+
+func (*localPosterior) noiseMean(mu float64) float64 { return mu }
+
+// variances returns the local part's signal variances at the rows of x
+// (local.Model.SignalVariances), those of rows met before from the memo.
+func (m *localPosterior) variances(x *mat.Dense) []float64 {
+	n, dim := x.Dims()
+	out, keys, miss := make([]float64, n), make([]string, n), []int(nil)
+	buf := make([]byte, 8*dim)
+	m.mu.Lock()
+	for i := range n {
+		for j, v := range x.RawRowView(i) {
+			binary.LittleEndian.PutUint64(buf[8*j:], math.Float64bits(v))
+		}
+		keys[i] = string(buf)
+		var ok bool
+		if out[i], ok = m.memo[keys[i]]; !ok {
+			miss = append(miss, i)
+		}
+	}
+	m.mu.Unlock()
+	if len(miss) == 0 {
+		return out
+	}
+	rows := mat.NewDense(len(miss), dim, nil)
+	for k, i := range miss {
+		rows.SetRow(k, x.RawRowView(i))
+	}
+	vs := m.SignalVariances(rows, 0)
+	m.mu.Lock()
+	for k, i := range miss {
+		out[i], m.memo[keys[i]] = vs[k], vs[k]
+	}
+	m.mu.Unlock()
+	return out
+}
+
 // kernelValueWork is what one of a projected model's kernel values costs a query beyond its
 // distance, in flops of queryWork's: an exponential, about 30 ns where a product of the
 // query's dense algebra costs a fraction of one.
@@ -86,6 +168,11 @@ func projectedUnits(p *Predictor, k *ProjectedKind) ([]*queryUnit, error) {
 		return nil, err
 	}
 	post := projectedPosterior{qp}
+	if l := k.Projected.Local; p.Task == Regression && l != nil {
+		return []*queryUnit{{model: newLocalPosterior(l), scaler: k.Scaler,
+			link: queryLink{regression: true, gaussianSite: true,
+				noiseVar: l.NoiseVariance()}}}, nil
+	}
 	if p.Task == Regression {
 		noiseVar := k.Projected.Lambda * k.Projected.Query.Scale
 		return []*queryUnit{{model: post, scaler: k.Scaler, link: queryLink{regression: true,

@@ -647,3 +647,43 @@ func TestQueryScoreAuto(t *testing.T) {
 		}
 	}
 }
+
+// A regression with a local part queries by BALD unless told otherwise, through its local
+// part, whose variance is the model's predictive variance σ²: a row's score is what an
+// observation tells about its latent, ½ ln(σ²/σ²_n) with σ²_n the local part's noise, so that
+// the rows the model is least sure of come first. Two copies of a row: the second is scored
+// as if the first's label were known.
+func TestQueryLocalPart(t *testing.T) {
+	p, xt, _ := localSeries(t)
+	if ScoreAuto.resolve(p) != ScoreBALD {
+		t.Fatalf("a regression with a local part queries by %v", ScoreAuto.resolve(p))
+	}
+	pool := mat.DenseCopyOf(xt.Slice(0, 40, 0, 2))
+	preds, err := p.Predict(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noise := asProjected(p).Projected.Local.NoiseVariance()
+	best, bestRow := 0.0, -1
+	for i, pr := range preds {
+		got, want := soleScore(t, p, pool.RawRowView(i), ScoreAuto), 0.5*math.Log(pr.Var/noise)
+		if math.Abs(got-want) > 1e-9*(1+want) {
+			t.Errorf("row %d: score %v, want ½ ln(σ²/σ²_n) = %v", i, got, want)
+		}
+		if got > best {
+			best, bestRow = got, i
+		}
+	}
+	qs := queriedBy(t, p, pool, 5, ScoreAuto)
+	if qs[0].Row != bestRow || qs[0].Score != best {
+		t.Errorf("first row %d scored %v, want row %d's %v", qs[0].Row, qs[0].Score, bestRow,
+			best)
+	}
+	r := pool.RawRowView(bestRow)
+	twice := queriedBy(t, p, rows(r, r), 2, ScoreAuto)
+	v, n := preds[bestRow].Var-noise, noise
+	want := 0.5 * math.Log1p(v*n/(v+n)/n) // the latent's variance given the first label
+	if math.Abs(twice[1].Score-want) > 1e-9 {
+		t.Errorf("the second copy scored %v, want %v", twice[1].Score, want)
+	}
+}

@@ -47,8 +47,52 @@ func New(weights []float64, rows *mat.Dense, residuals []float64, gamma, signal,
 // the global model's mean) and the predictive variance of the target about the corrected
 // mean; rows are spread over workers goroutines (0: every core).
 func (m *Model) Predict(xs *mat.Dense, workers int) (mean, variance []float64) {
-	n, dim := xs.Dims()
+	n, _ := xs.Dims()
 	mean, variance = make([]float64, n), make([]float64, n)
+	m.eachRow(xs, workers, func(i int, mu, v float64) {
+		mean[i], variance[i] = mu, m.Scale*v
+	})
+	return mean, variance
+}
+
+// SignalVariances returns, for each row of the scaled inputs xs, the variance of its
+// residual less the noise's, Scale·(Signal − what its neighbours explain): what labels of
+// rows near it could still remove. Active learning reads it; rows are spread over workers
+// goroutines (0: every core).
+func (m *Model) SignalVariances(xs *mat.Dense, workers int) []float64 {
+	n, _ := xs.Dims()
+	out := make([]float64, n)
+	m.eachRow(xs, workers, func(i int, _, v float64) {
+		out[i] = m.Scale * (v - m.Noise)
+	})
+	return out
+}
+
+// NoiseVariance is the variance of a target about its latent as Predict's variance counts
+// it, Scale·Noise: the least that variance can be.
+func (m *Model) NoiseVariance() float64 { return m.Scale * m.Noise }
+
+// Correlations writes into dst the correlations exp(−Gamma/2·‖a − b‖²) of the residuals'
+// signal between the rows a of x and b of y, scaled inputs, weighted as the model weighs
+// them.
+func (m *Model) Correlations(dst *mat.Dense, x, y *mat.Dense) {
+	for i := range dst.RawMatrix().Rows {
+		a, row := x.RawRowView(i), dst.RawRowView(i)
+		for j := range row {
+			var d2 float64
+			for c, v := range y.RawRowView(j) {
+				e := (a[c] - v) * m.Weights[c]
+				d2 += e * e
+			}
+			row[j] = math.Exp(-0.5 * m.Gamma * d2)
+		}
+	}
+}
+
+// eachRow calls fn with each row of xs's index, predicted residual and variance about it
+// (signal and noise, unscaled), rows in blocks over workers goroutines.
+func (m *Model) eachRow(xs *mat.Dense, workers int, fn func(i int, mean, variance float64)) {
+	n, dim := xs.Dims()
 	const block = 256
 	k := min(Neighbours, len(m.Residuals))
 	pool.ForEach((n+block-1)/block, pool.Workers(workers), func(b int) {
@@ -59,10 +103,9 @@ func (m *Model) Predict(xs *mat.Dense, workers int) (mean, variance []float64) {
 			}
 			h.find(m.tree, m.Rows, q, -1)
 			mu, v := h.predict(m.params(), m.Residuals, w)
-			mean[i], variance[i] = mu, m.Scale*v
+			fn(i, mu, v)
 		}
 	})
-	return mean, variance
 }
 
 // params is the model's covariance.

@@ -290,3 +290,44 @@ func given(r []float64) Residuals {
 		return out, nil
 	}
 }
+
+// TestSignalVariances: a row's signal variance is its predictive variance less the noise's
+// (both scaled); it is near Scale·Signal far from every row and small on a row's copy.
+// Correlations are 1 at a row itself, symmetric, and fall with the weighted distance.
+func TestSignalVariances(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	rows := mat.NewDense(200, 2, nil)
+	res := make([]float64, 200)
+	for i := range res {
+		rows.SetRow(i, []float64{rng.Float64(), rng.Float64()})
+		res[i] = rng.NormFloat64()
+	}
+	m := New([]float64{1, 2}, rows, res, 30, 2, 0.1)
+	m.Scale = 1.5
+	q := mat.NewDense(3, 2, []float64{0.5, 0.25, 9, 9, 0, 0})
+	q.SetRow(2, rows.RawRowView(17)) // a training row itself
+	_, variance := m.Predict(q, 1)
+	sv := m.SignalVariances(q, 2)
+	for i, v := range variance {
+		if math.Abs(sv[i]-(v-m.Scale*m.Noise)) > 1e-12 {
+			t.Errorf("row %d: signal variance %v, predictive %v less noise %v", i, sv[i], v,
+				m.Scale*m.Noise)
+		}
+	}
+	if math.Abs(sv[1]-m.Scale*m.Signal) > 1e-6 || sv[2] > 0.1*m.Scale*m.Signal {
+		t.Errorf("signal variances %v: want %v far away and a small one on a row's copy",
+			sv, m.Scale*m.Signal)
+	}
+	c := mat.NewDense(3, 3, nil)
+	m.Correlations(c, q, q)
+	r := rows.RawRowView(17)
+	d := []float64{0.5 - r[0], 2 * (0.25 - r[1])}
+	want := math.Exp(-0.5 * m.Gamma * floats.Dot(d, d))
+	if c.At(0, 0) != 1 || c.At(0, 2) != c.At(2, 0) || math.Abs(c.At(0, 2)-want) > 1e-15 {
+		t.Errorf("correlations %v, want 1 on the diagonal and %v between rows 0 and 2",
+			mat.Formatted(c), want)
+	}
+	if !(c.At(0, 2) > c.At(1, 2)) {
+		t.Errorf("correlations %v: the nearer row should correlate more", mat.Formatted(c))
+	}
+}

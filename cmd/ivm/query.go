@@ -26,7 +26,7 @@ func cmdQuery(args []string, stdout, stderr io.Writer) error {
 	score := fs.String("score", "auto",
 		"what rows are scored by: epig (what a label would tell about the pool's labels), bald "+
 			"(about the row's own latent; a regression's: its predictive variance) or auto "+
-			"(bald for 8 classes or more, else epig)")
+			"(bald for 8 classes or more and regressions with a local part, else epig)")
 	prob := fs.Bool("prob", false,
 		"write each class's probability after the label (regression: the predictive variance "+
 			"after the mean), with a header line")
