@@ -18,11 +18,16 @@ const (
 	// additiveMaxInputs bounds the inputs of a model the search offers an additive part:
 	// beyond a few dozen inputs (images) each input alone tells little.
 	additiveMaxInputs = 32
-	// An input of at most maxDistinct values has a knot at each (a code of schools or
-	// regions: an effect for each); one of more values has maxKnots at its quantiles. Past
-	// maxAdditiveKnots in all, every input has fewer quantiles: the knots add to every row's
-	// cost, and to the search's memory.
-	maxDistinct      = 100
+	// An input of at most codeValues values has a knot at each (a code of schools or regions:
+	// an effect for each); one of more values has maxKnots at its quantiles. Past
+	// maxAdditiveKnots in all, the quantiled inputs have fewer, then the codes of most
+	// values are quantiled too (knotPlan): the knots add to every row's cost, and to the
+	// search's memory.
+	codeValues       = 100
+	// Inputs of up to manyCodeValues values (people, schools) are offered a knot at each as a
+	// second candidate, kept where the held-out rows prefer it: on a continuous input of a
+	// few hundred values the knots' narrow bumps fit noise.
+	manyCodeValues   = 400
 	maxKnots         = 24
 	maxAdditiveKnots = 400
 	// additiveBlock is the rows additiveSystem takes in at a time.
@@ -59,15 +64,56 @@ type AdditiveInput struct {
 // rows xs (without weights): for each input of two values or more, its distinct values or
 // maxKnots quantiles (axisKnots), with γ twice the inverse square of the knots' median
 // spacing, so that neighbouring knots are correlated by e⁻¹.
-func newAdditive(xs *mat.Dense, variance float64) *Additive {
-	a := additiveKnots(xs, maxDistinct, maxKnots)
-	if a.Knots() > maxAdditiveKnots {
-		_, dim := xs.Dims()
-		q := max(2, min(maxKnots, maxAdditiveKnots/dim))
-		a = additiveKnots(xs, q, q)
-	}
+func newAdditive(xs *mat.Dense, variance float64, codes int) *Additive {
+	most, q := knotPlan(distinctCounts(xs), codes)
+	a := additiveKnots(xs, most, q)
 	a.Variance = variance
 	return a
+}
+
+// knotPlan returns the most values an input may have and keep a knot at each, and the
+// quantiles of the others, for inputs of the given numbers of distinct values: codes and
+// maxKnots where their knots fit in maxAdditiveKnots; else the quantiled inputs' share of
+// what the codes leave, down to 2 each; else the code of most values quantiled too, and so
+// on. A code's effect for each value is what the rbf of all the inputs draws worst.
+func knotPlan(counts []int, codes int) (most, q int) {
+	most, q = codes, maxKnots
+	for {
+		coded, quantiled := 0, 0
+		largest := 0 // the code of most values
+		for _, c := range counts {
+			switch {
+			case c < 2:
+			case c <= most:
+				coded += c
+				largest = max(largest, c)
+			default:
+				quantiled++
+			}
+		}
+		switch {
+		case coded+q*quantiled <= maxAdditiveKnots:
+			return most, q
+		case quantiled > 0 && coded+2*quantiled <= maxAdditiveKnots:
+			return most, (maxAdditiveKnots - coded) / quantiled
+		case largest <= 2:
+			return most, 2
+		}
+		most = largest - 1
+	}
+}
+
+// distinctCounts returns the number of distinct values of each column of xs.
+func distinctCounts(xs *mat.Dense) []int {
+	n, dim := xs.Dims()
+	counts := make([]int, dim)
+	col := make([]float64, n)
+	for j := range counts {
+		mat.Col(col, j, xs)
+		slices.Sort(col)
+		counts[j] = len(slices.Compact(col))
+	}
+	return counts
 }
 
 // additiveKnots returns the knots of each input of xs of two values or more: its distinct
@@ -265,11 +311,17 @@ func withAdditive(x mat.Matrix, t Targets, best pick, val, rest []int) (pick, er
 	if err != nil {
 		return best, err
 	}
-	base := newAdditive(xf, 1)
+	base := newAdditive(xf, 1, codeValues)
 	if base.Knots() == 0 {
 		return best, nil
 	}
 	c, ok := ws.additiveGain(best.lambda, base, xf, xv)
+	if many := newAdditive(xf, 1, manyCodeValues); many.Knots() != base.Knots() {
+		if cm, okm := ws.additiveGain(best.lambda, many, xf, xv); okm && (!ok ||
+			pairedWin(c.rows, cm.rows)) {
+			base, c, ok = many, cm, true
+		}
+	}
 	if !ok {
 		return best, nil
 	}
@@ -319,6 +371,13 @@ func (ws *widthSearch) additiveGain(lambda float64, base *Additive, xf, xv *mat.
 		return additiveCandidate{}, false
 	}
 	return best, true
+}
+
+// pairedWin reports whether the held-out losses b beat a by more than a standard error of
+// their paired differences.
+func pairedWin(a, b []float64) bool {
+	gain, se := calib.PairedGain(a, b)
+	return gain > se
 }
 
 // narrowerBeside halves the rbf's width (doubles γ) beside the additive part of c, at most

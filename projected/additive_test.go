@@ -45,7 +45,7 @@ func TestNewAdditive(t *testing.T) {
 	for i := range 1000 {
 		x.SetRow(i, []float64{float64(i % 7), rng.NormFloat64(), 5})
 	}
-	a := newAdditive(x, 0.1)
+	a := newAdditive(x, 0.1, codeValues)
 	if len(a.Inputs) != 2 || a.Variance != 0.1 {
 		t.Fatalf("additive part of inputs %+v, variance %g: want inputs 0 and 1, 0.1",
 			a.Inputs, a.Variance)
@@ -69,7 +69,7 @@ func TestNewAdditive(t *testing.T) {
 			wide.Set(i, j, float64(rng.IntN(50)))
 		}
 	}
-	if s := newAdditive(wide, 1).Knots(); s > 40*maxKnots {
+	if s := newAdditive(wide, 1, codeValues).Knots(); s > 40*maxKnots {
 		t.Errorf("%d knots for 40 inputs of 50 codes, want at most %d", s, 40*maxKnots)
 	}
 }
@@ -88,7 +88,7 @@ func TestAdditiveLeaveOneOut(t *testing.T) {
 	centres := subset.Dense(x, distinctRows(x, rng.Perm(n), m))
 	model := func() *Model {
 		return &Model{Kernel: "rbf(gamma=0.5,variance=1)", Lambda: 0.1, Centres: centres,
-			Additive: newAdditive(x, 0.3), k: k}
+			Additive: newAdditive(x, 0.3, codeValues), k: k}
 	}
 	tg := Targets{y: y}
 	fitWithout := func(drop int) *Model {
@@ -202,7 +202,7 @@ func TestNarrowerBeside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := newAdditive(xf, 1)
+	base := newAdditive(xf, 1, codeValues)
 	c, ok := ws.additiveGain(wide.lambda, base, xf, xv)
 	if !ok {
 		t.Fatal("no additive part chosen beside the wide rbf")
@@ -221,5 +221,31 @@ func TestNarrowerBeside(t *testing.T) {
 	if want := wide.gamma * math.Pow(2, float64(step)); got.additive == nil || got.gamma != want {
 		t.Errorf("withAdditive's pick: γ %g, part %v; want γ %g with a part", got.gamma,
 			got.additive != nil, want)
+	}
+}
+
+// TestKnotPlan: codes keep a knot for each value while the knots fit; past maxAdditiveKnots
+// the quantiled inputs share what the codes leave, then the code of most values is
+// quantiled too.
+func TestKnotPlan(t *testing.T) {
+	many := func(k, c int) []int { return slices.Repeat([]int{c}, k) }
+	for _, c := range []struct {
+		counts   []int
+		codes    int
+		most, q  int
+		describe string
+	}{
+		{[]int{316, 24, 30, 2, 2, 1}, manyCodeValues, manyCodeValues, maxKnots,
+			"a code of 316 values and others"},
+		{[]int{316, 24, 30, 2, 2, 1}, codeValues, codeValues, maxKnots, "316 values quantiled"},
+		{append([]int{300}, many(10, 5000)...), manyCodeValues, manyCodeValues, 10,
+			"quantiles share the rest"},
+		{[]int{350, 300, 5000}, manyCodeValues, 349, maxKnots, "the larger code quantiled"},
+		{many(40, 50), codeValues, 49, 10, "40 codes of 50 values, all quantiled"},
+	} {
+		most, q := knotPlan(c.counts, c.codes)
+		if most != c.most || q != c.q {
+			t.Errorf("%s: plan (%d, %d), want (%d, %d)", c.describe, most, q, c.most, c.q)
+		}
 	}
 }

@@ -89,7 +89,7 @@ func additiveBound(dim int) int {
 	if dim > additiveMaxInputs {
 		return 0
 	}
-	return min(dim*maxDistinct, maxAdditiveKnots)
+	return min(dim*manyCodeValues, maxAdditiveKnots)
 }
 
 // parallelBytes bounds the memory of the scalings' searches run side by side: two of them

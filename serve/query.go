@@ -80,7 +80,9 @@ func (h *Handler) handleQuery(w http.ResponseWriter, r *http.Request) {
 	}
 	rows, scores, preds, err := q.Query(x, *req.N, req.Score)
 	<-h.compute
-	if err != nil { // the model's refusal: an ordinal or projected model, say
+	// An error is the model's refusal: an ordinal model, say, or a projected one whose file
+	// keeps no query part.
+	if err != nil {
 		fail(w, badRequest("%v", err))
 		return
 	}
