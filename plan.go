@@ -22,10 +22,10 @@ type Plan struct {
 	// selection and no learning).
 	Learning Learning
 	// Decomposition is how a multi-class task is split, or Projected where Fit fits a
-	// projected model of every row (binary and regression tasks too). A binary or
-	// one-vs-one multi-class task of 2 500–5 000 rows or a regression of 700–2 500 may
-	// become one after its search, where it predicts the held-out rows better (Fit says
-	// which in the Predictor it returns).
+	// projected model of every row (binary and regression tasks too). A binary task of
+	// 2 000–5 000 rows, a one-vs-one multi-class task of 2 500–5 000 or a regression of
+	// 700–2 500 may become one after its search, where it predicts the held-out rows
+	// better (Fit says which in the Predictor it returns).
 	Decomposition Decomposition
 	// ActiveSize is d, the active points of each model (the centres of a projected one):
 	// Config.ActiveSize reduced to the n rows, as Fit reduces it, or where that is 0 the
@@ -66,7 +66,7 @@ func (cfg Config) Plan(n, dim int, y []float64) (Plan, error) {
 	}
 	pl.ActiveSize = activeSize(n, cfg.ActiveSize, problems, searched)
 	pl.Bytes = trainingBytes(n, dim, cfg.ActiveSize, problems, cfg.Workers, searched)
-	binary := task == Binary && cfg.Task == TaskAuto && n > ivmOnlyRows
+	binary := task == Binary && cfg.Task == TaskAuto && n >= binaryProjectedRows
 	pairs := pl.Decomposition == OneVsOne && n > ivmOnlyRows
 	if searched && (binary || pairs || task == Regression && n > exactgp.MaxRows) &&
 		!cfg.Part.IsPart() && cfg.ActiveSize == 0 && cfg.Decomposition == DecomposeAuto {

@@ -624,8 +624,8 @@ func TestScreenInputs(t *testing.T) {
 }
 
 // TestProjectedWins: a binary task's projected model replaces the search's IVM where its
-// held-out gain is at least the IVM's (whose figure flatters it); a regression's must gain
-// more than the larger standard error.
+// held-out gain is at least the IVM's (whose figure flatters it); a regression's, or a binary
+// task's of at most ivmOnlyRows rows, must gain more than the larger standard error.
 func TestProjectedWins(t *testing.T) {
 	b := func(gain, se float64) *calib.Baseline {
 		return &calib.Baseline{Prior: 0.6, Model: 0.6 - gain, SE: se}
@@ -642,6 +642,23 @@ func TestProjectedWins(t *testing.T) {
 		if got := projectedWins(c.ivm, c.projected, c.binary); got != c.want {
 			t.Errorf("IVM %+v, projected %+v, binary %v: %v, want %v", *c.ivm, *c.projected,
 				c.binary, got, c.want)
+		}
+	}
+}
+
+// TestRarerClassRows counts the rarer class's labels, whichever of the two it is.
+func TestRarerClassRows(t *testing.T) {
+	for _, c := range []struct {
+		y    []float64
+		want int
+	}{
+		{[]float64{-1, 1, 1, 1}, 1},
+		{[]float64{-1, -1, -1, 1}, 1},
+		{[]float64{-1, 1, -1, 1}, 2},
+		{[]float64{1, 1}, 0},
+	} {
+		if got := rarerClassRows(c.y, []float64{-1, 1}); got != c.want {
+			t.Errorf("rarerClassRows(%v) = %d, want %d", c.y, got, c.want)
 		}
 	}
 }

@@ -2,7 +2,8 @@
 # directory given as the first argument. Needs r-cran-aer, r-cran-ggplot2, r-cran-mlbench,
 # r-cran-mlmrev, r-cran-cardata, r-cran-dplyr, r-cran-lme4, r-cran-modeldata, r-cran-forcats,
 # r-cran-latticeextra, r-cran-ks, r-cran-mets, r-cran-lubridate, r-cran-geepack,
-# r-cran-clubsandwich, r-cran-maps, r-cran-plyr, r-cran-spdata (with r-cran-sp) and r-cran-survival.
+# r-cran-clubsandwich, r-cran-maps, r-cran-plyr, r-cran-spdata (with r-cran-sp),
+# r-cran-survival, r-cran-fields and r-cran-hexbin.
 args <- commandArgs(trailingOnly = TRUE)
 out <- function(d, name) write.csv(d, file.path(args[1], paste0(name, ".csv")), row.names = FALSE)
 suppressMessages({library(AER); library(ggplot2); library(mlbench); library(mlmRev)
@@ -184,3 +185,55 @@ out_cc(data.frame(math = e$math, school = as.integer(e$schoolid), year = e$year,
   retained = as.integer(e$retained == "1"), female = as.integer(e$female == "Female"),
   black = as.integer(e$black == "1"), hisp = as.integer(e$hispanic == "1"), size = e$size,
   lowinc = e$lowinc, mobility = e$mobility), "egsingle")
+# Codes of factors, for the sets below: numbers as they are, other columns as factor codes.
+codes <- function(d) as.data.frame(lapply(d, function(c) if (is.numeric(c)) c else
+  as.integer(factor(c))))
+# survival's flchain: died during follow-up, from serum free light chains and others
+data(flchain, package = "survival"); f <- flchain
+out(data.frame(death = f$death, codes(f[, c("age", "sex", "kappa", "lambda", "flc.grp",
+  "creatinine", "mgus")])), "flchain")
+# modeldata's stackoverflow (a remote worker), mlc_churn (a customer who left) and
+# credit_data (a bad credit)
+data(stackoverflow, package = "modeldata"); s <- stackoverflow
+out(data.frame(remote = as.integer(s$Remote == "Remote"),
+  codes(s[, setdiff(names(s), "Remote")])), "stackoverflow")
+data(mlc_churn, package = "modeldata"); m <- mlc_churn
+out(data.frame(churn = as.integer(m$churn == "yes"), codes(m[, setdiff(names(m), "churn")])),
+  "mlcchurn")
+data(credit_data, package = "modeldata"); c <- credit_data
+out(data.frame(bad = as.integer(c$Status == "bad"), codes(c[, setdiff(names(c), "Status")])),
+  "credit")
+# fields' CO2: satellite CO2 concentration from longitude and latitude
+suppressMessages({library(fields); library(hexbin)})
+data(CO2, package = "fields")
+out(data.frame(co2 = CO2$y, lon = CO2$lon.lat[, 1], lat = CO2$lon.lat[, 2]), "co2")
+# hexbin's NHANES: haemoglobin from age, smoking, schooling, race, weight, BMI, sex, albumin
+data(NHANES, package = "hexbin"); h <- NHANES
+out_cc(data.frame(hgb = h$Hemoglobin, age = h$Age, smoke = as.integer(h$Smoke), ed = h$Ed,
+  race = h$Race, weight = h$Weight, bmi = h$BMI, male = as.integer(h$Sex == "M"),
+  albumin = h$Albumin), "nhanes")
+# lme4's VerbAgg: a verbally aggressive answer, from anger, gender, the item, its type,
+# situation and mode, and the person's code (316 values)
+data(VerbAgg, package = "lme4"); v <- VerbAgg
+out(data.frame(yes = as.integer(v$r2 == "Y"), anger = v$Anger,
+  male = as.integer(v$Gender == "M"), item = as.integer(v$item), btype = as.integer(v$btype),
+  situ = as.integer(v$situ == "self"), mode = as.integer(v$mode == "want"),
+  id = as.integer(v$id)), "verbagg")
+# AER's HealthInsurance: insured, from health, age, limits, gender, marriage, work, family,
+# region, ethnicity and schooling
+data(HealthInsurance, package = "AER"); i <- HealthInsurance
+out(data.frame(ins = as.integer(i$insurance == "yes"), health = as.integer(i$health == "yes"),
+  age = i$age, limit = as.integer(i$limit == "yes"), male = as.integer(i$gender == "male"),
+  married = as.integer(i$married == "yes"), selfemp = as.integer(i$selfemp == "yes"),
+  family = i$family, region = as.integer(i$region), eth = as.integer(i$ethnicity),
+  edu = as.integer(i$education)), "healthins")
+# mlmRev's Hsb82 (maths achievement, the school a code of 160) and ScotsSec (attainment, the
+# primary school a code of 148)
+data(Hsb82, package = "mlmRev"); h <- Hsb82
+out(data.frame(mach = h$mAch, school = as.integer(h$school),
+  minority = as.integer(h$minrty == "Yes"), female = as.integer(h$sx == "Female"),
+  ses = h$ses, meanses = h$meanses, catholic = as.integer(h$sector == "Catholic")), "hsb82")
+data(ScotsSec, package = "mlmRev"); s <- ScotsSec
+out(data.frame(attain = s$attain, verbal = s$verbal, female = as.integer(s$sex == "F"),
+  social = as.integer(s$social), primary = as.integer(s$primary),
+  second = as.integer(s$second)), "scotssec")

@@ -11,6 +11,8 @@
 #                                          cps9204 txhousing lakers muscatine tempb
 #                                          awards cities baseball house lending grants
 #                                          churn hpc slid wvs arrests nafld egsingle
+#                                          flchain stackoverflow mlcchurn credit co2
+#                                          nhanes verbagg healthins hsb82 scotssec
 #                                          (default: all)
 #   LARGE_LIBSVM=0 bash bench/large.sh     without libsvm (its fits take the longest)
 #   LARGE_LIBSVM_TIMEOUT=S                 seconds one svm-train may take (default 1800)
@@ -77,6 +79,20 @@
 #   nafld         survival's nafld1, died during follow-up (binary, 5 inputs): 9 440 / 3 148
 #   egsingle      mlmRev's egsingle, a maths score (regression, 10 inputs, the school a code):
 #                 5 420 / 1 810
+#   flchain       survival's flchain, died during follow-up (binary, 7 inputs): 5 100 / 1 424
+#   stackoverflow modeldata's stackoverflow, a remote worker (binary, 20 inputs): 4 200 / 1 394
+#   mlcchurn      modeldata's mlc_churn, a customer who left (binary, 19 inputs): 3 750 / 1 250
+#   credit        modeldata's credit_data, a bad credit (binary, 13 inputs): 3 000 / 1 039
+#   co2           fields' CO2, satellite CO2 from longitude and latitude (regression):
+#                 20 000 / 6 633
+#   nhanes        hexbin's NHANES, haemoglobin (regression, 8 inputs): 2 500 / 846
+#   verbagg       lme4's VerbAgg, a verbally aggressive answer (binary; anger, gender, the
+#                 item, its type, situation and mode, the person a code of 316): 5 600 / 1 984
+#   healthins     AER's HealthInsurance, insured (binary, 10 inputs): 6 600 / 2 202
+#   hsb82         mlmRev's Hsb82, maths achievement (regression, 6 inputs, the school a code
+#                 of 160): 5 400 / 1 785
+#   scotssec      mlmRev's ScotsSec, attainment (regression, 5 inputs, the primary school a
+#                 code of 148): 2 600 / 835
 #
 # ivm: `ivm train -quiet TRAIN MODEL` (regression sets add -noise gaussian, their targets
 # being numbers) and `ivm predict -prob`; its CPU is the training process's (GNU time).
@@ -91,14 +107,16 @@ sets=("$@")
 ((${#sets[@]})) || sets=(fertility60k fertility smokeban cps1988 cpssw8 diamonds shuttle letter
 	chem97 gssvocab mplsstops insteval storms vocab checktimes prt twinstut hsct gvhd10 gsscat
 	star air cps9204 txhousing lakers muscatine tempb awards cities baseball house lending grants
-	churn hpc slid wvs arrests nafld egsingle)
+	churn hpc slid wvs arrests nafld egsingle flchain stackoverflow mlcchurn credit co2 nhanes
+	verbagg healthins hsb82 scotssec)
 mkdir -p "$dir"
 bench_install r-base-core r-cran-aer r-cran-ggplot2 r-cran-mlbench r-cran-mlmrev r-cran-cardata \
 	r-cran-dplyr r-cran-lme4 r-cran-modeldata r-cran-forcats r-cran-latticeextra r-cran-ks \
 	r-cran-mets r-cran-lubridate r-cran-geepack r-cran-clubsandwich r-cran-maps \
-	r-cran-plyr r-cran-spdata r-cran-survival libsvm-tools python3-sklearn \
+	r-cran-plyr r-cran-spdata r-cran-survival r-cran-fields r-cran-hexbin libsvm-tools \
+	python3-sklearn \
 	time bc
-[ -f "$dir/egsingle.csv" ] || Rscript bench/large.R "$dir"
+[ -f "$dir/scotssec.csv" ] || Rscript bench/large.R "$dir"
 go build -o "$dir/ivm" ./cmd/ivm
 
 declare -A src=([fertility60k]=fertility [fertility]=fertility [smokeban]=smokeban
@@ -109,7 +127,10 @@ declare -A src=([fertility60k]=fertility [fertility]=fertility [smokeban]=smokeb
 	[gsscat]=gsscat [star]=star [air]=air [cps9204]=cps9204 [txhousing]=txhousing
 	[lakers]=lakers [muscatine]=muscatine [tempb]=tempb [awards]=awards [cities]=cities
 	[baseball]=baseball [house]=house [lending]=lending [grants]=grants [churn]=churn [hpc]=hpc
-	[slid]=slid [wvs]=wvs [arrests]=arrests [nafld]=nafld [egsingle]=egsingle)
+	[slid]=slid [wvs]=wvs [arrests]=arrests [nafld]=nafld [egsingle]=egsingle
+	[flchain]=flchain [stackoverflow]=stackoverflow [mlcchurn]=mlcchurn [credit]=credit
+	[co2]=co2 [nhanes]=nhanes [verbagg]=verbagg [healthins]=healthins [hsb82]=hsb82
+	[scotssec]=scotssec)
 declare -A sizes=([fertility60k]="60000 20000" [fertility]="200000 60000" [smokeban]="7000 3000"
 	[cpssw8]="45000 16395" [cps1988]="19700 9000"
 	[diamonds]="40000 14000" [shuttle]="43500 14500" [letter]="15000 5000"
@@ -121,10 +142,14 @@ declare -A sizes=([fertility60k]="60000 20000" [fertility]="200000 60000" [smoke
 	[muscatine]="7500 2356" [tempb]="16000 5908" [awards]="12500 4026"
 	[cities]="30000 13628" [baseball]="15000 10000" [house]="19000 6357" [lending]="7390 2467"
 	[grants]="6140 2050" [churn]="5270 1762" [hpc]="3250 1081" [slid]="2990 997"
-	[wvs]="4035 1346" [arrests]="3920 1306" [nafld]="9440 3148" [egsingle]="5420 1810")
+	[wvs]="4035 1346" [arrests]="3920 1306" [nafld]="9440 3148" [egsingle]="5420 1810"
+	[flchain]="5100 1424" [stackoverflow]="4200 1394" [mlcchurn]="3750 1250"
+	[credit]="3000 1039" [co2]="20000 6633" [nhanes]="2500 900" [verbagg]="5600 2000"
+	[healthins]="6600 2200" [hsb82]="5400 1785" [scotssec]="2600 835")
 declare -A kind=([cps1988]=reg [cpssw8]=reg [diamonds]=reg [gssvocab]=reg [vocab]=reg
 	[checktimes]=reg [star]=reg [air]=reg [cps9204]=reg [txhousing]=reg [tempb]=reg
-	[cities]=reg [baseball]=reg [house]=reg [slid]=reg [egsingle]=reg)
+	[cities]=reg [baseball]=reg [house]=reg [slid]=reg [egsingle]=reg [co2]=reg [nhanes]=reg
+	[hsb82]=reg [scotssec]=reg)
 
 results="$dir/results.txt"
 : >"$results"

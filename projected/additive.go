@@ -23,7 +23,7 @@ const (
 	// maxAdditiveKnots in all, the quantiled inputs have fewer, then the codes of most
 	// values are quantiled too (knotPlan): the knots add to every row's cost, and to the
 	// search's memory.
-	codeValues       = 100
+	codeValues = 100
 	// Inputs of up to manyCodeValues values (people, schools) are offered a knot at each as a
 	// second candidate, kept where the held-out rows prefer it: on a continuous input of a
 	// few hundred values the knots' narrow bumps fit noise.
