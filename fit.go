@@ -247,11 +247,11 @@ func (p *Predictor) widenToProjected(x mat.Matrix, y []float64, cfg Config) (*Pr
 // ivmOnlyRows) or a regression of more than exactgp.MaxRows (projected anyway above
 // ivmOnlyRows), a projected model of every row where its held-out gain over the constant
 // predictor exceeds the search's by more than the larger of their standard errors (binary
-// above ivmOnlyRows: is at least the search's); nil where the search's model stands. Each gain is measured against the
-// constant predictor on its own held-out rows, so that the two compare though the rows differ.
-// Tabular inputs with codes and interactions (a school, a player) were drawn better by its
-// additive part and every row than by an active set, and a rare class's were not
-// (bench/RESULTS.md records the runs).
+// above ivmOnlyRows: is at least the search's); nil where the search's model stands. Each
+// gain is measured against the constant predictor on its own held-out rows, so that the two
+// compare though the rows differ. Tabular inputs with codes and interactions (a school, a
+// player) were drawn better by its additive part and every row than by an active set, and a
+// rare class's were not (bench/RESULTS.md records the runs).
 func (p *Predictor) preferProjected(x mat.Matrix, y []float64, cfg Config) (*Predictor,
 	error) {
 	n, _ := x.Dims()

@@ -112,9 +112,10 @@ type QueryOptions struct {
 // A row's score is the mean over evenly spaced pool rows of the information its label
 // brings about theirs (EPIG), so that rows whose labels would inform the rest of the pool
 // come before isolated ones, or by BALD (opt.Score ScoreBALD, and by default for a classifier
-// of many classes and a regression with a local part: ScoreAuto) the mutual information between its label and its own latent (a
-// regression's: the entropy reduction ½ ln(1 + σ²_f/σ²_n) of a Gaussian observation, which
-// ranks as the predictive variance does). One-vs-one pairs weigh their information by the
+// of many classes and a regression with a local part: ScoreAuto) the mutual information
+// between its label and its own latent (a regression's: the entropy reduction
+// ½ ln(1 + σ²_f/σ²_n) of a Gaussian observation, which ranks as the predictive variance
+// does). One-vs-one pairs weigh their information by the
 // probability that the row is of one of the pair's classes; a blend queries through its
 // probit model; a projected model through the posterior of its query centres, each class's
 // label a probit of its latent, a regression with a local part through that part
