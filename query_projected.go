@@ -69,7 +69,7 @@ type localPosterior struct {
 	*local.Model
 	// memo holds the signal variances of the rows met so far, by their bits: the chosen
 	// rows' and the targets' are asked for again with every batch of rows solved.
-	mu   sync.Mutex
+	lock sync.Mutex
 	memo map[string]float64
 }
 
@@ -110,7 +110,7 @@ func (m *localPosterior) variances(x *mat.Dense) []float64 {
 	n, dim := x.Dims()
 	out, keys, miss := make([]float64, n), make([]string, n), []int(nil)
 	buf := make([]byte, 8*dim)
-	m.mu.Lock()
+	m.lock.Lock()
 	for i := range n {
 		for j, v := range x.RawRowView(i) {
 			binary.LittleEndian.PutUint64(buf[8*j:], math.Float64bits(v))
@@ -121,7 +121,7 @@ func (m *localPosterior) variances(x *mat.Dense) []float64 {
 			miss = append(miss, i)
 		}
 	}
-	m.mu.Unlock()
+	m.lock.Unlock()
 	if len(miss) == 0 {
 		return out
 	}
@@ -130,11 +130,11 @@ func (m *localPosterior) variances(x *mat.Dense) []float64 {
 		rows.SetRow(k, x.RawRowView(i))
 	}
 	vs := m.SignalVariances(rows, 0)
-	m.mu.Lock()
+	m.lock.Lock()
 	for k, i := range miss {
 		out[i], m.memo[keys[i]] = vs[k], vs[k]
 	}
-	m.mu.Unlock()
+	m.lock.Unlock()
 	return out
 }
 

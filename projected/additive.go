@@ -61,8 +61,9 @@ type AdditiveInput struct {
 }
 
 // newAdditive returns an additive part of variance σ² whose knots are those of the scaled
-// rows xs (without weights): for each input of two values or more, its distinct values or
-// maxKnots quantiles (axisKnots), with γ twice the inverse square of the knots' median
+// rows xs (without weights): for each input of two values or more, its distinct values
+// where it has at most codes of them, else quantiles, as knotPlan fits them in
+// maxAdditiveKnots (axisKnots), with γ twice the inverse square of the knots' median
 // spacing, so that neighbouring knots are correlated by e⁻¹.
 func newAdditive(xs *mat.Dense, variance float64, codes int) *Additive {
 	most, q := knotPlan(distinctCounts(xs), codes)
