@@ -249,9 +249,8 @@ func (p *Predictor) widenToProjected(x mat.Matrix, y []float64, cfg Config) (*Pr
 // predictor exceeds the search's by more than the larger of their standard errors (binary
 // above ivmOnlyRows: is at least the search's); nil where the search's model stands. Each
 // gain is measured against the constant predictor on its own held-out rows, so that the two
-// compare though the rows differ. Tabular inputs with codes and interactions (a school, a
-// player) were drawn better by its additive part and every row than by an active set, and a
-// rare class's were not (bench/RESULTS.md records the runs).
+// compare though the rows differ. Its additive part and every row draw codes and
+// interactions (a school, a player) that an active set misses.
 func (p *Predictor) preferProjected(x mat.Matrix, y []float64, cfg Config) (*Predictor,
 	error) {
 	n, _ := x.Dims()
@@ -276,9 +275,8 @@ func (p *Predictor) preferProjected(x mat.Matrix, y []float64, cfg Config) (*Pre
 
 // binaryProjectedRows and rareClassRows bound the binary tasks of at most ivmOnlyRows rows
 // that try the projected model (preferProjected): at least the first's rows, and at least
-// the second's in their rarer class. On fewer rows, or fewer of a rare class, the held-out
-// comparison chose it where the test rows did not (bench/RESULTS.md, "The projected model
-// from 2 000 rows").
+// the second's in their rarer class. Below them the held-out rows, and a rare class's most
+// of all, are too few to tell the two models apart.
 const (
 	binaryProjectedRows = 2000
 	rareClassRows       = 200

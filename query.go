@@ -84,8 +84,7 @@ func (s QueryScore) resolve(p *Predictor) QueryScore {
 // localQueried reports whether p is a regression with a local part (localPosterior). Its
 // residuals covary over a few neighbouring rows, which EPIG's evenly spaced targets mostly
 // miss: a row's label tells them little by EPIG's count while it tells its own neighbours
-// much, and its predictive variance, BALD's score, says where labels are missing
-// (bench/RESULTS.md, "Query through a regression's local part").
+// much, and its predictive variance, BALD's score, says where labels are missing.
 func localQueried(p *Predictor) bool {
 	k, ok := p.Kind.(*ProjectedKind)
 	return ok && p.Task == Regression && k.Projected.Local != nil

@@ -78,7 +78,7 @@ func newLocalPosterior(m *local.Model) *localPosterior {
 }
 
 func (m *localPosterior) K(dst *mat.Dense, x, y mat.Matrix) {
-	xd, yd := mat.DenseCopyOf(x), mat.DenseCopyOf(y)
+	xd, yd := denseView(x), denseView(y)
 	m.Correlations(dst, xd, yd)
 	lx, ly := m.variances(xd), m.variances(yd)
 	for i, a := range lx {
@@ -90,7 +90,16 @@ func (m *localPosterior) K(dst *mat.Dense, x, y mat.Matrix) {
 }
 
 func (m *localPosterior) Diag(dst []float64, x mat.Matrix) {
-	copy(dst, m.variances(mat.DenseCopyOf(x)))
+	copy(dst, m.variances(denseView(x)))
+}
+
+// denseView is x itself where it is a *mat.Dense (the scaled rows a query unit passes),
+// else a copy.
+func denseView(x mat.Matrix) *mat.Dense {
+	if d, ok := x.(*mat.Dense); ok {
+		return d
+	}
+	return mat.DenseCopyOf(x)
 }
 
 func (m *localPosterior) Size() int { return 1 }
